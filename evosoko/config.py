@@ -1,0 +1,554 @@
+"""Run configuration: TOML files validated by pydantic models, with ``KEY=VALUE`` overrides.
+
+A configuration is parsed once, here at the edge, into a :class:`Config` of plain typed values
+that the inner layers receive. Every model forbids unknown keys; :func:`load_config` turns a
+typo into a :class:`ConfigError` that names the key, suggests the closest valid one and gives
+the line of the TOML file it is on.
+
+Paths: a relative ``run.levels`` is looked up first relative to the current directory, then
+relative to the directory of the configuration file; the first that exists is stored as an
+absolute path, so the resolved configuration (:func:`dump_config`) loads again from anywhere.
+When neither exists the value is kept as written and reading the levels reports the error.
+
+Unset values: TOML has no null, so an optional value (a budget limit, ``hybrid.memetic_every``)
+is unset by leaving it out, or by writing the string ``"none"`` (``--set run.budget.seconds=none``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from evosoko.errors import ConfigError
+
+__all__ = [
+    "BudgetConfig",
+    "Config",
+    "CrossoverConfig",
+    "FitnessConfig",
+    "GAConfig",
+    "HybridConfig",
+    "MutationConfig",
+    "OutputConfig",
+    "ParallelConfig",
+    "RunConfig",
+    "dump_config",
+    "load_config",
+    "locate_key",
+    "parse_override",
+]
+
+OVERRIDE_SOURCE = "--set"
+"""The pseudo path of errors caused by an override rather than by the file."""
+
+_NONE_WORDS = frozenset({"none", "null"})
+
+
+class _Section(BaseModel):
+    """Base of every section: unknown keys are errors, values are checked strictly."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, validate_default=True)
+
+
+def _none_word(value: Any) -> Any:
+    """Map the strings ``"none"``/``"null"`` to None (TOML has no null)."""
+    if isinstance(value, str) and value.strip().lower() in _NONE_WORDS:
+        return None
+    return value
+
+
+# ---- [run] ----------------------------------------------------------------------------------
+
+
+class BudgetConfig(_Section):
+    """Per-level limits; the first one reached stops the level. At least one must be set."""
+
+    generations: int | None = Field(
+        default=None, ge=1, description="Most generations per level (unset: no limit)."
+    )
+    evaluations: int | None = Field(
+        default=None, ge=1, description="Most fitness evaluations per level (unset: no limit)."
+    )
+    seconds: float | None = Field(
+        default=60.0, gt=0, description="Most wall-clock seconds per level (unset: no limit)."
+    )
+
+    _unset = field_validator("generations", "evaluations", "seconds", mode="before")(_none_word)
+
+    @model_validator(mode="after")
+    def _one_limit(self) -> "BudgetConfig":
+        if self.generations is None and self.evaluations is None and self.seconds is None:
+            raise ValueError("set at least one of generations, evaluations, seconds")
+        return self
+
+
+class RunConfig(_Section):
+    """What to run: a name, the seed, the levels and the budget per level."""
+
+    name: str = Field(default="run", min_length=1, description="Name used in the run folder.")
+    seed: int = Field(default=0, description="Seed of the run's random number generators.")
+    levels: str | None = Field(
+        default=None,
+        description="Level file to read (required to run). Relative paths are tried against the "
+        "current directory, then the configuration file's directory.",
+    )
+    select: list[str | int] = Field(
+        default_factory=list,
+        description="Levels to run: titles or 1-based indices into the file (empty: all).",
+    )
+    budget: BudgetConfig = Field(default_factory=BudgetConfig, description="Per-level limits.")
+
+    @field_validator("select")
+    @classmethod
+    def _positive_indices(cls, select: list[str | int]) -> list[str | int]:
+        for spec in select:
+            if isinstance(spec, int) and spec < 1:
+                raise ValueError(f"level index {spec} is not 1-based (the first level is 1)")
+        return select
+
+
+# ---- [ga] -----------------------------------------------------------------------------------
+
+
+class CrossoverConfig(_Section):
+    """How two parents are recombined."""
+
+    kind: Literal["block", "one_point", "two_point", "messy"] = Field(
+        default="messy",
+        description="block: each block of block_size genes from either parent (the source GA); "
+        "one_point / two_point: the same cut points in both parents; messy: one cut point "
+        "chosen separately in each parent (lengths change).",
+    )
+    probability: float = Field(
+        default=0.7, ge=0, le=1, description="Chance that a pair of parents is recombined."
+    )
+    block_size: int = Field(default=3, ge=1, description="Genes per block of block crossover.")
+
+
+class MutationConfig(_Section):
+    """How one individual is mutated: per-gene rates and per-individual block operations."""
+
+    probability: float = Field(
+        default=0.9, ge=0, le=1, description="Chance that an offspring is mutated at all."
+    )
+    replace_rate: float = Field(
+        default=0.03, ge=0, le=1, description="Per-gene chance of replacement by a random gene."
+    )
+    insert_rate: float = Field(
+        default=0.01, ge=0, le=1, description="Per-gene chance of inserting a random gene before it."
+    )
+    delete_rate: float = Field(
+        default=0.01, ge=0, le=1, description="Per-gene chance of deleting it."
+    )
+    duplication: float = Field(
+        default=0.05, ge=0, le=1, description="Chance of duplicating a random block in place."
+    )
+    inversion: float = Field(
+        default=0.05, ge=0, le=1, description="Chance of reversing a random block."
+    )
+    block_size: int = Field(
+        default=4, ge=1, description="Largest block for duplication and inversion."
+    )
+    tail_regrowth: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="Chance of cutting the genome at a random point and regrowing the tail at "
+        "random (its length drawn around the old tail's).",
+    )
+
+
+class GAConfig(_Section):
+    """The genetic algorithm: encoding, population, selection, variation, lengths."""
+
+    encoding: Literal["moves", "pushes"] = Field(
+        default="pushes",
+        description="moves: genes are u d l r, illegal moves skipped; pushes: each gene picks "
+        "one of the legal, non-deadlocking pushes of the current state.",
+    )
+    population: int = Field(default=100, ge=2, description="Individuals per generation.")
+    offspring: int = Field(default=100, ge=1, description="Children made per generation.")
+    selection: Literal["tournament", "truncation", "mu_plus_lambda", "mu_comma_lambda", "nsga2"] = (
+        Field(
+            default="tournament",
+            description="tournament: parents by tournaments, children replace the population "
+            "(elites kept); truncation: parents drawn from the best fraction (the source GA); "
+            "mu_plus_lambda / mu_comma_lambda: survivors are the best of parents+children / "
+            "children; nsga2: Pareto selection on (distance, length).",
+        )
+    )
+    tournament_size: int = Field(default=3, ge=1, description="Contestants per tournament.")
+    truncation: float = Field(
+        default=0.5, gt=0, le=1, description="Fraction kept as parents by truncation selection."
+    )
+    elitism: int = Field(
+        default=2, ge=0, description="Best individuals copied unchanged into the next generation."
+    )
+    crossover: CrossoverConfig = Field(default_factory=CrossoverConfig, description="Crossover.")
+    mutation: MutationConfig = Field(default_factory=MutationConfig, description="Mutation.")
+    initial_length: int = Field(default=20, ge=1, description="Genes of a random new genome.")
+    min_length: int = Field(default=1, ge=1, description="Fewest genes a genome may have.")
+    max_length: int = Field(default=400, ge=1, description="Most genes a genome may have.")
+    grow_while_under: int = Field(
+        default=0,
+        ge=0,
+        description="Append grow_by random genes to every child shorter than this (0: off; the "
+        "source GA uses 50).",
+    )
+    grow_by: int = Field(default=10, ge=1, description="Genes appended by growth.")
+    stagnation_restart: int | None = Field(
+        default=None,
+        ge=1,
+        description="Restart the population (keeping the hall of fame) after this many "
+        "generations without improvement (unset: never).",
+    )
+    hall_of_fame: int = Field(default=10, ge=1, description="Best distinct individuals kept.")
+
+    _unset = field_validator("stagnation_restart", mode="before")(_none_word)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "GAConfig":
+        if self.min_length > self.max_length:
+            raise ValueError(f"min_length {self.min_length} exceeds max_length {self.max_length}")
+        if not self.min_length <= self.initial_length <= self.max_length:
+            raise ValueError(
+                f"initial_length {self.initial_length} is outside "
+                f"[min_length, max_length] = [{self.min_length}, {self.max_length}]"
+            )
+        if self.elitism >= self.population:
+            raise ValueError(f"elitism {self.elitism} must be below population {self.population}")
+        if self.selection == "mu_comma_lambda" and self.offspring < self.population:
+            raise ValueError("mu_comma_lambda needs offspring >= population")
+        return self
+
+
+# ---- [fitness] ------------------------------------------------------------------------------
+
+
+class FitnessConfig(_Section):
+    """How a genome is scored: solved first, then distance, then (optionally) length."""
+
+    objective: Literal["matching", "nearest_goal", "manhattan"] = Field(
+        default="matching",
+        description="Distance minimised: matching = minimum-cost assignment of boxes to goals "
+        "on push distances; nearest_goal = each box's push distance to its nearest goal; "
+        "manhattan = each box's Manhattan distance to its nearest goal (the source GA).",
+    )
+    trim_to_best: bool = Field(
+        default=True,
+        description="Score a genome at the best point of its trajectory and cut the genes after it.",
+    )
+    stop_on_deadlock: bool = Field(
+        default=True, description="End the replay at the first push into a dead square."
+    )
+    length_objective: bool = Field(
+        default=True,
+        description="Prefer shorter genomes among equal distances (moves for move genomes, "
+        "pushes for push genomes); also the second objective of nsga2.",
+    )
+    cache_size: int = Field(
+        default=100_000, ge=0, description="Fitnesses remembered per level by genome (0: off)."
+    )
+    eliminate_duplicates: bool = Field(
+        default=True,
+        description="Replace children that end in the same state as another individual with "
+        "fresh random genomes.",
+    )
+
+
+# ---- [parallel] -----------------------------------------------------------------------------
+
+
+class ParallelConfig(_Section):
+    """Where fitness is evaluated. Results are identical whatever the backend."""
+
+    backend: Literal["serial", "processes"] = Field(
+        default="serial", description="serial: in this process; processes: a local process pool."
+    )
+    workers: int = Field(default=2, ge=1, description="Worker processes of the processes backend.")
+    batch_size: int = Field(
+        default=32, ge=1, description="Genomes sent to a worker per task."
+    )
+
+
+# ---- [hybrid] -------------------------------------------------------------------------------
+
+
+class HybridConfig(_Section):
+    """Seeding the population from a bounded push search, and an optional memetic step."""
+
+    enabled: bool = Field(default=False, description="Seed part of the population by search.")
+    fraction: float = Field(
+        default=0.25, ge=0, le=1, description="Share of the initial population seeded by search."
+    )
+    node_budget: int = Field(
+        default=20_000, ge=1, description="Nodes the seeding push-A* may expand."
+    )
+    memetic_every: int | None = Field(
+        default=None,
+        ge=1,
+        description="Improve the best individual by a bounded search every this many "
+        "generations (unset: never).",
+    )
+    memetic_node_budget: int = Field(
+        default=2_000, ge=1, description="Nodes each memetic search may expand."
+    )
+
+    _unset = field_validator("memetic_every", mode="before")(_none_word)
+
+
+# ---- [output] -------------------------------------------------------------------------------
+
+
+class OutputConfig(_Section):
+    """What a run writes."""
+
+    dir: str = Field(default="runs", min_length=1, description="Folder that holds run folders.")
+    plots: bool = Field(default=True, description="Draw plots when a run ends.")
+    checkpoint_every: int = Field(
+        default=10, ge=0, description="Write a checkpoint every this many generations (0: off)."
+    )
+
+
+class Config(_Section):
+    """A complete, validated run configuration."""
+
+    run: RunConfig = Field(default_factory=RunConfig, description="What to run.")
+    ga: GAConfig = Field(default_factory=GAConfig, description="The genetic algorithm.")
+    fitness: FitnessConfig = Field(default_factory=FitnessConfig, description="Scoring.")
+    parallel: ParallelConfig = Field(default_factory=ParallelConfig, description="Evaluation.")
+    hybrid: HybridConfig = Field(default_factory=HybridConfig, description="Search seeding.")
+    output: OutputConfig = Field(default_factory=OutputConfig, description="Run output.")
+
+
+# ---- loading --------------------------------------------------------------------------------
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> Config:
+    """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate.
+
+    Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an
+    unknown key (with the closest valid key suggested) or a value of the wrong type.
+    """
+    text, data = "", {}
+    source = str(path) if path is not None else None
+    if path is not None:
+        text, data = _read_toml(Path(path))
+    override_keys: list[tuple[str, ...]] = []
+    for override in overrides:
+        keys, value = parse_override(override)
+        _assign(data, keys, value, override)
+        override_keys.append(keys)
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as error:
+        raise _config_error(error, text, source, override_keys) from None
+    if path is not None:
+        config = _resolve_levels(config, Path(path).parent)
+    return config
+
+
+def dump_config(config: Config) -> str:
+    """The configuration as TOML, every value written out; :func:`load_config` reads it back equal."""
+    return tomli_w.dumps(_plain(config))
+
+
+def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
+    """Split ``KEY=VALUE`` into the dotted key's parts and the value.
+
+    The value is read as a TOML value (``2``, ``true``, ``["a", 3]``, ``"x"``); anything that is
+    not valid TOML, such as a bare word, counts as a string.
+    """
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"override {text!r} is not KEY=VALUE", OVERRIDE_SOURCE)
+    parts = tuple(part.strip() for part in key.split("."))
+    if any(not re.fullmatch(r"[A-Za-z0-9_-]+", part) for part in parts):
+        raise ConfigError(f"override {text!r}: {key!r} is not a dotted key", OVERRIDE_SOURCE)
+    raw = raw.strip()
+    try:
+        value = tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return parts, value
+
+
+def locate_key(text: str, keys: tuple[str | int, ...] | list[str | int]) -> int | None:
+    """1-based line of TOML ``text`` where the dotted key ``keys`` is defined (best effort).
+
+    Falls back to the line of the longest enclosing key or table that is found, and to None.
+    """
+    wanted = tuple(k for k in keys if isinstance(k, str))
+    best_line, best_depth = None, 0
+    table: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        header = re.match(r"^\[\[?\s*([^\]]+?)\s*\]\]?", stripped)
+        if header:
+            table = _split_dotted(header.group(1))
+            full = table
+        else:
+            assignment = re.match(r"^([A-Za-z0-9_\-\"'. ]+?)\s*=", stripped)
+            if not assignment:
+                continue
+            full = table + _split_dotted(assignment.group(1))
+        depth = _common_prefix(full, wanted)
+        if depth == len(wanted) and len(full) == depth:
+            return number
+        if depth > best_depth and depth == len(full):
+            best_line, best_depth = number, depth
+    return best_line
+
+
+def _read_toml(path: Path) -> tuple[str, dict]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("configuration file not found", str(path)) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read the configuration file: {error}", str(path)) from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        match = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        line = int(match.group(1)) if match else max(1, len(text.splitlines()))
+        message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
+        if match:
+            message += f" (column {match.group(2)})"
+        raise ConfigError(f"TOML syntax error: {message}", str(path), line) from None
+
+
+def _assign(data: dict, keys: tuple[str, ...], value: Any, override: str) -> None:
+    node = data
+    for depth, key in enumerate(keys[:-1]):
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            where = ".".join(keys[: depth + 1])
+            raise ConfigError(
+                f"override {override!r}: {where} is a value, not a table", OVERRIDE_SOURCE
+            )
+        node = child
+    node[keys[-1]] = value
+
+
+def _config_error(
+    error: ValidationError, text: str, source: str | None, override_keys: list[tuple[str, ...]]
+) -> ConfigError:
+    """The first validation problem as a ConfigError pointing at the file line or override."""
+    problem = error.errors()[0]
+    loc = tuple(problem["loc"])
+    key_path = tuple(k for k in loc if isinstance(k, str))
+    dotted = ".".join(str(k) for k in loc)
+    reason = problem["msg"].removeprefix("Value error, ")
+    if problem["type"] == "extra_forbidden":
+        message = f"unknown key {dotted!r}" + _suggestion(key_path)
+    elif _model_at(key_path) is not None:  # a rule across a whole table
+        message = f"[{dotted}]: {reason}" if dotted else reason
+    else:
+        got = problem.get("input")
+        message = f"{dotted}: {reason} (got {got!r}, {_toml_type(got)})"
+    if any(_common_prefix(key_path, keys) == min(len(key_path), len(keys)) for keys in override_keys):
+        return ConfigError(message, OVERRIDE_SOURCE)
+    line = locate_key(text, key_path) if text else None
+    return ConfigError(message, source, line)
+
+
+def _suggestion(key_path: tuple[str, ...]) -> str:
+    """``; did you mean 'x'?`` for an unknown key, searching its table, then every table."""
+    *table, unknown = key_path
+    model = _model_at(tuple(table))
+    valid = list(model.model_fields) if model else []
+    close = difflib.get_close_matches(unknown, valid, n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {'.'.join([*table, close[0]])!r}?"
+    everywhere = [".".join(k) for k in _all_keys(Config)]
+    elsewhere = [k for k in everywhere if k.rsplit(".", 1)[-1] == unknown]
+    if not elsewhere:
+        names = {k.rsplit(".", 1)[-1]: k for k in everywhere}
+        elsewhere = [names[n] for n in difflib.get_close_matches(unknown, names, n=1, cutoff=0.75)]
+    if elsewhere:
+        return f"; did you mean {elsewhere[0]!r}?"
+    if valid:
+        return f"; valid keys here: {', '.join(valid)}"
+    return ""
+
+
+def _model_at(keys: tuple[str, ...]) -> type[BaseModel] | None:
+    model: type[BaseModel] = Config
+    for key in keys:
+        field = model.model_fields.get(key)
+        annotation = field.annotation if field else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return None
+        model = annotation
+    return model
+
+
+def _all_keys(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    keys = []
+    for name, field in model.model_fields.items():
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            keys.extend(_all_keys(annotation, prefix + (name,)))
+        else:
+            keys.append(prefix + (name,))
+    return keys
+
+
+def _toml_type(value: Any) -> str:
+    kinds = (
+        (bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"),
+        (list, "an array"), (dict, "a table"),
+    )
+    for kind, name in kinds:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def _split_dotted(key: str) -> tuple[str, ...]:
+    return tuple(part.strip().strip("\"'") for part in key.split("."))
+
+
+def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    depth = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        depth += 1
+    return depth
+
+
+def _resolve_levels(config: Config, config_dir: Path) -> Config:
+    levels = config.run.levels
+    if levels is None or Path(levels).is_absolute():
+        return config
+    for candidate in (Path(levels), config_dir / levels):
+        if candidate.exists():
+            run = config.run.model_copy(update={"levels": str(candidate.resolve())})
+            return config.model_copy(update={"run": run})
+    return config
+
+
+def _plain(model: BaseModel) -> dict:
+    """A model as TOML-ready data: an unset value is left out when that is its default and
+    written as ``"none"`` otherwise, so the text loads back to an equal model."""
+    data = {}
+    for name, field in type(model).model_fields.items():
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            data[name] = _plain(value)
+        elif value is None:
+            if field.get_default(call_default_factory=True) is not None:
+                data[name] = "none"
+        else:
+            data[name] = list(value) if isinstance(value, list) else value
+    return data
