@@ -1,0 +1,138 @@
+"""Deadlock tests: positions from which the level can no longer be solved.
+
+Three sound tests (each one only reports positions that are truly lost):
+
+- *dead squares*: a box on a cell from which no push sequence reaches any goal
+  (``Level.dead_squares``);
+- *freeze deadlocks*: boxes that can never move again (blocked on both axes by walls, dead
+  squares or other frozen boxes) while at least one of them is off a goal;
+- *bipartite deadlocks*: no perfect matching of boxes to goals over push distances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numba
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from evosoko.sokoban.level import UNREACHABLE, Level, State
+
+
+def is_freeze_deadlock(level: Level, occupied: np.ndarray, box: int) -> bool:
+    """True when ``box`` (typically the one just pushed) is frozen with a box off goal.
+
+    The classic recursive test: a box is blocked along an axis when a wall lies on either side
+    along it, or dead squares on both sides, or a neighbouring box along it is itself frozen
+    (checked recursively with the boxes under examination treated as walls). The position is
+    deadlocked when ``box`` is blocked along both axes and some box of the frozen group is not
+    on a goal; a frozen group entirely on goals is no deadlock.
+    """
+    if not occupied[box]:
+        raise ValueError(f"is_freeze_deadlock: no box at cell {box}")
+    return bool(
+        freeze_deadlock_kernel(
+            ~level.floor, level.dead_squares, level.goals, occupied, _deltas(level), int(box)
+        )
+    )
+
+
+def frozen_boxes(level: Level, occupied: np.ndarray, box: int) -> tuple[int, ...]:
+    """The sorted boxes of the frozen group found from ``box``; empty when ``box`` can move."""
+    group = _frozen_group(
+        ~level.floor, level.dead_squares, occupied, _deltas(level), int(box)
+    )
+    return tuple(sorted(set(group.tolist())))
+
+
+def matching_cost(level: Level, boxes: Iterable[int]) -> int:
+    """Minimum total push distance of a perfect box-to-goal matching (other boxes ignored).
+
+    ``UNREACHABLE`` when every perfect matching uses a pair whose push distance is
+    ``UNREACHABLE``: a bipartite deadlock. Solved by ``scipy.optimize.linear_sum_assignment``.
+    """
+    boxes = np.fromiter(boxes, dtype=np.int64)
+    costs = level.push_distance[:, boxes].astype(np.int64)  # goals x boxes
+    unreachable = costs >= UNREACHABLE
+    finite = costs[~unreachable]
+    # Larger than any matching of finite pairs, so one unreachable pair is never preferred.
+    penalty = (int(finite.max()) + 1 if finite.size else 1) * len(boxes) + 1
+    costs[unreachable] = penalty
+    goal_rows, box_columns = linear_sum_assignment(costs)
+    chosen = costs[goal_rows, box_columns]
+    if np.any(chosen >= penalty):
+        return UNREACHABLE
+    return int(chosen.sum())
+
+
+def is_bipartite_deadlock(level: Level, boxes: Iterable[int]) -> bool:
+    """True when the boxes cannot all be matched to distinct goals they can each reach."""
+    return matching_cost(level, boxes) >= UNREACHABLE
+
+
+def is_deadlocked(level: Level, state: State) -> bool:
+    """True when ``state`` is lost: a box on a dead square, a frozen box off goal, or no matching."""
+    boxes = state.boxes
+    dead = level.dead_squares
+    if any(dead[box] for box in boxes):
+        return True
+    occupied = np.zeros(level.cells, dtype=bool)
+    occupied[list(boxes)] = True
+    blocked = ~level.floor
+    deltas = _deltas(level)
+    for box in boxes:
+        if not level.goals[box] and freeze_deadlock_kernel(
+            blocked, dead, level.goals, occupied, deltas, box
+        ):
+            return True
+    return is_bipartite_deadlock(level, boxes)
+
+
+def _deltas(level: Level) -> np.ndarray:
+    return np.array(level.deltas, dtype=np.int64)
+
+
+# ---- kernels (callable from other numba code) ---------------------------------------------------
+@numba.njit(cache=True)
+def freeze_deadlock_kernel(blocked, dead, goals, occupied, deltas, box):  # pragma: no cover
+    """Numba kernel of :func:`is_freeze_deadlock` on flat arrays (``blocked`` = not floor)."""
+    group = _frozen_group(blocked, dead, occupied, deltas, box)
+    for member in group:
+        if not goals[member]:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _frozen_group(blocked, dead, occupied, deltas, box):  # pragma: no cover - compiled
+    as_wall = np.zeros(blocked.shape[0], dtype=np.bool_)
+    group = np.empty(blocked.shape[0], dtype=np.int64)
+    size = _frozen(blocked, dead, occupied, deltas, box, as_wall, group, 0)
+    return group[: max(size, 0)]
+
+
+@numba.njit(cache=True)
+def _frozen(blocked, dead, occupied, deltas, box, as_wall, group, size):  # pragma: no cover
+    """New group size when ``box`` is frozen (its group pushed on ``group``), else -1."""
+    as_wall[box] = True
+    group[size] = box
+    size += 1
+    for axis in range(2):  # 0: up/down, 1: left/right
+        side_a = box + deltas[2 * axis]
+        side_b = box + deltas[2 * axis + 1]
+        if blocked[side_a] or blocked[side_b] or as_wall[side_a] or as_wall[side_b]:
+            continue
+        if dead[side_a] and dead[side_b]:
+            continue
+        grown = -1
+        if occupied[side_a]:
+            grown = _frozen(blocked, dead, occupied, deltas, side_a, as_wall, group, size)
+        if grown < 0 and occupied[side_b]:
+            grown = _frozen(blocked, dead, occupied, deltas, side_b, as_wall, group, size)
+        if grown < 0:
+            as_wall[box] = False
+            return -1
+        size = grown
+    as_wall[box] = False
+    return size

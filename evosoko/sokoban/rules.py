@@ -1,0 +1,306 @@
+"""The rules of Sokoban: moves, pushes, undo and reachability on a mutable board.
+
+A :class:`Board` is a mutable position on an immutable :class:`Level`: the player's cell and a
+flat ``bool[cells]`` array of box cells. One *step* moves the player one cell in a direction
+(``u d l r`` = 0 1 2 3); when a box is in the way it is pushed one cell further, provided the
+cell beyond is free floor. Steps are recorded so that :meth:`Board.undo` restores the previous
+position exactly.
+
+Reachability, the normalized player position and shortest walks are numba kernels on the
+level's flat arrays; a level is closed, so ``cell + delta`` of a floor cell is always on the board.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from evosoko.sokoban.level import DIRECTIONS, Level, State
+
+OPPOSITE = (1, 0, 3, 2)
+"""The reverse of each direction ``u d l r``."""
+
+
+class Step(NamedTuple):
+    """One recorded step: its direction and whether it pushed a box."""
+
+    direction: int
+    pushed: bool
+
+
+class Board:
+    """A mutable position on ``level``: player, boxes, and the history of steps taken.
+
+    ``occupied`` is a ``bool[cells]`` array of box cells, updated in place by every step.
+    """
+
+    def __init__(self, level: Level, state: State | None = None) -> None:
+        state = level.start if state is None else state
+        _check_state(level, state)
+        self.level = level
+        self.player = int(state.player)
+        self.occupied = np.zeros(level.cells, dtype=bool)
+        self.occupied[list(state.boxes)] = True
+        self.history: list[Step] = []
+        self._floor = level.floor
+        self._goals = level.goals
+        self._deltas = level.deltas
+        self._boxes_off_goal = sum(1 for box in state.boxes if not level.goals[box])
+
+    # ---- position ---------------------------------------------------------------------------
+    def state(self) -> State:
+        """The current position as an immutable :class:`State` (boxes sorted)."""
+        return State(self.player, tuple(np.flatnonzero(self.occupied).tolist()))
+
+    def boxes(self) -> tuple[int, ...]:
+        """The sorted box cells."""
+        return tuple(np.flatnonzero(self.occupied).tolist())
+
+    def is_solved(self) -> bool:
+        """True when every box stands on a goal."""
+        return self._boxes_off_goal == 0
+
+    def key(self) -> tuple[int, tuple[int, ...]]:
+        """``(normalized player, boxes)``: equal for positions that differ only by a walk."""
+        return self.normalized_player(), self.boxes()
+
+    def copy(self) -> "Board":
+        """An independent board in the same position, with an empty history."""
+        return Board(self.level, self.state())
+
+    # ---- steps --------------------------------------------------------------------------------
+    def step(self, direction: int) -> bool:
+        """Move (or push) one cell in ``direction``; False and no change when illegal."""
+        delta = self._deltas[direction]
+        target = self.player + delta
+        if not self._floor[target]:
+            return False
+        pushed = bool(self.occupied[target])
+        if pushed:
+            beyond = target + delta
+            if not self._floor[beyond] or self.occupied[beyond]:
+                return False
+            self._move_box(target, beyond)
+        self.player = target
+        self.history.append(Step(direction, pushed))
+        return True
+
+    def undo(self) -> Step:
+        """Take back the last step exactly (pulling back a pushed box); returns that step.
+
+        Raises ``IndexError`` when there is nothing to undo.
+        """
+        if not self.history:
+            raise IndexError("undo: no step to take back")
+        step = self.history.pop()
+        delta = self._deltas[step.direction]
+        if step.pushed:
+            self._move_box(self.player + delta, self.player)
+        self.player -= delta
+        return step
+
+    def undo_to(self, length: int) -> None:
+        """Undo steps until the history has ``length`` entries (a mark taken earlier)."""
+        if not 0 <= length <= len(self.history):
+            raise ValueError(f"undo_to: history has {len(self.history)} steps, not {length}")
+        while len(self.history) > length:
+            self.undo()
+
+    def can_step(self, direction: int) -> bool:
+        """Whether :meth:`step` in ``direction`` would succeed (nothing changes)."""
+        delta = self._deltas[direction]
+        target = self.player + delta
+        if not self._floor[target]:
+            return False
+        if not self.occupied[target]:
+            return True
+        beyond = target + delta
+        return bool(self._floor[beyond] and not self.occupied[beyond])
+
+    def legal_moves(self) -> list[int]:
+        """Directions in which a step (move or push) is legal, in ``u d l r`` order."""
+        return [direction for direction in range(4) if self.can_step(direction)]
+
+    def _move_box(self, source: int, target: int) -> None:
+        self.occupied[source] = False
+        self.occupied[target] = True
+        self._boxes_off_goal += int(not self._goals[target]) - int(not self._goals[source])
+
+    # ---- push level ---------------------------------------------------------------------------
+    def reachable(self) -> np.ndarray:
+        """``bool[cells]``: cells the player can walk to without pushing."""
+        return reachable_cells(self.level, self.player, self.occupied)
+
+    def normalized_player(self) -> int:
+        """The smallest cell the player can walk to: the canonical player for push search."""
+        return normalized_player(self.level, self.player, self.occupied)
+
+    def legal_pushes(self) -> list[tuple[int, int]]:
+        """``(box, direction)`` pairs the player can walk to and push, sorted."""
+        pairs = _legal_pushes(self._floor, self.occupied, _delta_array(self.level.width), self.player)
+        return [(int(box), int(direction)) for box, direction in pairs]
+
+    def push(self, box: int, direction: int) -> str:
+        """Walk by a shortest path behind ``box``, push it one cell; returns the LURD taken.
+
+        Raises ``ValueError`` when there is no box there, the target cell is not free floor,
+        or the player cannot reach the cell behind the box. Nothing changes in that case.
+        """
+        if not (0 <= box < self.level.cells and self.occupied[box]):
+            raise ValueError(f"push: no box at cell {box}")
+        delta = self._deltas[direction]
+        target = box + delta
+        if not self._floor[target] or self.occupied[target]:
+            raise ValueError(f"push: the box at cell {box} cannot move {_NAMES[direction]}")
+        walk = walk_path(self.level, self.occupied, self.player, box - delta)
+        if walk is None:
+            raise ValueError(f"push: the player cannot reach the cell behind the box at {box}")
+        for letter in walk:
+            self.step(DIRECTIONS.index(letter))
+        self.step(direction)
+        return walk + DIRECTIONS[direction].upper()
+
+
+_NAMES = ("up", "down", "left", "right")
+
+
+def direction_name(direction: int) -> str:
+    """``up``, ``down``, ``left`` or ``right``."""
+    return _NAMES[direction]
+
+
+def _check_state(level: Level, state: State) -> None:
+    """Raise ``ValueError`` unless ``state`` is a possible position on ``level``."""
+    cells = level.cells
+    if not 0 <= state.player < cells or not level.floor[state.player]:
+        raise ValueError(f"state: the player cell {state.player} is not floor")
+    boxes = state.boxes
+    if len(set(boxes)) != len(boxes) or len(boxes) != len(level.goal_cells):
+        raise ValueError(f"state: {len(boxes)} boxes for {len(level.goal_cells)} goals")
+    for box in boxes:
+        if not 0 <= box < cells or not level.floor[box]:
+            raise ValueError(f"state: the box cell {box} is not floor")
+    if state.player in boxes:
+        raise ValueError(f"state: the player stands on the box at cell {state.player}")
+
+
+# ---- module functions ------------------------------------------------------------------------
+def reachable_cells(level: Level, player: int, occupied: np.ndarray) -> np.ndarray:
+    """``bool[cells]``: cells the player can walk to from ``player`` around the boxes."""
+    return _reachable(level.floor, occupied, _delta_array(level.width), int(player))
+
+
+def normalized_player(level: Level, player: int, occupied: np.ndarray) -> int:
+    """The smallest cell the player can walk to from ``player``."""
+    return int(_smallest_reachable(level.floor, occupied, _delta_array(level.width), int(player)))
+
+
+def walk_path(level: Level, occupied: np.ndarray, start: int, target: int) -> str | None:
+    """A shortest walk (lowercase LURD, no pushes) from ``start`` to ``target``, or None.
+
+    Ties are broken by trying directions in ``u d l r`` order; ``""`` when already there.
+    """
+    if not 0 <= target < level.cells:
+        return None
+    path = _walk(level.floor, occupied, _delta_array(level.width), int(start), int(target))
+    if len(path) == 1 and path[0] < 0:
+        return None
+    return "".join(DIRECTIONS[d] for d in path.tolist())
+
+
+@lru_cache(maxsize=64)
+def _delta_array(width: int) -> np.ndarray:
+    deltas = np.array((-width, width, -1, 1), dtype=np.int64)
+    deltas.setflags(write=False)
+    return deltas
+
+
+# ---- kernels ---------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _reachable(floor, occupied, deltas, start):  # pragma: no cover - compiled
+    reached = np.zeros(floor.shape[0], dtype=np.bool_)
+    stack = np.empty(floor.shape[0], dtype=np.int64)
+    reached[start] = True
+    stack[0] = start
+    top = 1
+    while top > 0:
+        top -= 1
+        cell = stack[top]
+        for k in range(4):
+            neighbour = cell + deltas[k]
+            if floor[neighbour] and not occupied[neighbour] and not reached[neighbour]:
+                reached[neighbour] = True
+                stack[top] = neighbour
+                top += 1
+    return reached
+
+
+@numba.njit(cache=True)
+def _smallest_reachable(floor, occupied, deltas, start):  # pragma: no cover - compiled
+    reached = _reachable(floor, occupied, deltas, start)
+    for cell in range(reached.shape[0]):
+        if reached[cell]:
+            return cell
+    return start
+
+
+@numba.njit(cache=True)
+def _walk(floor, occupied, deltas, start, target):  # pragma: no cover - compiled
+    """Directions of a shortest walk; ``[-1]`` when the target cannot be reached."""
+    if start == target:
+        return np.empty(0, dtype=np.int64)
+    if not floor[target] or occupied[target]:
+        return np.full(1, -1, dtype=np.int64)
+    came_by = np.full(floor.shape[0], -1, dtype=np.int64)
+    queue = np.empty(floor.shape[0], dtype=np.int64)
+    came_by[start] = 4
+    queue[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        cell = queue[head]
+        head += 1
+        for k in range(4):
+            neighbour = cell + deltas[k]
+            if floor[neighbour] and not occupied[neighbour] and came_by[neighbour] < 0:
+                came_by[neighbour] = k
+                if neighbour == target:
+                    return _trace_back(came_by, deltas, start, target)
+                queue[tail] = neighbour
+                tail += 1
+    return np.full(1, -1, dtype=np.int64)
+
+
+@numba.njit(cache=True)
+def _trace_back(came_by, deltas, start, target):  # pragma: no cover - compiled
+    length = 0
+    cell = target
+    while cell != start:
+        cell -= deltas[came_by[cell]]
+        length += 1
+    path = np.empty(length, dtype=np.int64)
+    cell = target
+    for i in range(length - 1, -1, -1):
+        path[i] = came_by[cell]
+        cell -= deltas[came_by[cell]]
+    return path
+
+
+@numba.njit(cache=True)
+def _legal_pushes(floor, occupied, deltas, player):  # pragma: no cover - compiled
+    reached = _reachable(floor, occupied, deltas, player)
+    pairs = np.empty((4 * floor.shape[0], 2), dtype=np.int64)
+    count = 0
+    for box in range(floor.shape[0]):
+        if not occupied[box]:
+            continue
+        for k in range(4):
+            target = box + deltas[k]
+            if reached[box - deltas[k]] and floor[target] and not occupied[target]:
+                pairs[count, 0] = box
+                pairs[count, 1] = k
+                count += 1
+    return pairs[:count]
