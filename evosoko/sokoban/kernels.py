@@ -251,7 +251,7 @@ def as_lengths(lengths: np.ndarray | None, genomes: np.ndarray) -> np.ndarray:
 
 
 def start_arrays(tables: ReplayTables, start: State | None) -> tuple[int, np.ndarray]:
-    """(player, int64[boxes]) of ``start`` (default: the level's start), checked against the level."""
+    """(player, int64[boxes]) of ``start`` (default: the level's start), checked for fit."""
     if start is None:
         return tables.start_player, tables.start_boxes
     boxes = np.array(start.boxes, dtype=np.int64)
@@ -265,7 +265,7 @@ def start_arrays(tables: ReplayTables, start: State | None) -> tuple[int, np.nda
             raise ValueError(f"start cell {cell} is not a floor cell of the level")
     if start.player in set(boxes.tolist()):
         raise ValueError("start has the player on a box")
-    return int(start.player), boxes
+    return int(start.player), _read_only(boxes)  # read-only like the tables: one compilation
 
 
 # ---- compiled kernels -----------------------------------------------------------------------

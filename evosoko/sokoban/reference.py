@@ -107,7 +107,7 @@ def replay_batch_reference(
     stop_on_deadlock: bool = False,
     start: State | None = None,
 ) -> ReplayResult:
-    """Same contract and outputs as :func:`evosoko.sokoban.kernels.replay_batch`, in plain Python."""
+    """The contract and outputs of :func:`evosoko.sokoban.kernels.replay_batch`, in plain Python."""
     rows = np.asarray(genomes).tolist()
     if lengths is None:
         lengths = [len(row) for row in rows]
