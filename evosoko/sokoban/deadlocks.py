@@ -106,33 +106,66 @@ def freeze_deadlock_kernel(blocked, dead, goals, occupied, deltas, box):  # prag
 
 @numba.njit(cache=True)
 def _frozen_group(blocked, dead, occupied, deltas, box):  # pragma: no cover - compiled
-    as_wall = np.zeros(blocked.shape[0], dtype=np.bool_)
-    group = np.empty(blocked.shape[0], dtype=np.int64)
-    size = _frozen(blocked, dead, occupied, deltas, box, as_wall, group, 0)
-    return group[: max(size, 0)]
+    """Boxes of the frozen group found from ``box`` (empty when it can move).
 
-
-@numba.njit(cache=True)
-def _frozen(blocked, dead, occupied, deltas, box, as_wall, group, size):  # pragma: no cover
-    """New group size when ``box`` is frozen (its group pushed on ``group``), else -1."""
-    as_wall[box] = True
-    group[size] = box
-    size += 1
-    for axis in range(2):  # 0: up/down, 1: left/right
-        side_a = box + deltas[2 * axis]
-        side_b = box + deltas[2 * axis + 1]
-        if blocked[side_a] or blocked[side_b] or as_wall[side_a] or as_wall[side_b]:
+    The recursion of the classic test, unrolled onto an explicit stack (numba cannot cache
+    recursive functions): each frame is a box under examination, treated as a wall meanwhile,
+    with the axis it is checking and which neighbour it is waiting on.
+    """
+    cells = blocked.shape[0]
+    as_wall = np.zeros(cells, dtype=np.bool_)
+    group = np.empty(cells, dtype=np.int64)
+    frame_box = np.empty(cells + 1, dtype=np.int64)
+    frame_axis = np.zeros(cells + 1, dtype=np.int64)
+    frame_side = np.zeros(cells + 1, dtype=np.int64)  # 0: none tried, 1: side a, 2: side b
+    frame_size = np.zeros(cells + 1, dtype=np.int64)  # group size when the neighbour was tried
+    size = 0
+    depth = 0
+    child_frozen = -1  # -1: no answer pending, 0: the neighbour can move, 1: it is frozen
+    current = box
+    while True:
+        if current >= 0:  # enter a new frame
+            as_wall[current] = True
+            group[size] = current
+            size += 1
+            frame_box[depth] = current
+            frame_axis[depth] = 0
+            frame_side[depth] = 0
+            depth += 1
+            current = -1
+        top = depth - 1
+        here = frame_box[top]
+        side_a = here + deltas[2 * frame_axis[top]]
+        side_b = here + deltas[2 * frame_axis[top] + 1]
+        blocked_axis = False
+        if child_frozen == 1:
+            blocked_axis = True
+        elif child_frozen == 0:
+            size = frame_size[top]
+            if frame_side[top] == 1 and occupied[side_b]:
+                frame_side[top] = 2
+                current = side_b
+        elif blocked[side_a] or blocked[side_b] or as_wall[side_a] or as_wall[side_b]:
+            blocked_axis = True
+        elif dead[side_a] and dead[side_b]:
+            blocked_axis = True
+        elif occupied[side_a]:
+            frame_side[top] = 1
+            current = side_a
+        elif occupied[side_b]:
+            frame_side[top] = 2
+            current = side_b
+        child_frozen = -1
+        if current >= 0:
+            frame_size[top] = size
             continue
-        if dead[side_a] and dead[side_b]:
+        if blocked_axis and frame_axis[top] == 0:
+            frame_axis[top] = 1
+            frame_side[top] = 0
             continue
-        grown = -1
-        if occupied[side_a]:
-            grown = _frozen(blocked, dead, occupied, deltas, side_a, as_wall, group, size)
-        if grown < 0 and occupied[side_b]:
-            grown = _frozen(blocked, dead, occupied, deltas, side_b, as_wall, group, size)
-        if grown < 0:
-            as_wall[box] = False
-            return -1
-        size = grown
-    as_wall[box] = False
-    return size
+        # the frame is decided: frozen when this axis is blocked too, else free
+        as_wall[here] = False
+        depth -= 1
+        child_frozen = 1 if blocked_axis else 0
+        if depth == 0:
+            return group[:size] if blocked_axis else group[:0]
