@@ -18,6 +18,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from evosoko.sokoban.level import UNREACHABLE, Level, State
+from evosoko.sokoban.rules import delta_array
 
 
 def is_freeze_deadlock(level: Level, occupied: np.ndarray, box: int) -> bool:
@@ -33,7 +34,12 @@ def is_freeze_deadlock(level: Level, occupied: np.ndarray, box: int) -> bool:
         raise ValueError(f"is_freeze_deadlock: no box at cell {box}")
     return bool(
         freeze_deadlock_kernel(
-            ~level.floor, level.dead_squares, level.goals, occupied, _deltas(level), int(box)
+            ~level.floor,
+            level.dead_squares,
+            level.goals,
+            occupied,
+            delta_array(level.width),
+            int(box),
         )
     )
 
@@ -41,7 +47,7 @@ def is_freeze_deadlock(level: Level, occupied: np.ndarray, box: int) -> bool:
 def frozen_boxes(level: Level, occupied: np.ndarray, box: int) -> tuple[int, ...]:
     """The sorted boxes of the frozen group found from ``box``; empty when ``box`` can move."""
     group = _frozen_group(
-        ~level.floor, level.dead_squares, occupied, _deltas(level), int(box)
+        ~level.floor, level.dead_squares, occupied, delta_array(level.width), int(box)
     )
     return tuple(sorted(set(group.tolist())))
 
@@ -72,7 +78,7 @@ def is_bipartite_deadlock(level: Level, boxes: Iterable[int]) -> bool:
 
 
 def is_deadlocked(level: Level, state: State) -> bool:
-    """True when ``state`` is lost: a box on a dead square, a frozen box off goal, or no matching."""
+    """True when ``state`` is lost: a box on a dead square, a frozen box off goal, no matching."""
     boxes = state.boxes
     dead = level.dead_squares
     if any(dead[box] for box in boxes):
@@ -80,17 +86,13 @@ def is_deadlocked(level: Level, state: State) -> bool:
     occupied = np.zeros(level.cells, dtype=bool)
     occupied[list(boxes)] = True
     blocked = ~level.floor
-    deltas = _deltas(level)
+    deltas = delta_array(level.width)
     for box in boxes:
         if not level.goals[box] and freeze_deadlock_kernel(
             blocked, dead, level.goals, occupied, deltas, box
         ):
             return True
     return is_bipartite_deadlock(level, boxes)
-
-
-def _deltas(level: Level) -> np.ndarray:
-    return np.array(level.deltas, dtype=np.int64)
 
 
 # ---- kernels (callable from other numba code) ---------------------------------------------------
@@ -145,9 +147,9 @@ def _frozen_group(blocked, dead, occupied, deltas, box):  # pragma: no cover - c
             if frame_side[top] == 1 and occupied[side_b]:
                 frame_side[top] = 2
                 current = side_b
-        elif blocked[side_a] or blocked[side_b] or as_wall[side_a] or as_wall[side_b]:
-            blocked_axis = True
-        elif dead[side_a] and dead[side_b]:
+        elif (blocked[side_a] or blocked[side_b] or as_wall[side_a] or as_wall[side_b]) or (
+            dead[side_a] and dead[side_b]
+        ):
             blocked_axis = True
         elif occupied[side_a]:
             frame_side[top] = 1

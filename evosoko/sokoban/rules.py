@@ -67,7 +67,7 @@ class Board:
         """``(normalized player, boxes)``: equal for positions that differ only by a walk."""
         return self.normalized_player(), self.boxes()
 
-    def copy(self) -> "Board":
+    def copy(self) -> Board:
         """An independent board in the same position, with an empty history."""
         return Board(self.level, self.state())
 
@@ -140,7 +140,9 @@ class Board:
 
     def legal_pushes(self) -> list[tuple[int, int]]:
         """``(box, direction)`` pairs the player can walk to and push, sorted."""
-        pairs = _legal_pushes(self._floor, self.occupied, _delta_array(self.level.width), self.player)
+        pairs = _legal_pushes(
+            self._floor, self.occupied, delta_array(self.level.width), self.player
+        )
         return [(int(box), int(direction)) for box, direction in pairs]
 
     def push(self, box: int, direction: int) -> str:
@@ -190,12 +192,12 @@ def _check_state(level: Level, state: State) -> None:
 # ---- module functions ------------------------------------------------------------------------
 def reachable_cells(level: Level, player: int, occupied: np.ndarray) -> np.ndarray:
     """``bool[cells]``: cells the player can walk to from ``player`` around the boxes."""
-    return _reachable(level.floor, occupied, _delta_array(level.width), int(player))
+    return _reachable(level.floor, occupied, delta_array(level.width), int(player))
 
 
 def normalized_player(level: Level, player: int, occupied: np.ndarray) -> int:
     """The smallest cell the player can walk to from ``player``."""
-    return int(_smallest_reachable(level.floor, occupied, _delta_array(level.width), int(player)))
+    return int(_smallest_reachable(level.floor, occupied, delta_array(level.width), int(player)))
 
 
 def walk_path(level: Level, occupied: np.ndarray, start: int, target: int) -> str | None:
@@ -205,14 +207,15 @@ def walk_path(level: Level, occupied: np.ndarray, start: int, target: int) -> st
     """
     if not 0 <= target < level.cells:
         return None
-    path = _walk(level.floor, occupied, _delta_array(level.width), int(start), int(target))
+    path = _walk(level.floor, occupied, delta_array(level.width), int(start), int(target))
     if len(path) == 1 and path[0] < 0:
         return None
     return "".join(DIRECTIONS[d] for d in path.tolist())
 
 
 @lru_cache(maxsize=64)
-def _delta_array(width: int) -> np.ndarray:
+def delta_array(width: int) -> np.ndarray:
+    """Read-only int64 array of the flat offsets of ``u d l r`` on a board ``width`` wide."""
     deltas = np.array((-width, width, -1, 1), dtype=np.int64)
     deltas.setflags(write=False)
     return deltas

@@ -77,7 +77,7 @@ def parse_lurd(text: str, *, path: str | None = None, line: int | None = None) -
 
 
 def compress_lurd(lurd: str) -> str:
-    """Run-length encode runs of one letter (``rrrdLdL`` → ``3rdLdL``); :func:`parse_lurd` expands."""
+    """Run-length encode runs of one letter: ``rrrdLLL`` → ``3rd3L`` (:func:`parse_lurd` expands)."""
     out: list[str] = []
     i = 0
     while i < len(lurd):
@@ -95,9 +95,7 @@ def to_lurd(directions: Iterable[int], pushes: Iterable[bool]) -> str:
     if len(directions) != len(pushes):
         raise ValueError(f"to_lurd: {len(directions)} directions but {len(pushes)} push flags")
     letters = (DIRECTIONS[d] for d in directions)
-    return "".join(
-        letter.upper() if pushed else letter for letter, pushed in zip(letters, pushes)
-    )
+    return "".join(letter.upper() if pushed else letter for letter, pushed in zip(letters, pushes))
 
 
 def lurd_directions(lurd: str) -> list[int]:
@@ -118,8 +116,12 @@ class _Locator:
         line_offset = self.text.count("\n", 0, offset)
         column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
         if self.line is not None:
-            return SolutionError(f"solution column {column}: {message}", self.path, self.line + line_offset)
-        where = f"line {line_offset + 1}, column {column}" if "\n" in self.text else f"column {column}"
+            return SolutionError(
+                f"solution column {column}: {message}", self.path, self.line + line_offset
+            )
+        where = (
+            f"line {line_offset + 1}, column {column}" if "\n" in self.text else f"column {column}"
+        )
         return SolutionError(f"solution {where}: {message}", self.path, None)
 
 
@@ -221,7 +223,9 @@ def replay_states(level: Level, lurd: str) -> list[State]:
     for number, letter in enumerate(parse_lurd(lurd), start=1):
         direction = DIRECTIONS.index(letter.lower())
         if not board.step(direction):
-            raise SolutionError(f"step {number} {letter!r}: {illegal_step_reason(board, direction)}")
+            raise SolutionError(
+                f"step {number} {letter!r}: {illegal_step_reason(board, direction)}"
+            )
         states.append(board.state())
     return states
 
@@ -233,8 +237,9 @@ def illegal_step_reason(board: Board, direction: int) -> str:
     delta = level.deltas[direction]
     target = board.player + delta
     if not board.occupied[target]:
-        return f"the player at {_where(level, board.player)} cannot move {direction_name(direction)}: " + (
-            _blocker(level, board, target)
+        return (
+            f"the player at {_where(level, board.player)} cannot move {direction_name(direction)}: "
+            + (_blocker(level, board, target))
         )
     beyond = target + delta
     return f"the box at {_where(level, target)} cannot move {direction_name(direction)}: " + (

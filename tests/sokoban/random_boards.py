@@ -24,7 +24,9 @@ def small_levels(draw, max_boxes: int = 3, max_side: int = 6) -> Level:
     """A closed room of random size with random inner walls, a player, k boxes and k goals."""
     height = draw(st.integers(1, max_side - 1))
     width = draw(st.integers(2, max_side))
-    inner_walls = draw(st.lists(st.integers(0, 3), min_size=height * width, max_size=height * width))
+    inner_walls = draw(
+        st.lists(st.integers(0, 3), min_size=height * width, max_size=height * width)
+    )
     player = draw(st.integers(0, height * width - 1))
     open_cells = {
         divmod(i, width) for i, kind in enumerate(inner_walls) if kind != 0 or i == player
@@ -34,7 +36,7 @@ def small_levels(draw, max_boxes: int = 3, max_side: int = 6) -> Level:
     cells = sorted(room)
     start = divmod(player, width)
     box_count = draw(st.integers(1, min(max_boxes, len(cells) - 1)))
-    unique_cells = lambda pool: st.lists(  # noqa: E731 - local shorthand
+    unique_cells = lambda pool: st.lists(
         st.sampled_from(pool), min_size=box_count, max_size=box_count, unique=True
     )
     boxes = set(draw(unique_cells([c for c in cells if c != start])))
@@ -87,8 +89,12 @@ class NaiveBoard:
         self.width = level.width
         rows = level.rows(state)
         self.walls = {(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "#"}
-        self.goals = {(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch in ".*+"}
-        self.boxes = {(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch in "$*"}
+        self.goals = {
+            (r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch in ".*+"
+        }
+        self.boxes = {
+            (r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch in "$*"
+        }
         self.player = next(
             (r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch in "@+"
         )

@@ -113,9 +113,13 @@ def test_the_staircase_thaws_when_its_far_end_can_move():
 
 
 def test_the_staircase_on_goals_is_no_deadlock_unless_one_box_is_off():
-    on_goals = STAIRCASE[:2] + ["#  **    #", "#   **   #"] + STAIRCASE[4:6] + ["#       @#", STAIRCASE[7]]
+    on_goals = (
+        STAIRCASE[:2] + ["#  **    #", "#   **   #"] + STAIRCASE[4:6] + ["#       @#", STAIRCASE[7]]
+    )
     assert freeze_results(on_goals) == [False] * 4
-    far_end_off = STAIRCASE[:2] + ["#  **    #", "#   *$   #"] + STAIRCASE[4:6] + ["#   .   @#", STAIRCASE[7]]
+    far_end_off = (
+        STAIRCASE[:2] + ["#  **    #", "#   *$   #"] + STAIRCASE[4:6] + ["#   .   @#", STAIRCASE[7]]
+    )
     assert freeze_results(far_end_off) == [True] * 4
 
 
@@ -192,7 +196,7 @@ def reference_frozen_group(level, boxes, box, path) -> list[int] | None:
     return group
 
 
-# ---- bipartite deadlocks and matching -------------------------------------------------------------
+# ---- bipartite deadlocks and matching ------------------------------------------------------------
 BOTH_NEED_ONE_GOAL = ["#######",
                       "#.$ $ #",
                       "#     #",
@@ -233,10 +237,10 @@ def test_matching_cost_is_the_best_permutation(level):
         sum(int(distance[goal, box]) for goal, box in zip(order, boxes))
         for order in permutations(range(len(boxes)))
     )
-    assert matching_cost(level, boxes) == (best if best < UNREACHABLE else UNREACHABLE)
+    assert matching_cost(level, boxes) == (min(UNREACHABLE, best))
 
 
-# ---- soundness: a reported deadlock is never solvable -----------------------------------------
+# ---- soundness: a reported deadlock is never solvable --------------------------------------------
 @settings(deadline=None, max_examples=60)
 @given(small_levels(max_boxes=2, max_side=5))
 def test_every_reported_deadlock_is_unsolvable(level):

@@ -37,7 +37,9 @@ def test_steps_agree_with_the_naive_model(level, moves):
             assert board.history[-1].pushed == expected_push
         assert board.state() == naive.state()
         assert board.is_solved() == naive.is_solved()
-    assert board.legal_moves() == [d for d in range(4) if NaiveBoard(level, board.state()).step(d)[0]]
+    assert board.legal_moves() == [
+        d for d in range(4) if NaiveBoard(level, board.state()).step(d)[0]
+    ]
 
 
 @settings(deadline=None)  # the first call compiles or loads numba kernels
@@ -141,7 +143,9 @@ def test_step_refuses_walls_and_blocked_pushes_without_change():
     assert board.step(3)  # pushes the first box against the second
     assert board.history[-1].pushed
     assert not board.step(3)  # box into box
-    assert board.state() == State.of(CORRIDOR.cell(1, 2), [CORRIDOR.cell(1, 3), CORRIDOR.cell(1, 4)])
+    assert board.state() == State.of(
+        CORRIDOR.cell(1, 2), [CORRIDOR.cell(1, 3), CORRIDOR.cell(1, 4)]
+    )
 
 
 def test_push_into_a_wall_is_illegal():
@@ -163,7 +167,9 @@ def test_push_walks_around_and_reports_the_lurd():
     board = Board(CORRIDOR)
     lurd = board.push(CORRIDOR.cell(1, 4), 2)  # around the wall, then the second box left
     assert len(lurd) == 9 and lurd[:-1].islower() and lurd[-1] == "L"
-    assert board.state() == State.of(CORRIDOR.cell(1, 4), [CORRIDOR.cell(1, 2), CORRIDOR.cell(1, 3)])
+    assert board.state() == State.of(
+        CORRIDOR.cell(1, 4), [CORRIDOR.cell(1, 2), CORRIDOR.cell(1, 3)]
+    )
     assert [step.pushed for step in board.history] == [False] * 8 + [True]
 
 

@@ -38,7 +38,7 @@ CORRIDOR = quiet_level(
 )
 
 
-# ---- parsing -----------------------------------------------------------------------------------
+# ---- parsing -------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("text", "steps"),
     [
@@ -207,7 +207,7 @@ def test_replay_states_raises_at_an_illegal_step():
         replay_states(CORRIDOR, "RR")
 
 
-# ---- a real level, solved by an independent breadth-first search ----------------------------------
+# ---- a real level, solved by an independent breadth-first search ---------------------------------
 def seed_level(title: str):
     path = SHARED_LEVELS / "seeds" / "seeds.xsb"
     if not path.exists():
