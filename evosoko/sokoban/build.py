@@ -93,6 +93,15 @@ def level_from_rows(
             "closed by walls",
             r,
         )
+    # A box already on a goal that the player can never reach never moves: it is part of the
+    # wall (Microban 155 decorates its walls this way).
+    walled_in = {box for box in boxes if goals[box] and not floor[box]}
+    if walled_in:
+        walls[list(walled_in)] = True
+        goals[list(walled_in)] = False
+        boxes = [box for box in boxes if box not in walled_in]
+        if not boxes:
+            raise fail("no box the player can reach: every box is walled in on a goal")
     for box in boxes:
         if not floor[box]:
             r, c = divmod(box, width)
