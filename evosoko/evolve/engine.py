@@ -1,0 +1,550 @@
+"""The generational loop: DEAP's toolbox and hall of fame, our own loop around them.
+
+Public entry: :func:`evolve_level`. One generation:
+
+1. parents are selected from the population (``ga.selection``);
+2. they are cloned and varied (crossover with ``ga.crossover.probability``, mutation with
+   ``ga.mutation.probability``, growth while shorter than ``ga.grow_while_under``);
+3. changed children are evaluated: by the fitness cache, else by the evaluator's ``map``;
+   with ``fitness.trim_to_best`` each genome is cut after the genes that matter;
+4. survivors form the next population (elites kept, duplicates by final state avoided);
+5. the hall of fame is updated, statistics streamed, a checkpoint written every
+   ``output.checkpoint_every`` generations.
+
+The loop stops when a genome solves the level, a budget of ``run.budget`` is spent, or
+``should_stop()`` returns true (then it writes a checkpoint and reports ``"interrupted"``).
+After ``ga.stagnation_restart`` generations without a better best individual the population is
+re-seeded at random; the hall of fame is kept.
+
+Determinism: every random choice comes from one ``random.Random`` seeded with the run's seed;
+fitness is deterministic; so a run is a function of (level, configuration, seed), and a run
+resumed from a checkpoint continues exactly as the uninterrupted run (wall-clock seconds
+aside).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+from deap import base, creator, tools
+
+from evosoko.config import Config
+from evosoko.errors import EvosokoError
+from evosoko.evolve import operators, selection
+from evosoko.evolve.checkpoint import Checkpoint, Member, restored_rng
+from evosoko.evolve.evaluation import Evaluator
+from evosoko.evolve.fitness import FITNESS_WEIGHTS, Evaluation, FitnessCache
+from evosoko.evolve.genomes import decode, gene_range, random_genes
+from evosoko.sokoban.level import Level
+from evosoko.sokoban.solutions import verify_solution
+
+log = logging.getLogger(__name__)
+
+if not hasattr(creator, "EvosokoFitness"):
+    creator.create("EvosokoFitness", base.Fitness, weights=FITNESS_WEIGHTS)
+if not hasattr(creator, "EvosokoGenome"):
+    creator.create("EvosokoGenome", list, fitness=creator.EvosokoFitness, evaluation=None)
+
+STOP_REASONS = ("solved", "generations", "evaluations", "seconds", "interrupted")
+
+
+@dataclass
+class GenerationStats:
+    """Statistics of one generation, streamed to ``on_generation`` (generation 0: the start).
+
+    ``best_distance`` / ``mean_distance`` / ``std_distance``: the primary objective over the
+    population (0 = solved); ``best_length``: genes of the best individual; ``diversity``:
+    distinct scored positions per individual; ``seconds``: wall-clock time since the level
+    started (not part of determinism).
+    """
+
+    generation: int
+    evaluations: int
+    best_distance: float
+    mean_distance: float
+    std_distance: float
+    best_length: int
+    solved: bool
+    diversity: float
+    restarts: int
+    cache_hits: int
+    seconds: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain dict, e.g. for a CSV row."""
+        return asdict(self)
+
+
+@dataclass
+class HallOfFameEntry:
+    """A hall-of-fame genome as plain data."""
+
+    genes: list[int]
+    solved: bool
+    distance: int
+    length: int
+
+
+@dataclass
+class LevelOutcome:
+    """What evolving one level produced.
+
+    ``solution_lurd`` is verified by :func:`evosoko.sokoban.solutions.verify_solution` (None
+    when unsolved); ``moves`` and ``pushes`` count it. ``best_fitness`` is the best
+    individual's ``(solved, distance, length)``; ``best_lurd`` the LURD its genome plays.
+    """
+
+    level: str
+    solved: bool
+    generations: int
+    evaluations: int
+    seconds: float
+    stop_reason: str
+    solution_lurd: str | None
+    moves: int | None
+    pushes: int | None
+    best_fitness: tuple[float, float, float]
+    best_genes: list[int]
+    best_lurd: str
+    restarts: int
+    hall_of_fame: list[HallOfFameEntry] = field(default_factory=list)
+
+
+GenerationCallback = Callable[[GenerationStats], None]
+CheckpointCallback = Callable[[dict[str, Any]], None]
+Improver = Callable[[list[int]], "list[int] | None"]
+
+
+class Engine:
+    """The loop over one level; construct it, then call :meth:`run` once.
+
+    ``initial_genomes`` (e.g. from hybrid search) go into the first population before the
+    random ones; ``improve`` (the memetic step) may return a better genome for the best
+    individual every ``hybrid.memetic_every`` generations.
+    """
+
+    def __init__(
+        self,
+        level: Level,
+        config: Config,
+        evaluator: Evaluator,
+        *,
+        seed: int | None = None,
+        initial_genomes: Sequence[Sequence[int]] = (),
+        improve: Improver | None = None,
+        on_generation: GenerationCallback | None = None,
+        on_checkpoint: CheckpointCallback | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        resume_state: dict[str, Any] | None = None,
+    ) -> None:
+        self.level = level
+        self.config = config
+        self.ga = config.ga
+        self.evaluator = evaluator
+        self.encoding = config.ga.encoding
+        self.gene_range = gene_range(self.encoding)
+        self.initial_genomes = [list(g) for g in initial_genomes]
+        self.improve = improve
+        self.on_generation = on_generation
+        self.on_checkpoint = on_checkpoint
+        self.should_stop = should_stop
+        self.cache = FitnessCache(config.fitness.cache_size)
+        self.identity = (
+            (lambda individual: individual.evaluation.state_hash)
+            if config.fitness.eliminate_duplicates
+            else None
+        )
+        self.hall_of_fame = tools.HallOfFame(config.ga.hall_of_fame)
+        self.statistics = tools.Statistics(key=lambda individual: individual.fitness.values[1])
+        self.statistics.register("min", np.min)
+        self.statistics.register("mean", np.mean)
+        self.statistics.register("std", np.std)
+        self.logbook = tools.Logbook()
+        self.population: list = []
+        self.generation = 0
+        self.evaluations = 0
+        self.restarts = 0
+        self.stagnant = 0
+        self.best_values: tuple[float, ...] | None = None
+        self._seconds_before = 0.0
+        self._started = time.perf_counter()
+        if resume_state is not None:
+            self._restore(Checkpoint.from_dict(resume_state))
+            self._resumed = True
+        else:
+            self.rng = random.Random(config.run.seed if seed is None else seed)
+            self._resumed = False
+        self.toolbox = self._toolbox()
+
+    # ---- set-up ---------------------------------------------------------------------------------
+    def _toolbox(self) -> base.Toolbox:
+        ga, rng = self.ga, self.rng
+        toolbox = base.Toolbox()
+        toolbox.register("clone", _clone)
+        toolbox.register(
+            "mutate",
+            operators.mutate,
+            rng=rng,
+            config=ga.mutation,
+            gene_range=self.gene_range,
+            min_length=ga.min_length,
+            max_length=ga.max_length,
+            tail_length=ga.initial_length,
+        )
+        toolbox.register(
+            "grow", operators.grow, rng=rng, gene_range=self.gene_range,
+            under=ga.grow_while_under, by=ga.grow_by, max_length=ga.max_length,
+        )
+        kind = ga.crossover.kind
+        if kind == "block":
+            toolbox.register("mate", operators.cx_block, rng=rng, block_size=ga.crossover.block_size)
+        elif kind == "one_point":
+            toolbox.register("mate", operators.cx_one_point, rng=rng)
+        elif kind == "two_point":
+            toolbox.register("mate", operators.cx_two_point, rng=rng)
+        else:
+            toolbox.register(
+                "mate", operators.cx_messy, rng=rng, min_length=ga.min_length,
+                max_length=ga.max_length,
+            )
+        name = ga.selection
+        if name == "tournament":
+            toolbox.register("select", selection.sel_tournament, rng=rng, size=ga.tournament_size)
+        elif name == "truncation":
+            toolbox.register("select", selection.sel_truncation, rng=rng, fraction=ga.truncation)
+        elif name == "nsga2":
+            toolbox.register("select", selection.sel_pareto_tournament, rng=rng, size=ga.tournament_size)
+        else:
+            toolbox.register("select", selection.sel_random, rng=rng)
+        return toolbox
+
+    def _restore(self, checkpoint: Checkpoint) -> None:
+        if checkpoint.encoding != self.encoding:
+            raise EvosokoError(
+                f"the checkpoint uses {checkpoint.encoding} genomes; the configuration {self.encoding}"
+            )
+        if checkpoint.level != self.level.name:
+            raise EvosokoError(
+                f"the checkpoint is of level {checkpoint.level!r}, not {self.level.name!r}"
+            )
+        self.rng = restored_rng(checkpoint.rng_state)
+        self.generation = checkpoint.generation
+        self.evaluations = checkpoint.evaluations
+        self._seconds_before = checkpoint.seconds
+        self.restarts = checkpoint.restarts
+        self.stagnant = checkpoint.stagnant
+        self.best_values = None if checkpoint.best_values is None else tuple(checkpoint.best_values)
+        self.population = [self._individual(m.genes, m.evaluation) for m in checkpoint.population]
+        items = [self._individual(m.genes, m.evaluation) for m in checkpoint.hall_of_fame]
+        self.hall_of_fame.items = items
+        self.hall_of_fame.keys = [item.fitness for item in reversed(items)]
+
+    def _individual(self, genes: Sequence[int], evaluation: Evaluation | None = None):
+        individual = creator.EvosokoGenome(genes)
+        if evaluation is not None:
+            self._assign(individual, evaluation)
+        return individual
+
+    def _assign(self, individual, evaluation: Evaluation) -> None:
+        individual.evaluation = evaluation
+        individual.fitness.values = evaluation.fitness_values(self.config.fitness.length_objective)
+
+    # ---- the loop -------------------------------------------------------------------------------
+    @property
+    def seconds(self) -> float:
+        """Wall-clock seconds spent on this level, across resumes."""
+        return self._seconds_before + time.perf_counter() - self._started
+
+    def run(self) -> LevelOutcome:
+        """Evolve until solved, out of budget or stopped; return the outcome."""
+        if not self._resumed:
+            self.population = self._new_population(self.initial_genomes)
+            self._after_generation()
+        while True:
+            reason = self._stop_reason()
+            if reason is not None:
+                break
+            if self.should_stop is not None and self.should_stop():
+                reason = "interrupted"
+                self._checkpoint()
+                break
+            self._generation()
+        log.info(
+            "level %s: %s after %d generations, %d evaluations",
+            self.level.name, reason, self.generation, self.evaluations,
+        )
+        return self._outcome(reason)
+
+    def _generation(self) -> None:
+        ga = self.ga
+        self.generation += 1
+        parents = self.toolbox.select(self.population, ga.offspring)
+        offspring = self._vary(parents)
+        self._evaluate(offspring)
+        self.population = self._survivors(offspring)
+        if self.improve is not None and self.config.hybrid.memetic_every and (
+            self.generation % self.config.hybrid.memetic_every == 0
+        ):
+            self._memetic_step()
+        if ga.stagnation_restart is not None and self.stagnant >= ga.stagnation_restart:
+            log.info("level %s: restart after %d stagnant generations", self.level.name, self.stagnant)
+            self.restarts += 1
+            self.stagnant = 0
+            self.population = self._new_population(())
+        self._after_generation()
+        every = self.config.output.checkpoint_every
+        if every and self.generation % every == 0:
+            self._checkpoint()
+
+    def _new_population(self, seeds: Sequence[Sequence[int]]) -> list:
+        ga = self.ga
+        genomes = [list(g)[: ga.max_length] for g in seeds if len(g) >= ga.min_length][: ga.population]
+        while len(genomes) < ga.population:
+            genomes.append(random_genes(self.rng, ga.initial_length, self.encoding))
+        population = [self._individual(g) for g in genomes]
+        self._evaluate(population)
+        return population
+
+    def _vary(self, parents: Sequence) -> list:
+        """Clone the parents, then cross pairs and mutate (DEAP's varAnd, with our rng)."""
+        ga, rng, toolbox = self.ga, self.rng, self.toolbox
+        offspring = [toolbox.clone(p) for p in parents]
+        for i in range(1, len(offspring), 2):
+            if rng.random() < ga.crossover.probability:
+                toolbox.mate(offspring[i - 1], offspring[i])
+                _invalidate(offspring[i - 1])
+                _invalidate(offspring[i])
+        for child in offspring:
+            if rng.random() < ga.mutation.probability:
+                toolbox.mutate(child)
+                _invalidate(child)
+            if ga.grow_while_under and len(child) < ga.grow_while_under:
+                toolbox.grow(child)
+                _invalidate(child)
+        return offspring
+
+    def _evaluate(self, individuals: Sequence) -> None:
+        """Give every individual without a valid fitness one (cache first, then the evaluator)."""
+        todo = [ind for ind in individuals if not ind.fitness.valid]
+        keys = [tuple(ind) for ind in todo]
+        missing: dict[tuple[int, ...], Evaluation | None] = {}
+        found: list[Evaluation | None] = []
+        for key in keys:
+            cached = self.cache.get(key)
+            found.append(cached)
+            if cached is None:
+                missing[key] = None
+        if missing:
+            genomes = list(missing)
+            for key, evaluation in zip(genomes, self.evaluator.map(genomes)):
+                missing[key] = evaluation
+                self.cache.put(key, evaluation)
+        trim = self.config.fitness.trim_to_best
+        for individual, key, cached in zip(todo, keys, found):
+            evaluation = cached if cached is not None else missing[key]
+            if (trim or evaluation.solved) and evaluation.keep < len(individual):
+                del individual[max(evaluation.keep, self.ga.min_length) :]
+                self.cache.put(tuple(individual), evaluation)
+            self._assign(individual, evaluation)
+        self.evaluations += len(todo)
+
+    def _survivors(self, offspring: list) -> list:
+        ga, identity = self.ga, self.identity
+        name = ga.selection
+        if name == "mu_plus_lambda":
+            return selection.best_distinct(self.population + offspring, ga.population, identity)
+        if name == "nsga2":
+            return selection.sel_nsga2(self.population + offspring, ga.population, identity)
+        kept_count = ga.elitism
+        if name == "truncation":
+            kept_count = max(ga.elitism, round(ga.truncation * ga.population))
+        kept_count = min(kept_count, ga.population)
+        kept = selection.best_distinct(self.population, kept_count, identity)
+        taken = {identity(ind) for ind in kept} if identity else set()
+        children = selection.best_distinct(offspring, ga.population - len(kept), identity, taken)
+        chosen = kept + children
+        if len(chosen) < ga.population:  # too few children: fill with the best of the rest
+            chosen_ids = {id(ind) for ind in chosen}
+            others = [ind for ind in self.population if id(ind) not in chosen_ids]
+            chosen += selection.best_distinct(others, ga.population - len(chosen), identity)
+        return chosen
+
+    def _memetic_step(self) -> None:
+        best = selection.sel_best(self.population, 1)[0]
+        improved = self.improve(list(best)) if self.improve else None
+        if not improved or list(improved) == list(best):
+            return
+        candidate = self._individual(improved[: self.ga.max_length])
+        self._evaluate([candidate])
+        if candidate.fitness > best.fitness:
+            index = next(i for i, ind in enumerate(self.population) if ind is best)
+            self.population[index] = candidate
+            log.debug("level %s: memetic step improved the best individual", self.level.name)
+
+    def _after_generation(self) -> None:
+        self.hall_of_fame.update(self.population)
+        best = self.hall_of_fame[0]
+        if self.best_values is None or best.fitness.wvalues > _weighted(self.best_values):
+            self.best_values = best.fitness.values
+            self.stagnant = 0
+        else:
+            self.stagnant += 1
+        record = self.statistics.compile(self.population)
+        current = selection.sel_best(self.population, 1)[0]
+        stats = GenerationStats(
+            generation=self.generation,
+            evaluations=self.evaluations,
+            best_distance=float(record["min"]),
+            mean_distance=float(record["mean"]),
+            std_distance=float(record["std"]),
+            best_length=len(current),
+            solved=bool(best.evaluation.solved),
+            diversity=len({ind.evaluation.state_hash for ind in self.population}) / len(self.population),
+            restarts=self.restarts,
+            cache_hits=self.cache.hits,
+            seconds=self.seconds,
+        )
+        self.logbook.record(**stats.as_dict())
+        if self.on_generation is not None:
+            self.on_generation(stats)
+
+    def _stop_reason(self) -> str | None:
+        budget = self.config.run.budget
+        if self.hall_of_fame[0].evaluation.solved:
+            return "solved"
+        if budget.generations is not None and self.generation >= budget.generations:
+            return "generations"
+        if budget.evaluations is not None and self.evaluations >= budget.evaluations:
+            return "evaluations"
+        if budget.seconds is not None and self.seconds >= budget.seconds:
+            return "seconds"
+        return None
+
+    # ---- results --------------------------------------------------------------------------------
+    def checkpoint(self) -> dict[str, Any]:
+        """The engine's state as JSON-able plain data (see :mod:`evosoko.evolve.checkpoint`)."""
+        return Checkpoint(
+            level=self.level.name,
+            encoding=self.encoding,
+            generation=self.generation,
+            evaluations=self.evaluations,
+            seconds=self.seconds,
+            restarts=self.restarts,
+            stagnant=self.stagnant,
+            best_values=None if self.best_values is None else list(self.best_values),
+            rng_state=self.rng.getstate(),
+            population=[Member(list(ind), ind.evaluation) for ind in self.population],
+            hall_of_fame=[Member(list(ind), ind.evaluation) for ind in self.hall_of_fame],
+        ).to_dict()
+
+    def _checkpoint(self) -> None:
+        if self.on_checkpoint is not None:
+            self.on_checkpoint(self.checkpoint())
+
+    def _outcome(self, reason: str) -> LevelOutcome:
+        best = self.hall_of_fame[0]
+        fitness = self.config.fitness
+        decoded = decode(
+            self.level, self.encoding, list(best),
+            objective=fitness.objective, stop_on_deadlock=fitness.stop_on_deadlock,
+        )
+        solution = moves = pushes = None
+        if best.evaluation.solved:
+            verification = verify_solution(self.level, decoded.lurd)
+            if not (verification.valid and verification.solved):
+                raise RuntimeError(
+                    f"level {self.level.name}: the solving genome decodes to an invalid solution "
+                    f"({verification.error or 'not solved'})"
+                )
+            solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
+        return LevelOutcome(
+            level=self.level.name,
+            solved=solution is not None,
+            generations=self.generation,
+            evaluations=self.evaluations,
+            seconds=self.seconds,
+            stop_reason=reason,
+            solution_lurd=solution,
+            moves=moves,
+            pushes=pushes,
+            best_fitness=tuple(best.fitness.values),
+            best_genes=list(best),
+            best_lurd=decoded.lurd,
+            restarts=self.restarts,
+            hall_of_fame=[
+                HallOfFameEntry(list(ind), ind.evaluation.solved, ind.evaluation.distance, ind.evaluation.length)
+                for ind in self.hall_of_fame
+            ],
+        )
+
+
+def _clone(individual):
+    """A fast copy of an individual: genes, fitness and evaluation (no deepcopy)."""
+    twin = creator.EvosokoGenome(individual)
+    if individual.fitness.valid:
+        twin.fitness.values = individual.fitness.values
+    twin.evaluation = individual.evaluation
+    return twin
+
+
+def _invalidate(individual) -> None:
+    if individual.fitness.valid:
+        del individual.fitness.values
+    individual.evaluation = None
+
+
+def _weighted(values: Sequence[float]) -> tuple[float, ...]:
+    return tuple(v * w for v, w in zip(values, FITNESS_WEIGHTS))
+
+
+def evolve_level(
+    level: Level,
+    config: Config,
+    *,
+    evaluator: Evaluator,
+    seed: int | None = None,
+    on_generation: GenerationCallback | None = None,
+    on_checkpoint: CheckpointCallback | None = None,
+    resume_state: dict[str, Any] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> LevelOutcome:
+    """Evolve genomes for ``level`` as ``config`` says; the runner's entry point.
+
+    ``evaluator``: from :func:`evosoko.evolve.evaluation.make_evaluator` for this level.
+    ``seed``: the seed of this level's generator (default ``config.run.seed``).
+    ``on_generation(stats)``: called after every generation (and for the start, generation 0).
+    ``on_checkpoint(data)``: receives JSON-able plain data every ``output.checkpoint_every``
+    generations and when stopped by ``should_stop``; pass it back as ``resume_state`` to
+    continue exactly where it was taken. With ``hybrid.enabled`` the first population is
+    seeded by a bounded search (not when resuming).
+    """
+    initial: list[list[int]] = []
+    improve = None
+    if config.hybrid.enabled:
+        from evosoko.evolve.hybrid import memetic_improver, search_seeds
+
+        if resume_state is None:
+            initial = search_seeds(level, config)
+        if config.hybrid.memetic_every:
+            improve = memetic_improver(level, config)
+    engine = Engine(
+        level,
+        config,
+        evaluator,
+        seed=seed,
+        initial_genomes=initial,
+        improve=improve,
+        on_generation=on_generation,
+        on_checkpoint=on_checkpoint,
+        should_stop=should_stop,
+        resume_state=resume_state,
+    )
+    return engine.run()

@@ -1,0 +1,272 @@
+"""Evaluation backends: one ``map(genomes) -> list[Evaluation]`` in this process or in a pool.
+
+``make_evaluator(level, parallel, encoding, fitness)`` is a context manager that yields an
+:class:`Evaluator`. The ``processes`` backend starts a ``ProcessPoolExecutor`` whose workers
+receive the level once, as plain data (its XSB rows and title), through the pool initializer,
+then batches of plain gene tuples; they return :class:`Evaluation` tuples. Results are
+identical to the ``serial`` backend and come back in order.
+
+A worker that dies (the pool raises ``BrokenProcessPool``) is replaced: the pool is recreated
+and the batches that did not finish are submitted again, up to ``MAX_POOL_RESTARTS`` times per
+call. Log records of workers reach the parent's handlers through ``multiprocessing_logging``
+when the start method is fork, through a ``QueueHandler``/``QueueListener`` pair otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from typing import Protocol
+
+from evosoko.config import FitnessConfig, ParallelConfig
+from evosoko.evolve.fitness import Evaluation, FitnessFunction
+from evosoko.sokoban.level import Level
+
+log = logging.getLogger(__name__)
+
+MAX_POOL_RESTARTS = 3
+"""How often one ``map`` call may recreate a broken pool before giving up."""
+
+
+class Evaluator(Protocol):
+    """Anything that scores genomes of one level; the engine only needs ``map``."""
+
+    def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
+        """The evaluation of each genome, in order."""
+        ...
+
+
+class SerialEvaluator:
+    """Evaluates in this process, in batches of ``batch_size``."""
+
+    def __init__(self, level: Level, encoding: str, fitness: FitnessConfig, batch_size: int = 256):
+        self.fitness_function = FitnessFunction(level, encoding, fitness)
+        self.batch_size = batch_size
+
+    def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
+        """The evaluation of each genome, in order."""
+        results: list[Evaluation] = []
+        for start in range(0, len(genomes), self.batch_size):
+            results.extend(self.fitness_function(genomes[start : start + self.batch_size]))
+        return results
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+# ---- worker side --------------------------------------------------------------------------------
+_worker_fitness: FitnessFunction | None = None
+_worker_crash_marker: str | None = None
+
+
+def _init_worker(
+    rows: list[str],
+    title: str | None,
+    encoding: str,
+    fitness: dict,
+    log_queue,
+    crash_marker: str | None,
+) -> None:
+    """Pool initializer: rebuild the level from plain data and set up logging."""
+    global _worker_fitness, _worker_crash_marker
+    if log_queue is not None:
+        root = logging.getLogger()
+        root.handlers[:] = [logging.handlers.QueueHandler(log_queue)]
+        root.setLevel(logging.DEBUG)
+    from evosoko.sokoban.build import level_from_rows
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        level = level_from_rows(rows, title=title)
+    _worker_fitness = FitnessFunction(level, encoding, FitnessConfig(**fitness))
+    _worker_crash_marker = crash_marker
+    log.debug("evaluation worker %d ready for level %s", os.getpid(), level.name)
+
+
+def _evaluate_batch(genomes: list[tuple[int, ...]]) -> list[tuple]:
+    """Worker task: evaluate one batch; returns plain tuples."""
+    if _worker_crash_marker is not None:
+        try:
+            os.remove(_worker_crash_marker)
+        except FileNotFoundError:
+            pass
+        else:  # test hook: this worker dies in the middle of a batch
+            log.warning("evaluation worker %d dies on purpose (test hook)", os.getpid())
+            os._exit(1)
+    assert _worker_fitness is not None, "worker used before its initializer ran"
+    return [tuple(e) for e in _worker_fitness(genomes)]
+
+
+# ---- parent side --------------------------------------------------------------------------------
+class ProcessEvaluator:
+    """Evaluates in a pool of worker processes; the pool is replaced when a worker dies."""
+
+    def __init__(
+        self,
+        level: Level,
+        encoding: str,
+        fitness: FitnessConfig,
+        workers: int,
+        batch_size: int,
+        *,
+        crash_marker: str | None = None,
+    ) -> None:
+        self.level = level
+        self.workers = workers
+        self.batch_size = batch_size
+        self.pool_restarts = 0
+        self._context = multiprocessing.get_context()
+        self._log_setup = _WorkerLogging(self._context.get_start_method())
+        self._initargs = (
+            level.rows(),
+            level.title,
+            encoding,
+            fitness.model_dump(),
+            self._log_setup.queue,
+            crash_marker,
+        )
+        self._check_level_rebuilds(level)
+        self._pool = self._new_pool()
+
+    def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
+        """The evaluation of each genome, in order; survives a worker's death."""
+        batches = [
+            [tuple(int(g) for g in genome) for genome in genomes[start : start + self.batch_size]]
+            for start in range(0, len(genomes), self.batch_size)
+        ]
+        results: list[list[tuple] | None] = [None] * len(batches)
+        for attempt in range(MAX_POOL_RESTARTS + 1):
+            pending = [i for i, r in enumerate(results) if r is None]
+            if not pending:
+                break
+            futures: dict[int, Future] = {i: self._pool.submit(_evaluate_batch, batches[i]) for i in pending}
+            broken = False
+            for index, future in futures.items():
+                try:
+                    results[index] = future.result()
+                except BrokenProcessPool:
+                    broken = True
+            if not broken:
+                break
+            if attempt == MAX_POOL_RESTARTS:
+                raise RuntimeError(
+                    f"evaluation workers died {MAX_POOL_RESTARTS + 1} times in one generation"
+                )
+            unfinished = sum(r is None for r in results)
+            log.warning(
+                "an evaluation worker died; restarting the pool and re-running %d batch(es)",
+                unfinished,
+            )
+            self.pool_restarts += 1
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = self._new_pool()
+        return [Evaluation(*row) for batch in results for row in batch]  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        """Shut the pool down and stop forwarding worker logs."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._log_setup.close()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=self._context,
+            initializer=_init_worker,
+            initargs=self._initargs,
+        )
+
+    @staticmethod
+    def _check_level_rebuilds(level: Level) -> None:
+        """Workers rebuild the level from its rows: make sure cell indices are unchanged."""
+        from evosoko.sokoban.build import level_from_rows
+
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rebuilt = level_from_rows(level.rows(), title=level.title)
+        if (rebuilt.width, rebuilt.height, rebuilt.start) != (level.width, level.height, level.start):
+            raise ValueError(f"level {level.name} does not survive a round trip through its rows")
+
+
+class _WorkerLogging:
+    """Routes worker log records to the parent's handlers for the pool's start method."""
+
+    def __init__(self, start_method: str) -> None:
+        self.queue = None
+        self._listener: logging.handlers.QueueListener | None = None
+        self._wrapped = False
+        root = logging.getLogger()
+        if start_method == "fork":
+            import multiprocessing_logging
+
+            unwrapped = [
+                h for h in root.handlers
+                if not isinstance(h, multiprocessing_logging.MultiProcessingHandler)
+            ]
+            if unwrapped:
+                for index, handler in enumerate(unwrapped):
+                    root.removeHandler(handler)
+                    root.addHandler(
+                        multiprocessing_logging.MultiProcessingHandler(f"mp-handler-{index}", handler)
+                    )
+                self._wrapped = True
+        else:
+            self.queue = multiprocessing.get_context(start_method).Queue(-1)
+            self._listener = logging.handlers.QueueListener(
+                self.queue, *root.handlers, respect_handler_level=True
+            )
+            self._listener.start()
+
+    def close(self) -> None:
+        if self._listener is not None:
+            self._listener.stop()
+        if self._wrapped:
+            import multiprocessing_logging
+
+            root = logging.getLogger()
+            for handler in list(root.handlers):
+                if isinstance(handler, multiprocessing_logging.MultiProcessingHandler):
+                    root.removeHandler(handler)
+                    # Stop its receiving thread (draining the queue) without closing the
+                    # wrapped handler, which goes back in place.
+                    handler._is_closed = True
+                    handler._receive_thread.join(5.0)
+                    root.addHandler(handler.sub_handler)
+
+
+@contextmanager
+def make_evaluator(
+    level: Level,
+    parallel: ParallelConfig,
+    encoding: str,
+    fitness: FitnessConfig,
+    *,
+    crash_marker: str | None = None,
+) -> Iterator[SerialEvaluator | ProcessEvaluator]:
+    """An evaluator for ``level`` on the configured backend, closed on exit.
+
+    ``crash_marker`` is a test hook: the first worker that finds this file deletes it and dies.
+    """
+    if parallel.backend == "serial":
+        evaluator: SerialEvaluator | ProcessEvaluator = SerialEvaluator(
+            level, encoding, fitness, parallel.batch_size
+        )
+    elif parallel.backend == "processes":
+        evaluator = ProcessEvaluator(
+            level, encoding, fitness, parallel.workers, parallel.batch_size, crash_marker=crash_marker
+        )
+    else:
+        raise ValueError(f"unknown evaluation backend {parallel.backend!r}")
+    try:
+        yield evaluator
+    finally:
+        evaluator.close()

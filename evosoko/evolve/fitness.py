@@ -1,0 +1,157 @@
+"""Fitness of genomes: solved first, then the distance objective, then the length.
+
+:class:`FitnessFunction` scores batches of plain gene tuples for one level and encoding; it is
+what every evaluation backend runs (in this process or in a worker). Each genome gets an
+:class:`Evaluation`, a plain named tuple that crosses process boundaries unchanged:
+
+- ``solved``; ``distance``: the objective at the genome's best point (with ``trim_to_best``) or
+  at its end, 0 when solved; ``length``: genes to the solution, or to the scored point (moves
+  for move genomes, pushes for push genomes);
+- ``keep``: the genes that matter (up to the solution or the scored point; the engine trims
+  the genome to them when ``trim_to_best`` is on); ``state_hash``: the Zobrist hash of the
+  position scored, for duplicate elimination.
+
+Move genomes choose their best point by the replay kernel's box-distance score (the sum of
+push distances to the nearest goals) and are scored there with the configured objective.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from evosoko.config import FitnessConfig
+from evosoko.evolve.move_replay import MoveScoring, score_prefixes
+from evosoko.evolve.push_replay import push_tables, replay_push_batch
+from evosoko.sokoban.kernels import replay_batch, replay_tables
+from evosoko.sokoban.level import Level
+
+FITNESS_WEIGHTS = (1.0, -1.0, -1.0)
+"""DEAP weights of the fitness values (solved, distance, length): compared lexicographically."""
+
+
+class Evaluation(NamedTuple):
+    """The outcome of scoring one genome (see the module docstring)."""
+
+    solved: bool
+    distance: int
+    length: int
+    keep: int
+    state_hash: int
+
+    def fitness_values(self, length_objective: bool = True) -> tuple[float, float, float]:
+        """The DEAP fitness values ``(solved, distance, length)`` (length 0 when not an objective)."""
+        return (
+            1.0 if self.solved else 0.0,
+            float(self.distance),
+            float(self.length) if length_objective else 0.0,
+        )
+
+
+class FitnessFunction:
+    """Scores batches of genomes of one level and encoding; deterministic."""
+
+    def __init__(self, level: Level, encoding: str, config: FitnessConfig) -> None:
+        if encoding not in ("moves", "pushes"):
+            raise ValueError(f"unknown encoding {encoding!r}")
+        self.level = level
+        self.encoding = encoding
+        self.config = config
+        if encoding == "moves":
+            self._tables = replay_tables(level)
+            self._scoring = MoveScoring(level)
+        else:
+            self._push_tables = push_tables(level)
+
+    def __call__(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
+        """The :class:`Evaluation` of each genome, in order."""
+        if not genomes:
+            return []
+        lengths = np.fromiter((len(g) for g in genomes), dtype=np.int32, count=len(genomes))
+        array = np.zeros((len(genomes), max(1, int(lengths.max()))), dtype=np.int32)
+        for row, genome in enumerate(genomes):
+            array[row, : len(genome)] = genome
+        if self.encoding == "moves":
+            return self._moves(array, lengths)
+        return self._pushes(array, lengths)
+
+    def _moves(self, genomes: np.ndarray, lengths: np.ndarray) -> list[Evaluation]:
+        config = self.config
+        genomes = genomes.astype(np.int8)
+        result = replay_batch(self._tables, genomes, lengths, stop_on_deadlock=config.stop_on_deadlock)
+        scored_at = np.where(
+            result.solved,
+            result.solved_at,
+            result.best_prefix if config.trim_to_best else result.steps,
+        ).astype(np.int32)
+        keep = np.where(result.solved | config.trim_to_best, scored_at, lengths)
+        distance, hashes = score_prefixes(
+            self._tables, self._scoring, genomes, scored_at, config.objective
+        )
+        rows = zip(result.solved.tolist(), distance.tolist(), keep.tolist(), hashes.tolist())
+        return [
+            Evaluation(bool(solved), 0 if solved else int(d), int(k), int(k), int(h))
+            for solved, d, k, h in rows
+        ]
+
+    def _pushes(self, genomes: np.ndarray, lengths: np.ndarray) -> list[Evaluation]:
+        config = self.config
+        result = replay_push_batch(
+            self._push_tables, genomes, lengths, config.objective, config.stop_on_deadlock
+        )
+        evaluations = []
+        for i in range(len(lengths)):
+            if result.solved[i]:
+                at = int(result.solved_at[i])
+                evaluations.append(Evaluation(True, 0, at, at, int(result.best_hash[i])))
+            elif config.trim_to_best:
+                at = int(result.best_prefix[i])
+                evaluations.append(
+                    Evaluation(False, int(result.best_distance[i]), at, at, int(result.best_hash[i]))
+                )
+            else:
+                evaluations.append(
+                    Evaluation(
+                        False,
+                        int(result.final_distance[i]),
+                        int(lengths[i]),
+                        int(lengths[i]),
+                        int(result.final_hash[i]),
+                    )
+                )
+        return evaluations
+
+
+class FitnessCache:
+    """A bounded least-recently-used map from gene tuples to their :class:`Evaluation`."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[tuple[int, ...], Evaluation] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, genes: tuple[int, ...]) -> Evaluation | None:
+        """The cached evaluation of ``genes``, or None."""
+        found = self._entries.get(genes)
+        if found is None:
+            self.misses += 1
+            return None
+        self._entries.move_to_end(genes)
+        self.hits += 1
+        return found
+
+    def put(self, genes: tuple[int, ...], evaluation: Evaluation) -> None:
+        """Remember ``evaluation`` for ``genes`` (forgetting the oldest entry when full)."""
+        if self.size <= 0:
+            return
+        self._entries[genes] = evaluation
+        self._entries.move_to_end(genes)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -1,0 +1,113 @@
+"""The two genome encodings and their translation to and from LURD.
+
+- ``moves``: each gene is a direction ``0..3`` = ``u d l r``; a move into a wall or a blocked
+  box is skipped; replay stops when the level is solved.
+- ``pushes``: each gene is an integer ``0..PUSH_GENE_RANGE-1`` that chooses among the candidate
+  pushes of the current position (:mod:`evosoko.evolve.push_replay`); the player walks to the
+  chosen push by a shortest path.
+
+A genome is a plain list (or tuple) of ints; DEAP individuals are lists too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from evosoko.evolve.push_replay import (
+    PUSH_GENE_RANGE,
+    genes_for_pushes,
+    push_choices,
+    push_tables,
+)
+from evosoko.sokoban.level import DIRECTIONS, Level, State
+from evosoko.sokoban.rules import Board
+from evosoko.sokoban.solutions import parse_lurd
+
+ENCODINGS = ("moves", "pushes")
+
+
+def gene_range(encoding: str) -> int:
+    """Genes of ``encoding`` are drawn from ``0..gene_range-1``."""
+    if encoding == "moves":
+        return len(DIRECTIONS)
+    if encoding == "pushes":
+        return PUSH_GENE_RANGE
+    raise ValueError(f"unknown encoding {encoding!r}; expected one of {ENCODINGS}")
+
+
+def random_genes(rng: random.Random, count: int, encoding: str) -> list[int]:
+    """``count`` uniformly random genes of ``encoding``."""
+    top = gene_range(encoding) - 1
+    return [rng.randint(0, top) for _ in range(count)]
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """What a genome does when played: its LURD and what it achieves."""
+
+    lurd: str
+    moves: int
+    pushes: int
+    solved: bool
+    final: State
+
+
+def decode(
+    level: Level,
+    encoding: str,
+    genome: Sequence[int],
+    *,
+    objective: str = "matching",
+    stop_on_deadlock: bool = True,
+) -> Decoded:
+    """Play ``genome`` from the start of ``level`` and return the LURD of the steps it takes.
+
+    For push genomes ``objective`` and ``stop_on_deadlock`` must be those used in evaluation
+    (they decide where replay stops). A move genome stops when solved; a push genome also when
+    no candidate push is left.
+    """
+    board = Board(level)
+    letters: list[str] = []
+    if encoding == "moves":
+        for gene in genome:
+            if board.is_solved():
+                break
+            if board.step(int(gene)):
+                letter = DIRECTIONS[int(gene)]
+                letters.append(letter.upper() if board.history[-1].pushed else letter)
+    elif encoding == "pushes":
+        tables = push_tables(level)
+        for box, direction in push_choices(tables, genome, objective, stop_on_deadlock):
+            letters.append(board.push(box, direction))
+    else:
+        gene_range(encoding)  # raises for an unknown encoding
+    lurd = "".join(letters)
+    pushes = sum(1 for letter in lurd if letter.isupper())
+    return Decoded(lurd, len(lurd), pushes, board.is_solved(), board.state())
+
+
+def genes_from_lurd(
+    level: Level, encoding: str, lurd: str, start: State | None = None
+) -> list[int]:
+    """Genes that replay ``lurd`` from ``start`` (default: the level's start).
+
+    Move genes are the letters themselves. Push genes choose the pushes of ``lurd`` in turn; they
+    stop before a push that is not a candidate (it would deadlock), and walks between pushes are
+    left to the encoding's shortest paths. Raises ``ValueError`` for an illegal step.
+    """
+    steps = parse_lurd(lurd)
+    if encoding == "moves":
+        return [DIRECTIONS.index(letter.lower()) for letter in steps]
+    board = Board(level, start)
+    pushes: list[tuple[int, int]] = []
+    for number, letter in enumerate(steps, start=1):
+        direction = DIRECTIONS.index(letter.lower())
+        box = board.player + level.deltas[direction]
+        if not board.step(direction):
+            raise ValueError(f"step {number} {letter!r} of the path is illegal")
+        if board.history[-1].pushed:
+            pushes.append((box, direction))
+    gene_range(encoding)
+    return genes_for_pushes(push_tables(level, start), pushes)

@@ -1,0 +1,187 @@
+"""Variable-length mutation and crossover of genomes, with an explicit random generator.
+
+Every operator follows DEAP's contract: it modifies its genome(s) in place (by slice
+assignment, so DEAP individuals keep their class) and returns them in a tuple. Each takes the
+run's ``random.Random`` as ``rng`` (never the global ``random`` module) and keeps genome
+lengths within ``[min_length, max_length]`` when its inputs are within them. Operators do not
+touch fitness; the engine invalidates it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import MutableSequence
+
+from evosoko.config import MutationConfig
+
+Genome = MutableSequence[int]
+
+
+# ---- mutation ---------------------------------------------------------------------------------
+def mut_replace(genome: Genome, rng: random.Random, rate: float, gene_range: int) -> tuple[Genome]:
+    """Replace each gene, with probability ``rate``, by a random gene (possibly the same)."""
+    top = gene_range - 1
+    for index in range(len(genome)):
+        if rng.random() < rate:
+            genome[index] = rng.randint(0, top)
+    return (genome,)
+
+
+def mut_insert(
+    genome: Genome, rng: random.Random, rate: float, gene_range: int, max_length: int
+) -> tuple[Genome]:
+    """Before each gene, with probability ``rate``, insert a random gene (up to ``max_length``)."""
+    top = gene_range - 1
+    result: list[int] = []
+    room = max_length - len(genome)
+    for gene in genome:
+        if room > 0 and rng.random() < rate:
+            result.append(rng.randint(0, top))
+            room -= 1
+        result.append(gene)
+    genome[:] = result
+    return (genome,)
+
+
+def mut_delete(genome: Genome, rng: random.Random, rate: float, min_length: int) -> tuple[Genome]:
+    """Delete each gene with probability ``rate``, never below ``min_length`` genes."""
+    surplus = len(genome) - min_length
+    result: list[int] = []
+    for gene in genome:
+        if surplus > 0 and rng.random() < rate:
+            surplus -= 1
+            continue
+        result.append(gene)
+    genome[:] = result
+    return (genome,)
+
+
+def mut_duplicate_block(
+    genome: Genome, rng: random.Random, max_block: int, max_length: int
+) -> tuple[Genome]:
+    """Repeat a random block of 1..``max_block`` genes right after itself (up to ``max_length``)."""
+    room = max_length - len(genome)
+    if not genome or room <= 0:
+        return (genome,)
+    size = rng.randint(1, min(max_block, len(genome), room))
+    start = rng.randint(0, len(genome) - size)
+    genome[start + size : start + size] = genome[start : start + size]
+    return (genome,)
+
+
+def mut_invert_block(genome: Genome, rng: random.Random, max_block: int) -> tuple[Genome]:
+    """Reverse a random block of 2..``max_block`` genes (nothing when shorter than 2)."""
+    if len(genome) < 2 or max_block < 2:
+        return (genome,)
+    size = rng.randint(2, min(max_block, len(genome)))
+    start = rng.randint(0, len(genome) - size)
+    genome[start : start + size] = genome[start : start + size][::-1]
+    return (genome,)
+
+
+def mut_regrow_tail(
+    genome: Genome,
+    rng: random.Random,
+    gene_range: int,
+    min_length: int,
+    max_length: int,
+    tail_length: int,
+) -> tuple[Genome]:
+    """Cut the genome in its second half and append 1..``tail_length`` random genes.
+
+    The cut keeps at least half of the genes (and ``min_length``); the result has at most
+    ``max_length`` genes.
+    """
+    length = len(genome)
+    cut = rng.randint(length // 2, length)
+    grown = rng.randint(1, max(1, tail_length))
+    new_length = min(max_length, max(min_length, cut + grown))
+    cut = min(cut, new_length)
+    top = gene_range - 1
+    genome[cut:] = [rng.randint(0, top) for _ in range(new_length - cut)]
+    return (genome,)
+
+
+def grow(
+    genome: Genome, rng: random.Random, gene_range: int, under: int, by: int, max_length: int
+) -> tuple[Genome]:
+    """Append ``by`` random genes when the genome is shorter than ``under`` (the source GA's)."""
+    if len(genome) < under:
+        top = gene_range - 1
+        genome.extend(rng.randint(0, top) for _ in range(min(by, max_length - len(genome))))
+    return (genome,)
+
+
+def mutate(
+    genome: Genome,
+    rng: random.Random,
+    config: MutationConfig,
+    gene_range: int,
+    min_length: int,
+    max_length: int,
+    tail_length: int,
+) -> tuple[Genome]:
+    """Apply every mutation of ``config`` in turn: tail regrowth, block duplication and
+    inversion (each with its probability), then per-gene deletion, insertion and replacement."""
+    if rng.random() < config.tail_regrowth:
+        mut_regrow_tail(genome, rng, gene_range, min_length, max_length, tail_length)
+    if rng.random() < config.duplication:
+        mut_duplicate_block(genome, rng, config.block_size, max_length)
+    if rng.random() < config.inversion:
+        mut_invert_block(genome, rng, config.block_size)
+    mut_delete(genome, rng, config.delete_rate, min_length)
+    mut_insert(genome, rng, config.insert_rate, gene_range, max_length)
+    mut_replace(genome, rng, config.replace_rate, gene_range)
+    return (genome,)
+
+
+# ---- crossover --------------------------------------------------------------------------------
+def cx_block(first: Genome, second: Genome, rng: random.Random, block_size: int) -> tuple[Genome, Genome]:
+    """Block crossover (the source GA's): each block of ``block_size`` genes of the common
+    length is swapped between the parents with probability 1/2; lengths do not change."""
+    common = min(len(first), len(second))
+    for start in range(0, common, block_size):
+        if rng.random() < 0.5:
+            end = min(start + block_size, common)
+            first[start:end], second[start:end] = second[start:end], first[start:end]
+    return first, second
+
+
+def cx_one_point(first: Genome, second: Genome, rng: random.Random) -> tuple[Genome, Genome]:
+    """Swap the tails after one cut point ``1..min length`` taken at the same index in both."""
+    common = min(len(first), len(second))
+    if common < 1:
+        return first, second
+    cut = rng.randint(1, common)
+    first[cut:], second[cut:] = second[cut:], first[cut:]
+    return first, second
+
+
+def cx_two_point(first: Genome, second: Genome, rng: random.Random) -> tuple[Genome, Genome]:
+    """Swap the genes between two cut points (the same in both parents); lengths do not change."""
+    common = min(len(first), len(second))
+    if common < 1:
+        return first, second
+    low, high = sorted(rng.sample(range(common + 1), 2))
+    first[low:high], second[low:high] = second[low:high], first[low:high]
+    return first, second
+
+
+def cx_messy(
+    first: Genome, second: Genome, rng: random.Random, min_length: int, max_length: int
+) -> tuple[Genome, Genome]:
+    """Messy one-point crossover: cut each parent at its own point and swap the tails.
+
+    The first cut is uniform over ``0..len(first)``; the second is uniform among the cuts that
+    keep both children within ``[min_length, max_length]`` (no change when there is none).
+    """
+    length_a, length_b = len(first), len(second)
+    cut_a = rng.randint(0, length_a)
+    # child a: cut_a + (length_b - cut_b); child b: cut_b + (length_a - cut_a)
+    low = max(0, cut_a + length_b - max_length, min_length - length_a + cut_a)
+    high = min(length_b, cut_a + length_b - min_length, max_length - length_a + cut_a)
+    if low > high:
+        return first, second
+    cut_b = rng.randint(low, high)
+    first[cut_a:], second[cut_b:] = second[cut_b:], first[cut_a:]
+    return first, second

@@ -1,0 +1,482 @@
+"""Replay of push genomes in numba kernels.
+
+A push genome is a sequence of non-negative integers. Replay starts from the level's start;
+at each step the *candidate pushes* of the current position are enumerated in canonical order
+(boxes by increasing cell, then directions ``u d l r``): a push is a candidate when the player
+can walk behind the box, the cell beyond is free floor, it is not a dead square, and the push
+does not freeze a box off its goal. Frozen boxes are found as a greatest fixpoint: start from
+every box and drop, until nothing changes, each box that is free along some axis (neither side
+a wall or a kept box, and not dead squares on both sides). The boxes left can never move, so a
+position with one of them off its goal is lost (the same judgement as
+:func:`evosoko.sokoban.deadlocks.is_freeze_deadlock`, computed without recursion so that it
+compiles and caches cleanly inside these kernels).
+Gene ``g`` chooses candidate ``g % count``; the player walks there by a shortest path (only
+when decoding to LURD) and pushes. Replay stops when the genes run out, the level is solved,
+no candidate is left, or (with ``stop_on_deadlock``) the boxes can no longer be matched to
+goals (the distance becomes ``UNREACHABLE``).
+
+Per genome the batch kernel reports: solved, pushes when solved, the *best point* (pushes
+after which the distance was lowest, earliest on ties; 0 = the start) and that distance, the
+distance and push count at the end, and the Zobrist hash (player normalized, as in
+:mod:`evosoko.sokoban.kernels`) at the best point and at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from evosoko.evolve.distances import distance_kernel, manhattan_to_nearest_goal, objective_code
+from evosoko.sokoban.kernels import replay_tables
+from evosoko.sokoban.level import UNREACHABLE, Level, State
+
+PUSH_GENE_RANGE = 720
+"""Push genes are drawn from ``0..PUSH_GENE_RANGE-1``; 720 is divisible by every count 1..10,
+so the choice ``gene % count`` of a random gene is uniform for the usual candidate counts."""
+
+
+@dataclass(frozen=True, eq=False)
+class PushTables:
+    """Flat per-level arrays read by the push kernels; build with :func:`push_tables`."""
+
+    deltas: np.ndarray  # int64[4]
+    floor: np.ndarray  # bool[cells]
+    blocked: np.ndarray  # bool[cells]: not floor
+    goals: np.ndarray  # bool[cells]
+    dead: np.ndarray  # bool[cells]: dead squares
+    push_distance: np.ndarray  # int64[goals, cells]
+    nearest: np.ndarray  # int64[cells]: push distance to the nearest goal
+    manhattan: np.ndarray  # int64[cells]: Manhattan distance to the nearest goal
+    zobrist_box: np.ndarray  # uint64[cells]
+    zobrist_player: np.ndarray  # uint64[cells]
+    start_player: int
+    start_boxes: np.ndarray  # int64[boxes], sorted
+
+
+def push_tables(level: Level, start: State | None = None) -> PushTables:
+    """The :class:`PushTables` of ``level``, replaying from ``start`` (default: the level's)."""
+    start = level.start if start is None else start
+    replay = replay_tables(level)
+    return PushTables(
+        deltas=np.array(level.deltas, dtype=np.int64),
+        floor=np.ascontiguousarray(level.floor, dtype=np.bool_),
+        blocked=~level.floor,
+        goals=np.ascontiguousarray(level.goals, dtype=np.bool_),
+        dead=np.ascontiguousarray(level.dead_squares, dtype=np.bool_),
+        push_distance=level.push_distance.astype(np.int64),
+        nearest=level.nearest_goal_distance.astype(np.int64),
+        manhattan=manhattan_to_nearest_goal(level),
+        zobrist_box=replay.zobrist_box,
+        zobrist_player=replay.zobrist_player,
+        start_player=int(start.player),
+        start_boxes=np.array(start.boxes, dtype=np.int64),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class PushReplay:
+    """Per-genome outcome of :func:`replay_push_batch` (arrays, one entry per genome)."""
+
+    solved: np.ndarray  # bool
+    solved_at: np.ndarray  # int32: pushes when solved, -1 otherwise
+    best_prefix: np.ndarray  # int32: genes (= pushes) at the lowest distance
+    best_distance: np.ndarray  # int64
+    best_hash: np.ndarray  # uint64: position at the best point
+    steps: np.ndarray  # int32: genes consumed (pushes made)
+    final_distance: np.ndarray  # int64
+    final_hash: np.ndarray  # uint64
+    deadlocked: np.ndarray  # bool: stopped because the boxes cannot be matched
+
+
+def replay_push_batch(
+    tables: PushTables,
+    genomes: np.ndarray,
+    lengths: np.ndarray,
+    objective: str = "matching",
+    stop_on_deadlock: bool = True,
+) -> PushReplay:
+    """Replay ``genomes[i, :lengths[i]]`` (int32[n, L], genes >= 0) for every i."""
+    genomes = np.ascontiguousarray(genomes, dtype=np.int32)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int32)
+    count = genomes.shape[0]
+    result = PushReplay(
+        solved=np.zeros(count, dtype=np.bool_),
+        solved_at=np.zeros(count, dtype=np.int32),
+        best_prefix=np.zeros(count, dtype=np.int32),
+        best_distance=np.zeros(count, dtype=np.int64),
+        best_hash=np.zeros(count, dtype=np.uint64),
+        steps=np.zeros(count, dtype=np.int32),
+        final_distance=np.zeros(count, dtype=np.int64),
+        final_hash=np.zeros(count, dtype=np.uint64),
+        deadlocked=np.zeros(count, dtype=np.bool_),
+    )
+    _replay_batch_kernel(
+        *_table_args(tables),
+        objective_code(objective),
+        bool(stop_on_deadlock),
+        genomes,
+        lengths,
+        result.solved,
+        result.solved_at,
+        result.best_prefix,
+        result.best_distance,
+        result.best_hash,
+        result.steps,
+        result.final_distance,
+        result.final_hash,
+        result.deadlocked,
+    )
+    return result
+
+
+def push_choices(
+    tables: PushTables, genome, objective: str = "matching", stop_on_deadlock: bool = True
+) -> list[tuple[int, int]]:
+    """The ``(box cell, direction)`` pushes that ``genome`` makes, in order, as replay makes them."""
+    genes = np.ascontiguousarray(np.asarray(genome, dtype=np.int32).reshape(-1))
+    pushes = np.empty((len(genes), 2), dtype=np.int64)
+    made = _choices_kernel(
+        *_table_args(tables), objective_code(objective), bool(stop_on_deadlock), genes, pushes
+    )
+    return [(int(box), int(direction)) for box, direction in pushes[:made]]
+
+
+def genes_for_pushes(tables: PushTables, pushes) -> list[int]:
+    """Genes that make the given ``(box cell, direction)`` pushes from the tables' start.
+
+    Stops before the first push that is not a candidate where it is made (it is illegal, or it
+    deadlocks); the genes returned so far replay exactly those pushes.
+    """
+    wanted = np.asarray(list(pushes), dtype=np.int64).reshape(-1, 2)
+    genes = np.empty(len(wanted), dtype=np.int32)
+    made = _genes_kernel(*_table_args(tables), np.ascontiguousarray(wanted), genes)
+    return genes[:made].tolist()
+
+
+def candidate_pushes(tables: PushTables, player: int, boxes) -> list[tuple[int, int]]:
+    """The candidate pushes of a position, in the canonical order genes index them."""
+    cells = tables.floor.shape[0]
+    occupied = np.zeros(cells, dtype=np.bool_)
+    box_cells = np.array(sorted(boxes), dtype=np.int64)
+    occupied[box_cells] = True
+    mark = np.zeros(cells, dtype=np.int64)
+    stack = np.empty(cells, dtype=np.int64)
+    out_box = np.empty(4 * len(box_cells), dtype=np.int64)
+    out_direction = np.empty(4 * len(box_cells), dtype=np.int64)
+    _reach(occupied, tables.floor, tables.deltas, int(player), mark, 1, stack)
+    count = _enumerate_pushes(
+        occupied, tables.floor, tables.blocked, tables.dead, tables.goals, tables.deltas,
+        box_cells, mark, 1, out_box, out_direction, np.zeros(cells, dtype=np.bool_),
+    )
+    return [(int(out_box[i]), int(out_direction[i])) for i in range(count)]
+
+
+def _table_args(tables: PushTables) -> tuple:
+    return (
+        tables.deltas,
+        tables.floor,
+        tables.blocked,
+        tables.goals,
+        tables.dead,
+        tables.push_distance,
+        tables.nearest,
+        tables.manhattan,
+        tables.zobrist_box,
+        tables.zobrist_player,
+        tables.start_player,
+        tables.start_boxes,
+    )
+
+
+# ---- compiled kernels ---------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _reach(occupied, floor, deltas, player, mark, stamp, stack):  # pragma: no cover - compiled
+    """Mark (with ``stamp``) the cells the player reaches; returns the smallest of them."""
+    mark[player] = stamp
+    stack[0] = player
+    top = 1
+    smallest = player
+    while top > 0:
+        top -= 1
+        cell = stack[top]
+        if cell < smallest:
+            smallest = cell
+        for k in range(4):
+            neighbour = cell + deltas[k]
+            if floor[neighbour] and not occupied[neighbour] and mark[neighbour] != stamp:
+                mark[neighbour] = stamp
+                stack[top] = neighbour
+                top += 1
+    return smallest
+
+
+@numba.njit(cache=True)
+def _may_freeze(occupied, floor, dead, deltas, cell):  # pragma: no cover - compiled
+    """Cheap filter: False when a box on ``cell`` can certainly still move along some axis."""
+    for axis in range(2):
+        a = cell + deltas[2 * axis]
+        b = cell + deltas[2 * axis + 1]
+        if floor[a] and floor[b] and not occupied[a] and not occupied[b] and not (dead[a] and dead[b]):
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _frozen_off_goal(
+    occupied, blocked, dead, goals, deltas, boxes, moved_from, moved_to, frozen
+):  # pragma: no cover - compiled
+    """Whether some box is frozen off its goal (``boxes`` with ``moved_from`` now at ``moved_to``).
+
+    ``frozen`` is a scratch bool[cells], all False on entry and on return.
+    """
+    n = boxes.shape[0]
+    for k in range(n):
+        cell = moved_to if boxes[k] == moved_from else boxes[k]
+        frozen[cell] = True
+    changed = True
+    while changed:
+        changed = False
+        for k in range(n):
+            cell = moved_to if boxes[k] == moved_from else boxes[k]
+            if not frozen[cell]:
+                continue
+            for axis in range(2):
+                a = cell + deltas[2 * axis]
+                b = cell + deltas[2 * axis + 1]
+                if not (blocked[a] or blocked[b] or frozen[a] or frozen[b] or (dead[a] and dead[b])):
+                    frozen[cell] = False
+                    changed = True
+                    break
+    lost = False
+    for k in range(n):
+        cell = moved_to if boxes[k] == moved_from else boxes[k]
+        if frozen[cell] and not goals[cell]:
+            lost = True
+        frozen[cell] = False
+    return lost
+
+
+@numba.njit(cache=True)
+def _enumerate_pushes(
+    occupied, floor, blocked, dead, goals, deltas, boxes, mark, stamp, out_box, out_direction,
+    frozen,
+):  # pragma: no cover - compiled
+    """Write the candidate pushes (canonical order) of the marked position; returns their count.
+
+    ``boxes`` must be sorted; ``mark == stamp`` on the cells the player reaches; ``frozen`` is
+    scratch for :func:`_frozen_off_goal`.
+    """
+    count = 0
+    for i in range(boxes.shape[0]):
+        box = boxes[i]
+        for direction in range(4):
+            delta = deltas[direction]
+            target = box + delta
+            if mark[box - delta] != stamp or not floor[target] or occupied[target] or dead[target]:
+                continue
+            occupied[box] = False
+            occupied[target] = True
+            lost = False
+            if _may_freeze(occupied, floor, dead, deltas, target):
+                lost = _frozen_off_goal(occupied, blocked, dead, goals, deltas, boxes, box, target, frozen)
+            occupied[target] = False
+            occupied[box] = True
+            if lost:
+                continue
+            out_box[count] = box
+            out_direction[count] = direction
+            count += 1
+    return count
+
+
+@numba.njit(cache=True)
+def _move_box(boxes, source, target):  # pragma: no cover - compiled
+    """Replace ``source`` by ``target`` in the sorted array ``boxes``, keeping it sorted."""
+    n = boxes.shape[0]
+    i = 0
+    while boxes[i] != source:
+        i += 1
+    boxes[i] = target
+    while i > 0 and boxes[i - 1] > boxes[i]:
+        boxes[i - 1], boxes[i] = boxes[i], boxes[i - 1]
+        i -= 1
+    while i < n - 1 and boxes[i + 1] < boxes[i]:
+        boxes[i + 1], boxes[i] = boxes[i], boxes[i + 1]
+        i += 1
+
+
+@numba.njit(cache=True)
+def _replay_one(
+    deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+    zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genes, length,
+    occupied, boxes, mark, stack, out_box, out_direction, frozen, stamp, record,
+):  # pragma: no cover - compiled
+    """Replay one genome; ``record[j]`` receives push j as (box, direction) when it has rows.
+
+    Returns (solved, solved_at, best_prefix, best_distance, best_hash, steps, final_distance,
+    final_hash, deadlocked, next stamp).
+    """
+    box_count = start_boxes.shape[0]
+    occupied[:] = False
+    for k in range(box_count):
+        boxes[k] = start_boxes[k]
+        occupied[start_boxes[k]] = True
+    player = start_player
+    box_hash = np.uint64(0)
+    on_goals = 0
+    for k in range(box_count):
+        box_hash ^= zobrist_box[boxes[k]]
+        if goals[boxes[k]]:
+            on_goals += 1
+    distance = distance_kernel(objective, boxes, push_distance, nearest, manhattan)
+    best = distance
+    best_at = 0
+    best_hash = np.uint64(0)
+    pending = True  # the best point's hash waits for the next reachability pass
+    solved = on_goals == box_count
+    solved_at = 0 if solved else -1
+    deadlocked = False
+    steps = 0
+    while not solved and steps < length:
+        smallest = _reach(occupied, floor, deltas, player, mark, stamp, stack)
+        if pending:
+            best_hash = box_hash ^ zobrist_player[smallest]
+            pending = False
+        count = _enumerate_pushes(
+            occupied, floor, blocked, dead, goals, deltas, boxes, mark, stamp, out_box, out_direction,
+            frozen,
+        )
+        stamp += 1
+        if count == 0:
+            break
+        choice = genes[steps] % count
+        box = out_box[choice]
+        direction = out_direction[choice]
+        target = box + deltas[direction]
+        if record.shape[0] > 0:
+            record[steps, 0] = box
+            record[steps, 1] = direction
+        occupied[box] = False
+        occupied[target] = True
+        _move_box(boxes, box, target)
+        player = box
+        box_hash ^= zobrist_box[box] ^ zobrist_box[target]
+        on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
+        steps += 1
+        distance = distance_kernel(objective, boxes, push_distance, nearest, manhattan)
+        if on_goals == box_count:
+            solved = True
+            solved_at = steps
+            distance = 0
+        if distance < best:
+            best = distance
+            best_at = steps
+            pending = True
+        if distance >= UNREACHABLE and stop_on_deadlock:
+            deadlocked = True
+            break
+    smallest = _reach(occupied, floor, deltas, player, mark, stamp, stack)
+    stamp += 1
+    final_hash = box_hash ^ zobrist_player[smallest]
+    if pending:
+        best_hash = final_hash
+    return (
+        solved, solved_at, best_at, best, best_hash, steps, distance, final_hash, deadlocked, stamp
+    )
+
+
+@numba.njit(cache=True)
+def _replay_batch_kernel(
+    deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+    zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genomes, lengths,
+    solved, solved_at, best_prefix, best_distance, best_hash, steps, final_distance, final_hash,
+    deadlocked,
+):  # pragma: no cover - compiled
+    cells = floor.shape[0]
+    box_count = start_boxes.shape[0]
+    occupied = np.zeros(cells, dtype=np.bool_)
+    boxes = np.empty(box_count, dtype=np.int64)
+    mark = np.zeros(cells, dtype=np.int64)
+    stack = np.empty(cells, dtype=np.int64)
+    out_box = np.empty(4 * box_count, dtype=np.int64)
+    out_direction = np.empty(4 * box_count, dtype=np.int64)
+    no_record = np.empty((0, 2), dtype=np.int64)
+    frozen = np.zeros(cells, dtype=np.bool_)
+    stamp = 1
+    for i in range(genomes.shape[0]):
+        outcome = _replay_one(
+            deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+            zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genomes[i],
+            lengths[i], occupied, boxes, mark, stack, out_box, out_direction, frozen, stamp,
+            no_record,
+        )
+        solved[i] = outcome[0]
+        solved_at[i] = outcome[1]
+        best_prefix[i] = outcome[2]
+        best_distance[i] = outcome[3]
+        best_hash[i] = outcome[4]
+        steps[i] = outcome[5]
+        final_distance[i] = outcome[6]
+        final_hash[i] = outcome[7]
+        deadlocked[i] = outcome[8]
+        stamp = outcome[9]
+
+
+@numba.njit(cache=True)
+def _choices_kernel(
+    deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+    zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genes, record,
+):  # pragma: no cover - compiled
+    cells = floor.shape[0]
+    box_count = start_boxes.shape[0]
+    outcome = _replay_one(
+        deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+        zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genes, genes.shape[0],
+        np.zeros(cells, dtype=np.bool_), np.empty(box_count, dtype=np.int64),
+        np.zeros(cells, dtype=np.int64), np.empty(cells, dtype=np.int64),
+        np.empty(4 * box_count, dtype=np.int64), np.empty(4 * box_count, dtype=np.int64),
+        np.zeros(cells, dtype=np.bool_), 1, record,
+    )
+    return outcome[5]
+
+
+@numba.njit(cache=True)
+def _genes_kernel(
+    deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+    zobrist_player, start_player, start_boxes, wanted, genes,
+):  # pragma: no cover - compiled
+    cells = floor.shape[0]
+    box_count = start_boxes.shape[0]
+    occupied = np.zeros(cells, dtype=np.bool_)
+    boxes = start_boxes.copy()
+    for k in range(box_count):
+        occupied[boxes[k]] = True
+    mark = np.zeros(cells, dtype=np.int64)
+    stack = np.empty(cells, dtype=np.int64)
+    out_box = np.empty(4 * box_count, dtype=np.int64)
+    out_direction = np.empty(4 * box_count, dtype=np.int64)
+    frozen = np.zeros(cells, dtype=np.bool_)
+    player = start_player
+    for step in range(wanted.shape[0]):
+        _reach(occupied, floor, deltas, player, mark, step + 1, stack)
+        count = _enumerate_pushes(
+            occupied, floor, blocked, dead, goals, deltas, boxes, mark, step + 1, out_box, out_direction,
+            frozen,
+        )
+        found = -1
+        for c in range(count):
+            if out_box[c] == wanted[step, 0] and out_direction[c] == wanted[step, 1]:
+                found = c
+                break
+        if found < 0:
+            return step
+        genes[step] = found
+        box = wanted[step, 0]
+        target = box + deltas[wanted[step, 1]]
+        occupied[box] = False
+        occupied[target] = True
+        _move_box(boxes, box, target)
+        player = box
+    return wanted.shape[0]
