@@ -231,20 +231,16 @@ def replay_states(level: Level, lurd: str) -> list[State]:
 
 
 def illegal_step_reason(board: Board, direction: int) -> str:
-    """Why a step in ``direction`` is illegal on ``board``, e.g. ``the box at row 3, column 5
-    cannot move left: wall`` (rows and columns 1-based)."""
+    """Why a step in ``direction`` is illegal on ``board`` (rows and columns 1-based).
+
+    For example ``the box at row 3, column 5 cannot move left: wall``.
+    """
     level = board.level
     delta = level.deltas[direction]
     target = board.player + delta
-    if not board.occupied[target]:
-        return (
-            f"the player at {_where(level, board.player)} cannot move {direction_name(direction)}: "
-            + (_blocker(level, board, target))
-        )
-    beyond = target + delta
-    return f"the box at {_where(level, target)} cannot move {direction_name(direction)}: " + (
-        _blocker(level, board, beyond)
-    )
+    mover, source = ("box", target) if board.occupied[target] else ("player", board.player)
+    way, blocker = direction_name(direction), _blocker(level, board, source + delta)
+    return f"the {mover} at {_where(level, source)} cannot move {way}: {blocker}"
 
 
 def _blocker(level: Level, board: Board, cell: int) -> str:
