@@ -1,0 +1,92 @@
+"""The search algorithms by name: which kernel, frontier and priority each one uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evosoko.errors import ConfigError
+from evosoko.search.heuristics import HEURISTICS, PUSH_HEURISTICS
+from evosoko.search.store import FIFO, HEAP, LIFO
+
+MOVE, PUSH = "move", "push"
+
+
+@dataclass(frozen=True, slots=True)
+class Algorithm:
+    """How one named search drives a kernel.
+
+    The heap priority is ``g * g_weight + h * h_weight`` (``h_weight`` None: the caller's
+    ``weight``). ``reopen``: a closed state found again at a lower cost is expanded again.
+    ``iterative``: IDA* iterations with a growing f threshold, the store serving as
+    transposition table.
+    """
+
+    name: str
+    level: str
+    mode: int
+    g_weight: int
+    h_weight: int | None
+    goal_at_generation: bool
+    reopen: bool
+    shuffle: bool = False
+    iterative: bool = False
+    description: str = ""
+
+    @property
+    def default_heuristic(self) -> str:
+        """The heuristic used when none is named."""
+        return "matching" if self.level == PUSH else "push-distance"
+
+    @property
+    def heuristics(self) -> tuple[str, ...]:
+        """Heuristic names this algorithm accepts."""
+        return PUSH_HEURISTICS if self.level == PUSH else tuple(HEURISTICS)
+
+
+ALGORITHMS: dict[str, Algorithm] = {
+    algorithm.name: algorithm
+    for algorithm in (
+        Algorithm("bfs", MOVE, FIFO, 1, 0, True, False,
+                  description="breadth-first over player moves (move-optimal)"),
+        Algorithm("dfs", MOVE, LIFO, 1, 0, True, False,
+                  description="depth-first over player moves, directions in u d l r order"),
+        Algorithm("random", MOVE, FIFO, 1, 0, True, False, shuffle=True,
+                  description="breadth-first with the successors in random order"),
+        Algorithm("astar", MOVE, HEAP, 1, 1, False, True,
+                  description="A* over player moves, g = moves"),
+        Algorithm("greedy", MOVE, HEAP, 0, 1, True, False,
+                  description="greedy best-first over player moves, f = h"),
+        Algorithm("push-bfs", PUSH, FIFO, 1, 0, True, False,
+                  description="breadth-first over pushes (push-optimal)"),
+        Algorithm("push-astar", PUSH, HEAP, 1, 1, True, True,
+                  description="A* over pushes (push-optimal with an admissible heuristic)"),
+        Algorithm("push-wastar", PUSH, HEAP, 100, None, True, False,
+                  description="weighted A* over pushes, f = g + weight * h"),
+        Algorithm("push-greedy", PUSH, HEAP, 0, 1, True, False,
+                  description="greedy best-first over pushes, f = h"),
+        Algorithm("push-idastar", PUSH, LIFO, 1, 1, True, True, iterative=True,
+                  description="IDA* over pushes with a transposition table"),
+    )
+}
+"""Every algorithm :func:`evosoko.search.solve` knows, by name."""
+
+
+def algorithm_named(name: str) -> Algorithm:
+    """The algorithm called ``name``; an unknown name raises :class:`ConfigError`."""
+    try:
+        return ALGORITHMS[name]
+    except KeyError:
+        known = ", ".join(ALGORITHMS)
+        raise ConfigError(f"unknown search algorithm {name!r}; known: {known}") from None
+
+
+def heuristic_for(algorithm: Algorithm, name: str | None) -> str:
+    """The heuristic name to use (the algorithm's default for None), checked."""
+    if name is None:
+        return algorithm.default_heuristic
+    if name not in algorithm.heuristics:
+        known = ", ".join(algorithm.heuristics)
+        raise ConfigError(
+            f"heuristic {name!r} does not apply to {algorithm.name}; choose one of: {known}"
+        )
+    return name

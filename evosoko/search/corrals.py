@@ -1,0 +1,153 @@
+"""PI-corral pruning, compiled.
+
+A *corral* is a union of connected regions of empty floor the player cannot reach; the boxes
+next to it form its *barrier*. It is a **PI-corral** when every push of a barrier box that the
+player could ever make before some barrier box moves goes *into* the corral (I), and each of
+those inward pushes can be made right now (P). If the corral still holds work (a barrier box
+off goal, or an empty goal inside), every solution pushes some barrier box, and the first such
+push can be moved to the front without changing the push count: pushes elsewhere cannot touch
+the corral and only gain room when a barrier box leaves its cell. So it is enough to expand the
+pushes of one PI-corral's barrier: the pruning keeps push-optimal solutions and completeness.
+
+When a check fails because a push leads into (or starts from) another unreachable region, that
+region is merged into the corral and the check is repeated. Among the PI-corrals found, the one
+whose barrier has the fewest legal pushes is used; if that is none, the position is lost.
+"""
+
+from __future__ import annotations
+
+import numba
+
+_PASS, _FAIL = -1, -2
+
+
+@numba.njit(cache=True)
+def pi_corral(floor, dead, goals, deltas, occupied, boxes, reach_mark, stamp, scratch,
+              marks):  # pragma: no cover - compiled
+    """Mark the barrier boxes of the best PI-corral; returns its number of legal pushes or -1.
+
+    ``scratch`` = (region, region_mark, region_goal, set_mark, barrier_mark, allowed, queue),
+    int64 arrays of length ``cells``; ``marks`` int64[4] holds their running stamps
+    (0 region, 1 set, 2 barrier, 3 allowed). On success the chosen barrier boxes satisfy
+    ``allowed[b] == marks[3]``.
+    """
+    region, region_mark, region_goal, set_mark, barrier_mark, allowed, queue = scratch
+    marks[0] += 1
+    region_stamp = marks[0]
+    count = _label(floor, occupied, deltas, reach_mark, stamp, region, region_mark,
+                   region_stamp, goals, region_goal, queue)
+    best = -1
+    for start in range(count):
+        marks[1] += 1
+        set_stamp = marks[1]
+        set_mark[start] = set_stamp
+        while True:
+            marks[2] += 1
+            outcome, pushes = _check(floor, dead, goals, deltas, occupied, boxes, reach_mark,
+                                     stamp, region, region_mark, region_stamp, set_mark,
+                                     set_stamp, barrier_mark, marks[2])
+            if outcome >= 0:
+                set_mark[outcome] = set_stamp
+                continue
+            break
+        if outcome == _FAIL or not _holds_work(goals, boxes, barrier_mark, marks[2], region_goal,
+                                               set_mark, set_stamp, count):
+            continue
+        if best < 0 or pushes < best:
+            best = pushes
+            marks[3] += 1
+            for b in boxes:
+                if barrier_mark[b] == marks[2]:
+                    allowed[b] = marks[3]
+            if best == 0:
+                break
+    return best
+
+
+@numba.njit(cache=True)
+def _label(floor, occupied, deltas, reach_mark, stamp, region, region_mark, region_stamp, goals,
+           region_goal, queue):  # pragma: no cover - compiled
+    count = 0
+    for cell in range(floor.shape[0]):
+        if (not floor[cell] or occupied[cell] or reach_mark[cell] == stamp
+                or region_mark[cell] == region_stamp):
+            continue
+        region_goal[count] = 0
+        region_mark[cell] = region_stamp
+        region[cell] = count
+        queue[0] = cell
+        head = 0
+        tail = 1
+        while head < tail:
+            current = queue[head]
+            head += 1
+            if goals[current]:
+                region_goal[count] = 1
+            for k in range(4):
+                neighbour = current + deltas[k]
+                if (floor[neighbour] and not occupied[neighbour]
+                        and reach_mark[neighbour] != stamp
+                        and region_mark[neighbour] != region_stamp):
+                    region_mark[neighbour] = region_stamp
+                    region[neighbour] = count
+                    queue[tail] = neighbour
+                    tail += 1
+        count += 1
+    return count
+
+
+@numba.njit(cache=True)
+def _check(floor, dead, goals, deltas, occupied, boxes, reach_mark, stamp, region, region_mark,
+           region_stamp, set_mark, set_stamp, barrier_mark, barrier_stamp):  # pragma: no cover
+    """(outcome, inward pushes): outcome is a region to merge, ``_PASS`` or ``_FAIL``."""
+    for b in boxes:
+        for k in range(4):
+            neighbour = b + deltas[k]
+            if (region_mark[neighbour] == region_stamp
+                    and set_mark[region[neighbour]] == set_stamp):
+                barrier_mark[b] = barrier_stamp
+                break
+    pushes = 0
+    for b in boxes:
+        if barrier_mark[b] != barrier_stamp:
+            continue
+        for k in range(4):
+            behind = b - deltas[k]
+            target = b + deltas[k]
+            if not floor[behind] or not floor[target]:
+                continue
+            behind_region = region_mark[behind] == region_stamp
+            if behind_region and set_mark[region[behind]] == set_stamp:
+                continue  # the player would have to stand inside the corral
+            if occupied[behind] and barrier_mark[behind] == barrier_stamp:
+                continue  # barrier boxes stay put until the first barrier push
+            if occupied[target] and barrier_mark[target] == barrier_stamp:
+                continue
+            if dead[target]:
+                continue  # such a push is never made
+            target_region = region_mark[target] == region_stamp
+            if target_region and set_mark[region[target]] == set_stamp:
+                if reach_mark[behind] == stamp:
+                    pushes += 1
+                    continue
+                if behind_region:
+                    return region[behind], pushes
+                return _FAIL, pushes
+            if target_region:
+                return region[target], pushes
+            if behind_region:
+                return region[behind], pushes
+            return _FAIL, pushes
+    return _PASS, pushes
+
+
+@numba.njit(cache=True)
+def _holds_work(goals, boxes, barrier_mark, barrier_stamp, region_goal, set_mark, set_stamp,
+                count):  # pragma: no cover - compiled
+    for b in boxes:
+        if barrier_mark[b] == barrier_stamp and not goals[b]:
+            return True
+    for label in range(count):
+        if set_mark[label] == set_stamp and region_goal[label]:
+            return True
+    return False

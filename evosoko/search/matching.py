@@ -1,0 +1,90 @@
+"""Minimum-cost perfect matching of boxes to goals on push distances, compiled.
+
+The same quantity as :func:`evosoko.sokoban.deadlocks.matching_cost` (tests hold the two
+equal), computed by the Hungarian algorithm (shortest augmenting paths with potentials,
+O(n^3)) so it can run inside the search loop. A result of ``UNREACHABLE`` or more means no
+perfect matching avoids an unreachable pair: a bipartite deadlock.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from evosoko.sokoban.level import UNREACHABLE
+
+_INFINITY = 1 << 60
+
+
+@numba.njit(cache=True)
+def matching_kernel(push_distance, boxes, assignment, work):  # pragma: no cover - compiled
+    """Cost of the best matching of ``boxes`` to goals; writes each box's goal to ``assignment``.
+
+    ``work`` is int64 scratch of shape ``(6, boxes + 1)``. Unreachable pairs cost
+    ``UNREACHABLE`` each, so any matching that needs one costs at least ``UNREACHABLE``.
+    """
+    n = boxes.shape[0]
+    row_potential = work[0]
+    column_potential = work[1]
+    column_row = work[2]  # column (goal) j+1 -> row (box) matched, 0 = none
+    way = work[3]
+    min_to = work[4]
+    for j in range(n + 1):
+        row_potential[j] = 0
+        column_potential[j] = 0
+        column_row[j] = 0
+        way[j] = 0
+    used = work[5]
+    for row in range(1, n + 1):
+        column_row[0] = row
+        free_column = 0
+        for j in range(n + 1):
+            min_to[j] = _INFINITY
+            used[j] = 0
+        while True:
+            used[free_column] = 1
+            current_row = column_row[free_column]
+            delta = _INFINITY
+            next_column = 0
+            box = boxes[current_row - 1]
+            for j in range(1, n + 1):
+                if used[j]:
+                    continue
+                cost = push_distance[j - 1, box]
+                if cost > UNREACHABLE:
+                    cost = UNREACHABLE
+                reduced = cost - row_potential[current_row] - column_potential[j]
+                if reduced < min_to[j]:
+                    min_to[j] = reduced
+                    way[j] = free_column
+                if min_to[j] < delta:
+                    delta = min_to[j]
+                    next_column = j
+            for j in range(n + 1):
+                if used[j]:
+                    row_potential[column_row[j]] += delta
+                    column_potential[j] -= delta
+                else:
+                    min_to[j] -= delta
+            free_column = next_column
+            if column_row[free_column] == 0:
+                break
+        while free_column != 0:
+            previous = way[free_column]
+            column_row[free_column] = column_row[previous]
+            free_column = previous
+    total = 0
+    for j in range(1, n + 1):
+        row = column_row[j] - 1
+        assignment[row] = j - 1
+        total += min(push_distance[j - 1, boxes[row]], UNREACHABLE)
+    return total
+
+
+def matching_cost(push_distance: np.ndarray, boxes) -> int:
+    """Python entry point of :func:`matching_kernel` (capped at ``UNREACHABLE``)."""
+    boxes = np.asarray(boxes, dtype=np.int64)
+    assignment = np.zeros(len(boxes), dtype=np.int8)
+    work = np.zeros((6, len(boxes) + 1), dtype=np.int64)
+    cost = matching_kernel(np.asarray(push_distance, dtype=np.int64), boxes, assignment, work)
+    return min(int(cost), UNREACHABLE)

@@ -1,0 +1,181 @@
+"""The move-level search kernel: one state per player cell and box configuration.
+
+This is the search students write: each step moves the player one cell (pushing a box when
+one is in the way); ``g`` counts moves. The only pruning is dead squares. The frontier mode,
+the weights of ``g`` and ``h`` and the successor shuffle make the algorithm: breadth-first,
+depth-first, random successor order, A* or greedy.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from evosoko.search.heuristics import MATCHING, box_term, player_term
+from evosoko.search.store import (
+    CHUNK, CONTINUE, DUPLICATES, EMPTY, EXHAUSTED, EXPANDED, FRONT_SIZE, G_WEIGHT, GENERATED,
+    GOAL_AT_GENERATION, H_WEIGHT, HEAP, HEURISTIC, LIFO, MODE, NEED_SPACE, NODES, REOPEN,
+    SHUFFLE, SOLUTION, SOLVED, add_node, find_slot, frontier_pop, frontier_push, priority,
+)
+from evosoko.sokoban.level import UNREACHABLE
+
+PUSHED = 4
+"""Added to a node's ``step`` when that step pushed a box."""
+
+
+def make_scratch(cells: int, box_count: int) -> tuple:
+    """Per-search scratch arrays of the move kernel."""
+    return (np.zeros(cells, dtype=np.bool_), np.zeros(box_count, dtype=np.int8))
+
+
+@numba.njit(cache=True)
+def seed_random(seed):  # pragma: no cover - compiled
+    """Seed numba's generator used for the random successor order."""
+    np.random.seed(seed)
+
+
+@numba.njit(cache=True)
+def move_root(tab, params, nodes, table, counters, boxes, player, work):  # pragma: no cover
+    """Store the start position as node 0; returns ``(node, h, frontier key)``."""
+    _, _, _, goals, _, rows, columns, push_distance, nearest_push, nearest_manhattan, zb, zp = tab
+    kind = params[HEURISTIC]
+    assignment = np.zeros(boxes.shape[0], dtype=np.int8)
+    h = box_term(kind, nearest_manhattan, nearest_push, push_distance, boxes, assignment, work)
+    h += player_term(kind, rows, columns, goals, boxes, player)
+    key_hash = zp[player]
+    for b in boxes:
+        key_hash ^= zb[b]
+    slot = find_slot(nodes, table, key_hash, boxes, player)
+    node = add_node(nodes, table, counters, slot, boxes, player, player, -1, 0, 0, 0, h, key_hash)
+    return node, h, priority(0, h, 0, params[G_WEIGHT], params[H_WEIGHT])
+
+
+@numba.njit(cache=True)
+def move_search(tab, params, nodes, table, frontier, counters, scratch,
+                work):  # pragma: no cover - compiled
+    """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE."""
+    _, blocked, dead, goals, deltas, rows, columns, push_distance, nearest_push, \
+        nearest_manhattan, zb, zp = tab
+    node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, _ = nodes
+    occupied, assignment = scratch
+    mode = params[MODE]
+    kind = params[HEURISTIC]
+    g_weight = params[G_WEIGHT]
+    h_weight = params[H_WEIGHT]
+    reopen = params[REOPEN] != 0
+    shuffle = params[SHUFFLE] != 0
+    at_generation = params[GOAL_AT_GENERATION] != 0
+    box_count = node_boxes.shape[1]
+    capacity = node_boxes.shape[0]
+    child = np.empty(box_count, dtype=np.int16)
+    candidate_ids = np.empty(4, dtype=np.int64)
+    candidate_keys = np.empty(4, dtype=np.int64)
+    directions = np.arange(4)
+
+    expanded_here = 0
+    while expanded_here < params[CHUNK]:
+        if counters[NODES] + 8 >= capacity or counters[FRONT_SIZE] + 8 >= frontier[0].shape[0]:
+            return NEED_SPACE
+        node = frontier_pop(frontier, counters, mode)
+        if node < 0:
+            return EXHAUSTED
+        if closed[node]:
+            continue
+        closed[node] = 1
+        counters[EXPANDED] += 1
+        expanded_here += 1
+        boxes = node_boxes[node]
+        if not at_generation and _all_on_goals(goals, boxes):
+            counters[SOLUTION] = node
+            return SOLVED
+        player = key_player[node]
+        for b in boxes:
+            occupied[b] = True
+        box_part = h_of[node] - player_term(kind, rows, columns, goals, boxes, player)
+        if shuffle:
+            np.random.shuffle(directions)
+        candidates = 0
+        for d in directions:
+            target = player + deltas[d]
+            if blocked[target]:
+                continue
+            pushed = occupied[target]
+            child[:] = boxes
+            key_hash = hash_of[node] ^ zp[player] ^ zp[target]
+            child_box_part = box_part
+            if pushed:
+                beyond = target + deltas[d]
+                if blocked[beyond] or occupied[beyond] or dead[beyond]:
+                    continue
+                _replace_sorted(child, target, beyond)
+                key_hash ^= zb[target] ^ zb[beyond]
+                child_box_part = box_term(kind, nearest_manhattan, nearest_push, push_distance,
+                                          child, assignment, work)
+                if kind == MATCHING and child_box_part >= UNREACHABLE:
+                    continue
+            h = child_box_part + player_term(kind, rows, columns, goals, child, target)
+            g = g_of[node] + 1
+            slot = find_slot(nodes, table, key_hash, child, target)
+            other = table[slot]
+            if other != EMPTY:
+                counters[DUPLICATES] += 1
+                if g >= g_of[other] or not (reopen or not closed[other]):
+                    continue
+                g_of[other] = g
+                moves_of[other] = g
+                parent[other] = node
+                step[other] = d + (4 if pushed else 0)
+                closed[other] = 0
+                candidate_ids[candidates] = other
+            else:
+                new = add_node(nodes, table, counters, slot, child, target, target, node,
+                               d + (4 if pushed else 0), g, g, h, key_hash)
+                counters[GENERATED] += 1
+                if at_generation and _all_on_goals(goals, child):
+                    counters[SOLUTION] = new
+                    _clear(occupied, boxes)
+                    return SOLVED
+                candidate_ids[candidates] = new
+            if mode == HEAP:
+                candidate_keys[candidates] = priority(g, h, g, g_weight, h_weight)
+            else:
+                candidate_keys[candidates] = candidates
+            candidates += 1
+        _clear(occupied, boxes)
+        if mode == LIFO:
+            for k in range(candidates - 1, -1, -1):
+                frontier_push(frontier, counters, mode, candidate_keys[k], candidate_ids[k])
+        else:
+            for k in range(candidates):
+                frontier_push(frontier, counters, mode, candidate_keys[k], candidate_ids[k])
+    return CONTINUE
+
+
+@numba.njit(cache=True)
+def _replace_sorted(boxes, source, target):  # pragma: no cover - compiled
+    """Move the box on ``source`` to ``target`` in the sorted array ``boxes``."""
+    count = boxes.shape[0]
+    index = 0
+    while boxes[index] != source:
+        index += 1
+    boxes[index] = target
+    while index > 0 and boxes[index - 1] > boxes[index]:
+        boxes[index - 1], boxes[index] = boxes[index], boxes[index - 1]
+        index -= 1
+    while index < count - 1 and boxes[index + 1] < boxes[index]:
+        boxes[index + 1], boxes[index] = boxes[index], boxes[index + 1]
+        index += 1
+
+
+@numba.njit(cache=True)
+def _all_on_goals(goals, boxes):  # pragma: no cover - compiled
+    for b in boxes:
+        if not goals[b]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _clear(occupied, boxes):  # pragma: no cover - compiled
+    for b in boxes:
+        occupied[b] = False

@@ -1,0 +1,283 @@
+"""The push-level search kernel: one state per box configuration and player region.
+
+A node is reached by a push; its key is the sorted boxes plus the normalized player cell
+(smallest cell the player can reach), its ``actual`` cell the one the player stands on right
+after the push (the box's old cell). ``g`` counts pushes, ``moves`` the real walking steps plus
+pushes along the stored path (walks measured by breadth-first search).
+
+Successors are the legal pushes (player can walk behind the box, the target is empty floor and
+not a dead square), restricted to one PI-corral's barrier when one exists (``corrals``), minus
+those that freeze a box off goal (``freeze``) and, with the matching heuristic, those that leave
+no perfect box-goal matching. The frontier mode and the weights of ``g`` and ``h`` in the
+priority make the algorithm: A*, weighted A*, greedy, breadth-first, or one depth-first
+iteration of IDA* (``THRESHOLD``).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from evosoko.search.corrals import pi_corral
+from evosoko.search.heuristics import MANHATTAN, MATCHING, PUSH_DISTANCE, box_term
+from evosoko.search.reach import explore, smallest_reachable
+from evosoko.search.store import (
+    CHUNK, CONTINUE, CORRALS, DUPLICATES, EMPTY, EXHAUSTED, EXPANDED, FIFO, FREEZE, FRONT_SIZE,
+    G_WEIGHT, GENERATED, GOAL_AT_GENERATION, H_WEIGHT, HEAP, HEURISTIC, LIFO, MIN_EXCEEDED, MODE,
+    NEED_SPACE, NO_THRESHOLD, NODES, REOPEN, SOLUTION, SOLVED, THRESHOLD, add_node, find_slot,
+    frontier_pop, frontier_push, priority,
+)
+from evosoko.sokoban.deadlocks import freeze_deadlock_kernel
+from evosoko.sokoban.level import UNREACHABLE
+
+REACH_STAMP, NORM_STAMP = 0, 1
+
+
+def make_scratch(cells: int) -> tuple:
+    """Per-search scratch arrays of the push kernel."""
+    corral_scratch = tuple(np.zeros(cells, dtype=np.int64) for _ in range(7))
+    return (
+        np.zeros(cells, dtype=np.int64),  # reach mark
+        np.zeros(cells, dtype=np.int64),  # walking distance
+        np.zeros(cells, dtype=np.int64),  # queue
+        np.zeros(cells, dtype=np.int64),  # normalization mark
+        np.zeros(cells, dtype=np.bool_),  # occupied
+        corral_scratch,
+        np.zeros(4, dtype=np.int64),  # corral stamps
+        np.zeros(2, dtype=np.int64),  # reach and normalization stamps
+    )
+
+
+@numba.njit(cache=True)
+def push_root(tab, params, nodes, table, counters, scratch, boxes, player,
+              work):  # pragma: no cover - compiled
+    """Store the start position as node 0; returns its heuristic value."""
+    floor, _, _, _, deltas, _, _, push_distance, nearest_push, nearest_manhattan, zb, zp = tab
+    _, _, queue, norm_mark, occupied, _, _, stamps = scratch
+    for b in boxes:
+        occupied[b] = True
+    stamps[NORM_STAMP] += 1
+    normalized = smallest_reachable(floor, occupied, deltas, player, norm_mark,
+                                    stamps[NORM_STAMP], queue)
+    for b in boxes:
+        occupied[b] = False
+    assignment = nodes[10][0]
+    h = box_term(params[HEURISTIC], nearest_manhattan, nearest_push, push_distance, boxes,
+                 assignment, work)
+    key_hash = zp[normalized]
+    for b in boxes:
+        key_hash ^= zb[b]
+    slot = find_slot(nodes, table, key_hash, boxes, normalized)
+    node = add_node(nodes, table, counters, slot, boxes, normalized, player, -1, 0, 0, 0, h,
+                    key_hash)
+    frontier_key = priority(0, h, 0, params[G_WEIGHT], params[H_WEIGHT])
+    return node, h, frontier_key
+
+
+@numba.njit(cache=True)
+def push_search(tab, params, nodes, table, frontier, counters, scratch,
+                work):  # pragma: no cover - compiled
+    """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE."""
+    floor, blocked, dead, goals, deltas, _, _, push_distance, nearest_push, nearest_manhattan, \
+        zb, zp = tab
+    node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, \
+        assign = nodes
+    reach_mark, distance, queue, norm_mark, occupied, corral_scratch, corral_marks, stamps = \
+        scratch
+    mode = params[MODE]
+    kind = params[HEURISTIC]
+    g_weight = params[G_WEIGHT]
+    h_weight = params[H_WEIGHT]
+    freeze = params[FREEZE] != 0
+    corrals = params[CORRALS] != 0
+    reopen = params[REOPEN] != 0
+    threshold = params[THRESHOLD]
+    at_generation = params[GOAL_AT_GENERATION] != 0
+    box_count = node_boxes.shape[1]
+    capacity = node_boxes.shape[0]
+    frontier_capacity = frontier[0].shape[0]
+    margin = 4 * box_count + 2
+    child = np.empty(box_count, dtype=np.int16)
+    child_assign = np.empty(box_count, dtype=np.int8)
+    parent_boxes = np.empty(box_count, dtype=np.int64)
+    candidate_ids = np.empty(4 * box_count, dtype=np.int64)
+    candidate_keys = np.empty(4 * box_count, dtype=np.int64)
+    with_assignment = assign.shape[1] == box_count
+
+    expanded_here = 0
+    while expanded_here < params[CHUNK]:
+        if counters[NODES] + margin >= capacity or counters[FRONT_SIZE] + margin >= \
+                frontier_capacity:
+            return NEED_SPACE
+        node = frontier_pop(frontier, counters, mode)
+        if node < 0:
+            return EXHAUSTED
+        if closed[node]:
+            continue
+        closed[node] = 1
+        counters[EXPANDED] += 1
+        expanded_here += 1
+        if not at_generation and _solved(goals, node_boxes[node]):
+            counters[SOLUTION] = node
+            return SOLVED
+
+        for k in range(box_count):
+            parent_boxes[k] = node_boxes[node, k]
+            occupied[parent_boxes[k]] = True
+        stamps[REACH_STAMP] += 1
+        reach = stamps[REACH_STAMP]
+        explore(floor, occupied, deltas, actual[node], reach_mark, reach, distance, queue)
+        restricted = False
+        if corrals:
+            restricted = pi_corral(floor, dead, goals, deltas, occupied, parent_boxes,
+                                   reach_mark, reach, corral_scratch, corral_marks) >= 0
+        allowed = corral_scratch[5]
+        allowed_stamp = corral_marks[3]
+
+        candidates = 0
+        for i in range(box_count):
+            b = parent_boxes[i]
+            if restricted and allowed[b] != allowed_stamp:
+                continue
+            for d in range(4):
+                behind = b - deltas[d]
+                if reach_mark[behind] != reach:
+                    continue
+                target = b + deltas[d]
+                if blocked[target] or occupied[target] or dead[target]:
+                    continue
+                occupied[b] = False
+                occupied[target] = True
+                ok = not (freeze and freeze_deadlock_kernel(blocked, dead, goals, occupied, deltas,
+                                                            target))
+                h = 0
+                if ok:
+                    _moved(node_boxes[node], assign[node], i, target, child, child_assign,
+                           with_assignment)
+                    h = _child_h(kind, h_of[node], assign[node], i, b, target, child,
+                                 child_assign, push_distance, nearest_push, nearest_manhattan,
+                                 work)
+                    ok = h < UNREACHABLE
+                normalized = 0
+                if ok:
+                    stamps[NORM_STAMP] += 1
+                    normalized = smallest_reachable(floor, occupied, deltas, b, norm_mark,
+                                                    stamps[NORM_STAMP], queue)
+                occupied[target] = False
+                occupied[b] = True
+                if not ok:
+                    continue
+                g = g_of[node] + 1
+                moves = moves_of[node] + distance[behind] + 1
+                if threshold != NO_THRESHOLD and g + h > threshold:
+                    if counters[MIN_EXCEEDED] < 0 or g + h < counters[MIN_EXCEEDED]:
+                        counters[MIN_EXCEEDED] = g + h
+                    continue
+                key_hash = hash_of[node] ^ zb[b] ^ zb[target] ^ zp[key_player[node]] ^ \
+                    zp[normalized]
+                slot = find_slot(nodes, table, key_hash, child, normalized)
+                other = table[slot]
+                if other != EMPTY:
+                    counters[DUPLICATES] += 1
+                    better = g < g_of[other] and (reopen or not closed[other])
+                    shorter = g == g_of[other] and moves < moves_of[other] and not closed[other]
+                    if not (better or shorter):
+                        continue
+                    g_of[other] = g
+                    moves_of[other] = moves
+                    parent[other] = node
+                    actual[other] = b
+                    step[other] = d
+                    if shorter and mode != HEAP:
+                        continue
+                    closed[other] = 0
+                    candidate_ids[candidates] = other
+                    candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
+                    candidates += 1
+                    continue
+                new = add_node(nodes, table, counters, slot, child, normalized, b, node, d, g,
+                               moves, h, key_hash)
+                if with_assignment:
+                    assign[new, :] = child_assign
+                counters[GENERATED] += 1
+                if at_generation and _solved(goals, child):
+                    counters[SOLUTION] = new
+                    _clear(occupied, parent_boxes)
+                    return SOLVED
+                candidate_ids[candidates] = new
+                candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
+                candidates += 1
+        _clear(occupied, parent_boxes)
+        _push_candidates(frontier, counters, mode, candidate_ids, candidate_keys, candidates)
+    return CONTINUE
+
+
+@numba.njit(cache=True)
+def _push_candidates(frontier, counters, mode, ids, keys, count):  # pragma: no cover
+    """Frontier insertion; on a stack the best candidate goes on top."""
+    if mode == LIFO:
+        order = np.argsort(keys[:count])
+        for k in range(count - 1, -1, -1):
+            frontier_push(frontier, counters, mode, keys[order[k]], ids[order[k]])
+    else:
+        for k in range(count):
+            frontier_push(frontier, counters, mode, keys[k], ids[k])
+
+
+@numba.njit(cache=True)
+def _solved(goals, boxes):  # pragma: no cover - compiled
+    for b in boxes:
+        if not goals[b]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _clear(occupied, boxes):  # pragma: no cover - compiled
+    for b in boxes:
+        occupied[b] = False
+
+
+@numba.njit(cache=True)
+def _moved(boxes, assignment, index, target, child, child_assign,
+           with_assignment):  # pragma: no cover - compiled
+    """``child`` = ``boxes`` with box ``index`` moved to ``target``, kept sorted (and its goal)."""
+    count = boxes.shape[0]
+    written = 0
+    placed = False
+    for k in range(count):
+        if k == index:
+            continue
+        if not placed and target < boxes[k]:
+            child[written] = target
+            if with_assignment:
+                child_assign[written] = assignment[index]
+            written += 1
+            placed = True
+        child[written] = boxes[k]
+        if with_assignment:
+            child_assign[written] = assignment[k]
+        written += 1
+    if not placed:
+        child[written] = target
+        if with_assignment:
+            child_assign[written] = assignment[index]
+
+
+@numba.njit(cache=True)
+def _child_h(kind, parent_h, parent_assign, index, source, target, child, child_assign,
+             push_distance, nearest_push, nearest_manhattan, work):  # pragma: no cover
+    """Heuristic of the child, incremental where possible.
+
+    Matching: when the moved box came one push closer to its assigned goal, the parent's
+    assignment stays optimal (the new optimum is at least the old one less one), so ``h - 1``.
+    """
+    if kind == MANHATTAN:
+        return parent_h - nearest_manhattan[source] + nearest_manhattan[target]
+    if kind == PUSH_DISTANCE:
+        return parent_h - nearest_push[source] + nearest_push[target]
+    goal = parent_assign[index]
+    if push_distance[goal, target] == push_distance[goal, source] - 1:
+        return parent_h - 1
+    return box_term(MATCHING, nearest_manhattan, nearest_push, push_distance, child,
+                    child_assign, work)

@@ -1,0 +1,72 @@
+"""What a search returns: a status, the verified solution, statistics and partial paths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from evosoko.sokoban.level import State
+
+SOLVED = "solved"
+TIMEOUT = "timeout"
+NODE_LIMIT = "node-limit"
+UNSOLVABLE = "unsolvable"
+STATUSES = (SOLVED, TIMEOUT, NODE_LIMIT, UNSOLVABLE)
+
+
+@dataclass(frozen=True, slots=True)
+class PartialPath:
+    """A frontier state left when the budget ran out, with the moves that reach it.
+
+    ``lurd`` replays from the level's start to ``state`` (pushes in upper case); ``h`` is the
+    search's heuristic estimate of the cost still to go from there.
+    """
+
+    lurd: str
+    moves: int
+    pushes: int
+    h: int
+    state: State
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """Outcome of :func:`evosoko.search.solve` on one level.
+
+    ``solution`` is a replay-verified LURD string when ``status == "solved"``, else None;
+    ``moves`` and ``pushes`` are those of the solution (0 otherwise). ``expanded`` counts
+    states taken from the frontier and expanded, ``generated`` new states stored,
+    ``duplicates`` successors that were already known. ``partial`` holds the best frontier
+    states (by ``h``, then path cost) when a budget ended the search and they were asked for.
+    """
+
+    status: str
+    algorithm: str
+    heuristic: str
+    solution: str | None
+    moves: int
+    pushes: int
+    expanded: int
+    generated: int
+    duplicates: int
+    seconds: float
+    partial: tuple[PartialPath, ...] = field(default=())
+
+    @property
+    def solved(self) -> bool:
+        """True when a solution was found."""
+        return self.status == SOLVED
+
+    def as_dict(self) -> dict[str, object]:
+        """The statistics and solution as plain JSON-ready values (partial paths left out)."""
+        return {
+            "status": self.status,
+            "algorithm": self.algorithm,
+            "heuristic": self.heuristic,
+            "moves": self.moves,
+            "pushes": self.pushes,
+            "expanded": self.expanded,
+            "generated": self.generated,
+            "duplicates": self.duplicates,
+            "seconds": round(self.seconds, 6),
+            "solution": self.solution,
+        }

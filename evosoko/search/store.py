@@ -1,0 +1,244 @@
+"""The state store shared by every search kernel: node arrays, a hash table and a frontier.
+
+A node is one row of the arrays in ``nodes`` (see :data:`NODE_FIELDS`). States are found again
+through an open-addressing hash table of node ids keyed by their Zobrist hash; the frontier is
+a FIFO queue, a LIFO stack or a binary heap of ``(key, node)`` pairs, chosen by ``mode``. The
+kernels run in chunks and return :data:`NEED_SPACE` before they could overflow; the Python side
+then grows the arrays (:meth:`Store.grow`) and calls again.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+# ---- counters: one int64 array shared with the kernels ------------------------------------------
+NODES, FRONT_SIZE, FRONT_HEAD, EXPANDED, GENERATED, DUPLICATES, SOLUTION, MIN_EXCEEDED = range(8)
+COUNTER_COUNT = 8
+
+# ---- kernel parameters: one int64 array --------------------------------------------------------
+(MODE, HEURISTIC, G_WEIGHT, H_WEIGHT, FREEZE, CORRALS, REOPEN, THRESHOLD, CHUNK,
+ GOAL_AT_GENERATION, SHUFFLE) = range(11)
+PARAM_COUNT = 11
+WEIGHT_SCALE = 100
+"""Weights are passed as integers scaled by this factor."""
+
+# ---- frontier modes ---------------------------------------------------------------------------
+FIFO, LIFO, HEAP = 0, 1, 2
+
+# ---- kernel return codes ------------------------------------------------------------------------
+CONTINUE, SOLVED, EXHAUSTED, NEED_SPACE = 0, 1, 2, 3
+
+EMPTY = -1
+NO_THRESHOLD = -1
+
+MOVES_BITS, H_BITS = 20, 16
+
+
+@numba.njit(cache=True)
+def priority(g, h, moves, g_weight, h_weight):  # pragma: no cover - compiled
+    """Heap key: ``g*g_weight + h*h_weight``, then smaller ``h``, then fewer moves."""
+    f = g * g_weight + h * h_weight
+    return ((f << (H_BITS + MOVES_BITS)) | (min(h, (1 << H_BITS) - 1) << MOVES_BITS)
+            | min(moves, (1 << MOVES_BITS) - 1))
+NODE_FIELDS = (
+    "boxes",  # int16[cap, boxes]: sorted box cells
+    "player",  # int32: the player cell of the state key (normalized at push level)
+    "actual",  # int32: where the player really stands when the node is reached
+    "parent",  # int32: parent node, -1 for the root
+    "step",  # int8: direction of the last step or push (+4 when a move-level step pushed)
+    "g",  # int32: cost so far (pushes at push level, moves at move level)
+    "moves",  # int32: moves so far along the stored path
+    "h",  # int32: heuristic value
+    "hash",  # uint64: Zobrist hash of the state key
+    "closed",  # uint8: expanded (1) or not (0)
+    "assign",  # int8[cap, boxes or 1]: goal assigned to each box by the matching heuristic
+)
+
+
+class Store:
+    """Growable node arrays, hash table, frontier and counters of one search."""
+
+    def __init__(self, box_count: int, capacity: int = 1 << 12, with_assignment: bool = False):
+        self.box_count = box_count
+        self.assign_width = box_count if with_assignment else 1
+        self.capacity = capacity
+        self.nodes = (
+            np.zeros((capacity, box_count), dtype=np.int16),
+            np.zeros(capacity, dtype=np.int32),
+            np.zeros(capacity, dtype=np.int32),
+            np.zeros(capacity, dtype=np.int32),
+            np.zeros(capacity, dtype=np.int8),
+            np.zeros(capacity, dtype=np.int32),
+            np.zeros(capacity, dtype=np.int32),
+            np.zeros(capacity, dtype=np.int32),
+            np.zeros(capacity, dtype=np.uint64),
+            np.zeros(capacity, dtype=np.uint8),
+            np.zeros((capacity, self.assign_width), dtype=np.int8),
+        )
+        self.table = np.full(4 * capacity, EMPTY, dtype=np.int32)
+        self.frontier = (np.zeros(capacity, dtype=np.int64), np.zeros(capacity, dtype=np.int32))
+        self.counters = np.zeros(COUNTER_COUNT, dtype=np.int64)
+        self.counters[SOLUTION] = -1
+
+    def field(self, name: str) -> np.ndarray:
+        """The live array of one node field, trimmed to the stored nodes."""
+        return self.nodes[NODE_FIELDS.index(name)][: self.size]
+
+    @property
+    def size(self) -> int:
+        """Number of stored nodes."""
+        return int(self.counters[NODES])
+
+    def bytes_per_node(self) -> int:
+        """Approximate memory of one stored node, table and frontier share included."""
+        row = sum(array.itemsize * (array.shape[1] if array.ndim == 2 else 1) for array in self.nodes)
+        return row + 4 * 4 + 2 * 12
+
+    def grow(self) -> None:
+        """Double whatever is close to full: node arrays (and table), or the frontier."""
+        margin = 4 * self.box_count + 8
+        if self.size + margin >= self.capacity:
+            self.capacity *= 2
+            self.nodes = tuple(_resized(array, self.capacity) for array in self.nodes)
+            self.table = np.full(4 * self.capacity, EMPTY, dtype=np.int32)
+            rehash(self.table, self.nodes[NODE_FIELDS.index("hash")], self.size)
+        keys, ids = self.frontier
+        if int(self.counters[FRONT_SIZE]) + margin >= len(keys):
+            self.frontier = (_resized(keys, 2 * len(keys)), _resized(ids, 2 * len(ids)))
+
+    def clear(self) -> None:
+        """Forget every node (the arrays keep their capacity)."""
+        self.table.fill(EMPTY)
+        self.counters[NODES] = self.counters[FRONT_SIZE] = self.counters[FRONT_HEAD] = 0
+        self.counters[SOLUTION] = -1
+
+
+def _resized(array: np.ndarray, length: int) -> np.ndarray:
+    grown = np.zeros((length,) + array.shape[1:], dtype=array.dtype)
+    count = min(len(array), length)
+    grown[:count] = array[:count]
+    return grown
+
+
+# ---- compiled helpers ---------------------------------------------------------------------------
+@numba.njit(cache=True)
+def rehash(table, hashes, count):  # pragma: no cover - compiled
+    """Insert nodes ``0..count-1`` into an empty ``table`` by their hashes."""
+    mask = table.shape[0] - 1
+    for node in range(count):
+        slot = np.int64(hashes[node] & np.uint64(mask))
+        while table[slot] != EMPTY:
+            slot = (slot + 1) & mask
+        table[slot] = node
+
+
+@numba.njit(cache=True)
+def find_slot(nodes, table, key_hash, boxes, player):  # pragma: no cover - compiled
+    """The table slot holding the state ``(boxes, player)``, or the empty slot where it goes."""
+    node_boxes = nodes[0]
+    node_player = nodes[1]
+    node_hash = nodes[8]
+    mask = table.shape[0] - 1
+    slot = np.int64(key_hash & np.uint64(mask))
+    count = boxes.shape[0]
+    while True:
+        node = table[slot]
+        if node == EMPTY:
+            return slot
+        if node_hash[node] == key_hash and node_player[node] == player:
+            same = True
+            for k in range(count):
+                if node_boxes[node, k] != boxes[k]:
+                    same = False
+                    break
+            if same:
+                return slot
+        slot = (slot + 1) & mask
+
+
+@numba.njit(cache=True)
+def add_node(nodes, table, counters, slot, boxes, player, actual, parent, step, g, moves, h,
+             key_hash):  # pragma: no cover - compiled
+    """Store a new node in ``slot`` of the table; returns its id."""
+    node = counters[NODES]
+    counters[NODES] = node + 1
+    table[slot] = node
+    nodes[0][node, :] = boxes
+    nodes[1][node] = player
+    nodes[2][node] = actual
+    nodes[3][node] = parent
+    nodes[4][node] = step
+    nodes[5][node] = g
+    nodes[6][node] = moves
+    nodes[7][node] = h
+    nodes[8][node] = key_hash
+    nodes[9][node] = 0
+    return node
+
+
+@numba.njit(cache=True)
+def frontier_push(frontier, counters, mode, key, node):  # pragma: no cover - compiled
+    """Add ``node`` with priority ``key`` (used by the heap only)."""
+    keys, ids = frontier
+    size = counters[FRONT_SIZE]
+    counters[FRONT_SIZE] = size + 1
+    if mode != HEAP:
+        keys[size] = key
+        ids[size] = node
+        return
+    position = size
+    while position > 0:
+        parent = (position - 1) >> 1
+        if keys[parent] <= key:
+            break
+        keys[position] = keys[parent]
+        ids[position] = ids[parent]
+        position = parent
+    keys[position] = key
+    ids[position] = node
+
+
+@numba.njit(cache=True)
+def frontier_pop(frontier, counters, mode):  # pragma: no cover - compiled
+    """Remove and return the next node, or -1 when the frontier is empty."""
+    keys, ids = frontier
+    size = counters[FRONT_SIZE]
+    if mode == FIFO:
+        head = counters[FRONT_HEAD]
+        if head >= size:
+            return -1
+        counters[FRONT_HEAD] = head + 1
+        return ids[head]
+    if size == 0:
+        return -1
+    size -= 1
+    counters[FRONT_SIZE] = size
+    if mode == LIFO:
+        return ids[size]
+    top = ids[0]
+    key = keys[size]
+    node = ids[size]
+    position = 0
+    while True:
+        child = 2 * position + 1
+        if child >= size:
+            break
+        if child + 1 < size and keys[child + 1] < keys[child]:
+            child += 1
+        if keys[child] >= key:
+            break
+        keys[position] = keys[child]
+        ids[position] = ids[child]
+        position = child
+    keys[position] = key
+    ids[position] = node
+    return top
+
+
+@numba.njit(cache=True)
+def frontier_pending(counters, mode):  # pragma: no cover - compiled
+    """Entries left in the frontier."""
+    if mode == FIFO:
+        return counters[FRONT_SIZE] - counters[FRONT_HEAD]
+    return counters[FRONT_SIZE]

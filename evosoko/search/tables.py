@@ -1,0 +1,77 @@
+"""Flat per-level arrays read by the search kernels, built once per level from ``sokoban/``.
+
+Everything here is derived from the level's own tables (floor, goals, dead squares, push
+distances) and from the replay kernel's Zobrist keys, so a search hash equals
+:func:`evosoko.sokoban.kernels.state_hash` of the same position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from evosoko.sokoban.kernels import replay_tables
+from evosoko.sokoban.level import UNREACHABLE, Level
+
+
+@dataclass(frozen=True, eq=False)
+class SearchTables:
+    """Read-only flat arrays of one level, in the layout the kernels take (see :meth:`packed`)."""
+
+    floor: np.ndarray  # bool[cells]
+    blocked: np.ndarray  # bool[cells]: not floor (walls and the outside)
+    dead: np.ndarray  # bool[cells]: dead squares
+    goals: np.ndarray  # bool[cells]
+    deltas: np.ndarray  # int64[4]: u d l r
+    rows: np.ndarray  # int64[cells]: row of each cell
+    columns: np.ndarray  # int64[cells]: column of each cell
+    push_distance: np.ndarray  # int64[goals, cells]
+    nearest_push: np.ndarray  # int64[cells]: push distance to the nearest goal
+    nearest_manhattan: np.ndarray  # int64[cells]: Manhattan distance to the nearest goal
+    zobrist_box: np.ndarray  # uint64[cells]
+    zobrist_player: np.ndarray  # uint64[cells]
+
+    def packed(self) -> tuple:
+        """The tuple of arrays every kernel receives as ``tab``."""
+        return (
+            self.floor,
+            self.blocked,
+            self.dead,
+            self.goals,
+            self.deltas,
+            self.rows,
+            self.columns,
+            self.push_distance,
+            self.nearest_push,
+            self.nearest_manhattan,
+            self.zobrist_box,
+            self.zobrist_player,
+        )
+
+
+def search_tables(level: Level) -> SearchTables:
+    """The :class:`SearchTables` of ``level``."""
+    replay = replay_tables(level)
+    cells = level.cells
+    rows, columns = np.divmod(np.arange(cells, dtype=np.int64), level.width)
+    goal_cells = level.goal_cells.astype(np.int64)
+    goal_rows, goal_columns = np.divmod(goal_cells, level.width)
+    manhattan = np.abs(rows[:, None] - goal_rows[None, :]) + np.abs(
+        columns[:, None] - goal_columns[None, :]
+    )
+    nearest_manhattan = np.where(level.floor, manhattan.min(axis=1), UNREACHABLE)
+    return SearchTables(
+        floor=level.floor.astype(np.bool_),
+        blocked=~level.floor,
+        dead=level.dead_squares.astype(np.bool_),
+        goals=level.goals.astype(np.bool_),
+        deltas=np.array(level.deltas, dtype=np.int64),
+        rows=rows,
+        columns=columns,
+        push_distance=level.push_distance.astype(np.int64),
+        nearest_push=level.nearest_goal_distance.astype(np.int64),
+        nearest_manhattan=nearest_manhattan.astype(np.int64),
+        zobrist_box=np.asarray(replay.zobrist_box, dtype=np.uint64),
+        zobrist_player=np.asarray(replay.zobrist_player, dtype=np.uint64),
+    )
