@@ -1,0 +1,82 @@
+"""Test support for the search tests: tiny random levels and the shared level files."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from evosoko.errors import EvosokoWarning, LevelFormatError
+from evosoko.sokoban.build import level_from_rows
+from evosoko.sokoban.formats import read_levels, select_levels
+from evosoko.sokoban.level import Level
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SHARED_LEVELS = REPO_ROOT.parent / "shared" / "levels"
+BUNDLED_SEEDS = REPO_ROOT / "levels" / "seeds.xsb"
+
+
+def quiet_level(rows: list[str], title: str = "test") -> Level:
+    """``level_from_rows`` without the "already solved" warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EvosokoWarning)
+        return level_from_rows(rows, title=title)
+
+
+def seed_level(title: str) -> Level:
+    """A level of the project's bundled seed collection."""
+    return select_levels(read_levels(BUNDLED_SEEDS), [title])[0]
+
+
+def microban(*titles: str) -> list[Level]:
+    """Microban levels by title; skips the test when the shared level folder is absent."""
+    return shared("microban.txt", *titles)
+
+
+def shared(name: str, *titles: str) -> list[Level]:
+    """Levels of a shared collection by title; skips the test when the folder is absent."""
+    path = SHARED_LEVELS / name
+    if not path.is_file():
+        pytest.skip(f"no shared levels at {SHARED_LEVELS}")
+    return select_levels(read_levels(path), list(titles))
+
+
+@st.composite
+def tiny_levels(draw, max_boxes: int = 3) -> Level:
+    """A walled room of at most 5x5 inner cells with random walls, boxes, goals and player."""
+    height = draw(st.integers(2, 5))
+    width = draw(st.integers(2, 5))
+    cells = [(r, c) for r in range(height) for c in range(width)]
+    walls = set(draw(st.lists(st.sampled_from(cells), max_size=len(cells) // 3, unique=True)))
+    free = [cell for cell in cells if cell not in walls]
+    assume(len(free) >= 3)
+    box_count = draw(st.integers(1, min(max_boxes, len(free) - 1)))
+    boxes = draw(st.lists(st.sampled_from(free), min_size=box_count, max_size=box_count,
+                          unique=True))
+    goals = draw(st.lists(st.sampled_from(free), min_size=box_count, max_size=box_count,
+                          unique=True))
+    player = draw(st.sampled_from([cell for cell in free if cell not in boxes]))
+    rows = ["#" * (width + 2)]
+    for r in range(height):
+        row = ""
+        for c in range(width):
+            cell = (r, c)
+            goal = cell in goals
+            if cell in walls:
+                row += "#"
+            elif cell == player:
+                row += "+" if goal else "@"
+            elif cell in boxes:
+                row += "*" if goal else "$"
+            else:
+                row += "." if goal else " "
+        rows.append("#" + row + "#")
+    rows.append("#" * (width + 2))
+    try:
+        return quiet_level(rows, title="tiny")
+    except LevelFormatError:
+        assume(False)
+        raise
