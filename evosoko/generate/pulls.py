@@ -68,8 +68,7 @@ def _fill(free, neighbours, start, reach, stack):
     while top > 0:
         top -= 1
         cell = stack[top]
-        if cell < smallest:
-            smallest = cell
+        smallest = min(smallest, cell)
         for d in range(4):
             nxt = neighbours[cell, d]
             if nxt >= 0 and free[nxt] and not reach[nxt]:

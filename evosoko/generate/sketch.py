@@ -24,6 +24,7 @@ from evosoko.sokoban.level import (
     flood_fill,
     neighbour_table,
 )
+from evosoko.sokoban.rules import normalized_player
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,11 @@ def fingerprint(level: Level) -> tuple:
     """Identity of a puzzle regardless of title and of where in its region the player starts."""
     occupied = np.zeros(level.cells, dtype=bool)
     occupied[list(level.start.boxes)] = True
-    reach = flood_fill(level.floor & ~occupied, level.neighbours, level.start.player)
     return (
         level.width,
         level.height,
         level.walls.tobytes(),
         level.goals.tobytes(),
         level.start.boxes,
-        int(np.flatnonzero(reach)[0]),
+        normalized_player(level, level.start.player, occupied),
     )

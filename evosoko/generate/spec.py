@@ -52,7 +52,9 @@ def generation_spec(
 ) -> GenerationSpec:
     """Check a request and return it as a :class:`GenerationSpec`; ``ConfigError`` if invalid."""
     if method not in METHODS:
-        raise ConfigError(f"unknown generation method {method!r}; choose one of {', '.join(METHODS)}")
+        raise ConfigError(
+            f"unknown generation method {method!r}; choose one of {', '.join(METHODS)}"
+        )
     for name, side in (("width", width), ("height", height)):
         if not MIN_SIDE <= side <= MAX_SIDE:
             raise ConfigError(
