@@ -1,0 +1,152 @@
+"""Classical search on the shared collections: levels solved, time per level, and the seed table.
+
+Suites (single process, one level after the other, kernels compiled before timing):
+
+- ``microban``: the 155 Microban levels with ``push-astar`` (default 10 s per level);
+- ``boxoban``: the 3,000 Boxoban levels (unfiltered, medium, hard; default 10 s per level);
+- ``xsokoban``: the 90 XSokoban screens (default 60 s per level);
+- ``seeds``: every move-level algorithm on ``seed000-case3`` beside the source document's
+  figures (moves, states searched).
+
+Prints one JSON object on its first line, then a markdown table per suite. Long runs report
+progress on stderr.
+
+    python benchmarks/bench_search.py --suite microban --suite seeds [--time-limit 10]
+        [--algo push-astar] [--heuristic matching] [--levels 1-40] [--node-limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+from _common import machine, markdown_table, require_shared_levels
+
+from evosoko.errors import EvosokoError
+from evosoko.search import solve, warm_up
+from evosoko.sokoban.formats import read_levels, select_levels
+
+SUITES = {
+    "microban": (("microban.txt",), 10.0),
+    "boxoban": (
+        ("boxoban/unfiltered/train-000.txt", "boxoban/medium/train-000.txt",
+         "boxoban/hard/000.txt"),
+        10.0,
+    ),
+    "xsokoban": (("xsokoban.txt",), 60.0),
+}
+SEED_LEVEL = ("seeds/seeds.xsb", "seed000-case3")
+SOURCE_FIGURES = {  # moves, states searched (../shared/levels/README.md)
+    "dfs": (71, 13254),
+    "bfs": (34, 17720),
+    "random": (34, 20254),
+    "astar": (34, 13316),
+    "greedy": (45, 7751),
+}
+
+
+def parse_arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--suite", action="append", choices=[*SUITES, "seeds"],
+                        help="suite to run (repeatable; default: all)")
+    parser.add_argument("--algo", default="push-astar", help="algorithm of the level suites")
+    parser.add_argument("--heuristic", default=None, help="heuristic (default: the algorithm's)")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="seconds per level (default: 10, XSokoban 60)")
+    parser.add_argument("--node-limit", type=int, default=None, help="expansions per level")
+    parser.add_argument("--levels", default=None,
+                        help="1-based index range within each file, e.g. 1-40")
+    return parser.parse_args()
+
+
+def level_range(text: str | None, count: int) -> range:
+    if text is None:
+        return range(count)
+    first, _, last = text.partition("-")
+    return range(int(first) - 1, min(int(last or first), count))
+
+
+def run_suite(name: str, args: argparse.Namespace, shared) -> dict:
+    files, default_limit = SUITES[name]
+    limit = args.time_limit or default_limit
+    rows = []
+    for relative in files:
+        levels = read_levels(shared / relative)
+        for index in level_range(args.levels, len(levels)):
+            level = levels[index]
+            result = solve(level, args.algo, args.heuristic, time_limit=limit,
+                           node_limit=args.node_limit)
+            rows.append({"file": relative, "id": level.name, "status": result.status,
+                         "pushes": result.pushes, "moves": result.moves,
+                         "expanded": result.expanded, "seconds": round(result.seconds, 4)})
+            print(f"{name} {relative} {level.name}: {result.status} {result.seconds:.2f}s",
+                  file=sys.stderr, flush=True)
+    seconds = [row["seconds"] for row in rows]
+    solved = [row for row in rows if row["status"] == "solved"]
+    summary = {
+        "algo": args.algo, "heuristic": args.heuristic, "time_limit": limit,
+        "levels": len(rows), "solved": len(solved),
+        "median_seconds": statistics.median(seconds) if seconds else None,
+        "max_seconds": max(seconds) if seconds else None,
+        "total_seconds": round(sum(seconds), 2),
+        "unsolved": [f"{row['file']}:{row['id']}" if len(files) > 1 else row["id"]
+                     for row in rows if row["status"] != "solved"],
+    }
+    if len(files) == 1:
+        summary["per_level"] = rows
+    return summary
+
+
+def run_seeds(shared) -> list[dict]:
+    path, title = SEED_LEVEL
+    level = select_levels(read_levels(shared / path), [title])[0]
+    rows = []
+    for algo, heuristic in [("bfs", None), ("dfs", None), ("random", None), ("astar", None),
+                            ("astar", "manhattan-source"), ("greedy", None),
+                            ("greedy", "manhattan-source")]:
+        result = solve(level, algo, heuristic)
+        source_moves, source_states = SOURCE_FIGURES[algo]
+        rows.append({"algo": algo, "heuristic": result.heuristic, "moves": result.moves,
+                     "expanded": result.expanded, "generated": result.generated,
+                     "duplicates": result.duplicates, "seconds": round(result.seconds, 4),
+                     "source_moves": source_moves, "source_states": source_states})
+    return rows
+
+
+def main() -> None:
+    args = parse_arguments()
+    shared = require_shared_levels()
+    suites = args.suite or [*SUITES, "seeds"]
+    started = time.perf_counter()
+    warm_up()
+    report: dict = {"benchmark": "search", "machine": machine(), "suites": {}}
+    try:
+        for name in suites:
+            report["suites"][name] = run_seeds(shared) if name == "seeds" else \
+                run_suite(name, args, shared)
+    except EvosokoError as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    report["wall_seconds"] = round(time.perf_counter() - started, 1)
+    print(__import__("json").dumps(report))
+    for name, data in report["suites"].items():
+        print()
+        print(f"### {name}")
+        print()
+        if name == "seeds":
+            print(markdown_table(
+                [("algorithm", "algo"), ("heuristic", "heuristic"), ("moves", "moves"),
+                 ("expanded", "expanded"), ("generated", "generated"),
+                 ("source moves", "source_moves"), ("source states", "source_states")], data))
+        else:
+            unsolved = ", ".join(data["unsolved"]) or "-"
+            print(markdown_table(
+                [("algorithm", "algo"), ("limit s", "time_limit"), ("levels", "levels"),
+                 ("solved", "solved"), ("median s", "median_seconds"), ("max s", "max_seconds"),
+                 ("unsolved", "unsolved_text")], [{**data, "unsolved_text": unsolved}]))
+
+
+if __name__ == "__main__":
+    main()
