@@ -1,0 +1,1 @@
+"""Running experiments: run folders, resumable runs over level sets, progress and plots."""

@@ -1,0 +1,75 @@
+"""Graceful stopping on Ctrl-C (SIGINT) and SIGTERM.
+
+The first signal only sets a flag: the engine sees it through ``should_stop`` after the current
+generation, writes a checkpoint and returns, and the run is marked interrupted. A second signal
+raises :class:`KeyboardInterrupt` at once; the checkpoints on disk stay intact because every
+file is replaced atomically.
+
+Worker processes forked while the handlers are installed inherit them; there the handler does
+nothing, so only the process that owns the run reacts (the terminal sends Ctrl-C to the whole
+process group).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from types import FrameType, TracebackType
+
+HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class GracefulInterrupts:
+    """Context manager that turns SIGINT/SIGTERM into a stop request (see the module docstring).
+
+    Outside the main thread signal handlers cannot be installed; then it only offers
+    :meth:`request` (for callers that stop a run themselves).
+    """
+
+    def __init__(self) -> None:
+        self.signal_number: int | None = None
+        self._owner = os.getpid()
+        self._previous: dict[int, object] = {}
+
+    @property
+    def requested(self) -> bool:
+        """True once a stop was requested."""
+        return self.signal_number is not None
+
+    def should_stop(self) -> bool:
+        """The engine's ``should_stop`` callback."""
+        return self.requested
+
+    def request(self, signal_number: int = signal.SIGINT) -> None:
+        """Ask the run to stop after the current generation (as the first signal does)."""
+        if self.signal_number is None:
+            self.signal_number = signal_number
+
+    @property
+    def exit_code(self) -> int:
+        """The conventional exit status for the signal received: 128 + its number."""
+        return 128 + (self.signal_number or signal.SIGINT)
+
+    def _handle(self, signal_number: int, frame: FrameType | None) -> None:
+        if os.getpid() != self._owner:
+            return  # an inherited handler in a worker process: the parent decides
+        if self.signal_number is not None:
+            raise KeyboardInterrupt
+        self.signal_number = signal_number
+
+    def __enter__(self) -> "GracefulInterrupts":
+        if threading.current_thread() is threading.main_thread():
+            for number in HANDLED_SIGNALS:
+                self._previous[number] = signal.signal(number, self._handle)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)  # type: ignore[arg-type]
+        self._previous.clear()

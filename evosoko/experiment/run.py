@@ -1,0 +1,370 @@
+"""Running a configuration over its levels: the layer behind ``evosoko run``.
+
+:func:`start_run` creates a run folder (:mod:`evosoko.experiment.runfolder`) and evolves each
+selected level in turn with :func:`evosoko.evolve.engine.evolve_level`, streaming metrics,
+events and checkpoints into the folder. :func:`resume_run` continues a run that was interrupted
+(or killed) from its saved configuration and checkpoints: finished levels are kept, the level in
+progress continues from its last checkpoint, and the folder ends up as an uninterrupted run
+would have left it (wall-clock columns aside).
+
+SIGINT/SIGTERM stop a run gracefully after the current generation (see
+:mod:`evosoko.experiment.interrupts`); the summary is then ``interrupted`` and
+:attr:`RunReport.message` says how to resume.
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from evosoko.config import Config, dump_config, load_config
+from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning
+from evosoko.evolve.engine import GenerationStats, evolve_level
+from evosoko.evolve.evaluation import make_evaluator
+from evosoko.experiment.interrupts import GracefulInterrupts
+from evosoko.experiment.plots import plot_fitness
+from evosoko.experiment.progress import NoProgress, RunProgress
+from evosoko.experiment.records import LevelResult, metrics_row
+from evosoko.experiment.runfolder import CONFIG_FILE, LOG_FILE, PLOTS_DIR, RunFolder, utc_now
+from evosoko.sokoban.formats import read_levels, select_levels
+from evosoko.sokoban.level import Level
+
+log = logging.getLogger(__name__)
+
+STATUSES = ("running", "completed", "interrupted", "failed")
+EXIT_FAILED = 1
+
+
+@dataclass
+class RunReport:
+    """What a run (or a resume) ended with.
+
+    ``exit_code``: 0 completed, 128 + signal number interrupted, 1 failed. ``message``: a line
+    for the user (how to resume, why it failed), or None.
+    """
+
+    run_dir: Path
+    status: str
+    results: list[LevelResult]
+    summary: dict[str, Any]
+    exit_code: int = 0
+    message: str | None = None
+
+    def json_summary(self) -> dict[str, Any]:
+        """The ``--json`` object: the run folder, status and one entry per finished level."""
+        keys = ("index", "level", "solved", "generations", "evaluations", "seconds", "moves",
+                "pushes", "solution")
+        return {
+            "run_dir": str(self.run_dir),
+            "status": self.status,
+            "levels": [{key: getattr(result, key) for key in keys} for result in self.results],
+        }
+
+
+def load_run_levels(config: Config, source: str | None = None) -> list[Level]:
+    """The levels a configuration runs: ``run.levels`` read, ``run.select`` applied, in order.
+
+    A level selected twice runs once (a run is a function of level, configuration and seed).
+    """
+    if config.run.levels is None:
+        raise ConfigError("run.levels is not set: name the level file to run", source)
+    levels = read_levels(config.run.levels)
+    chosen = select_levels(levels, config.run.select) if config.run.select else list(levels)
+    unique: dict[int, Level] = {}
+    for level in chosen:
+        if _index(level) in unique:
+            warnings.warn(
+                EvosokoWarning(f"level {level.name} is selected more than once; it runs once", source)
+            )
+        unique.setdefault(_index(level), level)
+    if not unique:
+        raise EvosokoError("no levels to run", config.run.levels)
+    return list(unique.values())
+
+
+def start_run(
+    config: Config,
+    *,
+    config_source: str | None = None,
+    progress: RunProgress | None = None,
+    interrupts: GracefulInterrupts | None = None,
+) -> RunReport:
+    """Run ``config`` in a new run folder under ``output.dir``; see the module docstring.
+
+    Bad input (levels that cannot be read or selected) raises :class:`EvosokoError` before the
+    folder is created.
+    """
+    levels = load_run_levels(config, config_source)
+    folder = RunFolder.create(config.output.dir, config.run.name)
+    folder.write_config(dump_config(config))
+    summary = {
+        "run_dir": str(folder.path),
+        "name": config.run.name,
+        "status": "running",
+        "seed": config.run.seed,
+        "config_file": config_source,
+        "levels_file": config.run.levels,
+        "started": _timestamp(),
+        "finished": None,
+        "planned": [{"index": _index(level), "level": level.name} for level in levels],
+        "levels": [],
+        "totals": {},
+        "versions": _versions(),
+        "error": None,
+        "resume": None,
+    }
+    folder.write_summary(summary)
+    folder.add_event("run_started", name=config.run.name, seed=config.run.seed, levels=len(levels),
+                     config_file=config_source, levels_file=config.run.levels)
+    return _Execution(folder, config, levels, summary, progress, interrupts).run()
+
+
+def resume_run(
+    run_dir: str | Path,
+    *,
+    progress: RunProgress | None = None,
+    interrupts: GracefulInterrupts | None = None,
+) -> RunReport:
+    """Continue the run in ``run_dir`` exactly as it would have gone on; see the module docstring.
+
+    A run that already completed is reported as it is.
+    """
+    folder = RunFolder.open(run_dir)
+    config = load_config(folder.file(CONFIG_FILE))
+    summary = folder.read_summary()
+    levels = load_run_levels(config, str(folder.file(CONFIG_FILE)))
+    planned = [{"index": _index(level), "level": level.name} for level in levels]
+    if summary.get("planned") != planned:
+        raise EvosokoError(
+            f"the levels of {config.run.levels} no longer match the ones this run started with",
+            str(folder.path),
+        )
+    finished = [LevelResult.from_dict(data) for data in summary.get("levels", [])]
+    if summary.get("status") == "completed":
+        return RunReport(folder.path, "completed", finished, summary,
+                         message="nothing to resume: the run is completed")
+    done = {result.index for result in finished}
+    current = next((level for level in levels if _index(level) not in done), None)
+    checkpoint = folder.load_checkpoint(_index(current)) if current is not None else None
+    position = None if checkpoint is None else (_index(current), int(checkpoint["generation"]))
+    folder.repair_metrics(done, position)
+    summary.update(status="running", finished=None, error=None, resume=None)
+    summary["resumed"] = [*summary.get("resumed", []), _timestamp()]
+    folder.write_summary(summary)
+    folder.add_event("run_resumed", finished_levels=len(finished),
+                     level=None if current is None else current.name,
+                     generation=None if position is None else position[1])
+    execution = _Execution(folder, config, levels, summary, progress, interrupts, finished)
+    return execution.run()
+
+
+class _Execution:
+    """One pass over the levels of a run (a fresh start or a resume)."""
+
+    def __init__(
+        self,
+        folder: RunFolder,
+        config: Config,
+        levels: list[Level],
+        summary: dict[str, Any],
+        progress: RunProgress | None,
+        interrupts: GracefulInterrupts | None,
+        finished: list[LevelResult] | None = None,
+    ) -> None:
+        self.folder = folder
+        self.config = config
+        self.levels = levels
+        self.by_index = {_index(level): level for level in levels}
+        self.summary = summary
+        self.progress = progress or NoProgress()
+        self.interrupts = interrupts or GracefulInterrupts()
+        self.results = list(finished or [])
+        self.status = "running"
+        self.error: str | None = None
+
+    def run(self) -> RunReport:
+        log_handler = _attach_run_log(self.folder.file(LOG_FILE))
+        aborted = False
+        self.progress.start(len(self.levels), len(self.results))
+        try:
+            with self.interrupts:
+                self._run_levels()
+        except KeyboardInterrupt:
+            aborted = True
+            self.status = "interrupted"
+            self.folder.add_event("aborted", reason="second interrupt")
+            log.warning("run aborted by a second interrupt")
+        except EvosokoError:
+            self.status = "failed"
+            self.error = traceback.format_exc(limit=0).strip()
+            raise
+        except Exception as error:  # a bug or a resource problem: record it, exit 1
+            self.status = "failed"
+            self.error = f"{type(error).__name__}: {error}"
+            log.exception("run failed")
+        finally:
+            self.progress.stop()
+            self._finish(draw_plots=not aborted)
+            _detach_run_log(log_handler)
+        return self._report()
+
+    def _run_levels(self) -> None:
+        done = {result.index for result in self.results}
+        for level in self.levels:
+            index = _index(level)
+            if index in done:
+                continue
+            if self.interrupts.requested:  # a signal arrived between levels
+                self._interrupted(level, None)
+                return
+            result = self._run_level(level)
+            if result is None:
+                return
+            self.results.append(result)
+            self.folder.write_results(self.results, self.by_index)
+            self._write_summary()
+            self.progress.level_finished(result)
+        self.status = "completed"
+
+    def _run_level(self, level: Level) -> LevelResult | None:
+        """Evolve one level (from its checkpoint, if any); None when interrupted."""
+        config, folder, index = self.config, self.folder, _index(level)
+        resume_state = folder.load_checkpoint(index)
+        restarts = [0 if resume_state is None else int(resume_state["restarts"])]
+
+        def on_generation(stats: GenerationStats) -> None:
+            folder.add_metrics(metrics_row(index, level.name, stats))
+            if stats.restarts > restarts[0]:
+                restarts[0] = stats.restarts
+                folder.add_event("restart", index=index, level=level.name,
+                                 generation=stats.generation, restarts=stats.restarts)
+            self.progress.generation(stats)
+
+        def on_checkpoint(data: dict[str, Any]) -> None:
+            path = folder.save_checkpoint(index, data)
+            folder.add_event("checkpoint", index=index, level=level.name,
+                             generation=data["generation"], file=str(path.relative_to(folder.path)))
+
+        folder.add_event("level_started", index=index, level=level.name,
+                         from_generation=None if resume_state is None else resume_state["generation"])
+        log.info("level %d %s: %s", index, level.name,
+                 "started" if resume_state is None else f"resumed at generation {resume_state['generation']}")
+        self.progress.level_started(index, level.name)
+        with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
+            outcome = evolve_level(
+                level, config, evaluator=evaluator, on_generation=on_generation,
+                on_checkpoint=on_checkpoint, resume_state=resume_state,
+                should_stop=self.interrupts.should_stop,
+            )
+        if outcome.stop_reason == "interrupted":
+            self._interrupted(level, outcome.generations)
+            return None
+        result = LevelResult.from_outcome(index, outcome)
+        if result.solved:
+            folder.add_event("solved", index=index, level=level.name, generation=result.generations,
+                             evaluations=result.evaluations, moves=result.moves, pushes=result.pushes)
+        folder.add_event("level_finished", index=index, level=level.name, solved=result.solved,
+                         stop_reason=result.stop_reason, generations=result.generations,
+                         evaluations=result.evaluations, seconds=result.seconds)
+        return result
+
+    def _interrupted(self, level: Level, generation: int | None) -> None:
+        self.status = "interrupted"
+        signal_number = self.interrupts.signal_number
+        self.folder.add_event("interrupted", index=_index(level), level=level.name,
+                              generation=generation, signal=signal_number)
+        log.warning("run interrupted at level %s (signal %s)", level.name, signal_number)
+
+    def _finish(self, draw_plots: bool) -> None:
+        if self.status == "running":  # left by an error before any status was set
+            self.status = "failed"
+        if draw_plots and self.config.output.plots:
+            try:
+                plot_fitness(self.folder.read_metrics(), self.folder.file(PLOTS_DIR) / "fitness.png")
+            except Exception:  # a plot must never lose the run's results
+                log.exception("could not draw plots/fitness.png")
+        self.folder.add_event(self.status, levels=len(self.results),
+                              solved=sum(result.solved for result in self.results))
+        self._write_summary()
+        self.folder.close()
+
+    def _write_summary(self) -> None:
+        results = self.results
+        solved = sum(result.solved for result in results)
+        self.summary.update(
+            status=self.status,
+            finished=None if self.status == "running" else _timestamp(),
+            levels=[result.as_dict() for result in results],
+            totals={
+                "levels": len(self.levels),
+                "finished": len(results),
+                "solved": solved,
+                "solve_rate": solved / len(self.levels),
+                "generations": sum(result.generations for result in results),
+                "evaluations": sum(result.evaluations for result in results),
+                "seconds": round(sum(result.seconds for result in results), 3),
+            },
+            error=self.error,
+            resume=self._resume_command() if self.status == "interrupted" else None,
+        )
+        self.folder.write_summary(self.summary)
+
+    def _resume_command(self) -> str:
+        return f"evosoko run --resume {self.folder.path}"
+
+    def _report(self) -> RunReport:
+        exit_code, message = 0, None
+        if self.status == "interrupted":
+            exit_code = self.interrupts.exit_code
+            message = f"interrupted; continue with: {self._resume_command()}"
+        elif self.status == "failed":
+            exit_code = EXIT_FAILED
+            message = f"run failed: {self.error} (see {self.folder.file(LOG_FILE)})"
+        return RunReport(self.folder.path, self.status, self.results, self.summary, exit_code, message)
+
+
+def _index(level: Level) -> int:
+    """The level's 1-based index in its file."""
+    return level.origin.index if level.origin is not None else 1
+
+
+def _timestamp() -> str:
+    return utc_now().isoformat().replace("+00:00", "Z")
+
+
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for package in ("evosoko", "numpy", "numba", "deap"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "unknown"
+    return versions
+
+
+def _attach_run_log(path: Path) -> logging.Handler:
+    """Send INFO and above of every logger (worker processes too) to ``run.log``."""
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s: %(message)s")
+    )
+    handler.setLevel(logging.INFO)
+    root = logging.getLogger()
+    handler._evosoko_previous_level = root.level  # type: ignore[attr-defined]
+    if root.level == logging.NOTSET or root.level > logging.INFO:
+        root.setLevel(logging.INFO)
+    root.addHandler(handler)
+    return handler
+
+
+def _detach_run_log(handler: logging.Handler) -> None:
+    root = logging.getLogger()
+    root.removeHandler(handler)
+    root.setLevel(handler._evosoko_previous_level)  # type: ignore[attr-defined]
+    handler.close()

@@ -1,0 +1,211 @@
+"""The run folder: every file a run writes, and how it is repaired when a run is resumed.
+
+Layout of ``<output.dir>/<UTC time>_<name>_<short id>/``::
+
+    config.toml      the resolved configuration (loads back to the same Config)
+    metrics.csv      one row per generation per level (see records.METRICS_COLUMNS)
+    events.jsonl     one JSON object per event: run started, level started, restart, ...
+    results.csv      one row per finished level
+    solutions.sok    the verified solution of every solved level, as XSB with titles and notes
+    summary.json     status (running / completed / interrupted / failed), results and totals
+    plots/           fitness.png when the run ends
+    run.log          the log of the run, worker processes included
+    checkpoints/     level-<index>.json: the engine's latest state on each level
+
+Whole files are replaced atomically; rows of metrics.csv and events.jsonl are appended and
+flushed one by one.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evosoko.errors import EvosokoError
+from evosoko.experiment.atomic import LineAppender, write_json_atomic, write_text_atomic
+from evosoko.experiment.records import (
+    METRICS_COLUMNS,
+    RESULT_COLUMNS,
+    LevelResult,
+    csv_line,
+    csv_text,
+)
+from evosoko.sokoban.build import level_from_rows
+from evosoko.sokoban.formats import format_levels
+from evosoko.sokoban.level import Level
+
+CONFIG_FILE = "config.toml"
+METRICS_FILE = "metrics.csv"
+EVENTS_FILE = "events.jsonl"
+RESULTS_FILE = "results.csv"
+SOLUTIONS_FILE = "solutions.sok"
+SUMMARY_FILE = "summary.json"
+LOG_FILE = "run.log"
+PLOTS_DIR = "plots"
+CHECKPOINTS_DIR = "checkpoints"
+
+
+def utc_now() -> datetime:
+    """The current time in UTC, to the second."""
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def folder_name(name: str, when: datetime, short_id: str) -> str:
+    """``20261122T031955Z_<name>_<short id>``; characters unsafe in file names become ``-``."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "run"
+    return f"{when.strftime('%Y%m%dT%H%M%SZ')}_{safe}_{short_id}"
+
+
+class RunFolder:
+    """One run's folder; :meth:`create` makes a new one, :meth:`open` an existing one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._metrics: LineAppender | None = None
+        self._events: LineAppender | None = None
+
+    # ---- creating and opening -----------------------------------------------------------------
+    @staticmethod
+    def create(parent: str | Path, name: str) -> "RunFolder":
+        """A new, empty run folder under ``parent`` (created as needed)."""
+        path = Path(parent) / folder_name(name, utc_now(), os.urandom(3).hex())
+        try:
+            path.mkdir(parents=True)
+            (path / PLOTS_DIR).mkdir()
+            (path / CHECKPOINTS_DIR).mkdir()
+        except OSError as error:
+            raise EvosokoError(f"cannot create the run folder: {error.strerror or error}", str(path))
+        folder = RunFolder(path)
+        write_text_atomic(folder.file(METRICS_FILE), csv_text(METRICS_COLUMNS, []))
+        folder.file(EVENTS_FILE).touch()
+        return folder
+
+    @staticmethod
+    def open(path: str | Path) -> "RunFolder":
+        """An existing run folder; raises :class:`EvosokoError` when it is not one."""
+        folder = RunFolder(Path(path))
+        if not folder.path.is_dir():
+            raise EvosokoError("no such run folder", str(path))
+        for required in (CONFIG_FILE, SUMMARY_FILE):
+            if not folder.file(required).is_file():
+                raise EvosokoError(f"not a run folder: it has no {required}", str(path))
+        (folder.path / PLOTS_DIR).mkdir(exist_ok=True)
+        (folder.path / CHECKPOINTS_DIR).mkdir(exist_ok=True)
+        return folder
+
+    def file(self, name: str) -> Path:
+        """The path of ``name`` inside the folder."""
+        return self.path / name
+
+    # ---- whole files ------------------------------------------------------------------------
+    def write_config(self, text: str) -> None:
+        """Save the resolved configuration."""
+        write_text_atomic(self.file(CONFIG_FILE), text)
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        """Replace ``summary.json``."""
+        write_json_atomic(self.file(SUMMARY_FILE), summary)
+
+    def read_summary(self) -> dict[str, Any]:
+        """The saved ``summary.json``."""
+        return _read_json(self.file(SUMMARY_FILE))
+
+    def write_results(self, results: Sequence[LevelResult], levels: dict[int, Level]) -> None:
+        """Replace ``results.csv`` and ``solutions.sok`` with the finished levels' results.
+
+        ``levels`` maps a result's index to its level, whose board goes into solutions.sok.
+        """
+        rows = [result.csv_row() for result in results]
+        write_text_atomic(self.file(RESULTS_FILE), csv_text(RESULT_COLUMNS, rows))
+        solved = [
+            _with_solution(levels[result.index], result.solution)
+            for result in results
+            if result.solution is not None
+        ]
+        write_text_atomic(self.file(SOLUTIONS_FILE), format_levels(solved))
+
+    # ---- checkpoints --------------------------------------------------------------------------
+    def checkpoint_path(self, index: int) -> Path:
+        """Where the checkpoint of the level with file index ``index`` is kept."""
+        return self.path / CHECKPOINTS_DIR / f"level-{index}.json"
+
+    def save_checkpoint(self, index: int, data: dict[str, Any]) -> Path:
+        """Replace the checkpoint of level ``index`` atomically; returns its path."""
+        path = self.checkpoint_path(index)
+        write_text_atomic(path, json.dumps(data, separators=(",", ":")) + "\n")
+        return path
+
+    def load_checkpoint(self, index: int) -> dict[str, Any] | None:
+        """The saved checkpoint of level ``index``, or None when there is none."""
+        path = self.checkpoint_path(index)
+        return _read_json(path) if path.is_file() else None
+
+    # ---- appended rows ----------------------------------------------------------------------
+    def add_metrics(self, row: dict[str, str]) -> None:
+        """Append one metrics row (flushed)."""
+        if self._metrics is None:
+            self._metrics = LineAppender(self.file(METRICS_FILE))
+        self._metrics.write_line(csv_line(METRICS_COLUMNS, row))
+
+    def add_event(self, event: str, **fields: Any) -> None:
+        """Append one event, stamped with the UTC time (flushed)."""
+        if self._events is None:
+            self._events = LineAppender(self.file(EVENTS_FILE))
+        record = {"time": utc_now().isoformat().replace("+00:00", "Z"), "event": event, **fields}
+        self._events.write_line(json.dumps(record))
+
+    def read_metrics(self) -> list[dict[str, str]]:
+        """The complete rows of ``metrics.csv`` (a row cut short by a crash is left out)."""
+        path = self.file(METRICS_FILE)
+        if not path.is_file():
+            return []
+        with open(path, encoding="utf-8", newline="") as file:
+            rows = list(csv.reader(file))
+        if not rows or tuple(rows[0]) != METRICS_COLUMNS:
+            raise EvosokoError(f"{METRICS_FILE} does not have the expected columns", str(path))
+        return [dict(zip(METRICS_COLUMNS, row)) for row in rows[1:] if len(row) == len(METRICS_COLUMNS)]
+
+    def repair_metrics(self, finished: set[int], current: tuple[int, int] | None) -> None:
+        """Keep the metrics rows a resumed run will not write again, drop the rest.
+
+        Kept: every row of a finished level (file index in ``finished``) and, for ``current`` =
+        ``(index, generation)`` (the level resumed from its checkpoint), its rows up to that
+        generation. Rows written after the last checkpoint are dropped: the resumed run writes
+        them again, so the file ends up equal to an uninterrupted run's.
+        """
+        self.close()
+        kept = []
+        for row in self.read_metrics():
+            index, generation = int(row["level_index"]), int(row["generation"])
+            if index in finished or (
+                current is not None and index == current[0] and generation <= current[1]
+            ):
+                kept.append(row)
+        write_text_atomic(self.file(METRICS_FILE), csv_text(METRICS_COLUMNS, kept))
+
+    def close(self) -> None:
+        """Close the appended files (they reopen on the next row)."""
+        for appender in (self._metrics, self._events):
+            if appender is not None:
+                appender.close()
+        self._metrics = self._events = None
+
+
+def _with_solution(level: Level, solution: str) -> Level:
+    """``level`` titled with its name and carrying ``Solution: <LURD>`` as its only note."""
+    return level_from_rows(level.rows(), title=level.name, notes=(("Solution", solution),))
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise EvosokoError(f"cannot read the file: {error}", str(path)) from None
+    except json.JSONDecodeError as error:
+        raise EvosokoError(f"not valid JSON: {error.msg}", str(path), error.lineno) from None
