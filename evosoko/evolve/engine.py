@@ -62,8 +62,10 @@ class GenerationStats:
 
     ``best_distance`` / ``mean_distance`` / ``std_distance``: the primary objective over the
     population (0 = solved); ``best_length``: genes of the best individual; ``diversity``:
-    distinct scored positions per individual; ``seconds``: wall-clock time since the level
-    started (not part of determinism).
+    distinct scored positions per individual; ``cache_hits``: evaluations answered by the
+    fitness cache so far (the cache is not checkpointed, so this count restarts on resume);
+    ``seconds``: wall-clock time since the level started. Neither of the last two is part of
+    determinism.
     """
 
     generation: int

@@ -100,9 +100,19 @@ def _evaluate_batch(genomes: list[tuple[int, ...]]) -> list[tuple]:
             pass
         else:  # test hook: this worker dies in the middle of a batch
             log.warning("evaluation worker %d dies on purpose (test hook)", os.getpid())
+            _flush_log_queues()
             os._exit(1)
     assert _worker_fitness is not None, "worker used before its initializer ran"
     return [tuple(e) for e in _worker_fitness(genomes)]
+
+
+def _flush_log_queues() -> None:
+    """Push buffered log records through their queues before this process ends abruptly."""
+    for handler in logging.getLogger().handlers:
+        queue = getattr(handler, "queue", None)
+        if queue is not None and hasattr(queue, "join_thread"):
+            queue.close()
+            queue.join_thread()
 
 
 # ---- parent side --------------------------------------------------------------------------------

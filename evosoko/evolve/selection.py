@@ -81,13 +81,18 @@ def sel_nsga2(individuals: Sequence, count: int, identity: Callable[[object], in
 
 
 def sel_pareto_tournament(individuals: Sequence, count: int, rng: random.Random, size: int) -> list:
-    """Tournaments won by the lower Pareto front, then the larger crowding distance."""
-    rank: dict[int, int] = {}
+    """Tournaments won by the lower Pareto front, then the larger crowding distance.
+
+    Ranks and crowding distances are computed here from the individuals alone, so the result
+    does not depend on attributes left over from earlier selections.
+    """
+    quality: dict[int, tuple[int, float]] = {}
     for level, front in enumerate(tools.sortNondominated(list(individuals), len(individuals))):
+        tools.emo.assignCrowdingDist(front)
         for individual in front:
-            rank[id(individual)] = level
+            quality[id(individual)] = (-level, individual.fitness.crowding_dist)
 
-    def quality(individual) -> tuple[int, float]:
-        return (-rank[id(individual)], getattr(individual.fitness, "crowding_dist", 0.0))
+    def key(individual) -> tuple[int, float]:
+        return quality[id(individual)]
 
-    return [max((rng.choice(individuals) for _ in range(size)), key=quality) for _ in range(count)]
+    return [max((rng.choice(individuals) for _ in range(size)), key=key) for _ in range(count)]

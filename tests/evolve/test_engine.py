@@ -1,0 +1,152 @@
+"""The generational loop: determinism, resume, stop reasons, verified outcomes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from evolve_levels import small_level
+
+from evosoko.config import load_config
+from evosoko.evolve import evolve_level, make_evaluator
+from evosoko.evolve.engine import Engine
+from evosoko.evolve.evaluation import SerialEvaluator
+from evosoko.sokoban.solutions import verify_solution
+
+HARD_ENOUGH = 9  # Microban 10: not solved in a few generations
+
+
+def run(level, overrides, **kwargs):
+    config = load_config(None, overrides)
+    stats = []
+    with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
+        outcome = evolve_level(level, config, evaluator=evaluator, on_generation=stats.append, **kwargs)
+    return outcome, stats
+
+
+def comparable(stats):
+    return [{k: v for k, v in s.as_dict().items() if k not in ("seconds", "cache_hits")} for s in stats]
+
+
+@pytest.mark.parametrize("encoding", ["moves", "pushes"])
+def test_solves_a_small_level_with_a_verified_solution(encoding):
+    level = small_level("two-boxes")
+    outcome, stats = run(level, [f"ga.encoding={encoding}", "run.budget.generations=300"])
+    assert outcome.solved and outcome.stop_reason == "solved"
+    verification = verify_solution(level, outcome.solution_lurd)
+    assert verification.valid and verification.solved
+    assert (outcome.moves, outcome.pushes) == (verification.moves, verification.pushes)
+    assert stats[0].generation == 0 and stats[-1].solved
+    assert outcome.generations == stats[-1].generation
+    assert outcome.evaluations == stats[-1].evaluations
+
+
+@pytest.mark.parametrize("encoding", ["moves", "pushes"])
+def test_same_seed_same_run(microban, encoding):
+    level = microban[HARD_ENOUGH]
+    overrides = [f"ga.encoding={encoding}", "run.budget.generations=15", "ga.population=30",
+                 "ga.offspring=30", "run.seed=5"]
+    first, first_stats = run(level, overrides)
+    second, second_stats = run(level, overrides)
+    assert comparable(first_stats) == comparable(second_stats)
+    assert first.best_genes == second.best_genes
+    other, other_stats = run(level, overrides[:-1] + ["run.seed=6"])
+    assert comparable(other_stats) != comparable(first_stats)
+
+
+@pytest.mark.parametrize(
+    "selection", ["tournament", "truncation", "mu_plus_lambda", "mu_comma_lambda", "nsga2"]
+)
+def test_resume_equals_uninterrupted(microban, selection):
+    level = microban[HARD_ENOUGH]
+    overrides = [
+        "ga.encoding=pushes", f"ga.selection={selection}", "ga.population=20", "ga.offspring=24",
+        "output.checkpoint_every=5", "ga.stagnation_restart=4", "run.seed=11",
+    ]
+    whole, whole_stats = run(level, overrides + ["run.budget.generations=20"])
+    checkpoints = []
+    half, half_stats = run(
+        level, overrides + ["run.budget.generations=10"], on_checkpoint=checkpoints.append
+    )
+    assert half.stop_reason == "generations"
+    saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
+    assert saved["generation"] == 10
+    resumed, resumed_stats = run(level, overrides + ["run.budget.generations=20"], resume_state=saved)
+    assert comparable(half_stats + resumed_stats) == comparable(whole_stats)
+    assert resumed.best_genes == whole.best_genes
+    assert resumed.evaluations == whole.evaluations
+    assert [e.genes for e in resumed.hall_of_fame] == [e.genes for e in whole.hall_of_fame]
+
+
+def test_should_stop_interrupts_with_a_checkpoint(microban):
+    level = microban[HARD_ENOUGH]
+    calls = []
+    checkpoints = []
+    outcome, stats = run(
+        level,
+        ["run.budget.generations=50", "output.checkpoint_every=0"],
+        should_stop=lambda: calls.append(1) or len(calls) > 3,
+        on_checkpoint=checkpoints.append,
+    )
+    assert outcome.stop_reason == "interrupted" and outcome.generations == 3
+    assert len(checkpoints) == 1 and checkpoints[0]["generation"] == 3
+
+
+def test_evaluation_budget(microban):
+    outcome, stats = run(
+        microban[HARD_ENOUGH], ["run.budget.evaluations=500", "ga.population=50", "ga.offspring=50"]
+    )
+    assert outcome.stop_reason == "evaluations"
+    assert 500 <= outcome.evaluations < 550
+    assert not outcome.solved and outcome.solution_lurd is None
+    assert verify_solution(microban[HARD_ENOUGH], outcome.best_lurd).valid
+
+
+def test_stagnation_restarts_keep_the_hall_of_fame(microban):
+    level = microban[HARD_ENOUGH]
+    outcome, stats = run(
+        level,
+        ["ga.stagnation_restart=3", "run.budget.generations=30", "ga.population=10",
+         "ga.offspring=10", "ga.hall_of_fame=3"],
+    )
+    assert outcome.restarts >= 1 and stats[-1].restarts == outcome.restarts
+    best_so_far = [s.best_distance for s in stats]
+    assert outcome.best_fitness[1] <= min(best_so_far)
+    assert len(outcome.hall_of_fame) == 3
+
+
+def test_duplicates_are_eliminated(microban):
+    level = microban[HARD_ENOUGH]
+    _, with_elimination = run(level, ["run.budget.generations=20", "fitness.eliminate_duplicates=true"])
+    _, without = run(level, ["run.budget.generations=20", "fitness.eliminate_duplicates=false"])
+    assert with_elimination[-1].diversity > without[-1].diversity
+
+
+def test_source_ga_settings_run(microban):
+    level = microban[0]
+    config = load_config(
+        None,
+        ["ga.encoding=moves", "ga.selection=truncation", "ga.offspring=50", "ga.elitism=0",
+         "ga.crossover.kind=block", "ga.crossover.probability=1.0", "ga.mutation.replace_rate=0.05",
+         "ga.mutation.insert_rate=0.05", "ga.mutation.delete_rate=0", "ga.mutation.duplication=0",
+         "ga.mutation.inversion=0", "ga.mutation.tail_regrowth=0", "ga.grow_while_under=50",
+         "fitness.objective=manhattan", "fitness.trim_to_best=false",
+         "fitness.stop_on_deadlock=false", "fitness.length_objective=false",
+         "run.budget.generations=5"],
+    )
+    engine = Engine(level, config, SerialEvaluator(level, "moves", config.fitness))
+    outcome = engine.run()
+    assert outcome.solved or outcome.generations == 5
+    if not outcome.solved:  # children grow by 10 genes a generation while under 50
+        assert max(len(individual) for individual in engine.population) >= 50
+
+
+def test_checkpoint_of_another_level_is_refused(microban):
+    config = load_config(None, ["run.budget.generations=2"])
+    evaluator = SerialEvaluator(microban[0], "pushes", config.fitness)
+    engine = Engine(microban[0], config, evaluator)
+    engine.run()
+    state = engine.checkpoint()
+    with pytest.raises(Exception, match="level"):
+        Engine(microban[1], config, SerialEvaluator(microban[1], "pushes", config.fitness),
+               resume_state=state)
