@@ -128,8 +128,8 @@ Improver = Callable[[list[int]], "list[int] | None"]
 class Engine:
     """The loop over one level; construct it, then call :meth:`run` once.
 
-    ``initial_genomes`` (e.g. from hybrid search) go into the first population before the
-    random ones; ``improve`` (the memetic step) may return a better genome for the best
+    ``initial_genomes`` (gene prefixes from hybrid search) start ``hybrid.fraction`` of the
+    first population, each followed by random genes; ``improve`` (the memetic step) may return a better genome for the best
     individual every ``hybrid.memetic_every`` generations.
     """
 
@@ -306,9 +306,19 @@ class Engine:
         if every and self.generation % every == 0:
             self._checkpoint()
 
-    def _new_population(self, seeds: Sequence[Sequence[int]]) -> list:
+    def _new_population(self, prefixes: Sequence[Sequence[int]]) -> list:
+        """Random genomes; with ``prefixes`` (hybrid seeds), ``hybrid.fraction`` of them (at
+        least one per prefix) start with a prefix, taken in turn, followed by random genes."""
         ga = self.ga
-        genomes = [list(g)[: ga.max_length] for g in seeds if len(g) >= ga.min_length][: ga.population]
+        seeded = 0
+        if prefixes:
+            seeded = max(len(prefixes), round(self.config.hybrid.fraction * ga.population))
+            seeded = min(seeded, ga.population)
+        genomes = []
+        for index in range(seeded):
+            prefix = list(prefixes[index % len(prefixes)])[: ga.max_length]
+            tail = random_genes(self.rng, min(ga.initial_length, ga.max_length - len(prefix)), self.encoding)
+            genomes.append(prefix + tail)
         while len(genomes) < ga.population:
             genomes.append(random_genes(self.rng, ga.initial_length, self.encoding))
         population = [self._individual(g) for g in genomes]

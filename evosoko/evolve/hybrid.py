@@ -1,0 +1,82 @@
+"""Hybrid mode: classical search seeds the population and improves the best individual.
+
+- :func:`search_seeds`: a push-A* bounded by ``hybrid.node_budget`` runs once per level; its
+  solution, or else its best frontier paths, are converted to genes of the active encoding
+  (LURD letters for move genomes, candidate indices for push genomes). The engine puts them,
+  each followed by random genes, in front of ``hybrid.fraction`` of the first population.
+- :func:`memetic_improver`: every ``hybrid.memetic_every`` generations, a push-A* bounded by
+  ``hybrid.memetic_node_budget`` starts from the position the best genome reaches; the path to
+  its solution or best frontier state is appended to the genome, and the engine keeps the
+  result when its fitness is better.
+
+Search is deterministic under a node budget, so hybrid runs stay reproducible.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Callable
+
+from evosoko.config import Config
+from evosoko.evolve.genomes import decode, genes_from_lurd
+from evosoko.sokoban.build import level_from_rows
+from evosoko.sokoban.level import Level, State
+
+log = logging.getLogger(__name__)
+
+SEARCH_ALGORITHM = "push-astar"
+
+
+def search_seeds(level: Level, config: Config) -> list[list[int]]:
+    """Gene prefixes from a bounded push-A* on ``level`` (the solution alone if it solved)."""
+    from evosoko.search import solve
+
+    count = round(config.hybrid.fraction * config.ga.population)
+    if count == 0:
+        return []
+    result = solve(level, SEARCH_ALGORITHM, node_limit=config.hybrid.node_budget, partial=count)
+    paths = [result.solution] if result.solved else [p.lurd for p in result.partial]
+    log.info(
+        "level %s: hybrid search %s after %d nodes, %d seed path(s)",
+        level.name, result.status, result.expanded, len(paths),
+    )
+    seeds = [genes_from_lurd(level, config.ga.encoding, path) for path in paths if path]
+    return [genes for genes in seeds if genes]
+
+
+def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list[int] | None]:
+    """A function that extends a genome by a bounded search from the position it reaches."""
+    encoding = config.ga.encoding
+    fitness = config.fitness
+    budget = config.hybrid.memetic_node_budget
+
+    def improve(genes: list[int]) -> list[int] | None:
+        from evosoko.search import solve
+
+        reached = decode(
+            level, encoding, genes, objective=fitness.objective,
+            stop_on_deadlock=fitness.stop_on_deadlock,
+        ).final
+        if all(level.goals[box] for box in reached.boxes):
+            return None
+        start = level_at(level, reached)
+        if start is None:
+            return None
+        result = solve(start, SEARCH_ALGORITHM, node_limit=budget, partial=1)
+        path = result.solution if result.solved else (result.partial[0].lurd if result.partial else "")
+        if not path:
+            return None
+        return list(genes) + genes_from_lurd(level, encoding, path, start=reached)
+
+    return improve
+
+
+def level_at(level: Level, state: State) -> Level | None:
+    """``level`` with ``state`` as its start (same cells), or None if the board would change."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        moved = level_from_rows(level.rows(state), title=level.title)
+    if (moved.width, moved.height) != (level.width, level.height) or moved.start != state:
+        return None
+    return moved
