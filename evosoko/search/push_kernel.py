@@ -27,7 +27,7 @@ from evosoko.search.store import (
     NEED_SPACE, NO_THRESHOLD, NODES, REOPEN, SOLUTION, SOLVED, THRESHOLD, add_node, find_slot,
     frontier_pop, frontier_push, priority,
 )
-from evosoko.sokoban.deadlocks import freeze_deadlock_kernel
+from evosoko.search.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
 
 REACH_STAMP, NORM_STAMP = 0, 1
@@ -45,6 +45,7 @@ def make_scratch(cells: int) -> tuple:
         corral_scratch,
         np.zeros(4, dtype=np.int64),  # corral stamps
         np.zeros(2, dtype=np.int64),  # reach and normalization stamps
+        make_freeze_scratch(cells),
     )
 
 
@@ -53,7 +54,7 @@ def push_root(tab, params, nodes, table, counters, scratch, boxes, player,
               work):  # pragma: no cover - compiled
     """Store the start position as node 0; returns its heuristic value."""
     floor, _, _, _, deltas, _, _, push_distance, nearest_push, nearest_manhattan, zb, zp = tab
-    _, _, queue, norm_mark, occupied, _, _, stamps = scratch
+    _, _, queue, norm_mark, occupied, _, _, stamps, _ = scratch
     for b in boxes:
         occupied[b] = True
     stamps[NORM_STAMP] += 1
@@ -82,8 +83,8 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
         zb, zp = tab
     node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, \
         assign = nodes
-    reach_mark, distance, queue, norm_mark, occupied, corral_scratch, corral_marks, stamps = \
-        scratch
+    reach_mark, distance, queue, norm_mark, occupied, corral_scratch, corral_marks, stamps, \
+        freeze_scratch = scratch
     mode = params[MODE]
     kind = params[HEURISTIC]
     g_weight = params[G_WEIGHT]
@@ -148,8 +149,8 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
                     continue
                 occupied[b] = False
                 occupied[target] = True
-                ok = not (freeze and freeze_deadlock_kernel(blocked, dead, goals, occupied, deltas,
-                                                            target))
+                ok = not (freeze and freeze_deadlock(blocked, dead, goals, occupied, deltas,
+                                                     target, freeze_scratch))
                 h = 0
                 if ok:
                     _moved(node_boxes[node], assign[node], i, target, child, child_assign,

@@ -1,0 +1,91 @@
+"""Freeze deadlock test of the pushed box, allocation-free for the search loop.
+
+The rule is the one of :func:`evosoko.sokoban.deadlocks.is_freeze_deadlock` (a test holds the
+two equal on random positions): a box is blocked along an axis by a wall on either side, dead
+squares on both sides, or a neighbouring box on that axis that is itself frozen, examined with
+the boxes under examination taken as walls. The search needs it without per-call allocation,
+so the recursion runs on an explicit stack held in caller-owned scratch arrays.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+def make_freeze_scratch(cells: int) -> tuple:
+    """Scratch of :func:`freeze_deadlock`: as-wall flags (kept all False between calls) and
+    the explicit stack (box, axis, side tried, group size when the side was tried)."""
+    return (
+        np.zeros(cells, dtype=np.bool_),
+        np.zeros(cells + 1, dtype=np.int64),
+        np.zeros(cells + 1, dtype=np.int64),
+        np.zeros(cells + 1, dtype=np.int64),
+        np.zeros(cells + 1, dtype=np.int64),
+        np.zeros(cells + 1, dtype=np.int64),
+    )
+
+
+@numba.njit(cache=True)
+def freeze_deadlock(blocked, dead, goals, occupied, deltas, box, scratch):  # pragma: no cover
+    """True when ``box`` is frozen together with at least one box off goal."""
+    size = frozen_group(blocked, dead, occupied, deltas, box, scratch)
+    group = scratch[5]
+    for k in range(size):
+        if not goals[group[k]]:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def frozen_group(blocked, dead, occupied, deltas, box, scratch):  # pragma: no cover - compiled
+    """Size of the frozen group found from ``box`` (0 when it can move), left in ``scratch[5]``."""
+    as_wall, frame_box, frame_axis, frame_side, frame_size, group = scratch
+    size = 0
+    depth = 0
+    answer = -1  # answer of the frame just left: -1 none, 0 it can move, 1 it is frozen
+    enter = box
+    while True:
+        if enter >= 0:
+            as_wall[enter] = True
+            group[size] = enter
+            size += 1
+            frame_box[depth] = enter
+            frame_axis[depth] = 0
+            frame_side[depth] = 0
+            depth += 1
+            enter = -1
+        top = depth - 1
+        here = frame_box[top]
+        side_a = here + deltas[2 * frame_axis[top]]
+        side_b = here + deltas[2 * frame_axis[top] + 1]
+        axis_blocked = False
+        if answer == 1:
+            axis_blocked = True
+        elif answer == 0:
+            size = frame_size[top]
+            if frame_side[top] == 1 and occupied[side_b]:
+                frame_side[top] = 2
+                enter = side_b
+        elif (blocked[side_a] or blocked[side_b] or as_wall[side_a] or as_wall[side_b]
+              or (dead[side_a] and dead[side_b])):
+            axis_blocked = True
+        elif occupied[side_a]:
+            frame_side[top] = 1
+            enter = side_a
+        elif occupied[side_b]:
+            frame_side[top] = 2
+            enter = side_b
+        answer = -1
+        if enter >= 0:
+            frame_size[top] = size
+            continue
+        if axis_blocked and frame_axis[top] == 0:
+            frame_axis[top] = 1
+            frame_side[top] = 0
+            continue
+        as_wall[here] = False
+        depth -= 1
+        answer = 1 if axis_blocked else 0
+        if depth == 0:
+            return size if axis_blocked else 0

@@ -1,0 +1,36 @@
+"""The frontier heap pops keys in order; the hash table finds stored states again."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evosoko.search.store import HEAP, Store, add_node, find_slot, frontier_pop, frontier_push
+
+
+@given(st.lists(st.integers(0, 1 << 40), min_size=1, max_size=200))
+def test_heap_pops_in_key_order(keys):
+    store = Store(box_count=1)
+    store.frontier = (np.zeros(len(keys), dtype=np.int64), np.zeros(len(keys), dtype=np.int32))
+    for node, key in enumerate(keys):
+        frontier_push(store.frontier, store.counters, HEAP, key, node)
+    popped = [frontier_pop(store.frontier, store.counters, HEAP) for _ in keys]
+    assert [keys[node] for node in popped] == sorted(keys)
+    assert frontier_pop(store.frontier, store.counters, HEAP) == -1
+
+
+def test_table_finds_states_through_collisions_and_growth():
+    store = Store(box_count=2, capacity=16)
+    states = [(np.array([a, a + 1 + b], dtype=np.int16), a + b) for a in range(20) for b in range(5)]
+    for index, (boxes, player) in enumerate(states):
+        if store.size + 20 >= store.capacity:
+            store.grow()
+        key = np.uint64(index % 7)  # many equal hashes: collisions must be resolved by content
+        slot = find_slot(store.nodes, store.table, key, boxes, player)
+        assert store.table[slot] == -1
+        add_node(store.nodes, store.table, store.counters, slot, boxes, player, player, -1, 0,
+                 0, 0, 0, key)
+    for index, (boxes, player) in enumerate(states):
+        slot = find_slot(store.nodes, store.table, np.uint64(index % 7), boxes, player)
+        assert store.table[slot] == index
