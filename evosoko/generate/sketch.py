@@ -39,8 +39,12 @@ class Sketch:
     player: int
 
     def rows(self) -> list[str]:
-        """Canonical XSB rows (floor as a space, trailing blanks cut)."""
-        grid = [WALL if wall else FLOOR for wall in self.walls.tolist()]
+        """Canonical XSB rows (floor as a space, trailing blanks cut).
+
+        Only walls that touch the floor (diagonals included) are drawn; the rest is outside.
+        """
+        outline = touching_floor(self.walls.reshape(self.height, self.width)).ravel()
+        grid = [WALL if wall else FLOOR for wall in outline.tolist()]
         goals = set(self.goals)
         for goal in goals:
             grid[goal] = GOAL
@@ -57,6 +61,17 @@ class Sketch:
     def to_level(self, title: str | None = None, notes: Sequence[tuple[str, str]] = ()) -> Level:
         """The validated level (raises ``LevelFormatError`` if the sketch is not a valid level)."""
         return level_from_rows(self.rows(), title=title, notes=notes)
+
+
+def touching_floor(walls: np.ndarray) -> np.ndarray:
+    """``bool[h, w]``: the walls with a floor cell among their eight neighbours."""
+    floor = np.pad(~walls, 1)
+    near = np.zeros_like(walls)
+    height, width = walls.shape
+    for row_shift in (0, 1, 2):
+        for column_shift in (0, 1, 2):
+            near |= floor[row_shift : row_shift + height, column_shift : column_shift + width]
+    return walls & near
 
 
 def bordered_room(width: int, height: int, interior_walls: np.ndarray | None = None) -> np.ndarray:

@@ -42,7 +42,7 @@ def test_every_level_is_certified_and_its_solution_replays(batch):
         assert check.moves == int(notes["Moves"])
         assert int(notes["Expanded"]) >= 1
         assert not all(level.goals[box] for box in level.start.boxes)
-        assert (level.width, level.height) == (7, 7) and level.box_count == 2
+        assert level.width <= 7 and level.height <= 7 and level.box_count == 2
 
 
 def test_stored_pushes_are_optimal_by_an_independent_search(batch):

@@ -39,9 +39,13 @@ def test_floor_is_exactly_what_the_open_room_solution_visited(seed):
     assert (masked.boxes, masked.goals, masked.player) == (room.boxes, room.goals, room.player)
     # the masked level is certified on its own, with the same optimal number of pushes
     assert candidate.certificate.pushes == open_solution.pushes
+    # the open-room solution still solves the masked level and steps on every one of its cells
     level = masked.to_level()
     stepped = np.zeros(level.cells, dtype=bool)
-    for state in replay_states(level, candidate.certificate.solution):
+    for state in replay_states(level, open_solution.solution):
         stepped[state.player] = True
         stepped[list(state.boxes)] = True
-    assert not (stepped & masked.walls).any()
+    assert (stepped == level.floor).all()
+    assert set(replay_states(level, open_solution.solution)[-1].boxes) == set(
+        level.goal_cells.tolist()
+    )

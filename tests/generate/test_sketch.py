@@ -33,3 +33,11 @@ def test_room_helpers():
     assert interior_cells(6, 6, 2) == [14, 15, 20, 21]
     assert sketch(7).is_solved() is False
     assert Sketch(6, 5, bordered_room(6, 5), (8,), (8,), 7).is_solved()
+
+
+def test_only_walls_touching_the_floor_are_drawn():
+    rows = ["#######", "#######", "##  ###", "##  ###", "#######", "#######"]
+    walls = np.array([c == "#" for row in rows for c in row], dtype=bool)
+    sketch = Sketch(7, 6, walls, goals=(16,), boxes=(17,), player=24)
+    assert sketch.rows() == ["", " ####", " #.$#", " # @#", " ####", ""]
+    assert sketch.to_level().rows() == ["####", "#.$#", "# @#", "####"]
