@@ -1,0 +1,196 @@
+"""Plots of comparisons and of run folders (sweep plots are in :mod:`sweep_figures`).
+
+Comparison (:func:`draw_compare`), into ``plots/``:
+
+- ``ecdf_time``: fraction of runs solved against wall-clock time, log x (the run-time ECDF as
+  COCO and IOHprofiler draw it; a curve ends at its solver's solve rate);
+- ``ecdf_budget``: the same against each solver's own budget (evaluations, expanded nodes);
+- ``levels``: a strip per solver of the fraction of runs that solved each level;
+- ``lengths``: solution moves and pushes per solver, side by side.
+
+Runs (:func:`draw_runs`): best and mean distance against generation and against evaluations,
+the median with an inter-quartile band across every (run, level) curve, and diversity.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from evosoko.experiment.metrics import ecdf_steps, quantile_band
+from evosoko.experiment.style import colour, new_figure, save_figure, style_axes
+
+__all__ = ["draw_compare", "draw_runs", "read_metrics"]
+
+UNIT_LABELS = {"evaluations": "fitness evaluations", "nodes": "expanded search nodes"}
+
+
+# ---- comparisons -------------------------------------------------------------------------------
+
+
+def draw_compare(
+    folder: Path,
+    rows: Sequence[dict],
+    seconds_budget: float,
+    unit_budgets: dict[str, float | None],
+    solvers: Sequence[str] | None = None,
+    fmt: str = "png",
+    out: Path | None = None,
+) -> list[Path]:
+    """Draw the comparison plots of ``rows`` into ``out`` (default ``folder/plots``)."""
+    out = out or folder / "plots"
+    out.mkdir(parents=True, exist_ok=True)
+    order = list(solvers) if solvers else list(dict.fromkeys(r["solver"] for r in rows))
+    order = [s for s in order if any(r["solver"] == s for r in rows)]
+    by_solver = {s: [r for r in rows if r["solver"] == s] for s in order}
+    return [
+        _ecdf_time(by_solver, seconds_budget, out, fmt),
+        _ecdf_budget(by_solver, unit_budgets, out, fmt),
+        _level_strip(by_solver, rows, out, fmt),
+        _lengths(by_solver, out, fmt),
+    ]
+
+
+def _ecdf_curve(axes, costs, solved, limit, position, label) -> None:
+    x, y = ecdf_steps(costs, solved)
+    low = x[0] if len(x) else limit
+    xs = np.concatenate([[low], x, [max(limit, x[-1] if len(x) else limit)]])
+    ys = np.concatenate([[0.0], y, [y[-1] if len(y) else 0.0]])
+    axes.step(xs, ys, where="post", color=colour(position), label=f"{label} ({ys[-1]:.0%})")
+
+
+def _ecdf_time(by_solver: dict, budget: float, out: Path, fmt: str) -> Path:
+    figure, (axes,) = new_figure()
+    smallest = min([r["seconds"] for runs in by_solver.values() for r in runs if r["solved"]
+                    and r["seconds"] > 0] or [budget / 1000])
+    for position, (solver, runs) in enumerate(by_solver.items()):
+        costs = [max(r["seconds"], smallest) for r in runs]  # log axis: no zero times
+        _ecdf_curve(axes, costs, [r["solved"] for r in runs], budget, position, solver)
+    axes.axvline(budget, color="0.5", linestyle=":", linewidth=1)
+    axes.set_xscale("log")
+    axes.set_ylim(0, 1.02)
+    style_axes(axes, xlabel="wall-clock time (s, log scale)", ylabel="fraction of runs solved",
+               title="Solved runs against time (run-time ECDF)")
+    axes.legend(loc="upper left")
+    return save_figure(figure, out / "ecdf_time", fmt)
+
+
+def _ecdf_budget(by_solver: dict, unit_budgets: dict, out: Path, fmt: str) -> Path:
+    units = list(dict.fromkeys(runs[0]["unit"] for runs in by_solver.values()))
+    figure, panels = new_figure(len(units))
+    for axes, unit in zip(panels, units):
+        spent = [r["used"] for runs in by_solver.values() for r in runs if r["unit"] == unit]
+        limit = unit_budgets.get(unit) or max(spent + [1])
+        for position, (solver, runs) in enumerate(by_solver.items()):
+            if runs[0]["unit"] != unit:
+                continue
+            costs = [max(r["used"], 1) for r in runs]
+            _ecdf_curve(axes, costs, [r["solved"] for r in runs], limit, position, solver)
+        if unit_budgets.get(unit):
+            axes.axvline(limit, color="0.5", linestyle=":", linewidth=1)
+        axes.set_xscale("log")
+        axes.set_ylim(0, 1.02)
+        style_axes(axes, xlabel=f"{UNIT_LABELS.get(unit, unit)} (log scale)",
+                   ylabel="fraction of runs solved", title=f"Solved runs against {unit}")
+        axes.legend(loc="upper left")
+    return save_figure(figure, out / "ecdf_budget", fmt)
+
+
+def _level_strip(by_solver: dict, rows: Sequence[dict], out: Path, fmt: str) -> Path:
+    levels = sorted({(r["level_index"], r["level"]) for r in rows})
+    column = {index: position for position, (index, _) in enumerate(levels)}
+    grid = np.full((len(by_solver), len(levels)), np.nan)
+    for row_number, runs in enumerate(by_solver.values()):
+        for index in {r["level_index"] for r in runs}:
+            flags = [r["solved"] for r in runs if r["level_index"] == index]
+            grid[row_number, column[index]] = sum(flags) / len(flags)
+    width = min(14.0, 2.5 + 0.18 * len(levels))
+    figure, (axes,) = new_figure(width=width, height=1.2 + 0.35 * len(by_solver))
+    image = axes.imshow(grid, aspect="auto", cmap="Greens", vmin=0, vmax=1, interpolation="nearest")
+    axes.grid(False)
+    axes.set_yticks(range(len(by_solver)), list(by_solver))
+    if len(levels) <= 60:
+        axes.set_xticks(range(len(levels)), [name for _, name in levels], rotation=90, fontsize=6)
+    style_axes(axes, xlabel="level", ylabel="solver", title="Who solved what")
+    figure.colorbar(image, ax=axes, label="fraction of runs solved", fraction=0.03)
+    return save_figure(figure, out / "levels", fmt)
+
+
+def _lengths(by_solver: dict, out: Path, fmt: str) -> Path:
+    figure, panels = new_figure(2, width=max(4.0, 1.0 + 0.7 * len(by_solver)))
+    for axes, measure in zip(panels, ("moves", "pushes")):
+        data = [[r[measure] for r in runs if r["solved"] and r[measure] is not None]
+                for runs in by_solver.values()]
+        positions = [p for p, values in enumerate(data, start=1) if values]
+        if positions:
+            boxes = axes.boxplot([data[p - 1] for p in positions], positions=positions,
+                                 widths=0.6, patch_artist=True,
+                                 medianprops={"color": "black"})
+            for patch, p in zip(boxes["boxes"], positions):
+                patch.set_facecolor(colour(p - 1))
+                patch.set_alpha(0.5)
+        axes.set_xticks(range(1, len(by_solver) + 1), list(by_solver), rotation=30, ha="right")
+        axes.set_xlim(0.4, len(by_solver) + 0.6)
+        style_axes(axes, xlabel="solver", ylabel=f"solution length ({measure})",
+                   title=f"Solution {measure} (solved runs)")
+    return save_figure(figure, out / "lengths", fmt)
+
+
+# ---- runs --------------------------------------------------------------------------------------
+
+
+def read_metrics(run_dir: Path) -> list[dict[str, str]]:
+    """The rows of a run folder's ``metrics.csv``."""
+    with open(run_dir / "metrics.csv", encoding="utf-8", newline="") as stream:
+        return list(csv.DictReader(stream))
+
+
+def _curves(runs: Sequence[Sequence[dict[str, str]]], x: str, y: str) -> list[tuple[list, list]]:
+    """One (x, y) curve per (run, level)."""
+    curves = []
+    for rows in runs:
+        by_level: dict[str, tuple[list, list]] = {}
+        for row in rows:
+            xs, ys = by_level.setdefault(row["level_index"], ([], []))
+            xs.append(float(row[x]))
+            ys.append(float(row[y]))
+        curves.extend(by_level.values())
+    return curves
+
+
+def draw_runs(run_dirs: Sequence[Path], out: Path, fmt: str = "png") -> list[Path]:
+    """``fitness`` (best/mean distance against generation and evaluations, median and IQR band
+    across every run and level) and ``diversity`` plots of run folders, into ``out``."""
+    runs = [read_metrics(Path(d)) for d in run_dirs]
+    count = sum(len({r["level_index"] for r in rows}) for rows in runs)
+    out.mkdir(parents=True, exist_ok=True)
+    figure, panels = new_figure(2)
+    for axes, x, xlabel in zip(panels, ("generation", "evaluations"),
+                               ("generation", "fitness evaluations")):
+        for position, measure in enumerate(("best", "mean")):
+            _band(axes, _curves(runs, x, measure), position, f"{measure} distance")
+        style_axes(axes, xlabel=xlabel, ylabel="distance to solved (0 = solved)",
+                   title=f"Fitness against {xlabel} ({count} curves)")
+        axes.legend()
+    paths = [save_figure(figure, out / "fitness", fmt)]
+    figure, (axes,) = new_figure()
+    _band(axes, _curves(runs, "generation", "diversity"), 2, "diversity")
+    style_axes(axes, xlabel="generation", ylabel="distinct positions per individual",
+               title=f"Diversity ({count} curves)")
+    axes.set_ylim(bottom=0)
+    axes.legend()
+    paths.append(save_figure(figure, out / "diversity", fmt))
+    return paths
+
+
+def _band(axes, curves, position: int, label: str) -> None:
+    band = quantile_band(curves)
+    if not band.curves:
+        return
+    axes.plot(band.x, band.median, color=colour(position), label=f"{label} (median)")
+    if band.curves > 1:
+        axes.fill_between(band.x, band.lower, band.upper, color=colour(position), alpha=0.2,
+                          linewidth=0, label=f"{label} (25–75 %)")

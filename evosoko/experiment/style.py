@@ -1,0 +1,81 @@
+"""One look for every experiment plot: sizes, fonts, grid, a fixed colour per series, saving.
+
+Figures are made with matplotlib's object API on the Agg canvas (no display, no global
+``pyplot`` state), so plotting is safe in worker processes and tests.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from evosoko.experiment.atomic import write_bytes_atomic
+
+__all__ = ["FORMATS", "colour", "new_figure", "save_figure", "style_axes"]
+
+FORMATS = ("png", "svg")
+
+PALETTE = (
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+    "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
+)
+"""Colours by series position, the same in every plot of one folder."""
+
+RC = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "grid.linewidth": 0.6,
+    "lines.linewidth": 1.6,
+    "svg.hashsalt": "evosoko",  # stable SVG ids, so equal plots give equal files
+}
+
+
+def colour(position: int) -> str:
+    """The colour of the series at ``position`` (cycling through :data:`PALETTE`)."""
+    return PALETTE[position % len(PALETTE)]
+
+
+def new_figure(panels: int = 1, *, width: float = 5.0, height: float = 3.4, columns: int | None = None) -> tuple[Figure, Sequence[Axes]]:
+    """A figure with ``panels`` axes side by side (wrapping after ``columns``), constrained layout."""
+    import matplotlib
+
+    matplotlib.rcParams.update(RC)
+    columns = min(panels, columns or panels)
+    rows = -(-panels // columns)
+    figure = Figure(figsize=(width * columns, height * rows), layout="constrained")
+    axes = figure.subplots(rows, columns, squeeze=False).flatten()
+    for extra in axes[panels:]:
+        extra.set_axis_off()
+    return figure, list(axes[:panels])
+
+
+def style_axes(axes: Axes, *, xlabel: str, ylabel: str, title: str | None = None) -> None:
+    """Label both axes (with units) and set the title."""
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    if title:
+        axes.set_title(title)
+
+
+def save_figure(figure: Figure, path_stem: Path, fmt: str = "png") -> Path:
+    """Write ``figure`` to ``path_stem`` + ``.png``/``.svg`` atomically; returns the path."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown plot format {fmt!r}")
+    path = path_stem.with_suffix(f".{fmt}")
+    buffer = io.BytesIO()
+    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+    figure.savefig(buffer, format=fmt, dpi=110, metadata=metadata)
+    write_bytes_atomic(path, buffer.getvalue())
+    return path

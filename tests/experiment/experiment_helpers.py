@@ -1,0 +1,43 @@
+"""Shared helpers of the experiment tests: tiny configurations on the bundled seed levels."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from evosoko.config import Config, load_config
+from evosoko.experiment.records import WALL_CLOCK_COLUMNS
+
+SEED_LEVELS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
+
+
+def tiny_config(output: Path, *overrides: str) -> Config:
+    """A fast configuration over the bundled seed levels, writing under ``output``."""
+    return load_config(
+        None,
+        [
+            f"run.levels={SEED_LEVELS}",
+            f"output.dir={output}",
+            "run.budget.generations=12",
+            "run.budget.seconds=none",
+            "output.checkpoint_every=4",
+            "ga.population=30",
+            "ga.offspring=30",
+            *overrides,
+        ],
+    )
+
+
+def deterministic_metrics(run_dir: Path) -> list[dict[str, str]]:
+    """The rows of metrics.csv without the wall-clock columns."""
+    with open(run_dir / "metrics.csv", newline="", encoding="utf-8") as file:
+        return [
+            {key: value for key, value in row.items() if key not in WALL_CLOCK_COLUMNS}
+            for row in csv.DictReader(file)
+        ]
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    """All rows of a CSV file as dicts."""
+    with open(path, newline="", encoding="utf-8") as file:
+        return list(csv.DictReader(file))

@@ -1,0 +1,136 @@
+"""evosoko compare: its files, resuming after an interruption, backends, config errors."""
+
+from pathlib import Path
+
+import pytest
+
+from evosoko.errors import ConfigError
+from evosoko.experiment import compare
+from evosoko.experiment.compare import load_compare_config, read_results_csv, run_compare
+
+SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
+
+TINY = f"""
+[compare]
+name = "tiny"
+levels = "{SEEDS}"
+select = ["seed000-example", "seed000-case3"]
+seeds = [1, 2]
+
+[compare.budget]
+seconds = 20
+evaluations = 600
+nodes = 20000
+
+[parallel]
+backend = "serial"
+
+[[solver]]
+kind = "ga"
+name = "ga-small"
+set = ["ga.population=20", "ga.offspring=20"]
+
+[[solver]]
+kind = "search"
+algorithm = "bfs"
+
+[[solver]]
+kind = "search"
+algorithm = "push-astar"
+"""
+
+
+@pytest.fixture
+def tiny_config(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY)
+    return path
+
+
+def _stable(rows):
+    """Rows without wall-clock time, which differs between equal runs."""
+    return [{k: v for k, v in row.items() if k != "seconds"} for row in rows]
+
+
+def test_compare_writes_results_summary_and_plots(tiny_config, tmp_path):
+    outcome = run_compare(load_compare_config(tiny_config), tmp_path / "out")
+    folder = tmp_path / "out"
+    for name in ("compare.toml", "journal.jsonl", "results.csv", "summary.md", "summary.json"):
+        assert (folder / name).is_file(), name
+    for plot in ("ecdf_time", "ecdf_budget", "levels", "lengths"):
+        assert (folder / "plots" / f"{plot}.png").stat().st_size > 1000
+    rows = read_results_csv(folder / "results.csv")
+    # GA: 2 levels x 2 seeds; each deterministic search: 2 levels once
+    assert [r["solver"] for r in rows] == ["ga-small"] * 4 + ["bfs"] * 2 + ["push-astar"] * 2
+    assert [r["seed"] for r in rows[:4]] == [1, 2, 1, 2] and rows[4]["seed"] is None
+    bfs_case3 = rows[5]
+    assert (bfs_case3["level"], bfs_case3["solved"], bfs_case3["moves"]) == ("seed000-case3", True, 34)
+    assert all(r["unit"] == "evaluations" for r in rows[:4]) and rows[4]["unit"] == "nodes"
+    assert all(r["used"] <= 600 + 20 for r in rows[:4])  # GA budget (one generation of slack)
+    summary = (folder / "summary.md").read_text()
+    assert "| bfs | 2 | 2 | 100% |" in summary and "ERT" in summary
+    assert outcome.complete and [s.solver for s in outcome.summaries] == ["ga-small", "bfs", "push-astar"]
+    saved = load_compare_config(folder / "compare.toml")
+    assert saved.model_dump() == load_compare_config(tiny_config).model_dump()
+
+
+def test_interrupted_compare_resumes_without_redoing_finished_jobs(tiny_config, tmp_path, monkeypatch):
+    config = load_compare_config(tiny_config)
+    first = run_compare(config, tmp_path / "out", stop_after=3, plots=False)
+    assert not first.complete and len(first.rows) == 3
+    assert "Incomplete" in (tmp_path / "out" / "summary.md").read_text()
+
+    ran = []
+    real_job = compare.run_job
+
+    def counting_job(payload):
+        ran.append((payload["solver"], payload["level_index"], payload["seed"]))
+        return real_job(payload)
+
+    monkeypatch.setattr(compare, "run_job", counting_job)
+    second = run_compare(config, tmp_path / "out", plots=False)
+    assert second.complete and second.resumed == 3 and len(ran) == 8 - 3
+    finished_first = {(r["solver"], r["level_index"], r["seed"]) for r in first.rows}
+    assert finished_first.isdisjoint(ran)
+
+    monkeypatch.setattr(compare, "run_job", real_job)
+    uninterrupted = run_compare(config, tmp_path / "fresh", plots=False)
+    assert _stable(second.rows) == _stable(uninterrupted.rows)
+
+
+def test_changing_a_solver_reruns_only_its_jobs(tiny_config, tmp_path):
+    run_compare(load_compare_config(tiny_config), tmp_path / "out", plots=False)
+    changed = load_compare_config(tiny_config, ["compare.budget.nodes=30000"])
+    outcome = run_compare(changed, tmp_path / "out", plots=False)
+    assert outcome.resumed == 4  # the GA jobs; both searches ran again with the new budget
+
+
+def test_processes_backend_gives_the_serial_results(tiny_config, tmp_path):
+    serial = run_compare(load_compare_config(tiny_config), tmp_path / "serial", plots=False)
+    parallel_config = load_compare_config(
+        tiny_config, ["parallel.backend=processes", "parallel.workers=2"]
+    )
+    parallel = run_compare(parallel_config, tmp_path / "processes", plots=False)
+    assert _stable(parallel.rows) == _stable(serial.rows)
+
+
+def test_unknown_key_is_named_with_line_and_suggestion(tmp_path):
+    path = tmp_path / "typo.toml"
+    path.write_text(TINY.replace('algorithm = "push-astar"', 'algoritm = "push-astar"'))
+    with pytest.raises(ConfigError) as caught:
+        load_compare_config(path)
+    error = caught.value
+    assert "solver.2.algoritm" in error.message and "did you mean" in error.message
+    assert error.line == TINY.splitlines().index('algorithm = "push-astar"') + 1
+
+
+def test_unknown_algorithm_and_bad_ga_override_are_config_errors(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(TINY.replace('algorithm = "bfs"', 'algorithm = "bfss"'))
+    with pytest.raises(ConfigError, match="unknown algorithm"):
+        load_compare_config(path)
+    path.write_text(TINY.replace("ga.population=20", "ga.populaton=20"))
+    with pytest.raises(ConfigError, match="ga-small.*populaton") as caught:
+        run_compare(load_compare_config(path), tmp_path / "out")
+    assert caught.value.path == str(path) and caught.value.line is not None
+    assert not (tmp_path / "out").exists()  # nothing written for a bad comparison

@@ -1,0 +1,30 @@
+"""Tests of the fitness plot: a PNG for a few levels (panels) and for many (one panel)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evosoko.experiment.plots import SMALL_MULTIPLES, _series_by_level, plot_fitness
+
+
+def rows(levels: int, generations: int) -> list[dict[str, str]]:
+    return [
+        {"level_index": str(level), "level": f"L{level}", "generation": str(generation),
+         "best": str(max(0, 10 - generation)), "mean": str(1_000_000 if generation % 2 else 12)}
+        for level in range(1, levels + 1)
+        for generation in range(generations)
+    ]
+
+
+@pytest.mark.parametrize("levels", [0, 1, 3, SMALL_MULTIPLES + 1])
+def test_plot_is_a_png(tmp_path, levels):
+    target = tmp_path / "fitness.png"
+    plot_fitness(rows(levels, 5), target)
+    assert target.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_series_keep_run_order_and_values():
+    series = _series_by_level(rows(2, 3))
+    assert list(series) == ["1 L1", "2 L2"]
+    assert series["1 L1"]["generation"] == [0.0, 1.0, 2.0]
+    assert series["2 L2"]["best"] == [10.0, 9.0, 8.0]

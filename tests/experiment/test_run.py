@@ -1,0 +1,229 @@
+"""Tests of whole runs: the run folder's files, statuses, determinism and resuming."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from experiment_helpers import SEED_LEVELS, deterministic_metrics, read_csv, tiny_config
+
+from evosoko.config import load_config
+from evosoko.errors import ConfigError, EvosokoError
+from evosoko.experiment import run as run_module
+from evosoko.experiment.interrupts import GracefulInterrupts
+from evosoko.experiment.progress import NoProgress
+from evosoko.experiment.run import resume_run, start_run
+from evosoko.sokoban.formats import parse_levels, read_levels
+from evosoko.sokoban.solutions import verify_solution
+
+LEVEL_TITLES = ["seed000-example", "seed000-case3", "seed004-blog"]
+
+
+class StopAt(NoProgress):
+    """Progress probe that stops the run at a generation of a level: gracefully (as the first
+    Ctrl-C does) or abruptly (as a second Ctrl-C or a crash would)."""
+
+    def __init__(self, interrupts: GracefulInterrupts, level: int, generation: int, abort: bool):
+        self.interrupts, self.level, self.at, self.abort = interrupts, level, generation, abort
+        self.current: int | None = None
+
+    def level_started(self, index: int, name: str) -> None:
+        self.current = index
+
+    def generation(self, stats) -> None:
+        if self.current == self.level and stats.generation == self.at:
+            if self.abort:
+                raise KeyboardInterrupt
+            self.interrupts.request()
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    """One completed run over the three seed levels (move genomes: one level stays unsolved)."""
+    config = tiny_config(tmp_path_factory.mktemp("runs"), "ga.encoding=moves")
+    return config, start_run(config)
+
+
+def test_run_folder_holds_every_file(finished_run):
+    _, report = finished_run
+    folder = report.run_dir
+    for name in ("config.toml", "metrics.csv", "events.jsonl", "results.csv", "solutions.sok",
+                 "summary.json", "run.log", "plots/fitness.png"):
+        assert (folder / name).is_file(), name
+    assert (folder / "plots" / "fitness.png").read_bytes().startswith(b"\x89PNG")
+    assert list((folder / "checkpoints").glob("level-*.json"))
+    assert not list(folder.rglob("*.tmp"))
+    assert "seed000-case3" in (folder / "run.log").read_text()
+
+
+def test_folder_name_is_time_name_and_short_id(finished_run):
+    _, report = finished_run
+    stamp, name, short_id = report.run_dir.name.split("_")
+    assert len(stamp) == 16 and stamp.endswith("Z") and stamp[8] == "T"
+    assert name == "run"
+    assert len(short_id) == 6 and int(short_id, 16) >= 0
+
+
+def test_summary_and_results_agree(finished_run):
+    _, report = finished_run
+    summary = json.loads((report.run_dir / "summary.json").read_text())
+    assert report.status == summary["status"] == "completed" and report.exit_code == 0
+    assert [level["level"] for level in summary["levels"]] == LEVEL_TITLES
+    rows = read_csv(report.run_dir / "results.csv")
+    assert [row["level"] for row in rows] == LEVEL_TITLES
+    assert [row["index"] for row in rows] == ["1", "2", "3"]
+    for row, result in zip(rows, report.results):
+        assert row["solved"] == ("1" if result.solved else "0")
+        assert int(row["generations"]) == result.generations <= 12
+        assert int(row["evaluations"]) == result.evaluations
+        assert row["moves"] == ("" if result.moves is None else str(result.moves))
+    totals = summary["totals"]
+    assert totals["levels"] == totals["finished"] == 3
+    assert totals["solved"] == sum(result.solved for result in report.results)
+    assert summary["seed"] == 0 and "numpy" in summary["versions"]
+
+
+def test_metrics_rows_cover_every_generation(finished_run):
+    _, report = finished_run
+    rows = deterministic_metrics(report.run_dir)
+    for result in report.results:
+        generations = [int(row["generation"]) for row in rows if row["level"] == result.level]
+        assert generations == list(range(result.generations + 1))
+
+
+def test_events_tell_the_story(finished_run):
+    _, report = finished_run
+    events = [json.loads(line) for line in (report.run_dir / "events.jsonl").read_text().splitlines()]
+    kinds = [event["event"] for event in events]
+    assert kinds[0] == "run_started" and kinds[-1] == "completed"
+    assert kinds.count("level_started") == kinds.count("level_finished") == 3
+    assert "checkpoint" in kinds
+    assert kinds.count("solved") == sum(result.solved for result in report.results)
+    assert all(event["time"].endswith("Z") for event in events)
+
+
+def test_solutions_file_verifies_against_the_levels(finished_run):
+    _, report = finished_run
+    solved = [result for result in report.results if result.solved]
+    assert solved, "the tiny run should solve at least one seed level"
+    written = parse_levels((report.run_dir / "solutions.sok").read_text(), "solutions.sok")
+    originals = {level.title: level for level in read_levels(SEED_LEVELS)}
+    assert [level.title for level in written] == [result.level for result in solved]
+    for level, result in zip(written, solved):
+        notes = dict(level.notes)
+        assert notes["Solution"] == result.solution
+        check = verify_solution(originals[level.title], notes["Solution"])
+        assert check.valid and check.solved and check.moves == result.moves
+
+
+def test_saved_config_loads_back_equal(finished_run):
+    config, report = finished_run
+    assert load_config(report.run_dir / "config.toml") == config
+
+
+def test_json_summary_keys(finished_run):
+    _, report = finished_run
+    data = json.loads(json.dumps(report.json_summary()))
+    assert data["run_dir"] == str(report.run_dir)
+    assert [entry["level"] for entry in data["levels"]] == LEVEL_TITLES
+    keys = {"index", "level", "solved", "generations", "evaluations", "seconds", "moves", "pushes",
+            "solution"}
+    assert all(set(entry) == keys for entry in data["levels"])
+
+
+def test_same_seed_same_metrics_serial_and_processes(tmp_path, finished_run):
+    _, serial = finished_run
+    config = tiny_config(tmp_path, "ga.encoding=moves", "parallel.backend=processes",
+                         "parallel.workers=2", "parallel.batch_size=7")
+    parallel = start_run(config)
+    assert deterministic_metrics(parallel.run_dir) == deterministic_metrics(serial.run_dir)
+    assert [r.solution for r in parallel.results] == [r.solution for r in serial.results]
+
+
+def test_another_seed_gives_other_metrics(tmp_path, finished_run):
+    _, first = finished_run
+    other = start_run(tiny_config(tmp_path, "ga.encoding=moves", "run.seed=1"))
+    assert deterministic_metrics(other.run_dir) != deterministic_metrics(first.run_dir)
+
+
+@pytest.mark.parametrize("abort", [False, True], ids=["graceful", "abort"])
+def test_resume_equals_an_uninterrupted_run(tmp_path, finished_run, abort):
+    config_reference, reference = finished_run
+    config = tiny_config(tmp_path, "ga.encoding=moves")
+    interrupts = GracefulInterrupts()
+    stopped = start_run(config, progress=StopAt(interrupts, level=2, generation=6, abort=abort),
+                        interrupts=interrupts)
+    summary = json.loads((stopped.run_dir / "summary.json").read_text())
+    assert stopped.status == summary["status"] == "interrupted"
+    assert stopped.exit_code == 130
+    assert f"evosoko run --resume {stopped.run_dir}" in stopped.message
+    assert summary["resume"] == f"evosoko run --resume {stopped.run_dir}"
+    assert [result.level for result in stopped.results] == LEVEL_TITLES[:1]
+
+    resumed = resume_run(stopped.run_dir)
+    assert resumed.status == "completed" and resumed.run_dir == stopped.run_dir
+    assert deterministic_metrics(resumed.run_dir) == deterministic_metrics(reference.run_dir)
+    strip = lambda rows: [{k: v for k, v in row.items() if k != "seconds"} for row in rows]  # noqa: E731
+    assert strip(read_csv(resumed.run_dir / "results.csv")) == strip(
+        read_csv(reference.run_dir / "results.csv")
+    )
+    assert (resumed.run_dir / "solutions.sok").read_text() == (
+        reference.run_dir / "solutions.sok"
+    ).read_text()
+    kinds = [json.loads(line)["event"] for line in (resumed.run_dir / "events.jsonl").open()]
+    assert "interrupted" in kinds and "run_resumed" in kinds and kinds[-1] == "completed"
+
+
+def test_resuming_a_completed_run_changes_nothing(finished_run):
+    _, report = finished_run
+    before = (report.run_dir / "metrics.csv").read_text()
+    again = resume_run(report.run_dir)
+    assert again.status == "completed" and again.exit_code == 0
+    assert [r.as_dict() for r in again.results] == [r.as_dict() for r in report.results]
+    assert (report.run_dir / "metrics.csv").read_text() == before
+
+
+def test_resume_refuses_a_folder_that_is_not_a_run(tmp_path):
+    with pytest.raises(EvosokoError, match="not a run folder"):
+        resume_run(tmp_path)
+    with pytest.raises(EvosokoError, match="no such run folder"):
+        resume_run(tmp_path / "missing")
+
+
+def test_resume_refuses_changed_levels(tmp_path):
+    levels = tmp_path / "levels.xsb"
+    levels.write_text(SEED_LEVELS.read_text())
+    config = tiny_config(tmp_path, f"run.levels={levels}", "ga.encoding=moves")
+    interrupts = GracefulInterrupts()
+    interrupts.request()
+    stopped = start_run(config, interrupts=interrupts)
+    assert stopped.status == "interrupted" and stopped.results == []
+    levels.write_text(levels.read_text().replace("; seed004-blog", "; renamed"))
+    with pytest.raises(EvosokoError, match="no longer match"):
+        resume_run(stopped.run_dir)
+
+
+def test_a_crash_marks_the_run_failed(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("kaput")
+
+    monkeypatch.setattr(run_module, "evolve_level", broken)
+    report = start_run(tiny_config(tmp_path))
+    summary = json.loads((report.run_dir / "summary.json").read_text())
+    assert report.status == summary["status"] == "failed"
+    assert report.exit_code == 1 and "kaput" in report.message
+    assert "kaput" in summary["error"]
+    assert "kaput" in (report.run_dir / "run.log").read_text()
+
+
+def test_bad_input_fails_before_a_folder_exists(tmp_path):
+    with pytest.raises(ConfigError, match="run.levels is not set"):
+        start_run(load_config(None, [f"output.dir={tmp_path}"]))
+    with pytest.raises(EvosokoError, match="nope"):
+        start_run(tiny_config(tmp_path, 'run.select=["nope"]'))
+    assert not list(tmp_path.iterdir())
+
+
+def test_select_runs_levels_in_the_order_given(tmp_path):
+    report = start_run(tiny_config(tmp_path, 'run.select=[3, "seed000-example"]'))
+    assert [(r.index, r.level) for r in report.results] == [(3, "seed004-blog"), (1, "seed000-example")]
