@@ -49,9 +49,9 @@ from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import verify_solution
 
 __all__ = [
+    "RESULT_COLUMNS",
     "CompareConfig",
     "CompareOutcome",
-    "RESULT_COLUMNS",
     "load_compare_config",
     "run_compare",
 ]
@@ -143,7 +143,7 @@ class SearchSolver(Section):
         return algorithm
 
     @model_validator(mode="after")
-    def _heuristic_fits(self) -> "SearchSolver":
+    def _heuristic_fits(self) -> SearchSolver:
         allowed = ALGORITHMS[self.algorithm].heuristics
         if self.heuristic is not None and self.heuristic not in allowed:
             raise ValueError(
@@ -183,7 +183,7 @@ class CompareConfig(Section):
     """The file and its text, to point at the line of a bad GA override."""
 
     @model_validator(mode="after")
-    def _unique_labels(self) -> "CompareConfig":
+    def _unique_labels(self) -> CompareConfig:
         labels = [solver.label for solver in self.solver]
         for label in labels:
             if labels.count(label) > 1:
@@ -515,8 +515,8 @@ def summary_markdown(
         f"Levels: {_level_description(settings)}; seeds {', '.join(map(str, settings.seeds))} "
         "(stochastic solvers); budget per job: " + ", ".join(limits) + ".",
         "",
-        "| solver | runs | solved | solve rate | median s to solve | ERT s | ERT (own unit) "
-        "| median moves | median pushes |",
+        ("| solver | runs | solved | solve rate | median s to solve | ERT s | ERT (own unit) "
+        "| median moves | median pushes |"),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in summaries:
@@ -528,8 +528,8 @@ def summary_markdown(
         )
     lines += [
         "",
-        "Medians are over solved runs. ERT (expected running time) = total cost of all runs, "
-        "each failure counted at the full budget, divided by the number of solved runs.",
+        ("Medians are over solved runs. ERT (expected running time) = total cost of all runs, "
+        "each failure counted at the full budget, divided by the number of solved runs."),
     ]
     if done < total:
         lines += ["", f"**Incomplete:** {done} of {total} jobs finished; resume to finish."]

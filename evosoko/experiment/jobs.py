@@ -77,7 +77,7 @@ def _guarded(function: JobFunction, payload: Any) -> dict:
     """Call ``function``; an exception becomes an ``error`` result carrying its traceback."""
     try:
         return function(payload)
-    except Exception as error:  # a job's failure must not end the whole experiment
+    except Exception as error:  # noqa: BLE001 - a job's failure must not end the experiment
         return {"error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
 
 

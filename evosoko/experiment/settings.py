@@ -16,7 +16,14 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evosoko.config import OVERRIDE_SOURCE, _assign, _read_toml, _toml_type, locate_key, parse_override
+from evosoko.config import (
+    OVERRIDE_SOURCE,
+    _assign,
+    _read_toml,
+    _toml_type,
+    locate_key,
+    parse_override,
+)
 from evosoko.errors import ConfigError
 
 __all__ = ["Section", "load_model", "resolve_path", "toml_value"]
@@ -57,7 +64,9 @@ def validation_error(
     override_keys: list[tuple[str, ...]] = (),
 ) -> ConfigError:
     """The first problem of ``error`` as a :class:`ConfigError` at its file line."""
-    problem = error.errors()[0]
+    problems = error.errors()
+    unknown = [p for p in problems if p["type"] == "extra_forbidden"]
+    problem = (unknown or problems)[0]  # a typo also makes the right key "missing": name the typo
     loc = _clean_loc(model, tuple(problem["loc"]))
     dotted = ".".join(str(k) for k in loc)
     reason = problem["msg"].removeprefix("Value error, ")
