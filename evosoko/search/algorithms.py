@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 from evosoko.errors import ConfigError
 from evosoko.search.heuristics import HEURISTICS, PUSH_HEURISTICS
-from evosoko.search.store import FIFO, HEAP, LIFO
+from evosoko.search.store import (
+    AT_EXPANSION, AT_GENERATION, AT_GENERATION_IF_OPTIMAL, FIFO, HEAP, LIFO,
+)
 
 MOVE, PUSH = "move", "push"
 
@@ -26,7 +28,7 @@ class Algorithm:
     mode: int
     g_weight: int
     h_weight: int | None
-    goal_at_generation: bool
+    goal_test: int
     reopen: bool
     shuffle: bool = False
     iterative: bool = False
@@ -46,25 +48,25 @@ class Algorithm:
 ALGORITHMS: dict[str, Algorithm] = {
     algorithm.name: algorithm
     for algorithm in (
-        Algorithm("bfs", MOVE, FIFO, 1, 0, True, False,
+        Algorithm("bfs", MOVE, FIFO, 1, 0, AT_GENERATION, False,
                   description="breadth-first over player moves (move-optimal)"),
-        Algorithm("dfs", MOVE, LIFO, 1, 0, True, False,
+        Algorithm("dfs", MOVE, LIFO, 1, 0, AT_GENERATION, False,
                   description="depth-first over player moves, directions in u d l r order"),
-        Algorithm("random", MOVE, FIFO, 1, 0, True, False, shuffle=True,
+        Algorithm("random", MOVE, FIFO, 1, 0, AT_GENERATION, False, shuffle=True,
                   description="breadth-first with the successors in random order"),
-        Algorithm("astar", MOVE, HEAP, 1, 1, False, True,
+        Algorithm("astar", MOVE, HEAP, 1, 1, AT_EXPANSION, True,
                   description="A* over player moves, g = moves"),
-        Algorithm("greedy", MOVE, HEAP, 0, 1, True, False,
+        Algorithm("greedy", MOVE, HEAP, 0, 1, AT_GENERATION, False,
                   description="greedy best-first over player moves, f = h"),
-        Algorithm("push-bfs", PUSH, FIFO, 1, 0, True, False,
-                  description="breadth-first over pushes (push-optimal)"),
-        Algorithm("push-astar", PUSH, HEAP, 1, 1, True, True,
+        Algorithm("push-bfs", PUSH, HEAP, 1, 0, AT_GENERATION_IF_OPTIMAL, False,
+                  description="uniform-cost (breadth-first) over pushes (push-optimal)"),
+        Algorithm("push-astar", PUSH, HEAP, 1, 1, AT_GENERATION_IF_OPTIMAL, True,
                   description="A* over pushes (push-optimal with an admissible heuristic)"),
-        Algorithm("push-wastar", PUSH, HEAP, 100, None, True, False,
+        Algorithm("push-wastar", PUSH, HEAP, 100, None, AT_GENERATION, False,
                   description="weighted A* over pushes, f = g + weight * h"),
-        Algorithm("push-greedy", PUSH, HEAP, 0, 1, True, False,
+        Algorithm("push-greedy", PUSH, HEAP, 0, 1, AT_GENERATION, False,
                   description="greedy best-first over pushes, f = h"),
-        Algorithm("push-idastar", PUSH, LIFO, 1, 1, True, True, iterative=True,
+        Algorithm("push-idastar", PUSH, LIFO, 1, 1, AT_GENERATION, True, iterative=True,
                   description="IDA* over pushes with a transposition table"),
     )
 }

@@ -13,7 +13,7 @@ import numpy as np
 
 from evosoko.search.heuristics import MATCHING, box_term, player_term
 from evosoko.search.store import (
-    CHUNK, CONTINUE, DUPLICATES, EMPTY, EXHAUSTED, EXPANDED, FRONT_SIZE, G_WEIGHT, GENERATED,
+    AT_GENERATION, CHUNK, CONTINUE, DUPLICATES, EMPTY, EXHAUSTED, EXPANDED, FRONT_SIZE, G_WEIGHT, GENERATED,
     GOAL_AT_GENERATION, H_WEIGHT, HEAP, HEURISTIC, LIFO, MODE, NEED_SPACE, NODES, REOPEN,
     SHUFFLE, SOLUTION, SOLVED, add_node, find_slot, frontier_pop, frontier_push, priority,
 )
@@ -37,7 +37,8 @@ def seed_random(seed):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def move_root(tab, params, nodes, table, counters, boxes, player, work):  # pragma: no cover
     """Store the start position as node 0; returns ``(node, h, frontier key)``."""
-    _, _, _, goals, _, rows, columns, push_distance, nearest_push, nearest_manhattan, zb, zp = tab
+    _, _, _, goals, _, rows, columns, push_distance, nearest_push, nearest_manhattan, zb, zp, \
+        _ = tab
     kind = params[HEURISTIC]
     assignment = np.zeros(boxes.shape[0], dtype=np.int8)
     h = box_term(kind, nearest_manhattan, nearest_push, push_distance, boxes, assignment, work)
@@ -55,7 +56,7 @@ def move_search(tab, params, nodes, table, frontier, counters, scratch,
                 work):  # pragma: no cover - compiled
     """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE."""
     _, blocked, dead, goals, deltas, rows, columns, push_distance, nearest_push, \
-        nearest_manhattan, zb, zp = tab
+        nearest_manhattan, zb, zp, _ = tab
     node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, _ = nodes
     occupied, assignment = scratch
     mode = params[MODE]
@@ -64,7 +65,7 @@ def move_search(tab, params, nodes, table, frontier, counters, scratch,
     h_weight = params[H_WEIGHT]
     reopen = params[REOPEN] != 0
     shuffle = params[SHUFFLE] != 0
-    at_generation = params[GOAL_AT_GENERATION] != 0
+    at_generation = params[GOAL_AT_GENERATION] == AT_GENERATION
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
     child = np.empty(box_count, dtype=np.int16)

@@ -49,13 +49,14 @@ def push_path(level: Level, store: Store, node: int) -> str:
     for previous, current in zip(nodes, nodes[1:]):
         occupied[:] = False
         occupied[boxes[previous]] = True
-        direction = int(steps[current])
-        box = int(actual[current])
-        walk = walk_path(level, occupied, player, box - deltas[direction])
+        direction, extra = divmod(int(steps[current]), 4)[::-1]
+        pushes = extra + 1
+        start = int(actual[current]) - (pushes - 1) * deltas[direction]  # the box's first cell
+        walk = walk_path(level, occupied, player, start - deltas[direction])
         if walk is None:
-            raise SearchBug(f"{level.name}: no walk to push the box at cell {box}")
-        parts.append(walk + DIRECTIONS[direction].upper())
-        player = box
+            raise SearchBug(f"{level.name}: no walk to push the box at cell {start}")
+        parts.append(walk + DIRECTIONS[direction].upper() * pushes)
+        player = int(actual[current])
     return "".join(parts)
 
 

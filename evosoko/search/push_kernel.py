@@ -2,7 +2,7 @@
 
 A node is reached by a push; its key is the sorted boxes plus the normalized player cell
 (smallest cell the player can reach), its ``actual`` cell the one the player stands on right
-after the push (the box's old cell). ``g`` counts pushes, ``moves`` the real walking steps plus
+after the push (behind the box's new cell). ``g`` counts pushes, ``moves`` the real walking steps plus
 pushes along the stored path (walks measured by breadth-first search).
 
 Successors are the legal pushes (player can walk behind the box, the target is empty floor and
@@ -23,8 +23,8 @@ from evosoko.search.heuristics import MANHATTAN, MATCHING, PUSH_DISTANCE, box_te
 from evosoko.search.reach import explore, smallest_reachable
 from evosoko.search.store import (
     CHUNK, CONTINUE, CORRALS, DUPLICATES, EMPTY, EXHAUSTED, EXPANDED, FIFO, FREEZE, FRONT_SIZE,
-    G_WEIGHT, GENERATED, GOAL_AT_GENERATION, H_WEIGHT, HEAP, HEURISTIC, LIFO, MIN_EXCEEDED, MODE,
-    NEED_SPACE, NO_THRESHOLD, NODES, REOPEN, SOLUTION, SOLVED, THRESHOLD, add_node, find_slot,
+    AT_EXPANSION, AT_GENERATION, G_WEIGHT, GENERATED, GOAL_AT_GENERATION, H_WEIGHT, HEAP, HEURISTIC, LIFO, MIN_EXCEEDED, MODE,
+    NEED_SPACE, NO_THRESHOLD, NODES, REOPEN, SOLUTION, SOLVED, THRESHOLD, TUNNELS, add_node, find_slot,
     frontier_pop, frontier_push, priority,
 )
 from evosoko.search.freeze import freeze_deadlock, make_freeze_scratch
@@ -53,7 +53,7 @@ def make_scratch(cells: int) -> tuple:
 def push_root(tab, params, nodes, table, counters, scratch, boxes, player,
               work):  # pragma: no cover - compiled
     """Store the start position as node 0; returns its heuristic value."""
-    floor, _, _, _, deltas, _, _, push_distance, nearest_push, nearest_manhattan, zb, zp = tab
+    floor, _, _, _, deltas, _, _, push_distance, nearest_push, nearest_manhattan, zb, zp, _ = tab
     _, _, queue, norm_mark, occupied, _, _, stamps, _ = scratch
     for b in boxes:
         occupied[b] = True
@@ -80,7 +80,7 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
                 work):  # pragma: no cover - compiled
     """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE."""
     floor, blocked, dead, goals, deltas, _, _, push_distance, nearest_push, nearest_manhattan, \
-        zb, zp = tab
+        zb, zp, dead_end_tunnel = tab
     node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, \
         assign = nodes
     reach_mark, distance, queue, norm_mark, occupied, corral_scratch, corral_marks, stamps, \
@@ -93,7 +93,8 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
     corrals = params[CORRALS] != 0
     reopen = params[REOPEN] != 0
     threshold = params[THRESHOLD]
-    at_generation = params[GOAL_AT_GENERATION] != 0
+    goal_test = params[GOAL_AT_GENERATION]
+    tunnels = params[TUNNELS] != 0
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
     frontier_capacity = frontier[0].shape[0]
@@ -118,7 +119,8 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
         closed[node] = 1
         counters[EXPANDED] += 1
         expanded_here += 1
-        if not at_generation and _solved(goals, node_boxes[node]):
+        bound_h = h_of[node] if h_weight > 0 else 0
+        if goal_test != AT_GENERATION and _solved(goals, node_boxes[node]):
             counters[SOLUTION] = node
             return SOLVED
 
@@ -147,6 +149,12 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
                 target = b + deltas[d]
                 if blocked[target] or occupied[target] or dead[target]:
                     continue
+                pushes = 1
+                while tunnels and dead_end_tunnel[d, target] and not blocked[target + deltas[d]] and \
+                        not occupied[target + deltas[d]] and not dead[target + deltas[d]]:
+                    target += deltas[d]
+                    pushes += 1
+                player_after = target - deltas[d]
                 occupied[b] = False
                 occupied[target] = True
                 ok = not (freeze and freeze_deadlock(blocked, dead, goals, occupied, deltas,
@@ -155,21 +163,23 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
                 if ok:
                     _moved(node_boxes[node], assign[node], i, target, child, child_assign,
                            with_assignment)
-                    h = _child_h(kind, h_of[node], assign[node], i, b, target, child,
+                    h = _child_h(kind, h_of[node], assign[node], i, b, target, pushes, child,
                                  child_assign, push_distance, nearest_push, nearest_manhattan,
                                  work)
                     ok = h < UNREACHABLE
                 normalized = 0
                 if ok:
                     stamps[NORM_STAMP] += 1
-                    normalized = smallest_reachable(floor, occupied, deltas, b, norm_mark,
+                    normalized = smallest_reachable(floor, occupied, deltas, player_after,
+                                                    norm_mark,
                                                     stamps[NORM_STAMP], queue)
                 occupied[target] = False
                 occupied[b] = True
                 if not ok:
                     continue
-                g = g_of[node] + 1
-                moves = moves_of[node] + distance[behind] + 1
+                g = g_of[node] + pushes
+                moves = moves_of[node] + distance[behind] + pushes
+                code = d + 4 * (pushes - 1)
                 if threshold != NO_THRESHOLD and g + h > threshold:
                     if counters[MIN_EXCEEDED] < 0 or g + h < counters[MIN_EXCEEDED]:
                         counters[MIN_EXCEEDED] = g + h
@@ -187,8 +197,8 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
                     g_of[other] = g
                     moves_of[other] = moves
                     parent[other] = node
-                    actual[other] = b
-                    step[other] = d
+                    actual[other] = player_after
+                    step[other] = code
                     if shorter and mode != HEAP:
                         continue
                     closed[other] = 0
@@ -196,12 +206,13 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
                     candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
                     candidates += 1
                     continue
-                new = add_node(nodes, table, counters, slot, child, normalized, b, node, d, g,
-                               moves, h, key_hash)
+                new = add_node(nodes, table, counters, slot, child, normalized, player_after,
+                               node, code, g, moves, h, key_hash)
                 if with_assignment:
                     assign[new, :] = child_assign
                 counters[GENERATED] += 1
-                if at_generation and _solved(goals, child):
+                if goal_test != AT_EXPANSION and _solved(goals, child) and (
+                        goal_test == AT_GENERATION or g <= g_of[node] + bound_h):
                     counters[SOLUTION] = new
                     _clear(occupied, parent_boxes)
                     return SOLVED
@@ -266,19 +277,21 @@ def _moved(boxes, assignment, index, target, child, child_assign,
 
 
 @numba.njit(cache=True)
-def _child_h(kind, parent_h, parent_assign, index, source, target, child, child_assign,
-             push_distance, nearest_push, nearest_manhattan, work):  # pragma: no cover
+def _child_h(kind, parent_h, parent_assign, index, source, target, pushes, child,
+             child_assign, push_distance, nearest_push, nearest_manhattan,
+             work):  # pragma: no cover - compiled
     """Heuristic of the child, incremental where possible.
 
-    Matching: when the moved box came one push closer to its assigned goal, the parent's
-    assignment stays optimal (the new optimum is at least the old one less one), so ``h - 1``.
+    Matching: when the moved box came ``pushes`` pushes closer to its assigned goal, the
+    parent's assignment stays optimal (``pushes`` pushes lower any matching by at most that),
+    so ``h - pushes``.
     """
     if kind == MANHATTAN:
         return parent_h - nearest_manhattan[source] + nearest_manhattan[target]
     if kind == PUSH_DISTANCE:
         return parent_h - nearest_push[source] + nearest_push[target]
     goal = parent_assign[index]
-    if push_distance[goal, target] == push_distance[goal, source] - 1:
-        return parent_h - 1
+    if push_distance[goal, target] == push_distance[goal, source] - pushes:
+        return parent_h - pushes
     return box_term(MATCHING, nearest_manhattan, nearest_push, push_distance, child,
                     child_assign, work)

@@ -18,7 +18,8 @@ from evosoko.search.result import (
 from evosoko.search.store import (
     CHUNK, CORRALS, DUPLICATES, EXHAUSTED, EXPANDED, FREEZE, G_WEIGHT, GENERATED,
     GOAL_AT_GENERATION, H_WEIGHT, HEURISTIC, MIN_EXCEEDED, MODE, NEED_SPACE, NO_THRESHOLD,
-    PARAM_COUNT, REOPEN, SHUFFLE, SOLUTION, THRESHOLD, WEIGHT_SCALE, Store, frontier_push,
+    PARAM_COUNT, REOPEN, SHUFFLE, SOLUTION, THRESHOLD, TUNNELS, WEIGHT_SCALE, Store,
+    frontier_push,
 )
 from evosoko.search.tables import search_tables
 from evosoko.sokoban.level import Level
@@ -34,12 +35,15 @@ _CHUNK_SECONDS = 0.01
 class Pruning:
     """Which sound pruning rules push-level searches apply (dead squares are always pruned).
 
-    ``freeze``: freeze deadlocks of the pushed box. ``corrals``: PI-corral pruning. Both keep
-    push-optimality and completeness, so ``unsolvable`` stays exact with them on.
+    ``freeze``: freeze deadlocks of the pushed box. ``corrals``: PI-corral pruning.
+    ``tunnels``: a box pushed into a dead-end tunnel is pushed on to the deepest free cell in
+    one macro step. All three keep push-optimality and completeness, so ``unsolvable`` stays
+    exact with them on.
     """
 
     freeze: bool = True
     corrals: bool = True
+    tunnels: bool = True
 
 
 def solve(
@@ -110,9 +114,10 @@ class _Run:
         self.params[H_WEIGHT] = round(weight * WEIGHT_SCALE) if h_weight is None else h_weight
         self.params[FREEZE] = pruning.freeze
         self.params[CORRALS] = pruning.corrals
+        self.params[TUNNELS] = pruning.tunnels
         self.params[REOPEN] = algorithm.reopen
         self.params[THRESHOLD] = NO_THRESHOLD
-        self.params[GOAL_AT_GENERATION] = algorithm.goal_at_generation
+        self.params[GOAL_AT_GENERATION] = algorithm.goal_test
         self.params[SHUFFLE] = algorithm.shuffle
         self.params[CHUNK] = 64
         self.work = np.zeros((6, box_count + 1), dtype=np.int64)

@@ -18,8 +18,14 @@ COUNTER_COUNT = 8
 
 # ---- kernel parameters: one int64 array --------------------------------------------------------
 (MODE, HEURISTIC, G_WEIGHT, H_WEIGHT, FREEZE, CORRALS, REOPEN, THRESHOLD, CHUNK,
- GOAL_AT_GENERATION, SHUFFLE) = range(11)
-PARAM_COUNT = 11
+ GOAL_AT_GENERATION, SHUFFLE, TUNNELS) = range(12)
+PARAM_COUNT = 12
+
+# ---- when a solved successor ends the search (GOAL_AT_GENERATION) -------------------------------
+AT_EXPANSION, AT_GENERATION, AT_GENERATION_IF_OPTIMAL = 0, 1, 2
+"""``AT_GENERATION_IF_OPTIMAL``: a solved successor ends the search at once when its cost is
+at most ``g + h`` of the node being expanded (the lowest f, so no cheaper solution exists);
+otherwise it waits in the frontier like any other state."""
 WEIGHT_SCALE = 100
 """Weights are passed as integers scaled by this factor."""
 
@@ -46,7 +52,8 @@ NODE_FIELDS = (
     "player",  # int32: the player cell of the state key (normalized at push level)
     "actual",  # int32: where the player really stands when the node is reached
     "parent",  # int32: parent node, -1 for the root
-    "step",  # int8: direction of the last step or push (+4 when a move-level step pushed)
+    "step",  # int16: direction of the last step (+4 when a move-level step pushed); at push
+    # level direction + 4 * (pushes - 1), several pushes when a tunnel macro pushed on
     "g",  # int32: cost so far (pushes at push level, moves at move level)
     "moves",  # int32: moves so far along the stored path
     "h",  # int32: heuristic value
@@ -68,7 +75,7 @@ class Store:
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),
-            np.zeros(capacity, dtype=np.int8),
+            np.zeros(capacity, dtype=np.int16),
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),

@@ -31,6 +31,7 @@ class SearchTables:
     nearest_manhattan: np.ndarray  # int64[cells]: Manhattan distance to the nearest goal
     zobrist_box: np.ndarray  # uint64[cells]
     zobrist_player: np.ndarray  # uint64[cells]
+    dead_end_tunnel: np.ndarray  # bool[4, cells]: see :func:`dead_end_tunnels`
 
     def packed(self) -> tuple:
         """The tuple of arrays every kernel receives as ``tab``."""
@@ -47,6 +48,7 @@ class SearchTables:
             self.nearest_manhattan,
             self.zobrist_box,
             self.zobrist_player,
+            self.dead_end_tunnel,
         )
 
 
@@ -74,4 +76,27 @@ def search_tables(level: Level) -> SearchTables:
         nearest_manhattan=nearest_manhattan.astype(np.int64),
         zobrist_box=np.asarray(replay.zobrist_box, dtype=np.uint64),
         zobrist_player=np.asarray(replay.zobrist_player, dtype=np.uint64),
+        dead_end_tunnel=dead_end_tunnels(level),
     )
+
+
+def dead_end_tunnels(level: Level) -> np.ndarray:
+    """bool[4, cells]: ``[d, c]`` when a box on ``c`` lies in a dead-end tunnel along ``d``.
+
+    That is: ``c`` and every floor cell after it in direction ``d`` have non-floor cells on
+    both sides across ``d``, and the run ends at a non-floor cell. A box there can only move on
+    in direction ``d`` (nobody can get past it to push it back), and it must end on the
+    deepest free cell, or it seals the goals beyond it; so pushing it on at once loses nothing.
+    """
+    floor = level.floor
+    deltas = level.deltas
+    across = {0: (2, 3), 1: (2, 3), 2: (0, 1), 3: (0, 1)}
+    table = np.zeros((4, level.cells), dtype=np.bool_)
+    for direction in range(4):
+        side_a, side_b = (deltas[k] for k in across[direction])
+        for cell in np.flatnonzero(floor).tolist():
+            current = cell
+            while floor[current] and not floor[current + side_a] and not floor[current + side_b]:
+                current += deltas[direction]
+            table[direction, cell] = current != cell and not floor[current]
+    return table
