@@ -1,0 +1,129 @@
+"""Plots of a sweep folder, into ``plots/``:
+
+- ``parameters``: per parameter, box plots of the evaluations each run spent (a failed run at
+  the evaluation budget) for each value, the value's solve rate under its label; parameters
+  with many distinct values (sampled ranges) show each trial's solve rate against the value;
+- ``heatmap`` (grid searches over exactly two parameters): solve rate and median evaluations
+  of every combination;
+- ``history``: each trial's objective in trial order, and the best so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from evosoko.experiment.style import colour, new_figure, save_figure, style_axes
+from evosoko.experiment.sweep import ParameterRange, SweepConfig, Trial, objective_value
+
+__all__ = ["draw_sweep"]
+
+MAX_BOXES = 12
+"""Parameters with more distinct values get a scatter plot instead of box plots."""
+
+
+def draw_sweep(
+    folder: Path, config: SweepConfig, trials: Sequence[Trial], fmt: str = "png", out: Path | None = None
+) -> list[Path]:
+    """Draw the sweep plots of the complete ``trials`` into ``out`` (default ``folder/plots``)."""
+    out = out or folder / "plots"
+    out.mkdir(parents=True, exist_ok=True)
+    done = [trial for trial in trials if trial.status == "complete"]
+    if not done:
+        return []
+    paths = [_parameters(config, done, out, fmt), _history(config, trials, out, fmt)]
+    if config.sweep.method == "grid" and len(config.parameters) == 2:
+        paths.append(_heatmap(config, done, out, fmt))
+    return paths
+
+
+def _spent(config: SweepConfig, row: dict) -> float:
+    cap = config.sweep.budget.evaluations
+    return row["evaluations"] if row["solved"] or cap is None else cap
+
+
+def _label(value) -> str:
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def _parameters(config: SweepConfig, trials: list[Trial], out: Path, fmt: str) -> Path:
+    keys = list(config.parameters)
+    figure, panels = new_figure(len(keys), width=4.6, columns=3)
+    for position, (axes, key) in enumerate(zip(panels, keys)):
+        values = sorted({trial.params[key] for trial in trials}, key=lambda v: (str(type(v)), v))
+        if len(values) <= MAX_BOXES:
+            _boxes(axes, config, trials, key, values, position)
+        else:
+            _scatter(axes, config, trials, key, position)
+    figure.suptitle(f"Sweep {config.sweep.name}: effect of each parameter")
+    return save_figure(figure, out / "parameters", fmt)
+
+
+def _boxes(axes, config, trials, key, values, position) -> None:
+    data, labels = [], []
+    for value in values:
+        rows = [row for trial in trials if trial.params[key] == value for row in trial.rows]
+        data.append([_spent(config, row) for row in rows] or [np.nan])
+        rate = sum(row["solved"] for row in rows) / len(rows) if rows else 0.0
+        labels.append(f"{_label(value)}\n{rate:.0%} solved")
+    boxes = axes.boxplot(data, widths=0.6, patch_artist=True, medianprops={"color": "black"})
+    for patch in boxes["boxes"]:
+        patch.set_facecolor(colour(position))
+        patch.set_alpha(0.5)
+    axes.set_xticks(range(1, len(values) + 1), labels)
+    if all(np.nanmin(d) > 0 for d in data if not np.all(np.isnan(d))):
+        axes.set_yscale("log")
+    style_axes(axes, xlabel=key, ylabel="evaluations per run (failures at budget)")
+
+
+def _scatter(axes, config, trials, key, position) -> None:
+    x = [trial.params[key] for trial in trials]
+    y = [trial.solve_rate for trial in trials]
+    axes.scatter(x, y, color=colour(position), alpha=0.7, s=18)
+    spec = config.parameters[key]
+    if isinstance(spec, ParameterRange) and spec.log:
+        axes.set_xscale("log")
+    axes.set_ylim(-0.02, 1.02)
+    style_axes(axes, xlabel=key, ylabel="trial solve rate")
+
+
+def _heatmap(config: SweepConfig, trials: list[Trial], out: Path, fmt: str) -> Path:
+    first, second = list(config.parameters)
+    rows_values, column_values = config.parameters[first], config.parameters[second]
+    rate = np.full((len(rows_values), len(column_values)), np.nan)
+    evaluations = np.full_like(rate, np.nan)
+    for trial in trials:
+        i = rows_values.index(trial.params[first])
+        j = column_values.index(trial.params[second])
+        rate[i, j] = trial.solve_rate
+        evaluations[i, j] = trial.median_evaluations if trial.median_evaluations is not None else np.nan
+    figure, (axes,) = new_figure(width=1.6 + 1.1 * len(column_values), height=1.4 + 0.8 * len(rows_values))
+    image = axes.imshow(rate, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    axes.grid(False)
+    for (i, j), value in np.ndenumerate(rate):
+        if not np.isnan(value):
+            text = f"{value:.0%}\n{evaluations[i, j]:,.0f} ev"
+            axes.text(j, i, text, ha="center", va="center", fontsize=7,
+                      color="white" if value < 0.6 else "black")
+    axes.set_xticks(range(len(column_values)), [_label(v) for v in column_values])
+    axes.set_yticks(range(len(rows_values)), [_label(v) for v in rows_values])
+    style_axes(axes, xlabel=second, ylabel=first, title="Solve rate (median evaluations)")
+    figure.colorbar(image, ax=axes, label="solve rate")
+    return save_figure(figure, out / "heatmap", fmt)
+
+
+def _history(config: SweepConfig, trials: Sequence[Trial], out: Path, fmt: str) -> Path:
+    budget = config.sweep.budget
+    done = sorted((t for t in trials if t.status == "complete"), key=lambda t: t.number)
+    numbers = [t.number for t in done]
+    scores = [objective_value(t, budget) for t in done]
+    figure, (axes,) = new_figure()
+    axes.scatter(numbers, scores, color=colour(0), s=16, alpha=0.7, label="trial")
+    axes.step(numbers, np.maximum.accumulate(scores), where="post", color=colour(1), label="best so far")
+    style_axes(axes, xlabel="trial number",
+               ylabel="objective (solve rate, ties: fewer evaluations)",
+               title=f"Optimisation history ({config.sweep.method})")
+    axes.legend(loc="lower right")
+    return save_figure(figure, out / "history", fmt)

@@ -1,0 +1,116 @@
+"""evosoko sweep: grid, random and Optuna searches, their files, resuming, config errors."""
+
+from pathlib import Path
+
+import pytest
+
+from evosoko.config import load_config
+from evosoko.errors import ConfigError
+from evosoko.experiment.sweep import (
+    load_sweep_config,
+    plan_trials,
+    read_index_csv,
+    run_sweep,
+)
+
+SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
+
+GRID = f"""
+[sweep]
+name = "mini"
+method = "grid"
+levels = "{SEEDS}"
+select = ["seed000-example", "seed000-case3"]
+seeds = [1, 2]
+set = ["ga.population=20", "ga.offspring=20"]
+
+[sweep.budget]
+evaluations = 400
+seconds = 30
+
+[parameters]
+"ga.mutation.replace_rate" = [0.01, 0.1]
+"ga.tournament_size" = [2, 4]
+"""
+
+OPTUNA = GRID.replace('method = "grid"', 'method = "optuna"\ntrials = 3').replace(
+    '"ga.mutation.replace_rate" = [0.01, 0.1]',
+    '"ga.mutation.replace_rate" = { low = 0.001, high = 0.2, log = true }',
+)
+
+
+def _write(tmp_path, text, name="sweep.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_grid_sweep_writes_index_results_best_and_plots(tmp_path):
+    outcome = run_sweep(load_sweep_config(_write(tmp_path, GRID)), tmp_path / "out")
+    folder = tmp_path / "out"
+    index = read_index_csv(folder / "index.csv")
+    assert [(r["ga.mutation.replace_rate"], r["ga.tournament_size"]) for r in index] == [
+        ("0.01", "2"), ("0.01", "4"), ("0.1", "2"), ("0.1", "4")
+    ]
+    assert all(r["status"] == "complete" and r["runs"] == "4" for r in index)
+    rates = [float(r["solve_rate"]) for r in index]
+    assert rates == [t.solve_rate for t in outcome.trials]
+    results = (folder / "results.csv").read_text().splitlines()
+    assert len(results) == 1 + 4 * 4  # header + trials x levels x seeds
+    best = load_config(folder / "best.toml")
+    assert best.ga.mutation.replace_rate == outcome.best.params["ga.mutation.replace_rate"]
+    assert best.ga.tournament_size == outcome.best.params["ga.tournament_size"]
+    assert (best.run.select, best.run.budget.evaluations, best.ga.population) == ([1, 2], 400, 20)
+    assert outcome.best.rank_key() == max(t.rank_key() for t in outcome.trials)
+    for plot in ("parameters", "heatmap", "history"):
+        assert (folder / "plots" / f"{plot}.png").stat().st_size > 1000
+
+
+def test_rerunning_a_finished_sweep_runs_no_job(tmp_path, monkeypatch):
+    config = load_sweep_config(_write(tmp_path, GRID))
+    first = run_sweep(config, tmp_path / "out", plots=False)
+    from evosoko.experiment import sweep
+
+    monkeypatch.setattr(sweep, "run_job", lambda payload: pytest.fail("a finished job ran again"))
+    second = run_sweep(config, tmp_path / "out", plots=False)
+    assert [t.rank_key() for t in second.trials] == [t.rank_key() for t in first.trials]
+
+
+def test_random_search_is_reproducible_and_stays_in_range(tmp_path):
+    text = OPTUNA.replace('method = "optuna"\ntrials = 3', 'method = "random"\ntrials = 6')
+    config = load_sweep_config(_write(tmp_path, text))
+    first, again = plan_trials(config), plan_trials(config)
+    assert [t.params for t in first] == [t.params for t in again] and len(first) == 6
+    for trial in first:
+        assert 0.001 <= trial.params["ga.mutation.replace_rate"] <= 0.2
+        assert trial.params["ga.tournament_size"] in (2, 4)
+
+
+def test_optuna_study_resumes_from_its_journal(tmp_path):
+    config = load_sweep_config(_write(tmp_path, OPTUNA))
+    partial = run_sweep(config, tmp_path / "out", stop_after=1, plots=False)
+    assert not partial.complete and len(partial.trials) == 1
+    assert (tmp_path / "out" / "optuna.journal").is_file()
+    resumed = run_sweep(config, tmp_path / "out")
+    assert resumed.complete and [t.number for t in resumed.trials] == [0, 1, 2]
+    assert resumed.trials[0].params == partial.trials[0].params
+    index = read_index_csv(tmp_path / "out" / "index.csv")
+    assert [r["status"] for r in index] == ["complete"] * 3
+    assert (tmp_path / "out" / "best.toml").is_file()
+    assert (tmp_path / "out" / "plots" / "history.png").is_file()
+
+
+def test_unknown_parameter_key_gets_a_suggestion(tmp_path):
+    path = _write(tmp_path, GRID.replace('"ga.tournament_size"', '"ga.tournament_sise"'))
+    with pytest.raises(ConfigError, match="did you mean 'ga.tournament_size'") as caught:
+        load_sweep_config(path)
+    assert caught.value.line == GRID.splitlines().index('"ga.tournament_size" = [2, 4]') + 1
+
+
+def test_ranges_need_a_sampling_method_and_bad_values_fail_before_running(tmp_path):
+    with pytest.raises(ConfigError, match="grid search needs lists"):
+        load_sweep_config(_write(tmp_path, OPTUNA.replace('method = "optuna"', 'method = "grid"')))
+    bad = _write(tmp_path, GRID.replace("[2, 4]", "[0, 4]"), "bad.toml")
+    with pytest.raises(ConfigError, match="tournament_size"):
+        run_sweep(load_sweep_config(bad), tmp_path / "out")
+    assert not (tmp_path / "out").exists()
