@@ -208,9 +208,16 @@ class GAConfig(_Section):
         description="Restart the population (keeping the hall of fame) after this many "
         "generations without improvement (unset: never).",
     )
+    age_patience: int | None = Field(
+        default=None,
+        ge=1,
+        description="Aging: a position that has stayed in the population for this many "
+        "generations ranks as one step farther from solved (two steps after twice as many, "
+        "...), so the population moves on from local optima (unset: off; not used by nsga2).",
+    )
     hall_of_fame: int = Field(default=10, ge=1, description="Best distinct individuals kept.")
 
-    _unset = field_validator("stagnation_restart", mode="before")(_none_word)
+    _unset = field_validator("stagnation_restart", "age_patience", mode="before")(_none_word)
 
     @model_validator(mode="after")
     def _consistent(self) -> "GAConfig":

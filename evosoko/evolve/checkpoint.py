@@ -24,17 +24,18 @@ class Member:
 
     genes: list[int]
     evaluation: Evaluation
+    age: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
-        return {"genes": list(self.genes), "evaluation": list(self.evaluation)}
+        return {"genes": list(self.genes), "evaluation": list(self.evaluation), "age": self.age}
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> "Member":
         """Inverse of :meth:`to_dict`."""
         solved, distance, length, keep, state_hash = data["evaluation"]
         evaluation = Evaluation(bool(solved), int(distance), int(length), int(keep), int(state_hash))
-        return Member([int(g) for g in data["genes"]], evaluation)
+        return Member([int(g) for g in data["genes"]], evaluation, int(data.get("age", 0)))
 
 
 @dataclass

@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 if not hasattr(creator, "EvosokoFitness"):
     creator.create("EvosokoFitness", base.Fitness, weights=FITNESS_WEIGHTS)
 if not hasattr(creator, "EvosokoGenome"):
-    creator.create("EvosokoGenome", list, fitness=creator.EvosokoFitness, evaluation=None)
+    creator.create("EvosokoGenome", list, fitness=creator.EvosokoFitness, evaluation=None, age=0)
 
 STOP_REASONS = ("solved", "generations", "evaluations", "seconds", "interrupted")
 
@@ -164,6 +164,7 @@ class Engine:
             if config.fitness.eliminate_duplicates
             else None
         )
+        self.rank = _aged_rank(config.ga.age_patience) if config.ga.age_patience else _fitness
         self.hall_of_fame = tools.HallOfFame(config.ga.hall_of_fame)
         self.statistics = tools.Statistics(key=lambda individual: individual.fitness.values[1])
         self.statistics.register("min", np.min)
@@ -219,9 +220,13 @@ class Engine:
             )
         name = ga.selection
         if name == "tournament":
-            toolbox.register("select", selection.sel_tournament, rng=rng, size=ga.tournament_size)
+            toolbox.register(
+                "select", selection.sel_tournament, rng=rng, size=ga.tournament_size, key=self.rank
+            )
         elif name == "truncation":
-            toolbox.register("select", selection.sel_truncation, rng=rng, fraction=ga.truncation)
+            toolbox.register(
+                "select", selection.sel_truncation, rng=rng, fraction=ga.truncation, key=self.rank
+            )
         elif name == "nsga2":
             toolbox.register("select", selection.sel_pareto_tournament, rng=rng, size=ga.tournament_size)
         else:
@@ -245,6 +250,8 @@ class Engine:
         self.stagnant = checkpoint.stagnant
         self.best_values = None if checkpoint.best_values is None else tuple(checkpoint.best_values)
         self.population = [self._individual(m.genes, m.evaluation) for m in checkpoint.population]
+        for individual, member in zip(self.population, checkpoint.population):
+            individual.age = member.age
         items = [self._individual(m.genes, m.evaluation) for m in checkpoint.hall_of_fame]
         self.hall_of_fame.items = items
         self.hall_of_fame.keys = [item.fitness for item in reversed(items)]
@@ -371,22 +378,33 @@ class Engine:
     def _survivors(self, offspring: list) -> list:
         ga, identity = self.ga, self.identity
         name = ga.selection
-        if name == "mu_plus_lambda":
-            return selection.best_distinct(self.population + offspring, ga.population, identity)
         if name == "nsga2":
             return selection.sel_nsga2(self.population + offspring, ga.population, identity)
-        kept_count = ga.elitism
-        if name == "truncation":
-            kept_count = max(ga.elitism, round(ga.truncation * ga.population))
-        kept_count = min(kept_count, ga.population)
-        kept = selection.best_distinct(self.population, kept_count, identity)
-        taken = {identity(ind) for ind in kept} if identity else set()
-        children = selection.best_distinct(offspring, ga.population - len(kept), identity, taken)
-        chosen = kept + children
-        if len(chosen) < ga.population:  # too few children: fill with the best of the rest
-            chosen_ids = {id(ind) for ind in chosen}
-            others = [ind for ind in self.population if id(ind) not in chosen_ids]
-            chosen += selection.best_distinct(others, ga.population - len(chosen), identity)
+        rank = self.rank
+        if ga.age_patience:
+            _share_ages(self.population + offspring)
+        if name == "mu_plus_lambda":
+            chosen = selection.best_distinct(
+                self.population + offspring, ga.population, identity, key=rank
+            )
+        else:
+            kept_count = ga.elitism
+            if name == "truncation":
+                kept_count = max(ga.elitism, round(ga.truncation * ga.population))
+            kept = selection.best_distinct(self.population, min(kept_count, ga.population), identity, key=rank)
+            taken = {identity(ind) for ind in kept} if identity else set()
+            children = selection.best_distinct(
+                offspring, ga.population - len(kept), identity, taken, key=rank
+            )
+            chosen = kept + children
+            if len(chosen) < ga.population:  # too few children: fill with the best of the rest
+                chosen_ids = {id(ind) for ind in chosen}
+                others = [ind for ind in self.population if id(ind) not in chosen_ids]
+                chosen += selection.best_distinct(
+                    others, ga.population - len(chosen), identity, key=rank
+                )
+        for individual in chosen:
+            individual.age += 1
         return chosen
 
     def _memetic_step(self) -> None:
@@ -453,7 +471,7 @@ class Engine:
             stagnant=self.stagnant,
             best_values=None if self.best_values is None else list(self.best_values),
             rng_state=self.rng.getstate(),
-            population=[Member(list(ind), ind.evaluation) for ind in self.population],
+            population=[Member(list(ind), ind.evaluation, ind.age) for ind in self.population],
             hall_of_fame=[Member(list(ind), ind.evaluation) for ind in self.hall_of_fame],
         ).to_dict()
 
@@ -504,6 +522,7 @@ def _clone(individual):
     if individual.fitness.valid:
         twin.fitness.values = individual.fitness.values
     twin.evaluation = individual.evaluation
+    twin.age = individual.age
     return twin
 
 
@@ -511,6 +530,33 @@ def _invalidate(individual) -> None:
     if individual.fitness.valid:
         del individual.fitness.values
     individual.evaluation = None
+    individual.age = 0
+
+
+def _fitness(individual):
+    return individual.fitness
+
+
+def _aged_rank(patience: int) -> Callable:
+    """Ranking key: the weighted fitness with the distance worsened by one per ``patience``
+    generations that the individual's position has spent in the population."""
+
+    def rank(individual) -> tuple[float, float, float]:
+        solved, distance, length = individual.fitness.wvalues
+        return (solved, distance - individual.age // patience, length)
+
+    return rank
+
+
+def _share_ages(individuals: Sequence) -> None:
+    """Give every individual the largest age among those that reach the same position, so a
+    child does not make an old position young again."""
+    oldest: dict[int, int] = {}
+    for individual in individuals:
+        key = individual.evaluation.state_hash
+        oldest[key] = max(oldest.get(key, 0), individual.age)
+    for individual in individuals:
+        individual.age = oldest[individual.evaluation.state_hash]
 
 
 def _weighted(values: Sequence[float]) -> tuple[float, ...]:

@@ -20,9 +20,12 @@ from deap import tools
 _fitness = attrgetter("fitness")
 
 
-def sel_tournament(individuals: Sequence, count: int, rng: random.Random, size: int) -> list:
-    """``count`` winners of tournaments among ``size`` individuals drawn with replacement."""
-    return [max((rng.choice(individuals) for _ in range(size)), key=_fitness) for _ in range(count)]
+def sel_tournament(
+    individuals: Sequence, count: int, rng: random.Random, size: int, key: Callable = _fitness
+) -> list:
+    """``count`` winners of tournaments among ``size`` individuals drawn with replacement
+    (``key``: what is compared, the fitness by default)."""
+    return [max((rng.choice(individuals) for _ in range(size)), key=key) for _ in range(count)]
 
 
 def sel_random(individuals: Sequence, count: int, rng: random.Random) -> list:
@@ -30,15 +33,17 @@ def sel_random(individuals: Sequence, count: int, rng: random.Random) -> list:
     return [rng.choice(individuals) for _ in range(count)]
 
 
-def sel_best(individuals: Sequence, count: int) -> list:
+def sel_best(individuals: Sequence, count: int, key: Callable = _fitness) -> list:
     """The ``count`` best individuals, best first (stable: earlier wins ties)."""
-    return sorted(individuals, key=_fitness, reverse=True)[:count]
+    return sorted(individuals, key=key, reverse=True)[:count]
 
 
-def sel_truncation(individuals: Sequence, count: int, rng: random.Random, fraction: float) -> list:
+def sel_truncation(
+    individuals: Sequence, count: int, rng: random.Random, fraction: float, key: Callable = _fitness
+) -> list:
     """``count`` parents drawn uniformly from the best ``fraction`` of the individuals."""
     kept = max(1, round(fraction * len(individuals)))
-    return sel_random(sel_best(individuals, kept), count, rng)
+    return sel_random(sel_best(individuals, kept, key), count, rng)
 
 
 def best_distinct(
@@ -46,10 +51,11 @@ def best_distinct(
     count: int,
     identity: Callable[[object], int] | None,
     taken: set[int] | frozenset[int] = frozenset(),
+    key: Callable = _fitness,
 ) -> list:
     """The ``count`` best individuals, preferring ``identity`` values that are distinct and not
     ``taken`` already (``identity`` None: plain truncation)."""
-    ranked = sorted(individuals, key=_fitness, reverse=True)
+    ranked = sorted(individuals, key=key, reverse=True)
     if identity is None:
         return ranked[:count]
     seen: set[int] = set(taken)

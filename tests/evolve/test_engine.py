@@ -61,7 +61,7 @@ def test_resume_equals_uninterrupted(microban, selection):
     level = microban[HARD_ENOUGH]
     overrides = [
         "ga.encoding=pushes", f"ga.selection={selection}", "ga.population=20", "ga.offspring=24",
-        "output.checkpoint_every=5", "ga.stagnation_restart=4", "run.seed=11",
+        "output.checkpoint_every=5", "ga.stagnation_restart=4", "ga.age_patience=2", "run.seed=11",
     ]
     whole, whole_stats = run(level, overrides + ["run.budget.generations=20"])
     checkpoints = []
@@ -150,3 +150,31 @@ def test_checkpoint_of_another_level_is_refused(microban):
     with pytest.raises(Exception, match="level"):
         Engine(microban[1], config, SerialEvaluator(microban[1], "pushes", config.fitness),
                resume_state=state)
+
+
+def test_aging_ranks_old_positions_lower():
+    from deap import creator
+
+    from evosoko.evolve.engine import _aged_rank, _share_ages
+    from evosoko.evolve.fitness import Evaluation
+
+    def individual(distance, age, state):
+        ind = creator.EvosokoGenome([0])
+        ind.evaluation = Evaluation(False, distance, 1, 1, state)
+        ind.fitness.values = ind.evaluation.fitness_values()
+        ind.age = age
+        return ind
+
+    old_close, young_far, child_of_old = individual(1, 9, 5), individual(3, 0, 6), individual(1, 0, 5)
+    _share_ages([old_close, young_far, child_of_old])
+    assert child_of_old.age == 9  # a child reaching an old position is not young
+    assert _aged_rank(4)(young_far) == _aged_rank(4)(old_close)  # 1 + 9 // 4 = 3
+    assert _aged_rank(3)(young_far) > _aged_rank(3)(old_close)  # 1 + 9 // 3 = 4 > 3
+    assert _aged_rank(10)(old_close) > _aged_rank(10)(young_far)  # 1 + 0 < 3
+
+
+def test_aging_moves_the_population_on(microban):
+    level = microban[HARD_ENOUGH]
+    _, plain = run(level, ["run.budget.generations=40", "run.seed=2"])
+    _, aged = run(level, ["run.budget.generations=40", "run.seed=2", "ga.age_patience=2"])
+    assert comparable(plain) != comparable(aged)
