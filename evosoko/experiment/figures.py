@@ -8,7 +8,7 @@ Comparison (:func:`draw_compare`), into ``plots/``:
 - ``levels``: a strip per solver of the fraction of runs that solved each level;
 - ``lengths``: solution moves and pushes per solver, side by side.
 
-Runs (:func:`draw_runs`): best and mean distance against generation and against evaluations,
+Runs (:func:`draw_runs`): ``fitness_band``, best and mean distance against generation and against evaluations,
 the median with an inter-quartile band across every (run, level) curve, and diversity.
 """
 
@@ -175,7 +175,7 @@ def draw_runs(run_dirs: Sequence[Path], out: Path, fmt: str = "png") -> list[Pat
         style_axes(axes, xlabel=xlabel, ylabel="distance to solved (0 = solved)",
                    title=f"Fitness against {xlabel} ({count} curves)")
         axes.legend()
-    paths = [save_figure(figure, out / "fitness", fmt)]
+    paths = [save_figure(figure, out / "fitness_band", fmt)]
     figure, (axes,) = new_figure()
     _band(axes, _curves(runs, "generation", "diversity"), 2, "diversity")
     style_axes(axes, xlabel="generation", ylabel="distinct positions per individual",

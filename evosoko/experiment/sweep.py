@@ -433,7 +433,11 @@ def write_sweep_files(
     """Write ``index.csv``, ``results.csv``, ``best.toml`` and (optionally) the plots."""
     keys = list(config.parameters)
     write_text_atomic(folder / INDEX_FILE, index_csv(trials, keys, config.sweep.budget))
-    rows = [row for trial in trials for row in trial.rows]
+    rows = [
+        {**row, **{k: toml_value(v) for k, v in trial.params.items() if isinstance(v, bool)}}
+        for trial in trials
+        for row in trial.rows
+    ]
     job_columns = ["trial", *keys, "level_index", "level", "seed", "status", "solved",
                    "evaluations", "seconds", "moves", "pushes"]
     write_text_atomic(folder / RESULTS_FILE, _csv(job_columns, rows))
@@ -454,7 +458,8 @@ def index_csv(trials: list[Trial], keys: list[str], budget: SweepBudget) -> str:
     """``index.csv``: trial number, status, parameters, metrics."""
     rows = []
     for trial in trials:
-        row: dict[str, Any] = {"trial": trial.number, "status": trial.status, **trial.params}
+        params = {k: toml_value(v) if isinstance(v, bool) else v for k, v in trial.params.items()}
+        row: dict[str, Any] = {"trial": trial.number, "status": trial.status, **params}
         if trial.status == "complete":
             row.update(runs=trial.runs, solved=trial.solved, solve_rate=trial.solve_rate,
                        median_evaluations=trial.median_evaluations,

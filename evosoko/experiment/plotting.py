@@ -1,0 +1,130 @@
+"""``evosoko plot``: recognise run, compare and sweep folders and draw their plots again.
+
+- a run folder (``config.toml`` + ``metrics.csv``): ``fitness_band`` (best and mean distance
+  against generation and evaluations, median and inter-quartile band across levels) and
+  ``diversity``; with ``out`` given, all run folders are drawn together, so the band spans
+  runs (e.g. the same configuration with several seeds);
+- a compare folder (``compare.toml`` + ``results.csv``): the comparison plots;
+- a sweep folder (``sweep.toml`` + ``index.csv``): the sweep plots.
+
+Plots go to each folder's ``plots/`` (or to ``out``, in a sub-folder per compare or sweep
+folder), as PNG or SVG.
+"""
+
+from __future__ import annotations
+
+import csv
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from evosoko.errors import EvosokoError
+from evosoko.experiment.style import FORMATS
+
+__all__ = ["FOLDER_KINDS", "folder_kind", "load_trials", "plot_folders"]
+
+FOLDER_KINDS = ("run", "compare", "sweep")
+
+
+def folder_kind(folder: Path) -> str:
+    """``run``, ``compare`` or ``sweep``; anything else raises :class:`EvosokoError`."""
+    if not folder.is_dir():
+        raise EvosokoError("no such folder", str(folder))
+    if (folder / "sweep.toml").is_file() and (folder / "index.csv").is_file():
+        return "sweep"
+    if (folder / "compare.toml").is_file() and (folder / "results.csv").is_file():
+        return "compare"
+    if (folder / "config.toml").is_file() and (folder / "metrics.csv").is_file():
+        return "run"
+    raise EvosokoError(
+        "not a run, compare or sweep folder (no config.toml + metrics.csv, compare.toml + "
+        "results.csv, or sweep.toml + index.csv)", str(folder)
+    )
+
+
+def plot_folders(folders: list[str | Path], out: str | Path | None = None, fmt: str = "png") -> list[Path]:
+    """Draw the plots of every folder; returns the files written."""
+    if fmt not in FORMATS:
+        raise EvosokoError(f"unknown plot format {fmt!r}; use one of {', '.join(FORMATS)}")
+    paths = [Path(folder) for folder in folders]
+    kinds = [folder_kind(path) for path in paths]  # all checked before drawing anything
+    out_dir = Path(out) if out is not None else None
+    written: list[Path] = []
+    runs = [path for path, kind in zip(paths, kinds) if kind == "run"]
+    if runs:
+        written += _plot_runs(runs, out_dir, fmt)
+    for path, kind in zip(paths, kinds):
+        target = out_dir / path.name if out_dir is not None else path / "plots"
+        if kind == "compare":
+            written += _plot_compare(path, target, fmt)
+        elif kind == "sweep":
+            written += _plot_sweep(path, target, fmt)
+    return written
+
+
+def _plot_runs(runs: list[Path], out: Path | None, fmt: str) -> list[Path]:
+    from evosoko.experiment.figures import draw_runs
+
+    if out is not None:
+        return draw_runs(runs, out, fmt)
+    written = []
+    for run in runs:
+        written += draw_runs([run], run / "plots", fmt)
+    return written
+
+
+def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
+    from evosoko.experiment.compare import CONFIG_FILE, RESULTS_FILE, load_compare_config, read_results_csv
+    from evosoko.experiment.figures import draw_compare
+
+    config = load_compare_config(folder / CONFIG_FILE)
+    rows = read_results_csv(folder / RESULTS_FILE)
+    if not rows:
+        return []
+    budget = config.compare.budget
+    units = {"evaluations": budget.evaluations, "nodes": budget.nodes}
+    labels = [solver.label for solver in config.solver]
+    return draw_compare(folder, rows, budget.seconds, units, labels, fmt=fmt, out=out)
+
+
+def load_trials(folder: Path, config) -> list:
+    """The trials of a sweep folder, read back from ``index.csv`` and ``results.csv``."""
+    from evosoko.experiment.sweep import INDEX_FILE, RESULTS_FILE, Trial
+
+    keys = list(config.parameters)
+    trials = {}
+    for row in _read_csv(folder / INDEX_FILE):
+        trial = Trial(int(row["trial"]), {k: _value(row[k]) for k in keys}, status=row["status"])
+        if trial.status == "complete":
+            trial.runs, trial.solved = int(row["runs"]), int(row["solved"])
+            trial.median_evaluations = float(row["median_evaluations"])
+            trial.median_seconds = float(row["median_seconds"]) if row["median_seconds"] else None
+        trials[trial.number] = trial
+    if (folder / RESULTS_FILE).is_file():
+        for row in _read_csv(folder / RESULTS_FILE):
+            trial = trials.get(int(row["trial"]))
+            if trial is not None:
+                trial.rows.append({**row, "solved": row["solved"] == "1",
+                                   "evaluations": int(row["evaluations"])})
+    return list(trials.values())
+
+
+def _plot_sweep(folder: Path, out: Path, fmt: str) -> list[Path]:
+    from evosoko.experiment.sweep import CONFIG_FILE, load_sweep_config
+    from evosoko.experiment.sweep_figures import draw_sweep
+
+    config = load_sweep_config(folder / CONFIG_FILE)
+    return draw_sweep(folder, config, load_trials(folder, config), fmt=fmt, out=out)
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as stream:
+        return list(csv.DictReader(stream))
+
+
+def _value(text: str) -> Any:
+    """A CSV cell as the TOML value it spells (a bare word stays a string)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
