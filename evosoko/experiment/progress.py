@@ -29,8 +29,9 @@ from evosoko.experiment.records import LevelResult
 class RunProgress(Protocol):
     """The progress callbacks of a run (all of them cheap)."""
 
-    def start(self, levels: int, done: int) -> None:
-        """The run starts with ``levels`` levels, ``done`` of them finished before (resume)."""
+    def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
+        """The run starts with ``levels`` levels, ``done`` of them finished before (resume),
+        and ``budget`` per level."""
 
     def level_started(self, index: int, name: str) -> None:
         """A level starts (or resumes)."""
@@ -57,7 +58,7 @@ def describe_result(result: LevelResult) -> str:
 class NoProgress:
     """Shows nothing."""
 
-    def start(self, levels: int, done: int) -> None:
+    def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
         pass
 
     def level_started(self, index: int, name: str) -> None:
@@ -86,8 +87,8 @@ class LineProgress(NoProgress):
 class RichProgress:
     """Live bars for the run and the current level (see the module docstring)."""
 
-    def __init__(self, budget: BudgetConfig, console: Console | None = None) -> None:
-        self.budget = budget
+    def __init__(self, console: Console | None = None) -> None:
+        self.budget = BudgetConfig()
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -99,7 +100,8 @@ class RichProgress:
         self._overall: TaskID | None = None
         self._level: TaskID | None = None
 
-    def start(self, levels: int, done: int) -> None:
+    def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
+        self.budget = budget
         self.progress.start()
         self._overall = self.progress.add_task("levels", total=levels, completed=done, detail="")
 
@@ -142,11 +144,11 @@ class RichProgress:
         return (int(budget.seconds) if budget.seconds else None), "seconds"
 
 
-def make_progress(budget: BudgetConfig, *, quiet: bool, stream: IO[str] | None = None) -> RunProgress:
+def make_progress(*, quiet: bool, stream: IO[str] | None = None) -> RunProgress:
     """Rich bars when ``stream`` (stdout) is a terminal, plain lines otherwise, nothing if quiet."""
     stream = stream or sys.stdout
     if quiet:
         return NoProgress()
     if stream.isatty():
-        return RichProgress(budget, Console(file=stream))
+        return RichProgress(Console(file=stream))
     return LineProgress(stream)

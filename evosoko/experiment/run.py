@@ -191,7 +191,7 @@ class _Execution:
     def run(self) -> RunReport:
         log_handler = _attach_run_log(self.folder.file(LOG_FILE))
         aborted = False
-        self.progress.start(len(self.levels), len(self.results))
+        self.progress.start(len(self.levels), len(self.results), self.config.run.budget)
         try:
             with self.interrupts:
                 self._run_levels()

@@ -32,10 +32,9 @@ def stats(generation: int) -> GenerationStats:
 
 
 def test_make_progress_picks_by_terminal_and_quiet():
-    budget = BudgetConfig()
-    assert isinstance(make_progress(budget, quiet=True, stream=Terminal()), NoProgress)
-    assert isinstance(make_progress(budget, quiet=False, stream=io.StringIO()), LineProgress)
-    assert isinstance(make_progress(budget, quiet=False, stream=Terminal()), RichProgress)
+    assert isinstance(make_progress(quiet=True, stream=Terminal()), NoProgress)
+    assert isinstance(make_progress(quiet=False, stream=io.StringIO()), LineProgress)
+    assert isinstance(make_progress(quiet=False, stream=Terminal()), RichProgress)
 
 
 def test_result_lines():
@@ -48,7 +47,7 @@ def test_result_lines():
 def test_line_progress_prints_one_line_per_level():
     stream = io.StringIO()
     progress = LineProgress(stream)
-    progress.start(2, 0)
+    progress.start(2, 0, BudgetConfig())
     progress.level_started(2, "case3")
     progress.generation(stats(1))
     progress.level_finished(SOLVED)
@@ -58,8 +57,8 @@ def test_line_progress_prints_one_line_per_level():
 
 def test_rich_progress_runs_and_prints_results():
     stream = Terminal()
-    progress = RichProgress(BudgetConfig(generations=10), Console(file=stream, width=120))
-    progress.start(2, 1)
+    progress = RichProgress(Console(file=stream, width=120))
+    progress.start(2, 1, BudgetConfig(generations=10))
     progress.level_started(3, "blog")
     for generation in range(3):
         progress.generation(stats(generation))
