@@ -74,7 +74,12 @@ def _plot_runs(runs: list[Path], out: Path | None, fmt: str) -> list[Path]:
 
 
 def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
-    from evosoko.experiment.compare import CONFIG_FILE, RESULTS_FILE, load_compare_config, read_results_csv
+    from evosoko.experiment.compare import (
+        CONFIG_FILE,
+        RESULTS_FILE,
+        load_compare_config,
+        read_results_csv,
+    )
     from evosoko.experiment.figures import draw_compare
 
     config = load_compare_config(folder / CONFIG_FILE)

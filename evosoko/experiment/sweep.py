@@ -408,7 +408,9 @@ def _run_planned(config, planned, levels, journal, progress, stop_after) -> tupl
     def on_result(job: Job, result: dict, resumed: bool) -> None:
         done["count"] += 1
         if progress is not None and not resumed:
-            progress(done["count"], len(unique), job.payload["solver"])
+            outcome = "error" if "error" in result else "solved" if result["solved"] else result["status"]
+            progress(done["count"], len(unique), f"{job.payload['solver']} level "
+                     f"{job.payload['level_index']} seed {job.payload['seed']}: {outcome}")
 
     backend = make_backend(config.parallel.backend, config.parallel.workers)
     results = run_jobs(unique, run_job, backend, journal=journal, on_result=on_result, stop_after=stop_after)

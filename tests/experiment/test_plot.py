@@ -3,14 +3,13 @@
 from pathlib import Path
 
 import pytest
+from experiment_helpers import SEED_LEVELS, read_csv, tiny_config
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.compare import load_compare_config, run_compare
 from evosoko.experiment.plotting import folder_kind, plot_folders
 from evosoko.experiment.run import start_run
 from evosoko.experiment.sweep import load_sweep_config, run_sweep
-
-from experiment_helpers import SEED_LEVELS, read_csv, tiny_config
 
 COMPARE = f"""
 [compare]

@@ -1,0 +1,77 @@
+"""Progress over the jobs of a comparison or sweep: a rich bar on a terminal, lines otherwise.
+
+:func:`make_job_progress` returns a callable ``progress(done, total, detail)`` for
+:func:`evosoko.experiment.compare.run_compare` and :func:`evosoko.experiment.sweep.run_sweep`
+(``detail``: a finished job's row, a short text, or None for the jobs done before a resume),
+and a ``close()`` to release the terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import IO, Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+__all__ = ["JobProgress", "describe_job", "make_job_progress"]
+
+
+def describe_job(detail: Any) -> str:
+    """A short line about a finished job (a compare row) or the text given."""
+    if isinstance(detail, dict):
+        seed = "" if detail.get("seed") is None else f" seed {detail['seed']}"
+        outcome = "solved" if detail["solved"] else detail["status"]
+        return (f"{detail['solver']} on level {detail['level_index']} {detail['level']}{seed}: "
+                f"{outcome} ({detail['seconds']:.2f} s, {detail['used']:,} {detail['unit']})")
+    return "" if detail is None else str(detail)
+
+
+class JobProgress:
+    """``progress(done, total, detail)``: a bar (rich), a line per job (plain) or nothing."""
+
+    def __init__(self, mode: str, stream: IO[str]) -> None:
+        self.mode = mode
+        self.stream = stream
+        self._bar: Progress | None = None
+        self._task = None
+
+    def __call__(self, done: int, total: int, detail: Any = None) -> None:
+        if self.mode == "quiet":
+            return
+        if self.mode == "lines":
+            if detail is not None:
+                print(f"[{done}/{total}] {describe_job(detail)}", file=self.stream, flush=True)
+            elif done:
+                print(f"[{done}/{total}] done before: resuming", file=self.stream, flush=True)
+            return
+        if self._bar is None:
+            self._bar = Progress(
+                TextColumn("jobs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[detail]}"),
+                console=Console(file=self.stream),
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("jobs", total=total, completed=done, detail="")
+        self._bar.update(self._task, total=total, completed=done, detail=describe_job(detail)[:60])
+
+    def close(self) -> None:
+        """Stop drawing (idempotent)."""
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+def make_job_progress(*, quiet: bool, stream: IO[str] | None = None) -> JobProgress:
+    """A bar when ``stream`` (stdout) is a terminal, one line per job otherwise, or nothing."""
+    stream = stream or sys.stdout
+    if quiet:
+        return JobProgress("quiet", stream)
+    return JobProgress("bar" if stream.isatty() else "lines", stream)
