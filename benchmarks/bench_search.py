@@ -31,8 +31,11 @@ from evosoko.sokoban.formats import read_levels, select_levels
 SUITES = {
     "microban": (("microban.txt",), 10.0),
     "boxoban": (
-        ("boxoban/unfiltered/train-000.txt", "boxoban/medium/train-000.txt",
-         "boxoban/hard/000.txt"),
+        (
+            "boxoban/unfiltered/train-000.txt",
+            "boxoban/medium/train-000.txt",
+            "boxoban/hard/000.txt",
+        ),
         10.0,
     ),
     "xsokoban": (("xsokoban.txt",), 60.0),
@@ -49,15 +52,24 @@ SOURCE_FIGURES = {  # moves, states searched (../shared/levels/README.md)
 
 def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--suite", action="append", choices=[*SUITES, "seeds"],
-                        help="suite to run (repeatable; default: all)")
+    parser.add_argument(
+        "--suite",
+        action="append",
+        choices=[*SUITES, "seeds"],
+        help="suite to run (repeatable; default: all)",
+    )
     parser.add_argument("--algo", default="push-astar", help="algorithm of the level suites")
     parser.add_argument("--heuristic", default=None, help="heuristic (default: the algorithm's)")
-    parser.add_argument("--time-limit", type=float, default=None,
-                        help="seconds per level (default: 10, XSokoban 60)")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="seconds per level (default: 10, XSokoban 60)",
+    )
     parser.add_argument("--node-limit", type=int, default=None, help="expansions per level")
-    parser.add_argument("--levels", default=None,
-                        help="1-based index range within each file, e.g. 1-40")
+    parser.add_argument(
+        "--levels", default=None, help="1-based index range within each file, e.g. 1-40"
+    )
     return parser.parse_args()
 
 
@@ -76,23 +88,41 @@ def run_suite(name: str, args: argparse.Namespace, shared) -> dict:
         levels = read_levels(shared / relative)
         for index in level_range(args.levels, len(levels)):
             level = levels[index]
-            result = solve(level, args.algo, args.heuristic, time_limit=limit,
-                           node_limit=args.node_limit)
-            rows.append({"file": relative, "id": level.name, "status": result.status,
-                         "pushes": result.pushes, "moves": result.moves,
-                         "expanded": result.expanded, "seconds": round(result.seconds, 4)})
-            print(f"{name} {relative} {level.name}: {result.status} {result.seconds:.2f}s",
-                  file=sys.stderr, flush=True)
+            result = solve(
+                level, args.algo, args.heuristic, time_limit=limit, node_limit=args.node_limit
+            )
+            rows.append(
+                {
+                    "file": relative,
+                    "id": level.name,
+                    "status": result.status,
+                    "pushes": result.pushes,
+                    "moves": result.moves,
+                    "expanded": result.expanded,
+                    "seconds": round(result.seconds, 4),
+                }
+            )
+            print(
+                f"{name} {relative} {level.name}: {result.status} {result.seconds:.2f}s",
+                file=sys.stderr,
+                flush=True,
+            )
     seconds = [row["seconds"] for row in rows]
     solved = [row for row in rows if row["status"] == "solved"]
     summary = {
-        "algo": args.algo, "heuristic": args.heuristic, "time_limit": limit,
-        "levels": len(rows), "solved": len(solved),
+        "algo": args.algo,
+        "heuristic": args.heuristic,
+        "time_limit": limit,
+        "levels": len(rows),
+        "solved": len(solved),
         "median_seconds": statistics.median(seconds) if seconds else None,
         "max_seconds": max(seconds) if seconds else None,
         "total_seconds": round(sum(seconds), 2),
-        "unsolved": [f"{row['file']}:{row['id']}" if len(files) > 1 else row["id"]
-                     for row in rows if row["status"] != "solved"],
+        "unsolved": [
+            f"{row['file']}:{row['id']}" if len(files) > 1 else row["id"]
+            for row in rows
+            if row["status"] != "solved"
+        ],
     }
     if len(files) == 1:
         summary["per_level"] = rows
@@ -103,15 +133,30 @@ def run_seeds(shared) -> list[dict]:
     path, title = SEED_LEVEL
     level = select_levels(read_levels(shared / path), [title])[0]
     rows = []
-    for algo, heuristic in [("bfs", None), ("dfs", None), ("random", None), ("astar", None),
-                            ("astar", "manhattan-source"), ("greedy", None),
-                            ("greedy", "manhattan-source")]:
+    for algo, heuristic in [
+        ("bfs", None),
+        ("dfs", None),
+        ("random", None),
+        ("astar", None),
+        ("astar", "manhattan-source"),
+        ("greedy", None),
+        ("greedy", "manhattan-source"),
+    ]:
         result = solve(level, algo, heuristic)
         source_moves, source_states = SOURCE_FIGURES[algo]
-        rows.append({"algo": algo, "heuristic": result.heuristic, "moves": result.moves,
-                     "expanded": result.expanded, "generated": result.generated,
-                     "duplicates": result.duplicates, "seconds": round(result.seconds, 4),
-                     "source_moves": source_moves, "source_states": source_states})
+        rows.append(
+            {
+                "algo": algo,
+                "heuristic": result.heuristic,
+                "moves": result.moves,
+                "expanded": result.expanded,
+                "generated": result.generated,
+                "duplicates": result.duplicates,
+                "seconds": round(result.seconds, 4),
+                "source_moves": source_moves,
+                "source_states": source_states,
+            }
+        )
     return rows
 
 
@@ -124,8 +169,9 @@ def main() -> None:
     report: dict = {"benchmark": "search", "machine": machine(), "suites": {}}
     try:
         for name in suites:
-            report["suites"][name] = run_seeds(shared) if name == "seeds" else \
-                run_suite(name, args, shared)
+            report["suites"][name] = (
+                run_seeds(shared) if name == "seeds" else run_suite(name, args, shared)
+            )
     except EvosokoError as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -136,16 +182,36 @@ def main() -> None:
         print(f"### {name}")
         print()
         if name == "seeds":
-            print(markdown_table(
-                [("algorithm", "algo"), ("heuristic", "heuristic"), ("moves", "moves"),
-                 ("expanded", "expanded"), ("generated", "generated"),
-                 ("source moves", "source_moves"), ("source states", "source_states")], data))
+            print(
+                markdown_table(
+                    [
+                        ("algorithm", "algo"),
+                        ("heuristic", "heuristic"),
+                        ("moves", "moves"),
+                        ("expanded", "expanded"),
+                        ("generated", "generated"),
+                        ("source moves", "source_moves"),
+                        ("source states", "source_states"),
+                    ],
+                    data,
+                )
+            )
         else:
             unsolved = ", ".join(data["unsolved"]) or "-"
-            print(markdown_table(
-                [("algorithm", "algo"), ("limit s", "time_limit"), ("levels", "levels"),
-                 ("solved", "solved"), ("median s", "median_seconds"), ("max s", "max_seconds"),
-                 ("unsolved", "unsolved_text")], [{**data, "unsolved_text": unsolved}]))
+            print(
+                markdown_table(
+                    [
+                        ("algorithm", "algo"),
+                        ("limit s", "time_limit"),
+                        ("levels", "levels"),
+                        ("solved", "solved"),
+                        ("median s", "median_seconds"),
+                        ("max s", "max_seconds"),
+                        ("unsolved", "unsolved_text"),
+                    ],
+                    [{**data, "unsolved_text": unsolved}],
+                )
+            )
 
 
 if __name__ == "__main__":

@@ -12,12 +12,12 @@ from evosoko.search.solver import Pruning, solve, warm_up
 
 __all__ = [
     "ALGORITHMS",
-    "Algorithm",
     "HEURISTICS",
     "PUSH_HEURISTICS",
+    "STATUSES",
+    "Algorithm",
     "PartialPath",
     "Pruning",
-    "STATUSES",
     "SearchBug",
     "SearchResult",
     "solve",

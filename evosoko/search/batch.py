@@ -12,8 +12,18 @@ from evosoko.search.solver import solve
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
-JSON_KEYS = ("index", "level", "status", "moves", "pushes", "expanded", "generated",
-             "duplicates", "seconds", "solution")
+JSON_KEYS = (
+    "index",
+    "level",
+    "status",
+    "moves",
+    "pushes",
+    "expanded",
+    "generated",
+    "duplicates",
+    "seconds",
+    "solution",
+)
 """Keys of one JSON line of ``evosoko solve --json``, in order."""
 
 
@@ -28,8 +38,11 @@ class LevelOutcome:
     def as_json(self) -> dict[str, object]:
         """The JSON object of ``evosoko solve --json`` for this level."""
         stats = self.result.as_dict()
-        return {"index": self.index, "level": self.name,
-                **{key: stats[key] for key in JSON_KEYS[2:]}}
+        return {
+            "index": self.index,
+            "level": self.name,
+            **{key: stats[key] for key in JSON_KEYS[2:]},
+        }
 
 
 def solve_file(
@@ -51,7 +64,8 @@ def solve_file(
     levels: list[Level] = read_levels(path)
     chosen = select_levels(levels, list(level_specs)) if level_specs else levels
     for level in chosen:
-        result = solve(level, algo, heuristic, time_limit=time_limit, node_limit=node_limit,
-                       weight=weight)
+        result = solve(
+            level, algo, heuristic, time_limit=time_limit, node_limit=node_limit, weight=weight
+        )
         index = level.origin.index if level.origin else levels.index(level) + 1
         yield LevelOutcome(index=index, name=level.name, result=result)

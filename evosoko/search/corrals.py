@@ -22,8 +22,9 @@ _PASS, _FAIL = -1, -2
 
 
 @numba.njit(cache=True)
-def pi_corral(floor, dead, goals, deltas, occupied, boxes, reach_mark, stamp, scratch,
-              marks):  # pragma: no cover - compiled
+def pi_corral(
+    floor, dead, goals, deltas, occupied, boxes, reach_mark, stamp, scratch, marks
+):  # pragma: no cover - compiled
     """Mark the barrier boxes of the best PI-corral; returns its number of legal pushes or -1.
 
     ``scratch`` = (region, region_mark, region_goal, set_mark, barrier_mark, allowed, queue),
@@ -34,8 +35,19 @@ def pi_corral(floor, dead, goals, deltas, occupied, boxes, reach_mark, stamp, sc
     region, region_mark, region_goal, set_mark, barrier_mark, allowed, queue = scratch
     marks[0] += 1
     region_stamp = marks[0]
-    count = _label(floor, occupied, deltas, reach_mark, stamp, region, region_mark,
-                   region_stamp, goals, region_goal, queue)
+    count = _label(
+        floor,
+        occupied,
+        deltas,
+        reach_mark,
+        stamp,
+        region,
+        region_mark,
+        region_stamp,
+        goals,
+        region_goal,
+        queue,
+    )
     best = -1
     for start in range(count):
         marks[1] += 1
@@ -43,15 +55,30 @@ def pi_corral(floor, dead, goals, deltas, occupied, boxes, reach_mark, stamp, sc
         set_mark[start] = set_stamp
         while True:
             marks[2] += 1
-            outcome, pushes = _check(floor, dead, goals, deltas, occupied, boxes, reach_mark,
-                                     stamp, region, region_mark, region_stamp, set_mark,
-                                     set_stamp, barrier_mark, marks[2])
+            outcome, pushes = _check(
+                floor,
+                dead,
+                goals,
+                deltas,
+                occupied,
+                boxes,
+                reach_mark,
+                stamp,
+                region,
+                region_mark,
+                region_stamp,
+                set_mark,
+                set_stamp,
+                barrier_mark,
+                marks[2],
+            )
             if outcome >= 0:
                 set_mark[outcome] = set_stamp
                 continue
             break
-        if outcome == _FAIL or not _holds_work(goals, boxes, barrier_mark, marks[2], region_goal,
-                                               set_mark, set_stamp, count):
+        if outcome == _FAIL or not _holds_work(
+            goals, boxes, barrier_mark, marks[2], region_goal, set_mark, set_stamp, count
+        ):
             continue
         if best < 0 or pushes < best:
             best = pushes
@@ -65,12 +92,27 @@ def pi_corral(floor, dead, goals, deltas, occupied, boxes, reach_mark, stamp, sc
 
 
 @numba.njit(cache=True)
-def _label(floor, occupied, deltas, reach_mark, stamp, region, region_mark, region_stamp, goals,
-           region_goal, queue):  # pragma: no cover - compiled
+def _label(
+    floor,
+    occupied,
+    deltas,
+    reach_mark,
+    stamp,
+    region,
+    region_mark,
+    region_stamp,
+    goals,
+    region_goal,
+    queue,
+):  # pragma: no cover - compiled
     count = 0
     for cell in range(floor.shape[0]):
-        if (not floor[cell] or occupied[cell] or reach_mark[cell] == stamp
-                or region_mark[cell] == region_stamp):
+        if (
+            not floor[cell]
+            or occupied[cell]
+            or reach_mark[cell] == stamp
+            or region_mark[cell] == region_stamp
+        ):
             continue
         region_goal[count] = 0
         region_mark[cell] = region_stamp
@@ -85,9 +127,12 @@ def _label(floor, occupied, deltas, reach_mark, stamp, region, region_mark, regi
                 region_goal[count] = 1
             for k in range(4):
                 neighbour = current + deltas[k]
-                if (floor[neighbour] and not occupied[neighbour]
-                        and reach_mark[neighbour] != stamp
-                        and region_mark[neighbour] != region_stamp):
+                if (
+                    floor[neighbour]
+                    and not occupied[neighbour]
+                    and reach_mark[neighbour] != stamp
+                    and region_mark[neighbour] != region_stamp
+                ):
                     region_mark[neighbour] = region_stamp
                     region[neighbour] = count
                     queue[tail] = neighbour
@@ -97,14 +142,28 @@ def _label(floor, occupied, deltas, reach_mark, stamp, region, region_mark, regi
 
 
 @numba.njit(cache=True)
-def _check(floor, dead, goals, deltas, occupied, boxes, reach_mark, stamp, region, region_mark,
-           region_stamp, set_mark, set_stamp, barrier_mark, barrier_stamp):  # pragma: no cover
+def _check(
+    floor,
+    dead,
+    goals,
+    deltas,
+    occupied,
+    boxes,
+    reach_mark,
+    stamp,
+    region,
+    region_mark,
+    region_stamp,
+    set_mark,
+    set_stamp,
+    barrier_mark,
+    barrier_stamp,
+):  # pragma: no cover
     """(outcome, inward pushes): outcome is a region to merge, ``_PASS`` or ``_FAIL``."""
     for b in boxes:
         for k in range(4):
             neighbour = b + deltas[k]
-            if (region_mark[neighbour] == region_stamp
-                    and set_mark[region[neighbour]] == set_stamp):
+            if region_mark[neighbour] == region_stamp and set_mark[region[neighbour]] == set_stamp:
                 barrier_mark[b] = barrier_stamp
                 break
     pushes = 0
@@ -142,8 +201,9 @@ def _check(floor, dead, goals, deltas, occupied, boxes, reach_mark, stamp, regio
 
 
 @numba.njit(cache=True)
-def _holds_work(goals, boxes, barrier_mark, barrier_stamp, region_goal, set_mark, set_stamp,
-                count):  # pragma: no cover - compiled
+def _holds_work(
+    goals, boxes, barrier_mark, barrier_stamp, region_goal, set_mark, set_stamp, count
+):  # pragma: no cover - compiled
     for b in boxes:
         if barrier_mark[b] == barrier_stamp and not goals[b]:
             return True

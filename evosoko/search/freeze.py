@@ -67,8 +67,13 @@ def frozen_group(blocked, dead, occupied, deltas, box, scratch):  # pragma: no c
             if frame_side[top] == 1 and occupied[side_b]:
                 frame_side[top] = 2
                 enter = side_b
-        elif (blocked[side_a] or blocked[side_b] or as_wall[side_a] or as_wall[side_b]
-              or (dead[side_a] and dead[side_b])):
+        elif (
+            blocked[side_a]
+            or blocked[side_b]
+            or as_wall[side_a]
+            or as_wall[side_b]
+            or (dead[side_a] and dead[side_b])
+        ):
             axis_blocked = True
         elif occupied[side_a]:
             frame_side[top] = 1

@@ -30,8 +30,9 @@ PUSH_HEURISTICS = ("manhattan", "push-distance", "matching")
 
 
 @numba.njit(cache=True)
-def box_term(kind, nearest_manhattan, nearest_push, push_distance, boxes, assignment,
-             work):  # pragma: no cover - compiled
+def box_term(
+    kind, nearest_manhattan, nearest_push, push_distance, boxes, assignment, work
+):  # pragma: no cover - compiled
     """The box term of heuristic ``kind`` for ``boxes`` (fills ``assignment`` for matching)."""
     if kind == MATCHING:
         return matching_kernel(push_distance, boxes, assignment, work)
@@ -56,8 +57,7 @@ def player_term(kind, rows, columns, goals, boxes, player):  # pragma: no cover 
         if not goals[b]:
             all_on_goals = False
         distance = abs(rows[b] - rows[player]) + abs(columns[b] - columns[player])
-        if distance < nearest:
-            nearest = distance
+        nearest = min(nearest, distance)
     if all_on_goals:
         return 0
     if kind == MANHATTAN_SOURCE:

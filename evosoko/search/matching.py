@@ -51,8 +51,7 @@ def matching_kernel(push_distance, boxes, assignment, work):  # pragma: no cover
                 if used[j]:
                     continue
                 cost = push_distance[j - 1, box]
-                if cost > UNREACHABLE:
-                    cost = UNREACHABLE
+                cost = min(cost, UNREACHABLE)
                 reduced = cost - row_potential[current_row] - column_potential[j]
                 if reduced < min_to[j]:
                     min_to[j] = reduced

@@ -13,9 +13,33 @@ import numpy as np
 
 from evosoko.search.heuristics import MATCHING, box_term, player_term
 from evosoko.search.store import (
-    AT_GENERATION, CHUNK, CONTINUE, DUPLICATES, EMPTY, EXHAUSTED, EXPANDED, FRONT_SIZE, G_WEIGHT, GENERATED,
-    GOAL_AT_GENERATION, H_WEIGHT, HEAP, HEURISTIC, LIFO, MODE, NEED_SPACE, NODES, REOPEN,
-    SHUFFLE, SOLUTION, SOLVED, add_node, find_slot, frontier_pop, frontier_push, priority,
+    AT_GENERATION,
+    CHUNK,
+    CONTINUE,
+    DUPLICATES,
+    EMPTY,
+    EXHAUSTED,
+    EXPANDED,
+    FRONT_SIZE,
+    G_WEIGHT,
+    GENERATED,
+    GOAL_AT_GENERATION,
+    H_WEIGHT,
+    HEAP,
+    HEURISTIC,
+    LIFO,
+    MODE,
+    NEED_SPACE,
+    NODES,
+    REOPEN,
+    SHUFFLE,
+    SOLUTION,
+    SOLVED,
+    add_node,
+    find_slot,
+    frontier_pop,
+    frontier_push,
+    priority,
 )
 from evosoko.sokoban.level import UNREACHABLE
 
@@ -37,8 +61,9 @@ def seed_random(seed):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def move_root(tab, params, nodes, table, counters, boxes, player, work):  # pragma: no cover
     """Store the start position as node 0; returns ``(node, h, frontier key)``."""
-    _, _, _, goals, _, rows, columns, push_distance, nearest_push, nearest_manhattan, zb, zp, \
-        _ = tab
+    _, _, _, goals, _, rows, columns, push_distance, nearest_push, nearest_manhattan, zb, zp, _ = (
+        tab
+    )
     kind = params[HEURISTIC]
     assignment = np.zeros(boxes.shape[0], dtype=np.int8)
     h = box_term(kind, nearest_manhattan, nearest_push, push_distance, boxes, assignment, work)
@@ -52,12 +77,26 @@ def move_root(tab, params, nodes, table, counters, boxes, player, work):  # prag
 
 
 @numba.njit(cache=True)
-def move_search(tab, params, nodes, table, frontier, counters, scratch,
-                work):  # pragma: no cover - compiled
+def move_search(
+    tab, params, nodes, table, frontier, counters, scratch, work
+):  # pragma: no cover - compiled
     """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE."""
-    _, blocked, dead, goals, deltas, rows, columns, push_distance, nearest_push, \
-        nearest_manhattan, zb, zp, _ = tab
-    node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, _ = nodes
+    (
+        _,
+        blocked,
+        dead,
+        goals,
+        deltas,
+        rows,
+        columns,
+        push_distance,
+        nearest_push,
+        nearest_manhattan,
+        zb,
+        zp,
+        _,
+    ) = tab
+    node_boxes, key_player, _, parent, step, g_of, moves_of, h_of, hash_of, closed, _ = nodes
     occupied, assignment = scratch
     mode = params[MODE]
     kind = params[HEURISTIC]
@@ -110,8 +149,9 @@ def move_search(tab, params, nodes, table, frontier, counters, scratch,
                     continue
                 _replace_sorted(child, target, beyond)
                 key_hash ^= zb[target] ^ zb[beyond]
-                child_box_part = box_term(kind, nearest_manhattan, nearest_push, push_distance,
-                                          child, assignment, work)
+                child_box_part = box_term(
+                    kind, nearest_manhattan, nearest_push, push_distance, child, assignment, work
+                )
                 if kind == MATCHING and child_box_part >= UNREACHABLE:
                     continue
             h = child_box_part + player_term(kind, rows, columns, goals, child, target)
@@ -129,8 +169,21 @@ def move_search(tab, params, nodes, table, frontier, counters, scratch,
                 closed[other] = 0
                 candidate_ids[candidates] = other
             else:
-                new = add_node(nodes, table, counters, slot, child, target, target, node,
-                               d + (4 if pushed else 0), g, g, h, key_hash)
+                new = add_node(
+                    nodes,
+                    table,
+                    counters,
+                    slot,
+                    child,
+                    target,
+                    target,
+                    node,
+                    d + (4 if pushed else 0),
+                    g,
+                    g,
+                    h,
+                    key_hash,
+                )
                 counters[GENERATED] += 1
                 if at_generation and _all_on_goals(goals, child):
                     counters[SOLUTION] = new

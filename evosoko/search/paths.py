@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
 from evosoko.search.move_kernel import PUSHED
@@ -46,7 +48,7 @@ def push_path(level: Level, store: Store, node: int) -> str:
     occupied = np.zeros(level.cells, dtype=bool)
     player = level.start.player
     parts = []
-    for previous, current in zip(nodes, nodes[1:]):
+    for previous, current in pairwise(nodes):
         occupied[:] = False
         occupied[boxes[previous]] = True
         direction, extra = divmod(int(steps[current]), 4)[::-1]

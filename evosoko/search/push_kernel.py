@@ -19,15 +19,44 @@ import numba
 import numpy as np
 
 from evosoko.search.corrals import pi_corral
+from evosoko.search.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.search.heuristics import MANHATTAN, MATCHING, PUSH_DISTANCE, box_term
 from evosoko.search.reach import explore, smallest_reachable
 from evosoko.search.store import (
-    CHUNK, CONTINUE, CORRALS, DUPLICATES, EMPTY, EXHAUSTED, EXPANDED, FIFO, FREEZE, FRONT_SIZE,
-    AT_EXPANSION, AT_GENERATION, G_WEIGHT, GENERATED, GOAL_AT_GENERATION, H_WEIGHT, HEAP, HEURISTIC, LIFO, MIN_EXCEEDED, MODE,
-    NEED_SPACE, NO_THRESHOLD, NODES, REOPEN, SOLUTION, SOLVED, THRESHOLD, TUNNELS, add_node, find_slot,
-    frontier_pop, frontier_push, priority,
+    AT_EXPANSION,
+    AT_GENERATION,
+    CHUNK,
+    CONTINUE,
+    CORRALS,
+    DUPLICATES,
+    EMPTY,
+    EXHAUSTED,
+    EXPANDED,
+    FREEZE,
+    FRONT_SIZE,
+    G_WEIGHT,
+    GENERATED,
+    GOAL_AT_GENERATION,
+    H_WEIGHT,
+    HEAP,
+    HEURISTIC,
+    LIFO,
+    MIN_EXCEEDED,
+    MODE,
+    NEED_SPACE,
+    NO_THRESHOLD,
+    NODES,
+    REOPEN,
+    SOLUTION,
+    SOLVED,
+    THRESHOLD,
+    TUNNELS,
+    add_node,
+    find_slot,
+    frontier_pop,
+    frontier_push,
+    priority,
 )
-from evosoko.search.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
 
 REACH_STAMP, NORM_STAMP = 0, 1
@@ -50,41 +79,69 @@ def make_scratch(cells: int) -> tuple:
 
 
 @numba.njit(cache=True)
-def push_root(tab, params, nodes, table, counters, scratch, boxes, player,
-              work):  # pragma: no cover - compiled
+def push_root(
+    tab, params, nodes, table, counters, scratch, boxes, player, work
+):  # pragma: no cover - compiled
     """Store the start position as node 0; returns its heuristic value."""
     floor, _, _, _, deltas, _, _, push_distance, nearest_push, nearest_manhattan, zb, zp, _ = tab
     _, _, queue, norm_mark, occupied, _, _, stamps, _ = scratch
     for b in boxes:
         occupied[b] = True
     stamps[NORM_STAMP] += 1
-    normalized = smallest_reachable(floor, occupied, deltas, player, norm_mark,
-                                    stamps[NORM_STAMP], queue)
+    normalized = smallest_reachable(
+        floor, occupied, deltas, player, norm_mark, stamps[NORM_STAMP], queue
+    )
     for b in boxes:
         occupied[b] = False
     assignment = nodes[10][0]
-    h = box_term(params[HEURISTIC], nearest_manhattan, nearest_push, push_distance, boxes,
-                 assignment, work)
+    h = box_term(
+        params[HEURISTIC], nearest_manhattan, nearest_push, push_distance, boxes, assignment, work
+    )
     key_hash = zp[normalized]
     for b in boxes:
         key_hash ^= zb[b]
     slot = find_slot(nodes, table, key_hash, boxes, normalized)
-    node = add_node(nodes, table, counters, slot, boxes, normalized, player, -1, 0, 0, 0, h,
-                    key_hash)
+    node = add_node(
+        nodes, table, counters, slot, boxes, normalized, player, -1, 0, 0, 0, h, key_hash
+    )
     frontier_key = priority(0, h, 0, params[G_WEIGHT], params[H_WEIGHT])
     return node, h, frontier_key
 
 
 @numba.njit(cache=True)
-def push_search(tab, params, nodes, table, frontier, counters, scratch,
-                work):  # pragma: no cover - compiled
+def push_search(
+    tab, params, nodes, table, frontier, counters, scratch, work
+):  # pragma: no cover - compiled
     """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE."""
-    floor, blocked, dead, goals, deltas, _, _, push_distance, nearest_push, nearest_manhattan, \
-        zb, zp, dead_end_tunnel = tab
-    node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, \
-        assign = nodes
-    reach_mark, distance, queue, norm_mark, occupied, corral_scratch, corral_marks, stamps, \
-        freeze_scratch = scratch
+    (
+        floor,
+        blocked,
+        dead,
+        goals,
+        deltas,
+        _,
+        _,
+        push_distance,
+        nearest_push,
+        nearest_manhattan,
+        zb,
+        zp,
+        dead_end_tunnel,
+    ) = tab
+    node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, assign = (
+        nodes
+    )
+    (
+        reach_mark,
+        distance,
+        queue,
+        norm_mark,
+        occupied,
+        corral_scratch,
+        corral_marks,
+        stamps,
+        freeze_scratch,
+    ) = scratch
     mode = params[MODE]
     kind = params[HEURISTIC]
     g_weight = params[G_WEIGHT]
@@ -108,8 +165,10 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
 
     expanded_here = 0
     while expanded_here < params[CHUNK]:
-        if counters[NODES] + margin >= capacity or counters[FRONT_SIZE] + margin >= \
-                frontier_capacity:
+        if (
+            counters[NODES] + margin >= capacity
+            or counters[FRONT_SIZE] + margin >= frontier_capacity
+        ):
             return NEED_SPACE
         node = frontier_pop(frontier, counters, mode)
         if node < 0:
@@ -132,8 +191,21 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
         explore(floor, occupied, deltas, actual[node], reach_mark, reach, distance, queue)
         restricted = False
         if corrals:
-            restricted = pi_corral(floor, dead, goals, deltas, occupied, parent_boxes,
-                                   reach_mark, reach, corral_scratch, corral_marks) >= 0
+            restricted = (
+                pi_corral(
+                    floor,
+                    dead,
+                    goals,
+                    deltas,
+                    occupied,
+                    parent_boxes,
+                    reach_mark,
+                    reach,
+                    corral_scratch,
+                    corral_marks,
+                )
+                >= 0
+            )
         allowed = corral_scratch[5]
         allowed_stamp = corral_marks[3]
 
@@ -150,29 +222,57 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
                 if blocked[target] or occupied[target] or dead[target]:
                     continue
                 pushes = 1
-                while tunnels and dead_end_tunnel[d, target] and not blocked[target + deltas[d]] and \
-                        not occupied[target + deltas[d]] and not dead[target + deltas[d]]:
+                while (
+                    tunnels
+                    and dead_end_tunnel[d, target]
+                    and not blocked[target + deltas[d]]
+                    and not occupied[target + deltas[d]]
+                    and not dead[target + deltas[d]]
+                ):
                     target += deltas[d]
                     pushes += 1
                 player_after = target - deltas[d]
                 occupied[b] = False
                 occupied[target] = True
-                ok = not (freeze and freeze_deadlock(blocked, dead, goals, occupied, deltas,
-                                                     target, freeze_scratch))
+                ok = not (
+                    freeze
+                    and freeze_deadlock(
+                        blocked, dead, goals, occupied, deltas, target, freeze_scratch
+                    )
+                )
                 h = 0
                 if ok:
-                    _moved(node_boxes[node], assign[node], i, target, child, child_assign,
-                           with_assignment)
-                    h = _child_h(kind, h_of[node], assign[node], i, b, target, pushes, child,
-                                 child_assign, push_distance, nearest_push, nearest_manhattan,
-                                 work)
+                    _moved(
+                        node_boxes[node],
+                        assign[node],
+                        i,
+                        target,
+                        child,
+                        child_assign,
+                        with_assignment,
+                    )
+                    h = _child_h(
+                        kind,
+                        h_of[node],
+                        assign[node],
+                        i,
+                        b,
+                        target,
+                        pushes,
+                        child,
+                        child_assign,
+                        push_distance,
+                        nearest_push,
+                        nearest_manhattan,
+                        work,
+                    )
                     ok = h < UNREACHABLE
                 normalized = 0
                 if ok:
                     stamps[NORM_STAMP] += 1
-                    normalized = smallest_reachable(floor, occupied, deltas, player_after,
-                                                    norm_mark,
-                                                    stamps[NORM_STAMP], queue)
+                    normalized = smallest_reachable(
+                        floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
+                    )
                 occupied[target] = False
                 occupied[b] = True
                 if not ok:
@@ -184,8 +284,9 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
                     if counters[MIN_EXCEEDED] < 0 or g + h < counters[MIN_EXCEEDED]:
                         counters[MIN_EXCEEDED] = g + h
                     continue
-                key_hash = hash_of[node] ^ zb[b] ^ zb[target] ^ zp[key_player[node]] ^ \
-                    zp[normalized]
+                key_hash = (
+                    hash_of[node] ^ zb[b] ^ zb[target] ^ zp[key_player[node]] ^ zp[normalized]
+                )
                 slot = find_slot(nodes, table, key_hash, child, normalized)
                 other = table[slot]
                 if other != EMPTY:
@@ -206,13 +307,29 @@ def push_search(tab, params, nodes, table, frontier, counters, scratch,
                     candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
                     candidates += 1
                     continue
-                new = add_node(nodes, table, counters, slot, child, normalized, player_after,
-                               node, code, g, moves, h, key_hash)
+                new = add_node(
+                    nodes,
+                    table,
+                    counters,
+                    slot,
+                    child,
+                    normalized,
+                    player_after,
+                    node,
+                    code,
+                    g,
+                    moves,
+                    h,
+                    key_hash,
+                )
                 if with_assignment:
                     assign[new, :] = child_assign
                 counters[GENERATED] += 1
-                if goal_test != AT_EXPANSION and _solved(goals, child) and (
-                        goal_test == AT_GENERATION or g <= g_of[node] + bound_h):
+                if (
+                    goal_test != AT_EXPANSION
+                    and _solved(goals, child)
+                    and (goal_test == AT_GENERATION or g <= g_of[node] + bound_h)
+                ):
                     counters[SOLUTION] = new
                     _clear(occupied, parent_boxes)
                     return SOLVED
@@ -251,8 +368,9 @@ def _clear(occupied, boxes):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _moved(boxes, assignment, index, target, child, child_assign,
-           with_assignment):  # pragma: no cover - compiled
+def _moved(
+    boxes, assignment, index, target, child, child_assign, with_assignment
+):  # pragma: no cover - compiled
     """``child`` = ``boxes`` with box ``index`` moved to ``target``, kept sorted (and its goal)."""
     count = boxes.shape[0]
     written = 0
@@ -277,9 +395,21 @@ def _moved(boxes, assignment, index, target, child, child_assign,
 
 
 @numba.njit(cache=True)
-def _child_h(kind, parent_h, parent_assign, index, source, target, pushes, child,
-             child_assign, push_distance, nearest_push, nearest_manhattan,
-             work):  # pragma: no cover - compiled
+def _child_h(
+    kind,
+    parent_h,
+    parent_assign,
+    index,
+    source,
+    target,
+    pushes,
+    child,
+    child_assign,
+    push_distance,
+    nearest_push,
+    nearest_manhattan,
+    work,
+):  # pragma: no cover - compiled
     """Heuristic of the child, incremental where possible.
 
     Matching: when the moved box came ``pushes`` pushes closer to its assigned goal, the
@@ -293,5 +423,6 @@ def _child_h(kind, parent_h, parent_assign, index, source, target, pushes, child
     goal = parent_assign[index]
     if push_distance[goal, target] == push_distance[goal, source] - pushes:
         return parent_h - pushes
-    return box_term(MATCHING, nearest_manhattan, nearest_push, push_distance, child,
-                    child_assign, work)
+    return box_term(
+        MATCHING, nearest_manhattan, nearest_push, push_distance, child, child_assign, work
+    )

@@ -41,8 +41,7 @@ def smallest_reachable(floor, occupied, deltas, start, mark, stamp, queue):  # p
     while head < tail:
         cell = queue[head]
         head += 1
-        if cell < smallest:
-            smallest = cell
+        smallest = min(smallest, cell)
         for k in range(4):
             neighbour = cell + deltas[k]
             if floor[neighbour] and not occupied[neighbour] and mark[neighbour] != stamp:

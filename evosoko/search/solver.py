@@ -11,14 +11,39 @@ from evosoko.errors import ConfigError
 from evosoko.search import move_kernel, push_kernel
 from evosoko.search.algorithms import MOVE, Algorithm, algorithm_named, heuristic_for
 from evosoko.search.heuristics import HEURISTICS, MATCHING
-from evosoko.search.paths import chain, move_path, node_state, push_path, verified
+from evosoko.search.paths import move_path, push_path, verified
 from evosoko.search.result import (
-    NODE_LIMIT, SOLVED, TIMEOUT, UNSOLVABLE, PartialPath, SearchResult,
+    NODE_LIMIT,
+    SOLVED,
+    TIMEOUT,
+    UNSOLVABLE,
+    PartialPath,
+    SearchResult,
 )
 from evosoko.search.store import (
-    CHUNK, CORRALS, DUPLICATES, EXHAUSTED, EXPANDED, FREEZE, G_WEIGHT, GENERATED,
-    GOAL_AT_GENERATION, H_WEIGHT, HEURISTIC, MIN_EXCEEDED, MODE, NEED_SPACE, NO_THRESHOLD,
-    PARAM_COUNT, REOPEN, SHUFFLE, SOLUTION, THRESHOLD, TUNNELS, WEIGHT_SCALE, Store,
+    CHUNK,
+    CORRALS,
+    DUPLICATES,
+    EXHAUSTED,
+    EXPANDED,
+    FREEZE,
+    G_WEIGHT,
+    GENERATED,
+    GOAL_AT_GENERATION,
+    H_WEIGHT,
+    HEURISTIC,
+    MIN_EXCEEDED,
+    MODE,
+    NEED_SPACE,
+    NO_THRESHOLD,
+    PARAM_COUNT,
+    REOPEN,
+    SHUFFLE,
+    SOLUTION,
+    THRESHOLD,
+    TUNNELS,
+    WEIGHT_SCALE,
+    Store,
     frontier_push,
 )
 from evosoko.search.tables import search_tables
@@ -72,8 +97,9 @@ def solve(
     heuristic = heuristic_for(algorithm, heuristic)
     _check_budget(time_limit, node_limit, weight, partial)
     warm_up()
-    run = _Run(level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed,
-               memory_limit)
+    run = _Run(
+        level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
+    )
     status = run.search()
     return run.result(status, partial)
 
@@ -92,8 +118,18 @@ def _check_budget(time_limit, node_limit, weight, partial) -> None:
 class _Run:
     """One search in progress: its store, kernel parameters and budget."""
 
-    def __init__(self, level, algorithm: Algorithm, heuristic, time_limit, node_limit, weight,
-                 pruning, seed, memory_limit):
+    def __init__(
+        self,
+        level,
+        algorithm: Algorithm,
+        heuristic,
+        time_limit,
+        node_limit,
+        weight,
+        pruning,
+        seed,
+        memory_limit,
+    ):
         self.started = time.perf_counter()
         self.level = level
         self.algorithm = algorithm
@@ -155,12 +191,28 @@ class _Run:
         store = self.store
         player = self.level.start.player
         if self.is_move:
-            _, h, key = move_kernel.move_root(self.tab, self.params, store.nodes, store.table,
-                                              store.counters, self.start_boxes, player, self.work)
+            _, h, key = move_kernel.move_root(
+                self.tab,
+                self.params,
+                store.nodes,
+                store.table,
+                store.counters,
+                self.start_boxes,
+                player,
+                self.work,
+            )
         else:
-            _, h, key = push_kernel.push_root(self.tab, self.params, store.nodes, store.table,
-                                              store.counters, self.scratch, self.start_boxes,
-                                              player, self.work)
+            _, h, key = push_kernel.push_root(
+                self.tab,
+                self.params,
+                store.nodes,
+                store.table,
+                store.counters,
+                self.scratch,
+                self.start_boxes,
+                player,
+                self.work,
+            )
         frontier_push(store.frontier, store.counters, self.algorithm.mode, key, 0)
         return int(h)
 
@@ -176,16 +228,26 @@ class _Run:
                 chunk = min(chunk, left)
             self.params[CHUNK] = chunk
             called = time.perf_counter()
-            code = kernel(self.tab, self.params, store.nodes, store.table, store.frontier,
-                          store.counters, self.scratch, self.work)
+            code = kernel(
+                self.tab,
+                self.params,
+                store.nodes,
+                store.table,
+                store.frontier,
+                store.counters,
+                self.scratch,
+                self.work,
+            )
             now = time.perf_counter()
             if code == EXHAUSTED:
                 return UNSOLVABLE
             if store.counters[SOLUTION] >= 0:
                 return SOLVED
             if code == NEED_SPACE:
-                if store.capacity * 2 > self.max_nodes and store.size + 8 * store.box_count \
-                        >= store.capacity:
+                if (
+                    store.capacity * 2 > self.max_nodes
+                    and store.size + 8 * store.box_count >= store.capacity
+                ):
                     return NODE_LIMIT
                 store.grow()
             if self.time_limit is not None and now - self.started >= self.time_limit:
@@ -236,10 +298,15 @@ class _Run:
         for node in best.tolist():
             lurd = self._path(node)
             verification = verified(self.level, lurd, must_solve=False)
-            paths.append(PartialPath(lurd=verification.lurd, moves=verification.moves,
-                                     pushes=verification.pushes,
-                                     h=int(store.field("h")[node]),
-                                     state=verification.final))
+            paths.append(
+                PartialPath(
+                    lurd=verification.lurd,
+                    moves=verification.moves,
+                    pushes=verification.pushes,
+                    h=int(store.field("h")[node]),
+                    state=verification.final,
+                )
+            )
         return tuple(paths)
 
 

@@ -17,8 +17,20 @@ NODES, FRONT_SIZE, FRONT_HEAD, EXPANDED, GENERATED, DUPLICATES, SOLUTION, MIN_EX
 COUNTER_COUNT = 8
 
 # ---- kernel parameters: one int64 array --------------------------------------------------------
-(MODE, HEURISTIC, G_WEIGHT, H_WEIGHT, FREEZE, CORRALS, REOPEN, THRESHOLD, CHUNK,
- GOAL_AT_GENERATION, SHUFFLE, TUNNELS) = range(12)
+(
+    MODE,
+    HEURISTIC,
+    G_WEIGHT,
+    H_WEIGHT,
+    FREEZE,
+    CORRALS,
+    REOPEN,
+    THRESHOLD,
+    CHUNK,
+    GOAL_AT_GENERATION,
+    SHUFFLE,
+    TUNNELS,
+) = range(12)
 PARAM_COUNT = 12
 
 # ---- when a solved successor ends the search (GOAL_AT_GENERATION) -------------------------------
@@ -45,8 +57,13 @@ MOVES_BITS, H_BITS = 20, 16
 def priority(g, h, moves, g_weight, h_weight):  # pragma: no cover - compiled
     """Heap key: ``g*g_weight + h*h_weight``, then smaller ``h``, then fewer moves."""
     f = g * g_weight + h * h_weight
-    return ((f << (H_BITS + MOVES_BITS)) | (min(h, (1 << H_BITS) - 1) << MOVES_BITS)
-            | min(moves, (1 << MOVES_BITS) - 1))
+    return (
+        (f << (H_BITS + MOVES_BITS))
+        | (min(h, (1 << H_BITS) - 1) << MOVES_BITS)
+        | min(moves, (1 << MOVES_BITS) - 1)
+    )
+
+
 NODE_FIELDS = (
     "boxes",  # int16[cap, boxes]: sorted box cells
     "player",  # int32: the player cell of the state key (normalized at push level)
@@ -99,7 +116,9 @@ class Store:
 
     def bytes_per_node(self) -> int:
         """Approximate memory of one stored node, table and frontier share included."""
-        row = sum(array.itemsize * (array.shape[1] if array.ndim == 2 else 1) for array in self.nodes)
+        row = sum(
+            array.itemsize * (array.shape[1] if array.ndim == 2 else 1) for array in self.nodes
+        )
         return row + 4 * 4 + 2 * 12
 
     def grow(self) -> None:
@@ -165,8 +184,9 @@ def find_slot(nodes, table, key_hash, boxes, player):  # pragma: no cover - comp
 
 
 @numba.njit(cache=True)
-def add_node(nodes, table, counters, slot, boxes, player, actual, parent, step, g, moves, h,
-             key_hash):  # pragma: no cover - compiled
+def add_node(
+    nodes, table, counters, slot, boxes, player, actual, parent, step, g, moves, h, key_hash
+):  # pragma: no cover - compiled
     """Store a new node in ``slot`` of the table; returns its id."""
     node = counters[NODES]
     counters[NODES] = node + 1

@@ -11,8 +11,7 @@ from evosoko.search.batch import JSON_KEYS, solve_file
 
 def test_chosen_levels_are_solved_in_order_with_the_json_keys():
     outcomes = list(solve_file(BUNDLED_SEEDS, ["seed000-case3", 1], algo="bfs"))
-    assert [(o.index, o.name) for o in outcomes] == [(2, "seed000-case3"),
-                                                      (1, "seed000-example")]
+    assert [(o.index, o.name) for o in outcomes] == [(2, "seed000-case3"), (1, "seed000-example")]
     record = outcomes[0].as_json()
     assert tuple(record) == JSON_KEYS
     assert (record["status"], record["moves"]) == ("solved", 34)

@@ -47,10 +47,28 @@ def corral_boxes(rows):
     mark = np.zeros(cells, dtype=np.int64)
     scratch = tuple(np.zeros(cells, dtype=np.int64) for _ in range(7))
     marks = np.zeros(4, dtype=np.int64)
-    explore(tables.floor, occupied, tables.deltas, level.start.player, mark, 1,
-            np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64))
-    pushes = pi_corral(tables.floor, tables.dead, tables.goals, tables.deltas, occupied, boxes,
-                       mark, 1, scratch, marks)
+    explore(
+        tables.floor,
+        occupied,
+        tables.deltas,
+        level.start.player,
+        mark,
+        1,
+        np.zeros(cells, dtype=np.int64),
+        np.zeros(cells, dtype=np.int64),
+    )
+    pushes = pi_corral(
+        tables.floor,
+        tables.dead,
+        tables.goals,
+        tables.deltas,
+        occupied,
+        boxes,
+        mark,
+        1,
+        scratch,
+        marks,
+    )
     allowed = {level.position(b) for b in boxes.tolist() if scratch[5][b] == marks[3]}
     return pushes, allowed if pushes >= 0 else set()
 
@@ -77,5 +95,9 @@ def test_corral_pruning_restricts_the_first_expansion_to_the_fence():
     full = solve(level, "push-astar", node_limit=1, pruning=Pruning(corrals=False, tunnels=False))
     assert pruned.generated == 3
     assert full.generated > pruned.generated
-    assert solve(level, "push-astar").pushes == solve(
-        level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False)).pushes
+    assert (
+        solve(level, "push-astar").pushes
+        == solve(
+            level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
+        ).pushes
+    )

@@ -26,8 +26,15 @@ def test_freeze_deadlock_matches_the_sokoban_rule(title):
         occupied[boxes] = True
         for box in boxes[:3]:
             expected = is_freeze_deadlock(level, occupied, int(box))
-            got = freeze_deadlock(tables.blocked, tables.dead, tables.goals, occupied,
-                                  tables.deltas, int(box), scratch)
+            got = freeze_deadlock(
+                tables.blocked,
+                tables.dead,
+                tables.goals,
+                occupied,
+                tables.deltas,
+                int(box),
+                scratch,
+            )
             assert got == expected, (title, sorted(boxes.tolist()), int(box))
             agreed += 1
             deadlocked += expected

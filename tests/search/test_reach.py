@@ -26,6 +26,7 @@ def test_explore_and_normalization_match_the_rules():
         explore(level.floor, occupied, deltas, player, mark, 2 * stamp, distance, queue)
         assert np.array_equal(mark == 2 * stamp, reachable_cells(level, player, occupied))
         assert distance[player] == 0
-        smallest = smallest_reachable(level.floor, occupied, deltas, player, mark, 2 * stamp + 1,
-                                      queue)
+        smallest = smallest_reachable(
+            level.floor, occupied, deltas, player, mark, 2 * stamp + 1, queue
+        )
         assert smallest == normalized_player(level, player, occupied)

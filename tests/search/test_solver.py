@@ -128,9 +128,15 @@ def test_weighted_astar_weight_is_honoured():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"algo": "quantum"}, {"algo": "push-astar", "heuristic": "manhattan-source"},
-     {"algo": "astar", "heuristic": "psychic"}, {"time_limit": 0}, {"node_limit": 0},
-     {"weight": 0.5}, {"partial": -1}],
+    [
+        {"algo": "quantum"},
+        {"algo": "push-astar", "heuristic": "manhattan-source"},
+        {"algo": "astar", "heuristic": "psychic"},
+        {"time_limit": 0},
+        {"node_limit": 0},
+        {"weight": 0.5},
+        {"partial": -1},
+    ],
 )
 def test_bad_arguments_raise_config_error(kwargs):
     with pytest.raises(ConfigError):
@@ -140,7 +146,9 @@ def test_bad_arguments_raise_config_error(kwargs):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(tiny_levels())
 def test_push_astar_agrees_with_plain_push_bfs_on_random_tiny_levels(level):
-    reference = solve(level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False))
+    reference = solve(
+        level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
+    )
     result = solve(level, "push-astar")
     assert reference.status in ("solved", "unsolvable")
     assert result.status == reference.status

@@ -22,15 +22,30 @@ def test_heap_pops_in_key_order(keys):
 
 def test_table_finds_states_through_collisions_and_growth():
     store = Store(box_count=2, capacity=16)
-    states = [(np.array([a, a + 1 + b], dtype=np.int16), a + b) for a in range(20) for b in range(5)]
+    states = [
+        (np.array([a, a + 1 + b], dtype=np.int16), a + b) for a in range(20) for b in range(5)
+    ]
     for index, (boxes, player) in enumerate(states):
         if store.size + 20 >= store.capacity:
             store.grow()
         key = np.uint64(index % 7)  # many equal hashes: collisions must be resolved by content
         slot = find_slot(store.nodes, store.table, key, boxes, player)
         assert store.table[slot] == -1
-        add_node(store.nodes, store.table, store.counters, slot, boxes, player, player, -1, 0,
-                 0, 0, 0, key)
+        add_node(
+            store.nodes,
+            store.table,
+            store.counters,
+            slot,
+            boxes,
+            player,
+            player,
+            -1,
+            0,
+            0,
+            0,
+            0,
+            key,
+        )
     for index, (boxes, player) in enumerate(states):
         slot = find_slot(store.nodes, store.table, np.uint64(index % 7), boxes, player)
         assert store.table[slot] == index

@@ -32,5 +32,9 @@ def test_the_tunnel_macro_keeps_push_optimality_and_fewer_states():
     assert plain.status == macro.status == "solved"
     assert macro.pushes == plain.pushes
     assert "UU" in macro.solution
-    assert macro.generated < solve(level, "push-astar", pruning=Pruning(
-        freeze=False, corrals=False, tunnels=False)).generated
+    assert (
+        macro.generated
+        < solve(
+            level, "push-astar", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
+        ).generated
+    )

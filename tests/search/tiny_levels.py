@@ -54,10 +54,12 @@ def tiny_levels(draw, max_boxes: int = 3) -> Level:
     free = [cell for cell in cells if cell not in walls]
     assume(len(free) >= 3)
     box_count = draw(st.integers(1, min(max_boxes, len(free) - 1)))
-    boxes = draw(st.lists(st.sampled_from(free), min_size=box_count, max_size=box_count,
-                          unique=True))
-    goals = draw(st.lists(st.sampled_from(free), min_size=box_count, max_size=box_count,
-                          unique=True))
+    boxes = draw(
+        st.lists(st.sampled_from(free), min_size=box_count, max_size=box_count, unique=True)
+    )
+    goals = draw(
+        st.lists(st.sampled_from(free), min_size=box_count, max_size=box_count, unique=True)
+    )
     player = draw(st.sampled_from([cell for cell in free if cell not in boxes]))
     rows = ["#" * (width + 2)]
     for r in range(height):
