@@ -209,7 +209,7 @@ class GAConfig(_Section):
         "generations without improvement (unset: never).",
     )
     age_patience: int | None = Field(
-        default=None,
+        default=10,
         ge=1,
         description="Aging: a position that has stayed in the population for this many "
         "generations ranks as one step farther from solved (two steps after twice as many, "
