@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -72,6 +73,8 @@ class JobBackend(Protocol):
 
     def close(self) -> None: ...
 
+    # optional: ``abort()`` ends running jobs at once (used on Ctrl-C); ``close`` otherwise
+
 
 def _guarded(function: JobFunction, payload: Any) -> dict:
     """Call ``function``; an exception becomes an ``error`` result carrying its traceback."""
@@ -107,7 +110,7 @@ class ProcessBackend:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
         return self._pool
 
     def imap_unordered(
@@ -152,6 +155,21 @@ class ProcessBackend:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def abort(self) -> None:
+        """Stop at once: end the worker processes, dropping the jobs they were running."""
+        if self._pool is None:
+            return
+        for process in list(getattr(self._pool, "_processes", {}).values()):
+            process.terminate()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = None
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C reaches the whole process group, but only the parent acts on
+    it (it records what finished and ends the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def make_backend(name: str, workers: int = 1) -> SerialBackend | ProcessBackend:
@@ -241,6 +259,8 @@ def run_jobs(
             finished += 1
             if stop_after is not None and finished >= stop_after:
                 break
-    finally:
-        backend.close()
+    except BaseException:  # Ctrl-C or a crash: finished jobs are journaled; end the rest now
+        getattr(backend, "abort", backend.close)()
+        raise
+    backend.close()
     return results
