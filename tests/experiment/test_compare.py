@@ -134,3 +134,55 @@ def test_unknown_algorithm_and_bad_ga_override_are_config_errors(tmp_path):
         run_compare(load_compare_config(path), tmp_path / "out")
     assert caught.value.path == str(path) and caught.value.line is not None
     assert not (tmp_path / "out").exists()  # nothing written for a bad comparison
+
+
+SLOW = f"""
+[compare]
+levels = "{SEEDS}"
+select = ["seed004-blog", "seed000-case3"]
+seeds = [1, 2, 3]
+
+[compare.budget]
+seconds = 1.0
+
+[parallel]
+backend = "processes"
+workers = 2
+
+[[solver]]
+kind = "ga"
+name = "ga-moves"
+set = ["ga.encoding=moves", "ga.population=20", "ga.offspring=20", "fitness.length_objective=false"]
+"""
+
+
+def test_ctrl_c_keeps_finished_jobs_and_the_rest_run_on_resume(tmp_path, monkeypatch):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "slow.toml").write_text(SLOW)
+    folder = tmp_path / "out"
+    script = (
+        "from evosoko.experiment.compare import load_compare_config, run_compare\n"
+        f"run_compare(load_compare_config({str(tmp_path / 'slow.toml')!r}), {str(folder)!r})\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    journal = folder / "journal.jsonl"
+    deadline = time.monotonic() + 60
+    while not (journal.exists() and journal.read_text().count("\n") >= 1):
+        assert child.poll() is None and time.monotonic() < deadline, "no job finished"
+        time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    _, stderr = child.communicate(timeout=60)
+    assert child.returncode != 0 and "KeyboardInterrupt" in stderr
+    kept = journal.read_text().count("\n")
+    assert 1 <= kept < 6
+
+    ran = []
+    real_job = compare.run_job
+    monkeypatch.setattr(compare, "run_job", lambda payload: ran.append(payload) or real_job(payload))
+    config = load_compare_config(tmp_path / "slow.toml", ["parallel.backend=serial"])
+    outcome = run_compare(config, folder, plots=False)
+    assert outcome.complete and outcome.resumed == kept and len(ran) == 6 - kept
