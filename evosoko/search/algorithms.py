@@ -24,7 +24,7 @@ class Algorithm:
 
     The heap priority is ``g * g_weight + h * h_weight`` (``h_weight`` None: the caller's
     ``weight``). ``reopen``: a closed state found again at a lower cost is expanded again.
-    ``iterative``: IDA* iterations with a growing f threshold, the store serving as
+    ``optimal``: finds a cost-optimal solution (moves or pushes). ``iterative``: IDA* iterations with a growing f threshold, the store serving as
     transposition table.
     """
 
@@ -37,6 +37,7 @@ class Algorithm:
     reopen: bool
     shuffle: bool = False
     iterative: bool = False
+    optimal: bool = False
     description: str = ""
 
     @property
@@ -61,6 +62,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             0,
             AT_GENERATION,
             False,
+            optimal=True,
             description="breadth-first over player moves (move-optimal)",
         ),
         Algorithm(
@@ -92,6 +94,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             1,
             AT_EXPANSION,
             True,
+            optimal=True,
             description="A* over player moves, g = moves",
         ),
         Algorithm(
@@ -112,6 +115,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             0,
             AT_GENERATION_IF_OPTIMAL,
             False,
+            optimal=True,
             description="uniform-cost (breadth-first) over pushes (push-optimal)",
         ),
         Algorithm(
@@ -122,6 +126,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             1,
             AT_GENERATION_IF_OPTIMAL,
             True,
+            optimal=True,
             description="A* over pushes (push-optimal with an admissible heuristic)",
         ),
         Algorithm(
@@ -153,6 +158,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             AT_GENERATION,
             True,
             iterative=True,
+            optimal=True,
             description="IDA* over pushes with a transposition table",
         ),
     )

@@ -6,8 +6,9 @@ from itertools import pairwise
 
 import numpy as np
 
+from evosoko.search.goalroom import GoalRoom
 from evosoko.search.move_kernel import PUSHED
-from evosoko.search.store import Store
+from evosoko.search.store import GOAL_MACRO_STEP, Store
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import walk_path
 from evosoko.sokoban.solutions import Verification, verify_solution
@@ -38,7 +39,7 @@ def move_path(store: Store, node: int) -> str:
     return "".join(letters)
 
 
-def push_path(level: Level, store: Store, node: int) -> str:
+def push_path(level: Level, store: Store, node: int, goal_room: GoalRoom | None = None) -> str:
     """LURD of a push-level node: shortest walks (``rules.walk_path``) between the pushes."""
     boxes = store.field("boxes")
     actual = store.field("actual")
@@ -51,15 +52,33 @@ def push_path(level: Level, store: Store, node: int) -> str:
     for previous, current in pairwise(nodes):
         occupied[:] = False
         occupied[boxes[previous]] = True
-        direction, extra = divmod(int(steps[current]), 4)[::-1]
-        pushes = extra + 1
-        start = int(actual[current]) - (pushes - 1) * deltas[direction]  # the box's first cell
-        walk = walk_path(level, occupied, player, start - deltas[direction])
-        if walk is None:
-            raise SearchBug(f"{level.name}: no walk to push the box at cell {start}")
-        parts.append(walk + DIRECTIONS[direction].upper() * pushes)
-        player = int(actual[current])
+        code = int(steps[current])
+        if code >= GOAL_MACRO_STEP:
+            pushes = _goal_macro_pushes(level, goal_room, code - GOAL_MACRO_STEP)
+        else:
+            direction, count = code % 4, code // 4 + 1
+            first = int(actual[current]) - (count - 1) * deltas[direction]  # the box's first cell
+            pushes = [(first + k * deltas[direction], direction) for k in range(count)]
+        for box, direction in pushes:
+            walk = walk_path(level, occupied, player, box - deltas[direction])
+            if walk is None:
+                raise SearchBug(f"{level.name}: no walk to push the box at cell {box}")
+            parts.append(walk + DIRECTIONS[direction].upper())
+            occupied[box] = False
+            occupied[box + deltas[direction]] = True
+            player = box
+        if player != int(actual[current]):
+            raise SearchBug(f"{level.name}: a macro did not end where its node says")
     return "".join(parts)
+
+
+def _goal_macro_pushes(level: Level, goal_room: GoalRoom | None, index: int):
+    """The pushes of goal macro ``index``: onto the entrance from outside, then into the room."""
+    if goal_room is None:
+        raise SearchBug(f"{level.name}: a goal macro step without a goal room")
+    inward = goal_room.inward
+    outside = goal_room.entrance - level.deltas[inward]
+    return [(outside, inward), *goal_room.pushes[index]]
 
 
 def node_state(store: Store, node: int, player: int) -> State:

@@ -37,6 +37,8 @@ from evosoko.search.store import (
     G_WEIGHT,
     GENERATED,
     GOAL_AT_GENERATION,
+    GOAL_MACRO_STEP,
+    GOAL_MACROS,
     H_WEIGHT,
     HEAP,
     HEURISTIC,
@@ -110,9 +112,14 @@ def push_root(
 
 @numba.njit(cache=True)
 def push_search(
-    tab, params, nodes, table, frontier, counters, scratch, work
+    tab, room_tab, params, nodes, table, frontier, counters, scratch, work
 ):  # pragma: no cover - compiled
-    """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE."""
+    """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE.
+
+    ``room_tab`` holds the goal room of :mod:`evosoko.search.goalroom` (used when
+    ``params[GOAL_MACROS]``): room mask, (entrance, inward direction), packing goals, pushes
+    of each macro and the player's cell after it.
+    """
     (
         floor,
         blocked,
@@ -152,6 +159,10 @@ def push_search(
     threshold = params[THRESHOLD]
     goal_test = params[GOAL_AT_GENERATION]
     tunnels = params[TUNNELS] != 0
+    room, entrance_data, pack_goal, pack_pushes, pack_player = room_tab
+    entrance = entrance_data[0]
+    inward = entrance_data[1]
+    goal_macros = params[GOAL_MACROS] != 0 and entrance >= 0
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
     frontier_capacity = frontier[0].shape[0]
@@ -208,6 +219,7 @@ def push_search(
             )
         allowed = corral_scratch[5]
         allowed_stamp = corral_marks[3]
+        packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
         candidates = 0
         for i in range(box_count):
@@ -232,6 +244,15 @@ def push_search(
                     target += deltas[d]
                     pushes += 1
                 player_after = target - deltas[d]
+                code = d + 4 * (pushes - 1)
+                if goal_macros:
+                    if room[b] or room[target]:
+                        continue  # packed boxes stay; only the macro enters the room
+                    if target == entrance and d == inward and 0 <= packed < pack_goal.shape[0]:
+                        target = pack_goal[packed]
+                        pushes = 1 + pack_pushes[packed]
+                        player_after = pack_player[packed]
+                        code = GOAL_MACRO_STEP + packed
                 occupied[b] = False
                 occupied[target] = True
                 ok = not (
@@ -279,7 +300,6 @@ def push_search(
                     continue
                 g = g_of[node] + pushes
                 moves = moves_of[node] + distance[behind] + pushes
-                code = d + 4 * (pushes - 1)
                 if threshold != NO_THRESHOLD and g + h > threshold:
                     if counters[MIN_EXCEEDED] < 0 or g + h < counters[MIN_EXCEEDED]:
                         counters[MIN_EXCEEDED] = g + h
@@ -351,6 +371,19 @@ def _push_candidates(frontier, counters, mode, ids, keys, count):  # pragma: no 
     else:
         for k in range(count):
             frontier_push(frontier, counters, mode, keys[k], ids[k])
+
+
+@numba.njit(cache=True)
+def _packed_prefix(room, pack_goal, occupied, boxes):  # pragma: no cover - compiled
+    """How many goals of the packing order are filled, when the room holds exactly those; else -1."""
+    inside = 0
+    for b in boxes:
+        if room[b]:
+            inside += 1
+    for k in range(inside):
+        if not occupied[pack_goal[k]]:
+            return -1
+    return inside
 
 
 @numba.njit(cache=True)

@@ -10,6 +10,7 @@ import numpy as np
 from evosoko.errors import ConfigError
 from evosoko.search import move_kernel, push_kernel
 from evosoko.search.algorithms import MOVE, Algorithm, algorithm_named, heuristic_for
+from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
 from evosoko.search.paths import move_path, push_path, verified
 from evosoko.search.result import (
@@ -30,6 +31,7 @@ from evosoko.search.store import (
     G_WEIGHT,
     GENERATED,
     GOAL_AT_GENERATION,
+    GOAL_MACROS,
     H_WEIGHT,
     HEURISTIC,
     MIN_EXCEEDED,
@@ -62,13 +64,17 @@ class Pruning:
 
     ``freeze``: freeze deadlocks of the pushed box. ``corrals``: PI-corral pruning.
     ``tunnels``: a box pushed into a dead-end tunnel is pushed on to the deepest free cell in
-    one macro step. All three keep push-optimality and completeness, so ``unsolvable`` stays
-    exact with them on.
+    one macro step. These three keep push-optimality and completeness, so ``unsolvable`` stays
+    exact with them on. ``goal_rooms``: goal macros with a fixed packing order
+    (:mod:`evosoko.search.goalroom`); neither optimal nor complete, so None (the default) uses
+    them in the non-optimal searches only, and a search that exhausts its space with them is
+    repeated without them.
     """
 
     freeze: bool = True
     corrals: bool = True
     tunnels: bool = True
+    goal_rooms: bool | None = None
 
 
 def solve(
@@ -151,6 +157,14 @@ class _Run:
         self.params[FREEZE] = pruning.freeze
         self.params[CORRALS] = pruning.corrals
         self.params[TUNNELS] = pruning.tunnels
+        goal_rooms = pruning.goal_rooms
+        if goal_rooms is None:
+            goal_rooms = not algorithm.optimal
+        self.goal_room = find_goal_room(level) if goal_rooms and not self.is_move else None
+        self.room_tab = (
+            self.goal_room.kernel_arrays() if self.goal_room else no_goal_room(level.cells)
+        )
+        self.params[GOAL_MACROS] = self.goal_room is not None
         self.params[REOPEN] = algorithm.reopen
         self.params[THRESHOLD] = NO_THRESHOLD
         self.params[GOAL_AT_GENERATION] = algorithm.goal_test
@@ -173,7 +187,13 @@ class _Run:
             return SOLVED
         if not self.algorithm.iterative:
             self._add_root()
-            return self._run_kernel()
+            outcome = self._run_kernel()
+            if outcome == UNSOLVABLE and self.params[GOAL_MACROS]:
+                self.params[GOAL_MACROS] = 0  # the packing order may be what failed
+                self.store.clear()
+                self._add_root()
+                outcome = self._run_kernel()
+            return outcome
         threshold = self._add_root()
         while True:
             self.params[THRESHOLD] = threshold
@@ -228,8 +248,9 @@ class _Run:
                 chunk = min(chunk, left)
             self.params[CHUNK] = chunk
             called = time.perf_counter()
+            arguments = (self.tab,) if self.is_move else (self.tab, self.room_tab)
             code = kernel(
-                self.tab,
+                *arguments,
                 self.params,
                 store.nodes,
                 store.table,
@@ -284,7 +305,7 @@ class _Run:
     def _path(self, node: int) -> str:
         if self.is_move:
             return move_path(self.store, node)
-        return push_path(self.level, self.store, node)
+        return push_path(self.level, self.store, node, self.goal_room)
 
     def _partial_paths(self, count: int) -> tuple[PartialPath, ...]:
         store = self.store

@@ -30,8 +30,12 @@ COUNTER_COUNT = 8
     GOAL_AT_GENERATION,
     SHUFFLE,
     TUNNELS,
-) = range(12)
-PARAM_COUNT = 12
+    GOAL_MACROS,
+) = range(13)
+PARAM_COUNT = 13
+GOAL_MACRO_STEP = 1 << 12
+"""A push-level ``step`` of ``GOAL_MACRO_STEP + k``: pushed onto the goal room's entrance and
+carried on to the room's ``k``-th goal in packing order."""
 
 # ---- when a solved successor ends the search (GOAL_AT_GENERATION) -------------------------------
 AT_EXPANSION, AT_GENERATION, AT_GENERATION_IF_OPTIMAL = 0, 1, 2

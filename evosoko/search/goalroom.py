@@ -1,0 +1,177 @@
+"""Goal rooms and their packing order, for the goal macro of the non-optimal push searches.
+
+A *goal room* is a region of floor holding at least two goals, no box and not the player at the
+start, joined to the rest of the level through one corridor cell, its *entrance*. Its packing
+order is found backwards: starting from the room full (a box on every room goal), boxes are
+pulled out through the entrance one by one, the one with the shortest way out first; the
+forward order is the reverse, and each box's way in is the reversed pulls. During the search
+a box pushed onto the entrance while the room holds exactly the first ``k`` packed boxes is
+carried straight to goal ``k + 1``, and no other push enters the room or moves a box in it.
+That pruning is not complete (the order is fixed), so a search that exhausts its space with it
+is repeated without it before ``unsolvable`` is claimed.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from evosoko.sokoban.level import Level
+
+
+@dataclass(frozen=True, eq=False)
+class GoalRoom:
+    """A goal room, its entrance and the forward packing macros (one per room goal)."""
+
+    room: np.ndarray  # bool[cells]
+    entrance: int
+    inward: int  # direction of the push from the outside through the entrance into the room
+    goals: tuple[int, ...]  # packing order
+    pushes: tuple[tuple[tuple[int, int], ...], ...]  # per goal: (box cell, direction) from entrance
+
+    def kernel_arrays(self) -> tuple:
+        """(room, entrance, inward, goal, pushes, player end) as the push kernel takes them."""
+        player_end = [moves[-1][0] for moves in self.pushes]  # the cell the box last left
+        return (
+            self.room,
+            np.array([self.entrance, self.inward], dtype=np.int64),
+            np.array(self.goals, dtype=np.int64),
+            np.array([len(moves) for moves in self.pushes], dtype=np.int64),
+            np.array(player_end, dtype=np.int64),
+        )
+
+
+def no_goal_room(cells: int) -> tuple:
+    """Kernel arrays meaning "no goal room"."""
+    return (
+        np.zeros(cells, dtype=np.bool_),
+        np.array([-1, 0], dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+    )
+
+
+def find_goal_room(level: Level) -> GoalRoom | None:
+    """The goal room with the most goals that can be packed, or None."""
+    best = None
+    for entrance, inward, room in _candidate_rooms(level):
+        goals_inside = [g for g in level.goal_cells.tolist() if room[g]]
+        if best is not None and len(goals_inside) <= len(best.goals):
+            continue
+        order = _packing_order(level, room, entrance, inward, goals_inside)
+        if order is not None:
+            goals, pushes = order
+            best = GoalRoom(room, entrance, inward, goals, pushes)
+    return best
+
+
+def _candidate_rooms(level: Level):
+    floor = level.floor
+    deltas = level.deltas
+    start_boxes = set(level.start.boxes)
+    seen_rooms = set()
+    for cell in np.flatnonzero(floor).tolist():
+        if level.goals[cell] or cell in start_boxes or cell == level.start.player:
+            continue
+        open_directions = [d for d in range(4) if floor[cell + deltas[d]]]
+        if len(open_directions) != 2 or open_directions[0] // 2 != open_directions[1] // 2:
+            continue  # an entrance is a straight corridor cell
+        for inward in open_directions:
+            room = _component(level, cell + deltas[inward], blocked=cell)
+            if level.start.player in room or room & start_boxes:
+                continue
+            if sum(1 for g in level.goal_cells.tolist() if g in room) < 2:
+                continue
+            key = frozenset(room)
+            if key in seen_rooms:
+                continue
+            seen_rooms.add(key)
+            mask = np.zeros(level.cells, dtype=np.bool_)
+            mask[list(room)] = True
+            yield cell, inward, mask
+
+
+def _component(level: Level, start: int, blocked: int) -> set[int]:
+    floor = level.floor
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        cell = queue.popleft()
+        for delta in level.deltas:
+            nxt = cell + delta
+            if floor[nxt] and nxt != blocked and nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return seen
+
+
+def _packing_order(level, room, entrance, inward, goals_inside):
+    """(goals in packing order, forward pushes of each) or None when the room cannot be emptied."""
+    deltas = level.deltas
+    outside = entrance - deltas[inward]
+    area = set(np.flatnonzero(room).tolist()) | {entrance, outside}
+    filled = set(goals_inside)
+    removed = []
+    while filled:
+        best = None
+        for box in sorted(filled):
+            pulls = _pull_out(deltas, area, filled - {box}, box, entrance, outside)
+            if pulls is not None and (best is None or len(pulls) < len(best[1])):
+                best = (box, pulls)
+        if best is None:
+            return None
+        box, pulls = best
+        filled.remove(box)
+        removed.append((box, _forward(deltas, pulls)))
+    removed.reverse()
+    return tuple(g for g, _ in removed), tuple(p for _, p in removed)
+
+
+def _pull_out(deltas, area, others, box, entrance, outside):
+    """Pulls ``(box cell, player cell, direction)`` taking ``box`` out to the entrance, or None.
+
+    Breadth-first over (box, player) inside ``area``; the player starts outside and the search
+    ends with the box on the entrance and the player outside of it.
+    """
+    start = (box, outside)
+    came_from = {start: None}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        box_cell, player = state
+        if box_cell == entrance and player == outside:
+            pulls = []
+            while came_from[state] is not None:
+                state, pull = came_from[state]
+                if pull is not None:
+                    pulls.append(pull)
+            return pulls[::-1]
+        for direction, delta in enumerate(deltas):
+            step = player + delta
+            if step not in area or step in others:
+                continue
+            if step != box_cell:
+                nxt = (box_cell, step)
+                if nxt not in came_from:
+                    came_from[nxt] = (state, None)
+                    queue.append(nxt)
+            # pull: the player stands next to the box and steps away from it, dragging it along
+            if player - delta == box_cell:
+                nxt = (player, step)
+                if nxt not in came_from:
+                    came_from[nxt] = (state, (box_cell, player, direction))
+                    queue.append(nxt)
+    return None
+
+
+def _forward(deltas, pulls):
+    """The pushes that undo ``pulls``: (box cell before the push, push direction), in order."""
+    opposite = (1, 0, 3, 2)
+    pushes = []
+    for box_cell, player, direction in reversed(pulls):
+        # the pull moved the box from box_cell to player; the push moves it back
+        pushes.append((player, opposite[direction]))
+    return tuple(pushes)
