@@ -275,13 +275,51 @@ class FitnessConfig(_Section):
 class ParallelConfig(_Section):
     """Where fitness is evaluated. Results are identical whatever the backend."""
 
-    backend: Literal["serial", "processes"] = Field(
-        default="serial", description="serial: in this process; processes: a local process pool."
+    backend: Literal["serial", "processes", "dask"] = Field(
+        default="serial",
+        description="serial: in this process; processes: a local process pool; dask: a Dask "
+        "cluster (needs the optional extra: pip install 'evosoko[dask]'), either an existing "
+        "scheduler (address) or a local cluster (local_workers).",
     )
     workers: int = Field(default=2, ge=1, description="Worker processes of the processes backend.")
     batch_size: int = Field(
         default=32, ge=1, description="Genomes sent to a worker per task."
     )
+    address: str | None = Field(
+        default=None,
+        description="dask: the scheduler to use, such as \"tcp://HOST:8786\" (started by "
+        "`dask scheduler`); give either this or local_workers.",
+    )
+    local_workers: int | None = Field(
+        default=None,
+        ge=1,
+        description="dask: start a cluster of this many single-threaded worker processes on "
+        "this machine for the run, closed when it ends; give either this or address.",
+    )
+    retries: int = Field(
+        default=2,
+        ge=0,
+        description="dask: times a failed task is run again before the run fails (a task "
+        "whose worker died is moved to another worker in any case).",
+    )
+
+    _unset = field_validator("address", "local_workers", mode="before")(_none_word)
+
+    @field_validator("address")
+    @classmethod
+    def _scheduler_address(cls, address: str | None) -> str | None:
+        if address is not None and not re.fullmatch(r"[a-z][a-z0-9+.-]*://\S+", address):
+            raise ValueError(f"address {address!r} is not a scheduler address like tcp://HOST:8786")
+        return address
+
+    @model_validator(mode="after")
+    def _dask_target(self) -> "ParallelConfig":
+        if self.backend == "dask" and (self.address is None) == (self.local_workers is None):
+            raise ValueError(
+                "backend 'dask' needs exactly one of address (an existing scheduler, "
+                "tcp://HOST:8786) or local_workers (a cluster on this machine)"
+            )
+        return self
 
 
 # ---- [hybrid] -------------------------------------------------------------------------------
