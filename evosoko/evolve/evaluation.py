@@ -22,11 +22,14 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from evosoko.config import FitnessConfig, ParallelConfig
 from evosoko.evolve.fitness import Evaluation, FitnessFunction
 from evosoko.sokoban.level import Level
+
+if TYPE_CHECKING:
+    from evosoko.evolve.dask_evaluation import DaskEvaluator
 
 log = logging.getLogger(__name__)
 
@@ -261,18 +264,35 @@ def make_evaluator(
     fitness: FitnessConfig,
     *,
     crash_marker: str | None = None,
-) -> Iterator[SerialEvaluator | ProcessEvaluator]:
+) -> Iterator[SerialEvaluator | ProcessEvaluator | DaskEvaluator]:
     """An evaluator for ``level`` on the configured backend, closed on exit.
 
     ``crash_marker`` is a test hook: the first worker that finds this file deletes it and dies.
+    The ``dask`` backend imports Dask here, so that it stays an optional dependency.
     """
     if parallel.backend == "serial":
-        evaluator: SerialEvaluator | ProcessEvaluator = SerialEvaluator(
+        evaluator: SerialEvaluator | ProcessEvaluator | DaskEvaluator = SerialEvaluator(
             level, encoding, fitness, parallel.batch_size
         )
     elif parallel.backend == "processes":
         evaluator = ProcessEvaluator(
             level, encoding, fitness, parallel.workers, parallel.batch_size, crash_marker=crash_marker
+        )
+    elif parallel.backend == "dask":
+        from evosoko.evolve.dask_cluster import require_distributed
+
+        require_distributed()
+        from evosoko.evolve.dask_evaluation import DaskEvaluator
+
+        evaluator = DaskEvaluator(
+            level,
+            encoding,
+            fitness,
+            address=parallel.address,
+            local_workers=parallel.local_workers,
+            batch_size=parallel.batch_size,
+            retries=parallel.retries,
+            crash_marker=crash_marker,
         )
     else:
         raise ValueError(f"unknown evaluation backend {parallel.backend!r}")

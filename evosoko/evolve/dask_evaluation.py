@@ -1,0 +1,177 @@
+"""The ``dask`` evaluation backend: genome batches scored as tasks on a Dask cluster.
+
+The level reaches each worker once, as plain data (its XSB rows, title, encoding and fitness
+settings), in a :class:`LevelPlugin` registered on the cluster; a worker that joins later (or
+replaces one that died) gets it when it starts. Each ``map`` call then sends batches of
+``batch_size`` plain gene tuples as tasks that look the level up by the plugin's name and
+return plain tuples; results are gathered in input order, so they are identical to the
+``serial`` backend's (fitness is deterministic).
+
+Failures: a task that raises is run again up to ``retries`` times; a task whose worker dies is
+moved by the scheduler to another worker (Dask's ``allowed-failures`` bounds how many workers
+one task may take down before it fails with ``KilledWorker``). The evaluator then submits the
+unfinished batches again, up to :data:`MAX_RESUBMITS` times per call.
+
+This module imports ``distributed``; :func:`evosoko.evolve.evaluation.make_evaluator` imports
+it only when the ``dask`` backend is chosen.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from distributed import KilledWorker, WorkerPlugin, get_worker
+
+from evosoko.config import FitnessConfig
+from evosoko.evolve.dask_cluster import DaskConnection
+from evosoko.evolve.fitness import Evaluation, FitnessFunction
+from evosoko.sokoban.level import Level
+
+__all__ = ["MAX_RESUBMITS", "DaskEvaluator", "LevelPlugin"]
+
+log = logging.getLogger(__name__)
+
+MAX_RESUBMITS = 3
+"""How often one ``map`` call submits batches again after they failed with a killed worker."""
+
+
+class LevelPlugin(WorkerPlugin):
+    """Worker state of one evaluator: the level rebuilt from its rows, and its fitness function.
+
+    ``crash_marker`` is a test hook: the first task that finds this file deletes it and ends
+    its worker process at once, in the middle of a batch.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        rows: list[str],
+        title: str | None,
+        encoding: str,
+        fitness: dict,
+        crash_marker: str | None = None,
+    ) -> None:
+        self.name = name
+        self.rows = rows
+        self.title = title
+        self.encoding = encoding
+        self.fitness = fitness
+        self.crash_marker = crash_marker
+        self.fitness_function: FitnessFunction | None = None
+
+    def setup(self, worker: Any) -> None:
+        """Build the level and its tables once in this worker."""
+        from evosoko.sokoban.build import level_from_rows
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            level = level_from_rows(self.rows, title=self.title)
+        self.fitness_function = FitnessFunction(level, self.encoding, FitnessConfig(**self.fitness))
+
+    def evaluate(self, genomes: list[tuple[int, ...]]) -> list[tuple]:
+        """Score one batch; plain tuples out."""
+        if self.crash_marker is not None:
+            self._maybe_crash()
+        assert self.fitness_function is not None, "plugin used before its setup ran"
+        return [tuple(evaluation) for evaluation in self.fitness_function(genomes)]
+
+    def _maybe_crash(self) -> None:
+        try:
+            os.remove(self.crash_marker)  # type: ignore[arg-type]
+        except FileNotFoundError:
+            return
+        log.warning("evaluation worker %d dies on purpose (test hook)", os.getpid())
+        os._exit(1)
+
+
+def evaluate_batch(plugin_name: str, genomes: list[tuple[int, ...]]) -> list[tuple]:
+    """Task: score ``genomes`` with the level of the plugin called ``plugin_name``."""
+    plugin = get_worker().plugins[plugin_name]
+    return plugin.evaluate(genomes)
+
+
+class DaskEvaluator:
+    """Scores genomes on a Dask cluster: an existing scheduler (``address``) or a local
+    cluster of ``local_workers`` processes started here and closed by :meth:`close`."""
+
+    def __init__(
+        self,
+        level: Level,
+        encoding: str,
+        fitness: FitnessConfig,
+        *,
+        address: str | None = None,
+        local_workers: int | None = None,
+        batch_size: int = 32,
+        retries: int = 2,
+        crash_marker: str | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.batch_size = batch_size
+        self.retries = retries
+        self.resubmits = 0
+        self._connection = DaskConnection(address, local_workers)
+        self.client = self._connection.client
+        self.plugin_name = f"evosoko-level-{uuid.uuid4().hex}"
+        plugin = LevelPlugin(
+            self.plugin_name, level.rows(), level.title, encoding, fitness.model_dump(), crash_marker
+        )
+        try:
+            self.client.register_plugin(plugin, name=self.plugin_name)
+        except BaseException:
+            self._connection.close()
+            raise
+
+    def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
+        """The evaluation of each genome, in order; survives workers that die."""
+        batches = [
+            [tuple(int(g) for g in genome) for genome in genomes[start : start + self.batch_size]]
+            for start in range(0, len(genomes), self.batch_size)
+        ]
+        results: list[list[tuple] | None] = [None] * len(batches)
+        for attempt in range(MAX_RESUBMITS + 1):
+            pending = [i for i, result in enumerate(results) if result is None]
+            if not pending:
+                break
+            if attempt > 0:
+                self.resubmits += 1
+                log.warning("re-submitting %d batch(es) whose workers died", len(pending))
+            self._run(batches, pending, results)
+        if any(result is None for result in results):
+            raise RuntimeError(
+                f"evaluation batches killed their Dask workers {MAX_RESUBMITS + 1} times in one call"
+            )
+        return [Evaluation(*row) for batch in results for row in batch]  # type: ignore[union-attr]
+
+    def _run(self, batches: list[list[tuple[int, ...]]], pending: list[int], results: list) -> None:
+        """Submit the ``pending`` batches and store what finishes; batches that fail with a
+        killed worker stay ``None``, any other failure propagates."""
+        call = uuid.uuid4().hex
+        futures = self.client.map(
+            evaluate_batch,
+            [self.plugin_name] * len(pending),
+            [batches[i] for i in pending],
+            key=[f"evosoko-evaluate-{call}-{i}" for i in pending],
+            retries=self.retries,
+            pure=False,
+        )
+        for index, future in zip(pending, futures):
+            try:
+                results[index] = future.result()
+            except KilledWorker as error:
+                log.warning("evaluation batch %d failed: %s", index, error)
+
+    def close(self) -> None:
+        """Remove the level from the workers and disconnect (closing a local cluster)."""
+        try:
+            if self._connection.cluster is None and self.client.status == "running":
+                self.client.unregister_worker_plugin(self.plugin_name)
+        finally:
+            self._connection.close()
+

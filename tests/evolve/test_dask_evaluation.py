@@ -1,0 +1,179 @@
+"""The dask backend gives what serial gives, in order, and survives workers that die mid-run.
+
+One LocalCluster of two single-threaded worker processes on 127.0.0.1 (loopback only) serves
+the module; evaluators connect to it by address. One test starts its own cluster through
+``local_workers`` to check that it is closed again.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sys
+
+import pytest
+from evolve_levels import small_level
+
+distributed = pytest.importorskip("distributed")
+
+from evosoko.config import FitnessConfig, ParallelConfig, load_config  # noqa: E402
+from evosoko.errors import ConfigError, EvosokoError  # noqa: E402
+from evosoko.evolve import evolve_level, make_evaluator  # noqa: E402
+from evosoko.evolve.dask_cluster import DaskConnection  # noqa: E402
+from evosoko.evolve.genomes import random_genes  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+    ) as local_cluster:
+        yield local_cluster
+
+
+@pytest.fixture
+def client(cluster):
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as dask_client:
+        dask_client.wait_for_workers(2, timeout=60)
+        yield dask_client
+
+
+def on_cluster(cluster, batch_size: int = 7) -> ParallelConfig:
+    return ParallelConfig(backend="dask", address=cluster.scheduler_address, batch_size=batch_size)
+
+
+def genomes_for(encoding: str, count: int = 60) -> list[list[int]]:
+    rng = random.Random(8)
+    return [random_genes(rng, rng.randint(1, 40), encoding) for _ in range(count)]
+
+
+def serial_map(level, encoding, genomes):
+    with make_evaluator(level, ParallelConfig(), encoding, FitnessConfig()) as serial:
+        return serial.map(genomes)
+
+
+def has_plugin(name, dask_worker):
+    return name in dask_worker.plugins
+
+
+@pytest.mark.parametrize("encoding", ["moves", "pushes"])
+def test_dask_equals_serial_in_order(cluster, client, encoding):
+    level = small_level("two-boxes")
+    genomes = genomes_for(encoding)
+    expected = serial_map(level, encoding, genomes)
+    with make_evaluator(level, on_cluster(cluster), encoding, FitnessConfig()) as evaluator:
+        assert evaluator.map(genomes) == expected
+        assert evaluator.map([]) == []
+        assert evaluator.map(genomes[:1]) == expected[:1]
+        assert evaluator.map(genomes[::-1]) == expected[::-1]
+        name = evaluator.plugin_name
+        assert set(client.run(has_plugin, name).values()) == {True}  # the level is on every worker
+    assert set(client.run(has_plugin, name).values()) == {False}  # and removed on close
+
+
+def test_a_worker_dying_in_a_batch_is_replaced_and_the_batch_rerun(cluster, client, tmp_path):
+    level = small_level("two-boxes")
+    genomes = genomes_for("pushes", 200)
+    expected = serial_map(level, "pushes", genomes)
+    marker = tmp_path / "crash-once"
+    config = on_cluster(cluster, batch_size=5)
+    with make_evaluator(level, config, "pushes", FitnessConfig(), crash_marker=str(marker)) as evaluator:
+        assert evaluator.map(genomes) == expected  # healthy at first
+        marker.write_text("die")
+        assert evaluator.map(genomes) == expected  # a worker ended itself inside a batch
+        assert not marker.exists()
+        assert evaluator.map(genomes) == expected
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted it
+
+
+def test_same_seed_same_metrics_serial_and_dask(cluster, microban):
+    assert evolve_metrics(microban[9], dask_overrides(cluster)) == evolve_metrics(microban[9])
+
+
+def test_a_run_survives_killed_workers_with_the_same_metrics(cluster, client, microban, tmp_path):
+    """One worker is killed from outside between generations, another ends itself in the
+    middle of a batch later on; the run finishes with the serial run's metrics."""
+    expected = evolve_metrics(microban[9])
+    marker = tmp_path / "crash-once"
+    pids = list(client.run(os.getpid).values())
+
+    def sabotage(stats):
+        if stats.generation == 3:
+            os.kill(pids[0], signal.SIGKILL)
+        if stats.generation == 7:
+            marker.write_text("die")
+
+    got = evolve_metrics(
+        microban[9], dask_overrides(cluster), crash_marker=str(marker), on_generation=sabotage
+    )
+    assert not marker.exists()  # the crash hook did fire
+    assert got == expected
+    client.wait_for_workers(2, timeout=60)
+    assert pids[0] not in client.run(os.getpid).values()
+
+
+def dask_overrides(cluster) -> list[str]:
+    return ["parallel.backend=dask", f'parallel.address="{cluster.scheduler_address}"']
+
+
+def evolve_metrics(level, parallel=(), *, crash_marker=None, on_generation=None):
+    """Per-generation statistics (without times), best genes and evaluations of a short run
+    (serial unless ``parallel`` overrides say otherwise)."""
+    overrides = ["run.budget.generations=12", "ga.population=40", "ga.offspring=40",
+                 "run.seed=3", "parallel.batch_size=8", *parallel]
+    config = load_config(None, overrides)
+    stats = []
+
+    def collect(row):
+        stats.append(row)
+        if on_generation is not None:
+            on_generation(row)
+
+    with make_evaluator(
+        level, config.parallel, config.ga.encoding, config.fitness, crash_marker=crash_marker
+    ) as evaluator:
+        outcome = evolve_level(level, config, evaluator=evaluator, on_generation=collect)
+    rows = [{k: v for k, v in s.as_dict().items() if k != "seconds"} for s in stats]
+    return rows, outcome.best_genes, outcome.evaluations
+
+
+def test_local_workers_start_a_cluster_that_closes_with_the_evaluator():
+    level = small_level("corridor")
+    genomes = genomes_for("moves", 20)
+    config = ParallelConfig(backend="dask", local_workers=1, batch_size=4)
+    with make_evaluator(level, config, "moves", FitnessConfig()) as evaluator:
+        local_cluster = evaluator._connection.cluster
+        assert local_cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        assert evaluator.map(genomes) == serial_map(level, "moves", genomes)
+    assert evaluator._connection.cluster is None
+    assert local_cluster.status.name == "closed"
+
+
+def test_an_unreachable_scheduler_is_an_evosoko_error():
+    with pytest.raises(EvosokoError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        DaskConnection(address="tcp://127.0.0.1:9", timeout=1)
+
+
+def test_without_dask_the_backend_is_a_config_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    config = ParallelConfig(backend="dask", local_workers=2)
+    with pytest.raises(ConfigError, match=r"evosoko\[dask\]"):
+        with make_evaluator(small_level("corridor"), config, "moves", FitnessConfig()):
+            pass
+
+
+def test_dask_needs_exactly_one_of_address_and_local_workers():
+    with pytest.raises(ConfigError, match="exactly one of address"):
+        load_config(None, ["parallel.backend=dask"])
+    with pytest.raises(ConfigError, match="exactly one of address"):
+        load_config(None, ["parallel.backend=dask", "parallel.local_workers=2",
+                           'parallel.address="tcp://127.0.0.1:8786"'])
+    with pytest.raises(ConfigError, match="scheduler address"):
+        load_config(None, ["parallel.backend=dask", "parallel.address=localhost"])
+    config = load_config(None, ["parallel.backend=dask", "parallel.local_workers=3"])
+    assert (config.parallel.local_workers, config.parallel.address) == (3, None)
