@@ -166,8 +166,24 @@ class SearchSolver(Section):
 class JobsParallel(Section):
     """Where the jobs run; results do not depend on it (wall-clock limits aside)."""
 
-    backend: Literal["serial", "processes"] = Field(default="serial", description="Job backend.")
+    backend: Literal["serial", "processes", "dask"] = Field(
+        default="serial",
+        description="Job backend: serial, processes (a local pool) or dask (each job a task on "
+        "a Dask cluster: give address or local_workers; needs pip install 'evosoko[dask]').",
+    )
     workers: int = Field(default=2, ge=1, description="Processes of the processes backend.")
+    address: str | None = Field(
+        default=None, description="dask: the scheduler to use, such as tcp://HOST:8786."
+    )
+    local_workers: int | None = Field(
+        default=None, ge=1, description="dask: start a local cluster of this many workers."
+    )
+
+    @model_validator(mode="after")
+    def _dask_target(self) -> JobsParallel:
+        if self.backend == "dask" and (self.address is None) == (self.local_workers is None):
+            raise ValueError("backend 'dask' needs exactly one of address or local_workers")
+        return self
 
 
 Solver = Annotated[GASolver | SearchSolver, Field(discriminator="kind")]
@@ -429,7 +445,9 @@ def run_compare(
         if progress is not None and not resumed:
             progress(counts["done"], len(jobs), rows[job.key])
 
-    backend = make_backend(config.parallel.backend, config.parallel.workers)
+    parallel = config.parallel
+    backend = make_backend(parallel.backend, parallel.workers, address=parallel.address,
+                           local_workers=parallel.local_workers)
     journal = Journal(folder / JOURNAL_FILE)
     if progress is not None:
         already = len([job for job in jobs if job.key in journal.finished()])

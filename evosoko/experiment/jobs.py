@@ -4,9 +4,9 @@
   payload to a JSON-able ``dict``. The function is a module-level function so that it
   pickles by name.
 - A backend runs the function on payloads and yields ``(position, result)`` as jobs finish
-  (:class:`SerialBackend` in this process, :class:`ProcessBackend` on a local process pool).
-  Any object with the same ``imap_unordered``/``close`` methods plugs in (a Dask backend
-  submitting each job as a task fits the same interface).
+  (:class:`SerialBackend` in this process, :class:`ProcessBackend` on a local process pool,
+  :class:`evosoko.experiment.dask_jobs.DaskBackend` on a Dask cluster, each job a task).
+  Any object with the same ``imap_unordered``/``close`` methods plugs in.
 - A :class:`Journal` appends each finished job's result as one flushed JSON line; rerunning
   with the same journal skips the jobs already in it, so an interrupted experiment resumes
   where it stopped.
@@ -44,7 +44,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-BACKENDS = ("serial", "processes")
+BACKENDS = ("serial", "processes", "dask")
 MAX_POOL_RESTARTS = 3
 """How often a broken process pool (a worker died) is replaced before giving up."""
 
@@ -172,12 +172,30 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def make_backend(name: str, workers: int = 1) -> SerialBackend | ProcessBackend:
-    """The backend called ``name`` (one of :data:`BACKENDS`)."""
+def make_backend(
+    name: str,
+    workers: int = 1,
+    *,
+    address: str | None = None,
+    local_workers: int | None = None,
+    retries: int = 0,
+) -> JobBackend:
+    """The backend called ``name`` (one of :data:`BACKENDS`).
+
+    ``dask`` takes exactly one of ``address`` (an existing scheduler) and ``local_workers`` (a
+    local cluster started for the experiment) and imports Dask only then (it is optional).
+    """
     if name == "serial":
         return SerialBackend()
     if name == "processes":
         return ProcessBackend(workers)
+    if name == "dask":
+        from evosoko.evolve.dask_cluster import require_distributed
+
+        require_distributed()
+        from evosoko.experiment.dask_jobs import DaskBackend
+
+        return DaskBackend(address, local_workers, retries=retries)
     raise ConfigError(f"unknown job backend {name!r}; known: {', '.join(BACKENDS)}")
 
 

@@ -412,7 +412,9 @@ def _run_planned(config, planned, levels, journal, progress, stop_after) -> tupl
             progress(done["count"], len(unique), f"{job.payload['solver']} level "
                      f"{job.payload['level_index']} seed {job.payload['seed']}: {outcome}")
 
-    backend = make_backend(config.parallel.backend, config.parallel.workers)
+    parallel = config.parallel
+    backend = make_backend(parallel.backend, parallel.workers, address=parallel.address,
+                           local_workers=parallel.local_workers)
     results = run_jobs(unique, run_job, backend, journal=journal, on_result=on_result, stop_after=stop_after)
     names = {entry.index: entry.level.name for entry in levels}
     for trial, jobs in zip(trials, per_trial):

@@ -82,7 +82,9 @@ def run_optuna(
             if progress is not None:
                 progress(counter["jobs"], target * per_trial, f"trial {trial.number}")
 
-        backend = make_backend(config.parallel.backend, config.parallel.workers)
+        parallel = config.parallel
+        backend = make_backend(parallel.backend, parallel.workers, address=parallel.address,
+                               local_workers=parallel.local_workers)
         results = run_jobs(jobs, run_job, backend, journal=journal, on_result=on_result)
         score_trial(trial, [results[job.key] for job in jobs], names, config.sweep.budget, jobs)
         if trial.status != "complete":

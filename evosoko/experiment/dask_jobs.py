@@ -1,0 +1,96 @@
+"""A job backend on a Dask cluster: each job (one solver on one level with one seed) is a task.
+
+:class:`DaskBackend` has the interface of :class:`evosoko.experiment.jobs.JobBackend`, so
+``compare``, ``sweep`` and Optuna tuning use it unchanged through
+:func:`evosoko.experiment.jobs.make_backend`. At most ``2 ×`` the cluster's worker threads are
+queued at a time, so stopping early wastes little. A job that raises becomes an ``{"error":
+...}`` result (in the worker, like every backend); a job whose workers kept dying
+(``KilledWorker``) or that was cancelled becomes one too, so the experiment goes on and a
+rerun tries that job again. A worker that dies once is not an error: the scheduler moves its
+job to another worker.
+
+Workers of a remote cluster need evosoko installed (the job function pickles by name), and the
+level files and configurations the jobs read must be at the same paths on every machine.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from evosoko.evolve.dask_cluster import DaskConnection
+from evosoko.experiment.jobs import JobFunction, _guarded
+
+__all__ = ["DaskBackend"]
+
+log = logging.getLogger(__name__)
+
+
+class DaskBackend:
+    """Runs jobs as tasks on an existing scheduler (``address``) or on a local cluster of
+    ``local_workers`` processes started here and closed by :meth:`close`."""
+
+    def __init__(
+        self, address: str | None = None, local_workers: int | None = None, *, retries: int = 0
+    ) -> None:
+        self._connection = DaskConnection(address, local_workers)
+        self.client = self._connection.client
+        self.retries = retries
+        self._running: dict[Any, int] = {}
+
+    def imap_unordered(
+        self, function: JobFunction, payloads: Sequence[Any]
+    ) -> Iterator[tuple[int, dict]]:
+        """Yield ``(position, result)`` as each job finishes."""
+        from distributed import as_completed
+
+        if not payloads:
+            return
+        waiting = list(range(len(payloads)))[::-1]  # a stack: pop() takes the next in order
+        window = 2 * self._connection.worker_threads()
+        batch = uuid.uuid4().hex
+
+        def submit() -> Any:
+            position = waiting.pop()
+            future = self.client.submit(
+                _guarded,
+                function,
+                payloads[position],
+                key=f"evosoko-job-{batch}-{position}",
+                retries=self.retries,
+                pure=False,
+            )
+            self._running[future] = position
+            return future
+
+        first = [submit() for _ in range(min(window, len(waiting)))]
+        finished = as_completed(first, loop=self.client.loop)
+        for future in finished:
+            position = self._running.pop(future)
+            yield position, _job_result(future)
+            if waiting:
+                finished.add(submit())
+
+    def close(self) -> None:
+        """Cancel the jobs not finished and disconnect (closing a local cluster)."""
+        try:
+            if self._running:
+                self.client.cancel(list(self._running))
+                self._running.clear()
+        finally:
+            self._connection.close()
+
+    def abort(self) -> None:
+        """Stop at once (Ctrl-C): the same as :meth:`close`, since cancelling is immediate."""
+        self.close()
+
+
+def _job_result(future: Any) -> dict:
+    """The job's result; a task lost to dying workers or cancelled becomes an error result."""
+    try:
+        return future.result()
+    except Exception as error:  # noqa: BLE001 - KilledWorker, CancelledError, ...
+        log.warning("job task %s failed: %s", future.key, error)
+        return {"error": f"{type(error).__name__}: {error}"}
