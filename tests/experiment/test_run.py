@@ -227,3 +227,36 @@ def test_bad_input_fails_before_a_folder_exists(tmp_path):
 def test_select_runs_levels_in_the_order_given(tmp_path):
     report = start_run(tiny_config(tmp_path, 'run.select=[3, "seed000-example"]'))
     assert [(r.index, r.level) for r in report.results] == [(3, "seed004-blog"), (1, "seed000-example")]
+
+
+def _logging_batch(genomes):
+    """Stand-in for the worker task that logs from the worker process, then evaluates."""
+    import logging
+    import os
+
+    logging.getLogger("evosoko.test.worker").warning("worker %d got %d genomes", os.getpid(), len(genomes))
+    return _original_batch(genomes)
+
+
+_original_batch = None
+
+
+def test_worker_log_records_reach_the_run_log(tmp_path, monkeypatch):
+    import multiprocessing
+    import os
+
+    from evosoko.evolve import evaluation
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the stand-in task reaches workers only when they are forked")
+    global _original_batch
+    _original_batch = evaluation._evaluate_batch
+    _logging_batch.__module__, _logging_batch.__qualname__ = evaluation.__name__, "_evaluate_batch"
+    monkeypatch.setattr(evaluation, "_evaluate_batch", _logging_batch)
+    config = tiny_config(tmp_path, "run.select=[1]", "parallel.backend=processes",
+                         "parallel.workers=2")
+    report = start_run(config)
+    log_text = (report.run_dir / "run.log").read_text()
+    worker_lines = [line for line in log_text.splitlines() if "evosoko.test.worker" in line]
+    assert worker_lines
+    assert all(f"worker {os.getpid()} " not in line for line in worker_lines)
