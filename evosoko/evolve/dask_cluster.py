@@ -34,7 +34,8 @@ def require_distributed() -> ModuleType:
         import distributed
     except ImportError as error:
         raise ConfigError(
-            f"parallel.backend 'dask' needs Dask, which cannot be imported ({error}): {INSTALL_HINT}"
+            f"parallel.backend 'dask' needs Dask, which cannot be imported ({error}): "
+            + INSTALL_HINT
         ) from None
     return distributed
 

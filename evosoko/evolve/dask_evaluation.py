@@ -119,8 +119,9 @@ class DaskEvaluator:
         self._connection = DaskConnection(address, local_workers)
         self.client = self._connection.client
         self.plugin_name = f"evosoko-level-{uuid.uuid4().hex}"
+        rows, title = level.rows(), level.title
         plugin = LevelPlugin(
-            self.plugin_name, level.rows(), level.title, encoding, fitness.model_dump(), crash_marker
+            self.plugin_name, rows, title, encoding, fitness.model_dump(), crash_marker
         )
         try:
             self.client.register_plugin(plugin, name=self.plugin_name)
@@ -145,7 +146,8 @@ class DaskEvaluator:
             self._run(batches, pending, results)
         if any(result is None for result in results):
             raise RuntimeError(
-                f"evaluation batches killed their Dask workers {MAX_RESUBMITS + 1} times in one call"
+                f"evaluation batches killed their Dask workers {MAX_RESUBMITS + 1} times "
+                "in one call"
             )
         return [Evaluation(*row) for batch in results for row in batch]  # type: ignore[union-attr]
 
@@ -161,11 +163,12 @@ class DaskEvaluator:
             retries=self.retries,
             pure=False,
         )
-        for index, future in zip(pending, futures):
-            try:
-                results[index] = future.result()
-            except KilledWorker as error:
-                log.warning("evaluation batch %d failed: %s", index, error)
+        try:
+            finished = self.client.gather(futures)  # one round trip for all batches
+        except KilledWorker:
+            finished = [_result_or_none(future) for future in futures]
+        for index, result in zip(pending, finished):
+            results[index] = result
 
     def close(self) -> None:
         """Remove the level from the workers and disconnect (closing a local cluster)."""
@@ -175,3 +178,11 @@ class DaskEvaluator:
         finally:
             self._connection.close()
 
+
+def _result_or_none(future: Any) -> list[tuple] | None:
+    """The batch's result, or None when it failed because its workers kept dying."""
+    try:
+        return future.result()
+    except KilledWorker as error:
+        log.warning("evaluation task %s failed: %s", future.key, error)
+        return None

@@ -17,11 +17,11 @@ from evolve_levels import small_level
 
 distributed = pytest.importorskip("distributed")
 
-from evosoko.config import FitnessConfig, ParallelConfig, load_config  # noqa: E402
-from evosoko.errors import ConfigError, EvosokoError  # noqa: E402
-from evosoko.evolve import evolve_level, make_evaluator  # noqa: E402
-from evosoko.evolve.dask_cluster import DaskConnection  # noqa: E402
-from evosoko.evolve.genomes import random_genes  # noqa: E402
+from evosoko.config import FitnessConfig, ParallelConfig, load_config
+from evosoko.errors import ConfigError, EvosokoError
+from evosoko.evolve import evolve_level, make_evaluator
+from evosoko.evolve.dask_cluster import DaskConnection
+from evosoko.evolve.genomes import random_genes
 
 
 @pytest.fixture(scope="module")
@@ -82,13 +82,37 @@ def test_a_worker_dying_in_a_batch_is_replaced_and_the_batch_rerun(cluster, clie
     expected = serial_map(level, "pushes", genomes)
     marker = tmp_path / "crash-once"
     config = on_cluster(cluster, batch_size=5)
-    with make_evaluator(level, config, "pushes", FitnessConfig(), crash_marker=str(marker)) as evaluator:
+    with make_evaluator(
+        level, config, "pushes", FitnessConfig(), crash_marker=str(marker)
+    ) as evaluator:
         assert evaluator.map(genomes) == expected  # healthy at first
         marker.write_text("die")
         assert evaluator.map(genomes) == expected  # a worker ended itself inside a batch
         assert not marker.exists()
         assert evaluator.map(genomes) == expected
     client.wait_for_workers(2, timeout=60)  # the nanny restarted it
+
+
+def test_batches_lost_with_killed_workers_are_submitted_again(tmp_path):
+    """With no failures allowed, the scheduler gives up on the batch whose worker died
+    (KilledWorker); the evaluator submits it again to the restarted worker."""
+    import dask
+
+    level = small_level("two-boxes")
+    genomes = genomes_for("pushes", 30)
+    marker = tmp_path / "crash-once"
+    marker.write_text("die")
+    expected = serial_map(level, "pushes", genomes)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        strict_cluster = distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+        )
+    config = on_cluster(strict_cluster)
+    with strict_cluster, make_evaluator(
+        level, config, "pushes", FitnessConfig(), crash_marker=str(marker)
+    ) as evaluator:
+        assert evaluator.map(genomes) == expected
+        assert evaluator.resubmits == 1
 
 
 def test_same_seed_same_metrics_serial_and_dask(cluster, microban):
@@ -162,9 +186,10 @@ def test_an_unreachable_scheduler_is_an_evosoko_error():
 def test_without_dask_the_backend_is_a_config_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
     config = ParallelConfig(backend="dask", local_workers=2)
-    with pytest.raises(ConfigError, match=r"evosoko\[dask\]"):
-        with make_evaluator(small_level("corridor"), config, "moves", FitnessConfig()):
-            pass
+    with pytest.raises(ConfigError, match=r"evosoko\[dask\]"), make_evaluator(
+        small_level("corridor"), config, "moves", FitnessConfig()
+    ):
+        pass
 
 
 def test_dask_needs_exactly_one_of_address_and_local_workers():

@@ -15,9 +15,9 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from evosoko.errors import ConfigError  # noqa: E402
-from evosoko.experiment.compare import load_compare_config, run_compare  # noqa: E402
-from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs  # noqa: E402
+from evosoko.errors import ConfigError
+from evosoko.experiment.compare import load_compare_config, run_compare
+from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
@@ -75,7 +75,8 @@ def test_every_job_runs_once_and_errors_are_results(backend):
 
     seen = dict(backend.imap_unordered(job, list(range(12))))
     assert sorted(seen) == list(range(12))
-    assert seen[5]["error"] == "ValueError: five is not allowed" and "Traceback" in seen[5]["traceback"]
+    assert seen[5]["error"] == "ValueError: five is not allowed"
+    assert "Traceback" in seen[5]["traceback"]
     assert all(seen[p] == {"double": 2 * p} for p in seen if p != 5)
     assert dict(backend.imap_unordered(job, [])) == {}
 
