@@ -167,6 +167,16 @@ class Level:
             return self.title
         return str(self.origin.index) if self.origin else "?"
 
+    @property
+    def index(self) -> int | None:
+        """The 1-based position of the level in its file, when it came from one."""
+        return self.origin.index if self.origin else None
+
+    @property
+    def json_label(self) -> str | int | None:
+        """The ``"level"`` value of JSON output: the title, or the index when it has none."""
+        return self.title if self.title else self.index
+
 
 def neighbour_table(width: int, height: int) -> np.ndarray:
     """int32[cells, 4] of neighbours in ``u d l r`` order, -1 where the move leaves the board."""

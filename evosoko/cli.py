@@ -1,0 +1,233 @@
+"""The ``evosoko`` command line.
+
+Each command parses its arguments, calls one function of the package, and renders what comes
+back. Bad input (an :class:`EvosokoError`) is reported by :func:`reports_errors` as one line
+``error: FILE:LINE: message`` on stderr with exit code 2; warnings become ``warning: ...`` lines.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from evosoko import __version__
+from evosoko.errors import EvosokoError, EvosokoWarning
+
+EXIT_FAILED = 1
+"""A run or check that failed (an invalid solution, a failed run)."""
+EXIT_BAD_INPUT = 2
+"""Bad input: a malformed file, an unknown key or level, an illegal argument."""
+
+app = typer.Typer(
+    name="evosoko",
+    help="Evolutionary optimization and classical search for Sokoban.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode="rich",
+)
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def reports_errors(command: Command) -> Command:
+    """Turn :class:`EvosokoError` into ``error: ...`` + exit 2 and warnings into ``warning:`` lines.
+
+    Every command is wrapped in it, so bad input never shows a traceback.
+    """
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", EvosokoWarning)
+            warnings.showwarning = _show_warning
+            try:
+                return command(*args, **kwargs)
+            except EvosokoError as error:
+                fail(str(error))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
+    """Print ``error: message`` on stderr and exit with ``code``."""
+    stderr.print(f"error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    if issubclass(category, EvosokoWarning):
+        stderr.print(f"warning: {message}", markup=False)
+    else:
+        warnings._showwarning_orig(message, category, filename, lineno, file, line)  # type: ignore[attr-defined]
+
+
+def print_json(record: dict) -> None:
+    """One JSON object on one line of stdout."""
+    sys.stdout.write(json.dumps(record) + "\n")
+    sys.stdout.flush()
+
+
+def _version(value: bool) -> None:
+    if value:
+        stdout.print(f"evosoko {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """Evolve and search solutions of Sokoban levels; compare and tune the algorithms."""
+
+
+# ---- shared options -----------------------------------------------------------------------------
+LevelFile = Annotated[Path, typer.Argument(help="A level file (XSB/SOK/TXT collection, .grid, .num).")]
+FormatOption = Annotated[
+    str | None, typer.Option("--format", help="Override the detected format: xsb, grid or num.")
+]
+LevelIds = Annotated[
+    list[str] | None,
+    typer.Option("--level", "-l", help="A level's 1-based index or title (repeatable)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="One JSON object per line.")]
+
+
+def _load(path: Path, format: str | None, ids: list[str] | None):
+    from evosoko.sokoban.formats import read_levels, select_levels
+
+    levels = read_levels(path, format)
+    return levels, (select_levels(levels, ids) if ids else levels)
+
+
+# ---- levels --------------------------------------------------------------------------------------
+@app.command("levels")
+@reports_errors
+def levels_command(file: LevelFile, format: FormatOption = None, json_output: JsonOption = False) -> None:
+    """List the levels of a file: index, title, size and boxes."""
+    levels, _ = _load(file, format, None)
+    if json_output:
+        for level in levels:
+            print_json({"index": level.index, "level": level.json_label, "width": level.width,
+                        "height": level.height, "boxes": level.box_count})
+        return
+    table = Table(title=str(file))
+    for column in ("index", "title", "size", "boxes"):
+        table.add_column(column, justify="right" if column != "title" else "left")
+    for level in levels:
+        table.add_row(str(level.index), level.title or "", f"{level.width}×{level.height}",
+                      str(level.box_count))
+    stdout.print(table)
+
+
+# ---- show ----------------------------------------------------------------------------------------
+@app.command("show")
+@reports_errors
+def show_command(
+    file: LevelFile,
+    level_id: Annotated[str, typer.Option("--level", "-l", help="A 1-based index or a title.")],
+    format: FormatOption = None,
+    solution: Annotated[str | None, typer.Option(help="A LURD solution to replay and draw.")] = None,
+    png: Annotated[Path | None, typer.Option(help="Draw the board to this PNG file.")] = None,
+    gif: Annotated[Path | None, typer.Option(help="Animate the solution into this GIF file.")] = None,
+    fps: Annotated[float, typer.Option(help="Frames per second of the GIF.")] = 10.0,
+) -> None:
+    """Print a level as text; draw it to PNG, or animate a solution to GIF."""
+    from evosoko.sokoban import render
+    from evosoko.sokoban.solutions import replay_states, verify_solution
+
+    _, (level,) = _load(file, format, [level_id])
+    if gif is not None and solution is None:
+        fail("--gif needs a --solution to animate")
+    state = None
+    if solution is not None:
+        verification = verify_solution(level, solution, path="--solution")
+        if not verification.valid:
+            fail(f"{level.name}: {verification.error}", EXIT_FAILED)
+        state = verification.final
+    stdout.print(f"{level.name}  ({level.width}×{level.height}, {level.box_count} boxes)")
+    stdout.print(render.styled_board(level, state))
+    if solution is not None:
+        verdict = "solved" if verification.solved else "not solved"
+        stdout.print(f"{verification.moves} moves, {verification.pushes} pushes: {verdict}")
+    if png is not None:
+        render.save_png(level, png, state)
+        stdout.print(f"wrote {png}")
+    if gif is not None:
+        frames = render.save_gif(level, replay_states(level, verification.lurd), gif, fps=fps)
+        stdout.print(f"wrote {gif} ({frames} frames)")
+
+
+# ---- verify --------------------------------------------------------------------------------------
+@app.command("verify")
+@reports_errors
+def verify_command(
+    file: LevelFile,
+    level_ids: LevelIds = None,
+    solution: Annotated[str | None, typer.Option(help="A LURD solution (run-length allowed).")] = None,
+    solutions: Annotated[
+        Path | None, typer.Option(help="A collection whose levels carry Solution notes.")
+    ] = None,
+    format: FormatOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Replay solutions and check them: exit 0 when every one is legal and solves its level."""
+    from evosoko.sokoban.formats import read_levels
+    from evosoko.sokoban.solution_files import SolutionEntry, match_solutions
+
+    if (solution is None) == (solutions is None):
+        fail("give exactly one of --solution and --solutions")
+    if solution is not None and not level_ids:
+        fail("--solution needs the level it solves: -l INDEX or -l TITLE")
+    levels, chosen = _load(file, format, level_ids)
+    if solution is not None:
+        entries = [SolutionEntry(level, solution, "--solution", None) for level in chosen]
+    else:
+        entries = match_solutions(levels, read_levels(solutions))
+        if level_ids:
+            wanted = {id(level) for level in chosen}
+            entries = [entry for entry in entries if id(entry.level) in wanted]
+        if not entries:
+            fail(f"{solutions}: no solution for the chosen levels")
+    all_good = True
+    for entry in entries:
+        all_good &= _report_verification(entry, json_output)
+    if not all_good:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _report_verification(entry, json_output: bool) -> bool:
+    from evosoko.sokoban.solutions import verify_solution
+
+    level = entry.level
+    result = verify_solution(level, entry.lurd, path=entry.path, line=entry.line)
+    error = result.error if not result.valid else None
+    if result.valid and not result.solved:
+        error = "the solution ends before every box is on a goal"
+    if json_output:
+        print_json({"index": level.index, "level": level.json_label, "valid": result.valid,
+                    "solved": result.solved, "moves": result.moves, "pushes": result.pushes,
+                    "error": error})
+    elif error is None:
+        stdout.print(f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes")
+    else:
+        stdout.print(f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} "
+                     "pushes)", markup=False)
+    return error is None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

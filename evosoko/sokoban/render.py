@@ -1,0 +1,222 @@
+"""Pictures of a board: text for the terminal, PNG images and animated GIFs of a solution.
+
+Images are drawn with matplotlib on an Agg canvas (no display needed): walls, floor, goals,
+boxes (another colour on a goal) and the player; cells outside the walls stay blank. A GIF has
+one frame per step of the solution; a long solution is sampled down to at most ``max_frames``
+frames (every k-th step, the final position always included) so that memory stays bounded.
+Every file is written atomically: to a temporary file beside the target, then renamed over it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from rich.text import Text
+
+from evosoko.sokoban.level import (
+    BOX,
+    BOX_ON_GOAL,
+    GOAL,
+    PLAYER,
+    PLAYER_ON_GOAL,
+    WALL,
+    Level,
+    State,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+MAX_FPS = 50
+"""GIF delays are stored in hundredths of a second and viewers slow down anything faster."""
+
+DEFAULT_MAX_FRAMES = 400
+"""Frames kept in memory while a GIF is encoded (each one byte per pixel once quantized)."""
+
+FINAL_FRAME_HOLD_MS = 1000
+"""Extra time the solved position stays on screen before the animation loops."""
+
+TEXT_STYLES = {
+    WALL: "bold bright_black",
+    GOAL: "bold red",
+    BOX: "bold dark_orange",
+    BOX_ON_GOAL: "bold green",
+    PLAYER: "bold bright_blue",
+    PLAYER_ON_GOAL: "bold bright_blue",
+}
+
+COLOURS = {
+    "outside": (0.0, 0.0, 0.0, 0.0),
+    "floor": "#ece4cf",
+    "wall": "#555b66",
+    "goal": "#d1495b",
+    "box": "#c98a2c",
+    "box_on_goal": "#3a9a5b",
+    "box_edge": "#3d2b12",
+    "player": "#2f6bd8",
+    "background": "white",
+}
+
+
+# ---- text ---------------------------------------------------------------------------------------
+def board_text(level: Level, state: State | None = None) -> str:
+    """The board in ``state`` (default: the start) as canonical XSB rows, one per line."""
+    return "\n".join(level.rows(state))
+
+
+def styled_board(level: Level, state: State | None = None) -> Text:
+    """The board as rich text, one style per kind of cell (plain when printed to a pipe)."""
+    text = Text(no_wrap=True, overflow="ignore")
+    for number, row in enumerate(level.rows(state)):
+        if number:
+            text.append("\n")
+        for char in row:
+            text.append(char, style=TEXT_STYLES.get(char))
+    return text
+
+
+# ---- images -------------------------------------------------------------------------------------
+def save_png(level: Level, path: str | os.PathLike, state: State | None = None,
+             cell_pixels: int = 32) -> None:
+    """Draw the board in ``state`` (default: the start) to a PNG of ``cell_pixels`` per cell."""
+    figure, show = _board_figure(level, cell_pixels)
+    show(state if state is not None else level.start)
+    with _atomic_output(path) as temporary:
+        figure.savefig(temporary, format="png", dpi=cell_pixels)
+
+
+def gif_frame_steps(step_count: int, max_frames: int = DEFAULT_MAX_FRAMES) -> list[int]:
+    """Which positions (0 = start, ``step_count`` = final) a GIF of ``step_count`` steps shows.
+
+    Every position when they fit in ``max_frames``; otherwise every k-th one with the smallest k
+    that fits, plus the final position.
+    """
+    if max_frames < 2:
+        raise ValueError("a GIF needs room for at least 2 frames")
+    positions = step_count + 1
+    stride = max(1, math.ceil((positions - 1) / (max_frames - 1))) if positions > max_frames else 1
+    steps = list(range(0, step_count + 1, stride))
+    if steps[-1] != step_count:
+        steps.append(step_count)
+    return steps
+
+
+def save_gif(level: Level, states: Sequence[State], path: str | os.PathLike, fps: float = 10,
+             max_frames: int = DEFAULT_MAX_FRAMES, cell_pixels: int = 24) -> int:
+    """Animate ``states`` (start first) into a looping GIF; return the number of frames written.
+
+    ``fps`` is clamped to 1..``MAX_FPS``; the final position is held for an extra second.
+    """
+    from PIL import Image
+
+    if not states:
+        raise ValueError("a GIF needs at least one state")
+    fps = min(max(float(fps), 1.0), MAX_FPS)
+    steps = gif_frame_steps(len(states) - 1, max_frames)
+    figure, show = _board_figure(level, cell_pixels)
+    frames = _quantized_frames(figure, show, [states[i] for i in steps])
+    first = next(frames)
+    frame_ms = round(1000 / fps)
+    durations = [frame_ms] * len(steps)
+    durations[-1] += FINAL_FRAME_HOLD_MS
+    with _atomic_output(path) as temporary:
+        first.save(temporary, format="GIF", save_all=True, append_images=frames,
+                   duration=durations, loop=0, disposal=1, optimize=False)
+    with Image.open(path) as written:
+        return int(getattr(written, "n_frames", 1))
+
+
+def _quantized_frames(figure: "Figure", show: Callable[[State], None],
+                      states: Sequence[State]) -> Iterator["Image.Image"]:
+    """Render each state and quantize it to the palette of the first frame (1 byte per pixel)."""
+    from PIL import Image
+
+    palette = None
+    for state in states:
+        show(state)
+        canvas = figure.canvas
+        canvas.draw()
+        rgb = Image.fromarray(np.asarray(canvas.buffer_rgba())[:, :, :3].copy(), mode="RGB")
+        if palette is None:
+            palette = rgb.quantize(colors=64, dither=Image.Dither.NONE)
+            yield palette
+        else:
+            yield rgb.quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+def _board_figure(level: Level, cell_pixels: int) -> tuple["Figure", Callable[[State], None]]:
+    """A figure of the static board and a function that moves its boxes and player to a state.
+
+    The figure is ``width x height`` inches at ``cell_pixels`` dots per inch, so every cell is
+    exactly ``cell_pixels`` pixels wide in the output.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import to_rgba
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Circle, FancyBboxPatch
+
+    if cell_pixels < 4:
+        raise ValueError("cell_pixels must be at least 4")
+    width, height = level.width, level.height
+    figure = Figure(figsize=(width, height), dpi=cell_pixels,
+                    facecolor=COLOURS["background"])
+    FigureCanvasAgg(figure)
+    axes = figure.add_axes((0, 0, 1, 1))
+    axes.set_axis_off()
+    axes.set_xlim(0, width)
+    axes.set_ylim(height, 0)
+
+    tiles = np.zeros((level.cells, 4))
+    tiles[:] = to_rgba(COLOURS["outside"])
+    tiles[level.floor] = to_rgba(COLOURS["floor"])
+    tiles[level.walls] = to_rgba(COLOURS["wall"])
+    axes.imshow(tiles.reshape(height, width, 4), extent=(0, width, height, 0),
+                interpolation="nearest", aspect="auto")
+    for goal in level.goal_cells.tolist():
+        row, column = level.position(goal)
+        axes.add_patch(Circle((column + 0.5, row + 0.5), 0.17, color=COLOURS["goal"], zorder=2))
+
+    inset = 0.12
+    boxes = [
+        FancyBboxPatch((0, 0), 1 - 2 * inset, 1 - 2 * inset, boxstyle="round,pad=0,rounding_size=0.12",
+                       edgecolor=COLOURS["box_edge"], linewidth=2.0, zorder=3)
+        for _ in level.start.boxes
+    ]
+    for box in boxes:
+        axes.add_patch(box)
+    player = Circle((0, 0), 0.32, color=COLOURS["player"], zorder=4)
+    axes.add_patch(player)
+
+    def show(state: State) -> None:
+        for patch, cell in zip(boxes, state.boxes):
+            row, column = level.position(cell)
+            patch.set_x(column + inset)
+            patch.set_y(row + inset)
+            patch.set_facecolor(COLOURS["box_on_goal"] if level.goals[cell] else COLOURS["box"])
+        row, column = level.position(state.player)
+        player.set_center((column + 0.5, row + 0.5))
+
+    return figure, show
+
+
+@contextmanager
+def _atomic_output(path: str | os.PathLike) -> Iterator[str]:
+    """Yield a temporary path beside ``path``; rename it over ``path`` only if the body succeeds."""
+    target = Path(path)
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.",
+                                            suffix=".tmp")
+    os.close(descriptor)
+    try:
+        yield temporary
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
