@@ -14,6 +14,8 @@ import sys
 
 import pytest
 from evolve_levels import small_level
+from hypothesis import given
+from hypothesis import strategies as st
 
 distributed = pytest.importorskip("distributed")
 
@@ -21,6 +23,7 @@ from evosoko.config import FitnessConfig, ParallelConfig, load_config
 from evosoko.errors import ConfigError, EvosokoError
 from evosoko.evolve import evolve_level, make_evaluator
 from evosoko.evolve.dask_cluster import DaskConnection
+from evosoko.evolve.dask_evaluation import pack_genomes, unpack_genomes
 from evosoko.evolve.genomes import random_genes
 
 
@@ -59,6 +62,12 @@ def serial_map(level, encoding, genomes):
 
 def has_plugin(name, dask_worker):
     return name in dask_worker.plugins
+
+
+@given(st.lists(st.lists(st.integers(0, 719), max_size=30), max_size=12))
+def test_packed_batches_unpack_to_the_same_genomes(genomes):
+    genes, lengths = pack_genomes(genomes)
+    assert [row.tolist() for row in unpack_genomes(genes, lengths)] == genomes
 
 
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])
