@@ -1,0 +1,153 @@
+"""Tests of the foundation commands: levels, show, verify, and the error conventions."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from evosoko.cli import app
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = REPO / "levels" / "seeds.xsb"
+INVALID_SEED = REPO.parent / "shared" / "levels" / "seeds" / "invalid-seed000-recognized.xsb"
+EXAMPLE_SOLUTION = "LdrdL"  # seed000-example, found by breadth-first search
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def json_lines(output: str) -> list[dict]:
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+def test_levels_json_lists_every_level_with_its_keys():
+    result = invoke("levels", SEEDS, "--json")
+    assert result.exit_code == 0
+    records = json_lines(result.stdout)
+    assert [r["level"] for r in records] == ["seed000-example", "seed000-case3", "seed004-blog"]
+    assert [r["index"] for r in records] == [1, 2, 3]
+    assert set(records[0]) == {"index", "level", "width", "height", "boxes"}
+    assert (records[1]["width"], records[1]["height"], records[1]["boxes"]) == (8, 7, 5)
+
+
+def test_levels_without_titles_are_named_by_index(tmp_path):
+    path = tmp_path / "plain.xsb"
+    path.write_text("#####\n#@$.#\n#####\n")
+    (record,) = json_lines(invoke("levels", path, "--json").stdout)
+    assert record["level"] == 1 and record["index"] == 1
+
+
+def test_levels_table_names_the_titles():
+    result = invoke("levels", SEEDS)
+    assert result.exit_code == 0
+    assert "seed000-case3" in result.stdout and "8×7" in result.stdout
+
+
+def test_show_prints_the_board_by_title_and_by_index():
+    by_title = invoke("show", SEEDS, "-l", "seed000-case3")
+    by_index = invoke("show", SEEDS, "-l", "2")
+    assert by_title.exit_code == by_index.exit_code == 0
+    assert "#@ $.. #" in by_title.stdout
+    assert by_title.stdout == by_index.stdout
+
+
+def test_show_with_a_solution_draws_png_and_gif(tmp_path):
+    png, gif = tmp_path / "board.png", tmp_path / "solution.gif"
+    result = invoke("show", SEEDS, "-l", "1", "--solution", EXAMPLE_SOLUTION, "--png", png,
+                    "--gif", gif)
+    assert result.exit_code == 0, result.output
+    assert "5 moves, 2 pushes: solved" in result.stdout
+    with Image.open(png) as image:
+        assert image.format == "PNG" and image.size[0] > image.size[1] > 0
+    with Image.open(gif) as image:
+        assert image.format == "GIF" and image.n_frames == len(EXAMPLE_SOLUTION) + 1
+
+
+def test_gif_needs_a_solution(tmp_path):
+    result = invoke("show", SEEDS, "-l", "1", "--gif", tmp_path / "x.gif")
+    assert result.exit_code == 2 and "--solution" in result.stderr
+
+
+def test_verify_accepts_a_correct_solution():
+    result = invoke("verify", SEEDS, "-l", "seed000-example", "--solution", EXAMPLE_SOLUTION)
+    assert result.exit_code == 0
+    assert "OK" in result.stdout and "5 moves, 2 pushes" in result.stdout
+
+
+def test_verify_json_reports_a_corrupted_solution_and_exits_1():
+    corrupted = "LLdrdL"  # the doubled push drives the box into the wall
+    result = invoke("verify", SEEDS, "-l", "1", "--solution", corrupted, "--json")
+    assert result.exit_code == 1
+    (record,) = json_lines(result.stdout)
+    assert set(record) == {"index", "level", "valid", "solved", "moves", "pushes", "error"}
+    assert record["valid"] is False and record["solved"] is False
+    assert record["error"].startswith("step 2 'L'") and record["moves"] == 1
+
+
+def test_verify_reports_an_unfinished_solution_as_failed():
+    result = invoke("verify", SEEDS, "-l", "1", "--solution", "Ldrd")
+    assert result.exit_code == 1
+    assert "FAILED" in result.stdout and "before every box is on a goal" in result.stdout
+
+
+def test_verify_warns_about_case_and_still_accepts():
+    result = invoke("verify", SEEDS, "-l", "1", "--solution", "ldrdl")
+    assert result.exit_code == 0
+    assert "warning:" in result.stderr and "wrong case" in result.stderr
+
+
+def test_verify_reads_solutions_from_a_collection(tmp_path):
+    solutions = tmp_path / "solutions.sok"
+    board = "\n".join(line for line in SEEDS.read_text().splitlines()[4:11])
+    solutions.write_text(f"{board}\nTitle: seed000-example\nSolution: {EXAMPLE_SOLUTION}\n")
+    result = invoke("verify", SEEDS, "--solutions", solutions, "--json")
+    assert result.exit_code == 0, result.output
+    (record,) = json_lines(result.stdout)
+    assert record["level"] == "seed000-example" and record["solved"] is True
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("levels", "missing.xsb"), "missing.xsb"),
+        (("show", SEEDS, "-l", "no-such-title"), "no-such-title"),
+        (("verify", SEEDS, "-l", "1", "--solution", "LdrdX"), "column 5"),
+        (("verify", SEEDS, "-l", "1"), "--solution"),
+        (("levels", SEEDS, "--format", "bogus"), "bogus"),
+    ],
+)
+def test_bad_input_is_one_error_line_and_exit_2(args, needle):
+    result = invoke(*args)
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0]
+
+
+def test_malformed_level_names_file_and_line(tmp_path):
+    path = tmp_path / "bad.xsb"
+    path.write_text("; one\n#####\n#@$.#\n#####\n\n; two\n#####\n#@$$#\n#.  #\n#####\n")
+    result = invoke("levels", path)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"error: {path}:7: level 2 (two): 2 boxes but 1 goals; they must be equal in number"
+
+
+def test_the_invalid_seed_board_is_rejected_by_the_console_script():
+    if not INVALID_SEED.exists():
+        pytest.skip("../shared/levels is absent")
+    run = subprocess.run([sys.executable, "-m", "evosoko.cli", "levels", str(INVALID_SEED)],
+                         capture_output=True, text=True)
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr
+    assert f"{INVALID_SEED}:4:" in run.stderr and "5 boxes but 2 goals" in run.stderr
+
+
+def test_version():
+    result = invoke("--version")
+    assert result.exit_code == 0 and result.stdout.startswith("evosoko ")
