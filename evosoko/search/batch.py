@@ -1,4 +1,4 @@
-"""Solving the levels of a file one after the other: what ``evosoko solve`` runs."""
+"""Solving several levels one after the other: what ``evosoko solve`` runs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from os import PathLike
 
 from evosoko.search.algorithms import algorithm_named, heuristic_for
 from evosoko.search.result import SearchResult
-from evosoko.search.solver import solve
+from evosoko.search.solver import _check_budget, solve
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
@@ -29,20 +29,45 @@ JSON_KEYS = (
 
 @dataclass(frozen=True, slots=True)
 class LevelOutcome:
-    """One level of a file (1-based ``index`` in the file, ``name``) and its search result."""
+    """One level and its search result."""
 
-    index: int
-    name: str
+    level: Level
     result: SearchResult
 
     def as_json(self) -> dict[str, object]:
         """The JSON object of ``evosoko solve --json`` for this level."""
         stats = self.result.as_dict()
         return {
-            "index": self.index,
-            "level": self.name,
+            "index": self.level.index,
+            "level": self.level.json_label,
             **{key: stats[key] for key in JSON_KEYS[2:]},
         }
+
+
+def solve_levels(
+    levels: Sequence[Level],
+    algo: str = "push-astar",
+    heuristic: str | None = None,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    weight: float = 3.0,
+) -> Iterator[LevelOutcome]:
+    """Solve ``levels`` in order, yielding each outcome as soon as it is known.
+
+    The algorithm, heuristic and budget are checked at once (before any search), so a typo
+    raises :class:`evosoko.errors.ConfigError` from this call, not from the first iteration.
+    """
+    heuristic_for(algorithm_named(algo), heuristic)
+    _check_budget(time_limit, node_limit, weight, 0)
+
+    def outcomes() -> Iterator[LevelOutcome]:
+        for level in levels:
+            result = solve(
+                level, algo, heuristic, time_limit=time_limit, node_limit=node_limit, weight=weight
+            )
+            yield LevelOutcome(level=level, result=result)
+
+    return outcomes()
 
 
 def solve_file(
@@ -53,19 +78,10 @@ def solve_file(
     time_limit: float | None = None,
     node_limit: int | None = None,
     weight: float = 3.0,
+    format: str | None = None,
 ) -> Iterator[LevelOutcome]:
-    """Solve the chosen levels of a file (all when ``level_specs`` is empty), lazily.
-
-    Names are checked before the file is read, so a typo fails fast with
-    :class:`evosoko.errors.ConfigError`; an unreadable file or unknown level raises the
-    loader's :class:`evosoko.errors.EvosokoError`.
-    """
+    """:func:`solve_levels` on the chosen levels of a file (all when ``level_specs`` is empty)."""
     heuristic_for(algorithm_named(algo), heuristic)
-    levels: list[Level] = read_levels(path)
+    levels = read_levels(path, format)
     chosen = select_levels(levels, list(level_specs)) if level_specs else levels
-    for level in chosen:
-        result = solve(
-            level, algo, heuristic, time_limit=time_limit, node_limit=node_limit, weight=weight
-        )
-        index = level.origin.index if level.origin else levels.index(level) + 1
-        yield LevelOutcome(index=index, name=level.name, result=result)
+    return solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)

@@ -9,7 +9,7 @@ import numpy as np
 from evosoko.search.goalroom import GoalRoom
 from evosoko.search.move_kernel import PUSHED
 from evosoko.search.store import GOAL_MACRO_STEP, Store
-from evosoko.sokoban.level import DIRECTIONS, Level, State
+from evosoko.sokoban.level import DIRECTIONS, Level
 from evosoko.sokoban.rules import walk_path
 from evosoko.sokoban.solutions import Verification, verify_solution
 
@@ -79,11 +79,6 @@ def _goal_macro_pushes(level: Level, goal_room: GoalRoom | None, index: int):
     inward = goal_room.inward
     outside = goal_room.entrance - level.deltas[inward]
     return [(outside, inward), *goal_room.pushes[index]]
-
-
-def node_state(store: Store, node: int, player: int) -> State:
-    """The state of a stored node with the player on ``player``."""
-    return State.of(player, store.field("boxes")[node].tolist())
 
 
 def verified(level: Level, lurd: str, *, must_solve: bool) -> Verification:

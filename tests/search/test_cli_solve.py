@@ -1,0 +1,53 @@
+"""``evosoko solve``: table, JSON lines, exit codes, and bad input without a traceback."""
+
+from __future__ import annotations
+
+import json
+
+from tiny_levels import BUNDLED_SEEDS
+from typer.testing import CliRunner
+
+from evosoko.cli import app
+from evosoko.search.batch import JSON_KEYS
+from evosoko.sokoban.formats import read_levels, select_levels
+from evosoko.sokoban.solutions import verify_solution
+
+runner = CliRunner()
+
+
+def test_json_lines_carry_the_keys_and_verified_solutions():
+    result = runner.invoke(
+        app,
+        ["solve", str(BUNDLED_SEEDS), "-l", "seed000-case3", "-l", "1", "--algo", "bfs", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [tuple(record) for record in records] == [JSON_KEYS, JSON_KEYS]
+    assert [record["level"] for record in records] == ["seed000-case3", "seed000-example"]
+    assert records[0]["moves"] == 34
+    level = select_levels(read_levels(BUNDLED_SEEDS), ["seed000-case3"])[0]
+    assert verify_solution(level, records[0]["solution"]).solved
+
+
+def test_the_table_names_each_level_and_an_unsolved_level_exits_1():
+    solved = runner.invoke(app, ["solve", str(BUNDLED_SEEDS), "-l", "2"])
+    assert solved.exit_code == 0
+    assert "seed000-case3" in solved.stdout and "solved" in solved.stdout
+    cut_short = runner.invoke(
+        app, ["solve", str(BUNDLED_SEEDS), "-l", "2", "--algo", "bfs", "--node-limit", "3"]
+    )
+    assert cut_short.exit_code == 1
+    assert "node-limit" in cut_short.stdout
+
+
+def test_bad_names_exit_2_with_one_error_line():
+    for arguments in (
+        ["--algo", "quantum"],
+        ["--heuristic", "manhattan-source"],
+        ["-l", "no-such-level"],
+        ["--time-limit", "0"],
+    ):
+        result = runner.invoke(app, ["solve", str(BUNDLED_SEEDS), *arguments])
+        assert result.exit_code == 2, arguments
+        assert result.stderr.startswith("error: ")
+        assert "Traceback" not in result.output
