@@ -229,5 +229,101 @@ def _report_verification(entry, json_output: bool) -> bool:
     return error is None
 
 
+# ---- run -----------------------------------------------------------------------------------------
+@app.command("run")
+@reports_errors
+def run_command(
+    config: Annotated[
+        Path | None, typer.Argument(help="A run configuration (TOML), e.g. configs/default.toml.")
+    ] = None,
+    overrides: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Override a key: KEY=VALUE, VALUE in TOML (repeatable)."),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", metavar="RUN_DIR", help="Continue an interrupted run."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the summary as one JSON object.")
+    ] = False,
+) -> None:
+    """Evolve solutions for the levels of a configuration; everything goes to a run folder."""
+    from evosoko.config import load_config
+    from evosoko.experiment.progress import make_progress
+    from evosoko.experiment.run import resume_run, start_run
+
+    if resume is not None and (config is not None or overrides):
+        fail("--resume continues a run with its saved configuration: give no CONFIG or --set")
+    if resume is None and config is None:
+        fail("give a configuration file (e.g. configs/default.toml) or --resume RUN_DIR")
+    progress = make_progress(quiet=quiet or json_output)
+    if resume is not None:
+        report = resume_run(resume, progress=progress)
+    else:
+        settings = load_config(config, overrides or [])
+        report = start_run(settings, config_source=str(config), progress=progress)
+    if json_output:
+        print_json(report.json_summary())
+    elif not quiet:
+        stdout.print(f"{report.status}: {report.run_dir}", markup=False)
+    if report.message:
+        stderr.print(report.message, markup=False)
+    if report.exit_code:
+        raise typer.Exit(report.exit_code)
+
+
+
+# ---- solve ---------------------------------------------------------------------------------------
+@app.command("solve")
+@reports_errors
+def solve_command(
+    file: LevelFile,
+    level_ids: LevelIds = None,
+    algo: Annotated[
+        str, typer.Option("--algo", help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
+                          "push-wastar, push-greedy or push-idastar.")
+    ] = "push-astar",
+    heuristic: Annotated[
+        str | None, typer.Option(help="manhattan, push-distance, matching (push level default), "
+                                 "manhattan-source (move level only).")
+    ] = None,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds per level.")] = None,
+    node_limit: Annotated[int | None, typer.Option(help="States expanded per level.")] = None,
+    weight: Annotated[float, typer.Option(help="Heuristic weight of push-wastar.")] = 3.0,
+    format: FormatOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Solve levels by classical search: exit 0 when every chosen level is solved."""
+    from evosoko.search.batch import solve_levels
+
+    _, chosen = _load(file, format, level_ids)
+    outcomes = solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)
+    table = Table(title=f"{file} — {algo}")
+    table.add_column("level", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    for column in ("moves", "pushes", "expanded", "generated", "duplicates", "seconds"):
+        table.add_column(column, justify="right")
+    solutions = []
+    all_solved = True
+    for outcome in outcomes:
+        record = outcome.as_json()
+        all_solved &= record["status"] == "solved"
+        if json_output:
+            print_json(record)
+            continue
+        table.add_row(outcome.level.name, *(str(record[key]) for key in (
+            "status", "moves", "pushes", "expanded", "generated", "duplicates")),
+            f"{record['seconds']:.3f}")
+        if record["solution"] is not None:
+            solutions.append(f"{outcome.level.name}: {record['solution']}")
+    if not json_output:
+        stdout.print(table)
+        for line in solutions:
+            stdout.print(line, markup=False)
+    if not all_solved:
+        raise typer.Exit(EXIT_FAILED)
+
 if __name__ == "__main__":  # pragma: no cover
     app()
