@@ -242,7 +242,8 @@ def main() -> None:
     columns = [("preset", "preset"), ("set", "set"), ("levels", "levels"), ("solved", "solved"),
                ("solve rate", "solve_rate"), ("median evals", "median_evaluations"),
                ("median s", "median_seconds"), ("evals/s", "evaluations_per_s")]
-    report(summary, columns, rows)
+    shown = [{key: "-" if value is None else value for key, value in row.items()} for row in rows]
+    report(summary, columns, shown)
     if speedups:
         print()
         for entry in speedups:

@@ -67,11 +67,10 @@ class RunReport:
         }
 
 
-def load_run_levels(config: Config, source: str | None = None) -> list[Level]:
-    """The levels a configuration runs: ``run.levels`` read, ``run.select`` applied, in order.
-
-    A level selected twice runs once (a run is a function of level, configuration and seed).
-    """
+def load_run_levels(config: Config, source: str | None = None) -> tuple[list[Level], list[Level]]:
+    """The level file of a configuration and the levels it runs (``run.select`` applied, in
+    order). A level selected twice runs once (a run is a function of level, configuration and
+    seed)."""
     if config.run.levels is None:
         raise ConfigError("run.levels is not set: name the level file to run", source)
     levels = read_levels(config.run.levels)
@@ -85,7 +84,7 @@ def load_run_levels(config: Config, source: str | None = None) -> list[Level]:
         unique.setdefault(_index(level), level)
     if not unique:
         raise EvosokoError("no levels to run", config.run.levels)
-    return list(unique.values())
+    return levels, list(unique.values())
 
 
 def start_run(
@@ -100,7 +99,7 @@ def start_run(
     Bad input (levels that cannot be read or selected) raises :class:`EvosokoError` before the
     folder is created.
     """
-    levels = load_run_levels(config, config_source)
+    file_levels, levels = load_run_levels(config, config_source)
     folder = RunFolder.create(config.output.dir, config.run.name)
     folder.write_config(dump_config(config))
     summary = {
@@ -122,7 +121,7 @@ def start_run(
     folder.write_summary(summary)
     folder.add_event("run_started", name=config.run.name, seed=config.run.seed, levels=len(levels),
                      config_file=config_source, levels_file=config.run.levels)
-    return _Execution(folder, config, levels, summary, progress, interrupts).run()
+    return _Execution(folder, config, file_levels, levels, summary, progress, interrupts).run()
 
 
 def resume_run(
@@ -138,7 +137,7 @@ def resume_run(
     folder = RunFolder.open(run_dir)
     config = load_config(folder.file(CONFIG_FILE))
     summary = folder.read_summary()
-    levels = load_run_levels(config, str(folder.file(CONFIG_FILE)))
+    file_levels, levels = load_run_levels(config, str(folder.file(CONFIG_FILE)))
     planned = [{"index": _index(level), "level": level.name} for level in levels]
     if summary.get("planned") != planned:
         raise EvosokoError(
@@ -160,7 +159,8 @@ def resume_run(
     folder.add_event("run_resumed", finished_levels=len(finished),
                      level=None if current is None else current.name,
                      generation=None if position is None else position[1])
-    execution = _Execution(folder, config, levels, summary, progress, interrupts, finished)
+    execution = _Execution(folder, config, file_levels, levels, summary, progress, interrupts,
+                           finished)
     return execution.run()
 
 
@@ -171,6 +171,7 @@ class _Execution:
         self,
         folder: RunFolder,
         config: Config,
+        file_levels: list[Level],
         levels: list[Level],
         summary: dict[str, Any],
         progress: RunProgress | None,
@@ -180,7 +181,7 @@ class _Execution:
         self.folder = folder
         self.config = config
         self.levels = levels
-        self.by_index = {_index(level): level for level in levels}
+        self.file_levels = file_levels
         self.summary = summary
         self.progress = progress or NoProgress()
         self.interrupts = interrupts or GracefulInterrupts()
@@ -227,7 +228,7 @@ class _Execution:
             if result is None:
                 return
             self.results.append(result)
-            self.folder.write_results(self.results, self.by_index)
+            self.folder.write_results(self.results, self.file_levels)
             self._write_summary()
             self.progress.level_finished(result)
         self.status = "completed"

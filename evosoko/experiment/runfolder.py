@@ -116,19 +116,16 @@ class RunFolder:
         """The saved ``summary.json``."""
         return _read_json(self.file(SUMMARY_FILE))
 
-    def write_results(self, results: Sequence[LevelResult], levels: dict[int, Level]) -> None:
+    def write_results(self, results: Sequence[LevelResult], file_levels: Sequence[Level]) -> None:
         """Replace ``results.csv`` and ``solutions.sok`` with the finished levels' results.
 
-        ``levels`` maps a result's index to its level, whose board goes into solutions.sok.
+        ``file_levels`` is the whole level file (a result's ``index`` is 1-based into it).
         """
         rows = [result.csv_row() for result in results]
         write_text_atomic(self.file(RESULTS_FILE), csv_text(RESULT_COLUMNS, rows))
-        solved = [
-            _with_solution(levels[result.index], result.solution)
-            for result in results
-            if result.solution is not None
-        ]
-        write_text_atomic(self.file(SOLUTIONS_FILE), format_levels(solved))
+        solutions = {r.index: r.solution for r in results if r.solution is not None}
+        text = format_levels(solution_collection(file_levels, solutions))
+        write_text_atomic(self.file(SOLUTIONS_FILE), text)
 
     # ---- checkpoints --------------------------------------------------------------------------
     def checkpoint_path(self, index: int) -> Path:
@@ -197,9 +194,24 @@ class RunFolder:
         self._metrics = self._events = None
 
 
-def _with_solution(level: Level, solution: str) -> Level:
-    """``level`` titled with its name and carrying ``Solution: <LURD>`` as its only note."""
-    return level_from_rows(level.rows(), title=level.name, notes=(("Solution", solution),))
+def solution_collection(file_levels: Sequence[Level], solutions: dict[int, str]) -> list[Level]:
+    """The levels of ``solutions.sok``: each solved level with ``Solution: <LURD>`` as its note.
+
+    Solutions are matched to levels by title (``evosoko verify LEVELS --solutions FILE``), and
+    untitled levels by position; so when an untitled level is solved, the collection holds
+    every level of the file up to the last solved one, the unsolved ones without a note.
+    """
+    if all(file_levels[index - 1].title for index in solutions):
+        return [_with_solution(file_levels[index - 1], lurd) for index, lurd in solutions.items()]
+    last = max(solutions)
+    return [_with_solution(level, solutions.get(position))
+            for position, level in enumerate(file_levels[:last], start=1)]
+
+
+def _with_solution(level: Level, solution: str | None) -> Level:
+    """``level`` with its title and, when given, ``Solution: <LURD>`` as its only note."""
+    notes = () if solution is None else (("Solution", solution),)
+    return level_from_rows(level.rows(), title=level.title, notes=notes)
 
 
 def _read_json(path: Path) -> Any:

@@ -100,3 +100,45 @@ def test_events_are_json_lines_with_utc_times(tmp_path):
     events = [json.loads(line) for line in folder.file("events.jsonl").read_text().splitlines()]
     assert [e["event"] for e in events] == ["level_started", "solved"]
     assert events[1]["moves"] == 10 and events[0]["time"].endswith("Z")
+
+
+UNTITLED = """\
+#####
+#@$.#
+#####
+
+######
+#@ $.#
+######
+
+#######
+#@  $.#
+#######
+"""
+
+
+def test_solutions_of_untitled_levels_keep_their_positions():
+    from evosoko.experiment.runfolder import solution_collection
+    from evosoko.sokoban.formats import format_levels, parse_levels
+    from evosoko.sokoban.solution_files import match_solutions
+
+    levels = parse_levels(UNTITLED, "untitled.xsb")
+    assert all(level.title is None for level in levels)
+    written = parse_levels(format_levels(solution_collection(levels, {2: "rR"})), "solutions.sok")
+    assert len(written) == 2 and dict(written[1].notes) == {"Solution": "rR"}
+    (entry,) = match_solutions(levels, written)
+    assert entry.level is levels[1] and entry.lurd == "rR"
+
+
+def test_solutions_of_titled_levels_are_the_solved_ones_only():
+    from evosoko.experiment.runfolder import solution_collection
+    from evosoko.sokoban.formats import parse_levels
+
+    boards = UNTITLED.split("\n\n")
+    text = "\n".join(f"; {title}\n{board.strip()}\n" for title, board in zip("abc", boards))
+    levels = parse_levels(text, "titled.xsb")
+    assert [level.title for level in levels] == ["a", "b", "c"]
+    collection = solution_collection(levels, {3: "rrR", 1: "R"})
+    assert [(level.title, dict(level.notes)["Solution"]) for level in collection] == [
+        ("c", "rrR"), ("a", "R")
+    ]
