@@ -8,7 +8,7 @@ from os import PathLike
 
 from evosoko.search.algorithms import algorithm_named, heuristic_for
 from evosoko.search.result import SearchResult
-from evosoko.search.solver import _check_budget, solve
+from evosoko.search.solver import check_arguments, solve
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
@@ -58,7 +58,7 @@ def solve_levels(
     raises :class:`evosoko.errors.ConfigError` from this call, not from the first iteration.
     """
     heuristic_for(algorithm_named(algo), heuristic)
-    _check_budget(time_limit, node_limit, weight, 0)
+    check_arguments(time_limit, node_limit, weight, 0)
 
     def outcomes() -> Iterator[LevelOutcome]:
         for level in levels:

@@ -101,7 +101,7 @@ def solve(
     """
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
-    _check_budget(time_limit, node_limit, weight, partial)
+    check_arguments(time_limit, node_limit, weight, partial)
     warm_up()
     run = _Run(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
@@ -110,7 +110,10 @@ def solve(
     return run.result(status, partial)
 
 
-def _check_budget(time_limit, node_limit, weight, partial) -> None:
+def check_arguments(
+    time_limit: float | None, node_limit: int | None, weight: float, partial: int
+) -> None:
+    """Raise :class:`ConfigError` for a budget, weight or partial count that makes no sense."""
     if time_limit is not None and not time_limit > 0:
         raise ConfigError(f"time limit must be positive, not {time_limit}")
     if node_limit is not None and node_limit < 1:
