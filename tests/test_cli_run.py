@@ -166,3 +166,14 @@ def test_sigint_leaves_a_run_that_resume_finishes(tmp_path):
     assert level["solved"] or level["generations"] == 400
     rows = (run_dir / "metrics.csv").read_text().splitlines()[1:]
     assert [int(row.split(",")[2]) for row in rows] == list(range(level["generations"] + 1))
+
+
+def test_evosoko_verify_accepts_the_solutions_file(tmp_path):
+    result = invoke(str(write_config(tmp_path)), "--quiet")
+    assert result.exit_code == 0, result.output
+    solutions = only_run_dir(tmp_path) / "solutions.sok"
+    check = CliRunner().invoke(app, ["verify", str(SEED_LEVELS), "--solutions", str(solutions),
+                                     "--json"])
+    assert check.exit_code == 0, check.output
+    records = [json.loads(line) for line in check.stdout.splitlines()]
+    assert records and all(record["valid"] and record["solved"] for record in records)
