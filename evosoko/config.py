@@ -159,9 +159,17 @@ class MutationConfig(_Section):
         default=0.3,
         ge=0,
         le=1,
-        description="Chance of cutting the genome at a random point and regrowing the tail at "
-        "random (its length drawn around the old tail's).",
+        description="Chance of cutting the genome in its second half and regrowing the tail at "
+        "random (1..tail_genes new genes).",
     )
+    tail_genes: int | None = Field(
+        default=None,
+        ge=1,
+        description="Most genes a tail regrowth appends (unset: ga.initial_length); small values "
+        "make regrowth a local step from the genome's end.",
+    )
+
+    _unset = field_validator("tail_genes", mode="before")(_none_word)
 
 
 class GAConfig(_Section):
@@ -214,6 +222,12 @@ class GAConfig(_Section):
         description="Aging: a position that has stayed in the population for this many "
         "generations ranks as one step farther from solved (two steps after twice as many, "
         "...), so the population moves on from local optima (unset: off; not used by nsga2).",
+    )
+    age_memory: bool = Field(
+        default=True,
+        description="With aging: remember the age of a position after it leaves the population, "
+        "so one that comes back resumes its age instead of starting young (a hashed table of "
+        "65,536 counters, checkpointed).",
     )
     hall_of_fame: int = Field(default=10, ge=1, description="Best distinct individuals kept.")
 

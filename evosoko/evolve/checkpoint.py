@@ -2,7 +2,8 @@
 
 A checkpoint holds everything the generational loop needs to continue exactly as if it had
 never stopped: the population and hall of fame as gene lists with their evaluations, the
-counters, and the state of the run's ``random.Random``. Fitnesses are deterministic, so the
+counters, the table of :class:`evosoko.evolve.aging.AgeMemory` (compressed text) when aging
+remembers, and the state of the run's ``random.Random``. Fitnesses are deterministic, so the
 fitness cache is not saved (it only saves time).
 """
 
@@ -33,8 +34,10 @@ class Member:
     @staticmethod
     def from_dict(data: dict[str, Any]) -> "Member":
         """Inverse of :meth:`to_dict`."""
-        solved, distance, length, keep, state_hash = data["evaluation"]
-        evaluation = Evaluation(bool(solved), int(distance), int(length), int(keep), int(state_hash))
+        solved, distance, length, keep, state_hash, *gap = data["evaluation"]
+        evaluation = Evaluation(
+            bool(solved), int(distance), int(length), int(keep), int(state_hash), int(sum(gap))
+        )
         return Member([int(g) for g in data["genes"]], evaluation, int(data.get("age", 0)))
 
 
@@ -53,6 +56,7 @@ class Checkpoint:
     rng_state: Any
     population: list[Member] = field(default_factory=list)
     hall_of_fame: list[Member] = field(default_factory=list)
+    age_memory: str | None = None
     version: int = CHECKPOINT_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -83,6 +87,7 @@ class Checkpoint:
                 rng_state=rng_state_from_json(data["rng_state"]),
                 population=[Member.from_dict(m) for m in data["population"]],
                 hall_of_fame=[Member.from_dict(m) for m in data["hall_of_fame"]],
+                age_memory=data.get("age_memory"),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise EvosokoError(f"malformed checkpoint: {error!r}") from None

@@ -39,6 +39,7 @@ from deap import base, creator, tools
 from evosoko.config import Config
 from evosoko.errors import EvosokoError
 from evosoko.evolve import operators, selection
+from evosoko.evolve.aging import AgeMemory
 from evosoko.evolve.checkpoint import Checkpoint, Member, restored_rng
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.fitness import FITNESS_WEIGHTS, Evaluation, FitnessCache
@@ -101,7 +102,7 @@ class LevelOutcome:
 
     ``solution_lurd`` is verified by :func:`evosoko.sokoban.solutions.verify_solution` (None
     when unsolved); ``moves`` and ``pushes`` count it. ``best_fitness`` is the best
-    individual's ``(solved, distance, length)``; ``best_lurd`` the LURD its genome plays.
+    individual's ``(solved, distance, gap, length)``; ``best_lurd`` the LURD its genome plays.
     """
 
     level: str
@@ -113,7 +114,7 @@ class LevelOutcome:
     solution_lurd: str | None
     moves: int | None
     pushes: int | None
-    best_fitness: tuple[float, float, float]
+    best_fitness: tuple[float, ...]
     best_genes: list[int]
     best_lurd: str
     restarts: int
@@ -165,6 +166,7 @@ class Engine:
             else None
         )
         self.rank = _aged_rank(config.ga.age_patience) if config.ga.age_patience else _fitness
+        self.age_memory = AgeMemory() if config.ga.age_patience and config.ga.age_memory else None
         self.hall_of_fame = tools.HallOfFame(config.ga.hall_of_fame)
         self.statistics = tools.Statistics(key=lambda individual: individual.fitness.values[1])
         self.statistics.register("min", np.min)
@@ -200,7 +202,7 @@ class Engine:
             gene_range=self.gene_range,
             min_length=ga.min_length,
             max_length=ga.max_length,
-            tail_length=ga.initial_length,
+            tail_length=ga.mutation.tail_genes or ga.initial_length,
         )
         toolbox.register(
             "grow", operators.grow, rng=rng, gene_range=self.gene_range,
@@ -252,6 +254,10 @@ class Engine:
         self.population = [self._individual(m.genes, m.evaluation) for m in checkpoint.population]
         for individual, member in zip(self.population, checkpoint.population):
             individual.age = member.age
+        if self.age_memory is not None:
+            if checkpoint.age_memory is None:
+                raise EvosokoError("the checkpoint has no age memory; the configuration uses one")
+            self.age_memory = AgeMemory.from_json(checkpoint.age_memory)
         items = [self._individual(m.genes, m.evaluation) for m in checkpoint.hall_of_fame]
         self.hall_of_fame.items = items
         self.hall_of_fame.keys = [item.fitness for item in reversed(items)]
@@ -264,7 +270,9 @@ class Engine:
 
     def _assign(self, individual, evaluation: Evaluation) -> None:
         individual.evaluation = evaluation
-        individual.fitness.values = evaluation.fitness_values(self.config.fitness.length_objective)
+        individual.fitness.values = evaluation.fitness_values(
+            self.config.fitness.length_objective, gap_objective=self.ga.selection != "nsga2"
+        )
 
     # ---- the loop -------------------------------------------------------------------------------
     @property
@@ -330,6 +338,8 @@ class Engine:
             genomes.append(random_genes(self.rng, ga.initial_length, self.encoding))
         population = [self._individual(g) for g in genomes]
         self._evaluate(population)
+        if self.age_memory is not None:
+            self.age_memory.assign(population)
         return population
 
     def _vary(self, parents: Sequence) -> list:
@@ -381,7 +391,9 @@ class Engine:
         if name == "nsga2":
             return selection.sel_nsga2(self.population + offspring, ga.population, identity)
         rank = self.rank
-        if ga.age_patience:
+        if self.age_memory is not None:
+            self.age_memory.assign(offspring)
+        elif ga.age_patience:
             _share_ages(self.population + offspring)
         if name == "mu_plus_lambda":
             chosen = selection.best_distinct(
@@ -403,8 +415,11 @@ class Engine:
                 chosen += selection.best_distinct(
                     others, ga.population - len(chosen), identity, key=rank
                 )
-        for individual in chosen:
-            individual.age += 1
+        if self.age_memory is not None:
+            self.age_memory.advance(chosen)
+        else:
+            for individual in chosen:
+                individual.age += 1
         return chosen
 
     def _memetic_step(self) -> None:
@@ -473,6 +488,7 @@ class Engine:
             rng_state=self.rng.getstate(),
             population=[Member(list(ind), ind.evaluation, ind.age) for ind in self.population],
             hall_of_fame=[Member(list(ind), ind.evaluation) for ind in self.hall_of_fame],
+            age_memory=None if self.age_memory is None else self.age_memory.to_json(),
         ).to_dict()
 
     def _checkpoint(self) -> None:
@@ -541,9 +557,9 @@ def _aged_rank(patience: int) -> Callable:
     """Ranking key: the weighted fitness with the distance worsened by one per ``patience``
     generations that the individual's position has spent in the population."""
 
-    def rank(individual) -> tuple[float, float, float]:
-        solved, distance, length = individual.fitness.wvalues
-        return (solved, distance - individual.age // patience, length)
+    def rank(individual) -> tuple[float, ...]:
+        solved, distance, *rest = individual.fitness.wvalues
+        return (solved, distance - individual.age // patience, *rest)
 
     return rank
 

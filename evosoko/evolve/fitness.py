@@ -9,10 +9,12 @@ what every evaluation backend runs (in this process or in a worker). Each genome
   for move genomes, pushes for push genomes);
 - ``keep``: the genes that matter (up to the solution or the scored point; the engine trims
   the genome to them when ``trim_to_best`` is on); ``state_hash``: the Zobrist hash of the
-  position scored, for duplicate elimination.
+  position scored, for duplicate elimination;
+- ``gap`` (move genomes; 0 for push genomes): the player's walking distance to the nearest box
+  off its goal at the scored point, the tie-breaker between equal distances that rewards walking
+  towards the next push (:mod:`evosoko.evolve.move_replay`).
 
-Move genomes choose their best point by the replay kernel's box-distance score (the sum of
-push distances to the nearest goals) and are scored there with the configured objective.
+The DEAP fitness is ``(solved, distance, gap, length)``, compared lexicographically.
 """
 
 from __future__ import annotations
@@ -24,13 +26,12 @@ from typing import NamedTuple
 import numpy as np
 
 from evosoko.config import FitnessConfig
-from evosoko.evolve.move_replay import MoveScoring, score_prefixes
+from evosoko.evolve.move_replay import move_tables, replay_move_batch
 from evosoko.evolve.push_replay import push_tables, replay_push_batch
-from evosoko.sokoban.kernels import replay_batch, replay_tables
 from evosoko.sokoban.level import Level
 
-FITNESS_WEIGHTS = (1.0, -1.0, -1.0)
-"""DEAP weights of the fitness values (solved, distance, length): compared lexicographically."""
+FITNESS_WEIGHTS = (1.0, -1.0, -1.0, -1.0)
+"""DEAP weights of the fitness values (solved, distance, gap, length): compared lexicographically."""
 
 
 class Evaluation(NamedTuple):
@@ -41,12 +42,17 @@ class Evaluation(NamedTuple):
     length: int
     keep: int
     state_hash: int
+    gap: int = 0
 
-    def fitness_values(self, length_objective: bool = True) -> tuple[float, float, float]:
-        """The DEAP fitness values ``(solved, distance, length)`` (length 0 when not an objective)."""
+    def fitness_values(
+        self, length_objective: bool = True, gap_objective: bool = True
+    ) -> tuple[float, float, float, float]:
+        """The DEAP fitness values ``(solved, distance, gap, length)`` (gap and length 0 when
+        they are not objectives)."""
         return (
             1.0 if self.solved else 0.0,
             float(self.distance),
+            float(self.gap) if gap_objective else 0.0,
             float(self.length) if length_objective else 0.0,
         )
 
@@ -61,8 +67,7 @@ class FitnessFunction:
         self.encoding = encoding
         self.config = config
         if encoding == "moves":
-            self._tables = replay_tables(level)
-            self._scoring = MoveScoring(level)
+            self._move_tables = move_tables(level)
         else:
             self._push_tables = push_tables(level)
 
@@ -80,22 +85,31 @@ class FitnessFunction:
 
     def _moves(self, genomes: np.ndarray, lengths: np.ndarray) -> list[Evaluation]:
         config = self.config
-        genomes = genomes.astype(np.int8)
-        result = replay_batch(self._tables, genomes, lengths, stop_on_deadlock=config.stop_on_deadlock)
-        scored_at = np.where(
-            result.solved,
-            result.solved_at,
-            result.best_prefix if config.trim_to_best else result.steps,
-        ).astype(np.int32)
-        keep = np.where(result.solved | config.trim_to_best, scored_at, lengths)
-        distance, hashes = score_prefixes(
-            self._tables, self._scoring, genomes, scored_at, config.objective
+        result = replay_move_batch(
+            self._move_tables, genomes, lengths, config.objective, config.stop_on_deadlock
         )
-        rows = zip(result.solved.tolist(), distance.tolist(), keep.tolist(), hashes.tolist())
-        return [
-            Evaluation(bool(solved), 0 if solved else int(d), int(k), int(k), int(h))
-            for solved, d, k, h in rows
-        ]
+        evaluations = []
+        for i in range(len(lengths)):
+            if result.solved[i]:
+                at = int(result.solved_at[i])
+                evaluations.append(Evaluation(True, 0, at, at, int(result.final_hash[i])))
+            elif config.trim_to_best:
+                at = int(result.best_prefix[i])
+                evaluations.append(
+                    Evaluation(
+                        False, int(result.best_distance[i]), at, at, int(result.best_hash[i]),
+                        int(result.best_gap[i]),
+                    )
+                )
+            else:
+                at = int(result.steps[i]) if result.deadlocked[i] else int(lengths[i])
+                evaluations.append(
+                    Evaluation(
+                        False, int(result.final_distance[i]), at, at, int(result.final_hash[i]),
+                        int(result.final_gap[i]),
+                    )
+                )
+        return evaluations
 
     def _pushes(self, genomes: np.ndarray, lengths: np.ndarray) -> list[Evaluation]:
         config = self.config

@@ -1,80 +1,346 @@
-"""Where a move genome's prefix leads: the position after its first ``k`` genes, scored.
+"""Replay and scoring of move genomes in one numba kernel.
 
-The batch replay itself is :func:`evosoko.sokoban.kernels.replay_batch`; this kernel replays a
-chosen prefix of each genome by the same rules (an illegal move is skipped) and reports the
-distance objective and the Zobrist hash (player normalized) of the position it reaches, so that
-a genome can be scored and deduplicated at its best point.
+Moves follow the rules of :mod:`evosoko.sokoban.kernels` (a gene ``0..3`` = ``u d l r``
+walks or pushes; a move into a wall or a blocked box is skipped; replay stops when solved).
+Along the trajectory every position is scored by a key compared lexicographically:
+
+1. ``distance``: the configured objective of the boxes (:mod:`evosoko.evolve.distances`),
+   recomputed after each push;
+2. ``gap``: the player's walking distance (over the floor, boxes ignored) to the nearest box
+   that is off its goal, so that among positions with equal boxes the one where the player has
+   walked towards the next box to push is better. Without it, a walk that prepares a push would
+   be worth nothing until the push itself is found by the same mutation.
+
+The *best point* is the earliest prefix with the lowest key. With ``stop_on_deadlock`` replay
+ends *before* a push that puts a box on a dead square, freezes a box off its goal (the greatest
+fixpoint of :mod:`evosoko.evolve.push_replay`) or leaves no perfect matching of boxes to goals;
+the genes up to that push are the genome's useful part, and its end is scored there.
+
+Per genome the kernel reports: solved and where, the best point and its key, the genes consumed
+and the key there, and the Zobrist hashes (player normalized, as in
+:mod:`evosoko.sokoban.kernels`) at the best point and at the end.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from evosoko.evolve.distances import distance_kernel, manhattan_to_nearest_goal, objective_code
-from evosoko.sokoban.kernels import ReplayTables
-from evosoko.sokoban.level import Level
+from evosoko.sokoban.kernels import replay_tables
+from evosoko.sokoban.level import UNREACHABLE, Level
+
+_FAR = 1 << 30
+"""Walking distance between cells that cannot reach each other."""
 
 
-class MoveScoring:
-    """The per-level arrays :func:`score_prefixes` needs besides the replay tables."""
+@dataclass(frozen=True, eq=False)
+class MoveTables:
+    """Flat per-level arrays read by the move kernel; build with :func:`move_tables`."""
 
-    def __init__(self, level: Level) -> None:
-        self.push_distance = level.push_distance.astype(np.int64)
-        self.nearest = level.nearest_goal_distance.astype(np.int64)
-        self.manhattan = manhattan_to_nearest_goal(level)
+    deltas: np.ndarray  # int64[4]
+    floor: np.ndarray  # bool[cells]
+    goals: np.ndarray  # bool[cells]
+    dead: np.ndarray  # bool[cells]
+    push_distance: np.ndarray  # int64[goals, cells]
+    nearest: np.ndarray  # int64[cells]
+    manhattan: np.ndarray  # int64[cells]
+    walk: np.ndarray  # int32[cells, cells]: floor walking distance, boxes ignored
+    zobrist_box: np.ndarray  # uint64[cells]
+    zobrist_player: np.ndarray  # uint64[cells]
+    start_player: int
+    start_boxes: np.ndarray  # int64[boxes]
 
 
-def score_prefixes(
-    tables: ReplayTables,
-    scoring: MoveScoring,
-    genomes: np.ndarray,
-    prefixes: np.ndarray,
-    objective: str,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(distance int64[n], hash uint64[n]) of the position after ``genomes[i, :prefixes[i]]``."""
-    count = genomes.shape[0]
-    distance = np.zeros(count, dtype=np.int64)
-    hashes = np.zeros(count, dtype=np.uint64)
-    _score_prefixes_kernel(
-        tables.deltas,
-        tables.floor,
-        tables.zobrist_box,
-        tables.zobrist_player,
-        tables.start_player,
-        tables.start_boxes,
-        scoring.push_distance,
-        scoring.nearest,
-        scoring.manhattan,
-        objective_code(objective),
-        np.ascontiguousarray(genomes, dtype=np.int8),
-        np.ascontiguousarray(prefixes, dtype=np.int32),
-        distance,
-        hashes,
+def move_tables(level: Level) -> MoveTables:
+    """The :class:`MoveTables` of ``level``."""
+    replay = replay_tables(level)
+    floor = np.ascontiguousarray(level.floor, dtype=np.bool_)
+    deltas = np.array(level.deltas, dtype=np.int64)
+    return MoveTables(
+        deltas=deltas,
+        floor=floor,
+        goals=np.ascontiguousarray(level.goals, dtype=np.bool_),
+        dead=np.ascontiguousarray(level.dead_squares, dtype=np.bool_),
+        push_distance=level.push_distance.astype(np.int64),
+        nearest=level.nearest_goal_distance.astype(np.int64),
+        manhattan=manhattan_to_nearest_goal(level),
+        walk=_walk_distances(floor, deltas),
+        zobrist_box=replay.zobrist_box,
+        zobrist_player=replay.zobrist_player,
+        start_player=int(level.start.player),
+        start_boxes=np.array(level.start.boxes, dtype=np.int64),
     )
-    return distance, hashes
+
+
+@dataclass(frozen=True, eq=False)
+class MoveReplay:
+    """Per-genome outcome of :func:`replay_move_batch` (arrays, one entry per genome)."""
+
+    solved: np.ndarray  # bool
+    solved_at: np.ndarray  # int32: genes consumed when solved, -1 otherwise
+    best_prefix: np.ndarray  # int32: genes at the lowest key (earliest), 0 = the start
+    best_distance: np.ndarray  # int64
+    best_gap: np.ndarray  # int64
+    best_hash: np.ndarray  # uint64
+    steps: np.ndarray  # int32: genes consumed (before a deadlocking push, if any)
+    final_distance: np.ndarray  # int64
+    final_gap: np.ndarray  # int64
+    final_hash: np.ndarray  # uint64
+    deadlocked: np.ndarray  # bool: stopped before a deadlocking push
+
+
+def replay_move_batch(
+    tables: MoveTables,
+    genomes: np.ndarray,
+    lengths: np.ndarray,
+    objective: str = "matching",
+    stop_on_deadlock: bool = True,
+) -> MoveReplay:
+    """Replay ``genomes[i, :lengths[i]]`` (direction codes 0..3) for every i."""
+    genomes = np.ascontiguousarray(genomes, dtype=np.int8)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int32)
+    if genomes.size and (genomes.min() < 0 or genomes.max() > 3):
+        raise ValueError("move genes must be direction codes 0..3")
+    count = genomes.shape[0]
+    result = MoveReplay(
+        solved=np.zeros(count, dtype=np.bool_),
+        solved_at=np.zeros(count, dtype=np.int32),
+        best_prefix=np.zeros(count, dtype=np.int32),
+        best_distance=np.zeros(count, dtype=np.int64),
+        best_gap=np.zeros(count, dtype=np.int64),
+        best_hash=np.zeros(count, dtype=np.uint64),
+        steps=np.zeros(count, dtype=np.int32),
+        final_distance=np.zeros(count, dtype=np.int64),
+        final_gap=np.zeros(count, dtype=np.int64),
+        final_hash=np.zeros(count, dtype=np.uint64),
+        deadlocked=np.zeros(count, dtype=np.bool_),
+    )
+    _move_batch_kernel(
+        tables.deltas, tables.floor, tables.goals, tables.dead, tables.push_distance,
+        tables.nearest, tables.manhattan, tables.walk, tables.zobrist_box, tables.zobrist_player,
+        tables.start_player, tables.start_boxes, objective_code(objective), bool(stop_on_deadlock),
+        genomes, lengths, result.solved, result.solved_at, result.best_prefix,
+        result.best_distance, result.best_gap, result.best_hash, result.steps,
+        result.final_distance, result.final_gap, result.final_hash, result.deadlocked,
+    )
+    return result
+
+
+# ---- compiled kernels ---------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _walk_distances(floor, deltas):  # pragma: no cover - compiled
+    """All-pairs walking distances over the floor (breadth-first from every floor cell)."""
+    cells = floor.shape[0]
+    walk = np.full((cells, cells), _FAR, dtype=np.int32)
+    queue = np.empty(cells, dtype=np.int64)
+    for source in range(cells):
+        if not floor[source]:
+            continue
+        walk[source, source] = 0
+        queue[0] = source
+        head, tail = 0, 1
+        while head < tail:
+            cell = queue[head]
+            head += 1
+            for k in range(4):
+                neighbour = cell + deltas[k]
+                if 0 <= neighbour < cells and floor[neighbour] and walk[source, neighbour] == _FAR:
+                    walk[source, neighbour] = walk[source, cell] + 1
+                    queue[tail] = neighbour
+                    tail += 1
+    return walk
 
 
 @numba.njit(cache=True)
-def _score_prefixes_kernel(
-    deltas, floor, zobrist_box, zobrist_player, start_player, start_boxes, push_distance,
-    nearest, manhattan, objective, genomes, prefixes, distance, hashes,
+def _gap(walk, goals, boxes, player):  # pragma: no cover - compiled
+    """Walking distance from ``player`` to the nearest box off its goal (0 when there is none)."""
+    best = _FAR
+    found = False
+    for k in range(boxes.shape[0]):
+        box = boxes[k]
+        if not goals[box]:
+            found = True
+            if walk[player, box] < best:
+                best = walk[player, box]
+    return best if found else 0
+
+
+@numba.njit(cache=True)
+def _frozen_off_goal(occupant, floor, dead, goals, deltas, boxes, frozen):  # pragma: no cover
+    """Whether some box is frozen off its goal: greatest fixpoint, as in push replay.
+
+    ``occupant``: -1 off the floor, 0 empty, k + 1 under box k; ``frozen`` is scratch bool[cells],
+    all False on entry and on return.
+    """
+    n = boxes.shape[0]
+    for k in range(n):
+        frozen[boxes[k]] = True
+    changed = True
+    while changed:
+        changed = False
+        for k in range(n):
+            cell = boxes[k]
+            if not frozen[cell]:
+                continue
+            for axis in range(2):
+                a = cell + deltas[2 * axis]
+                b = cell + deltas[2 * axis + 1]
+                if not (
+                    not floor[a] or not floor[b] or frozen[a] or frozen[b] or (dead[a] and dead[b])
+                ):
+                    frozen[cell] = False
+                    changed = True
+                    break
+    lost = False
+    for k in range(n):
+        if frozen[boxes[k]] and not goals[boxes[k]]:
+            lost = True
+        frozen[boxes[k]] = False
+    return lost
+
+
+@numba.njit(cache=True)
+def _may_freeze(occupant, floor, dead, deltas, cell):  # pragma: no cover - compiled
+    """Cheap filter: False when a box on ``cell`` can certainly still move along some axis."""
+    for axis in range(2):
+        a = cell + deltas[2 * axis]
+        b = cell + deltas[2 * axis + 1]
+        if occupant[a] == 0 and occupant[b] == 0 and not (dead[a] and dead[b]):
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _position_hash(
+    occupant, deltas, boxes, player, zobrist_box, zobrist_player, mark, stamp, stack
+):  # pragma: no cover - compiled
+    """Zobrist hash of the position (player normalized to the smallest reachable cell)."""
+    box_hash = np.uint64(0)
+    for k in range(boxes.shape[0]):
+        box_hash ^= zobrist_box[boxes[k]]
+    mark[player] = stamp
+    stack[0] = player
+    top = 1
+    smallest = player
+    while top > 0:
+        top -= 1
+        cell = stack[top]
+        if cell < smallest:
+            smallest = cell
+        for k in range(4):
+            neighbour = cell + deltas[k]
+            if occupant[neighbour] == 0 and mark[neighbour] != stamp:
+                mark[neighbour] = stamp
+                stack[top] = neighbour
+                top += 1
+    return box_hash ^ zobrist_player[smallest]
+
+
+@numba.njit(cache=True)
+def _reset(occupant, floor, boxes, start_boxes):  # pragma: no cover - compiled
+    """Put the start position on the scratch board."""
+    for cell in range(floor.shape[0]):
+        occupant[cell] = 0 if floor[cell] else -1
+    for k in range(start_boxes.shape[0]):
+        boxes[k] = start_boxes[k]
+        occupant[boxes[k]] = k + 1
+
+
+@numba.njit(cache=True)
+def _move_batch_kernel(
+    deltas, floor, goals, dead, push_distance, nearest, manhattan, walk, zobrist_box,
+    zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genomes, lengths,
+    solved, solved_at, best_prefix, best_distance, best_gap, best_hash, steps, final_distance,
+    final_gap, final_hash, deadlocked,
 ):  # pragma: no cover - compiled
     cells = floor.shape[0]
     box_count = start_boxes.shape[0]
-    occupant = np.zeros(cells, dtype=np.int64)  # -1 off the floor, 0 empty, k + 1 box k
-    boxes = start_boxes.copy()
-    sorted_boxes = np.empty(box_count, dtype=np.int64)
+    occupant = np.empty(cells, dtype=np.int64)
+    boxes = np.empty(box_count, dtype=np.int64)
+    frozen = np.zeros(cells, dtype=np.bool_)
     mark = np.zeros(cells, dtype=np.int64)
     stack = np.empty(cells, dtype=np.int64)
+    stamp = 0
+    start_distance = distance_kernel(objective, start_boxes, push_distance, nearest, manhattan)
     for i in range(genomes.shape[0]):
-        for cell in range(cells):
-            occupant[cell] = 0 if floor[cell] else -1
-        for k in range(box_count):
-            boxes[k] = start_boxes[k]
-            occupant[boxes[k]] = k + 1
+        _reset(occupant, floor, boxes, start_boxes)
         player = start_player
-        for j in range(prefixes[i]):
+        on_goals = 0
+        for k in range(box_count):
+            if goals[boxes[k]]:
+                on_goals += 1
+        distance = start_distance
+        gap = _gap(walk, goals, boxes, player)
+        best_d, best_g, best_at = distance, gap, 0
+        is_solved = on_goals == box_count
+        consumed = 0
+        stuck = False
+        while not is_solved and consumed < lengths[i]:
+            delta = deltas[genomes[i, consumed]]
+            target = player + delta
+            box = occupant[target]
+            if box < 0:
+                consumed += 1
+                continue
+            if box == 0:
+                player = target
+            else:
+                beyond = target + delta
+                if occupant[beyond] != 0:
+                    consumed += 1
+                    continue
+                occupant[beyond] = box
+                occupant[target] = 0
+                boxes[box - 1] = beyond
+                pushed_distance = distance_kernel(objective, boxes, push_distance, nearest, manhattan)
+                on_goals += (1 if goals[beyond] else 0) - (1 if goals[target] else 0)
+                lost = on_goals < box_count and (
+                    dead[beyond]
+                    or pushed_distance >= UNREACHABLE
+                    or (
+                        _may_freeze(occupant, floor, dead, deltas, beyond)
+                        and _frozen_off_goal(occupant, floor, dead, goals, deltas, boxes, frozen)
+                    )
+                )
+                if lost and stop_on_deadlock:  # undo the push and stop before it
+                    occupant[target] = box
+                    occupant[beyond] = 0
+                    boxes[box - 1] = target
+                    on_goals -= (1 if goals[beyond] else 0) - (1 if goals[target] else 0)
+                    stuck = True
+                    break
+                player = target
+                distance = pushed_distance
+                is_solved = on_goals == box_count
+            consumed += 1
+            gap = _gap(walk, goals, boxes, player)
+            if is_solved:
+                distance, gap = 0, 0
+            if distance < best_d or (distance == best_d and gap < best_g):
+                best_d, best_g, best_at = distance, gap, consumed
+        stamp += 1
+        final_hash[i] = _position_hash(
+            occupant, deltas, boxes, player, zobrist_box, zobrist_player, mark, stamp, stack
+        )
+        solved[i] = is_solved
+        solved_at[i] = consumed if is_solved else -1
+        steps[i] = consumed
+        final_distance[i] = distance
+        final_gap[i] = gap
+        deadlocked[i] = stuck
+        best_prefix[i] = best_at
+        best_distance[i] = best_d
+        best_gap[i] = best_g
+        if best_at == consumed:
+            best_hash[i] = final_hash[i]
+            continue
+        # replay the best prefix again for the hash of the best point
+        _reset(occupant, floor, boxes, start_boxes)
+        player = start_player
+        for j in range(best_at):
             delta = deltas[genomes[i, j]]
             target = player + delta
             box = occupant[target]
@@ -87,27 +353,7 @@ def _score_prefixes_kernel(
                     occupant[target] = 0
                     boxes[box - 1] = beyond
                     player = target
-        box_hash = np.uint64(0)
-        for k in range(box_count):
-            sorted_boxes[k] = boxes[k]
-            box_hash ^= zobrist_box[boxes[k]]
-        sorted_boxes.sort()
-        distance[i] = distance_kernel(objective, sorted_boxes, push_distance, nearest, manhattan)
-        # normalized player: the smallest cell reachable over empty floor
-        stamp = i + 1
-        mark[player] = stamp
-        stack[0] = player
-        top = 1
-        smallest = player
-        while top > 0:
-            top -= 1
-            cell = stack[top]
-            if cell < smallest:
-                smallest = cell
-            for k in range(4):
-                neighbour = cell + deltas[k]
-                if occupant[neighbour] == 0 and mark[neighbour] != stamp:
-                    mark[neighbour] = stamp
-                    stack[top] = neighbour
-                    top += 1
-        hashes[i] = box_hash ^ zobrist_player[smallest]
+        stamp += 1
+        best_hash[i] = _position_hash(
+            occupant, deltas, boxes, player, zobrist_box, zobrist_player, mark, stamp, stack
+        )

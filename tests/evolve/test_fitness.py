@@ -73,13 +73,13 @@ def test_fitness_values_order_solved_first():
     solved_long = Evaluation(True, 0, 90, 90, 1)
     close = Evaluation(False, 1, 5, 5, 2)
     far_short = Evaluation(False, 4, 2, 2, 3)
-    weights = (1.0, -1.0, -1.0)
+    weights = (1.0, -1.0, -1.0, -1.0)
 
     def key(e):
         return tuple(v * w for v, w in zip(e.fitness_values(), weights))
 
     assert key(solved_long) > key(close) > key(far_short)
-    assert close.fitness_values(length_objective=False)[2] == 0.0
+    assert close.fitness_values(length_objective=False)[3] == 0.0
 
 
 def test_genes_from_lurd_round_trip():

@@ -15,7 +15,7 @@ from evosoko.evolve.fitness import Evaluation
 
 def individual(distance: float, length: float = 10.0, solved: bool = False, state: int = 0):
     ind = creator.EvosokoGenome([int(distance), int(length)])
-    ind.fitness.values = (1.0 if solved else 0.0, distance, length)
+    ind.fitness.values = (1.0 if solved else 0.0, distance, 0.0, length)
     ind.state = state
     return ind
 
@@ -105,4 +105,4 @@ def test_checkpoint_round_trips_through_plain_data():
 
 def test_deap_fitness_class_is_lexicographic():
     assert issubclass(creator.EvosokoFitness, base.Fitness)
-    assert creator.EvosokoFitness.weights == (1.0, -1.0, -1.0)
+    assert creator.EvosokoFitness.weights == (1.0, -1.0, -1.0, -1.0)
