@@ -114,6 +114,7 @@ def _exhausted_message(spec: GenerationSpec, count: int, found: int, attempts: i
     band = f"{spec.min_pushes}..{spec.max_pushes if spec.max_pushes is not None else ''}"
     return (
         f"generated only {found} of {count} levels in {attempts} attempts ({spec.method}, "
-        f"{spec.width}x{spec.height}, {spec.boxes} boxes, pushes {band}); widen the pushes band, "
+        f"{spec.width}x{spec.height}, {spec.boxes} box{'es' if spec.boxes > 1 else ''}, pushes "
+        f"{band}); widen the pushes band, "
         "change the room size or the number of boxes"
     )

@@ -10,7 +10,11 @@ from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.solutions import verify_solution
 
 STARTER = Path(__file__).resolve().parents[2] / "levels" / "starter.xsb"
-BANDS = {"easy": ("mask", 2, 2, 6), "medium": ("markov", 3, 6, 12), "hard": ("reverse", 4, 18, None)}
+BANDS = {
+    "easy": ("mask", 2, 2, 6),
+    "medium": ("markov", 3, 6, 12),
+    "hard": ("reverse", 4, 18, None),
+}
 
 
 @pytest.fixture(scope="module")
