@@ -1,0 +1,57 @@
+"""Tests of the presets in configs/: they load, their keys are explained, seed004 is the source GA."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from evosoko.config import load_config
+from evosoko.sokoban.formats import read_levels, select_levels
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+RUN_PRESETS = ("default", "seed004", "moves", "pushes", "hybrid", "microban")
+BUNDLED = ("default", "seed004", "moves", "pushes", "hybrid")
+
+
+@pytest.mark.parametrize("name", RUN_PRESETS)
+def test_preset_loads_and_every_key_has_a_comment(name):
+    path = CONFIGS / f"{name}.toml"
+    config = load_config(path)
+    assert config.run.name == name
+    lines = path.read_text().splitlines()
+    for number, line in enumerate(lines):
+        if re.match(r"^[a-z_]+ = ", line):
+            assert lines[number - 1].startswith("#"), f"{path.name}:{number + 1}: {line}"
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled_presets_name_existing_levels(name):
+    config = load_config(CONFIGS / f"{name}.toml")
+    levels = read_levels(config.run.levels)
+    assert select_levels(levels, config.run.select) if config.run.select else levels
+
+
+def test_microban_preset_points_at_the_shared_microban():
+    config = load_config(CONFIGS / "microban.toml")
+    assert Path(config.run.levels).name == "microban.txt"
+    if not Path(config.run.levels).is_file():
+        pytest.skip("no shared level folder")
+    assert len(read_levels(config.run.levels)) == 155 and config.run.select == []
+
+
+def test_seed004_is_the_source_ga():
+    config = load_config(CONFIGS / "seed004.toml")
+    ga, fitness = config.ga, config.fitness
+    assert config.run.select == ["seed004-blog"] and config.run.budget.generations == 2000
+    assert (ga.encoding, ga.population, ga.selection, ga.truncation) == ("moves", 100, "truncation", 0.5)
+    assert (ga.crossover.kind, ga.crossover.block_size, ga.crossover.probability) == ("block", 3, 1.0)
+    mutation = ga.mutation
+    assert (mutation.replace_rate, mutation.insert_rate, mutation.delete_rate) == (0.05, 0.05, 0)
+    assert mutation.duplication == mutation.inversion == mutation.tail_regrowth == 0
+    assert (ga.grow_while_under, ga.grow_by) == (50, 10)
+    assert ga.stagnation_restart is None and ga.age_patience is None
+    assert fitness.objective == "manhattan"
+    assert not (fitness.trim_to_best or fitness.stop_on_deadlock or fitness.length_objective)
+    assert not config.hybrid.enabled
