@@ -234,15 +234,12 @@ def push_search(
                 if blocked[target] or occupied[target] or dead[target]:
                     continue
                 pushes = 1
-                while (
-                    tunnels
-                    and dead_end_tunnel[d, target]
-                    and not blocked[target + deltas[d]]
-                    and not occupied[target + deltas[d]]
-                    and not dead[target + deltas[d]]
-                ):
-                    target += deltas[d]
-                    pushes += 1
+                if tunnels and dead_end_tunnel[d, target]:
+                    extra = _deepest_goal_ahead(blocked, goals, occupied, deltas[d], target)
+                    if extra < 0:
+                        continue  # the box can only go deeper, and no goal lies there
+                    target += extra * deltas[d]
+                    pushes += extra
                 player_after = target - deltas[d]
                 code = d + 4 * (pushes - 1)
                 if goal_macros:
@@ -371,6 +368,25 @@ def _push_candidates(frontier, counters, mode, ids, keys, count):  # pragma: no 
     else:
         for k in range(count):
             frontier_push(frontier, counters, mode, keys[k], ids[k])
+
+
+@numba.njit(cache=True)
+def _deepest_goal_ahead(blocked, goals, occupied, delta, cell):  # pragma: no cover - compiled
+    """Steps from ``cell`` to the deepest goal of the free run ahead in a dead-end tunnel, or -1.
+
+    Nobody can get past a box in a dead-end tunnel, so it only ever moves deeper; stopping
+    short of the deepest free goal seals that goal, going past it leaves the box off goal for
+    good. So the deepest free goal is the one place it can usefully end.
+    """
+    deepest = -1
+    steps = 0
+    while True:
+        if goals[cell]:
+            deepest = steps
+        cell += delta
+        if blocked[cell] or occupied[cell]:
+            return deepest
+        steps += 1
 
 
 @numba.njit(cache=True)

@@ -86,7 +86,8 @@ def dead_end_tunnels(level: Level) -> np.ndarray:
     That is: ``c`` and every floor cell after it in direction ``d`` have non-floor cells on
     both sides across ``d``, and the run ends at a non-floor cell. A box there can only move on
     in direction ``d`` (nobody can get past it to push it back), and it must end on the
-    deepest free cell, or it seals the goals beyond it; so pushing it on at once loses nothing.
+    deepest free goal ahead of it (short of it that goal is sealed, past it the box stays off
+    goal); so pushing it there at once loses nothing, and with no goal ahead it is lost.
     """
     floor = level.floor
     deltas = level.deltas

@@ -38,3 +38,21 @@ def test_the_tunnel_macro_keeps_push_optimality_and_fewer_states():
             level, "push-astar", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
         ).generated
     )
+
+
+# The tunnel of the bottom row holds a goal short of its end: the box must stop on the goal,
+# not on the plain cell beyond it (a box there could only ever go deeper).
+GOAL_INSIDE_TUNNEL = ["########",
+                      "#    @ #",
+                      "#  $   #",
+                      "####  ##",
+                      "#  .   #",
+                      "########"]  # fmt: skip
+
+
+def test_the_tunnel_macro_stops_on_the_deepest_goal_ahead():
+    level = quiet_level(GOAL_INSIDE_TUNNEL)
+    plain = solve(level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False))
+    macro = solve(level, "push-astar")
+    assert plain.status == macro.status == "solved"
+    assert macro.pushes == plain.pushes
