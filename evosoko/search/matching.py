@@ -83,7 +83,7 @@ def matching_kernel(push_distance, boxes, assignment, work):  # pragma: no cover
 def matching_cost(push_distance: np.ndarray, boxes) -> int:
     """Python entry point of :func:`matching_kernel` (capped at ``UNREACHABLE``)."""
     boxes = np.asarray(boxes, dtype=np.int64)
-    assignment = np.zeros(len(boxes), dtype=np.int8)
+    assignment = np.zeros(len(boxes), dtype=np.int16)
     work = np.zeros((6, len(boxes) + 1), dtype=np.int64)
     cost = matching_kernel(np.asarray(push_distance, dtype=np.int64), boxes, assignment, work)
     return min(int(cost), UNREACHABLE)

@@ -49,7 +49,7 @@ PUSHED = 4
 
 def make_scratch(cells: int, box_count: int) -> tuple:
     """Per-search scratch arrays of the move kernel."""
-    return (np.zeros(cells, dtype=np.bool_), np.zeros(box_count, dtype=np.int8))
+    return (np.zeros(cells, dtype=np.bool_), np.zeros(box_count, dtype=np.int16))
 
 
 @numba.njit(cache=True)
@@ -65,7 +65,7 @@ def move_root(tab, params, nodes, table, counters, boxes, player, work):  # prag
         tab
     )
     kind = params[HEURISTIC]
-    assignment = np.zeros(boxes.shape[0], dtype=np.int8)
+    assignment = np.zeros(boxes.shape[0], dtype=np.int16)
     h = box_term(kind, nearest_manhattan, nearest_push, push_distance, boxes, assignment, work)
     h += player_term(kind, rows, columns, goals, boxes, player)
     key_hash = zp[player]

@@ -168,7 +168,7 @@ def push_search(
     frontier_capacity = frontier[0].shape[0]
     margin = 4 * box_count + 2
     child = np.empty(box_count, dtype=np.int16)
-    child_assign = np.empty(box_count, dtype=np.int8)
+    child_assign = np.empty(box_count, dtype=np.int16)
     parent_boxes = np.empty(box_count, dtype=np.int64)
     candidate_ids = np.empty(4 * box_count, dtype=np.int64)
     candidate_keys = np.empty(4 * box_count, dtype=np.int64)

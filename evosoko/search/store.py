@@ -80,7 +80,7 @@ NODE_FIELDS = (
     "h",  # int32: heuristic value
     "hash",  # uint64: Zobrist hash of the state key
     "closed",  # uint8: expanded (1) or not (0)
-    "assign",  # int8[cap, boxes or 1]: goal assigned to each box by the matching heuristic
+    "assign",  # int16[cap, boxes or 1]: goal assigned to each box by the matching heuristic
 )
 
 
@@ -102,7 +102,7 @@ class Store:
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.uint64),
             np.zeros(capacity, dtype=np.uint8),
-            np.zeros((capacity, self.assign_width), dtype=np.int8),
+            np.zeros((capacity, self.assign_width), dtype=np.int16),
         )
         self.table = np.full(4 * capacity, EMPTY, dtype=np.int32)
         self.frontier = (np.zeros(capacity, dtype=np.int64), np.zeros(capacity, dtype=np.int32))
