@@ -120,6 +120,7 @@ def test_count_must_be_positive(tmp_path):
     assert result.exit_code == 2 and "error: --count must be at least 1, got 0" in result.output
 
 
+@pytest.mark.slow
 def test_documented_commands_rebuild_the_starter_set(tmp_path):
     readme = (REPO / "levels" / "README.md").read_text(encoding="utf-8")
     commands = re.findall(r"^evosoko generate .*$", readme, flags=re.MULTILINE)

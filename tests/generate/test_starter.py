@@ -13,7 +13,7 @@ STARTER = Path(__file__).resolve().parents[2] / "levels" / "starter.xsb"
 BANDS = {
     "easy": ("mask", 2, 2, 6),
     "medium": ("markov", 3, 6, 12),
-    "hard": ("reverse", 4, 18, None),
+    "hard": ("reverse", 4, 25, None),
 }
 
 
