@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 
-from evosoko.errors import EvosokoError
+from evosoko.errors import ConfigError, EvosokoError
 from evosoko.generate.certify import Candidate
 from evosoko.generate.markov import markov_level
 from evosoko.generate.mask import mask_level
@@ -69,7 +69,7 @@ def generate_levels(
         method, width, height, boxes, min_pushes, max_pushes, node_limit, pull_limit
     )
     if count < 1:
-        raise EvosokoError(f"the number of levels must be at least 1, got {count}")
+        raise ConfigError(f"the number of levels must be at least 1, got {count}")
     budget = ATTEMPTS_PER_LEVEL * count if max_attempts is None else max_attempts
     master = random.Random(seed)
     seen = {fingerprint(level) for level in avoid}
