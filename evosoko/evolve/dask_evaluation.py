@@ -33,6 +33,7 @@ from distributed import KilledWorker, WorkerPlugin, get_worker
 
 from evosoko.config import FitnessConfig
 from evosoko.evolve.dask_cluster import DaskConnection
+from evosoko.evolve.evaluation import ProcessEvaluator
 from evosoko.evolve.fitness import Evaluation, FitnessFunction
 from evosoko.sokoban.level import Level
 
@@ -134,6 +135,7 @@ class DaskEvaluator:
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        ProcessEvaluator._check_level_rebuilds(level)  # workers rebuild it from its rows too
         self.batch_size = batch_size
         self.retries = retries
         self.resubmits = 0
@@ -149,6 +151,9 @@ class DaskEvaluator:
         except BaseException:
             self._connection.close()
             raise
+        if not self.client.nthreads():
+            log.warning("the Dask scheduler at %s has no workers yet; evaluation waits for them",
+                        self._connection.address)
 
     def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The evaluation of each genome, in order; survives workers that die."""
@@ -196,11 +201,12 @@ class DaskEvaluator:
 
     def close(self) -> None:
         """Remove the level from the workers and disconnect (closing a local cluster)."""
-        try:
-            if self._connection.cluster is None and self.client.status == "running":
+        if self._connection.cluster is None and self.client.status == "running":
+            try:
                 self.client.unregister_worker_plugin(self.plugin_name)
-        finally:
-            self._connection.close()
+            except Exception as error:  # noqa: BLE001 - the scheduler may be gone; still disconnect
+                log.warning("could not remove the level from the Dask workers: %s", error)
+        self._connection.close()
 
 
 def _result_or_none(future: Any) -> list[tuple] | None:

@@ -42,7 +42,7 @@ def cluster():
 @pytest.fixture
 def client(cluster):
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as dask_client:
-        dask_client.wait_for_workers(2, timeout=60)
+        dask_client.wait_for_workers(2, timeout=120)  # a worker killed by a test restarts
         yield dask_client
 
 
@@ -99,7 +99,6 @@ def test_a_worker_dying_in_a_batch_is_replaced_and_the_batch_rerun(cluster, clie
         assert evaluator.map(genomes) == expected  # a worker ended itself inside a batch
         assert not marker.exists()
         assert evaluator.map(genomes) == expected
-    client.wait_for_workers(2, timeout=60)  # the nanny restarted it
 
 
 def test_batches_lost_with_killed_workers_are_submitted_again(tmp_path):
@@ -146,8 +145,7 @@ def test_a_run_survives_killed_workers_with_the_same_metrics(cluster, client, mi
     )
     assert not marker.exists()  # the crash hook did fire
     assert got == expected
-    client.wait_for_workers(2, timeout=60)
-    assert pids[0] not in client.run(os.getpid).values()
+    assert pids[0] not in client.run(os.getpid).values()  # the killed worker is gone
 
 
 def dask_overrides(cluster) -> list[str]:
