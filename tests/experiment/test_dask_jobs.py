@@ -62,7 +62,7 @@ def cluster():
 @pytest.fixture
 def backend(cluster):
     dask_backend = make_backend("dask", address=cluster.scheduler_address)
-    dask_backend.client.wait_for_workers(2, timeout=60)
+    dask_backend.client.wait_for_workers(2, timeout=120)  # a worker killed by a test restarts
     yield dask_backend
     dask_backend.close()
 
