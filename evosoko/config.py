@@ -223,6 +223,13 @@ class GAConfig(_Section):
         "generations ranks as one step farther from solved (two steps after twice as many, "
         "...), so the population moves on from local optima (unset: off; not used by nsga2).",
     )
+    length_pressure: float = Field(
+        default=0.0,
+        ge=0,
+        description="Selection ranks an individual as if its distance were larger by this much "
+        "per gene played (pushes or moves): 1 ranks push genomes like A*'s g + h, smaller "
+        "values lean towards greedy (0: off; length then only breaks ties; not used by nsga2).",
+    )
     age_memory: bool = Field(
         default=True,
         description="With aging: remember the age of a position after it leaves the population, "

@@ -6,7 +6,8 @@ Public entry: :func:`evolve_level`. One generation:
 2. they are cloned and varied (crossover with ``ga.crossover.probability``, mutation with
    ``ga.mutation.probability``, growth while shorter than ``ga.grow_while_under``);
 3. changed children are evaluated: by the fitness cache, else by the evaluator's ``map``;
-   with ``fitness.trim_to_best`` each genome is cut after the genes that matter;
+   each genome is cut after the genes that matter (its solution; its best point with
+   ``fitness.trim_to_best``; for move genomes, the stop before a deadlocking push);
 4. survivors form the next population (elites kept, duplicates by final state avoided);
 5. the hall of fame is updated, statistics streamed, a checkpoint written every
    ``output.checkpoint_every`` generations.
@@ -165,7 +166,7 @@ class Engine:
             if config.fitness.eliminate_duplicates
             else None
         )
-        self.rank = _aged_rank(config.ga.age_patience) if config.ga.age_patience else _fitness
+        self.rank = _rank_key(config.ga.age_patience, config.ga.length_pressure)
         self.age_memory = AgeMemory() if config.ga.age_patience and config.ga.age_memory else None
         self.hall_of_fame = tools.HallOfFame(config.ga.hall_of_fame)
         self.statistics = tools.Statistics(key=lambda individual: individual.fitness.values[1])
@@ -376,10 +377,9 @@ class Engine:
             for key, evaluation in zip(genomes, self.evaluator.map(genomes)):
                 missing[key] = evaluation
                 self.cache.put(key, evaluation)
-        trim = self.config.fitness.trim_to_best
         for individual, key, cached in zip(todo, keys, found):
             evaluation = cached if cached is not None else missing[key]
-            if (trim or evaluation.solved) and evaluation.keep < len(individual):
+            if evaluation.keep < len(individual):  # genes that are never scored
                 del individual[max(evaluation.keep, self.ga.min_length) :]
                 self.cache.put(tuple(individual), evaluation)
             self._assign(individual, evaluation)
@@ -556,10 +556,23 @@ def _fitness(individual):
 def _aged_rank(patience: int) -> Callable:
     """Ranking key: the weighted fitness with the distance worsened by one per ``patience``
     generations that the individual's position has spent in the population."""
+    return _rank_key(patience, 0.0)
+
+
+def _rank_key(patience: int | None, pressure: float) -> Callable:
+    """Ranking key of selection: the weighted fitness with the distance worsened by one per
+    ``patience`` generations of the position's age (aging) and by ``pressure`` per gene of the
+    scored length (length pressure); the plain fitness when both are off."""
+    if not patience and not pressure:
+        return _fitness
 
     def rank(individual) -> tuple[float, ...]:
-        solved, distance, *rest = individual.fitness.wvalues
-        return (solved, distance - individual.age // patience, *rest)
+        solved, distance, gap, length = individual.fitness.wvalues
+        if patience:
+            distance -= individual.age // patience
+        if pressure:
+            distance -= pressure * individual.evaluation.length
+        return (solved, distance, gap, length)
 
     return rank
 
