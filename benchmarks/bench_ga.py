@@ -66,18 +66,38 @@ def names(choices):
 
 def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--presets", type=names(PRESETS), default=list(PRESETS),
-                        help="comma-separated presets from configs/ (default: all four)")
-    parser.add_argument("--sets", type=names(tuple(LEVEL_SETS)), default=list(LEVEL_SETS),
-                        help="comma-separated level sets (default: boxoban-hard,microban)")
-    parser.add_argument("--levels", type=positive, default=None,
-                        help="first N levels of each set (default: 100 of Boxoban, all Microban)")
+    parser.add_argument(
+        "--presets",
+        type=names(PRESETS),
+        default=list(PRESETS),
+        help="comma-separated presets from configs/ (default: all four)",
+    )
+    parser.add_argument(
+        "--sets",
+        type=names(tuple(LEVEL_SETS)),
+        default=list(LEVEL_SETS),
+        help="comma-separated level sets (default: boxoban-hard,microban)",
+    )
+    parser.add_argument(
+        "--levels",
+        type=positive,
+        default=None,
+        help="first N levels of each set (default: 100 of Boxoban, all Microban)",
+    )
     parser.add_argument("--seconds", type=float, default=60.0, help="most seconds per level")
     parser.add_argument("--workers", type=positive, default=2, help="evaluation processes")
-    parser.add_argument("--results", type=Path, default=None,
-                        help="JSONL file of per-level results, appended and reused")
-    parser.add_argument("--speedup-genomes", type=positive, default=2000,
-                        help="genomes in the population timed for the speed-up")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="JSONL file of per-level results, appended and reused",
+    )
+    parser.add_argument(
+        "--speedup-genomes",
+        type=positive,
+        default=2000,
+        help="genomes in the population timed for the speed-up",
+    )
     parser.add_argument("--repeats", type=positive, default=3, help="speed-up timing repeats")
     parser.add_argument("--no-speedup", action="store_true", help="skip the speed-up measurement")
     return parser.parse_args()
@@ -87,7 +107,9 @@ def preset_config(preset: str, seconds: float, workers: int) -> Config:
     """The preset with the benchmark's time limit and backend."""
     path = REPO_ROOT / "configs" / f"{preset}.toml"
     config = load_config(path, ["parallel.backend=processes", f"parallel.workers={workers}"])
-    limit = seconds if config.run.budget.seconds is None else min(seconds, config.run.budget.seconds)
+    limit = (
+        seconds if config.run.budget.seconds is None else min(seconds, config.run.budget.seconds)
+    )
     budget = config.run.budget.model_copy(update={"seconds": limit})
     return config.model_copy(update={"run": config.run.model_copy(update={"budget": budget})})
 
@@ -125,8 +147,13 @@ class ResultStore:
 
     @staticmethod
     def _key(record: dict) -> tuple:
-        return (record["preset"], record["set"], record["index"], record["limit_seconds"],
-                record["workers"])
+        return (
+            record["preset"],
+            record["set"],
+            record["index"],
+            record["limit_seconds"],
+            record["workers"],
+        )
 
     def get(self, **key) -> dict | None:
         return self.known.get(self._key(key))
@@ -150,15 +177,23 @@ def run_preset(preset: str, set_name: str, levels: list[Level], args, store: Res
     warm_up(levels[0], config)
     records = []
     for position, level in enumerate(levels, start=1):
-        key = dict(preset=preset, set=set_name, index=position, limit_seconds=args.seconds,
-                   workers=args.workers)
+        key = {
+            "preset": preset,
+            "set": set_name,
+            "index": position,
+            "limit_seconds": args.seconds,
+            "workers": args.workers,
+        }
         record = store.get(**key)
         if record is None:
             record = {**key, "level": level.name, **evolve(level, config)}
             store.add(record)
-        print(f"{preset} {set_name} {position}/{len(levels)} {level.name}: "
-              f"{'solved' if record['solved'] else 'unsolved'} {record['seconds']:.1f} s",
-              file=sys.stderr, flush=True)
+        print(
+            f"{preset} {set_name} {position}/{len(levels)} {level.name}: "
+            f"{'solved' if record['solved'] else 'unsolved'} {record['seconds']:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
         records.append(record)
     solved = [r for r in records if r["solved"]]
     seconds = sum(r["seconds"] for r in records)
@@ -168,7 +203,9 @@ def run_preset(preset: str, set_name: str, levels: list[Level], args, store: Res
         "levels": len(records),
         "solved": len(solved),
         "solve_rate": len(solved) / len(records) if records else 0.0,
-        "median_evaluations": statistics.median(r["evaluations"] for r in solved) if solved else None,
+        "median_evaluations": statistics.median(r["evaluations"] for r in solved)
+        if solved
+        else None,
         "median_seconds": statistics.median(r["seconds"] for r in solved) if solved else None,
         "evaluations_per_s": sum(r["evaluations"] for r in records) / seconds if seconds else 0.0,
         "encoding": config.ga.encoding,
@@ -177,7 +214,9 @@ def run_preset(preset: str, set_name: str, levels: list[Level], args, store: Res
 
 def speedup(encoding: str, level: Level, args) -> dict:
     """Serial vs processes time of one evaluation of the same population."""
-    config = preset_config("pushes" if encoding == "pushes" else "moves", args.seconds, args.workers)
+    config = preset_config(
+        "pushes" if encoding == "pushes" else "moves", args.seconds, args.workers
+    )
     rng = random.Random(7)
     length = config.ga.initial_length if encoding == "pushes" else 200
     genomes = [tuple(random_genes(rng, length, encoding)) for _ in range(args.speedup_genomes)]
@@ -239,16 +278,25 @@ def main() -> None:
         "wall_seconds": round(time.perf_counter() - started, 1),
         **machine(),
     }
-    columns = [("preset", "preset"), ("set", "set"), ("levels", "levels"), ("solved", "solved"),
-               ("solve rate", "solve_rate"), ("median evals", "median_evaluations"),
-               ("median s", "median_seconds"), ("evals/s", "evaluations_per_s")]
+    columns = [
+        ("preset", "preset"),
+        ("set", "set"),
+        ("levels", "levels"),
+        ("solved", "solved"),
+        ("solve rate", "solve_rate"),
+        ("median evals", "median_evaluations"),
+        ("median s", "median_seconds"),
+        ("evals/s", "evaluations_per_s"),
+    ]
     shown = [{key: "-" if value is None else value for key, value in row.items()} for row in rows]
     report(summary, columns, shown)
     if speedups:
         print()
         for entry in speedups:
-            print(f"speed-up of {entry['workers']} workers over serial ({entry['encoding']}, "
-                  f"{entry['genomes']} genomes on {entry['level']}): {entry['speedup']:.2f}x")
+            print(
+                f"speed-up of {entry['workers']} workers over serial ({entry['encoding']}, "
+                f"{entry['genomes']} genomes on {entry['level']}): {entry['speedup']:.2f}x"
+            )
     for preset, reason in skipped.items():
         print(f"skipped {preset}: {reason}")
 

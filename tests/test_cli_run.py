@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from evosoko.cli import app
@@ -37,7 +35,7 @@ population = 20
 offspring = 20
 
 [output]
-dir = "{tmp_path / 'runs'}"
+dir = "{tmp_path / "runs"}"
 checkpoint_every = 3
 {body}"""
     )
@@ -59,10 +57,21 @@ def test_json_prints_the_summary(tmp_path):
     data = json.loads(result.stdout)
     assert data["run_dir"] == str(only_run_dir(tmp_path))
     assert [level["level"] for level in data["levels"]] == [
-        "seed000-example", "seed000-case3", "seed004-blog"
+        "seed000-example",
+        "seed000-case3",
+        "seed004-blog",
     ]
-    keys = {"index", "level", "solved", "generations", "evaluations", "seconds", "moves",
-            "pushes", "solution"}
+    keys = {
+        "index",
+        "level",
+        "solved",
+        "generations",
+        "evaluations",
+        "seconds",
+        "moves",
+        "pushes",
+        "solution",
+    }
     assert all(keys <= set(level) for level in data["levels"])
     assert data["levels"][0]["solved"] is True and data["levels"][0]["solution"]
 
@@ -82,8 +91,16 @@ def test_quiet_prints_nothing_but_writes_the_folder(tmp_path):
 
 
 def test_set_overrides_reach_the_saved_config(tmp_path):
-    result = invoke(str(write_config(tmp_path)), "--quiet", "--set", "run.seed=41",
-                    "--set", "run.select=[1]", "--set", "run.name=renamed")
+    result = invoke(
+        str(write_config(tmp_path)),
+        "--quiet",
+        "--set",
+        "run.seed=41",
+        "--set",
+        "run.select=[1]",
+        "--set",
+        "run.name=renamed",
+    )
     assert result.exit_code == 0, result.output
     run_dir = only_run_dir(tmp_path)
     assert "_renamed_" in run_dir.name
@@ -123,7 +140,11 @@ def run_command(*args: str, **kwargs) -> subprocess.Popen:
     code = "import sys; from evosoko.cli import app; sys.argv[0] = 'evosoko'; app()"
     return subprocess.Popen(
         [sys.executable, "-c", code, "run", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, **kwargs,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        **kwargs,
     )
 
 
@@ -132,7 +153,8 @@ def test_sigint_leaves_a_run_that_resume_finishes(tmp_path):
     # checkpoint appears, and 400 generations take about a second once resumed.
     path = write_config(tmp_path).with_name("long.toml")
     path.write_text(
-        write_config(tmp_path).read_text()
+        write_config(tmp_path)
+        .read_text()
         .replace("generations = 6", "generations = 400")
         .replace('name = "tiny"', 'name = "tiny"\nselect = ["seed000-case3"]')
     )
@@ -172,8 +194,9 @@ def test_evosoko_verify_accepts_the_solutions_file(tmp_path):
     result = invoke(str(write_config(tmp_path)), "--quiet")
     assert result.exit_code == 0, result.output
     solutions = only_run_dir(tmp_path) / "solutions.sok"
-    check = CliRunner().invoke(app, ["verify", str(SEED_LEVELS), "--solutions", str(solutions),
-                                     "--json"])
+    check = CliRunner().invoke(
+        app, ["verify", str(SEED_LEVELS), "--solutions", str(solutions), "--json"]
+    )
     assert check.exit_code == 0, check.output
     records = [json.loads(line) for line in check.stdout.splitlines()]
     assert records and all(record["valid"] and record["solved"] for record in records)

@@ -50,7 +50,7 @@ class LineAppender:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._file = open(path, "a", encoding="utf-8", newline="\n")
+        self._file = open(path, "a", encoding="utf-8", newline="\n")  # noqa: SIM115 (kept open)
 
     def write_line(self, line: str) -> None:
         """Append ``line`` (without its newline) and flush."""

@@ -16,6 +16,7 @@ import os
 import signal
 import threading
 from types import FrameType, TracebackType
+from typing import Self
 
 HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -58,7 +59,7 @@ class GracefulInterrupts:
             raise KeyboardInterrupt
         self.signal_number = signal_number
 
-    def __enter__(self) -> "GracefulInterrupts":
+    def __enter__(self) -> Self:
         if threading.current_thread() is threading.main_thread():
             for number in HANDLED_SIGNALS:
                 self._previous[number] = signal.signal(number, self._handle)

@@ -52,7 +52,10 @@ def describe_result(result: LevelResult) -> str:
     counts = f"{result.generations} generations, {result.evaluations} evaluations, {result.seconds:.1f} s"
     if result.solved:
         return head + f"solved ({result.moves} moves, {result.pushes} pushes) after {counts}"
-    return head + f"not solved (stopped by {result.stop_reason}; best distance {result.best_distance:g}) after {counts}"
+    return (
+        head
+        + f"not solved (stopped by {result.stop_reason}; best distance {result.best_distance:g}) after {counts}"
+    )
 
 
 class NoProgress:

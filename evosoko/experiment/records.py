@@ -87,7 +87,7 @@ class LevelResult:
     restarts: int
 
     @staticmethod
-    def from_outcome(index: int, outcome: LevelOutcome) -> "LevelResult":
+    def from_outcome(index: int, outcome: LevelOutcome) -> LevelResult:
         """The result of a level from the engine's outcome."""
         return LevelResult(
             index=index,
@@ -105,7 +105,7 @@ class LevelResult:
         )
 
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> "LevelResult":
+    def from_dict(data: dict[str, Any]) -> LevelResult:
         """Inverse of :meth:`as_dict` (as stored in ``summary.json``)."""
         return LevelResult(**{name: data[name] for name in LevelResult.__dataclass_fields__})
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import logging
 import platform
-import traceback
 import warnings
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,17 @@ class RunReport:
 
     def json_summary(self) -> dict[str, Any]:
         """The ``--json`` object: the run folder, status and one entry per finished level."""
-        keys = ("index", "level", "solved", "generations", "evaluations", "seconds", "moves",
-                "pushes", "solution")
+        keys = (
+            "index",
+            "level",
+            "solved",
+            "generations",
+            "evaluations",
+            "seconds",
+            "moves",
+            "pushes",
+            "solution",
+        )
         return {
             "run_dir": str(self.run_dir),
             "status": self.status,
@@ -79,7 +89,9 @@ def load_run_levels(config: Config, source: str | None = None) -> tuple[list[Lev
     for level in chosen:
         if _index(level) in unique:
             warnings.warn(
-                EvosokoWarning(f"level {level.name} is selected more than once; it runs once", source)
+                EvosokoWarning(
+                    f"level {level.name} is selected more than once; it runs once", source
+                )
             )
         unique.setdefault(_index(level), level)
     if not unique:
@@ -119,8 +131,14 @@ def start_run(
         "resume": None,
     }
     folder.write_summary(summary)
-    folder.add_event("run_started", name=config.run.name, seed=config.run.seed, levels=len(levels),
-                     config_file=config_source, levels_file=config.run.levels)
+    folder.add_event(
+        "run_started",
+        name=config.run.name,
+        seed=config.run.seed,
+        levels=len(levels),
+        config_file=config_source,
+        levels_file=config.run.levels,
+    )
     return _Execution(folder, config, file_levels, levels, summary, progress, interrupts).run()
 
 
@@ -146,8 +164,13 @@ def resume_run(
         )
     finished = [LevelResult.from_dict(data) for data in summary.get("levels", [])]
     if summary.get("status") == "completed":
-        return RunReport(folder.path, "completed", finished, summary,
-                         message="nothing to resume: the run is completed")
+        return RunReport(
+            folder.path,
+            "completed",
+            finished,
+            summary,
+            message="nothing to resume: the run is completed",
+        )
     done = {result.index for result in finished}
     current = next((level for level in levels if _index(level) not in done), None)
     checkpoint = folder.load_checkpoint(_index(current)) if current is not None else None
@@ -156,11 +179,15 @@ def resume_run(
     summary.update(status="running", finished=None, error=None, resume=None)
     summary["resumed"] = [*summary.get("resumed", []), _timestamp()]
     folder.write_summary(summary)
-    folder.add_event("run_resumed", finished_levels=len(finished),
-                     level=None if current is None else current.name,
-                     generation=None if position is None else position[1])
-    execution = _Execution(folder, config, file_levels, levels, summary, progress, interrupts,
-                           finished)
+    folder.add_event(
+        "run_resumed",
+        finished_levels=len(finished),
+        level=None if current is None else current.name,
+        generation=None if position is None else position[1],
+    )
+    execution = _Execution(
+        folder, config, file_levels, levels, summary, progress, interrupts, finished
+    )
     return execution.run()
 
 
@@ -190,29 +217,28 @@ class _Execution:
         self.error: str | None = None
 
     def run(self) -> RunReport:
-        log_handler = _attach_run_log(self.folder.file(LOG_FILE))
-        aborted = False
-        self.progress.start(len(self.levels), len(self.results), self.config.run.budget)
-        try:
-            with self.interrupts:
-                self._run_levels()
-        except KeyboardInterrupt:
-            aborted = True
-            self.status = "interrupted"
-            self.folder.add_event("aborted", reason="second interrupt")
-            log.warning("run aborted by a second interrupt")
-        except EvosokoError:
-            self.status = "failed"
-            self.error = traceback.format_exc(limit=0).strip()
-            raise
-        except Exception as error:  # a bug or a resource problem: record it, exit 1
-            self.status = "failed"
-            self.error = f"{type(error).__name__}: {error}"
-            log.exception("run failed")
-        finally:
-            self.progress.stop()
-            self._finish(draw_plots=not aborted)
-            _detach_run_log(log_handler)
+        with _run_log(self.folder.file(LOG_FILE)):
+            aborted = False
+            self.progress.start(len(self.levels), len(self.results), self.config.run.budget)
+            try:
+                with self.interrupts:
+                    self._run_levels()
+            except KeyboardInterrupt:
+                aborted = True
+                self.status = "interrupted"
+                self.folder.add_event("aborted", reason="second interrupt")
+                log.warning("run aborted by a second interrupt")
+            except EvosokoError as error:  # bad input met on the way (a broken checkpoint)
+                self.status = "failed"
+                self.error = str(error)
+                raise
+            except Exception as error:  # a bug or a resource problem: record it, exit 1
+                self.status = "failed"
+                self.error = f"{type(error).__name__}: {error}"
+                log.exception("run failed")
+            finally:
+                self.progress.stop()
+                self._finish(draw_plots=not aborted)
         return self._report()
 
     def _run_levels(self) -> None:
@@ -243,24 +269,50 @@ class _Execution:
             folder.add_metrics(metrics_row(index, level.name, stats))
             if stats.restarts > restarts[0]:
                 restarts[0] = stats.restarts
-                folder.add_event("restart", index=index, level=level.name,
-                                 generation=stats.generation, restarts=stats.restarts)
+                folder.add_event(
+                    "restart",
+                    index=index,
+                    level=level.name,
+                    generation=stats.generation,
+                    restarts=stats.restarts,
+                )
             self.progress.generation(stats)
 
         def on_checkpoint(data: dict[str, Any]) -> None:
             path = folder.save_checkpoint(index, data)
-            folder.add_event("checkpoint", index=index, level=level.name,
-                             generation=data["generation"], file=str(path.relative_to(folder.path)))
+            folder.add_event(
+                "checkpoint",
+                index=index,
+                level=level.name,
+                generation=data["generation"],
+                file=str(path.relative_to(folder.path)),
+            )
 
-        folder.add_event("level_started", index=index, level=level.name,
-                         from_generation=None if resume_state is None else resume_state["generation"])
-        log.info("level %d %s: %s", index, level.name,
-                 "started" if resume_state is None else f"resumed at generation {resume_state['generation']}")
+        folder.add_event(
+            "level_started",
+            index=index,
+            level=level.name,
+            from_generation=None if resume_state is None else resume_state["generation"],
+        )
+        log.info(
+            "level %d %s: %s",
+            index,
+            level.name,
+            "started"
+            if resume_state is None
+            else f"resumed at generation {resume_state['generation']}",
+        )
         self.progress.level_started(index, level.name)
-        with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
+        with make_evaluator(
+            level, config.parallel, config.ga.encoding, config.fitness
+        ) as evaluator:
             outcome = evolve_level(
-                level, config, evaluator=evaluator, on_generation=on_generation,
-                on_checkpoint=on_checkpoint, resume_state=resume_state,
+                level,
+                config,
+                evaluator=evaluator,
+                on_generation=on_generation,
+                on_checkpoint=on_checkpoint,
+                resume_state=resume_state,
                 should_stop=self.interrupts.should_stop,
             )
         if outcome.stop_reason == "interrupted":
@@ -268,18 +320,37 @@ class _Execution:
             return None
         result = LevelResult.from_outcome(index, outcome)
         if result.solved:
-            folder.add_event("solved", index=index, level=level.name, generation=result.generations,
-                             evaluations=result.evaluations, moves=result.moves, pushes=result.pushes)
-        folder.add_event("level_finished", index=index, level=level.name, solved=result.solved,
-                         stop_reason=result.stop_reason, generations=result.generations,
-                         evaluations=result.evaluations, seconds=result.seconds)
+            folder.add_event(
+                "solved",
+                index=index,
+                level=level.name,
+                generation=result.generations,
+                evaluations=result.evaluations,
+                moves=result.moves,
+                pushes=result.pushes,
+            )
+        folder.add_event(
+            "level_finished",
+            index=index,
+            level=level.name,
+            solved=result.solved,
+            stop_reason=result.stop_reason,
+            generations=result.generations,
+            evaluations=result.evaluations,
+            seconds=result.seconds,
+        )
         return result
 
     def _interrupted(self, level: Level, generation: int | None) -> None:
         self.status = "interrupted"
         signal_number = self.interrupts.signal_number
-        self.folder.add_event("interrupted", index=_index(level), level=level.name,
-                              generation=generation, signal=signal_number)
+        self.folder.add_event(
+            "interrupted",
+            index=_index(level),
+            level=level.name,
+            generation=generation,
+            signal=signal_number,
+        )
         log.warning("run interrupted at level %s (signal %s)", level.name, signal_number)
 
     def _finish(self, draw_plots: bool) -> None:
@@ -287,11 +358,16 @@ class _Execution:
             self.status = "failed"
         if draw_plots and self.config.output.plots:
             try:
-                plot_fitness(self.folder.read_metrics(), self.folder.file(PLOTS_DIR) / "fitness.png")
+                plot_fitness(
+                    self.folder.read_metrics(), self.folder.file(PLOTS_DIR) / "fitness.png"
+                )
             except Exception:  # a plot must never lose the run's results
                 log.exception("could not draw plots/fitness.png")
-        self.folder.add_event(self.status, levels=len(self.results),
-                              solved=sum(result.solved for result in self.results))
+        self.folder.add_event(
+            self.status,
+            levels=len(self.results),
+            solved=sum(result.solved for result in self.results),
+        )
         self._write_summary()
         self.folder.close()
 
@@ -327,7 +403,9 @@ class _Execution:
         elif self.status == "failed":
             exit_code = EXIT_FAILED
             message = f"run failed: {self.error} (see {self.folder.file(LOG_FILE)})"
-        return RunReport(self.folder.path, self.status, self.results, self.summary, exit_code, message)
+        return RunReport(
+            self.folder.path, self.status, self.results, self.summary, exit_code, message
+        )
 
 
 def _index(level: Level) -> int:
@@ -349,23 +427,21 @@ def _versions() -> dict[str, str]:
     return versions
 
 
-def _attach_run_log(path: Path) -> logging.Handler:
-    """Send INFO and above of every logger (worker processes too) to ``run.log``."""
+@contextmanager
+def _run_log(path: Path) -> Iterator[None]:
+    """Send INFO and above of every logger (worker processes too) to ``run.log`` meanwhile."""
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s: %(message)s")
     )
     handler.setLevel(logging.INFO)
     root = logging.getLogger()
-    handler._evosoko_previous_level = root.level  # type: ignore[attr-defined]
-    if root.level == logging.NOTSET or root.level > logging.INFO:
-        root.setLevel(logging.INFO)
+    previous_level = root.level
+    root.setLevel(min(previous_level or logging.INFO, logging.INFO))
     root.addHandler(handler)
-    return handler
-
-
-def _detach_run_log(handler: logging.Handler) -> None:
-    root = logging.getLogger()
-    root.removeHandler(handler)
-    root.setLevel(handler._evosoko_previous_level)  # type: ignore[attr-defined]
-    handler.close()
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous_level)
+        handler.close()

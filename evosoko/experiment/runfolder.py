@@ -72,7 +72,7 @@ class RunFolder:
 
     # ---- creating and opening -----------------------------------------------------------------
     @staticmethod
-    def create(parent: str | Path, name: str) -> "RunFolder":
+    def create(parent: str | Path, name: str) -> RunFolder:
         """A new, empty run folder under ``parent`` (created as needed)."""
         path = Path(parent) / folder_name(name, utc_now(), os.urandom(3).hex())
         try:
@@ -80,14 +80,16 @@ class RunFolder:
             (path / PLOTS_DIR).mkdir()
             (path / CHECKPOINTS_DIR).mkdir()
         except OSError as error:
-            raise EvosokoError(f"cannot create the run folder: {error.strerror or error}", str(path))
+            raise EvosokoError(
+                f"cannot create the run folder: {error.strerror or error}", str(path)
+            )
         folder = RunFolder(path)
         write_text_atomic(folder.file(METRICS_FILE), csv_text(METRICS_COLUMNS, []))
         folder.file(EVENTS_FILE).touch()
         return folder
 
     @staticmethod
-    def open(path: str | Path) -> "RunFolder":
+    def open(path: str | Path) -> RunFolder:
         """An existing run folder; raises :class:`EvosokoError` when it is not one."""
         folder = RunFolder(Path(path))
         if not folder.path.is_dir():
@@ -166,7 +168,9 @@ class RunFolder:
             rows = list(csv.reader(file))
         if not rows or tuple(rows[0]) != METRICS_COLUMNS:
             raise EvosokoError(f"{METRICS_FILE} does not have the expected columns", str(path))
-        return [dict(zip(METRICS_COLUMNS, row)) for row in rows[1:] if len(row) == len(METRICS_COLUMNS)]
+        return [
+            dict(zip(METRICS_COLUMNS, row)) for row in rows[1:] if len(row) == len(METRICS_COLUMNS)
+        ]
 
     def repair_metrics(self, finished: set[int], current: tuple[int, int] | None) -> None:
         """Keep the metrics rows a resumed run will not write again, drop the rest.
@@ -204,8 +208,10 @@ def solution_collection(file_levels: Sequence[Level], solutions: dict[int, str])
     if all(file_levels[index - 1].title for index in solutions):
         return [_with_solution(file_levels[index - 1], lurd) for index, lurd in solutions.items()]
     last = max(solutions)
-    return [_with_solution(level, solutions.get(position))
-            for position, level in enumerate(file_levels[:last], start=1)]
+    return [
+        _with_solution(level, solutions.get(position))
+        for position, level in enumerate(file_levels[:last], start=1)
+    ]
 
 
 def _with_solution(level: Level, solution: str | None) -> Level:

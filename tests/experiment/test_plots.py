@@ -9,8 +9,13 @@ from evosoko.experiment.plots import SMALL_MULTIPLES, _series_by_level, plot_fit
 
 def rows(levels: int, generations: int) -> list[dict[str, str]]:
     return [
-        {"level_index": str(level), "level": f"L{level}", "generation": str(generation),
-         "best": str(max(0, 10 - generation)), "mean": str(1_000_000 if generation % 2 else 12)}
+        {
+            "level_index": str(level),
+            "level": f"L{level}",
+            "generation": str(generation),
+            "best": str(max(0, 10 - generation)),
+            "mean": str(1_000_000 if generation % 2 else 12),
+        }
         for level in range(1, levels + 1)
         for generation in range(generations)
     ]

@@ -45,8 +45,17 @@ def test_seed004_is_the_source_ga():
     config = load_config(CONFIGS / "seed004.toml")
     ga, fitness = config.ga, config.fitness
     assert config.run.select == ["seed004-blog"] and config.run.budget.generations == 2000
-    assert (ga.encoding, ga.population, ga.selection, ga.truncation) == ("moves", 100, "truncation", 0.5)
-    assert (ga.crossover.kind, ga.crossover.block_size, ga.crossover.probability) == ("block", 3, 1.0)
+    assert (ga.encoding, ga.population, ga.selection, ga.truncation) == (
+        "moves",
+        100,
+        "truncation",
+        0.5,
+    )
+    assert (ga.crossover.kind, ga.crossover.block_size, ga.crossover.probability) == (
+        "block",
+        3,
+        1.0,
+    )
     mutation = ga.mutation
     assert (mutation.replace_rate, mutation.insert_rate, mutation.delete_rate) == (0.05, 0.05, 0)
     assert mutation.duplication == mutation.inversion == mutation.tail_regrowth == 0

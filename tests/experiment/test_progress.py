@@ -27,8 +27,9 @@ class Terminal(io.StringIO):
 
 
 def stats(generation: int) -> GenerationStats:
-    return GenerationStats(generation, 100 * generation, 3.0, 7.5, 1.0, 20, False, 0.5, 0, 0,
-                           0.1 * generation + 0.01)
+    return GenerationStats(
+        generation, 100 * generation, 3.0, 7.5, 1.0, 20, False, 0.5, 0, 0, 0.1 * generation + 0.01
+    )
 
 
 def test_make_progress_picks_by_terminal_and_quiet():

@@ -47,8 +47,16 @@ def finished_run(tmp_path_factory):
 def test_run_folder_holds_every_file(finished_run):
     _, report = finished_run
     folder = report.run_dir
-    for name in ("config.toml", "metrics.csv", "events.jsonl", "results.csv", "solutions.sok",
-                 "summary.json", "run.log", "plots/fitness.png"):
+    for name in (
+        "config.toml",
+        "metrics.csv",
+        "events.jsonl",
+        "results.csv",
+        "solutions.sok",
+        "summary.json",
+        "run.log",
+        "plots/fitness.png",
+    ):
         assert (folder / name).is_file(), name
     assert (folder / "plots" / "fitness.png").read_bytes().startswith(b"\x89PNG")
     assert list((folder / "checkpoints").glob("level-*.json"))
@@ -93,7 +101,9 @@ def test_metrics_rows_cover_every_generation(finished_run):
 
 def test_events_tell_the_story(finished_run):
     _, report = finished_run
-    events = [json.loads(line) for line in (report.run_dir / "events.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(line) for line in (report.run_dir / "events.jsonl").read_text().splitlines()
+    ]
     kinds = [event["event"] for event in events]
     assert kinds[0] == "run_started" and kinds[-1] == "completed"
     assert kinds.count("level_started") == kinds.count("level_finished") == 3
@@ -126,15 +136,29 @@ def test_json_summary_keys(finished_run):
     data = json.loads(json.dumps(report.json_summary()))
     assert data["run_dir"] == str(report.run_dir)
     assert [entry["level"] for entry in data["levels"]] == LEVEL_TITLES
-    keys = {"index", "level", "solved", "generations", "evaluations", "seconds", "moves", "pushes",
-            "solution"}
+    keys = {
+        "index",
+        "level",
+        "solved",
+        "generations",
+        "evaluations",
+        "seconds",
+        "moves",
+        "pushes",
+        "solution",
+    }
     assert all(set(entry) == keys for entry in data["levels"])
 
 
 def test_same_seed_same_metrics_serial_and_processes(tmp_path, finished_run):
     _, serial = finished_run
-    config = tiny_config(tmp_path, "ga.encoding=moves", "parallel.backend=processes",
-                         "parallel.workers=2", "parallel.batch_size=7")
+    config = tiny_config(
+        tmp_path,
+        "ga.encoding=moves",
+        "parallel.backend=processes",
+        "parallel.workers=2",
+        "parallel.batch_size=7",
+    )
     parallel = start_run(config)
     assert deterministic_metrics(parallel.run_dir) == deterministic_metrics(serial.run_dir)
     assert [r.solution for r in parallel.results] == [r.solution for r in serial.results]
@@ -148,11 +172,14 @@ def test_another_seed_gives_other_metrics(tmp_path, finished_run):
 
 @pytest.mark.parametrize("abort", [False, True], ids=["graceful", "abort"])
 def test_resume_equals_an_uninterrupted_run(tmp_path, finished_run, abort):
-    config_reference, reference = finished_run
+    _, reference = finished_run
     config = tiny_config(tmp_path, "ga.encoding=moves")
     interrupts = GracefulInterrupts()
-    stopped = start_run(config, progress=StopAt(interrupts, level=2, generation=6, abort=abort),
-                        interrupts=interrupts)
+    stopped = start_run(
+        config,
+        progress=StopAt(interrupts, level=2, generation=6, abort=abort),
+        interrupts=interrupts,
+    )
     summary = json.loads((stopped.run_dir / "summary.json").read_text())
     assert stopped.status == summary["status"] == "interrupted"
     assert stopped.exit_code == 130
@@ -163,8 +190,7 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, finished_run, abort):
     resumed = resume_run(stopped.run_dir)
     assert resumed.status == "completed" and resumed.run_dir == stopped.run_dir
     assert deterministic_metrics(resumed.run_dir) == deterministic_metrics(reference.run_dir)
-    strip = lambda rows: [{k: v for k, v in row.items() if k != "seconds"} for row in rows]  # noqa: E731
-    assert strip(read_csv(resumed.run_dir / "results.csv")) == strip(
+    assert _without_seconds(read_csv(resumed.run_dir / "results.csv")) == _without_seconds(
         read_csv(reference.run_dir / "results.csv")
     )
     assert (resumed.run_dir / "solutions.sok").read_text() == (
@@ -172,6 +198,10 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, finished_run, abort):
     ).read_text()
     kinds = [json.loads(line)["event"] for line in (resumed.run_dir / "events.jsonl").open()]
     assert "interrupted" in kinds and "run_resumed" in kinds and kinds[-1] == "completed"
+
+
+def _without_seconds(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    return [{key: value for key, value in row.items() if key != "seconds"} for row in rows]
 
 
 def test_resuming_a_completed_run_changes_nothing(finished_run):
@@ -226,7 +256,10 @@ def test_bad_input_fails_before_a_folder_exists(tmp_path):
 
 def test_select_runs_levels_in_the_order_given(tmp_path):
     report = start_run(tiny_config(tmp_path, 'run.select=[3, "seed000-example"]'))
-    assert [(r.index, r.level) for r in report.results] == [(3, "seed004-blog"), (1, "seed000-example")]
+    assert [(r.index, r.level) for r in report.results] == [
+        (3, "seed004-blog"),
+        (1, "seed000-example"),
+    ]
 
 
 def _logging_batch(genomes):
@@ -234,7 +267,9 @@ def _logging_batch(genomes):
     import logging
     import os
 
-    logging.getLogger("evosoko.test.worker").warning("worker %d got %d genomes", os.getpid(), len(genomes))
+    logging.getLogger("evosoko.test.worker").warning(
+        "worker %d got %d genomes", os.getpid(), len(genomes)
+    )
     return _original_batch(genomes)
 
 
@@ -253,8 +288,9 @@ def test_worker_log_records_reach_the_run_log(tmp_path, monkeypatch):
     _original_batch = evaluation._evaluate_batch
     _logging_batch.__module__, _logging_batch.__qualname__ = evaluation.__name__, "_evaluate_batch"
     monkeypatch.setattr(evaluation, "_evaluate_batch", _logging_batch)
-    config = tiny_config(tmp_path, "run.select=[1]", "parallel.backend=processes",
-                         "parallel.workers=2")
+    config = tiny_config(
+        tmp_path, "run.select=[1]", "parallel.backend=processes", "parallel.workers=2"
+    )
     report = start_run(config)
     log_text = (report.run_dir / "run.log").read_text()
     worker_lines = [line for line in log_text.splitlines() if "evosoko.test.worker" in line]

@@ -140,5 +140,6 @@ def test_solutions_of_titled_levels_are_the_solved_ones_only():
     assert [level.title for level in levels] == ["a", "b", "c"]
     collection = solution_collection(levels, {3: "rrR", 1: "R"})
     assert [(level.title, dict(level.notes)["Solution"]) for level in collection] == [
-        ("c", "rrR"), ("a", "R")
+        ("c", "rrR"),
+        ("a", "R"),
     ]
