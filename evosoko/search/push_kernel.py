@@ -21,7 +21,7 @@ import numpy as np
 from evosoko.search.corrals import pi_corral
 from evosoko.search.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.search.heuristics import MANHATTAN, MATCHING, PUSH_DISTANCE, box_term
-from evosoko.search.reach import explore, smallest_reachable
+from evosoko.search.reach import explore, normalized_after_push, smallest_reachable
 from evosoko.search.store import (
     AT_EXPANSION,
     AT_GENERATION,
@@ -288,9 +288,31 @@ def push_search(
                 normalized = 0
                 if ok:
                     stamps[NORM_STAMP] += 1
-                    normalized = smallest_reachable(
-                        floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
-                    )
+                    if pushes == 1 and code < GOAL_MACRO_STEP:
+                        normalized = normalized_after_push(
+                            floor,
+                            occupied,
+                            deltas,
+                            reach_mark,
+                            reach,
+                            key_player[node],
+                            b,
+                            target,
+                            d,
+                            norm_mark,
+                            stamps[NORM_STAMP],
+                            queue,
+                        )
+                    else:
+                        normalized = smallest_reachable(
+                            floor,
+                            occupied,
+                            deltas,
+                            player_after,
+                            norm_mark,
+                            stamps[NORM_STAMP],
+                            queue,
+                        )
                 occupied[target] = False
                 occupied[b] = True
                 if not ok:

@@ -49,3 +49,59 @@ def smallest_reachable(floor, occupied, deltas, start, mark, stamp, queue):  # p
                 queue[tail] = neighbour
                 tail += 1
     return smallest
+
+
+@numba.njit(cache=True)
+def normalized_after_push(
+    floor,
+    occupied,
+    deltas,
+    reach_mark,
+    stamp,
+    parent_normalized,
+    source,
+    target,
+    direction,
+    norm_mark,
+    norm_stamp,
+    queue,
+):  # pragma: no cover - compiled
+    """Normalized player cell after a single push of the box on ``source`` to ``target``.
+
+    ``occupied`` is the position after the push; ``reach_mark == stamp`` marks the player's
+    region R before it, whose smallest cell is ``parent_normalized``. The player now stands on
+    ``source``. When ``source`` opens onto nothing outside R, and ``target`` either lay outside
+    R or can be walked around through its eight neighbours, the new region is R minus
+    ``target`` plus ``source``, and its smallest cell follows without a search; otherwise this
+    falls back to :func:`smallest_reachable`.
+    """
+    width = deltas[1]
+    across = 2 if direction < 2 else 0
+    for k in range(across, across + 2):
+        side = source + deltas[k]
+        if floor[side] and not occupied[side] and reach_mark[side] != stamp:
+            return smallest_reachable(floor, occupied, deltas, source, norm_mark, norm_stamp, queue)
+    if reach_mark[target] == stamp and (
+        parent_normalized == target or not _walkable_around(floor, occupied, target, width)
+    ):
+        return smallest_reachable(floor, occupied, deltas, source, norm_mark, norm_stamp, queue)
+    return min(parent_normalized, source)
+
+
+@numba.njit(cache=True)
+def _walkable_around(floor, occupied, cell, width):  # pragma: no cover - compiled
+    """True when the free side neighbours of ``cell`` connect through its ring of 8 cells."""
+    ring = (-width, -width + 1, 1, width + 1, width, width - 1, -1, -width - 1)
+    free = 0
+    for k in range(8):
+        neighbour = cell + ring[k]
+        if floor[neighbour] and not occupied[neighbour]:
+            free |= 1 << k
+    sides = 0
+    links = 0
+    for k in range(0, 8, 2):
+        if free & (1 << k):
+            sides += 1
+            if free & (1 << (k + 1)) and free & (1 << ((k + 2) % 8)):
+                links += 1
+    return sides <= 1 or links >= sides - 1
