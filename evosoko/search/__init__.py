@@ -1,7 +1,18 @@
 """Classical search for Sokoban: move-level baselines and push-level solvers.
 
-``solve(level, algo, ...)`` returns a :class:`SearchResult` whose solution has been replayed
-and verified by :mod:`evosoko.sokoban.solutions`. ``ALGORITHMS`` lists the searches by name.
+``solve(level, algo, heuristic=None, time_limit=None, node_limit=None, weight=3.0, partial=0)``
+returns a :class:`SearchResult` (status ``solved``/``timeout``/``node-limit``/``unsolvable``,
+the replay-verified LURD solution, moves, pushes, states expanded/generated/duplicates,
+seconds, and with ``partial=k`` the k best frontier paths). ``ALGORITHMS`` lists the searches:
+
+- move level (one state per player cell and boxes; dead squares pruned): ``bfs``, ``dfs``,
+  ``random``, ``astar``, ``greedy``;
+- push level (boxes + normalized player; compiled kernels): ``push-bfs``, ``push-astar``,
+  ``push-wastar``, ``push-greedy``, ``push-idastar``, with dead squares, freeze deadlocks,
+  bipartite deadlocks (matching), PI-corral pruning and dead-end tunnel macros (all keep
+  push-optimality and completeness), and goal-room packing macros in the non-optimal ones.
+
+:mod:`evosoko.search.batch` solves the levels of a file for ``evosoko solve``.
 """
 
 from evosoko.search.algorithms import ALGORITHMS, Algorithm
