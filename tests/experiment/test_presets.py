@@ -60,7 +60,7 @@ def test_seed004_is_the_source_ga():
     assert (mutation.replace_rate, mutation.insert_rate, mutation.delete_rate) == (0.05, 0.05, 0)
     assert mutation.duplication == mutation.inversion == mutation.tail_regrowth == 0
     assert (ga.grow_while_under, ga.grow_by) == (50, 10)
-    assert ga.stagnation_restart is None and ga.age_patience is None
+    assert ga.stagnation_restart is None and ga.age_patience is None and ga.length_pressure == 0
     assert fitness.objective == "manhattan"
     assert not (fitness.trim_to_best or fitness.stop_on_deadlock or fitness.length_objective)
     assert not config.hybrid.enabled
