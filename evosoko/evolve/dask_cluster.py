@@ -7,7 +7,8 @@ and releases both on :meth:`~DaskConnection.close`.
 
 A local cluster listens on the loopback interface only (its HTTP server on any free port, so
 that two clusters do not collide); its workers are single-threaded processes (the numba
-kernels hold the GIL), restarted by their nanny when one dies.
+kernels hold the GIL), restarted by their nanny when one dies, and they ignore Ctrl-C, which
+this process handles by closing the cluster.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class DaskConnection:
             self._close_cluster()
             raise EvosokoError(f"cannot reach the Dask scheduler at {address}: {error}") from None
         self.address = address
+        if self.cluster is not None:
+            self._leave_interrupts_to_this_process()
 
     def worker_threads(self) -> int:
         """Threads over all workers connected now (at least 1)."""
@@ -85,6 +88,16 @@ class DaskConnection:
             self.client.close()
         finally:
             self._close_cluster()
+
+    def _leave_interrupts_to_this_process(self) -> None:
+        """Local workers ignore Ctrl-C; this process stops the run and closes the cluster."""
+        from evosoko.evolve.dask_signals import IGNORE_INTERRUPTS, IgnoreInterrupts
+
+        try:
+            self.client.register_plugin(IgnoreInterrupts(), name=IGNORE_INTERRUPTS)
+        except BaseException:
+            self.close()
+            raise
 
     def _close_cluster(self) -> None:
         if self.cluster is not None:

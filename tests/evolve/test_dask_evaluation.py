@@ -173,6 +173,10 @@ def evolve_metrics(level, parallel=(), *, crash_marker=None, on_generation=None)
     return rows, outcome.best_genes, outcome.evaluations
 
 
+def ignores_ctrl_c():
+    return signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
 def test_local_workers_start_a_cluster_that_closes_with_the_evaluator():
     level = small_level("corridor")
     genomes = genomes_for("moves", 20)
@@ -181,6 +185,8 @@ def test_local_workers_start_a_cluster_that_closes_with_the_evaluator():
         local_cluster = evaluator._connection.cluster
         assert local_cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         assert evaluator.map(genomes) == serial_map(level, "moves", genomes)
+        # Ctrl-C is left to this process, which closes the cluster
+        assert list(evaluator.client.run(ignores_ctrl_c).values()) == [True]
     assert evaluator._connection.cluster is None
     assert local_cluster.status.name == "closed"
 
