@@ -234,11 +234,14 @@ def _report_verification(entry, json_output: bool) -> bool:
 @reports_errors
 def run_command(
     config: Annotated[
-        Path | None, typer.Argument(help="A run configuration (TOML), e.g. configs/default.toml.")
+        Path | None,
+        typer.Argument(metavar="CONFIG", help="A run configuration (TOML), e.g. configs/default.toml."),
     ] = None,
     overrides: Annotated[
         list[str] | None,
-        typer.Option("--set", help="Override a key: KEY=VALUE, VALUE in TOML (repeatable)."),
+        typer.Option(
+            "--set", metavar="KEY=VALUE", help="Override a key; VALUE is TOML (repeatable)."
+        ),
     ] = None,
     resume: Annotated[
         Path | None,
