@@ -2,8 +2,9 @@
 
 :class:`DaskBackend` has the interface of :class:`evosoko.experiment.jobs.JobBackend`, so
 ``compare``, ``sweep`` and Optuna tuning use it unchanged through
-:func:`evosoko.experiment.jobs.make_backend`. At most ``2 ×`` the cluster's worker threads are
-queued at a time, so stopping early wastes little. A job that raises becomes an ``{"error":
+:func:`evosoko.experiment.jobs.make_backend`. At most ``2 ×`` the cluster's worker threads
+(counted again as jobs finish, so workers that join later get work) are queued at a time, so
+stopping early wastes little. A job that raises becomes an ``{"error":
 ...}`` result (in the worker, like every backend); a job whose workers kept dying
 (``KilledWorker``) or that was cancelled becomes one too, so the experiment goes on and a
 rerun tries that job again. A worker that dies once is not an error: the scheduler moves its
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from evosoko.evolve.dask_cluster import DaskConnection
@@ -49,7 +50,6 @@ class DaskBackend:
         if not payloads:
             return
         waiting = list(range(len(payloads)))[::-1]  # a stack: pop() takes the next in order
-        window = 2 * self._connection.worker_threads()
         batch = uuid.uuid4().hex
 
         def submit() -> Any:
@@ -65,13 +65,21 @@ class DaskBackend:
             self._running[future] = position
             return future
 
-        first = [submit() for _ in range(min(window, len(waiting)))]
-        finished = as_completed(first, loop=self.client.loop)
+        finished = as_completed(loop=self.client.loop)
+        self._top_up(finished, submit, waiting)
         for future in finished:
             position = self._running.pop(future)
             yield position, _job_result(future)
-            if waiting:
-                finished.add(submit())
+            self._top_up(finished, submit, waiting)
+
+    def _top_up(self, finished: Any, submit: Callable[[], Any], waiting: list[int]) -> None:
+        """Queue jobs until twice the cluster's current worker threads are queued, so that
+        workers joining later get work too."""
+        if not waiting:
+            return
+        window = 2 * self._connection.worker_threads()
+        while waiting and len(self._running) < window:
+            finished.add(submit())
 
     def close(self) -> None:
         """Cancel the jobs not finished and disconnect (closing a local cluster)."""
