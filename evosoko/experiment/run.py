@@ -14,6 +14,7 @@ SIGINT/SIGTERM stop a run gracefully after the current generation (see
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import platform
 import warnings
@@ -123,7 +124,7 @@ def start_run(
         "levels_file": config.run.levels,
         "started": _timestamp(),
         "finished": None,
-        "planned": [{"index": _index(level), "level": level.name} for level in levels],
+        "planned": _plan(levels),
         "levels": [],
         "totals": {},
         "versions": _versions(),
@@ -156,8 +157,7 @@ def resume_run(
     config = load_config(folder.file(CONFIG_FILE))
     summary = folder.read_summary()
     file_levels, levels = load_run_levels(config, str(folder.file(CONFIG_FILE)))
-    planned = [{"index": _index(level), "level": level.name} for level in levels]
-    if summary.get("planned") != planned:
+    if summary.get("planned") != _plan(levels):
         raise EvosokoError(
             f"the levels of {config.run.levels} no longer match the ones this run started with",
             str(folder.path),
@@ -406,6 +406,19 @@ class _Execution:
         return RunReport(
             self.folder.path, self.status, self.results, self.summary, exit_code, message
         )
+
+
+def _plan(levels: list[Level]) -> list[dict[str, Any]]:
+    """The levels of a run as saved in its summary: index, name and a digest of the board, so
+    that a resume notices a level file that changed."""
+    return [
+        {
+            "index": _index(level),
+            "level": level.name,
+            "board": hashlib.sha256("\n".join(level.rows()).encode()).hexdigest()[:16],
+        }
+        for level in levels
+    ]
 
 
 def _index(level: Level) -> int:

@@ -228,9 +228,17 @@ def test_resume_refuses_changed_levels(tmp_path):
     interrupts.request()
     stopped = start_run(config, interrupts=interrupts)
     assert stopped.status == "interrupted" and stopped.results == []
-    levels.write_text(levels.read_text().replace("; seed004-blog", "; renamed"))
-    with pytest.raises(EvosokoError, match="no longer match"):
-        resume_run(stopped.run_dir)
+    original = levels.read_text()
+    for changed in (
+        original.replace("; seed004-blog", "; renamed"),
+        original.replace("#@-$..-#", "#-@$..-#"),
+    ):  # seed000-case3's player moved
+        assert changed != original
+        levels.write_text(changed)
+        with pytest.raises(EvosokoError, match="no longer match"):
+            resume_run(stopped.run_dir)
+    levels.write_text(original)
+    assert resume_run(stopped.run_dir).status == "completed"
 
 
 def test_a_crash_marks_the_run_failed(tmp_path, monkeypatch):
