@@ -159,14 +159,15 @@ class MutationConfig(_Section):
         default=0.3,
         ge=0,
         le=1,
-        description="Chance of cutting the genome in its second half and regrowing the tail at "
-        "random (1..tail_genes new genes).",
+        description="Chance of cutting the genome near its end and regrowing the tail at "
+        "random (see tail_genes).",
     )
     tail_genes: int | None = Field(
         default=None,
         ge=1,
-        description="Most genes a tail regrowth appends (unset: ga.initial_length); small values "
-        "make regrowth a local step from the genome's end.",
+        description="Most genes a tail regrowth cuts from the end and appends (unset: it cuts "
+        "anywhere in the second half and appends up to ga.initial_length); small values make "
+        "regrowth a local step from where the genome ends.",
     )
 
     _unset = field_validator("tail_genes", mode="before")(_none_word)

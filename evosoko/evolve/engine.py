@@ -324,7 +324,9 @@ class Engine:
 
     def _new_population(self, prefixes: Sequence[Sequence[int]]) -> list:
         """Random genomes; with ``prefixes`` (hybrid seeds), ``hybrid.fraction`` of them (at
-        least one per prefix) start with a prefix, taken in turn, followed by random genes."""
+        least one per prefix) start with a prefix, taken in turn: the first copy of each is the
+        prefix alone (so that it is scored where the search left it, also when genomes are
+        scored at their end), the others are followed by random genes."""
         ga = self.ga
         seeded = 0
         if prefixes:
@@ -333,8 +335,10 @@ class Engine:
         genomes = []
         for index in range(seeded):
             prefix = list(prefixes[index % len(prefixes)])[: ga.max_length]
-            tail = random_genes(self.rng, min(ga.initial_length, ga.max_length - len(prefix)), self.encoding)
-            genomes.append(prefix + tail)
+            tail_length = min(ga.initial_length, ga.max_length - len(prefix))
+            if index < len(prefixes) and len(prefix) >= ga.min_length:
+                tail_length = 0
+            genomes.append(prefix + random_genes(self.rng, tail_length, self.encoding))
         while len(genomes) < ga.population:
             genomes.append(random_genes(self.rng, ga.initial_length, self.encoding))
         population = [self._individual(g) for g in genomes]

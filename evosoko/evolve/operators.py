@@ -102,14 +102,16 @@ def mut_regrow_tail(
     min_length: int,
     max_length: int,
     tail_length: int,
+    cut_back: int | None = None,
 ) -> tuple[Genome]:
-    """Cut the genome in its second half and append 1..``tail_length`` random genes.
+    """Cut the genome near its end and append 1..``tail_length`` random genes.
 
-    The cut keeps at least half of the genes (and ``min_length``); the result has at most
-    ``max_length`` genes.
+    The cut removes up to ``cut_back`` genes from the end, or (None) up to half of them; it
+    keeps ``min_length``; the result has at most ``max_length`` genes.
     """
     length = len(genome)
-    cut = rng.randint(length // 2, length)
+    lowest = length // 2 if cut_back is None else max(0, length - cut_back)
+    cut = rng.randint(lowest, length)
     grown = rng.randint(1, max(1, tail_length))
     new_length = min(max_length, max(min_length, cut + grown))
     cut = min(cut, new_length)
@@ -139,7 +141,9 @@ def mutate(
     """Apply every mutation of ``config`` in turn: tail regrowth, block duplication and
     inversion (each with its probability), then per-gene deletion, insertion and replacement."""
     if rng.random() < config.tail_regrowth:
-        mut_regrow_tail(genome, rng, gene_range, min_length, max_length, tail_length)
+        mut_regrow_tail(
+            genome, rng, gene_range, min_length, max_length, tail_length, config.tail_genes
+        )
     if rng.random() < config.duplication:
         mut_duplicate_block(genome, rng, config.block_size, max_length)
     if rng.random() < config.inversion:

@@ -104,6 +104,17 @@ def test_tail_regrowth_keeps_the_first_half():
             assert len(parent) >= length // 2 + 1 or len(parent) == 40
 
 
+def test_tail_regrowth_with_cut_back_changes_only_the_end():
+    rng = random.Random(16)
+    for length in (1, 3, 30):
+        for _ in range(50):
+            parent = list(range(100, 100 + length))
+            operators.mut_regrow_tail(parent, rng, GENE_RANGE, 1, 40, tail_length=3, cut_back=2)
+            kept = max(0, length - 2)
+            assert parent[:kept] == list(range(100, 100 + kept))
+            assert kept + 1 <= len(parent) <= min(40, length + 3)
+
+
 def test_grow_like_the_source_ga():
     rng = random.Random(7)
     short = genome(rng, 45)
