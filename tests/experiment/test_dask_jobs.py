@@ -18,6 +18,7 @@ distributed = pytest.importorskip("distributed")
 from evosoko.errors import ConfigError
 from evosoko.experiment.compare import load_compare_config, run_compare
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
+from evosoko.experiment.sweep import load_sweep_config, run_sweep
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
@@ -44,6 +45,23 @@ set = ["ga.population=20", "ga.offspring=20"]
 [[solver]]
 kind = "search"
 algorithm = "push-astar"
+"""
+
+SWEEP = f"""
+[sweep]
+name = "mini-dask"
+method = "grid"
+levels = "{SEEDS}"
+select = ["seed000-example", "seed000-case3"]
+seeds = [1]
+set = ["ga.population=20", "ga.offspring=20"]
+
+[sweep.budget]
+evaluations = 400
+seconds = 30
+
+[parameters]
+"ga.mutation.replace_rate" = [0.01, 0.1]
 """
 
 
@@ -130,6 +148,22 @@ def test_compare_with_jobs_on_dask_equals_serial(cluster, tmp_path):
         return [{k: v for k, v in row.items() if k != "seconds"} for row in rows]
 
     assert stable(distributed_outcome.rows) == stable(serial.rows)
+
+
+def test_sweep_with_jobs_on_dask_equals_serial(cluster, tmp_path):
+    path = tmp_path / "sweep.toml"
+    path.write_text(SWEEP)
+    serial = run_sweep(load_sweep_config(path), tmp_path / "serial", plots=False)
+    on_dask = load_sweep_config(
+        path, ["parallel.backend=dask", f'parallel.address="{cluster.scheduler_address}"']
+    )
+    distributed_outcome = run_sweep(on_dask, tmp_path / "dask", plots=False)
+    assert distributed_outcome.complete and len(distributed_outcome.trials) == 2
+
+    def scores(outcome):
+        return [(trial.params, trial.rank_key()) for trial in outcome.trials]
+
+    assert scores(distributed_outcome) == scores(serial)
 
 
 def test_dask_job_settings_are_validated(tmp_path):
