@@ -170,6 +170,14 @@ class MutationConfig(_Section):
         "regrowth a local step from where the genome ends.",
     )
 
+    push_macro: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Move genomes only: chance of appending a shortest walk to a random "
+        "candidate push of the position the genome reaches, and that push (0: off).",
+    )
+
     _unset = field_validator("tail_genes", mode="before")(_none_word)
 
 
@@ -305,7 +313,10 @@ class ParallelConfig(_Section):
     )
     workers: int = Field(default=2, ge=1, description="Worker processes of the processes backend.")
     batch_size: int = Field(
-        default=32, ge=1, description="Genomes sent to a worker per task."
+        default=256,
+        ge=1,
+        description="Most genomes sent to a worker per task (fewer when a generation is small, "
+        "so that every worker gets at least two batches).",
     )
     address: str | None = Field(
         default=None,

@@ -20,7 +20,6 @@ it only when the ``dask`` backend is chosen.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import uuid
@@ -34,6 +33,7 @@ from distributed import KilledWorker, WorkerPlugin, get_worker
 from evosoko.config import FitnessConfig
 from evosoko.evolve.dask_cluster import DaskConnection
 from evosoko.evolve.evaluation import ProcessEvaluator
+from evosoko.evolve.packing import pack_genomes, unpack_genomes  # noqa: F401 (re-exported)
 from evosoko.evolve.fitness import Evaluation, FitnessFunction
 from evosoko.sokoban.level import Level
 
@@ -83,8 +83,7 @@ class LevelPlugin(WorkerPlugin):
         if self.crash_marker is not None:
             self._maybe_crash()
         assert self.fitness_function is not None, "plugin used before its setup ran"
-        genomes = unpack_genomes(genes, lengths)
-        return [tuple(evaluation) for evaluation in self.fitness_function(genomes)]
+        return [tuple(e) for e in self.fitness_function.evaluate_packed(genes, lengths)]
 
     def _maybe_crash(self) -> None:
         try:
@@ -93,22 +92,6 @@ class LevelPlugin(WorkerPlugin):
             return
         log.warning("evaluation worker %d dies on purpose (test hook)", os.getpid())
         os._exit(1)
-
-
-def pack_genomes(genomes: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """All genes of ``genomes`` in one flat int32 array, and the length of each genome."""
-    lengths = np.fromiter(map(len, genomes), dtype=np.int32, count=len(genomes))
-    genes = np.fromiter(
-        itertools.chain.from_iterable(genomes), dtype=np.int32, count=int(lengths.sum())
-    )
-    return genes, lengths
-
-
-def unpack_genomes(genes: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
-    """The genomes packed by :func:`pack_genomes` (views into ``genes``)."""
-    ends = np.cumsum(lengths).tolist()
-    starts = [0, *ends[:-1]]
-    return [genes[start:end] for start, end in zip(starts, ends)]
 
 
 def evaluate_batch(plugin_name: str, genes: np.ndarray, lengths: np.ndarray) -> list[tuple]:

@@ -3,7 +3,7 @@
 ``make_evaluator(level, parallel, encoding, fitness)`` is a context manager that yields an
 :class:`Evaluator`. The ``processes`` backend starts a ``ProcessPoolExecutor`` whose workers
 receive the level once, as plain data (its XSB rows and title), through the pool initializer,
-then batches of plain gene tuples; they return :class:`Evaluation` tuples. Results are
+then batches packed as two flat arrays (``evosoko.evolve.packing``); they return :class:`Evaluation` tuples. Results are
 identical to the ``serial`` backend and come back in order.
 
 A worker that dies (the pool raises ``BrokenProcessPool``) is replaced: the pool is recreated
@@ -24,8 +24,11 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
+import numpy as np
+
 from evosoko.config import FitnessConfig, ParallelConfig
 from evosoko.evolve.fitness import Evaluation, FitnessFunction
+from evosoko.evolve.packing import pack_genomes
 from evosoko.sokoban.level import Level
 
 if TYPE_CHECKING:
@@ -94,8 +97,8 @@ def _init_worker(
     log.debug("evaluation worker %d ready for level %s", os.getpid(), level.name)
 
 
-def _evaluate_batch(genomes: list[tuple[int, ...]]) -> list[tuple]:
-    """Worker task: evaluate one batch; returns plain tuples."""
+def _evaluate_batch(genes: np.ndarray, lengths: np.ndarray) -> list[tuple]:
+    """Worker task: evaluate one packed batch (:func:`pack_genomes`); returns plain tuples."""
     if _worker_crash_marker is not None:
         try:
             os.remove(_worker_crash_marker)
@@ -106,7 +109,7 @@ def _evaluate_batch(genomes: list[tuple[int, ...]]) -> list[tuple]:
             _flush_log_queues()
             os._exit(1)
     assert _worker_fitness is not None, "worker used before its initializer ran"
-    return [tuple(e) for e in _worker_fitness(genomes)]
+    return [tuple(e) for e in _worker_fitness.evaluate_packed(genes, lengths)]
 
 
 def _flush_log_queues() -> None:
@@ -119,6 +122,17 @@ def _flush_log_queues() -> None:
 
 
 # ---- parent side --------------------------------------------------------------------------------
+BATCHES_PER_WORKER = 2
+"""Fewest batches each worker gets per ``map`` call, so no worker idles while another works."""
+
+
+def batch_size_for(genomes: int, workers: int, batch_size: int) -> int:
+    """Genomes per task: at most ``batch_size``, small enough to give every worker
+    ``BATCHES_PER_WORKER`` batches."""
+    share = -(-genomes // (workers * BATCHES_PER_WORKER))
+    return max(1, min(batch_size, share))
+
+
 class ProcessEvaluator:
     """Evaluates in a pool of worker processes; the pool is replaced when a worker dies."""
 
@@ -151,16 +165,16 @@ class ProcessEvaluator:
 
     def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The evaluation of each genome, in order; survives a worker's death."""
+        size = batch_size_for(len(genomes), self.workers, self.batch_size)
         batches = [
-            [tuple(int(g) for g in genome) for genome in genomes[start : start + self.batch_size]]
-            for start in range(0, len(genomes), self.batch_size)
+            pack_genomes(genomes[start : start + size]) for start in range(0, len(genomes), size)
         ]
         results: list[list[tuple] | None] = [None] * len(batches)
         for attempt in range(MAX_POOL_RESTARTS + 1):
             pending = [i for i, r in enumerate(results) if r is None]
             if not pending:
                 break
-            futures: dict[int, Future] = {i: self._pool.submit(_evaluate_batch, batches[i]) for i in pending}
+            futures: dict[int, Future] = {i: self._pool.submit(_evaluate_batch, *batches[i]) for i in pending}
             broken = False
             for index, future in futures.items():
                 try:

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from evosoko.evolve.packing import pack_genomes, padded_matrix
 from evosoko.config import FitnessConfig
 from evosoko.evolve.move_replay import move_tables, replay_move_batch
 from evosoko.evolve.push_replay import push_tables, replay_push_batch
@@ -75,10 +76,13 @@ class FitnessFunction:
         """The :class:`Evaluation` of each genome, in order."""
         if not genomes:
             return []
-        lengths = np.fromiter((len(g) for g in genomes), dtype=np.int32, count=len(genomes))
-        array = np.zeros((len(genomes), max(1, int(lengths.max()))), dtype=np.int32)
-        for row, genome in enumerate(genomes):
-            array[row, : len(genome)] = genome
+        return self.evaluate_packed(*pack_genomes(genomes))
+
+    def evaluate_packed(self, genes: np.ndarray, lengths: np.ndarray) -> list[Evaluation]:
+        """The :class:`Evaluation` of each genome of a batch packed by :func:`pack_genomes`."""
+        if not len(lengths):
+            return []
+        array = padded_matrix(genes, lengths)
         if self.encoding == "moves":
             return self._moves(array, lengths)
         return self._pushes(array, lengths)
