@@ -209,6 +209,14 @@ class Engine:
             "grow", operators.grow, rng=rng, gene_range=self.gene_range,
             under=ga.grow_while_under, by=ga.grow_by, max_length=ga.max_length,
         )
+        if self.encoding == "moves" and ga.mutation.push_macro > 0:
+            from evosoko.evolve.macros import mut_append_push
+            from evosoko.evolve.push_replay import push_tables
+
+            toolbox.register(
+                "push_macro", mut_append_push, rng=rng, level=self.level,
+                tables=push_tables(self.level), max_length=ga.max_length,
+            )
         kind = ga.crossover.kind
         if kind == "block":
             toolbox.register("mate", operators.cx_block, rng=rng, block_size=ga.crossover.block_size)
@@ -359,6 +367,9 @@ class Engine:
         for child in offspring:
             if rng.random() < ga.mutation.probability:
                 toolbox.mutate(child)
+                _invalidate(child)
+            if hasattr(toolbox, "push_macro") and rng.random() < ga.mutation.push_macro:
+                toolbox.push_macro(child)
                 _invalidate(child)
             if ga.grow_while_under and len(child) < ga.grow_while_under:
                 toolbox.grow(child)
