@@ -41,11 +41,19 @@ def test_solves_a_small_level_with_a_verified_solution(encoding):
     assert outcome.evaluations == stats[-1].evaluations
 
 
-@pytest.mark.parametrize("encoding", ["moves", "pushes"])
-def test_same_seed_same_run(microban, encoding):
+@pytest.mark.parametrize(
+    "encoding, extra",
+    [
+        ("moves", []),
+        ("pushes", []),
+        ("moves", ["ga.mutation.push_macro=0.5", "fitness.trim_to_best=false"]),
+        ("pushes", ["ga.age_memory=false", "fitness.trim_to_best=false"]),
+    ],
+)
+def test_same_seed_same_run(microban, encoding, extra):
     level = microban[HARD_ENOUGH]
     overrides = [f"ga.encoding={encoding}", "run.budget.generations=15", "ga.population=30",
-                 "ga.offspring=30", "run.seed=5"]
+                 "ga.offspring=30", *extra, "run.seed=5"]
     first, first_stats = run(level, overrides)
     second, second_stats = run(level, overrides)
     assert comparable(first_stats) == comparable(second_stats)
@@ -54,14 +62,29 @@ def test_same_seed_same_run(microban, encoding):
     assert comparable(other_stats) != comparable(first_stats)
 
 
+MOVES_PRESET_LIKE = [
+    "ga.encoding=moves", "ga.mutation.push_macro=0.5", "ga.mutation.tail_genes=5",
+    "fitness.trim_to_best=false",
+]
+
+
 @pytest.mark.parametrize(
-    "selection", ["tournament", "truncation", "mu_plus_lambda", "mu_comma_lambda", "nsga2"]
+    "selection, extra",
+    [
+        ("tournament", []),
+        ("truncation", []),
+        ("mu_plus_lambda", []),
+        ("mu_comma_lambda", []),
+        ("nsga2", []),
+        ("tournament", MOVES_PRESET_LIKE),
+    ],
 )
-def test_resume_equals_uninterrupted(microban, selection):
+def test_resume_equals_uninterrupted(microban, selection, extra):
     level = microban[HARD_ENOUGH]
     overrides = [
         "ga.encoding=pushes", f"ga.selection={selection}", "ga.population=20", "ga.offspring=24",
         "output.checkpoint_every=5", "ga.stagnation_restart=4", "ga.age_patience=2", "run.seed=11",
+        *extra,
     ]
     whole, whole_stats = run(level, overrides + ["run.budget.generations=20"])
     checkpoints = []
