@@ -17,6 +17,12 @@ The loop stops when a genome solves the level, a budget of ``run.budget`` is spe
 After ``ga.stagnation_restart`` generations without a better best individual the population is
 re-seeded at random; the hall of fame is kept.
 
+Selection and survival rank individuals by their fitness, adjusted by aging (``ga.age_patience``:
+a position that has stayed in the population ranks one step farther from solved per
+``age_patience`` generations; with ``ga.age_memory`` its age outlives its stay, see
+:mod:`evosoko.evolve.aging`) and by ``ga.length_pressure``. Move genomes may also get a push
+macro (``ga.mutation.push_macro``, :mod:`evosoko.evolve.macros`).
+
 Determinism: every random choice comes from one ``random.Random`` seeded with the run's seed;
 fitness is deterministic; so a run is a function of (level, configuration, seed), and a run
 resumed from a checkpoint continues exactly as the uninterrupted run (wall-clock seconds
