@@ -270,15 +270,13 @@ def test_select_runs_levels_in_the_order_given(tmp_path):
     ]
 
 
-def _logging_batch(genomes):
+def _logging_batch(*batch):
     """Stand-in for the worker task that logs from the worker process, then evaluates."""
     import logging
     import os
 
-    logging.getLogger("evosoko.test.worker").warning(
-        "worker %d got %d genomes", os.getpid(), len(genomes)
-    )
-    return _original_batch(genomes)
+    logging.getLogger("evosoko.test.worker").warning("worker %d got a batch", os.getpid())
+    return _original_batch(*batch)
 
 
 _original_batch = None
@@ -300,6 +298,7 @@ def test_worker_log_records_reach_the_run_log(tmp_path, monkeypatch):
         tmp_path, "run.select=[1]", "parallel.backend=processes", "parallel.workers=2"
     )
     report = start_run(config)
+    assert report.status == "completed", report.message
     log_text = (report.run_dir / "run.log").read_text()
     worker_lines = [line for line in log_text.splitlines() if "evosoko.test.worker" in line]
     assert worker_lines
