@@ -245,6 +245,12 @@ class GAConfig(_Section):
         "so one that comes back resumes its age instead of starting young (a hashed table of "
         "65,536 counters, checkpointed).",
     )
+    age_visits: bool = Field(
+        default=False,
+        description="With aging memory: every child that lands on a position also ages it by "
+        "one, so positions the population keeps returning to age faster than rarely reached "
+        "ones (a novelty pressure).",
+    )
     hall_of_fame: int = Field(default=10, ge=1, description="Best distinct individuals kept.")
 
     _unset = field_validator("stagnation_restart", "age_patience", mode="before")(_none_word)

@@ -46,6 +46,14 @@ class AgeMemory:
                 self.table[slot] += 1
         self.assign(survivors)
 
+    def visit(self, individuals: Sequence) -> None:
+        """One more unit of age for the position of every individual (repeats count again):
+        positions that children keep landing on age faster than rarely reached ones."""
+        for individual in individuals:
+            slot = individual.evaluation.state_hash & self._mask
+            if self.table[slot] < _MAX_AGE:
+                self.table[slot] += 1
+
     def to_json(self) -> str:
         """The table as compact text (zlib, then base64) for a checkpoint."""
         return base64.b64encode(zlib.compress(self.table.tobytes(), 6)).decode("ascii")

@@ -413,6 +413,8 @@ class Engine:
             return selection.sel_nsga2(self.population + offspring, ga.population, identity)
         rank = self.rank
         if self.age_memory is not None:
+            if ga.age_visits:
+                self.age_memory.visit(offspring)
             self.age_memory.assign(offspring)
         elif ga.age_patience:
             _share_ages(self.population + offspring)

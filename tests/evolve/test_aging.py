@@ -38,3 +38,9 @@ def test_the_table_round_trips_through_text():
     again = AgeMemory.from_json(memory.to_json())
     assert (again.table == memory.table).all()
     assert again.age(14) == 1
+
+
+def test_visits_age_popular_positions_faster():
+    memory = AgeMemory(bits=8)
+    memory.visit([member(3), member(3), member(3), member(4)])
+    assert memory.age(3) == 3 and memory.age(4) == 1
