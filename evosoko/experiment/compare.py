@@ -546,8 +546,9 @@ def summary_markdown(
         )
     lines += [
         "",
-        ("Medians are over solved runs. ERT (expected running time) = total cost of all runs, "
-        "each failure counted at the full budget, divided by the number of solved runs."),
+        "Medians are over solved runs. ERT (expected running time) = the total cost of all runs, "
+        "a failed run counted at the full budget of that measure (" + "; ".join(limits) + ") even "
+        "when another limit stopped it first, divided by the number of solved runs.",
     ]
     if done < total:
         lines += ["", f"**Incomplete:** {done} of {total} jobs finished; resume to finish."]
