@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
+import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from rich.text import Text
 
+from evosoko.errors import EvosokoError
 from evosoko.sokoban.level import (
     BOX,
     BOX_ON_GOAL,
@@ -209,14 +210,21 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple["Figure", Callable[[S
 
 @contextmanager
 def _atomic_output(path: str | os.PathLike) -> Iterator[str]:
-    """Yield a temporary path beside ``path``; rename it over ``path`` only if the body succeeds."""
+    """Yield a temporary path beside ``path``; rename it over ``path`` only if the body succeeds.
+
+    A target that cannot be written (missing folder, no permission) raises :class:`EvosokoError`
+    naming it; the temporary file never outlives a failure.
+    """
     target = Path(path)
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.",
-                                            suffix=".tmp")
-    os.close(descriptor)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        yield temporary
+        yield str(temporary)
         os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    except OSError as error:
+        raise _unwritable(target, error) from None
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _unwritable(target: Path, error: OSError) -> EvosokoError:
+    return EvosokoError(f"cannot write this file: {error.strerror or error}", str(target))
