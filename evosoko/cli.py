@@ -95,7 +95,9 @@ def main(
 
 
 # ---- shared options -----------------------------------------------------------------------------
-LevelFile = Annotated[Path, typer.Argument(help="A level file (XSB/SOK/TXT collection, .grid, .num).")]
+LevelFile = Annotated[
+    Path, typer.Argument(metavar="FILE", help="A level file (XSB/SOK/TXT collection, .grid, .num).")
+]
 FormatOption = Annotated[
     str | None, typer.Option("--format", help="Override the detected format: xsb, grid or num.")
 ]
@@ -143,7 +145,10 @@ def show_command(
     solution: Annotated[str | None, typer.Option(help="A LURD solution to replay and draw.")] = None,
     png: Annotated[Path | None, typer.Option(help="Draw the board to this PNG file.")] = None,
     gif: Annotated[Path | None, typer.Option(help="Animate the solution into this GIF file.")] = None,
-    fps: Annotated[float, typer.Option(help="Frames per second of the GIF.")] = 10.0,
+    fps: Annotated[float, typer.Option(help="Frames per second of the GIF (1 to 50).")] = 10.0,
+    max_frames: Annotated[
+        int, typer.Option(min=2, help="Longer solutions are sampled: every k-th step, the last kept.")
+    ] = 400,
 ) -> None:
     """Print a level as text; draw it to PNG, or animate a solution to GIF."""
     from evosoko.sokoban import render
@@ -167,7 +172,8 @@ def show_command(
         render.save_png(level, png, state)
         stdout.print(f"wrote {png}")
     if gif is not None:
-        frames = render.save_gif(level, replay_states(level, verification.lurd), gif, fps=fps)
+        states = replay_states(level, verification.lurd)
+        frames = render.save_gif(level, states, gif, fps=fps, max_frames=max_frames)
         stdout.print(f"wrote {gif} ({frames} frames)")
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,9 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from evosoko.cli import app
+from evosoko.sokoban.formats import read_levels, select_levels
+from evosoko.sokoban.level import DIRECTIONS
+from evosoko.sokoban.rules import Board
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "levels" / "seeds.xsb"
@@ -151,3 +157,77 @@ def test_the_invalid_seed_board_is_rejected_by_the_console_script():
 def test_version():
     result = invoke("--version")
     assert result.exit_code == 0 and result.stdout.startswith("evosoko ")
+
+
+def shortest_solution(level) -> str:
+    """A fewest-moves LURD solution by breadth-first search over positions, using only the rules."""
+    start = Board(level)
+    seen = {start.state()}
+    queue = deque([(start.state(), "")])
+    while queue:
+        state, path = queue.popleft()
+        for direction, letter in enumerate(DIRECTIONS):
+            board = Board(level, state)
+            boxes_before = board.occupied.copy()
+            if not board.step(direction):
+                continue
+            pushed = not (board.occupied == boxes_before).all()
+            next_path = path + (letter.upper() if pushed else letter)
+            if board.is_solved():
+                return next_path
+            if board.state() not in seen:
+                seen.add(board.state())
+                queue.append((board.state(), next_path))
+    raise AssertionError("the level has no solution")
+
+
+def test_verify_accepts_a_solution_found_by_breadth_first_search():
+    (level,) = select_levels(read_levels(SEEDS), ["seed000-example"])
+    found = shortest_solution(level)
+    result = invoke("verify", SEEDS, "-l", "seed000-example", "--solution", found, "--json")
+    assert result.exit_code == 0, result.output
+    (record,) = json_lines(result.stdout)
+    assert record["valid"] and record["solved"] and record["moves"] == len(found)
+    assert record["pushes"] == sum(letter.isupper() for letter in found)
+    assert len(found) == len(EXAMPLE_SOLUTION)
+
+
+def test_an_unwritable_png_is_one_error_line_naming_it(tmp_path):
+    target = tmp_path / "no-such-folder" / "board.png"
+    result = invoke("show", SEEDS, "-l", "1", "--png", target)
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: {target}: ")
+
+
+def test_show_samples_a_gif_down_to_max_frames(tmp_path):
+    gif = tmp_path / "short.gif"
+    result = invoke("show", SEEDS, "-l", "1", "--solution", EXAMPLE_SOLUTION, "--gif", gif,
+                    "--max-frames", "3")
+    assert result.exit_code == 0, result.output
+    with Image.open(gif) as image:
+        assert image.n_frames <= 3
+
+
+def console_script() -> str:
+    beside_python = Path(sys.executable).with_name("evosoko")
+    found = str(beside_python) if beside_python.exists() else shutil.which("evosoko")
+    if found is None:
+        pytest.skip("the evosoko console script is not installed (pip install -e '.[dev]')")
+    return found
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "needle"),
+    [
+        (("verify", SEEDS, "-l", "1", "--solution", "LLdrdL"), 1, "FAILED"),
+        (("show", SEEDS, "-l", "1", "--no-such-option"), 2, "No such option"),
+        (("verify", SEEDS, "-l", "99", "--solution", "L"), 2, "error: "),
+    ],
+)
+def test_the_console_script_exit_codes_and_no_traceback(args, code, needle):
+    run = subprocess.run([console_script(), *map(str, args)], capture_output=True, text=True,
+                         env={**os.environ, "COLUMNS": "120"})
+    assert run.returncode == code
+    assert "Traceback" not in run.stderr + run.stdout
+    assert needle in run.stderr + run.stdout
