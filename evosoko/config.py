@@ -423,11 +423,11 @@ def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str
     text, data = "", {}
     source = str(path) if path is not None else None
     if path is not None:
-        text, data = _read_toml(Path(path))
+        text, data = read_toml(Path(path))
     override_keys: list[tuple[str, ...]] = []
     for override in overrides:
         keys, value = parse_override(override)
-        _assign(data, keys, value, override)
+        assign_override(data, keys, value, override)
         override_keys.append(keys)
     try:
         config = Config.model_validate(data)
@@ -491,7 +491,8 @@ def locate_key(text: str, keys: tuple[str | int, ...] | list[str | int]) -> int 
     return best_line
 
 
-def _read_toml(path: Path) -> tuple[str, dict]:
+def read_toml(path: Path) -> tuple[str, dict]:
+    """The text and parsed table of a TOML file; :class:`ConfigError` with its line when bad."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -510,7 +511,8 @@ def _read_toml(path: Path) -> tuple[str, dict]:
         raise ConfigError(f"TOML syntax error: {message}", str(path), line) from None
 
 
-def _assign(data: dict, keys: tuple[str, ...], value: Any, override: str) -> None:
+def assign_override(data: dict, keys: tuple[str, ...], value: Any, override: str) -> None:
+    """Set ``data[keys...] = value`` for a ``--set`` override, creating tables on the way."""
     node = data
     for depth, key in enumerate(keys[:-1]):
         child = node.setdefault(key, {})
@@ -538,7 +540,7 @@ def _config_error(
         message = f"[{dotted}]: {reason}" if dotted else reason
     else:
         got = problem.get("input")
-        message = f"{dotted}: {reason} (got {got!r}, {_toml_type(got)})"
+        message = f"{dotted}: {reason} (got {got!r}, {toml_type_name(got)})"
     if any(_common_prefix(key_path, keys) == min(len(key_path), len(keys)) for keys in override_keys):
         return ConfigError(message, OVERRIDE_SOURCE)
     line = locate_key(text, key_path) if text else None
@@ -587,7 +589,8 @@ def _all_keys(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tupl
     return keys
 
 
-def _toml_type(value: Any) -> str:
+def toml_type_name(value: Any) -> str:
+    """The TOML kind of ``value`` for messages ("an integer", "a string", ...)."""
     kinds = (
         (bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"),
         (list, "an array"), (dict, "a table"),

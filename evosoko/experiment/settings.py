@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evosoko.config import (
     OVERRIDE_SOURCE,
-    _assign,
-    _read_toml,
-    _toml_type,
+    assign_override,
+    read_toml,
+    toml_type_name,
     locate_key,
     parse_override,
 )
@@ -44,11 +44,11 @@ def load_model(
 
     Raises :class:`ConfigError` with the file and line of the problem (or ``--set``).
     """
-    text, data = _read_toml(Path(path))
+    text, data = read_toml(Path(path))
     override_keys = []
     for override in overrides:
         keys, value = parse_override(override)
-        _assign(data, keys, value, override)
+        assign_override(data, keys, value, override)
         override_keys.append(keys)
     try:
         return model.model_validate(data), text
@@ -78,7 +78,7 @@ def validation_error(
         message = f"[{dotted}]: {reason}" if dotted else reason
     else:
         got = problem.get("input")
-        message = f"{dotted}: {reason} (got {got!r}, {_toml_type(got)})"
+        message = f"{dotted}: {reason} (got {got!r}, {toml_type_name(got)})"
     strings = tuple(k for k in loc if isinstance(k, str))
     if any(strings[: len(keys)] == keys[: len(strings)] for keys in override_keys):
         return ConfigError(message, OVERRIDE_SOURCE)
