@@ -7,42 +7,11 @@ that on resume.
 
 from __future__ import annotations
 
-import json
-import os
-import secrets
 from pathlib import Path
-from typing import Any
 
+from evosoko.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Binary twin of :func:`write_text_atomic` (images)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(temporary, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """``data`` as indented JSON, written atomically."""
-    write_text_atomic(path, json.dumps(data, indent=2) + "\n")
+__all__ = ["LineAppender", "write_bytes_atomic", "write_json_atomic", "write_text_atomic"]
 
 
 class LineAppender:

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import math
 import os
-import secrets
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 from rich.text import Text
 
-from evosoko.errors import EvosokoError
+from evosoko.atomic import atomic_path
 from evosoko.sokoban.level import (
     BOX,
     BOX_ON_GOAL,
@@ -90,7 +87,7 @@ def save_png(level: Level, path: str | os.PathLike, state: State | None = None,
     """Draw the board in ``state`` (default: the start) to a PNG of ``cell_pixels`` per cell."""
     figure, show = _board_figure(level, cell_pixels)
     show(state if state is not None else level.start)
-    with _atomic_output(path) as temporary:
+    with atomic_path(path) as temporary:
         figure.savefig(temporary, format="png", dpi=cell_pixels)
 
 
@@ -128,7 +125,7 @@ def save_gif(level: Level, states: Sequence[State], path: str | os.PathLike, fps
     frame_ms = round(1000 / fps)
     durations = [frame_ms] * len(steps)
     durations[-1] += FINAL_FRAME_HOLD_MS
-    with _atomic_output(path) as temporary:
+    with atomic_path(path) as temporary:
         first.save(temporary, format="GIF", save_all=True, append_images=frames,
                    duration=durations, loop=0, disposal=1, optimize=False)
     with Image.open(path) as written:
@@ -206,25 +203,3 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple["Figure", Callable[[S
         player.set_center((column + 0.5, row + 0.5))
 
     return figure, show
-
-
-@contextmanager
-def _atomic_output(path: str | os.PathLike) -> Iterator[str]:
-    """Yield a temporary path beside ``path``; rename it over ``path`` only if the body succeeds.
-
-    A target that cannot be written (missing folder, no permission) raises :class:`EvosokoError`
-    naming it; the temporary file never outlives a failure.
-    """
-    target = Path(path)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        yield str(temporary)
-        os.replace(temporary, target)
-    except OSError as error:
-        raise _unwritable(target, error) from None
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
-def _unwritable(target: Path, error: OSError) -> EvosokoError:
-    return EvosokoError(f"cannot write this file: {error.strerror or error}", str(target))

@@ -7,14 +7,12 @@ not note keys) are refused with :class:`LevelFormatError` instead of being alter
 
 from __future__ import annotations
 
-import os
 import re
-import secrets
 import unicodedata
 from collections.abc import Iterable
 from os import PathLike
-from pathlib import Path
 
+from evosoko.atomic import write_text_atomic
 from evosoko.errors import LevelFormatError
 from evosoko.sokoban.collection import NOTE_KEY
 from evosoko.sokoban.level import Level
@@ -40,20 +38,7 @@ def format_levels(levels: Iterable[Level], path: str | None = None) -> str:
 
 def write_levels(levels: Iterable[Level], path: str | PathLike[str]) -> None:
     """Write ``levels`` to ``path`` atomically (a temporary file in the same folder, renamed)."""
-    target = Path(path)
-    text = format_levels(levels, str(path))
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with open(descriptor, "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, target)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        message = f"cannot write the file: {error.strerror or error}"
-        raise LevelFormatError(message, str(path)) from None
+    write_text_atomic(path, format_levels(levels, str(path)), LevelFormatError)
 
 
 def _note_line(key: str, value: str, level: Level, path: str | None) -> str:
