@@ -166,18 +166,20 @@ class ProcessEvaluator:
     def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The evaluation of each genome, in order; survives a worker's death."""
         size = batch_size_for(len(genomes), self.workers, self.batch_size)
-        batches = [
-            pack_genomes(genomes[start : start + size]) for start in range(0, len(genomes), size)
-        ]
+        batches: list[tuple[np.ndarray, np.ndarray]] = []
+        futures: dict[int, Future | None] = {}
+        for start in range(0, len(genomes), size):  # workers start while the rest is packed
+            batches.append(pack_genomes(genomes[start : start + size]))
+            futures[len(batches) - 1] = self._submit(batches[-1])
         results: list[list[tuple] | None] = [None] * len(batches)
         for attempt in range(MAX_POOL_RESTARTS + 1):
-            pending = [i for i, r in enumerate(results) if r is None]
-            if not pending:
-                break
-            futures: dict[int, Future] = {i: self._pool.submit(_evaluate_batch, *batches[i]) for i in pending}
+            if attempt:
+                futures = {i: self._submit(batches[i]) for i, r in enumerate(results) if r is None}
             broken = False
             for index, future in futures.items():
                 try:
+                    if future is None:
+                        raise BrokenProcessPool("the pool broke before this batch was submitted")
                     results[index] = future.result()
                 except BrokenProcessPool:
                     broken = True
@@ -196,6 +198,13 @@ class ProcessEvaluator:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = self._new_pool()
         return [Evaluation(*row) for batch in results for row in batch]  # type: ignore[union-attr]
+
+    def _submit(self, batch: tuple[np.ndarray, np.ndarray]) -> Future | None:
+        """Start a batch on the pool; None when the pool is already broken."""
+        try:
+            return self._pool.submit(_evaluate_batch, *batch)
+        except BrokenProcessPool:
+            return None
 
     def close(self) -> None:
         """Shut the pool down and stop forwarding worker logs."""
