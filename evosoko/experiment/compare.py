@@ -25,7 +25,6 @@ import hashlib
 import io
 import json
 import math
-import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,11 +35,11 @@ import tomli_w
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
-from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning
+from evosoko.errors import ConfigError, EvosokoWarning
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.metrics import SolverSummary, summarise
-from evosoko.experiment.runfolder import folder_name, utc_now
+from evosoko.experiment.runfolder import make_output_folder, output_folder
 from evosoko.experiment.settings import Section, load_model, locate, resolve_path
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.sokoban.build import level_from_rows
@@ -406,9 +405,7 @@ ProgressCallback = Callable[[int, int, dict | None], None]
 
 def compare_folder(config: CompareConfig, out: str | Path | None, parent: str | Path = "runs") -> Path:
     """``out`` if given, else a new folder under ``parent`` named like a run's."""
-    if out is not None:
-        return Path(out)
-    return Path(parent) / folder_name(config.compare.name, utc_now(), os.urandom(3).hex())
+    return output_folder(config.compare.name, out, parent)
 
 
 def run_compare(
@@ -429,10 +426,7 @@ def run_compare(
     if not levels:
         raise ConfigError("the comparison selects no levels", config.compare.levels)
     jobs = plan_jobs(config, levels)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise EvosokoError(f"cannot create the output folder: {error.strerror or error}", str(folder))
+    make_output_folder(folder)
     write_text_atomic(folder / CONFIG_FILE, dump_compare_config(config))
     level_of = {entry.index: entry.level for entry in levels}
     rows: dict[str, dict] = {}

@@ -62,6 +62,21 @@ def folder_name(name: str, when: datetime, short_id: str) -> str:
     return f"{when.strftime('%Y%m%dT%H%M%SZ')}_{safe}_{short_id}"
 
 
+def output_folder(name: str, out: str | Path | None, parent: str | Path = "runs") -> Path:
+    """``out`` if given, else a new folder path under ``parent`` named like a run's."""
+    if out is not None:
+        return Path(out)
+    return Path(parent) / folder_name(name, utc_now(), os.urandom(3).hex())
+
+
+def make_output_folder(folder: Path) -> None:
+    """Create ``folder`` (and parents) if needed; an unusable path is an :class:`EvosokoError`."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise EvosokoError(f"cannot create the output folder: {error.strerror or error}", str(folder))
+
+
 class RunFolder:
     """One run's folder; :meth:`create` makes a new one, :meth:`open` an existing one."""
 

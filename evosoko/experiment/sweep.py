@@ -27,7 +27,6 @@ import io
 import itertools
 import json
 import math
-import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,11 +38,11 @@ import tomli_w
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
-from evosoko.errors import ConfigError, EvosokoError
+from evosoko.errors import ConfigError
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare import JobsParallel, LevelEntry, comparison_levels, run_job
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
-from evosoko.experiment.runfolder import folder_name, utc_now
+from evosoko.experiment.runfolder import make_output_folder, output_folder
 from evosoko.experiment.settings import Section, load_model, locate, resolve_path, toml_value
 
 __all__ = [
@@ -359,9 +358,7 @@ ProgressCallback = Callable[[int, int, str], None]
 
 def sweep_folder(config: SweepConfig, out: str | Path | None, parent: str | Path = "runs") -> Path:
     """``out`` if given, else a new folder under ``parent`` named like a run's."""
-    if out is not None:
-        return Path(out)
-    return Path(parent) / folder_name(config.sweep.name, utc_now(), os.urandom(3).hex())
+    return output_folder(config.sweep.name, out, parent)
 
 
 def run_sweep(
@@ -383,10 +380,7 @@ def run_sweep(
     planned = []
     if config.sweep.method != "optuna":  # every trial's configuration checked before running
         planned = [(trial, trial_config(config, trial.params)) for trial in plan_trials(config)]
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise EvosokoError(f"cannot create the output folder: {error.strerror or error}", str(folder))
+    make_output_folder(folder)
     write_text_atomic(folder / CONFIG_FILE, dump_sweep_config(config))
     journal = Journal(folder / JOURNAL_FILE)
     if config.sweep.method == "optuna":
