@@ -6,10 +6,15 @@ at each step the *candidate pushes* of the current position are enumerated in ca
 can walk behind the box, the cell beyond is free floor, it is not a dead square, and the push
 does not freeze a box off its goal. Frozen boxes are found as a greatest fixpoint: start from
 every box and drop, until nothing changes, each box that is free along some axis (neither side
-a wall or a kept box, and not dead squares on both sides). The boxes left can never move, so a
-position with one of them off its goal is lost (the same judgement as
-:func:`evosoko.sokoban.deadlocks.is_freeze_deadlock`, computed without recursion so that it
-compiles and caches cleanly inside these kernels).
+a wall or a kept box, and not dead squares on both sides). The boxes left can never move
+(:func:`evosoko.sokoban.deadlocks.frozen_cells`); this also catches a box frozen by the pushed
+one when the pushed one is held by walls alone, which the classic recursive test started from
+the pushed box misses.
+
+Boxes frozen on goals are walls from then on: the distance matches the other boxes to the
+goals left, on push distances recomputed with those walls, and cells from which none of those
+goals can be reached become dead squares (:func:`evosoko.sokoban.deadlocks.frozen_goal_tables`).
+This catches goals filled in the wrong order (a filled goal that walls off another).
 Gene ``g`` chooses candidate ``g % count``; the player walks there by a shortest path (only
 when decoding to LURD) and pushes. Replay stops when the genes run out, the level is solved,
 no candidate is left, or (with ``stop_on_deadlock``) the boxes can no longer be matched to
@@ -28,7 +33,14 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from evosoko.evolve.distances import distance_kernel, manhattan_to_nearest_goal, objective_code
+from evosoko.evolve.distances import (
+    MANHATTAN,
+    MATCHING,
+    distance_kernel,
+    manhattan_to_nearest_goal,
+    matching_kernel,
+    objective_code,
+)
 from evosoko.sokoban.kernels import replay_tables
 from evosoko.sokoban.level import UNREACHABLE, Level, State
 
@@ -157,18 +169,12 @@ def genes_for_pushes(tables: PushTables, pushes) -> list[int]:
 
 def candidate_pushes(tables: PushTables, player: int, boxes) -> list[tuple[int, int]]:
     """The candidate pushes of a position, in the canonical order genes index them."""
-    cells = tables.floor.shape[0]
-    occupied = np.zeros(cells, dtype=np.bool_)
     box_cells = np.array(sorted(boxes), dtype=np.int64)
-    occupied[box_cells] = True
-    mark = np.zeros(cells, dtype=np.int64)
-    stack = np.empty(cells, dtype=np.int64)
     out_box = np.empty(4 * len(box_cells), dtype=np.int64)
     out_direction = np.empty(4 * len(box_cells), dtype=np.int64)
-    _reach(occupied, tables.floor, tables.deltas, int(player), mark, 1, stack)
-    count = _enumerate_pushes(
-        occupied, tables.floor, tables.blocked, tables.dead, tables.goals, tables.deltas,
-        box_cells, mark, 1, out_box, out_direction, np.zeros(cells, dtype=np.bool_),
+    count = _candidates_kernel(
+        tables.floor, tables.blocked, tables.goals, tables.dead, tables.push_distance,
+        tables.deltas, int(player), box_cells, out_box, out_direction,
     )
     return [(int(out_box[i]), int(out_direction[i])) for i in range(count)]
 
@@ -224,12 +230,11 @@ def _may_freeze(occupied, floor, dead, deltas, cell):  # pragma: no cover - comp
 
 
 @numba.njit(cache=True)
-def _frozen_off_goal(
-    occupied, blocked, dead, goals, deltas, boxes, moved_from, moved_to, frozen
-):  # pragma: no cover - compiled
-    """Whether some box is frozen off its goal (``boxes`` with ``moved_from`` now at ``moved_to``).
+def _mark_frozen(blocked, dead, deltas, boxes, moved_from, moved_to, frozen):  # pragma: no cover
+    """Leave ``frozen[cell]`` True exactly on the boxes that can never move (greatest fixpoint).
 
-    ``frozen`` is a scratch bool[cells], all False on entry and on return.
+    ``boxes`` with ``moved_from`` now at ``moved_to`` (pass -1 for no move); ``frozen`` is all
+    False on entry; the caller clears the box cells afterwards.
     """
     n = boxes.shape[0]
     for k in range(n):
@@ -249,8 +254,19 @@ def _frozen_off_goal(
                     frozen[cell] = False
                     changed = True
                     break
+
+
+@numba.njit(cache=True)
+def _frozen_off_goal(
+    occupied, blocked, dead, goals, deltas, boxes, moved_from, moved_to, frozen
+):  # pragma: no cover - compiled
+    """Whether some box is frozen off its goal (``boxes`` with ``moved_from`` now at ``moved_to``).
+
+    ``frozen`` is a scratch bool[cells], all False on entry and on return.
+    """
+    _mark_frozen(blocked, dead, deltas, boxes, moved_from, moved_to, frozen)
     lost = False
-    for k in range(n):
+    for k in range(boxes.shape[0]):
         cell = moved_to if boxes[k] == moved_from else boxes[k]
         if frozen[cell] and not goals[cell]:
             lost = True
@@ -259,14 +275,101 @@ def _frozen_off_goal(
 
 
 @numba.njit(cache=True)
+def _pull_distances(open_cells, deltas, goal, row, queue):  # pragma: no cover - compiled
+    """Fewest pushes taking a lone box from each open cell to ``goal`` (reverse pulls), into
+    ``row`` (``UNREACHABLE`` elsewhere); as :func:`evosoko.sokoban.analysis.pull_distances_from`."""
+    row[:] = UNREACHABLE
+    row[goal] = 0
+    queue[0] = goal
+    head, tail = 0, 1
+    while head < tail:
+        box = queue[head]
+        head += 1
+        for k in range(4):
+            pulled_to = box + deltas[k]
+            player_to = pulled_to + deltas[k]
+            if open_cells[pulled_to] and open_cells[player_to] and row[pulled_to] == UNREACHABLE:
+                row[pulled_to] = row[box] + 1
+                queue[tail] = pulled_to
+                tail += 1
+
+
+@numba.njit(cache=True)
+def _update_frozen_goals(
+    floor, blocked, dead, goals, deltas, boxes, known, frozen_goals, reduced, dead_now, open_cells,
+    queue,
+):  # pragma: no cover - compiled
+    """Find the boxes frozen on goals; when there are more than ``known``, rebuild the tables
+    that treat them as walls. Returns their count (-1: a box is frozen off its goal).
+
+    ``frozen_goals`` (bool[cells]) marks them; ``reduced`` (int64[goals, cells]) gets, in rows
+    ``0..m-1``, the push distances to the m goals left free with frozen boxes as walls; and
+    ``dead_now`` the cells from which none of those goals can be reached.
+    """
+    frozen_goals[:] = False
+    _mark_frozen(blocked, dead, deltas, boxes, -1, -1, frozen_goals)
+    count = 0
+    for k in range(boxes.shape[0]):
+        if frozen_goals[boxes[k]]:
+            if not goals[boxes[k]]:
+                return -1
+            count += 1
+    if count <= known:
+        return count
+    for cell in range(floor.shape[0]):
+        open_cells[cell] = floor[cell] and not frozen_goals[cell]
+    rows = 0
+    for cell in range(floor.shape[0]):
+        if goals[cell] and not frozen_goals[cell]:
+            _pull_distances(open_cells, deltas, cell, reduced[rows], queue)
+            rows += 1
+    for cell in range(floor.shape[0]):
+        unreachable = open_cells[cell]
+        for r in range(rows):
+            if reduced[r, cell] < UNREACHABLE:
+                unreachable = False
+                break
+        dead_now[cell] = dead[cell] or unreachable
+    return count
+
+
+@numba.njit(cache=True)
+def _position_distance(
+    objective, boxes, push_distance, nearest, manhattan, frozen_count, frozen_goals, reduced,
+    free_boxes,
+):  # pragma: no cover - compiled
+    """The objective of ``boxes``; with boxes frozen on goals (``frozen_count`` > 0), the other
+    boxes are matched to the other goals on distances with the frozen boxes as walls."""
+    if frozen_count <= 0 or objective == MANHATTAN:
+        return distance_kernel(objective, boxes, push_distance, nearest, manhattan)
+    m = 0
+    for k in range(boxes.shape[0]):
+        if not frozen_goals[boxes[k]]:
+            free_boxes[m] = boxes[k]
+            m += 1
+    if m == 0:
+        return 0
+    if objective == MATCHING:
+        return matching_kernel(reduced[:m], free_boxes[:m])
+    total = 0
+    for k in range(m):
+        closest = UNREACHABLE
+        for r in range(m):
+            closest = min(closest, reduced[r, free_boxes[k]])
+        total += closest
+    return min(total, UNREACHABLE)
+
+
+@numba.njit(cache=True)
 def _enumerate_pushes(
     occupied, floor, blocked, dead, goals, deltas, boxes, mark, stamp, out_box, out_direction,
-    frozen,
+    frozen, dead_targets,
 ):  # pragma: no cover - compiled
     """Write the candidate pushes (canonical order) of the marked position; returns their count.
 
     ``boxes`` must be sorted; ``mark == stamp`` on the cells the player reaches; ``frozen`` is
-    scratch for :func:`_frozen_off_goal`.
+    scratch for :func:`_frozen_off_goal`; ``dead_targets``: the cells no box may be pushed to
+    (the dead squares, or with boxes frozen on goals the cells that reach no goal left).
     """
     count = 0
     for i in range(boxes.shape[0]):
@@ -274,7 +377,10 @@ def _enumerate_pushes(
         for direction in range(4):
             delta = deltas[direction]
             target = box + delta
-            if mark[box - delta] != stamp or not floor[target] or occupied[target] or dead[target]:
+            if (
+                mark[box - delta] != stamp or not floor[target] or occupied[target]
+                or dead_targets[target]
+            ):
                 continue
             occupied[box] = False
             occupied[target] = True
@@ -311,13 +417,15 @@ def _move_box(boxes, source, target):  # pragma: no cover - compiled
 def _replay_one(
     deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
     zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genes, length,
-    occupied, boxes, mark, stack, out_box, out_direction, frozen, stamp, record,
+    scratch, stamp, record,
 ):  # pragma: no cover - compiled
     """Replay one genome; ``record[j]`` receives push j as (box, direction) when it has rows.
 
-    Returns (solved, solved_at, best_prefix, best_distance, best_hash, steps, final_distance,
-    final_hash, deadlocked, next stamp).
+    ``scratch`` is the tuple made by :func:`_scratch`. Returns (solved, solved_at, best_prefix,
+    best_distance, best_hash, steps, final_distance, final_hash, deadlocked, next stamp).
     """
+    (occupied, boxes, mark, stack, out_box, out_direction, frozen, frozen_goals, reduced,
+     dead_now, open_cells, free_boxes) = scratch
     box_count = start_boxes.shape[0]
     occupied[:] = False
     for k in range(box_count):
@@ -330,7 +438,14 @@ def _replay_one(
         box_hash ^= zobrist_box[boxes[k]]
         if goals[boxes[k]]:
             on_goals += 1
-    distance = distance_kernel(objective, boxes, push_distance, nearest, manhattan)
+    frozen_count = _update_frozen_goals(
+        floor, blocked, dead, goals, deltas, boxes, 0, frozen_goals, reduced, dead_now,
+        open_cells, stack,
+    )
+    distance = _position_distance(
+        objective, boxes, push_distance, nearest, manhattan, frozen_count, frozen_goals, reduced,
+        free_boxes,
+    ) if frozen_count >= 0 else UNREACHABLE
     best = distance
     best_at = 0
     best_hash = np.uint64(0)
@@ -339,14 +454,14 @@ def _replay_one(
     solved_at = 0 if solved else -1
     deadlocked = False
     steps = 0
-    while not solved and steps < length:
+    while not solved and steps < length and frozen_count >= 0:
         smallest = _reach(occupied, floor, deltas, player, mark, stamp, stack)
         if pending:
             best_hash = box_hash ^ zobrist_player[smallest]
             pending = False
         count = _enumerate_pushes(
-            occupied, floor, blocked, dead, goals, deltas, boxes, mark, stamp, out_box, out_direction,
-            frozen,
+            occupied, floor, blocked, dead, goals, deltas, boxes, mark, stamp, out_box,
+            out_direction, frozen, dead_now if frozen_count > 0 else dead,
         )
         stamp += 1
         if count == 0:
@@ -365,7 +480,15 @@ def _replay_one(
         box_hash ^= zobrist_box[box] ^ zobrist_box[target]
         on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
         steps += 1
-        distance = distance_kernel(objective, boxes, push_distance, nearest, manhattan)
+        if goals[target] and _may_freeze(occupied, floor, dead, deltas, target):
+            frozen_count = _update_frozen_goals(
+                floor, blocked, dead, goals, deltas, boxes, frozen_count, frozen_goals, reduced,
+                dead_now, open_cells, stack,
+            )
+        distance = _position_distance(
+            objective, boxes, push_distance, nearest, manhattan, frozen_count, frozen_goals,
+            reduced, free_boxes,
+        )
         if on_goals == box_count:
             solved = True
             solved_at = steps
@@ -388,29 +511,40 @@ def _replay_one(
 
 
 @numba.njit(cache=True)
+def _scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
+    """Work arrays of one replay: occupied, boxes, mark, stack, candidate boxes and directions,
+    frozen, frozen_goals, reduced distances, dead_now, open_cells, free_boxes."""
+    return (
+        np.zeros(cells, dtype=np.bool_),
+        np.empty(box_count, dtype=np.int64),
+        np.zeros(cells, dtype=np.int64),
+        np.empty(cells, dtype=np.int64),
+        np.empty(4 * box_count, dtype=np.int64),
+        np.empty(4 * box_count, dtype=np.int64),
+        np.zeros(cells, dtype=np.bool_),
+        np.zeros(cells, dtype=np.bool_),
+        np.empty((max(goal_count, 1), cells), dtype=np.int64),
+        np.zeros(cells, dtype=np.bool_),
+        np.zeros(cells, dtype=np.bool_),
+        np.empty(box_count, dtype=np.int64),
+    )
+
+
+@numba.njit(cache=True)
 def _replay_batch_kernel(
     deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
     zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genomes, lengths,
     solved, solved_at, best_prefix, best_distance, best_hash, steps, final_distance, final_hash,
     deadlocked,
 ):  # pragma: no cover - compiled
-    cells = floor.shape[0]
-    box_count = start_boxes.shape[0]
-    occupied = np.zeros(cells, dtype=np.bool_)
-    boxes = np.empty(box_count, dtype=np.int64)
-    mark = np.zeros(cells, dtype=np.int64)
-    stack = np.empty(cells, dtype=np.int64)
-    out_box = np.empty(4 * box_count, dtype=np.int64)
-    out_direction = np.empty(4 * box_count, dtype=np.int64)
+    scratch = _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0])
     no_record = np.empty((0, 2), dtype=np.int64)
-    frozen = np.zeros(cells, dtype=np.bool_)
     stamp = 1
     for i in range(genomes.shape[0]):
         outcome = _replay_one(
             deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
             zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genomes[i],
-            lengths[i], occupied, boxes, mark, stack, out_box, out_direction, frozen, stamp,
-            no_record,
+            lengths[i], scratch, stamp, no_record,
         )
         solved[i] = outcome[0]
         solved_at[i] = outcome[1]
@@ -429,17 +563,34 @@ def _choices_kernel(
     deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
     zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genes, record,
 ):  # pragma: no cover - compiled
-    cells = floor.shape[0]
-    box_count = start_boxes.shape[0]
     outcome = _replay_one(
         deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
         zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genes, genes.shape[0],
-        np.zeros(cells, dtype=np.bool_), np.empty(box_count, dtype=np.int64),
-        np.zeros(cells, dtype=np.int64), np.empty(cells, dtype=np.int64),
-        np.empty(4 * box_count, dtype=np.int64), np.empty(4 * box_count, dtype=np.int64),
-        np.zeros(cells, dtype=np.bool_), 1, record,
+        _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0]), 1, record,
     )
     return outcome[5]
+
+
+@numba.njit(cache=True)
+def _candidates_kernel(
+    floor, blocked, goals, dead, push_distance, deltas, player, boxes, out_box, out_direction
+):  # pragma: no cover - compiled
+    """The candidate pushes of one position (``boxes`` sorted), as the replay enumerates them."""
+    (occupied, _, mark, stack, _, _, frozen, frozen_goals, reduced, dead_now, open_cells,
+     _) = _scratch(floor.shape[0], boxes.shape[0], push_distance.shape[0])
+    for k in range(boxes.shape[0]):
+        occupied[boxes[k]] = True
+    frozen_count = _update_frozen_goals(
+        floor, blocked, dead, goals, deltas, boxes, 0, frozen_goals, reduced, dead_now, open_cells,
+        stack,
+    )
+    if frozen_count < 0:
+        return 0
+    _reach(occupied, floor, deltas, player, mark, 1, stack)
+    return _enumerate_pushes(
+        occupied, floor, blocked, dead, goals, deltas, boxes, mark, 1, out_box, out_direction,
+        frozen, dead_now if frozen_count > 0 else dead,
+    )
 
 
 @numba.njit(cache=True)
@@ -447,23 +598,14 @@ def _genes_kernel(
     deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
     zobrist_player, start_player, start_boxes, wanted, genes,
 ):  # pragma: no cover - compiled
-    cells = floor.shape[0]
-    box_count = start_boxes.shape[0]
-    occupied = np.zeros(cells, dtype=np.bool_)
     boxes = start_boxes.copy()
-    for k in range(box_count):
-        occupied[boxes[k]] = True
-    mark = np.zeros(cells, dtype=np.int64)
-    stack = np.empty(cells, dtype=np.int64)
-    out_box = np.empty(4 * box_count, dtype=np.int64)
-    out_direction = np.empty(4 * box_count, dtype=np.int64)
-    frozen = np.zeros(cells, dtype=np.bool_)
+    out_box = np.empty(4 * boxes.shape[0], dtype=np.int64)
+    out_direction = np.empty(4 * boxes.shape[0], dtype=np.int64)
     player = start_player
     for step in range(wanted.shape[0]):
-        _reach(occupied, floor, deltas, player, mark, step + 1, stack)
-        count = _enumerate_pushes(
-            occupied, floor, blocked, dead, goals, deltas, boxes, mark, step + 1, out_box, out_direction,
-            frozen,
+        count = _candidates_kernel(
+            floor, blocked, goals, dead, push_distance, deltas, player, boxes, out_box,
+            out_direction,
         )
         found = -1
         for c in range(count):
@@ -474,9 +616,6 @@ def _genes_kernel(
             return step
         genes[step] = found
         box = wanted[step, 0]
-        target = box + deltas[wanted[step, 1]]
-        occupied[box] = False
-        occupied[target] = True
-        _move_box(boxes, box, target)
+        _move_box(boxes, box, box + deltas[wanted[step, 1]])
         player = box
     return wanted.shape[0]

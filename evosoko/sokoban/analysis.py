@@ -13,15 +13,18 @@ if TYPE_CHECKING:
     from evosoko.sokoban.level import Level
 
 
-def pull_distances_from(level: "Level", goal: int) -> np.ndarray:
+def pull_distances_from(
+    level: "Level", goal: int, floor: np.ndarray | None = None
+) -> np.ndarray:
     """int32[cells]: fewest pushes taking a lone box from each cell to ``goal``.
 
     Breadth-first search over box cells by reverse pulls: a box at ``b`` can be pulled in
     direction ``d`` when ``b+d`` (where the puller stands) and ``b+2d`` (where it steps back to)
-    are floor. Other boxes are ignored, so the distance is a lower bound.
+    are floor (``floor``: the level's, or one with extra walls). Other boxes are ignored, so
+    the distance is a lower bound.
     """
     distance = np.full(level.cells, UNREACHABLE, dtype=np.int32)
-    floor = level.floor
+    floor = level.floor if floor is None else floor
     distance[goal] = 0
     queue = deque([goal])
     deltas = level.deltas

@@ -6,7 +6,10 @@ Three sound tests (each one only reports positions that are truly lost):
   (``Level.dead_squares``);
 - *freeze deadlocks*: boxes that can never move again (blocked on both axes by walls, dead
   squares or other frozen boxes) while at least one of them is off a goal;
-- *bipartite deadlocks*: no perfect matching of boxes to goals over push distances.
+- *bipartite deadlocks*: no perfect matching of boxes to goals over push distances;
+- *frozen-goal deadlocks*: boxes frozen on their goals never move again, so they are walls for
+  the others: with them as walls, some other box can reach none of the goals left, or the
+  others cannot be matched to those goals (a goal filled in the wrong order).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import numba
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from evosoko.sokoban.analysis import pull_distances_from
 from evosoko.sokoban.level import UNREACHABLE, Level, State
 from evosoko.sokoban.rules import delta_array
 
@@ -59,17 +63,68 @@ def matching_cost(level: Level, boxes: Iterable[int]) -> int:
     ``UNREACHABLE``: a bipartite deadlock. Solved by ``scipy.optimize.linear_sum_assignment``.
     """
     boxes = np.fromiter(boxes, dtype=np.int64)
-    costs = level.push_distance[:, boxes].astype(np.int64)  # goals x boxes
+    return _assignment_cost(level.push_distance[:, boxes].astype(np.int64))
+
+
+def _assignment_cost(costs: np.ndarray) -> int:
+    """Minimum-cost perfect matching of a square goals x boxes cost matrix; ``UNREACHABLE``
+    when it needs an impossible pair."""
     unreachable = costs >= UNREACHABLE
     finite = costs[~unreachable]
     # Larger than any matching of finite pairs, so one unreachable pair is never preferred.
-    penalty = (int(finite.max()) + 1 if finite.size else 1) * len(boxes) + 1
+    penalty = (int(finite.max()) + 1 if finite.size else 1) * len(costs) + 1
     costs[unreachable] = penalty
     goal_rows, box_columns = linear_sum_assignment(costs)
     chosen = costs[goal_rows, box_columns]
     if np.any(chosen >= penalty):
         return UNREACHABLE
     return int(chosen.sum())
+
+
+def frozen_cells(level: Level, boxes: Iterable[int]) -> frozenset[int]:
+    """The boxes that can never move: the greatest set of boxes each blocked on both axes by
+    walls, boxes of the set, or dead squares on both sides."""
+    frozen = {int(box) for box in boxes}
+    width = level.width
+    changed = True
+    while changed:
+        changed = False
+        for cell in sorted(frozen):
+            for a, b in ((cell - width, cell + width), (cell - 1, cell + 1)):
+                blocked = not level.floor[a] or not level.floor[b] or a in frozen or b in frozen
+                if not blocked and not (level.dead_squares[a] and level.dead_squares[b]):
+                    frozen.discard(cell)
+                    changed = True
+                    break
+    return frozenset(frozen)
+
+
+def frozen_goal_tables(level: Level, frozen: Iterable[int]) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """With the boxes on ``frozen`` goal cells as walls: the goals left, their push distances
+    (int32[goals left, cells]) and the dead cells (bool[cells]: no goal left reachable)."""
+    frozen = set(frozen)
+    floor = level.floor.copy()
+    floor[list(frozen)] = False
+    goals_left = [goal for goal in level.goal_cells.tolist() if goal not in frozen]
+    table = np.array(
+        [pull_distances_from(level, goal, floor=floor) for goal in goals_left], dtype=np.int32
+    ).reshape(len(goals_left), level.cells)
+    unreachable = table.min(axis=0) >= UNREACHABLE if goals_left else np.zeros(level.cells, bool)
+    return goals_left, table, level.dead_squares | (floor & unreachable)
+
+
+def frozen_goal_matching_cost(level: Level, boxes: Iterable[int]) -> int:
+    """:func:`matching_cost` with the boxes frozen on goals as walls: the other boxes matched
+    to the other goals (``UNREACHABLE`` when impossible, or when a box is frozen off goal)."""
+    boxes = [int(box) for box in boxes]
+    frozen = frozen_cells(level, boxes)
+    if not frozen:
+        return matching_cost(level, boxes)
+    if any(not level.goals[cell] for cell in frozen):
+        return UNREACHABLE
+    _, table, _ = frozen_goal_tables(level, frozen)
+    free = [box for box in boxes if box not in frozen]
+    return _assignment_cost(table[:, free].astype(np.int64)) if free else 0
 
 
 def is_bipartite_deadlock(level: Level, boxes: Iterable[int]) -> bool:
@@ -92,7 +147,7 @@ def is_deadlocked(level: Level, state: State) -> bool:
             blocked, dead, level.goals, occupied, deltas, box
         ):
             return True
-    return is_bipartite_deadlock(level, boxes)
+    return frozen_goal_matching_cost(level, boxes) >= UNREACHABLE
 
 
 # ---- kernels (callable from other numba code) ---------------------------------------------------

@@ -16,7 +16,13 @@ from evosoko.evolve.push_replay import (
     push_tables,
     replay_push_batch,
 )
-from evosoko.sokoban.deadlocks import is_deadlocked, is_freeze_deadlock, matching_cost
+from evosoko.sokoban.deadlocks import (
+    frozen_cells,
+    frozen_goal_matching_cost,
+    frozen_goal_tables,
+    is_deadlocked,
+    matching_cost,
+)
 from evosoko.sokoban.kernels import replay_tables, state_hash
 from evosoko.sokoban.level import UNREACHABLE, State
 from evosoko.sokoban.rules import Board
@@ -24,35 +30,41 @@ from evosoko.sokoban.rules import Board
 from evolve_levels import small_level
 
 
-def reference_replay(level, genes):
-    """Replay push genes with Board: candidates = legal pushes that are not dead or frozen."""
-    board = Board(level)
+def reference_candidates(level, board):
+    """Legal pushes after which no box is dead (with boxes frozen on goals as walls) or frozen
+    off goal."""
+    frozen = frozen_cells(level, board.boxes())
+    dead = frozen_goal_tables(level, frozen)[2] if frozen else level.dead_squares
+    candidates = []
+    for box, direction in sorted(board.legal_pushes()):
+        target = box + level.deltas[direction]
+        if dead[target]:
+            continue
+        after = (set(board.boxes()) - {box}) | {target}
+        if any(not level.goals[cell] for cell in frozen_cells(level, after)):
+            continue
+        candidates.append((box, direction))
+    return candidates
+
+
+def reference_replay(level, genes, start=None):
+    """Replay push genes with Board and the deadlock rules of :mod:`evosoko.sokoban`."""
+    board = Board(level, start)
     made = []
-    distance = matching_cost(level, board.boxes())
+    distance = frozen_goal_matching_cost(level, board.boxes())
     best, best_at, best_state = distance, 0, board.state()
     for gene in genes:
-        if board.is_solved():
+        if board.is_solved() or distance >= UNREACHABLE:
             break
-        candidates = []
-        for box, direction in sorted(board.legal_pushes()):
-            target = box + level.deltas[direction]
-            if level.dead_squares[target]:
-                continue
-            occupied = board.occupied.copy()
-            occupied[box], occupied[target] = False, True
-            if is_freeze_deadlock(level, occupied, target):
-                continue
-            candidates.append((box, direction))
+        candidates = reference_candidates(level, board)
         if not candidates:
             break
         box, direction = candidates[gene % len(candidates)]
         board.push(box, direction)
         made.append((box, direction))
-        distance = 0 if board.is_solved() else matching_cost(level, board.boxes())
+        distance = 0 if board.is_solved() else frozen_goal_matching_cost(level, board.boxes())
         if distance < best:
             best, best_at, best_state = distance, len(made), board.state()
-        if distance >= UNREACHABLE:
-            break
     return made, best, best_at, best_state, board.is_solved()
 
 
@@ -143,3 +155,54 @@ def test_matching_equals_scipy(microban):
         for _ in range(10):
             boxes = rng.sample(floor, level.box_count)
             assert box_distance(level, "matching", boxes) == matching_cost(level, boxes)
+
+
+def test_goal_filled_in_the_wrong_order_is_a_deadlock(microban):
+    """Microban 98: four boxes frozen in the goal column wall off the top goal."""
+    level = microban[97]
+    cell = lambda row, column: row * level.width + column  # noqa: E731
+    boxes = [cell(3, 7), cell(3, 9), cell(4, 9), cell(5, 9), cell(6, 9)]
+    start = State.of(cell(3, 6), boxes)
+    assert matching_cost(level, boxes) == 3  # the bound that ignores boxes sees no problem
+    assert frozen_cells(level, boxes) == frozenset(boxes[1:])
+    assert frozen_goal_matching_cost(level, boxes) == UNREACHABLE
+    assert is_deadlocked(level, start)
+    tables = push_tables(level, start)
+    assert candidate_pushes(tables, start.player, boxes) == []
+    result = replay_push_batch(tables, np.array([[0, 1, 2]]), np.array([3]))
+    assert result.steps[0] == 0 and result.final_distance[0] == UNREACHABLE
+
+
+def solution_states(level):
+    """The positions along a push-A* solution of ``level``."""
+    from evosoko.search import solve
+
+    result = solve(level, "push-astar", time_limit=20)
+    assert result.solution is not None
+    board = Board(level)
+    states = [board.state()]
+    for letter in result.solution:
+        board.step("udlr".index(letter.lower()))
+        states.append(board.state())
+    return states
+
+
+def test_kernel_matches_reference_when_goals_freeze(microban):
+    """Random genomes from positions along solutions, where boxes sit frozen on goals: the
+    candidates, distances and best points still agree with the reference."""
+    rng = random.Random(8)
+    frozen_seen = 0
+    for level in (microban[97], microban[35], microban[2], microban[10]):
+        states = solution_states(level)
+        with_frozen = [state for state in states if frozen_cells(level, state.boxes)]
+        for start in rng.sample(states, 3) + rng.sample(with_frozen, min(3, len(with_frozen))):
+            tables = push_tables(level, start)
+            genomes = [[rng.randrange(PUSH_GENE_RANGE) for _ in range(30)] for _ in range(4)]
+            result = replay_push_batch(tables, np.array(genomes), np.full(4, 30))
+            for i, genes in enumerate(genomes):
+                made, best, best_at, _, solved = reference_replay(level, genes, start)
+                assert push_choices(tables, genes) == made
+                assert (result.best_distance[i], result.best_prefix[i]) == (best, best_at)
+                assert result.solved[i] == solved
+            frozen_seen += bool(frozen_cells(level, start.boxes))
+    assert frozen_seen >= 5  # the rule was exercised
