@@ -3,7 +3,8 @@
 ``make_evaluator(level, parallel, encoding, fitness)`` is a context manager that yields an
 :class:`Evaluator`. The ``processes`` backend starts a ``ProcessPoolExecutor`` whose workers
 receive the level once, as plain data (its XSB rows and title), through the pool initializer,
-then batches packed as two flat arrays (``evosoko.evolve.packing``); they return :class:`Evaluation` tuples. Results are
+then batches packed as two flat arrays (``evosoko.evolve.packing``); they return the
+evaluations as columns (a few arrays), from which the parent makes :class:`Evaluation` tuples. Results are
 identical to the ``serial`` backend and come back in order.
 
 A worker that dies (the pool raises ``BrokenProcessPool``) is replaced: the pool is recreated
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from evosoko.config import FitnessConfig, ParallelConfig
-from evosoko.evolve.fitness import Evaluation, FitnessFunction
+from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
 from evosoko.evolve.packing import pack_genomes
 from evosoko.sokoban.level import Level
 
@@ -97,8 +98,9 @@ def _init_worker(
     log.debug("evaluation worker %d ready for level %s", os.getpid(), level.name)
 
 
-def _evaluate_batch(genes: np.ndarray, lengths: np.ndarray) -> list[tuple]:
-    """Worker task: evaluate one packed batch (:func:`pack_genomes`); returns plain tuples."""
+def _evaluate_batch(genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Worker task: evaluate one packed batch (:func:`pack_genomes`); returns the evaluation
+    columns (:meth:`FitnessFunction.evaluate_columns`), which pickle as a few buffers."""
     if _worker_crash_marker is not None:
         try:
             os.remove(_worker_crash_marker)
@@ -109,7 +111,7 @@ def _evaluate_batch(genes: np.ndarray, lengths: np.ndarray) -> list[tuple]:
             _flush_log_queues()
             os._exit(1)
     assert _worker_fitness is not None, "worker used before its initializer ran"
-    return [tuple(e) for e in _worker_fitness.evaluate_packed(genes, lengths)]
+    return _worker_fitness.evaluate_columns(genes, lengths)
 
 
 def _flush_log_queues() -> None:
@@ -171,7 +173,7 @@ class ProcessEvaluator:
         for start in range(0, len(genomes), size):  # workers start while the rest is packed
             batches.append(pack_genomes(genomes[start : start + size]))
             futures[len(batches) - 1] = self._submit(batches[-1])
-        results: list[list[tuple] | None] = [None] * len(batches)
+        results: list[tuple[np.ndarray, ...] | None] = [None] * len(batches)
         for attempt in range(MAX_POOL_RESTARTS + 1):
             if attempt:
                 futures = {i: self._submit(batches[i]) for i, r in enumerate(results) if r is None}
@@ -197,7 +199,7 @@ class ProcessEvaluator:
             self.pool_restarts += 1
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = self._new_pool()
-        return [Evaluation(*row) for batch in results for row in batch]  # type: ignore[union-attr]
+        return [e for batch in results for e in evaluations_from_columns(batch)]  # type: ignore[arg-type]
 
     def _submit(self, batch: tuple[np.ndarray, np.ndarray]) -> Future | None:
         """Start a batch on the pool; None when the pool is already broken."""

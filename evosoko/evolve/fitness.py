@@ -80,67 +80,61 @@ class FitnessFunction:
 
     def evaluate_packed(self, genes: np.ndarray, lengths: np.ndarray) -> list[Evaluation]:
         """The :class:`Evaluation` of each genome of a batch packed by :func:`pack_genomes`."""
+        return evaluations_from_columns(self.evaluate_columns(genes, lengths))
+
+    def evaluate_columns(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The evaluations of a packed batch as six arrays, one per :class:`Evaluation` field
+        (cheap to send between processes; :func:`evaluations_from_columns` makes the tuples)."""
         if not len(lengths):
-            return []
+            return tuple(np.zeros(0, dtype=np.int64) for _ in Evaluation._fields)
         array = padded_matrix(genes, lengths)
         if self.encoding == "moves":
             return self._moves(array, lengths)
         return self._pushes(array, lengths)
 
-    def _moves(self, genomes: np.ndarray, lengths: np.ndarray) -> list[Evaluation]:
+    def _moves(self, genomes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         config = self.config
         result = replay_move_batch(
             self._move_tables, genomes, lengths, config.objective, config.stop_on_deadlock
         )
-        evaluations = []
-        for i in range(len(lengths)):
-            if result.solved[i]:
-                at = int(result.solved_at[i])
-                evaluations.append(Evaluation(True, 0, at, at, int(result.final_hash[i])))
-            elif config.trim_to_best:
-                at = int(result.best_prefix[i])
-                evaluations.append(
-                    Evaluation(
-                        False, int(result.best_distance[i]), at, at, int(result.best_hash[i]),
-                        int(result.best_gap[i]),
-                    )
-                )
-            else:
-                at = int(result.steps[i]) if result.deadlocked[i] else int(lengths[i])
-                evaluations.append(
-                    Evaluation(
-                        False, int(result.final_distance[i]), at, at, int(result.final_hash[i]),
-                        int(result.final_gap[i]),
-                    )
-                )
-        return evaluations
+        if config.trim_to_best:
+            at, distance = result.best_prefix, result.best_distance
+            state_hash, gap = result.best_hash, result.best_gap
+        else:
+            at = np.where(result.deadlocked, result.steps, lengths)
+            distance, state_hash, gap = result.final_distance, result.final_hash, result.final_gap
+        return _columns(result.solved, result.solved_at, result.final_hash, at, distance, state_hash, gap)
 
-    def _pushes(self, genomes: np.ndarray, lengths: np.ndarray) -> list[Evaluation]:
+    def _pushes(self, genomes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         config = self.config
         result = replay_push_batch(
             self._push_tables, genomes, lengths, config.objective, config.stop_on_deadlock
         )
-        evaluations = []
-        for i in range(len(lengths)):
-            if result.solved[i]:
-                at = int(result.solved_at[i])
-                evaluations.append(Evaluation(True, 0, at, at, int(result.best_hash[i])))
-            elif config.trim_to_best:
-                at = int(result.best_prefix[i])
-                evaluations.append(
-                    Evaluation(False, int(result.best_distance[i]), at, at, int(result.best_hash[i]))
-                )
-            else:
-                evaluations.append(
-                    Evaluation(
-                        False,
-                        int(result.final_distance[i]),
-                        int(lengths[i]),
-                        int(lengths[i]),
-                        int(result.final_hash[i]),
-                    )
-                )
-        return evaluations
+        if config.trim_to_best:
+            at, distance, state_hash = result.best_prefix, result.best_distance, result.best_hash
+        else:
+            at, distance, state_hash = lengths, result.final_distance, result.final_hash
+        zero_gap = np.zeros(len(lengths), dtype=np.int64)
+        return _columns(result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap)
+
+
+def _columns(solved, solved_at, solved_hash, at, distance, state_hash, gap) -> tuple[np.ndarray, ...]:
+    """The six :class:`Evaluation` columns: a solved genome counts to its solution (distance 0,
+    gap 0, ``solved_hash``); the others to their scored point ``at``."""
+    length = np.where(solved, solved_at, at).astype(np.int64)
+    return (
+        np.asarray(solved, dtype=np.bool_),
+        np.where(solved, 0, distance).astype(np.int64),
+        length,
+        length,
+        np.where(solved, solved_hash, state_hash).astype(np.uint64),
+        np.where(solved, 0, gap).astype(np.int64),
+    )
+
+
+def evaluations_from_columns(columns: tuple[np.ndarray, ...]) -> list[Evaluation]:
+    """The :class:`Evaluation` tuples of columns made by :meth:`FitnessFunction.evaluate_columns`."""
+    return list(map(Evaluation._make, zip(*(column.tolist() for column in columns))))
 
 
 class FitnessCache:
