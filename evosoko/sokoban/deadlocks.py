@@ -1,6 +1,6 @@
 """Deadlock tests: positions from which the level can no longer be solved.
 
-Three sound tests (each one only reports positions that are truly lost):
+Four sound tests (each one only reports positions that are truly lost):
 
 - *dead squares*: a box on a cell from which no push sequence reaches any goal
   (``Level.dead_squares``);
@@ -133,7 +133,8 @@ def is_bipartite_deadlock(level: Level, boxes: Iterable[int]) -> bool:
 
 
 def is_deadlocked(level: Level, state: State) -> bool:
-    """True when ``state`` is lost: a box on a dead square, a frozen box off goal, no matching."""
+    """True when ``state`` is lost: a box on a dead square, a frozen box off goal, no matching
+    (with boxes frozen on goals as walls)."""
     boxes = state.boxes
     dead = level.dead_squares
     if any(dead[box] for box in boxes):
