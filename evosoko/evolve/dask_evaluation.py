@@ -3,8 +3,8 @@
 The level reaches each worker once, as plain data (its XSB rows, title, encoding and fitness
 settings), in a :class:`LevelPlugin` registered on the cluster; a worker that joins later (or
 replaces one that died) gets it when it starts. Each ``map`` call then sends batches of
-``batch_size`` genomes as tasks that look the level up by the plugin's name and return plain
-tuples; results are gathered in input order, so they are identical to the ``serial``
+``batch_size`` genomes as tasks that look the level up by the plugin's name and return the
+evaluation columns (a few arrays, as the process pool's workers do); results are gathered in input order, so they are identical to the ``serial``
 backend's (fitness is deterministic). A batch travels packed: the genes of all its genomes in
 one flat int32 array plus their lengths (:func:`pack_genomes`), which is several times cheaper
 to build and to pickle than tuples of Python ints.
@@ -34,7 +34,7 @@ from evosoko.config import FitnessConfig
 from evosoko.evolve.dask_cluster import DaskConnection
 from evosoko.evolve.evaluation import ProcessEvaluator
 from evosoko.evolve.packing import pack_genomes, unpack_genomes  # noqa: F401 (re-exported)
-from evosoko.evolve.fitness import Evaluation, FitnessFunction
+from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
 from evosoko.sokoban.level import Level
 
 __all__ = ["MAX_RESUBMITS", "DaskEvaluator", "LevelPlugin", "pack_genomes", "unpack_genomes"]
@@ -78,12 +78,12 @@ class LevelPlugin(WorkerPlugin):
             level = level_from_rows(self.rows, title=self.title)
         self.fitness_function = FitnessFunction(level, self.encoding, FitnessConfig(**self.fitness))
 
-    def evaluate(self, genes: np.ndarray, lengths: np.ndarray) -> list[tuple]:
-        """Score one packed batch; plain tuples out."""
+    def evaluate(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Score one packed batch; the evaluation columns out (as the process pool's workers)."""
         if self.crash_marker is not None:
             self._maybe_crash()
         assert self.fitness_function is not None, "plugin used before its setup ran"
-        return [tuple(e) for e in self.fitness_function.evaluate_packed(genes, lengths)]
+        return self.fitness_function.evaluate_columns(genes, lengths)
 
     def _maybe_crash(self) -> None:
         try:
@@ -94,7 +94,9 @@ class LevelPlugin(WorkerPlugin):
         os._exit(1)
 
 
-def evaluate_batch(plugin_name: str, genes: np.ndarray, lengths: np.ndarray) -> list[tuple]:
+def evaluate_batch(
+    plugin_name: str, genes: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, ...]:
     """Task: score a packed batch with the level of the plugin called ``plugin_name``."""
     plugin = get_worker().plugins[plugin_name]
     return plugin.evaluate(genes, lengths)
@@ -144,7 +146,7 @@ class DaskEvaluator:
             pack_genomes(genomes[start : start + self.batch_size])
             for start in range(0, len(genomes), self.batch_size)
         ]
-        results: list[list[tuple] | None] = [None] * len(batches)
+        results: list[tuple[np.ndarray, ...] | None] = [None] * len(batches)
         for attempt in range(MAX_RESUBMITS + 1):
             pending = [i for i, result in enumerate(results) if result is None]
             if not pending:
@@ -158,7 +160,7 @@ class DaskEvaluator:
                 f"evaluation batches killed their Dask workers {MAX_RESUBMITS + 1} times "
                 "in one call"
             )
-        return [Evaluation(*row) for batch in results for row in batch]  # type: ignore[union-attr]
+        return [e for batch in results for e in evaluations_from_columns(batch)]  # type: ignore[arg-type]
 
     def _run(
         self, batches: list[tuple[np.ndarray, np.ndarray]], pending: list[int], results: list
