@@ -154,14 +154,8 @@ class ProcessEvaluator:
         self.pool_restarts = 0
         self._context = multiprocessing.get_context()
         self._log_setup = _WorkerLogging(self._context.get_start_method())
-        self._initargs = (
-            level.rows(),
-            level.title,
-            encoding,
-            fitness.model_dump(),
-            self._log_setup.queue,
-            crash_marker,
-        )
+        self._initargs = (level.rows(), level.title, encoding, fitness.model_dump())
+        self._crash_marker = crash_marker
         self._check_level_rebuilds(level)
         self._pool = self._new_pool()
 
@@ -198,6 +192,7 @@ class ProcessEvaluator:
             )
             self.pool_restarts += 1
             self._pool.shutdown(wait=True, cancel_futures=True)
+            self._log_setup.renew()
             self._pool = self._new_pool()
         return [e for batch in results for e in evaluations_from_columns(batch)]  # type: ignore[arg-type]
 
@@ -218,7 +213,7 @@ class ProcessEvaluator:
             max_workers=self.workers,
             mp_context=self._context,
             initializer=_init_worker,
-            initargs=self._initargs,
+            initargs=(*self._initargs, self._log_setup.queue, self._crash_marker),
         )
 
     @staticmethod
@@ -239,11 +234,40 @@ class _WorkerLogging:
     """Routes worker log records to the parent's handlers for the pool's start method."""
 
     def __init__(self, start_method: str) -> None:
+        self._start_method = start_method
         self.queue = None
         self._listener: logging.handlers.QueueListener | None = None
         self._wrapped = False
+        self._start()
+
+    def renew(self) -> None:
+        """Give up the queues of a broken pool and route through new ones.
+
+        A worker killed while it sends a record keeps the queue's cross-process lock forever,
+        and everything that logs through that queue afterwards would hang (a pool that breaks
+        terminates its other workers wherever they are). The old queues are abandoned without
+        waiting for them; records still buffered in them are lost.
+        """
         root = logging.getLogger()
-        if start_method == "fork":
+        if self._wrapped:
+            import multiprocessing_logging
+
+            for handler in list(root.handlers):
+                if isinstance(handler, multiprocessing_logging.MultiProcessingHandler):
+                    handler.queue.cancel_join_thread()
+                    handler._is_closed = True
+                    root.removeHandler(handler)
+                    root.addHandler(handler.sub_handler)
+            self._wrapped = False
+        if self.queue is not None:
+            self.queue.cancel_join_thread()  # its listener thread is a daemon: left behind
+            self._listener = None
+            self.queue = None
+        self._start()
+
+    def _start(self) -> None:
+        root = logging.getLogger()
+        if self._start_method == "fork":
             import multiprocessing_logging
 
             unwrapped = [
@@ -258,7 +282,7 @@ class _WorkerLogging:
                     )
                 self._wrapped = True
         else:
-            self.queue = multiprocessing.get_context(start_method).Queue(-1)
+            self.queue = multiprocessing.get_context(self._start_method).Queue(-1)
             self._listener = logging.handlers.QueueListener(
                 self.queue, *root.handlers, respect_handler_level=True
             )
