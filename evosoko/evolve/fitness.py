@@ -113,7 +113,8 @@ class FitnessFunction:
         if config.trim_to_best:
             at, distance, state_hash = result.best_prefix, result.best_distance, result.best_hash
         else:
-            at, distance, state_hash = lengths, result.final_distance, result.final_hash
+            at = np.where(result.deadlocked, result.steps, lengths)
+            distance, state_hash = result.final_distance, result.final_hash
         zero_gap = np.zeros(len(lengths), dtype=np.int64)
         return _columns(result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap)
 

@@ -65,8 +65,8 @@ def decode(
     """Play ``genome`` from the start of ``level`` and return the LURD of the steps it takes.
 
     For push genomes ``objective`` and ``stop_on_deadlock`` must be those used in evaluation
-    (they decide where replay stops). A move genome stops when solved; a push genome also when
-    no candidate push is left.
+    (they decide where replay stops). A move genome stops when solved; a push genome also
+    before a push into a lost position (see :mod:`evosoko.evolve.push_replay`).
     """
     board = Board(level)
     letters: list[str] = []

@@ -15,10 +15,18 @@ Boxes frozen on goals are walls from then on: the distance matches the other box
 goals left, on push distances recomputed with those walls, and cells from which none of those
 goals can be reached become dead squares (:func:`evosoko.sokoban.deadlocks.frozen_goal_tables`).
 This catches goals filled in the wrong order (a filled goal that walls off another).
+With ``PushTables.corrals`` (the default), when the player's area leaves a PI-corral (see
+:mod:`evosoko.search.corrals`), only the pushes of its barrier boxes are candidates: every
+solution can start with one of them, so solutions are kept while the choices shrink.
 Gene ``g`` chooses candidate ``g % count``; the player walks there by a shortest path (only
-when decoding to LURD) and pushes. Replay stops when the genes run out, the level is solved,
-no candidate is left, or (with ``stop_on_deadlock``) the boxes can no longer be matched to
-goals (the distance becomes ``UNREACHABLE``).
+when decoding to LURD) and pushes. Replay stops when the genes run out or the level is solved.
+
+A position is *lost* when no candidate is left, when the pushes forced from it (a single
+candidate at each step) lead to such a position, or (with ``stop_on_deadlock``) when the boxes
+can no longer be matched to goals (distance ``UNREACHABLE``). A genome that reaches a lost
+position is cut back to the last position before it with more than one candidate: its pushes,
+final distance and hash are that position's and it is flagged ``deadlocked``, so the engine
+trims the genes that pushed into the loss (a lost start scores ``UNREACHABLE``).
 
 Per genome the batch kernel reports: solved, pushes when solved, the *best point* (pushes
 after which the distance was lowest, earliest on ties; 0 = the start) and that distance, the
@@ -41,6 +49,7 @@ from evosoko.evolve.distances import (
     matching_kernel,
     objective_code,
 )
+from evosoko.search.corrals import pi_corral
 from evosoko.sokoban.kernels import replay_tables
 from evosoko.sokoban.level import UNREACHABLE, Level, State
 
@@ -65,10 +74,12 @@ class PushTables:
     zobrist_player: np.ndarray  # uint64[cells]
     start_player: int
     start_boxes: np.ndarray  # int64[boxes], sorted
+    corrals: bool = True  # restrict candidates to a PI-corral's barrier when there is one
 
 
-def push_tables(level: Level, start: State | None = None) -> PushTables:
-    """The :class:`PushTables` of ``level``, replaying from ``start`` (default: the level's)."""
+def push_tables(level: Level, start: State | None = None, corrals: bool = True) -> PushTables:
+    """The :class:`PushTables` of ``level``, replaying from ``start`` (default: the level's);
+    ``corrals``: candidates are only the pushes of a PI-corral's barrier when there is one."""
     start = level.start if start is None else start
     replay = replay_tables(level)
     return PushTables(
@@ -84,6 +95,7 @@ def push_tables(level: Level, start: State | None = None) -> PushTables:
         zobrist_player=replay.zobrist_player,
         start_player=int(start.player),
         start_boxes=np.array(start.boxes, dtype=np.int64),
+        corrals=bool(corrals),
     )
 
 
@@ -96,10 +108,10 @@ class PushReplay:
     best_prefix: np.ndarray  # int32: genes (= pushes) at the lowest distance
     best_distance: np.ndarray  # int64
     best_hash: np.ndarray  # uint64: position at the best point
-    steps: np.ndarray  # int32: genes consumed (pushes made)
+    steps: np.ndarray  # int32: pushes made (to the cut-back point when deadlocked)
     final_distance: np.ndarray  # int64
     final_hash: np.ndarray  # uint64
-    deadlocked: np.ndarray  # bool: stopped because the boxes cannot be matched
+    deadlocked: np.ndarray  # bool: cut back from a lost position (``steps`` is where)
 
 
 def replay_push_batch(
@@ -174,7 +186,7 @@ def candidate_pushes(tables: PushTables, player: int, boxes) -> list[tuple[int, 
     out_direction = np.empty(4 * len(box_cells), dtype=np.int64)
     count = _candidates_kernel(
         tables.floor, tables.blocked, tables.goals, tables.dead, tables.push_distance,
-        tables.deltas, int(player), box_cells, out_box, out_direction,
+        tables.deltas, tables.corrals, int(player), box_cells, out_box, out_direction,
     )
     return [(int(out_box[i]), int(out_direction[i])) for i in range(count)]
 
@@ -193,6 +205,7 @@ def _table_args(tables: PushTables) -> tuple:
         tables.zobrist_player,
         tables.start_player,
         tables.start_boxes,
+        tables.corrals,
     )
 
 
@@ -363,17 +376,20 @@ def _position_distance(
 @numba.njit(cache=True)
 def _enumerate_pushes(
     occupied, floor, blocked, dead, goals, deltas, boxes, mark, stamp, out_box, out_direction,
-    frozen, dead_targets,
+    frozen, dead_targets, allowed, allowed_stamp,
 ):  # pragma: no cover - compiled
     """Write the candidate pushes (canonical order) of the marked position; returns their count.
 
     ``boxes`` must be sorted; ``mark == stamp`` on the cells the player reaches; ``frozen`` is
     scratch for :func:`_frozen_off_goal`; ``dead_targets``: the cells no box may be pushed to
-    (the dead squares, or with boxes frozen on goals the cells that reach no goal left).
+    (the dead squares, or with boxes frozen on goals the cells that reach no goal left). With
+    ``allowed_stamp >= 0`` only boxes with ``allowed[box] == allowed_stamp`` are pushed.
     """
     count = 0
     for i in range(boxes.shape[0]):
         box = boxes[i]
+        if allowed_stamp >= 0 and allowed[box] != allowed_stamp:
+            continue
         for direction in range(4):
             delta = deltas[direction]
             target = box + delta
@@ -398,6 +414,23 @@ def _enumerate_pushes(
 
 
 @numba.njit(cache=True)
+def _corral_stamp(
+    corrals, floor, dead_targets, goals, deltas, occupied, boxes, mark, stamp, corral_scratch,
+    corral_marks,
+):  # pragma: no cover - compiled
+    """With ``corrals``: the stamp that ``corral_scratch[5]`` holds on the barrier boxes of a
+    PI-corral of the marked position, the only boxes worth pushing (see
+    :mod:`evosoko.search.corrals`); -1 when there is none (every box may be pushed)."""
+    if not corrals:
+        return -1
+    found = pi_corral(
+        floor, dead_targets, goals, deltas, occupied, boxes, mark, stamp, corral_scratch,
+        corral_marks,
+    )
+    return corral_marks[3] if found >= 0 else -1
+
+
+@numba.njit(cache=True)
 def _move_box(boxes, source, target):  # pragma: no cover - compiled
     """Replace ``source`` by ``target`` in the sorted array ``boxes``, keeping it sorted."""
     n = boxes.shape[0]
@@ -414,18 +447,98 @@ def _move_box(boxes, source, target):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
+def _candidates_here(
+    floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
+):  # pragma: no cover - compiled
+    """Mark the player's reach with ``stamp`` and write the position's candidate pushes into
+    the scratch's candidate arrays; returns (count, the smallest reachable cell)."""
+    (occupied, boxes, mark, stack, out_box, out_direction, frozen, _, _, dead_now, _, _,
+     corral_scratch, corral_marks) = scratch
+    smallest = _reach(occupied, floor, deltas, player, mark, stamp, stack)
+    dead_targets = dead_now if frozen_count > 0 else dead
+    allowed_stamp = _corral_stamp(
+        corrals, floor, dead_targets, goals, deltas, occupied, boxes, mark, stamp,
+        corral_scratch, corral_marks,
+    )
+    count = _enumerate_pushes(
+        occupied, floor, blocked, dead, goals, deltas, boxes, mark, stamp, out_box,
+        out_direction, frozen, dead_targets, corral_scratch[5], allowed_stamp,
+    )
+    return count, smallest
+
+
+@numba.njit(cache=True)
+def _push(floor, blocked, goals, dead, deltas, scratch, box, direction, frozen_count):
+    # pragma: no cover - compiled
+    """Push ``box`` in ``direction`` in the scratch's position; returns the new frozen count
+    (boxes frozen on goals, -1 when a goal can no longer be reached)."""
+    (occupied, boxes, _, stack, _, _, _, frozen_goals, reduced, dead_now, open_cells, _, _,
+     _) = scratch
+    target = box + deltas[direction]
+    occupied[box] = False
+    occupied[target] = True
+    _move_box(boxes, box, target)
+    if goals[target] and _may_freeze(occupied, floor, dead, deltas, target):
+        frozen_count = _update_frozen_goals(
+            floor, blocked, dead, goals, deltas, boxes, frozen_count, frozen_goals, reduced,
+            dead_now, open_cells, stack,
+        )
+    return frozen_count
+
+
+@numba.njit(cache=True)
+def _forced_dead_end(
+    floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
+    on_goals,
+):  # pragma: no cover - compiled
+    """Whether the scratch's position is lost because the pushes forced from it (positions with
+    a single candidate) end where no candidate is left or a goal can no longer be reached.
+    Changes the scratch's position; returns (lost, next stamp)."""
+    boxes = scratch[1]
+    out_box = scratch[4]
+    out_direction = scratch[5]
+    box_count = boxes.shape[0]
+    for _ in range(floor.shape[0]):  # a forced chain never repeats a position: bounded anyway
+        if frozen_count < 0:
+            return True, stamp
+        if on_goals == box_count:
+            return False, stamp
+        count, _ = _candidates_here(
+            floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count
+        )
+        stamp += 1
+        if count != 1:
+            return count == 0, stamp
+        box = out_box[0]
+        target = box + deltas[out_direction[0]]
+        on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
+        frozen_count = _push(
+            floor, blocked, goals, dead, deltas, scratch, box, out_direction[0], frozen_count
+        )
+        player = box
+    return False, stamp
+
+
+@numba.njit(cache=True)
 def _replay_one(
     deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-    zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genes, length,
-    scratch, stamp, record,
+    zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes,
+    length, scratch, trail, stamp, record,
 ):  # pragma: no cover - compiled
     """Replay one genome; ``record[j]`` receives push j as (box, direction) when it has rows.
 
-    ``scratch`` is the tuple made by :func:`_scratch`. Returns (solved, solved_at, best_prefix,
-    best_distance, best_hash, steps, final_distance, final_hash, deadlocked, next stamp).
+    A position is *lost* when no candidate push is left, when the pushes forced from it (one
+    candidate at a time) lead to such a position, or (with ``stop_on_deadlock``) when the boxes
+    can no longer be matched to goals. A genome that reaches a lost position is cut back to
+    the last position before it that had a choice (``deadlocked``; ``steps`` and the final
+    distance and hash are that position's), so the genes that pushed into the loss are never
+    scored; the start itself lost scores ``UNREACHABLE``. ``trail`` is int64[3, length + 1]
+    scratch. ``scratch`` is the tuple made by :func:`_scratch`. Returns (solved, solved_at,
+    best_prefix, best_distance, best_hash, steps, final_distance, final_hash, deadlocked, next
+    stamp).
     """
-    (occupied, boxes, mark, stack, out_box, out_direction, frozen, frozen_goals, reduced,
-     dead_now, open_cells, free_boxes) = scratch
+    (occupied, boxes, _, stack, out_box, out_direction, _, frozen_goals, reduced,
+     dead_now, open_cells, free_boxes, _, _) = scratch
     box_count = start_boxes.shape[0]
     occupied[:] = False
     for k in range(box_count):
@@ -455,16 +568,19 @@ def _replay_one(
     deadlocked = False
     steps = 0
     while not solved and steps < length and frozen_count >= 0:
-        smallest = _reach(occupied, floor, deltas, player, mark, stamp, stack)
-        if pending:
-            best_hash = box_hash ^ zobrist_player[smallest]
-            pending = False
-        count = _enumerate_pushes(
-            occupied, floor, blocked, dead, goals, deltas, boxes, mark, stamp, out_box,
-            out_direction, frozen, dead_now if frozen_count > 0 else dead,
+        count, smallest = _candidates_here(
+            floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count
         )
         stamp += 1
-        if count == 0:
+        here = box_hash ^ zobrist_player[smallest]
+        trail[0, steps] = distance
+        trail[1, steps] = np.int64(here)
+        trail[2, steps] = count
+        if pending:
+            best_hash = here
+            pending = False
+        if count == 0:  # a dead end: no push left that is not a deadlock
+            deadlocked = True
             break
         choice = genes[steps] % count
         box = out_box[choice]
@@ -473,18 +589,13 @@ def _replay_one(
         if record.shape[0] > 0:
             record[steps, 0] = box
             record[steps, 1] = direction
-        occupied[box] = False
-        occupied[target] = True
-        _move_box(boxes, box, target)
+        frozen_count = _push(
+            floor, blocked, goals, dead, deltas, scratch, box, direction, frozen_count
+        )
         player = box
         box_hash ^= zobrist_box[box] ^ zobrist_box[target]
         on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
         steps += 1
-        if goals[target] and _may_freeze(occupied, floor, dead, deltas, target):
-            frozen_count = _update_frozen_goals(
-                floor, blocked, dead, goals, deltas, boxes, frozen_count, frozen_goals, reduced,
-                dead_now, open_cells, stack,
-            )
         distance = _position_distance(
             objective, boxes, push_distance, nearest, manhattan, frozen_count, frozen_goals,
             reduced, free_boxes,
@@ -500,20 +611,61 @@ def _replay_one(
         if distance >= UNREACHABLE and stop_on_deadlock:
             deadlocked = True
             break
-    smallest = _reach(occupied, floor, deltas, player, mark, stamp, stack)
+    smallest = _reach(occupied, floor, deltas, player, scratch[2], stamp, stack)
     stamp += 1
     final_hash = box_hash ^ zobrist_player[smallest]
     if pending:
         best_hash = final_hash
+    if not solved and not deadlocked:
+        deadlocked, stamp = _forced_dead_end(
+            floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
+            on_goals,
+        )
+    if deadlocked:
+        lost_at = steps
+        steps = _last_choice(trail, lost_at)
+        if steps < 0:  # the start is lost
+            steps = 0
+            distance = UNREACHABLE
+            if lost_at > 0:
+                final_hash = np.uint64(trail[1, 0])
+            best_at, best, best_hash = 0, UNREACHABLE, final_hash
+        else:
+            distance = trail[0, steps]
+            final_hash = np.uint64(trail[1, steps])
+            if best_at > steps:
+                best_at, best, best_hash = _best_of_trail(trail, steps)
     return (
         solved, solved_at, best_at, best, best_hash, steps, distance, final_hash, deadlocked, stamp
     )
 
 
 @numba.njit(cache=True)
+def _last_choice(trail, lost):  # pragma: no cover - compiled
+    """The last position before position ``lost`` of the trail that had more than one
+    candidate (the others had one, which led on to the loss); -1 when there is none."""
+    position = lost - 1
+    while position >= 0 and trail[2, position] == 1:
+        position -= 1
+    return position
+
+
+@numba.njit(cache=True)
+def _best_of_trail(trail, last):  # pragma: no cover - compiled
+    """(earliest position of lowest distance, that distance, its hash) among the trail's
+    positions ``0..last``."""
+    best_at = 0
+    for position in range(1, last + 1):
+        if trail[0, position] < trail[0, best_at]:
+            best_at = position
+    return best_at, trail[0, best_at], np.uint64(trail[1, best_at])
+
+
+@numba.njit(cache=True)
 def _scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
     """Work arrays of one replay: occupied, boxes, mark, stack, candidate boxes and directions,
-    frozen, frozen_goals, reduced distances, dead_now, open_cells, free_boxes."""
+    frozen, frozen_goals, reduced distances, dead_now, open_cells, free_boxes, the PI-corral
+    scratch and its stamps (see :func:`evosoko.search.corrals.pi_corral`)."""
     return (
         np.zeros(cells, dtype=np.bool_),
         np.empty(box_count, dtype=np.int64),
@@ -527,24 +679,32 @@ def _scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
         np.zeros(cells, dtype=np.bool_),
         np.zeros(cells, dtype=np.bool_),
         np.empty(box_count, dtype=np.int64),
+        (
+            np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64),
+            np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64),
+            np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64),
+            np.zeros(cells, dtype=np.int64),
+        ),
+        np.zeros(4, dtype=np.int64),
     )
 
 
 @numba.njit(cache=True)
 def _replay_batch_kernel(
     deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-    zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genomes, lengths,
-    solved, solved_at, best_prefix, best_distance, best_hash, steps, final_distance, final_hash,
+    zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genomes,
+    lengths, solved, solved_at, best_prefix, best_distance, best_hash, steps, final_distance, final_hash,
     deadlocked,
 ):  # pragma: no cover - compiled
     scratch = _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0])
+    trail = np.empty((3, genomes.shape[1] + 1), dtype=np.int64)
     no_record = np.empty((0, 2), dtype=np.int64)
     stamp = 1
     for i in range(genomes.shape[0]):
         outcome = _replay_one(
             deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-            zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genomes[i],
-            lengths[i], scratch, stamp, no_record,
+            zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock,
+            genomes[i], lengths[i], scratch, trail, stamp, no_record,
         )
         solved[i] = outcome[0]
         solved_at[i] = outcome[1]
@@ -561,23 +721,26 @@ def _replay_batch_kernel(
 @numba.njit(cache=True)
 def _choices_kernel(
     deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-    zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genes, record,
+    zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes,
+    record,
 ):  # pragma: no cover - compiled
     outcome = _replay_one(
         deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-        zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genes, genes.shape[0],
-        _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0]), 1, record,
+        zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes,
+        genes.shape[0], _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0]),
+        np.empty((3, genes.shape[0] + 1), dtype=np.int64), 1, record,
     )
     return outcome[5]
 
 
 @numba.njit(cache=True)
 def _candidates_kernel(
-    floor, blocked, goals, dead, push_distance, deltas, player, boxes, out_box, out_direction
+    floor, blocked, goals, dead, push_distance, deltas, corrals, player, boxes, out_box,
+    out_direction,
 ):  # pragma: no cover - compiled
     """The candidate pushes of one position (``boxes`` sorted), as the replay enumerates them."""
     (occupied, _, mark, stack, _, _, frozen, frozen_goals, reduced, dead_now, open_cells,
-     _) = _scratch(floor.shape[0], boxes.shape[0], push_distance.shape[0])
+     _, corral_scratch, corral_marks) = _scratch(floor.shape[0], boxes.shape[0], push_distance.shape[0])
     for k in range(boxes.shape[0]):
         occupied[boxes[k]] = True
     frozen_count = _update_frozen_goals(
@@ -587,16 +750,21 @@ def _candidates_kernel(
     if frozen_count < 0:
         return 0
     _reach(occupied, floor, deltas, player, mark, 1, stack)
+    dead_targets = dead_now if frozen_count > 0 else dead
+    allowed_stamp = _corral_stamp(
+        corrals, floor, dead_targets, goals, deltas, occupied, boxes, mark, 1, corral_scratch,
+        corral_marks,
+    )
     return _enumerate_pushes(
         occupied, floor, blocked, dead, goals, deltas, boxes, mark, 1, out_box, out_direction,
-        frozen, dead_now if frozen_count > 0 else dead,
+        frozen, dead_targets, corral_scratch[5], allowed_stamp,
     )
 
 
 @numba.njit(cache=True)
 def _genes_kernel(
     deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-    zobrist_player, start_player, start_boxes, wanted, genes,
+    zobrist_player, start_player, start_boxes, corrals, wanted, genes,
 ):  # pragma: no cover - compiled
     boxes = start_boxes.copy()
     out_box = np.empty(4 * boxes.shape[0], dtype=np.int64)
@@ -604,7 +772,7 @@ def _genes_kernel(
     player = start_player
     for step in range(wanted.shape[0]):
         count = _candidates_kernel(
-            floor, blocked, goals, dead, push_distance, deltas, player, boxes, out_box,
+            floor, blocked, goals, dead, push_distance, deltas, corrals, player, boxes, out_box,
             out_direction,
         )
         found = -1

@@ -13,7 +13,7 @@ from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import SerialEvaluator
 from evosoko.sokoban.solutions import verify_solution
 
-HARD_ENOUGH = 9  # Microban 10: not solved in a few generations
+HARD_ENOUGH = 64  # Microban 65: not solved in a few generations
 
 
 def run(level, overrides, **kwargs):

@@ -8,6 +8,8 @@ from evosoko.config import load_config
 from evosoko.evolve import evolve_level, make_evaluator
 from evosoko.evolve.genomes import decode
 from evosoko.evolve.hybrid import level_at, memetic_improver, search_seeds
+from evosoko.sokoban.level import DIRECTIONS
+from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import verify_solution
 
 pytest.importorskip("evosoko.search")
@@ -42,9 +44,22 @@ def test_frontier_paths_become_prefixes(microban, encoding):
     result = solve(level, "push-astar", node_limit=8, partial=5)
     assert not result.solved and 1 <= len(seeds) <= 5
     reached = {p.state.boxes for p in result.partial}
-    for seed in seeds:
-        final = decode(level, encoding, seed).final
-        assert final.boxes in reached
+    along = {boxes for p in result.partial for boxes in positions_along(level, p.lurd)}
+    finals = [decode(level, encoding, seed).final.boxes for seed in seeds]
+    # A push genome stops before a push into a position it knows to be lost, and a frontier
+    # state that A* has not expanded yet may be lost: its seed then ends earlier on the path.
+    assert all(final in (reached if encoding == "moves" else along) for final in finals)
+    assert any(final in reached for final in finals)
+
+
+def positions_along(level, lurd: str) -> list[tuple[int, ...]]:
+    """The box cells after each step of ``lurd`` from the start."""
+    board = Board(level)
+    positions = [board.state().boxes]
+    for letter in lurd:
+        assert board.step(DIRECTIONS.index(letter.lower()))
+        positions.append(board.state().boxes)
+    return positions
 
 
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])

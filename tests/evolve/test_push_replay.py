@@ -47,31 +47,69 @@ def reference_candidates(level, board):
     return candidates
 
 
-def reference_replay(level, genes, start=None):
-    """Replay push genes with Board and the deadlock rules of :mod:`evosoko.sokoban`."""
+def reference_replay(level, genes, start=None, candidates_of=None):
+    """Replay push genes with Board and the deadlock rules of :mod:`evosoko.sokoban`.
+
+    ``candidates_of(board)``: the candidate pushes (default :func:`reference_candidates`).
+    Returns (pushes made, best distance, its position index, its state, solved, final distance,
+    final state, lost): a genome that reaches a lost position (no candidate, a forced chain to
+    none, no matching) is cut back to the last position before it with a choice.
+    """
+    candidates_of = candidates_of or (lambda board: reference_candidates(level, board))
     board = Board(level, start)
-    made = []
+    made, trail = [], []  # trail: (distance, state, candidate count) of each position left
     distance = frozen_goal_matching_cost(level, board.boxes())
-    best, best_at, best_state = distance, 0, board.state()
+    lost = distance >= UNREACHABLE
     for gene in genes:
-        if board.is_solved() or distance >= UNREACHABLE:
+        if board.is_solved() or lost:
             break
-        candidates = reference_candidates(level, board)
+        candidates = candidates_of(board)
+        trail.append((distance, board.state(), len(candidates)))
         if not candidates:
+            lost = True
             break
         box, direction = candidates[gene % len(candidates)]
         board.push(box, direction)
         made.append((box, direction))
         distance = 0 if board.is_solved() else frozen_goal_matching_cost(level, board.boxes())
-        if distance < best:
-            best, best_at, best_state = distance, len(made), board.state()
-    return made, best, best_at, best_state, board.is_solved()
+        lost = distance >= UNREACHABLE
+    if not board.is_solved() and not lost:
+        lost = forced_chain_is_lost(board.copy(), candidates_of)
+    final_state = board.state()
+    if lost:
+        kept = len(made) - 1
+        while kept >= 0 and trail[kept][2] == 1:
+            kept -= 1
+        if kept < 0:  # the start is lost
+            made, distance = [], UNREACHABLE
+            final_state = trail[0][1] if trail else final_state
+            positions = [(distance, final_state)]
+        else:
+            made = made[:kept]
+            distance, final_state, _ = trail[kept]
+            positions = [(d, state) for d, state, _ in trail[: kept + 1]]
+    else:
+        positions = [(d, state) for d, state, _ in trail[: len(made)]] + [(distance, final_state)]
+    best_at = min(range(len(positions)), key=lambda i: (positions[i][0], i))
+    best, best_state = positions[best_at]
+    return made, best, best_at, best_state, board.is_solved(), distance, final_state, lost
+
+
+def forced_chain_is_lost(board, candidates_of) -> bool:
+    """Whether the pushes forced from ``board`` (one candidate at a time) end with none."""
+    while not board.is_solved():
+        candidates = candidates_of(board)
+        if len(candidates) != 1:
+            return not candidates
+        board.push(*candidates[0])
+    return False
 
 
 def test_candidates_are_legal_and_non_deadlocking(microban):
     rng = random.Random(3)
     for level in microban[:60:3]:
-        tables = push_tables(level)
+        tables = push_tables(level, corrals=False)
+        with_corrals = push_tables(level)
         for _ in range(5):
             genes = [rng.randrange(PUSH_GENE_RANGE) for _ in range(15)]
             board = Board(level)
@@ -84,24 +122,70 @@ def test_candidates_are_legal_and_non_deadlocking(microban):
                     after = board.copy()
                     after.push(*other)
                     assert is_deadlocked(level, after.state())
+                restricted = candidate_pushes(with_corrals, board.player, board.boxes())
+                assert set(restricted) <= set(candidates) and restricted == sorted(restricted)
                 board.push(box, direction)
 
 
-def test_kernel_matches_reference(microban):
+@pytest.mark.parametrize("corrals", [False, True])
+def test_kernel_matches_reference(microban, corrals):
+    """Without corrals the reference finds the candidates itself; with corrals it takes them
+    from :func:`candidate_pushes` (checked against the search's PI-corrals below) and checks
+    the replay: choices, cut-back at lost positions, best and final points."""
     rng = random.Random(4)
     for level in microban[:40:2]:
-        tables = push_tables(level)
+        tables = push_tables(level, corrals=corrals)
+        candidates_of = None
+        if corrals:
+            candidates_of = lambda board: candidate_pushes(tables, board.player, board.boxes())  # noqa: E731
         genomes = [[rng.randrange(PUSH_GENE_RANGE) for _ in range(25)] for _ in range(6)]
         result = replay_push_batch(tables, np.array(genomes), np.full(6, 25))
         zobrist = replay_tables(level)
         for i, genes in enumerate(genomes):
-            made, best, best_at, best_state, solved = reference_replay(level, genes)
+            made, best, best_at, best_state, solved, distance, final, lost = reference_replay(
+                level, genes, candidates_of=candidates_of
+            )
             assert push_choices(tables, genes) == made
             assert result.steps[i] == len(made)
-            assert result.best_distance[i] == best
-            assert result.best_prefix[i] == best_at
-            assert result.solved[i] == solved
+            assert (result.best_distance[i], result.best_prefix[i]) == (best, best_at)
+            assert result.solved[i] == solved and result.deadlocked[i] == lost
             assert result.best_hash[i] == state_hash(zobrist, best_state)
+            assert result.final_distance[i] == distance
+            assert result.final_hash[i] == state_hash(zobrist, final)
+
+
+def test_lost_genomes_are_cut_back_to_their_last_choice(microban):
+    """Microban 10: after the left box goes left, pushing the middle box right (gene 3) leaves
+    one candidate at a time, up the goal column, into a lost position; the genome is scored
+    where it chose that push, and decodes to no further."""
+    level = microban[9]
+    tables = push_tables(level)
+    genes = [0, 3, 0, 0, 0]
+    result = replay_push_batch(tables, np.array([genes]), np.array([len(genes)]))
+    made, *_ , lost = reference_replay(
+        level, genes, candidates_of=lambda b: candidate_pushes(tables, b.player, b.boxes())
+    )
+    assert lost and result.deadlocked[0] and result.final_distance[0] < UNREACHABLE
+    assert result.steps[0] == len(made) < len(genes)
+    assert len(push_choices(tables, genes)) == result.steps[0]
+
+
+def test_push_astar_solutions_replay_with_corrals(microban):
+    """PI-corral candidates keep solutions: an optimal solution's pushes are candidates all the
+    way, and no position along it is judged lost."""
+    from evosoko.evolve.genomes import genes_from_lurd
+    from evosoko.search import solve
+
+    for level in microban[:60:4]:
+        result = solve(level, "push-astar", time_limit=20)
+        genes = genes_from_lurd(level, "pushes", result.solution)
+        assert len(genes) == result.pushes
+        count = len(genes)
+        prefixes = np.zeros((count + 1, max(count, 1)), dtype=np.int32)
+        for i in range(count + 1):
+            prefixes[i, :i] = genes[:i]
+        replay = replay_push_batch(push_tables(level), prefixes, np.arange(count + 1))
+        assert replay.solved[count] and not replay.deadlocked.any()
 
 
 def test_genes_for_pushes_round_trip(microban):
@@ -196,13 +280,16 @@ def test_kernel_matches_reference_when_goals_freeze(microban):
         states = solution_states(level)
         with_frozen = [state for state in states if frozen_cells(level, state.boxes)]
         for start in rng.sample(states, 3) + rng.sample(with_frozen, min(3, len(with_frozen))):
-            tables = push_tables(level, start)
+            tables = push_tables(level, start, corrals=False)
             genomes = [[rng.randrange(PUSH_GENE_RANGE) for _ in range(30)] for _ in range(4)]
             result = replay_push_batch(tables, np.array(genomes), np.full(4, 30))
             for i, genes in enumerate(genomes):
-                made, best, best_at, _, solved = reference_replay(level, genes, start)
+                made, best, best_at, _, solved, distance, _, lost = reference_replay(
+                    level, genes, start
+                )
                 assert push_choices(tables, genes) == made
                 assert (result.best_distance[i], result.best_prefix[i]) == (best, best_at)
-                assert result.solved[i] == solved
+                assert result.solved[i] == solved and result.deadlocked[i] == lost
+                assert result.final_distance[i] == distance
             frozen_seen += bool(frozen_cells(level, start.boxes))
     assert frozen_seen >= 5  # the rule was exercised
