@@ -288,7 +288,12 @@ class FitnessConfig(_Section):
         description="Score a genome at the best point of its trajectory and cut the genes after it.",
     )
     stop_on_deadlock: bool = Field(
-        default=True, description="End the replay at the first push into a dead square."
+        default=True,
+        description=(
+            "End the replay at a deadlock: move genomes at the first push into a dead square;"
+            " push genomes where the boxes can no longer be matched to goals (cut back to the"
+            " last position with a choice)."
+        ),
     )
     length_objective: bool = Field(
         default=True,
