@@ -468,10 +468,11 @@ def _candidates_here(
 
 
 @numba.njit(cache=True)
-def _push(floor, blocked, goals, dead, deltas, scratch, box, direction, frozen_count):
-    # pragma: no cover - compiled
+def _push(
+    floor, blocked, goals, dead, deltas, scratch, box, direction, frozen_count
+):  # pragma: no cover - compiled
     """Push ``box`` in ``direction`` in the scratch's position; returns the new frozen count
-    (boxes frozen on goals, -1 when a goal can no longer be reached)."""
+    (boxes frozen on goals; -1 when a box is frozen off its goal)."""
     (occupied, boxes, _, stack, _, _, _, frozen_goals, reduced, dead_now, open_cells, _, _,
      _) = scratch
     target = box + deltas[direction]
@@ -492,7 +493,7 @@ def _forced_dead_end(
     on_goals,
 ):  # pragma: no cover - compiled
     """Whether the scratch's position is lost because the pushes forced from it (positions with
-    a single candidate) end where no candidate is left or a goal can no longer be reached.
+    a single candidate) end where no candidate is left or a box is frozen off its goal.
     Changes the scratch's position; returns (lost, next stamp)."""
     boxes = scratch[1]
     out_box = scratch[4]
@@ -693,8 +694,8 @@ def _scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
 def _replay_batch_kernel(
     deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
     zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genomes,
-    lengths, solved, solved_at, best_prefix, best_distance, best_hash, steps, final_distance, final_hash,
-    deadlocked,
+    lengths, solved, solved_at, best_prefix, best_distance, best_hash, steps, final_distance,
+    final_hash, deadlocked,
 ):  # pragma: no cover - compiled
     scratch = _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0])
     trail = np.empty((3, genomes.shape[1] + 1), dtype=np.int64)
@@ -739,26 +740,23 @@ def _candidates_kernel(
     out_direction,
 ):  # pragma: no cover - compiled
     """The candidate pushes of one position (``boxes`` sorted), as the replay enumerates them."""
-    (occupied, _, mark, stack, _, _, frozen, frozen_goals, reduced, dead_now, open_cells,
-     _, corral_scratch, corral_marks) = _scratch(floor.shape[0], boxes.shape[0], push_distance.shape[0])
+    scratch = _scratch(floor.shape[0], boxes.shape[0], push_distance.shape[0])
+    occupied, own_boxes, stack = scratch[0], scratch[1], scratch[3]
     for k in range(boxes.shape[0]):
+        own_boxes[k] = boxes[k]
         occupied[boxes[k]] = True
     frozen_count = _update_frozen_goals(
-        floor, blocked, dead, goals, deltas, boxes, 0, frozen_goals, reduced, dead_now, open_cells,
-        stack,
+        floor, blocked, dead, goals, deltas, own_boxes, 0, scratch[7], scratch[8], scratch[9],
+        scratch[10], stack,
     )
     if frozen_count < 0:
         return 0
-    _reach(occupied, floor, deltas, player, mark, 1, stack)
-    dead_targets = dead_now if frozen_count > 0 else dead
-    allowed_stamp = _corral_stamp(
-        corrals, floor, dead_targets, goals, deltas, occupied, boxes, mark, 1, corral_scratch,
-        corral_marks,
+    count, _ = _candidates_here(
+        floor, blocked, goals, dead, deltas, corrals, player, scratch, 1, frozen_count
     )
-    return _enumerate_pushes(
-        occupied, floor, blocked, dead, goals, deltas, boxes, mark, 1, out_box, out_direction,
-        frozen, dead_targets, corral_scratch[5], allowed_stamp,
-    )
+    out_box[:count] = scratch[4][:count]
+    out_direction[:count] = scratch[5][:count]
+    return count
 
 
 @numba.njit(cache=True)

@@ -137,7 +137,8 @@ def test_kernel_matches_reference(microban, corrals):
         tables = push_tables(level, corrals=corrals)
         candidates_of = None
         if corrals:
-            candidates_of = lambda board: candidate_pushes(tables, board.player, board.boxes())  # noqa: E731
+            def candidates_of(board, tables=tables):
+                return candidate_pushes(tables, board.player, board.boxes())
         genomes = [[rng.randrange(PUSH_GENE_RANGE) for _ in range(25)] for _ in range(6)]
         result = replay_push_batch(tables, np.array(genomes), np.full(6, 25))
         zobrist = replay_tables(level)
