@@ -248,17 +248,7 @@ class _WorkerLogging:
         terminates its other workers wherever they are). The old queues are abandoned without
         waiting for them; records still buffered in them are lost.
         """
-        root = logging.getLogger()
-        if self._wrapped:
-            import multiprocessing_logging
-
-            for handler in list(root.handlers):
-                if isinstance(handler, multiprocessing_logging.MultiProcessingHandler):
-                    handler.queue.cancel_join_thread()
-                    handler._is_closed = True
-                    root.removeHandler(handler)
-                    root.addHandler(handler.sub_handler)
-            self._wrapped = False
+        self._unwrap(abandon=True)
         if self.queue is not None:
             self.queue.cancel_join_thread()  # its listener thread is a daemon: left behind
             self._listener = None
@@ -291,18 +281,28 @@ class _WorkerLogging:
     def close(self) -> None:
         if self._listener is not None:
             self._listener.stop()
-        if self._wrapped:
-            import multiprocessing_logging
+        self._unwrap(abandon=False)
 
-            root = logging.getLogger()
-            for handler in list(root.handlers):
-                if isinstance(handler, multiprocessing_logging.MultiProcessingHandler):
-                    root.removeHandler(handler)
-                    # Stop its receiving thread (draining the queue) without closing the
-                    # wrapped handler, which goes back in place.
-                    handler._is_closed = True
+    def _unwrap(self, abandon: bool) -> None:
+        """Put the wrapped handlers back in place of their multiprocessing wrappers. Each
+        wrapper's receiving thread is told to stop once its queue is drained (the wrapped
+        handler itself is not closed); ``abandon``: do not wait for that, and never wait for
+        the queue at exit either (its lock may be held by a dead worker)."""
+        if not self._wrapped:
+            return
+        import multiprocessing_logging
+
+        root = logging.getLogger()
+        for handler in list(root.handlers):
+            if isinstance(handler, multiprocessing_logging.MultiProcessingHandler):
+                root.removeHandler(handler)
+                handler._is_closed = True
+                if abandon:
+                    handler.queue.cancel_join_thread()
+                else:
                     handler._receive_thread.join(5.0)
-                    root.addHandler(handler.sub_handler)
+                root.addHandler(handler.sub_handler)
+        self._wrapped = False
 
 
 @contextmanager
