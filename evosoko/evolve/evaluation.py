@@ -19,7 +19,8 @@ import logging
 import logging.handlers
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+import signal
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -41,6 +42,10 @@ MAX_POOL_RESTARTS = 3
 """How often one ``map`` call may recreate a broken pool before giving up."""
 
 
+LevelTask = Callable[..., object]
+"""A task run where the level lives: called as ``task(level, fitness_function, *args)``."""
+
+
 class Evaluator(Protocol):
     """Anything that scores genomes of one level; the engine only needs ``map``."""
 
@@ -56,6 +61,14 @@ class SerialEvaluator:
         self.fitness_function = FitnessFunction(level, encoding, fitness)
         self.batch_size = batch_size
 
+    @classmethod
+    def around(cls, fitness_function: FitnessFunction, batch_size: int = 256) -> "SerialEvaluator":
+        """An evaluator that uses an existing fitness function (and its tables)."""
+        evaluator = cls.__new__(cls)
+        evaluator.fitness_function = fitness_function
+        evaluator.batch_size = batch_size
+        return evaluator
+
     def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The evaluation of each genome, in order."""
         results: list[Evaluation] = []
@@ -63,12 +76,18 @@ class SerialEvaluator:
             results.extend(self.fitness_function(genomes[start : start + self.batch_size]))
         return results
 
+    def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
+        """``function(level, fitness_function, *args)`` for each tuple of ``arguments``, in order."""
+        level = self.fitness_function.level
+        return [function(level, self.fitness_function, *args) for args in arguments]
+
     def close(self) -> None:
         """Nothing to release."""
 
 
 # ---- worker side --------------------------------------------------------------------------------
 _worker_fitness: FitnessFunction | None = None
+_worker_level: Level | None = None
 _worker_crash_marker: str | None = None
 
 
@@ -80,8 +99,10 @@ def _init_worker(
     log_queue,
     crash_marker: str | None,
 ) -> None:
-    """Pool initializer: rebuild the level from plain data and set up logging."""
-    global _worker_fitness, _worker_crash_marker
+    """Pool initializer: rebuild the level from plain data and set up logging. Workers ignore
+    SIGINT: the parent decides what an interrupt stops (Ctrl-C reaches the whole process group)."""
+    global _worker_fitness, _worker_level, _worker_crash_marker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if log_queue is not None:
         root = logging.getLogger()
         root.handlers[:] = [logging.handlers.QueueHandler(log_queue)]
@@ -94,6 +115,7 @@ def _init_worker(
         warnings.simplefilter("ignore")
         level = level_from_rows(rows, title=title)
     _worker_fitness = FitnessFunction(level, encoding, FitnessConfig(**fitness))
+    _worker_level = level
     _worker_crash_marker = crash_marker
     log.debug("evaluation worker %d ready for level %s", os.getpid(), level.name)
 
@@ -101,17 +123,29 @@ def _init_worker(
 def _evaluate_batch(genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
     """Worker task: evaluate one packed batch (:func:`pack_genomes`); returns the evaluation
     columns (:meth:`FitnessFunction.evaluate_columns`), which pickle as a few buffers."""
-    if _worker_crash_marker is not None:
-        try:
-            os.remove(_worker_crash_marker)
-        except FileNotFoundError:
-            pass
-        else:  # test hook: this worker dies in the middle of a batch
-            log.warning("evaluation worker %d dies on purpose (test hook)", os.getpid())
-            _flush_log_queues()
-            os._exit(1)
+    _die_if_marked()
     assert _worker_fitness is not None, "worker used before its initializer ran"
     return _worker_fitness.evaluate_columns(genes, lengths)
+
+
+def _call_with_level(function: LevelTask, *args) -> object:
+    """Worker task: ``function(level, fitness_function, *args)`` with this worker's level."""
+    _die_if_marked()
+    assert _worker_fitness is not None, "worker used before its initializer ran"
+    return function(_worker_level, _worker_fitness, *args)
+
+
+def _die_if_marked() -> None:
+    """Test hook: the first worker that finds the crash marker deletes it and dies mid-task."""
+    if _worker_crash_marker is None:
+        return
+    try:
+        os.remove(_worker_crash_marker)
+    except FileNotFoundError:
+        return
+    log.warning("evaluation worker %d dies on purpose (test hook)", os.getpid())
+    _flush_log_queues()
+    os._exit(1)
 
 
 def _flush_log_queues() -> None:
@@ -162,20 +196,36 @@ class ProcessEvaluator:
     def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The evaluation of each genome, in order; survives a worker's death."""
         size = batch_size_for(len(genomes), self.workers, self.batch_size)
-        batches: list[tuple[np.ndarray, np.ndarray]] = []
+        batches = (pack_genomes(genomes[start : start + size]) for start in range(0, len(genomes), size))
+        results = self._run(_evaluate_batch, batches)
+        return [e for batch in results for e in evaluations_from_columns(batch)]
+
+    def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
+        """``function(level, fitness_function, *args)`` for each tuple of ``arguments``, in the
+        workers (``function`` must be importable there); the results in order."""
+        return self._run(_call_with_level, ((function, *args) for args in arguments))
+
+    def _run(self, task: Callable, calls: Iterable[tuple]) -> list:
+        """``task(*args)`` in the pool for each tuple of ``calls``, submitted as they are made
+        (workers start while the rest is prepared); the results in order. Calls whose worker
+        died are run again in a new pool, up to ``MAX_POOL_RESTARTS`` times."""
+        arguments: list[tuple] = []
         futures: dict[int, Future | None] = {}
-        for start in range(0, len(genomes), size):  # workers start while the rest is packed
-            batches.append(pack_genomes(genomes[start : start + size]))
-            futures[len(batches) - 1] = self._submit(batches[-1])
-        results: list[tuple[np.ndarray, ...] | None] = [None] * len(batches)
+        for args in calls:
+            arguments.append(args)
+            futures[len(arguments) - 1] = self._submit(task, args)
+        missing = object()
+        results: list = [missing] * len(arguments)
         for attempt in range(MAX_POOL_RESTARTS + 1):
             if attempt:
-                futures = {i: self._submit(batches[i]) for i, r in enumerate(results) if r is None}
+                futures = {
+                    i: self._submit(task, arguments[i]) for i, r in enumerate(results) if r is missing
+                }
             broken = False
             for index, future in futures.items():
                 try:
                     if future is None:
-                        raise BrokenProcessPool("the pool broke before this batch was submitted")
+                        raise BrokenProcessPool("the pool broke before this task was submitted")
                     results[index] = future.result()
                 except BrokenProcessPool:
                     broken = True
@@ -185,21 +235,21 @@ class ProcessEvaluator:
                 raise RuntimeError(
                     f"evaluation workers died {MAX_POOL_RESTARTS + 1} times in one generation"
                 )
-            unfinished = sum(r is None for r in results)
+            unfinished = sum(r is missing for r in results)
             log.warning(
-                "an evaluation worker died; restarting the pool and re-running %d batch(es)",
+                "an evaluation worker died; restarting the pool and re-running %d task(s)",
                 unfinished,
             )
             self.pool_restarts += 1
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._log_setup.renew()
             self._pool = self._new_pool()
-        return [e for batch in results for e in evaluations_from_columns(batch)]  # type: ignore[arg-type]
+        return results
 
-    def _submit(self, batch: tuple[np.ndarray, np.ndarray]) -> Future | None:
-        """Start a batch on the pool; None when the pool is already broken."""
+    def _submit(self, task: Callable, args: tuple) -> Future | None:
+        """Start ``task(*args)`` on the pool; None when the pool is already broken."""
         try:
-            return self._pool.submit(_evaluate_batch, *batch)
+            return self._pool.submit(task, *args)
         except BrokenProcessPool:
             return None
 

@@ -50,6 +50,27 @@ def test_a_dying_worker_is_replaced_and_its_batch_rerun(tmp_path, caplog):
     assert any("worker died" in record.getMessage() for record in caplog.records)
 
 
+def level_task(level, fitness_function, genomes, tag):
+    """A task for run_each: runs where the level lives (importable by the workers)."""
+    return tag, level.name, fitness_function(genomes)
+
+
+def test_run_each_runs_tasks_with_the_level_in_order_and_survives_a_death(tmp_path):
+    level = small_level("two-boxes")
+    genomes = genomes_for("pushes", 12)
+    arguments = [(genomes[i : i + 3], i) for i in range(0, 12, 3)]
+    with make_evaluator(level, ParallelConfig(), "pushes", FitnessConfig()) as serial:
+        expected = serial.run_each(level_task, arguments)
+    assert [tag for tag, _, _ in expected] == [0, 3, 6, 9]
+    assert expected[1][2] == serial.map(genomes[3:6])
+    marker = tmp_path / "crash-once"
+    with make_evaluator(level, PROCESSES, "pushes", FitnessConfig(), crash_marker=str(marker)) as pool:
+        assert pool.run_each(level_task, arguments) == expected
+        marker.write_text("die")
+        assert pool.run_each(level_task, arguments) == expected
+        assert pool.pool_restarts == 1 and not marker.exists()
+
+
 def test_worker_log_records_reach_the_parent(tmp_path):
     level = small_level("corridor")
     records: list[logging.LogRecord] = []
