@@ -10,7 +10,7 @@ fitness cache is not saved (it only saves time).
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from evosoko.errors import EvosokoError
@@ -61,7 +61,8 @@ class Checkpoint:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (lists, numbers and strings only)."""
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}  # asdict deep-copies: slow
+        data["best_values"] = None if self.best_values is None else list(self.best_values)
         data["population"] = [m.to_dict() for m in self.population]
         data["hall_of_fame"] = [m.to_dict() for m in self.hall_of_fame]
         data["rng_state"] = rng_state_to_json(self.rng_state)
