@@ -34,6 +34,7 @@ __all__ = [
     "FitnessConfig",
     "GAConfig",
     "HybridConfig",
+    "IslandsConfig",
     "MutationConfig",
     "OutputConfig",
     "ParallelConfig",
@@ -181,6 +182,27 @@ class MutationConfig(_Section):
     _unset = field_validator("tail_genes", mode="before")(_none_word)
 
 
+class IslandsConfig(_Section):
+    """The island model: sub-populations evolved apart that trade their best individuals."""
+
+    count: int = Field(
+        default=1,
+        ge=1,
+        description="Islands: sub-populations of ga.population individuals each, evolved apart "
+        "and in parallel by the processes backend, variation and selection included (1: one "
+        "population; the dask backend takes only 1).",
+    )
+    migration_every: int = Field(
+        default=10, ge=1, description="Generations between migrations (islands wait for each other)."
+    )
+    migrants: int = Field(
+        default=2,
+        ge=0,
+        description="Best individuals each island sends to the next one in a ring at every "
+        "migration, replacing the receiver's worst (0: islands never meet).",
+    )
+
+
 class GAConfig(_Section):
     """The genetic algorithm: encoding, population, selection, variation, lengths."""
 
@@ -252,6 +274,7 @@ class GAConfig(_Section):
         "ones (a novelty pressure).",
     )
     hall_of_fame: int = Field(default=10, ge=1, description="Best distinct individuals kept.")
+    islands: IslandsConfig = Field(default_factory=IslandsConfig, description="Island model.")
 
     _unset = field_validator("stagnation_restart", "age_patience", mode="before")(_none_word)
 
@@ -268,6 +291,10 @@ class GAConfig(_Section):
             raise ValueError(f"elitism {self.elitism} must be below population {self.population}")
         if self.selection == "mu_comma_lambda" and self.offspring < self.population:
             raise ValueError("mu_comma_lambda needs offspring >= population")
+        if self.islands.migrants >= self.population:
+            raise ValueError(
+                f"islands.migrants {self.islands.migrants} must be below population {self.population}"
+            )
         return self
 
 
@@ -414,6 +441,12 @@ class Config(_Section):
     parallel: ParallelConfig = Field(default_factory=ParallelConfig, description="Evaluation.")
     hybrid: HybridConfig = Field(default_factory=HybridConfig, description="Search seeding.")
     output: OutputConfig = Field(default_factory=OutputConfig, description="Run output.")
+
+    @model_validator(mode="after")
+    def _islands_backend(self) -> "Config":
+        if self.ga.islands.count > 1 and self.parallel.backend == "dask":
+            raise ValueError("ga.islands.count > 1 runs on the serial or processes backend, not dask")
+        return self
 
 
 # ---- loading --------------------------------------------------------------------------------

@@ -32,12 +32,10 @@ aside).
 from __future__ import annotations
 
 import logging
-import math
 import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -643,18 +641,24 @@ def evolve_level(
 
         if resume_state is None:
             initial = search_seeds(level, config)
-        if config.hybrid.memetic_every:
-            improve = memetic_improver(level, config)
-    engine = Engine(
-        level,
-        config,
-        evaluator,
+        if config.hybrid.memetic_every and config.ga.islands.count == 1:
+            improve = memetic_improver(level, config)  # islands make their own
+    if resume_state is not None and (resume_state.get("kind") == "islands") != (config.ga.islands.count > 1):
+        held = f"{len(resume_state.get('islands', []))} islands" if "islands" in resume_state else "one population"
+        raise EvosokoError(
+            f"the checkpoint holds {held}; the configuration has {config.ga.islands.count} island(s)"
+        )
+    common = dict(
         seed=seed,
         initial_genomes=initial,
-        improve=improve,
         on_generation=on_generation,
         on_checkpoint=on_checkpoint,
         should_stop=should_stop,
         resume_state=resume_state,
     )
+    if config.ga.islands.count > 1:
+        from evosoko.evolve.islands import IslandModel
+
+        return IslandModel(level, config, evaluator, **common).run()
+    engine = Engine(level, config, evaluator, improve=improve, **common)
     return engine.run()

@@ -36,3 +36,20 @@ def small_level(name: str):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return level_from_rows(SMALL_ROWS[name], title=name)
+
+
+def run(level, overrides, **kwargs):
+    """Evolve ``level`` with the default configuration and ``overrides``; (outcome, stats)."""
+    from evosoko.config import load_config
+    from evosoko.evolve import evolve_level, make_evaluator
+
+    config = load_config(None, overrides)
+    stats = []
+    with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
+        outcome = evolve_level(level, config, evaluator=evaluator, on_generation=stats.append, **kwargs)
+    return outcome, stats
+
+
+def comparable(stats):
+    """Generation statistics without the fields that are not deterministic."""
+    return [{k: v for k, v in s.as_dict().items() if k not in ("seconds", "cache_hits")} for s in stats]

@@ -5,27 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from evolve_levels import small_level
+from evolve_levels import comparable, run, small_level
 
 from evosoko.config import load_config
-from evosoko.evolve import evolve_level, make_evaluator
 from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import SerialEvaluator
 from evosoko.sokoban.solutions import verify_solution
 
 HARD_ENOUGH = 64  # Microban 65: not solved in a few generations
-
-
-def run(level, overrides, **kwargs):
-    config = load_config(None, overrides)
-    stats = []
-    with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
-        outcome = evolve_level(level, config, evaluator=evaluator, on_generation=stats.append, **kwargs)
-    return outcome, stats
-
-
-def comparable(stats):
-    return [{k: v for k, v in s.as_dict().items() if k not in ("seconds", "cache_hits")} for s in stats]
 
 
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])
