@@ -5,7 +5,10 @@ preset's settings, the processes backend with ``--workers`` workers, and at most
 seconds per level (the preset's generation and evaluation limits stay). Reported per preset and
 set: levels solved, solve rate, median evaluations and seconds to solve (over solved levels),
 and evaluations per second (over all levels). Then, for each encoding, the speed-up of the
-processes backend over serial on the same population of random genomes (best of ``--repeats``).
+processes backend over serial, measured two ways: on one evaluation of the same random genomes
+(best of ``--repeats``), and on whole GA runs of the encoding's preset with as many islands as
+workers (``ga.islands.count``), for ``--speedup-generations`` generations on a level it does not
+solve; both backends must give the same run.
 
     python benchmarks/bench_ga.py                                 # the full benchmark (long)
     python benchmarks/bench_ga.py --presets pushes --sets microban --levels 10 --seconds 5
@@ -44,6 +47,8 @@ LEVEL_SETS = {
 """Level set name -> (file under ../shared/levels, levels used by default: None = all)."""
 
 SPEEDUP_LEVEL = ("boxoban-hard", 0)
+RUN_SPEEDUP_LEVEL = ("microban", 138)
+"""Microban 139: no preset solves it in the generations of the whole-run speed-up."""
 
 
 def positive(text: str) -> int:
@@ -99,6 +104,12 @@ def parse_arguments() -> argparse.Namespace:
         help="genomes in the population timed for the speed-up",
     )
     parser.add_argument("--repeats", type=positive, default=3, help="speed-up timing repeats")
+    parser.add_argument(
+        "--speedup-generations",
+        type=positive,
+        default=100,
+        help="generations of the whole-run speed-up",
+    )
     parser.add_argument("--no-speedup", action="store_true", help="skip the speed-up measurement")
     return parser.parse_args()
 
@@ -245,6 +256,47 @@ def speedup(encoding: str, level: Level, args) -> dict:
     }
 
 
+def run_speedup(encoding: str, level: Level, args) -> dict:
+    """Serial vs processes wall time of one whole GA run with one island per worker (best of
+    ``--repeats``)."""
+    config = preset_config("pushes" if encoding == "pushes" else "moves", args.seconds, args.workers)
+    islands = config.ga.islands.model_copy(update={"count": args.workers})
+    budget = config.run.budget.model_copy(
+        update={"generations": args.speedup_generations, "seconds": None, "evaluations": None}
+    )
+    config = config.model_copy(
+        update={
+            "ga": config.ga.model_copy(update={"islands": islands}),
+            "run": config.run.model_copy(update={"budget": budget}),
+        }
+    )
+    timings, outcomes = {}, {}
+    for backend in ("serial", "processes"):
+        parallel = config.parallel.model_copy(update={"backend": backend})
+        backend_config = config.model_copy(update={"parallel": parallel})
+        with make_evaluator(level, parallel, encoding, config.fitness) as evaluator:
+            evaluator.map([random_genes(random.Random(1), 5, encoding)])  # start workers
+            timings[backend], outcome = best_time(
+                lambda: evolve_level(level, backend_config, evaluator=evaluator), args.repeats
+            )
+        outcomes[backend] = (outcome.best_genes, outcome.evaluations, outcome.generations)
+    assert outcomes["serial"] == outcomes["processes"], "backends disagree"
+    evaluations = outcomes["serial"][1]
+    return {
+        "encoding": encoding,
+        "level": level.name,
+        "islands": args.workers,
+        "generations": outcomes["serial"][2],
+        "evaluations": evaluations,
+        "workers": args.workers,
+        "serial_s": timings["serial"],
+        "processes_s": timings["processes"],
+        "serial_evaluations_per_s": evaluations / timings["serial"],
+        "processes_evaluations_per_s": evaluations / timings["processes"],
+        "speedup": timings["serial"] / timings["processes"],
+    }
+
+
 def main() -> None:
     args = parse_arguments()
     warnings.simplefilter("ignore")  # solved-at-start levels and similar notes
@@ -265,17 +317,21 @@ def main() -> None:
                 except ImportError as error:  # a preset whose engine part is not installed
                     skipped[preset] = f"{type(error).__name__}: {error}"
                     break
-        speedups = []
+        speedups, run_speedups = [], []
         if not args.no_speedup:
             set_name, position = SPEEDUP_LEVEL
             level = level_set(set_name, position + 1)[position]
             speedups = [speedup(encoding, level, args) for encoding in ("moves", "pushes")]
+            set_name, position = RUN_SPEEDUP_LEVEL
+            level = level_set(set_name, position + 1)[position]
+            run_speedups = [run_speedup(encoding, level, args) for encoding in ("moves", "pushes")]
     except EvosokoError as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     summary = {
         "presets": rows,
         "speedup": speedups,
+        "run_speedup": run_speedups,
         "skipped": skipped,
         "seconds_per_level": args.seconds,
         "workers": args.workers,
@@ -301,6 +357,14 @@ def main() -> None:
             print(
                 f"speed-up of {entry['workers']} workers over serial ({entry['encoding']}, "
                 f"{entry['genomes']} genomes on {entry['level']}): {entry['speedup']:.2f}x"
+            )
+        for entry in run_speedups:
+            print(
+                f"speed-up of {entry['workers']} workers over serial on a whole run "
+                f"({entry['encoding']}, {entry['islands']} islands, {entry['generations']} "
+                f"generations on {entry['level']}): {entry['speedup']:.2f}x "
+                f"({entry['serial_evaluations_per_s']:,.0f} -> "
+                f"{entry['processes_evaluations_per_s']:,.0f} evaluations/s)"
             )
     for preset, reason in skipped.items():
         print(f"skipped {preset}: {reason}")
