@@ -31,7 +31,6 @@ from typing import Any
 
 from evosoko.config import BudgetConfig, Config
 from evosoko.errors import EvosokoError
-from evosoko.evolve.checkpoint import Member
 from evosoko.evolve.engine import (
     CheckpointCallback,
     Engine,
@@ -41,7 +40,7 @@ from evosoko.evolve.engine import (
     _weighted,
 )
 from evosoko.evolve.evaluation import SerialEvaluator
-from evosoko.evolve.fitness import FitnessFunction
+from evosoko.evolve.fitness import Evaluation, FitnessFunction
 from evosoko.sokoban.level import Level
 
 ISLANDS_CHECKPOINT_KIND = "islands"
@@ -208,27 +207,27 @@ class IslandModel:
         return limit is not None and outcome.generations >= limit
 
     def _migrate(self) -> None:
-        """Each island's best ``migrants`` replace the next island's worst (ring)."""
+        """Each island's best ``migrants`` replace the next island's worst (ring). Works on the
+        checkpoints' plain member records (evaluation: solved, distance, length, keep, hash, gap)."""
         migrants = self.config.ga.islands.migrants
         if not migrants or self.count < 2:
             return
-        populations = [[Member.from_dict(m) for m in s["population"]] for s in self.states]  # type: ignore[index]
-        ranked = [sorted(p, key=self._rank) for p in populations]
+        populations = [list(s["population"]) for s in self.states]  # type: ignore[index]
         for island, state in enumerate(self.states):
-            sender = ranked[island - 1]
-            receiver = populations[island]
-            held = {m.evaluation.state_hash for m in receiver}
-            incoming = [m for m in sender if m.evaluation.state_hash not in held][:migrants]
+            sender = sorted(populations[island - 1], key=self._rank)
+            receiver = list(populations[island])
+            held = {m["evaluation"][4] for m in receiver}
+            incoming = [m for m in sender if m["evaluation"][4] not in held][:migrants]
             worst_first = sorted(range(len(receiver)), key=lambda i: self._rank(receiver[i]), reverse=True)
             for slot, member in zip(worst_first, incoming):
                 receiver[slot] = member
-            state["population"] = [m.to_dict() for m in receiver]  # type: ignore[index]
+            state["population"] = receiver  # type: ignore[index]
 
-    def _rank(self, member: Member) -> tuple[float, ...]:
-        """Sort key, best first: the member's weighted fitness, negated."""
-        fitness = self.config.fitness
-        values = member.evaluation.fitness_values(
-            fitness.length_objective, gap_objective=self.config.ga.selection != "nsga2"
+    def _rank(self, record: dict[str, Any]) -> tuple[float, ...]:
+        """Sort key of a member record, best first: its weighted fitness, negated."""
+        solved, distance, length, _, _, *gap = record["evaluation"]
+        values = Evaluation(bool(solved), distance, length, 0, 0, sum(gap)).fitness_values(
+            self.config.fitness.length_objective, gap_objective=self.config.ga.selection != "nsga2"
         )
         return tuple(-v for v in _weighted(values))
 
