@@ -8,7 +8,9 @@ and evaluations per second (over all levels). Then, for each encoding, the speed
 processes backend over serial, measured two ways: on one evaluation of the same random genomes
 (best of ``--repeats``), and on whole GA runs of the encoding's preset with as many islands as
 workers (``ga.islands.count``), for ``--speedup-generations`` generations on a level it does not
-solve; both backends must give the same run.
+solve; both backends must give the same run. Beside the latter, what the cores allow: the
+throughput of ``--workers`` serial runs at once over one alone (two processes on this kind of
+machine share caches and memory bandwidth, so even independent runs gain less than 2x).
 
     python benchmarks/bench_ga.py                                 # the full benchmark (long)
     python benchmarks/bench_ga.py --presets pushes --sets microban --levels 10 --seconds 5
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import random
 import statistics
 import sys
@@ -282,6 +285,10 @@ def run_speedup(encoding: str, level: Level, args) -> dict:
         outcomes[backend] = (outcome.best_genes, outcome.evaluations, outcome.generations)
     assert outcomes["serial"] == outcomes["processes"], "backends disagree"
     evaluations = outcomes["serial"][1]
+    serial_config = config.model_copy(
+        update={"parallel": config.parallel.model_copy(update={"backend": "serial"})}
+    )
+    together = concurrent_serial_seconds(level, serial_config, args.workers, args.repeats)
     return {
         "encoding": encoding,
         "level": level.name,
@@ -294,7 +301,30 @@ def run_speedup(encoding: str, level: Level, args) -> dict:
         "serial_evaluations_per_s": evaluations / timings["serial"],
         "processes_evaluations_per_s": evaluations / timings["processes"],
         "speedup": timings["serial"] / timings["processes"],
+        "ceiling": args.workers * timings["serial"] / together,
     }
+
+
+_ceiling_job: tuple[Level, Config] | None = None
+"""The serial run that :func:`concurrent_serial_seconds` repeats in each forked process."""
+
+
+def concurrent_serial_seconds(level: Level, config: Config, copies: int, repeats: int) -> float:
+    """Wall time of one serial run while ``copies`` processes run it at once (best of
+    ``repeats`` in each): ``copies`` times the serial time over it is what the cores allow."""
+    global _ceiling_job
+    _ceiling_job = (level, config)
+    with multiprocessing.get_context("fork").Pool(copies) as pool:
+        return max(pool.map(_best_serial_run, [repeats] * copies, chunksize=1))
+
+
+def _best_serial_run(repeats: int) -> float:
+    assert _ceiling_job is not None
+    level, config = _ceiling_job
+    with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
+        evaluator.map([random_genes(random.Random(1), 5, config.ga.encoding)])  # load kernels
+        seconds, _ = best_time(lambda: evolve_level(level, config, evaluator=evaluator), repeats)
+    return seconds
 
 
 def main() -> None:
@@ -364,7 +394,8 @@ def main() -> None:
                 f"({entry['encoding']}, {entry['islands']} islands, {entry['generations']} "
                 f"generations on {entry['level']}): {entry['speedup']:.2f}x "
                 f"({entry['serial_evaluations_per_s']:,.0f} -> "
-                f"{entry['processes_evaluations_per_s']:,.0f} evaluations/s)"
+                f"{entry['processes_evaluations_per_s']:,.0f} evaluations/s); "
+                f"{entry['workers']} serial runs at once: {entry['ceiling']:.2f}x"
             )
     for preset, reason in skipped.items():
         print(f"skipped {preset}: {reason}")
