@@ -6,11 +6,12 @@ seconds per level (the preset's generation and evaluation limits stay). Reported
 set: levels solved, solve rate, median evaluations and seconds to solve (over solved levels),
 and evaluations per second (over all levels). Then, for each encoding, the speed-up of the
 processes backend over serial, measured two ways: on one evaluation of the same random genomes
-(best of ``--repeats``), and on whole GA runs of the encoding's preset with as many islands as
-workers (``ga.islands.count``), for ``--speedup-generations`` generations on a level it does not
-solve; both backends must give the same run. Beside the latter, what the cores allow: the
-throughput of ``--workers`` serial runs at once over one alone (two processes on this kind of
-machine share caches and memory bandwidth, so even independent runs gain less than 2x).
+(best of ``--repeats``), and on whole GA runs of the encoding's preset with its islands
+(``ga.islands.count``; one per worker when the preset has one population), for
+``--speedup-generations`` generations on a level it does not solve; both backends must give
+the same run. Beside the latter, what the cores allow: the throughput of ``--workers`` serial
+runs at once over one alone (two processes on this kind of machine share caches and memory
+bandwidth, so even independent runs gain less than 2x).
 
     python benchmarks/bench_ga.py                                 # the full benchmark (long)
     python benchmarks/bench_ga.py --presets pushes --sets microban --levels 10 --seconds 5
@@ -260,10 +261,11 @@ def speedup(encoding: str, level: Level, args) -> dict:
 
 
 def run_speedup(encoding: str, level: Level, args) -> dict:
-    """Serial vs processes wall time of one whole GA run with one island per worker (best of
-    ``--repeats``)."""
+    """Serial vs processes wall time of one whole GA run with the preset's islands, or one per
+    worker when the preset has one population (best of ``--repeats``)."""
     config = preset_config("pushes" if encoding == "pushes" else "moves", args.seconds, args.workers)
-    islands = config.ga.islands.model_copy(update={"count": args.workers})
+    count = config.ga.islands.count if config.ga.islands.count > 1 else args.workers
+    islands = config.ga.islands.model_copy(update={"count": count})
     budget = config.run.budget.model_copy(
         update={"generations": args.speedup_generations, "seconds": None, "evaluations": None}
     )
@@ -292,7 +294,7 @@ def run_speedup(encoding: str, level: Level, args) -> dict:
     return {
         "encoding": encoding,
         "level": level.name,
-        "islands": args.workers,
+        "islands": count,
         "generations": outcomes["serial"][2],
         "evaluations": evaluations,
         "workers": args.workers,
