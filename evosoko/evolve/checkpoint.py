@@ -17,6 +17,8 @@ from evosoko.errors import EvosokoError
 from evosoko.evolve.fitness import Evaluation
 
 CHECKPOINT_VERSION = 1
+ISLANDS_CHECKPOINT_KIND = "islands"
+"""The ``kind`` of a checkpoint of several islands (:mod:`evosoko.evolve.islands`)."""
 
 
 @dataclass

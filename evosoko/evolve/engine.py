@@ -45,7 +45,7 @@ from evosoko.config import Config
 from evosoko.errors import EvosokoError
 from evosoko.evolve import operators, selection
 from evosoko.evolve.aging import AgeMemory
-from evosoko.evolve.checkpoint import Checkpoint, Member, restored_rng
+from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND, Checkpoint, Member, restored_rng
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.fitness import FITNESS_WEIGHTS, Evaluation, FitnessCache
 from evosoko.evolve.genomes import decode, gene_range, random_genes
@@ -643,7 +643,8 @@ def evolve_level(
             initial = search_seeds(level, config)
         if config.hybrid.memetic_every and config.ga.islands.count == 1:
             improve = memetic_improver(level, config)  # islands make their own
-    if resume_state is not None and (resume_state.get("kind") == "islands") != (config.ga.islands.count > 1):
+    held_islands = resume_state is not None and resume_state.get("kind") == ISLANDS_CHECKPOINT_KIND
+    if resume_state is not None and held_islands != (config.ga.islands.count > 1):
         held = f"{len(resume_state.get('islands', []))} islands" if "islands" in resume_state else "one population"
         raise EvosokoError(
             f"the checkpoint holds {held}; the configuration has {config.ga.islands.count} island(s)"

@@ -31,6 +31,7 @@ from typing import Any
 
 from evosoko.config import BudgetConfig, Config
 from evosoko.errors import EvosokoError
+from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND
 from evosoko.evolve.engine import (
     CheckpointCallback,
     Engine,
@@ -43,14 +44,11 @@ from evosoko.evolve.evaluation import SerialEvaluator
 from evosoko.evolve.fitness import Evaluation, FitnessFunction
 from evosoko.sokoban.level import Level
 
-ISLANDS_CHECKPOINT_KIND = "islands"
-
 
 @dataclass(frozen=True)
 class EpochTask:
     """What an island needs for one epoch: plain data, sent to a worker as it is."""
 
-    island: int
     seed: int
     state: dict[str, Any] | None
     until_generation: int
@@ -182,7 +180,6 @@ class IslandModel:
             own_seconds = 0.0 if state is None else float(state["seconds"])
             tasks.append(
                 EpochTask(
-                    island=island,
                     seed=self.seeds[island],
                     state=state,
                     until_generation=until,
@@ -265,10 +262,6 @@ class IslandModel:
         }
 
     def _restore(self, data: dict[str, Any]) -> None:
-        if data.get("kind") != ISLANDS_CHECKPOINT_KIND:
-            raise EvosokoError(
-                f"the checkpoint holds one population; the configuration has {self.count} islands"
-            )
         states = data.get("islands")
         if not isinstance(states, list) or len(states) != self.count:
             found = len(states) if isinstance(states, list) else "no"
