@@ -87,7 +87,6 @@ class SerialEvaluator:
 
 # ---- worker side --------------------------------------------------------------------------------
 _worker_fitness: FitnessFunction | None = None
-_worker_level: Level | None = None
 _worker_crash_marker: str | None = None
 
 
@@ -101,7 +100,7 @@ def _init_worker(
 ) -> None:
     """Pool initializer: rebuild the level from plain data and set up logging. Workers ignore
     SIGINT: the parent decides what an interrupt stops (Ctrl-C reaches the whole process group)."""
-    global _worker_fitness, _worker_level, _worker_crash_marker
+    global _worker_fitness, _worker_crash_marker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if log_queue is not None:
         root = logging.getLogger()
@@ -115,7 +114,6 @@ def _init_worker(
         warnings.simplefilter("ignore")
         level = level_from_rows(rows, title=title)
     _worker_fitness = FitnessFunction(level, encoding, FitnessConfig(**fitness))
-    _worker_level = level
     _worker_crash_marker = crash_marker
     log.debug("evaluation worker %d ready for level %s", os.getpid(), level.name)
 
@@ -132,7 +130,7 @@ def _call_with_level(function: LevelTask, *args) -> object:
     """Worker task: ``function(level, fitness_function, *args)`` with this worker's level."""
     _die_if_marked()
     assert _worker_fitness is not None, "worker used before its initializer ran"
-    return function(_worker_level, _worker_fitness, *args)
+    return function(_worker_fitness.level, _worker_fitness, *args)
 
 
 def _die_if_marked() -> None:
