@@ -193,13 +193,18 @@ class IslandsConfig(_Section):
         "population; the dask backend takes only 1).",
     )
     migration_every: int = Field(
-        default=10, ge=1, description="Generations between migrations (islands wait for each other)."
+        default=10,
+        ge=1,
+        description="Generations per epoch: an island's epoch is one task for a worker, and "
+        "migrants sent at the end of one epoch arrive at the start of the epoch after the next, "
+        "so islands never wait for each other.",
     )
     migrants: int = Field(
         default=2,
         ge=0,
-        description="Best individuals each island sends to the next one in a ring at every "
-        "migration, replacing the receiver's worst (0: islands never meet).",
+        description="Best individuals (distinct positions) each island sends to the next one in "
+        "a ring after every epoch, replacing the receiver's worst; positions the receiver holds "
+        "already are not taken (0: islands never meet).",
     )
 
 

@@ -8,8 +8,9 @@ evaluations as columns (a few arrays), from which the parent makes :class:`Evalu
 identical to the ``serial`` backend and come back in order.
 
 A worker that dies (the pool raises ``BrokenProcessPool``) is replaced: the pool is recreated
-and the batches that did not finish are submitted again, up to ``MAX_POOL_RESTARTS`` times per
-call. Log records of workers reach the parent's handlers through ``multiprocessing_logging``
+and the batches that did not finish are submitted again, up to ``MAX_POOL_RESTARTS`` times in a
+row. Besides ``map``, both evaluators run other tasks where the level lives: ``run_each`` (all
+results, in order) and ``task_queue`` (results as they finish; the island model's scheduler). Log records of workers reach the parent's handlers through ``multiprocessing_logging``
 when the start method is fork, through a ``QueueHandler``/``QueueListener`` pair otherwise.
 """
 
@@ -20,8 +21,9 @@ import logging.handlers
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_POOL_RESTARTS = 3
-"""How often one ``map`` call may recreate a broken pool before giving up."""
+"""How often a broken pool may be recreated in a row (no task finishing in between)."""
 
 
 LevelTask = Callable[..., object]
@@ -81,8 +83,41 @@ class SerialEvaluator:
         level = self.fitness_function.level
         return [function(level, self.fitness_function, *args) for args in arguments]
 
+    def task_queue(self, function: LevelTask) -> "SerialTaskQueue":
+        """A queue of ``function(level, fitness_function, *args)`` tasks, run here one by one."""
+        return SerialTaskQueue(self.fitness_function, function)
+
     def close(self) -> None:
         """Nothing to release."""
+
+
+class SerialTaskQueue:
+    """Tasks run in this process in the order submitted, one per ``next_result`` call (the
+    serial counterpart of :class:`PoolTaskQueue`)."""
+
+    def __init__(self, fitness_function: FitnessFunction, function: LevelTask) -> None:
+        self._fitness_function = fitness_function
+        self._function = function
+        self._waiting: deque[tuple[Hashable, tuple]] = deque()
+
+    @property
+    def pending(self) -> int:
+        """Tasks submitted whose results were not taken yet."""
+        return len(self._waiting)
+
+    def submit(self, key: Hashable, *args: object) -> None:
+        """Queue ``function(level, fitness_function, *args)``."""
+        self._waiting.append((key, args))
+
+    def next_result(self) -> tuple[Hashable, object]:
+        """Run the oldest task; its key and result."""
+        key, args = self._waiting.popleft()
+        level = self._fitness_function.level
+        return key, self._function(level, self._fitness_function, *args)
+
+    def cancel(self) -> None:
+        """Forget every pending task."""
+        self._waiting.clear()
 
 
 # ---- worker side --------------------------------------------------------------------------------
@@ -203,45 +238,23 @@ class ProcessEvaluator:
         workers (``function`` must be importable there); the results in order."""
         return self._run(_call_with_level, ((function, *args) for args in arguments))
 
+    def task_queue(self, function: LevelTask) -> "PoolTaskQueue":
+        """A queue of ``function(level, fitness_function, *args)`` tasks run in the workers,
+        whose results come back as they finish (see :class:`PoolTaskQueue`)."""
+        return PoolTaskQueue(self, _call_with_level, (function,))
+
     def _run(self, task: Callable, calls: Iterable[tuple]) -> list:
         """``task(*args)`` in the pool for each tuple of ``calls``, submitted as they are made
-        (workers start while the rest is prepared); the results in order. Calls whose worker
-        died are run again in a new pool, up to ``MAX_POOL_RESTARTS`` times."""
-        arguments: list[tuple] = []
-        futures: dict[int, Future | None] = {}
+        (workers start while the rest is prepared); the results in order, whatever dies."""
+        queue = PoolTaskQueue(self, task)
+        count = 0
         for args in calls:
-            arguments.append(args)
-            futures[len(arguments) - 1] = self._submit(task, args)
-        missing = object()
-        results: list = [missing] * len(arguments)
-        for attempt in range(MAX_POOL_RESTARTS + 1):
-            if attempt:
-                futures = {
-                    i: self._submit(task, arguments[i]) for i, r in enumerate(results) if r is missing
-                }
-            broken = False
-            for index, future in futures.items():
-                try:
-                    if future is None:
-                        raise BrokenProcessPool("the pool broke before this task was submitted")
-                    results[index] = future.result()
-                except BrokenProcessPool:
-                    broken = True
-            if not broken:
-                break
-            if attempt == MAX_POOL_RESTARTS:
-                raise RuntimeError(
-                    f"evaluation workers died {MAX_POOL_RESTARTS + 1} times in one generation"
-                )
-            unfinished = sum(r is missing for r in results)
-            log.warning(
-                "an evaluation worker died; restarting the pool and re-running %d task(s)",
-                unfinished,
-            )
-            self.pool_restarts += 1
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._log_setup.renew()
-            self._pool = self._new_pool()
+            queue.submit(count, *args)
+            count += 1
+        results: list = [None] * count
+        for _ in range(count):
+            index, result = queue.next_result()
+            results[index] = result
         return results
 
     def _submit(self, task: Callable, args: tuple) -> Future | None:
@@ -250,6 +263,13 @@ class ProcessEvaluator:
             return self._pool.submit(task, *args)
         except BrokenProcessPool:
             return None
+
+    def _replace_pool(self) -> None:
+        """A new pool in place of a broken one, with new log queues (see ``_WorkerLogging``)."""
+        self.pool_restarts += 1
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._log_setup.renew()
+        self._pool = self._new_pool()
 
     def close(self) -> None:
         """Shut the pool down and stop forwarding worker logs."""
@@ -276,6 +296,75 @@ class ProcessEvaluator:
             rebuilt = level_from_rows(level.rows(), title=level.title)
         if (rebuilt.width, rebuilt.height, rebuilt.start) != (level.width, level.height, level.start):
             raise ValueError(f"level {level.name} does not survive a round trip through its rows")
+
+
+class PoolTaskQueue:
+    """Tasks on a :class:`ProcessEvaluator`'s pool, each under a key; ``next_result`` returns
+    ``(key, result)`` of a finished task as soon as one finishes. When a worker dies, the pool
+    is replaced and every task that had not finished runs again; more than
+    ``MAX_POOL_RESTARTS`` replacements in a row without a finished task is an error."""
+
+    def __init__(self, evaluator: ProcessEvaluator, task: Callable, prefix: tuple = ()) -> None:
+        self._evaluator = evaluator
+        self._task = task
+        self._prefix = prefix
+        self._running: dict[Future, tuple[Hashable, tuple]] = {}
+        self._lost: list[tuple[Hashable, tuple]] = []  # to run again in a new pool
+        self._finished: deque[tuple[Hashable, object]] = deque()
+        self._restarts_in_a_row = 0
+
+    @property
+    def pending(self) -> int:
+        """Tasks submitted whose results were not taken yet."""
+        return len(self._running) + len(self._lost) + len(self._finished)
+
+    def submit(self, key: Hashable, *args: object) -> None:
+        """Start ``task(*prefix, *args)`` in the pool."""
+        self._start(key, (*self._prefix, *args))
+
+    def next_result(self) -> tuple[Hashable, object]:
+        """The key and result of a finished task (waits for one)."""
+        while not self._finished:
+            if self._lost:
+                self._restart()
+                continue
+            done, _ = wait(self._running, return_when=FIRST_COMPLETED)
+            for future in done:
+                key, args = self._running.pop(future)
+                try:
+                    self._finished.append((key, future.result()))
+                    self._restarts_in_a_row = 0
+                except BrokenProcessPool:
+                    self._lost.append((key, args))
+        return self._finished.popleft()
+
+    def cancel(self) -> None:
+        """Forget every pending task (tasks already running finish unseen)."""
+        for future in self._running:
+            future.cancel()
+        self._running.clear()
+        self._lost.clear()
+        self._finished.clear()
+
+    def _start(self, key: Hashable, args: tuple) -> None:
+        future = self._evaluator._submit(self._task, args)
+        if future is None:
+            self._lost.append((key, args))
+        else:
+            self._running[future] = (key, args)
+
+    def _restart(self) -> None:
+        if self._restarts_in_a_row == MAX_POOL_RESTARTS:
+            raise RuntimeError(f"evaluation workers died {MAX_POOL_RESTARTS + 1} times in a row")
+        self._restarts_in_a_row += 1
+        again = self._lost + list(self._running.values())
+        log.warning(
+            "an evaluation worker died; restarting the pool and re-running %d task(s)", len(again)
+        )
+        self._lost, self._running = [], {}
+        self._evaluator._replace_pool()
+        for key, args in again:
+            self._start(key, args)
 
 
 class _WorkerLogging:

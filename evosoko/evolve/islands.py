@@ -2,31 +2,42 @@
 
 With ``ga.islands.count`` above 1, each island is an :class:`~evosoko.evolve.engine.Engine` of
 ``ga.population`` individuals with its own random generator. Islands advance in epochs of
-``ga.islands.migration_every`` generations (an epoch ends at a multiple of it, or at the
-generation budget); an epoch of one island is one task for the
-evaluator's ``run_each``, so with the ``processes`` backend the islands evolve in the workers,
-selection and variation included (a single population keeps those in the parent and can only
-spread its evaluations). Between epochs, in the parent, each island sends copies of its best
-``ga.islands.migrants`` individuals to the next island in a ring, where they replace the worst
-ones (never a position the receiver already holds).
+``ga.islands.migration_every`` generations (epoch *k* ends at generation *k* times that, or at
+the generation budget); an epoch of one island is one task on the evaluator's ``task_queue``,
+so with the ``processes`` backend the islands evolve in the workers, selection and variation
+included (a single population keeps those in the parent and can only spread its evaluations).
 
-Between epochs an island is only its checkpoint (plain data, :meth:`Engine.checkpoint`), so
-the same states give the same next states in this process or in a worker: a run is a function
-of (level, configuration, seed) on either backend, and a run resumed from a checkpoint (taken
-between epochs) continues exactly as the uninterrupted run.
+Migration is in a ring and one epoch late, so that no island waits for the others: after its
+epoch *k*, an island puts its best ``ga.islands.migrants`` individuals (distinct positions) in
+its outbox,
+and the next island takes them in when it starts epoch *k* + 2, replacing its worst individuals
+(a position it already holds is not taken). An island can thus start its next epoch as soon as
+its own epoch and its neighbour's previous one are done, and the workers never sit idle
+waiting for the slowest island (a synchronous migration would make every island wait for all
+the others at every epoch).
+
+Between epochs an island is only its checkpoint (plain data, :meth:`Engine.checkpoint`) and
+what it receives is fixed by the rule above, not by which task finishes first: a run is a
+function of (level, configuration, seed) on either backend, and a run resumed from a checkpoint
+continues exactly as the uninterrupted run. Checkpoints hold every island's last finished
+epoch, the outboxes still to be delivered and the statistics not yet streamed.
 
 Budgets: ``run.budget.generations`` counts the generations of each island;
 ``run.budget.evaluations`` is shared out among the islands; ``run.budget.seconds`` is the
-level's wall-clock time. The level is solved when an island solves it; the outcome is that of
-the first such island, with the evaluations and seconds of all islands.
+level's wall-clock time. The level is solved in the first epoch in which an island solves it:
+every island finishes that epoch (later epochs are discarded), and the outcome is that of the
+island that solved at the earliest generation (the lowest-numbered on a tie), with the
+evaluations of all islands up to that epoch. Statistics stream as one combined record per
+generation once every island still running has passed it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evosoko.config import BudgetConfig, Config
@@ -51,7 +62,7 @@ class EpochTask:
 
     seed: int
     state: dict[str, Any] | None
-    until_generation: int
+    until_generation: int | None
     evaluations: int | None
     seconds: float | None
     initial_genomes: tuple[tuple[int, ...], ...] = ()
@@ -98,8 +109,58 @@ def island_seed(seed: int, island: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+@dataclass
+class Island:
+    """One island as the scheduler sees it.
+
+    ``state``: the engine's checkpoint after its last finished epoch (None: not started), before
+    any migrants arrive; ``epochs``: epochs finished; ``finished``: out of budget or solved (not
+    saved: found again from the state and the budget); ``outbox``: epoch -> copies of its best
+    member records after that epoch, until the next island has taken them; ``counts``: epoch ->
+    (evaluations, restarts) after it, for the epochs a solve may still be settled at;
+    ``pending``: statistics not streamed yet; ``latest``: the last streamed.
+    """
+
+    state: dict[str, Any] | None = None
+    epochs: int = 0
+    finished: bool = False
+    outbox: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    counts: dict[int, tuple[int, int]] = field(default_factory=dict)
+    pending: list[GenerationStats] = field(default_factory=list)
+    latest: GenerationStats | None = None
+    running: bool = False
+    outcome: LevelOutcome | None = None  # of its last epoch run in this process (not saved)
+
+    @property
+    def generation(self) -> int:
+        """The last generation it has run (-1: none)."""
+        return -1 if self.state is None else int(self.state["generation"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able plain data (without what only this process needs)."""
+        return {
+            "state": self.state,
+            "epochs": self.epochs,
+            "outbox": [[epoch, members] for epoch, members in sorted(self.outbox.items())],
+            "counts": [[epoch, *count] for epoch, count in sorted(self.counts.items())],
+            "pending": [s.as_dict() for s in self.pending],
+            "latest": None if self.latest is None else self.latest.as_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Island":
+        return cls(
+            state=data["state"],
+            epochs=int(data["epochs"]),
+            outbox={int(epoch): members for epoch, members in data["outbox"]},
+            counts={int(epoch): (int(e), int(r)) for epoch, e, r in data["counts"]},
+            pending=[GenerationStats(**s) for s in data["pending"]],
+            latest=None if data["latest"] is None else GenerationStats(**data["latest"]),
+        )
+
+
 class IslandModel:
-    """Evolves ``ga.islands.count`` islands of one level on ``evaluator.run_each``."""
+    """Evolves ``ga.islands.count`` islands of one level on ``evaluator.task_queue``."""
 
     def __init__(
         self,
@@ -114,7 +175,7 @@ class IslandModel:
         should_stop: Callable[[], bool] | None = None,
         resume_state: dict[str, Any] | None = None,
     ) -> None:
-        if not hasattr(evaluator, "run_each"):
+        if not hasattr(evaluator, "task_queue"):
             raise EvosokoError("islands need the serial or processes backend")
         self.level = level
         self.config = config
@@ -126,10 +187,13 @@ class IslandModel:
         self.on_generation = on_generation
         self.on_checkpoint = on_checkpoint
         self.should_stop = should_stop
-        self.states: list[dict[str, Any] | None] = [None] * self.count
-        self.epochs = 0
+        self.islands = [Island() for _ in range(self.count)]
+        self.streamed = -1  # the last generation streamed
         self._seconds_before = 0.0
-        self._last_checkpoint_generation = 0
+        self._last_checkpoint = 0
+        self._stopping = False
+        self._solve_epoch: int | None = None
+        self._solves: list[tuple[int, int, LevelOutcome]] = []  # (generation, island, outcome)
         if resume_state is not None:
             self._restore(resume_state)
         self._started = time.perf_counter()
@@ -140,55 +204,91 @@ class IslandModel:
         return self._seconds_before + time.perf_counter() - self._started
 
     def run(self) -> LevelOutcome:
-        """Evolve epochs until an island solves the level or every island is out of budget."""
-        every = self.config.output.checkpoint_every
-        while True:
-            reports = self.evaluator.run_each(run_epoch, [(self.config, t) for t in self._tasks()])
-            self.epochs += 1
-            self.states = [report.state for report in reports]
-            self._stream(reports)
-            solved = [r.outcome for r in reports if r.outcome.solved]
-            if solved:
-                return self._outcome(solved[0], reports, "solved")
-            if self.generation % self.config.ga.islands.migration_every == 0:
-                self._migrate()
-            if every and self.generation // every > self._last_checkpoint_generation // every:
-                self._checkpoint()
-            best = max(reports, key=lambda r: _weighted(r.outcome.best_fitness)).outcome
-            if all(self._finished(r.outcome) for r in reports):
-                return self._outcome(best, reports, best.stop_reason)
-            if self.should_stop is not None and self.should_stop():
-                self._checkpoint()
-                return self._outcome(best, reports, "interrupted")
+        """Evolve until an island solves the level, every island is out of budget, or
+        ``should_stop`` says so (then the running epochs finish and a checkpoint is taken)."""
+        queue = self.evaluator.task_queue(run_epoch)
+        self._launch(queue)
+        while any(island.running for island in self.islands):
+            (index, epoch), report = queue.next_result()
+            self.islands[index].running = False
+            if self._solve_epoch is not None and epoch > self._solve_epoch:
+                continue  # past the epoch that solved: not part of this run
+            self._accept(index, epoch, report)
+            if not self._stopping and self.should_stop is not None and self.should_stop():
+                self._stopping = True
+            if self._solve_epoch is None and not self._stopping:
+                self._checkpoint_if_due()
+            self._launch(queue)
+        queue.cancel()
+        if self._solve_epoch is not None:
+            return self._solved()
+        if self._stopping and not all(island.finished for island in self.islands):
+            self._checkpoint()  # the statistics not streamed yet stay in the islands
+            return self._outcome("interrupted")
+        self._stream(math.inf)
+        return self._outcome(None)
 
-    # ---- epochs ---------------------------------------------------------------------------------
-    @property
-    def generation(self) -> int:
-        """The furthest generation any island has reached."""
-        return max((s["generation"] for s in self.states if s is not None), default=0)
+    # ---- scheduling -----------------------------------------------------------------------------
+    def _launch(self, queue: Any) -> None:
+        """Start the next epoch of every island that may start one."""
+        for index, island in enumerate(self.islands):
+            if island.running or island.finished:
+                continue
+            epoch = island.epochs + 1
+            if self._solve_epoch is not None:
+                if epoch > self._solve_epoch:
+                    continue
+            elif self._stopping:
+                continue
+            sender = self.islands[index - 1]
+            if epoch >= 3 and sender.epochs < epoch - 2 and not sender.finished:
+                continue  # its migrants are not ready yet
+            incoming = sender.outbox.get(epoch - 2, [])
+            queue.submit((index, epoch), self.config, self._task(index, island, incoming))
+            island.running = True
 
-    def _tasks(self) -> list[EpochTask]:
+    def _task(self, index: int, island: Island, incoming: list[dict[str, Any]]) -> EpochTask:
         budget = self.config.run.budget
         step = self.config.ga.islands.migration_every
-        remaining = None if budget.seconds is None else budget.seconds - self.seconds
-        tasks = []
-        for island, state in enumerate(self.states):
-            generation = 0 if state is None else state["generation"]
-            until = (generation // step + 1) * step  # epochs end at multiples of the step
-            if budget.generations is not None:
-                until = min(until, budget.generations)
-            own_seconds = 0.0 if state is None else float(state["seconds"])
-            tasks.append(
-                EpochTask(
-                    seed=self.seeds[island],
-                    state=state,
-                    until_generation=until,
-                    evaluations=self._evaluation_share(island),
-                    seconds=None if remaining is None else own_seconds + max(0.0, remaining),
-                    initial_genomes=self.initial_genomes if state is None else (),
-                )
-            )
-        return tasks
+        until = island.epochs * step + step
+        if budget.generations is not None:
+            until = min(until, budget.generations)
+        remaining = None if budget.seconds is None else max(0.0, budget.seconds - self.seconds)
+        own_seconds = 0.0 if island.state is None else float(island.state["seconds"])
+        return EpochTask(
+            seed=self.seeds[index],
+            state=with_migrants(island.state, incoming, self._rank),
+            until_generation=until,
+            evaluations=self._evaluation_share(index),
+            seconds=None if remaining is None else own_seconds + remaining,
+            initial_genomes=self.initial_genomes if island.state is None else (),
+        )
+
+    def _accept(self, index: int, epoch: int, report: EpochReport) -> None:
+        """Take in an island's finished epoch."""
+        island = self.islands[index]
+        island.state, island.epochs, island.outcome = report.state, epoch, report.outcome
+        island.finished = report.outcome.solved or report.outcome.stop_reason == "seconds" or (
+            self._out_of_budget(index, report.state)
+        )
+        island.counts[epoch] = (int(report.state["evaluations"]), int(report.state["restarts"]))
+        island.pending.extend(report.stats)
+        island.outbox[epoch] = best_distinct(report.state["population"], self.config.ga.islands.migrants, self._rank)
+        if report.outcome.solved:
+            self._solves.append((report.outcome.generations, index, report.outcome))
+            self._solve_epoch = min(epoch, self._solve_epoch or epoch)
+        self._forget_delivered()
+        if self._solve_epoch is None:
+            self._stream(min((i.generation for i in self.islands if not i.finished), default=math.inf))
+
+    def _forget_delivered(self) -> None:
+        """Drop outboxes the next island has taken, and counts no solve can be settled at."""
+        oldest = min((i.epochs for i in self.islands if not i.finished), default=0)
+        for index, island in enumerate(self.islands):
+            receiver = self.islands[(index + 1) % self.count]
+            island.outbox = {e: m for e, m in island.outbox.items() if e >= receiver.epochs - 1}
+            last = island.epochs
+            island.counts = {e: c for e, c in island.counts.items() if e > oldest or e == last}
 
     def _evaluation_share(self, island: int) -> int | None:
         total = self.config.run.budget.evaluations
@@ -196,29 +296,13 @@ class IslandModel:
             return None
         return total // self.count + (1 if island < total % self.count else 0)
 
-    def _finished(self, outcome: LevelOutcome) -> bool:
-        """Out of budget: evaluations, seconds, or the last generation (not just the epoch's)."""
-        if outcome.stop_reason != "generations":
-            return True
-        limit = self.config.run.budget.generations
-        return limit is not None and outcome.generations >= limit
-
-    def _migrate(self) -> None:
-        """Each island's best ``migrants`` replace the next island's worst (ring). Works on the
-        checkpoints' plain member records (evaluation: solved, distance, length, keep, hash, gap)."""
-        migrants = self.config.ga.islands.migrants
-        if not migrants or self.count < 2:
-            return
-        populations = [list(s["population"]) for s in self.states]  # type: ignore[index]
-        for island, state in enumerate(self.states):
-            sender = sorted(populations[island - 1], key=self._rank)
-            receiver = list(populations[island])
-            held = {m["evaluation"][4] for m in receiver}
-            incoming = [m for m in sender if m["evaluation"][4] not in held][:migrants]
-            worst_first = sorted(range(len(receiver)), key=lambda i: self._rank(receiver[i]), reverse=True)
-            for slot, member in zip(worst_first, incoming):
-                receiver[slot] = member
-            state["population"] = receiver  # type: ignore[index]
+    def _out_of_budget(self, index: int, state: dict[str, Any]) -> bool:
+        """Whether an island has used its generations or its share of the evaluations."""
+        budget = self.config.run.budget
+        share = self._evaluation_share(index)
+        return (budget.generations is not None and int(state["generation"]) >= budget.generations) or (
+            share is not None and int(state["evaluations"]) >= share
+        )
 
     def _rank(self, record: dict[str, Any]) -> tuple[float, ...]:
         """Sort key of a member record, best first: its weighted fitness, negated."""
@@ -229,42 +313,47 @@ class IslandModel:
         return tuple(-v for v in _weighted(values))
 
     # ---- reporting ------------------------------------------------------------------------------
-    def _stream(self, reports: list[EpochReport]) -> None:
-        """One combined statistics record per generation of the epoch, all islands together."""
-        if self.on_generation is None:
-            return
-        generations = sorted({s.generation for r in reports for s in r.stats})
-        latest: list[GenerationStats | None] = [None] * len(reports)
-        by_island = [{s.generation: s for s in r.stats} for r in reports]
+    def _stream(self, limit: float) -> None:
+        """One combined statistics record per generation up to ``limit`` not streamed yet, each
+        island at its latest record."""
+        generations = sorted({s.generation for i in self.islands for s in i.pending if s.generation <= limit})
         for generation in generations:
-            for island, stats in enumerate(by_island):
-                latest[island] = stats.get(generation, latest[island])
-            current = [s for s in latest if s is not None]
-            self.on_generation(combined_stats(generation, current, self.seconds))
+            for island in self.islands:
+                if island.pending and island.pending[0].generation == generation:
+                    island.latest = island.pending.pop(0)
+            self.streamed = generation
+            if self.on_generation is not None:
+                current = [i.latest for i in self.islands if i.latest is not None]
+                self.on_generation(combined_stats(generation, current, self.seconds))
+
+    def _checkpoint_if_due(self) -> None:
+        every = self.config.output.checkpoint_every
+        if every and self.streamed // every > self._last_checkpoint // every:
+            self._checkpoint()
 
     def _checkpoint(self) -> None:
-        self._last_checkpoint_generation = self.generation
+        self._last_checkpoint = self.streamed
         if self.on_checkpoint is not None:
             self.on_checkpoint(self.checkpoint())
 
     def checkpoint(self) -> dict[str, Any]:
-        """The state of every island between two epochs, as JSON-able plain data."""
-        states = [s for s in self.states if s is not None]
+        """Every island after its last finished epoch, as JSON-able plain data; ``generation``
+        is the last generation streamed (later statistics are kept in the islands)."""
+        states = [i.state for i in self.islands if i.state is not None]
         return {
             "kind": ISLANDS_CHECKPOINT_KIND,
             "level": self.level.name,
-            "generation": self.generation,
+            "generation": max(self.streamed, 0),
             "evaluations": sum(s["evaluations"] for s in states),
             "restarts": sum(s["restarts"] for s in states),
             "seconds": self.seconds,
-            "epochs": self.epochs,
-            "islands": self.states,
+            "islands": [island.to_dict() for island in self.islands],
         }
 
     def _restore(self, data: dict[str, Any]) -> None:
-        states = data.get("islands")
-        if not isinstance(states, list) or len(states) != self.count:
-            found = len(states) if isinstance(states, list) else "no"
+        islands = data.get("islands")
+        if not isinstance(islands, list) or len(islands) != self.count:
+            found = len(islands) if isinstance(islands, list) else "no"
             raise EvosokoError(
                 f"the checkpoint holds {found} islands; the configuration has {self.count}"
             )
@@ -272,19 +361,94 @@ class IslandModel:
             raise EvosokoError(
                 f"the checkpoint is of level {data.get('level')!r}, not {self.level.name!r}"
             )
-        self.states = states
-        self.epochs = int(data.get("epochs", 0))
+        if not all(isinstance(i, dict) and "outbox" in i for i in islands):
+            raise EvosokoError("the checkpoint was written by an older evosoko; start the level again")
+        self.islands = [Island.from_dict(i) for i in islands]
+        for index, island in enumerate(self.islands):
+            island.finished = island.state is not None and self._out_of_budget(index, island.state)
+        self.streamed = int(data.get("generation", 0))
         self._seconds_before = float(data.get("seconds", 0.0))
-        self._last_checkpoint_generation = self.generation
+        self._last_checkpoint = self.streamed
 
-    def _outcome(self, chosen: LevelOutcome, reports: list[EpochReport], reason: str) -> LevelOutcome:
+    # ---- outcomes -------------------------------------------------------------------------------
+    def _solved(self) -> LevelOutcome:
+        """The earliest solve of the solving epoch, with every island's counts up to it."""
+        epoch = self._solve_epoch
+        assert epoch is not None
+        self._stream(epoch * self.config.ga.islands.migration_every)
+        # a solve of a later epoch (reported early) comes at a later generation: never chosen
+        _, _, chosen = min(self._solves, key=lambda s: s[:2])
+        counts = [i.counts[min(epoch, i.epochs)] for i in self.islands]
         return replace(
             chosen,
-            evaluations=sum(r.outcome.evaluations for r in reports),
+            evaluations=sum(e for e, _ in counts),
+            restarts=sum(r for _, r in counts),
             seconds=self.seconds,
-            stop_reason=reason,
-            restarts=sum(r.outcome.restarts for r in reports),
+            stop_reason="solved",
         )
+
+    def _outcome(self, reason: str | None) -> LevelOutcome:
+        """The best island's outcome (``reason``: None keeps its own), with all islands' counts."""
+        self._final_outcomes()
+        outcomes = [i.outcome for i in self.islands if i.outcome is not None]
+        best = max(outcomes, key=lambda o: _weighted(o.best_fitness))
+        states = [i.state for i in self.islands if i.state is not None]
+        return replace(
+            best,
+            generations=self.streamed if reason == "interrupted" else best.generations,
+            evaluations=sum(int(s["evaluations"]) for s in states),
+            restarts=sum(int(s["restarts"]) for s in states),
+            seconds=self.seconds,
+            stop_reason=best.stop_reason if reason is None else reason,
+        )
+
+    def _final_outcomes(self) -> None:
+        """Outcomes of islands that finished before a resume: from their saved state, no work."""
+        missing = [(n, i) for n, i in enumerate(self.islands) if i.outcome is None and i.state is not None]
+        if not missing:
+            return
+        budget = self.config.run.budget
+        tasks = [
+            (
+                self.config,
+                EpochTask(  # the budget it ran out of is still out: the engine stops at once
+                    seed=self.seeds[index],
+                    state=island.state,
+                    until_generation=budget.generations,
+                    evaluations=self._evaluation_share(index),
+                    seconds=float(island.state["seconds"]),  # type: ignore[index]
+                ),
+            )
+            for index, island in missing
+        ]
+        for (_, island), report in zip(missing, self.evaluator.run_each(run_epoch, tasks)):
+            island.outcome = report.outcome
+
+
+def best_distinct(records: Sequence[dict[str, Any]], count: int, rank: Callable) -> list[dict[str, Any]]:
+    """The best ``count`` member records by ``rank``, one per position."""
+    chosen: dict[int, dict[str, Any]] = {}
+    for record in sorted(records, key=rank):
+        if len(chosen) == count:
+            break
+        chosen.setdefault(record["evaluation"][4], record)
+    return list(chosen.values())
+
+
+def with_migrants(
+    state: dict[str, Any] | None, incoming: Sequence[dict[str, Any]], rank: Callable
+) -> dict[str, Any] | None:
+    """``state`` with ``incoming`` member records in place of its worst members (best first by
+    ``rank``); records of positions it already holds are not taken."""
+    if state is None or not incoming:
+        return state
+    receiver = list(state["population"])
+    held = {m["evaluation"][4] for m in receiver}
+    arriving = [m for m in incoming if m["evaluation"][4] not in held]
+    worst_first = sorted(range(len(receiver)), key=lambda i: rank(receiver[i]), reverse=True)
+    for slot, member in zip(worst_first, arriving):
+        receiver[slot] = member
+    return {**state, "population": receiver}
 
 
 def combined_stats(generation: int, islands: Sequence[GenerationStats], seconds: float) -> GenerationStats:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+from collections import deque
 
 import pytest
 from evolve_levels import comparable, run, small_level
@@ -12,7 +14,9 @@ from evosoko.errors import EvosokoError
 from evosoko.evolve.checkpoint import Member
 from evosoko.evolve.engine import GenerationStats
 from evosoko.evolve.fitness import Evaluation
-from evosoko.evolve.islands import IslandModel, combined_stats, island_seed
+from evosoko.evolve import evolve_level
+from evosoko.evolve.evaluation import SerialEvaluator, SerialTaskQueue
+from evosoko.evolve.islands import best_distinct, combined_stats, island_seed, with_migrants
 from evosoko.sokoban.solutions import verify_solution
 
 HARD_ENOUGH = 64  # Microban 65: not solved in a few generations
@@ -66,17 +70,21 @@ def test_island_resume_equals_uninterrupted(microban):
     assert resumed.evaluations == whole.evaluations
 
 
-def test_islands_stop_between_epochs_with_a_checkpoint(microban):
+def test_islands_stopped_by_should_stop_resume_as_if_never_stopped(microban):
     level = microban[HARD_ENOUGH]
+    overrides = SMALL_ISLANDS + ["run.budget.generations=15", "output.checkpoint_every=0"]
+    whole, whole_stats = run(level, overrides)
     calls, checkpoints = [], []
-    outcome, stats = run(
-        level,
-        SMALL_ISLANDS + ["run.budget.generations=50", "output.checkpoint_every=0"],
-        should_stop=lambda: calls.append(1) or len(calls) > 1,
+    stopped, stopped_stats = run(
+        level, overrides, should_stop=lambda: calls.append(1) or len(calls) > 4,
         on_checkpoint=checkpoints.append,
     )
-    assert outcome.stop_reason == "interrupted" and outcome.generations == 6
-    assert [c["generation"] for c in checkpoints] == [6]
+    assert stopped.stop_reason == "interrupted" and len(checkpoints) == 1
+    saved = json.loads(json.dumps(checkpoints[0]))
+    assert stopped.generations == saved["generation"] == stopped_stats[-1].generation < 15
+    resumed, resumed_stats = run(level, overrides, resume_state=saved)
+    assert comparable(stopped_stats + resumed_stats) == comparable(whole_stats)
+    assert (resumed.best_genes, resumed.evaluations) == (whole.best_genes, whole.evaluations)
 
 
 def test_island_evaluation_budget_is_shared(microban):
@@ -106,28 +114,117 @@ def member(distance: int, state_hash: int) -> dict:
     return Member([distance], Evaluation(False, distance, 1, 1, state_hash)).to_dict()
 
 
-def test_migration_sends_the_best_to_the_next_island_in_a_ring():
-    config = load_config(None, ["ga.population=4", "ga.islands.count=3", "ga.islands.migrants=2"])
-    model = IslandModel(small_level("two-boxes"), config, _NoRuns())
-    model.states = [
-        {"population": [member(d, 100 * island + d) for d in distances]}
-        for island, distances in enumerate([(5, 1, 9, 3), (4, 8, 2, 6), (7, 7, 7, 7)])
-    ]
-    model.states[2]["population"][0] = member(2, 102)  # island 2 already holds island 1's best
-    model._migrate()
-    distances = [[m["evaluation"][1] for m in s["population"]] for s in model.states]
-    assert distances[1] == [4, 1, 2, 3]  # island 0's best (1, 3) replaced the worst (8, 6)
-    assert distances[2] == [2, 4, 6, 7]  # island 1 sends 4 and 6: its 2 is held already
-    assert sorted(distances[0]) == [1, 2, 3, 7]  # island 2 sends 2 and 7 for 9 and 5
+def by_distance(record: dict) -> tuple:
+    return (record["evaluation"][1],)
 
 
-def test_migrants_zero_keeps_islands_apart():
-    config = load_config(None, ["ga.population=4", "ga.islands.count=2", "ga.islands.migrants=0"])
-    model = IslandModel(small_level("two-boxes"), config, _NoRuns())
-    model.states = [{"population": [member(d, 10 * i + d) for d in (1, 2)]} for i in range(2)]
-    before = json.dumps(model.states)
-    model._migrate()
-    assert json.dumps(model.states) == before
+def test_migrants_replace_the_worst_and_held_positions_are_not_taken():
+    state = {"generation": 3, "population": [member(d, 100 + d) for d in (4, 8, 2, 6)]}
+    arrived = with_migrants(state, [member(1, 1), member(3, 3)], by_distance)
+    assert [m["evaluation"][1] for m in arrived["population"]] == [4, 1, 2, 3]
+    assert [m["evaluation"][1] for m in state["population"]] == [4, 8, 2, 6]  # not changed
+    held = with_migrants(state, [member(2, 102), member(5, 5)], by_distance)
+    assert [m["evaluation"][1] for m in held["population"]] == [4, 5, 2, 6]
+    assert with_migrants(state, [], by_distance) is state
+    assert with_migrants(None, [member(1, 1)], by_distance) is None
+
+
+class _RecordingQueue(SerialTaskQueue):
+    """Runs the waiting tasks in a shuffled order (seeded; None: in order) and records each
+    epoch's task and report under its key."""
+
+    def __init__(self, fitness_function, function, shuffle_seed, log):
+        super().__init__(fitness_function, function)
+        self._random = None if shuffle_seed is None else random.Random(shuffle_seed)
+        self._log = log
+
+    def submit(self, key, *args):
+        self._log.setdefault(key, {})["task"] = args[1]
+        super().submit(key, *args)
+
+    def next_result(self):
+        if self._random is not None:
+            waiting = list(self._waiting)
+            self._random.shuffle(waiting)
+            self._waiting = deque(waiting)
+        key, report = super().next_result()
+        self._log[key]["report"] = report
+        return key, report
+
+
+class _RecordingEvaluator(SerialEvaluator):
+    def __init__(self, level, config, shuffle_seed=None):
+        super().__init__(level, config.ga.encoding, config.fitness, config.parallel.batch_size)
+        self.shuffle_seed, self.log = shuffle_seed, {}
+
+    def task_queue(self, function):
+        return _RecordingQueue(self.fitness_function, function, self.shuffle_seed, self.log)
+
+
+def evolve_recorded(level, overrides, shuffle_seed=None):
+    config = load_config(None, overrides)
+    evaluator = _RecordingEvaluator(level, config, shuffle_seed)
+    stats = []
+    outcome = evolve_level(level, config, evaluator=evaluator, on_generation=stats.append)
+    return outcome, stats, evaluator.log
+
+
+def test_migrants_reach_the_next_island_one_epoch_late(microban):
+    overrides = SMALL_ISLANDS + ["run.budget.generations=9", "parallel.backend=serial"]
+    _, _, log = evolve_recorded(microban[HARD_ENOUGH], overrides)
+    assert sorted(log) == [(i, e) for i in range(3) for e in (1, 2, 3)]
+    arrived = 0
+    for island in range(3):
+        assert log[(island, 2)]["task"].state == log[(island, 1)]["report"].state  # none yet
+        sender = log[((island - 1) % 3, 1)]["report"].state["population"]
+        best = sorted(sender, key=lambda m: (m["evaluation"][1], m["evaluation"][2]))
+        best = [m for i, m in enumerate(best) if m["evaluation"][4] not in
+                {b["evaluation"][4] for b in best[:i]}][:2]
+        before = log[(island, 2)]["report"].state["population"]
+        held = {m["evaluation"][4] for m in before}
+        started = log[(island, 3)]["task"].state["population"]
+        new = [m for m in started if m not in before]
+        assert new == [m for m in best if m["evaluation"][4] not in held]
+        assert len(started) == len(before)
+        arrived += len(new)
+    assert arrived > 0
+
+
+def test_best_distinct_takes_one_record_per_position():
+    records = [member(3, 7), member(1, 5), member(1, 5), member(2, 6)]
+    assert [m["evaluation"][1] for m in best_distinct(records, 2, by_distance)] == [1, 2]
+    assert best_distinct(records, 0, by_distance) == []
+
+
+def test_migrants_zero_keeps_islands_apart(microban):
+    overrides = SMALL_ISLANDS + ["run.budget.generations=9", "ga.islands.migrants=0"]
+    _, _, log = evolve_recorded(microban[HARD_ENOUGH], overrides)
+    for island in range(3):
+        assert log[(island, 3)]["task"].state == log[(island, 2)]["report"].state
+
+
+def test_island_runs_do_not_depend_on_the_order_epochs_finish_in(microban):
+    level = microban[HARD_ENOUGH]
+    overrides = SMALL_ISLANDS + ["run.budget.generations=21"]
+    fifo, fifo_stats, _ = evolve_recorded(level, overrides)
+    for shuffle_seed in (1, 2):
+        shuffled, shuffled_stats, _ = evolve_recorded(level, overrides, shuffle_seed)
+        assert comparable(shuffled_stats) == comparable(fifo_stats)
+        assert (shuffled.best_genes, shuffled.evaluations) == (fifo.best_genes, fifo.evaluations)
+
+
+def test_a_solve_is_settled_at_its_epoch_whatever_the_order():
+    level = small_level("two-boxes")
+    overrides = ["ga.islands.count=3", "ga.islands.migration_every=2", "run.budget.generations=300",
+                 "ga.population=8", "ga.offspring=8"]
+    fifo, fifo_stats, _ = evolve_recorded(level, overrides)
+    assert fifo.solved
+    for shuffle_seed in (1, 2, 3):
+        shuffled, shuffled_stats, _ = evolve_recorded(level, overrides, shuffle_seed)
+        assert comparable(shuffled_stats) == comparable(fifo_stats)
+        assert (shuffled.solution_lurd, shuffled.evaluations, shuffled.generations) == (
+            fifo.solution_lurd, fifo.evaluations, fifo.generations)
+    assert fifo.evaluations == fifo_stats[-1].evaluations
 
 
 def test_island_seeds_differ_and_repeat():
@@ -155,10 +252,3 @@ def test_island_settings_are_checked(overrides, message):
     with pytest.raises(ConfigError, match=message):
         load_config(None, overrides)
     assert Config().ga.islands.count == 1
-
-
-class _NoRuns:
-    """An evaluator that is never asked to run anything."""
-
-    def run_each(self, function, arguments):
-        raise AssertionError("not expected to run")
