@@ -11,7 +11,9 @@ processes backend over serial, measured two ways: on one evaluation of the same 
 ``--speedup-generations`` generations on a level it does not solve; both backends must give
 the same run. Beside the latter, what the cores allow: the throughput of ``--workers`` serial
 runs at once over one alone (two processes on this kind of machine share caches and memory
-bandwidth, so even independent runs gain less than 2x).
+bandwidth, so even independent runs gain less than 2x). The serial run, the processes run and
+the runs at once take turns within each repeat, so that a machine that is busier at one moment
+weighs on all three alike.
 
     python benchmarks/bench_ga.py                                 # the full benchmark (long)
     python benchmarks/bench_ga.py --presets pushes --sets microban --levels 10 --seconds 5
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing
 import random
 import statistics
@@ -38,7 +41,7 @@ from _common import REPO_ROOT, best_time, machine, report, require_shared_levels
 from evosoko.config import Config, load_config
 from evosoko.errors import EvosokoError
 from evosoko.evolve.engine import evolve_level
-from evosoko.evolve.evaluation import make_evaluator
+from evosoko.evolve.evaluation import SerialEvaluator, make_evaluator
 from evosoko.evolve.genomes import random_genes
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.level import Level
@@ -262,7 +265,9 @@ def speedup(encoding: str, level: Level, args) -> dict:
 
 def run_speedup(encoding: str, level: Level, args) -> dict:
     """Serial vs processes wall time of one whole GA run with the preset's islands, or one per
-    worker when the preset has one population (best of ``--repeats``)."""
+    worker when the preset has one population, and the ceiling (``--workers`` serial runs at
+    once). Each repeat times all three in turn, so that all see the machine in the same state;
+    each figure is the best of ``--repeats``."""
     config = preset_config("pushes" if encoding == "pushes" else "moves", args.seconds, args.workers)
     count = config.ga.islands.count if config.ga.islands.count > 1 else args.workers
     islands = config.ga.islands.model_copy(update={"count": count})
@@ -275,22 +280,36 @@ def run_speedup(encoding: str, level: Level, args) -> dict:
             "run": config.run.model_copy(update={"budget": budget}),
         }
     )
-    timings, outcomes = {}, {}
-    for backend in ("serial", "processes"):
-        parallel = config.parallel.model_copy(update={"backend": backend})
-        backend_config = config.model_copy(update={"parallel": parallel})
-        with make_evaluator(level, parallel, encoding, config.fitness) as evaluator:
+    configs = {
+        backend: config.model_copy(
+            update={"parallel": config.parallel.model_copy(update={"backend": backend})}
+        )
+        for backend in ("serial", "processes")
+    }
+    timings = {"serial": math.inf, "processes": math.inf, "together": math.inf}
+    outcomes = {}
+    global _ceiling_job
+    _ceiling_job = (level, configs["serial"])
+    with (  # the pool forks first, before the evaluator's pool starts threads in this process
+        multiprocessing.get_context("fork").Pool(args.workers) as together,
+        make_evaluator(level, configs["serial"].parallel, encoding, config.fitness) as serial,
+        make_evaluator(level, configs["processes"].parallel, encoding, config.fitness) as processes,
+    ):
+        evaluators = {"serial": serial, "processes": processes}
+        for evaluator in evaluators.values():
             evaluator.map([random_genes(random.Random(1), 5, encoding)])  # start workers
-            timings[backend], outcome = best_time(
-                lambda: evolve_level(level, backend_config, evaluator=evaluator), args.repeats
-            )
-        outcomes[backend] = (outcome.best_genes, outcome.evaluations, outcome.generations)
+        together.map(_timed_serial_run, [False] * args.workers, chunksize=1)  # warm up
+        for _ in range(args.repeats):
+            for backend, evaluator in evaluators.items():
+                seconds, outcome = best_time(
+                    lambda: evolve_level(level, configs[backend], evaluator=evaluator), 1
+                )
+                timings[backend] = min(timings[backend], seconds)
+                outcomes[backend] = (outcome.best_genes, outcome.evaluations, outcome.generations)
+            seconds = max(together.map(_timed_serial_run, [True] * args.workers, chunksize=1))
+            timings["together"] = min(timings["together"], seconds)
     assert outcomes["serial"] == outcomes["processes"], "backends disagree"
     evaluations = outcomes["serial"][1]
-    serial_config = config.model_copy(
-        update={"parallel": config.parallel.model_copy(update={"backend": "serial"})}
-    )
-    together = concurrent_serial_seconds(level, serial_config, args.workers, args.repeats)
     return {
         "encoding": encoding,
         "level": level.name,
@@ -303,29 +322,27 @@ def run_speedup(encoding: str, level: Level, args) -> dict:
         "serial_evaluations_per_s": evaluations / timings["serial"],
         "processes_evaluations_per_s": evaluations / timings["processes"],
         "speedup": timings["serial"] / timings["processes"],
-        "ceiling": args.workers * timings["serial"] / together,
+        "ceiling": args.workers * timings["serial"] / timings["together"],
     }
 
 
 _ceiling_job: tuple[Level, Config] | None = None
-"""The serial run that :func:`concurrent_serial_seconds` repeats in each forked process."""
+"""The serial run that :func:`_timed_serial_run` makes in each forked process."""
+_ceiling_evaluator = None
 
 
-def concurrent_serial_seconds(level: Level, config: Config, copies: int, repeats: int) -> float:
-    """Wall time of one serial run while ``copies`` processes run it at once (best of
-    ``repeats`` in each): ``copies`` times the serial time over it is what the cores allow."""
-    global _ceiling_job
-    _ceiling_job = (level, config)
-    with multiprocessing.get_context("fork").Pool(copies) as pool:
-        return max(pool.map(_best_serial_run, [repeats] * copies, chunksize=1))
-
-
-def _best_serial_run(repeats: int) -> float:
+def _timed_serial_run(timed: bool) -> float:
+    """In a forked process: the wall time of one serial run of ``_ceiling_job`` (its evaluator
+    made once per process; ``timed`` False only loads it)."""
+    global _ceiling_evaluator
     assert _ceiling_job is not None
     level, config = _ceiling_job
-    with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
-        evaluator.map([random_genes(random.Random(1), 5, config.ga.encoding)])  # load kernels
-        seconds, _ = best_time(lambda: evolve_level(level, config, evaluator=evaluator), repeats)
+    if _ceiling_evaluator is None:
+        _ceiling_evaluator = SerialEvaluator(level, config.ga.encoding, config.fitness)
+        _ceiling_evaluator.map([random_genes(random.Random(1), 5, config.ga.encoding)])
+    if not timed:
+        return 0.0
+    seconds, _ = best_time(lambda: evolve_level(level, config, evaluator=_ceiling_evaluator), 1)
     return seconds
 
 
