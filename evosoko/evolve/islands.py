@@ -208,7 +208,7 @@ class IslandModel:
         ``should_stop`` says so (then the running epochs finish and a checkpoint is taken)."""
         queue = self.evaluator.task_queue(run_epoch)
         self._launch(queue)
-        while any(island.running for island in self.islands):
+        while self._awaited():
             (index, epoch), report = queue.next_result()
             self.islands[index].running = False
             if self._solve_epoch is not None and epoch > self._solve_epoch:
@@ -229,6 +229,11 @@ class IslandModel:
         return self._outcome(None)
 
     # ---- scheduling -----------------------------------------------------------------------------
+    def _awaited(self) -> bool:
+        """Whether a running epoch still matters (once solved: one up to the solving epoch)."""
+        limit = math.inf if self._solve_epoch is None else self._solve_epoch
+        return any(island.running and island.epochs < limit for island in self.islands)
+
     def _launch(self, queue: Any) -> None:
         """Start the next epoch of every island that may start one."""
         for index, island in enumerate(self.islands):
@@ -282,13 +287,16 @@ class IslandModel:
             self._stream(min((i.generation for i in self.islands if not i.finished), default=math.inf))
 
     def _forget_delivered(self) -> None:
-        """Drop outboxes the next island has taken, and counts no solve can be settled at."""
+        """Drop outboxes the next island has taken, and counts no solve can be settled at (a
+        later solve comes from an epoch after the oldest unfinished island's; once a solve is
+        waiting to be settled, every count is kept)."""
         oldest = min((i.epochs for i in self.islands if not i.finished), default=0)
         for index, island in enumerate(self.islands):
             receiver = self.islands[(index + 1) % self.count]
             island.outbox = {e: m for e, m in island.outbox.items() if e >= receiver.epochs - 1}
-            last = island.epochs
-            island.counts = {e: c for e, c in island.counts.items() if e > oldest or e == last}
+            if self._solve_epoch is None:
+                last = island.epochs
+                island.counts = {e: c for e, c in island.counts.items() if e > oldest or e == last}
 
     def _evaluation_share(self, island: int) -> int | None:
         total = self.config.run.budget.evaluations
