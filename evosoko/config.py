@@ -195,9 +195,15 @@ class IslandsConfig(_Section):
     migration_every: int = Field(
         default=10,
         ge=1,
-        description="Generations per epoch: an island's epoch is one task for a worker, and "
-        "migrants sent at the end of one epoch arrive at the start of the epoch after the next, "
-        "so islands never wait for each other.",
+        description="Generations per epoch: an island's epoch is one task for a worker; after "
+        "each epoch an island sends migrants to the next island.",
+    )
+    migration_lag: int = Field(
+        default=1,
+        ge=0,
+        description="Epochs between sending migrants and their arrival: 0: at the start of the "
+        "receiver's next epoch (an island waits for its neighbour's epoch to end); 1: one epoch "
+        "later (islands never wait for each other, migrants are older).",
     )
     migrants: int = Field(
         default=2,

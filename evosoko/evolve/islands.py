@@ -7,14 +7,14 @@ the generation budget); an epoch of one island is one task on the evaluator's ``
 so with the ``processes`` backend the islands evolve in the workers, selection and variation
 included (a single population keeps those in the parent and can only spread its evaluations).
 
-Migration is in a ring and one epoch late, so that no island waits for the others: after its
-epoch *k*, an island puts its best ``ga.islands.migrants`` individuals (distinct positions) in
-its outbox,
-and the next island takes them in when it starts epoch *k* + 2, replacing its worst individuals
-(a position it already holds is not taken). An island can thus start its next epoch as soon as
-its own epoch and its neighbour's previous one are done, and the workers never sit idle
-waiting for the slowest island (a synchronous migration would make every island wait for all
-the others at every epoch).
+Migration is in a ring: after its epoch *k*, an island puts copies of its best
+``ga.islands.migrants`` individuals (distinct positions) in its outbox, and the next island
+takes them in when it starts epoch *k* + 1 + ``ga.islands.migration_lag``, replacing its worst
+individuals (a position it already holds is not taken). An island starts an epoch as soon as its
+own previous epoch and the neighbour's epoch it takes migrants from are done: with lag 0 it
+waits for its neighbour's epoch to end, with lag 1 no island waits for another, and the workers
+never sit idle while a slower island finishes (there is no barrier across all islands either
+way).
 
 Between epochs an island is only its checkpoint (plain data, :meth:`Engine.checkpoint`) and
 what it receives is fixed by the rule above, not by which task finishes first: a run is a
@@ -181,6 +181,7 @@ class IslandModel:
         self.config = config
         self.evaluator = evaluator
         self.count = config.ga.islands.count
+        self.lag = config.ga.islands.migration_lag
         base_seed = config.run.seed if seed is None else seed
         self.seeds = [island_seed(base_seed, i) for i in range(self.count)]
         self.initial_genomes = tuple(tuple(g) for g in initial_genomes)
@@ -245,10 +246,10 @@ class IslandModel:
                     continue
             elif self._stopping:
                 continue
-            sender = self.islands[index - 1]
-            if epoch >= 3 and sender.epochs < epoch - 2 and not sender.finished:
+            sender, sent = self.islands[index - 1], epoch - 1 - self.lag
+            if sent >= 1 and sender.epochs < sent and not sender.finished:
                 continue  # its migrants are not ready yet
-            incoming = sender.outbox.get(epoch - 2, [])
+            incoming = sender.outbox.get(sent, [])
             queue.submit((index, epoch), self.config, self._task(index, island, incoming))
             island.running = True
 
@@ -293,7 +294,8 @@ class IslandModel:
         oldest = min((i.epochs for i in self.islands if not i.finished), default=0)
         for index, island in enumerate(self.islands):
             receiver = self.islands[(index + 1) % self.count]
-            island.outbox = {e: m for e, m in island.outbox.items() if e >= receiver.epochs - 1}
+            needed = receiver.epochs - self.lag  # sent before the receiver's next epoch
+            island.outbox = {e: m for e, m in island.outbox.items() if e >= needed}
             if self._solve_epoch is None:
                 last = island.epochs
                 island.counts = {e: c for e, c in island.counts.items() if e > oldest or e == last}

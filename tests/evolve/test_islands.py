@@ -169,20 +169,23 @@ def evolve_recorded(level, overrides, shuffle_seed=None):
     return outcome, stats, evaluator.log
 
 
-def test_migrants_reach_the_next_island_one_epoch_late(microban):
-    overrides = SMALL_ISLANDS + ["run.budget.generations=9", "parallel.backend=serial"]
+@pytest.mark.parametrize("lag", [0, 1])
+def test_migrants_reach_the_next_island_after_the_lag(microban, lag):
+    overrides = SMALL_ISLANDS + ["run.budget.generations=9", f"ga.islands.migration_lag={lag}"]
     _, _, log = evolve_recorded(microban[HARD_ENOUGH], overrides)
     assert sorted(log) == [(i, e) for i in range(3) for e in (1, 2, 3)]
     arrived = 0
     for island in range(3):
-        assert log[(island, 2)]["task"].state == log[(island, 1)]["report"].state  # none yet
+        for epoch in range(2, 2 + lag):  # before the first migrants arrive
+            assert log[(island, epoch)]["task"].state == log[(island, epoch - 1)]["report"].state
+        epoch = 2 + lag  # the first epoch that starts with migrants: those sent after epoch 1
         sender = log[((island - 1) % 3, 1)]["report"].state["population"]
         best = sorted(sender, key=lambda m: (m["evaluation"][1], m["evaluation"][2]))
         best = [m for i, m in enumerate(best) if m["evaluation"][4] not in
                 {b["evaluation"][4] for b in best[:i]}][:2]
-        before = log[(island, 2)]["report"].state["population"]
+        before = log[(island, epoch - 1)]["report"].state["population"]
         held = {m["evaluation"][4] for m in before}
-        started = log[(island, 3)]["task"].state["population"]
+        started = log[(island, epoch)]["task"].state["population"]
         new = [m for m in started if m not in before]
         assert new == [m for m in best if m["evaluation"][4] not in held]
         assert len(started) == len(before)
@@ -203,9 +206,10 @@ def test_migrants_zero_keeps_islands_apart(microban):
         assert log[(island, 3)]["task"].state == log[(island, 2)]["report"].state
 
 
-def test_island_runs_do_not_depend_on_the_order_epochs_finish_in(microban):
+@pytest.mark.parametrize("lag", [0, 1, 2])
+def test_island_runs_do_not_depend_on_the_order_epochs_finish_in(microban, lag):
     level = microban[HARD_ENOUGH]
-    overrides = SMALL_ISLANDS + ["run.budget.generations=21"]
+    overrides = SMALL_ISLANDS + ["run.budget.generations=21", f"ga.islands.migration_lag={lag}"]
     fifo, fifo_stats, _ = evolve_recorded(level, overrides)
     for shuffle_seed in (1, 2):
         shuffled, shuffled_stats, _ = evolve_recorded(level, overrides, shuffle_seed)
@@ -213,10 +217,10 @@ def test_island_runs_do_not_depend_on_the_order_epochs_finish_in(microban):
         assert (shuffled.best_genes, shuffled.evaluations) == (fifo.best_genes, fifo.evaluations)
 
 
-@pytest.mark.parametrize("index", [9, 22, 28])  # Microban levels solved after 10 to 40 epochs
-def test_a_solve_is_settled_at_its_epoch_whatever_the_order(microban, index):
+@pytest.mark.parametrize("index, lag", [(9, 1), (22, 1), (28, 0)])  # solved after 10-40 epochs
+def test_a_solve_is_settled_at_its_epoch_whatever_the_order(microban, index, lag):
     overrides = ["ga.islands.count=4", "ga.islands.migration_every=2", "run.budget.generations=300",
-                 "ga.population=8", "ga.offspring=8"]
+                 "ga.population=8", "ga.offspring=8", f"ga.islands.migration_lag={lag}"]
     level = microban[index]
     fifo, fifo_stats, _ = evolve_recorded(level, overrides)
     assert fifo.solved and fifo.generations > 20
