@@ -452,12 +452,13 @@ def _candidates_here(
 ):  # pragma: no cover - compiled
     """Mark the player's reach with ``stamp`` and write the position's candidate pushes into
     the scratch's candidate arrays; returns (count, the smallest reachable cell)."""
-    (occupied, boxes, mark, stack, out_box, out_direction, frozen, _, _, dead_now, _, _,
-     corral_scratch, corral_marks) = scratch
+    (occupied, boxes, mark, stack, out_box, out_direction, frozen, _, _, dead_now, open_cells,
+     _, corral_scratch, corral_marks) = scratch
     smallest = _reach(occupied, floor, deltas, player, mark, stamp, stack)
     dead_targets = dead_now if frozen_count > 0 else dead
+    corral_floor = open_cells if frozen_count > 0 else floor  # boxes frozen on goals are walls
     allowed_stamp = _corral_stamp(
-        corrals, floor, dead_targets, goals, deltas, occupied, boxes, mark, stamp,
+        corrals, corral_floor, dead_targets, goals, deltas, occupied, boxes, mark, stamp,
         corral_scratch, corral_marks,
     )
     count = _enumerate_pushes(

@@ -27,6 +27,8 @@ def pi_corral(
 ):  # pragma: no cover - compiled
     """Mark the barrier boxes of the best PI-corral; returns its number of legal pushes or -1.
 
+    A box on a cell that ``floor`` leaves out (a box frozen on its goal, which the push replay
+    turns into wall) is part of the walls: never a barrier box, never pushed.
     ``scratch`` = (region, region_mark, region_goal, set_mark, barrier_mark, allowed, queue),
     int64 arrays of length ``cells``; ``marks`` int64[4] holds their running stamps
     (0 region, 1 set, 2 barrier, 3 allowed). On success the chosen barrier boxes satisfy
@@ -161,6 +163,8 @@ def _check(
 ):  # pragma: no cover
     """(outcome, inward pushes): outcome is a region to merge, ``_PASS`` or ``_FAIL``."""
     for b in boxes:
+        if not floor[b]:
+            continue  # a box that ``floor`` counts as wall (frozen on its goal) never moves
         for k in range(4):
             neighbour = b + deltas[k]
             if region_mark[neighbour] == region_stamp and set_mark[region[neighbour]] == set_stamp:

@@ -258,6 +258,28 @@ def test_goal_filled_in_the_wrong_order_is_a_deadlock(microban):
     assert result.steps[0] == 0 and result.final_distance[0] == UNREACHABLE
 
 
+def test_corral_walled_in_by_boxes_frozen_on_goals_is_lost(microban):
+    """Microban 36: three boxes frozen on goals and the box above the empty goal shut the
+    player out of the corner where the last goal is; with the frozen boxes as walls that
+    corral's barrier has no push left, so the position is lost, although the box on the right
+    can still move (and the search proves the position unsolvable)."""
+    from dataclasses import replace
+
+    from evosoko.search import solve
+
+    level = microban[35]
+    cell = lambda row, column: row * level.width + column  # noqa: E731
+    boxes = [cell(2, 2), cell(3, 3), cell(3, 4), cell(3, 5), cell(3, 7)]
+    start = State.of(cell(3, 8), boxes)
+    assert frozen_cells(level, boxes) == frozenset(boxes[1:4])
+    assert candidate_pushes(push_tables(level, start, corrals=False), start.player, boxes)
+    tables = push_tables(level, start)
+    assert candidate_pushes(tables, start.player, boxes) == []
+    result = replay_push_batch(tables, np.array([[0, 1]]), np.array([2]))
+    assert result.steps[0] == 0 and result.deadlocked[0]
+    assert solve(replace(level, start=start), "push-astar", time_limit=20).status == "unsolvable"
+
+
 def solution_states(level):
     """The positions along a push-A* solution of ``level``."""
     from evosoko.search import solve
