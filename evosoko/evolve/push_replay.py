@@ -491,17 +491,23 @@ def _push(
 @numba.njit(cache=True)
 def _forced_dead_end(
     floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
-    on_goals,
+    on_goals, objective, stop_on_deadlock, push_distance, nearest, manhattan,
 ):  # pragma: no cover - compiled
     """Whether the scratch's position is lost because the pushes forced from it (positions with
-    a single candidate) end where no candidate is left or a box is frozen off its goal.
+    a single candidate) end where no candidate is left, a box is frozen off its goal or (with
+    ``stop_on_deadlock``) the boxes can no longer be matched to goals.
     Changes the scratch's position; returns (lost, next stamp)."""
     boxes = scratch[1]
     out_box = scratch[4]
     out_direction = scratch[5]
     box_count = boxes.shape[0]
-    for _ in range(floor.shape[0]):  # a forced chain never repeats a position: bounded anyway
+    for chain in range(floor.shape[0]):  # a forced chain never repeats a position: bounded anyway
         if frozen_count < 0:
+            return True, stamp
+        if chain > 0 and stop_on_deadlock and _position_distance(
+            objective, boxes, push_distance, nearest, manhattan, frozen_count, scratch[7],
+            scratch[8], scratch[11],
+        ) >= UNREACHABLE:
             return True, stamp
         if on_goals == box_count:
             return False, stamp
@@ -621,7 +627,7 @@ def _replay_one(
     if not solved and not deadlocked:
         deadlocked, stamp = _forced_dead_end(
             floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
-            on_goals,
+            on_goals, objective, stop_on_deadlock, push_distance, nearest, manhattan,
         )
     if deadlocked:
         lost_at = steps

@@ -74,7 +74,7 @@ def reference_replay(level, genes, start=None, candidates_of=None):
         distance = 0 if board.is_solved() else frozen_goal_matching_cost(level, board.boxes())
         lost = distance >= UNREACHABLE
     if not board.is_solved() and not lost:
-        lost = forced_chain_is_lost(board.copy(), candidates_of)
+        lost = forced_chain_is_lost(level, board.copy(), candidates_of)
     final_state = board.state()
     if lost:
         kept = len(made) - 1
@@ -95,13 +95,16 @@ def reference_replay(level, genes, start=None, candidates_of=None):
     return made, best, best_at, best_state, board.is_solved(), distance, final_state, lost
 
 
-def forced_chain_is_lost(board, candidates_of) -> bool:
-    """Whether the pushes forced from ``board`` (one candidate at a time) end with none."""
+def forced_chain_is_lost(level, board, candidates_of) -> bool:
+    """Whether the pushes forced from ``board`` (one candidate at a time) end with none, or
+    where the boxes can no longer be matched to goals."""
     while not board.is_solved():
         candidates = candidates_of(board)
         if len(candidates) != 1:
             return not candidates
         board.push(*candidates[0])
+        if frozen_goal_matching_cost(level, board.boxes()) >= UNREACHABLE:
+            return True
     return False
 
 
@@ -278,6 +281,23 @@ def test_corral_walled_in_by_boxes_frozen_on_goals_is_lost(microban):
     result = replay_push_batch(tables, np.array([[0, 1]]), np.array([2]))
     assert result.steps[0] == 0 and result.deadlocked[0]
     assert solve(replace(level, start=start), "push-astar", time_limit=20).status == "unsolvable"
+
+
+def test_forced_push_that_leaves_a_goal_unmatched_is_lost(microban):
+    """Microban 98: the player is shut out of the empty goal under the box in the goal
+    column, so the one candidate pushes that box down, after which no box can reach the top
+    goal: the position is lost where the genome ends, and the genome is cut back from it."""
+    level = microban[97]
+    cell = lambda row, column: row * level.width + column  # noqa: E731
+    boxes = sorted([cell(2, 3), cell(4, 3), cell(3, 9), cell(5, 9), cell(6, 9)])
+    start = State.of(cell(3, 8), boxes)
+    tables = push_tables(level, start)
+    assert candidate_pushes(tables, start.player, boxes) == [(cell(3, 9), 1)]
+    assert frozen_goal_matching_cost(level, boxes) < UNREACHABLE
+    after = sorted(set(boxes) - {cell(3, 9)} | {cell(4, 9)})
+    assert frozen_goal_matching_cost(level, after) == UNREACHABLE
+    result = replay_push_batch(tables, np.zeros((1, 1), dtype=np.int32), np.array([0]))
+    assert result.deadlocked[0] and result.final_distance[0] == UNREACHABLE
 
 
 def solution_states(level):
