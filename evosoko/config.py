@@ -346,6 +346,20 @@ class FitnessConfig(_Section):
         description="Replace children that end in the same state as another individual with "
         "fresh random genomes.",
     )
+    lost_search_nodes: int = Field(
+        default=0,
+        ge=0,
+        description="Push genomes: a search of up to this many positions tries to prove the "
+        "population's best position lost (no sequence of candidate pushes solves it from there) "
+        "once it has stayed lost_search_age generations; selection then ranks that position "
+        "behind every other (0: off; not used by nsga2).",
+    )
+    lost_search_age: int = Field(
+        default=5,
+        ge=0,
+        description="Generations the best position must have stayed in the population before "
+        "the lost search looks at it.",
+    )
 
 
 # ---- [parallel] -----------------------------------------------------------------------------

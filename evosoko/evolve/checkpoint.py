@@ -3,7 +3,8 @@
 A checkpoint holds everything the generational loop needs to continue exactly as if it had
 never stopped: the population and hall of fame as gene lists with their evaluations, the
 counters, the table of :class:`evosoko.evolve.aging.AgeMemory` (compressed text) when aging
-remembers, and the state of the run's ``random.Random``. Fitnesses are deterministic, so the
+remembers, the positions proven lost (:mod:`evosoko.evolve.lost_search`), and the state of the
+run's ``random.Random``. Fitnesses are deterministic, so the
 fitness cache is not saved (it only saves time).
 """
 
@@ -59,6 +60,7 @@ class Checkpoint:
     population: list[Member] = field(default_factory=list)
     hall_of_fame: list[Member] = field(default_factory=list)
     age_memory: str | None = None
+    lost_positions: list[int] = field(default_factory=list)
     version: int = CHECKPOINT_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -68,6 +70,7 @@ class Checkpoint:
         data["population"] = [m.to_dict() for m in self.population]
         data["hall_of_fame"] = [m.to_dict() for m in self.hall_of_fame]
         data["rng_state"] = rng_state_to_json(self.rng_state)
+        data["lost_positions"] = sorted(self.lost_positions)
         return data
 
     @staticmethod
@@ -91,6 +94,7 @@ class Checkpoint:
                 population=[Member.from_dict(m) for m in data["population"]],
                 hall_of_fame=[Member.from_dict(m) for m in data["hall_of_fame"]],
                 age_memory=data.get("age_memory"),
+                lost_positions=[int(h) for h in data.get("lost_positions", [])],
             )
         except (KeyError, TypeError, ValueError) as error:
             raise EvosokoError(f"malformed checkpoint: {error!r}") from None

@@ -20,7 +20,10 @@ re-seeded at random; the hall of fame is kept.
 Selection and survival rank individuals by their fitness, adjusted by aging (``ga.age_patience``:
 a position that has stayed in the population ranks one step farther from solved per
 ``age_patience`` generations; with ``ga.age_memory`` its age outlives its stay, see
-:mod:`evosoko.evolve.aging`) and by ``ga.length_pressure``. Move genomes may also get a push
+:mod:`evosoko.evolve.aging`), by ``ga.length_pressure``, and for push genomes by the lost
+search (``fitness.lost_search_nodes``: after each generation, the best position that has stayed
+``fitness.lost_search_age`` generations is searched, and once proven lost it ranks behind every
+other position, see :mod:`evosoko.evolve.lost_search`). Move genomes may also get a push
 macro (``ga.mutation.push_macro``, :mod:`evosoko.evolve.macros`).
 
 Determinism: every random choice comes from one ``random.Random`` seeded with the run's seed;
@@ -49,7 +52,8 @@ from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND, Checkpoint, Membe
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.fitness import FITNESS_WEIGHTS, Evaluation, FitnessCache
 from evosoko.evolve.genomes import decode, gene_range, random_genes
-from evosoko.sokoban.level import Level
+from evosoko.evolve.lost_search import lost_position_search
+from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.solutions import verify_solution
 
 log = logging.getLogger(__name__)
@@ -170,7 +174,17 @@ class Engine:
             if config.fitness.eliminate_duplicates
             else None
         )
-        self.rank = _rank_key(config.ga.age_patience, config.ga.length_pressure)
+        self.lost_positions: set[int] = set()  # state hashes proven lost (checkpointed)
+        self.searches_lost = (
+            config.fitness.lost_search_nodes > 0
+            and self.encoding == "pushes"
+            and config.ga.selection != "nsga2"
+        )
+        self.rank = _rank_key(
+            config.ga.age_patience,
+            config.ga.length_pressure,
+            self.lost_positions if self.searches_lost else None,
+        )
         self.age_memory = AgeMemory() if config.ga.age_patience and config.ga.age_memory else None
         self.hall_of_fame = tools.HallOfFame(config.ga.hall_of_fame)
         self.statistics = tools.Statistics(key=lambda individual: individual.fitness.values[1])
@@ -271,6 +285,7 @@ class Engine:
             if checkpoint.age_memory is None:
                 raise EvosokoError("the checkpoint has no age memory; the configuration uses one")
             self.age_memory = AgeMemory.from_json(checkpoint.age_memory)
+        self.lost_positions.update(checkpoint.lost_positions)  # in place: the rank key holds it
         items = [self._individual(m.genes, m.evaluation) for m in checkpoint.hall_of_fame]
         self.hall_of_fame.items = items
         self.hall_of_fame.keys = [item.fitness for item in reversed(items)]
@@ -320,6 +335,8 @@ class Engine:
         offspring = self._vary(parents)
         self._evaluate(offspring)
         self.population = self._survivors(offspring)
+        if self.searches_lost:
+            self._search_best_position()
         if self.improve is not None and self.config.hybrid.memetic_every and (
             self.generation % self.config.hybrid.memetic_every == 0
         ):
@@ -443,6 +460,22 @@ class Engine:
                 individual.age += 1
         return chosen
 
+    def _search_best_position(self) -> None:
+        """Search the best position of the population once it has stayed
+        ``fitness.lost_search_age`` generations; when proven lost, it ranks behind all others."""
+        best = max(self.population, key=self.rank)
+        evaluation = best.evaluation
+        position = evaluation.state_hash
+        fitness = self.config.fitness
+        if evaluation.solved or best.age < fitness.lost_search_age or position in self.lost_positions:
+            return
+        search = lost_position_search(
+            self.level, fitness.lost_search_nodes, fitness.objective, fitness.stop_on_deadlock
+        )
+        if search.is_lost_position(position, best, evaluation.length):
+            self.lost_positions.add(position)
+            log.debug("level %s: position %x proven lost", self.level.name, position)
+
     def _memetic_step(self) -> None:
         best = selection.sel_best(self.population, 1)[0]
         improved = self.improve(list(best)) if self.improve else None
@@ -510,6 +543,7 @@ class Engine:
             population=[Member(list(ind), ind.evaluation, ind.age) for ind in self.population],
             hall_of_fame=[Member(list(ind), ind.evaluation) for ind in self.hall_of_fame],
             age_memory=None if self.age_memory is None else self.age_memory.to_json(),
+            lost_positions=sorted(self.lost_positions),
         ).to_dict()
 
     def _checkpoint(self) -> None:
@@ -580,11 +614,12 @@ def _aged_rank(patience: int) -> Callable:
     return _rank_key(patience, 0.0)
 
 
-def _rank_key(patience: int | None, pressure: float) -> Callable:
+def _rank_key(patience: int | None, pressure: float, lost: set[int] | None = None) -> Callable:
     """Ranking key of selection: the weighted fitness with the distance worsened by one per
-    ``patience`` generations of the position's age (aging) and by ``pressure`` per gene of the
-    scored length (length pressure); the plain fitness when both are off."""
-    if not patience and not pressure:
+    ``patience`` generations of the position's age (aging), by ``pressure`` per gene of the
+    scored length (length pressure) and, for positions in ``lost`` (None: not searched), by
+    more than any distance; the plain fitness when all are off."""
+    if not patience and not pressure and lost is None:
         return _fitness
 
     def rank(individual) -> tuple[float, ...]:
@@ -593,6 +628,8 @@ def _rank_key(patience: int | None, pressure: float) -> Callable:
             distance -= individual.age // patience
         if pressure:
             distance -= pressure * individual.evaluation.length
+        if lost and individual.evaluation.state_hash in lost:
+            distance -= UNREACHABLE
         return (solved, distance, gap, length)
 
     return rank

@@ -8,7 +8,7 @@ so with the ``processes`` backend the islands evolve in the workers, selection a
 included (a single population keeps those in the parent and can only spread its evaluations).
 
 Migration is in a ring: after its epoch *k*, an island puts copies of its best
-``ga.islands.migrants`` individuals (distinct positions) in its outbox, and the next island
+``ga.islands.migrants`` individuals (distinct positions, none it has proven lost) in its outbox, and the next island
 takes them in when it starts epoch *k* + 1 + ``ga.islands.migration_lag``, replacing its worst
 individuals (a position it already holds is not taken). An island starts an epoch as soon as its
 own previous epoch and the neighbour's epoch it takes migrants from are done: with lag 0 it
@@ -279,7 +279,9 @@ class IslandModel:
         )
         island.counts[epoch] = (int(report.state["evaluations"]), int(report.state["restarts"]))
         island.pending.extend(report.stats)
-        island.outbox[epoch] = best_distinct(report.state["population"], self.config.ga.islands.migrants, self._rank)
+        lost = set(report.state.get("lost_positions", ()))
+        sendable = [m for m in report.state["population"] if m["evaluation"][4] not in lost]
+        island.outbox[epoch] = best_distinct(sendable, self.config.ga.islands.migrants, self._rank)
         if report.outcome.solved:
             self._solves.append((report.outcome.generations, index, report.outcome))
             self._solve_epoch = min(epoch, self._solve_epoch or epoch)
@@ -449,13 +451,19 @@ def with_migrants(
     state: dict[str, Any] | None, incoming: Sequence[dict[str, Any]], rank: Callable
 ) -> dict[str, Any] | None:
     """``state`` with ``incoming`` member records in place of its worst members (best first by
-    ``rank``); records of positions it already holds are not taken."""
+    ``rank``; members at positions the state has proven lost count as the worst); records of
+    positions it already holds or has proven lost are not taken."""
     if state is None or not incoming:
         return state
     receiver = list(state["population"])
-    held = {m["evaluation"][4] for m in receiver}
+    lost = set(state.get("lost_positions", ()))
+    held = {m["evaluation"][4] for m in receiver} | lost
     arriving = [m for m in incoming if m["evaluation"][4] not in held]
-    worst_first = sorted(range(len(receiver)), key=lambda i: rank(receiver[i]), reverse=True)
+    worst_first = sorted(
+        range(len(receiver)),
+        key=lambda i: (receiver[i]["evaluation"][4] in lost, rank(receiver[i])),
+        reverse=True,
+    )
     for slot, member in zip(worst_first, arriving):
         receiver[slot] = member
     return {**state, "population": receiver}

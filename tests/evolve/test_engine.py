@@ -49,6 +49,7 @@ def test_same_seed_same_run(microban, encoding, extra):
     assert comparable(other_stats) != comparable(first_stats)
 
 
+LOST_SEARCH = ["fitness.lost_search_nodes=500", "fitness.lost_search_age=0", "ga.stagnation_restart=none"]
 MOVES_PRESET_LIKE = [
     "ga.encoding=moves", "ga.mutation.push_macro=0.5", "ga.mutation.tail_genes=5",
     "fitness.trim_to_best=false",
@@ -64,6 +65,7 @@ MOVES_PRESET_LIKE = [
         ("mu_comma_lambda", []),
         ("nsga2", []),
         ("tournament", MOVES_PRESET_LIKE),
+        ("tournament", LOST_SEARCH),
     ],
 )
 def test_resume_equals_uninterrupted(microban, selection, extra):
@@ -81,6 +83,7 @@ def test_resume_equals_uninterrupted(microban, selection, extra):
     assert half.stop_reason == "generations"
     saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
     assert saved["generation"] == 10
+    assert bool(saved["lost_positions"]) == (extra is LOST_SEARCH)  # the search was exercised
     resumed, resumed_stats = run(level, overrides + ["run.budget.generations=20"], resume_state=saved)
     assert comparable(half_stats + resumed_stats) == comparable(whole_stats)
     assert resumed.best_genes == whole.best_genes
@@ -164,25 +167,55 @@ def test_checkpoint_of_another_level_is_refused(microban):
                resume_state=state)
 
 
-def test_aging_ranks_old_positions_lower():
+def _individual(distance, state_hash, age=0):
+    """A one-gene individual scored at ``distance`` in the position ``state_hash``."""
     from deap import creator
 
-    from evosoko.evolve.engine import _aged_rank, _share_ages
     from evosoko.evolve.fitness import Evaluation
 
-    def individual(distance, age, state):
-        ind = creator.EvosokoGenome([0])
-        ind.evaluation = Evaluation(False, distance, 1, 1, state)
-        ind.fitness.values = ind.evaluation.fitness_values()
-        ind.age = age
-        return ind
+    individual = creator.EvosokoGenome([0])
+    individual.evaluation = Evaluation(False, distance, 1, 1, state_hash)
+    individual.fitness.values = individual.evaluation.fitness_values()
+    individual.age = age
+    return individual
 
-    old_close, young_far, child_of_old = individual(1, 9, 5), individual(3, 0, 6), individual(1, 0, 5)
+
+def test_aging_ranks_old_positions_lower():
+    from evosoko.evolve.engine import _aged_rank, _share_ages
+
+    old_close, young_far, child_of_old = _individual(1, 5, 9), _individual(3, 6), _individual(1, 5)
     _share_ages([old_close, young_far, child_of_old])
     assert child_of_old.age == 9  # a child reaching an old position is not young
     assert _aged_rank(4)(young_far) == _aged_rank(4)(old_close)  # 1 + 9 // 4 = 3
     assert _aged_rank(3)(young_far) > _aged_rank(3)(old_close)  # 1 + 9 // 3 = 4 > 3
     assert _aged_rank(10)(old_close) > _aged_rank(10)(young_far)  # 1 + 0 < 3
+
+
+def test_lost_positions_rank_behind_all_others():
+    from evosoko.evolve.engine import _rank_key
+
+    near_but_lost = _individual(distance=1, state_hash=7)
+    far = _individual(distance=90, state_hash=8)
+    lost = {7}
+    assert _rank_key(None, 0.0, lost)(far) > _rank_key(None, 0.0, lost)(near_but_lost)
+    assert _rank_key(4, 0.0, lost)(far) > _rank_key(4, 0.0, lost)(near_but_lost)
+    assert _rank_key(None, 0.0, set())(near_but_lost) > _rank_key(None, 0.0, set())(far)
+
+
+def test_lost_search_ranks_the_stuck_best_position_last(microban):
+    """Microban 77: the lost search proves some of the best positions lost, and none of them
+    is the population's best by rank afterwards."""
+    level = microban[76]
+    config = load_config(None, ["ga.encoding=pushes", "run.budget.generations=20", "ga.population=20",
+                                "ga.offspring=24", "run.seed=11", *LOST_SEARCH])
+    engine = Engine(level, config, SerialEvaluator(level, "pushes", config.fitness))
+    engine.run()
+    assert engine.lost_positions
+    best = max(engine.population, key=engine.rank)
+    assert best.evaluation.state_hash not in engine.lost_positions
+    for individual in engine.population:
+        if individual.evaluation.state_hash in engine.lost_positions:
+            assert engine.rank(individual) < engine.rank(best)
 
 
 def test_aging_moves_the_population_on(microban):

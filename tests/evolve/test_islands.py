@@ -129,6 +129,40 @@ def test_migrants_replace_the_worst_and_held_positions_are_not_taken():
     assert with_migrants(None, [member(1, 1)], by_distance) is None
 
 
+def test_lost_members_are_replaced_first_and_lost_migrants_not_taken():
+    state = {
+        "generation": 3,
+        "population": [member(d, 100 + d) for d in (4, 8, 2, 6)],
+        "lost_positions": [102],
+    }
+    arrived = with_migrants(state, [member(1, 1), member(3, 3)], by_distance)
+    assert [m["evaluation"][1] for m in arrived["population"]] == [4, 3, 1, 6]
+    refused = with_migrants(state, [member(1, 102)], by_distance)
+    assert refused["population"] == state["population"]
+
+
+def test_islands_with_the_lost_search_resume_exactly_and_agree_across_backends(microban):
+    level = microban[HARD_ENOUGH]
+    overrides = SMALL_ISLANDS + [
+        "output.checkpoint_every=3", "fitness.lost_search_nodes=500", "fitness.lost_search_age=0",
+    ]
+    whole, whole_stats = run(level, overrides + ["run.budget.generations=12", "parallel.backend=serial"])
+    processes, processes_stats = run(
+        level, overrides + ["run.budget.generations=12", "parallel.backend=processes"]
+    )
+    assert comparable(processes_stats) == comparable(whole_stats)
+    assert processes.best_genes == whole.best_genes
+    checkpoints = []
+    run(level, overrides + ["run.budget.generations=6", "parallel.backend=serial"],
+        on_checkpoint=checkpoints.append)
+    saved = json.loads(json.dumps(checkpoints[-1]))
+    assert any(island["state"]["lost_positions"] for island in saved["islands"])
+    resumed, resumed_stats = run(
+        level, overrides + ["run.budget.generations=12", "parallel.backend=serial"], resume_state=saved
+    )
+    assert resumed.best_genes == whole.best_genes and resumed.evaluations == whole.evaluations
+
+
 class _RecordingQueue(SerialTaskQueue):
     """Runs the waiting tasks in a shuffled order (seeded; None: in order) and records each
     epoch's task and report under its key."""
