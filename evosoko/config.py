@@ -343,8 +343,9 @@ class FitnessConfig(_Section):
     )
     eliminate_duplicates: bool = Field(
         default=True,
-        description="Replace children that end in the same state as another individual with "
-        "fresh random genomes.",
+        description="Survivor selection keeps one individual per final state while there are "
+        "enough distinct ones; individuals that repeat a better one's state survive only to "
+        "fill the population.",
     )
     lost_search_nodes: int = Field(
         default=0,
