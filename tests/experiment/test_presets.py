@@ -41,6 +41,13 @@ def test_microban_preset_points_at_the_shared_microban():
     assert len(read_levels(config.run.levels)) == 155 and config.run.select == []
 
 
+def test_microban_preset_has_the_pushes_settings():
+    """microban.toml promises our best push settings: all but [run] are those of pushes.toml."""
+    microban, pushes = load_config(CONFIGS / "microban.toml"), load_config(CONFIGS / "pushes.toml")
+    assert microban.model_dump(exclude={"run"}) == pushes.model_dump(exclude={"run"})
+    assert microban.run.budget == pushes.run.budget
+
+
 def test_seed004_is_the_source_ga():
     config = load_config(CONFIGS / "seed004.toml")
     ga, fitness = config.ga, config.fitness
