@@ -467,7 +467,11 @@ class Engine:
         evaluation = best.evaluation
         position = evaluation.state_hash
         fitness = self.config.fitness
-        if evaluation.solved or best.age < fitness.lost_search_age or position in self.lost_positions:
+        if (
+            evaluation.solved
+            or best.age < fitness.lost_search_age
+            or position in self.lost_positions
+        ):
             return
         search = lost_position_search(
             self.level, fitness.lost_search_nodes, fitness.objective, fitness.stop_on_deadlock

@@ -8,9 +8,10 @@ so with the ``processes`` backend the islands evolve in the workers, selection a
 included (a single population keeps those in the parent and can only spread its evaluations).
 
 Migration is in a ring: after its epoch *k*, an island puts copies of its best
-``ga.islands.migrants`` individuals (distinct positions, none it has proven lost) in its outbox, and the next island
-takes them in when it starts epoch *k* + 1 + ``ga.islands.migration_lag``, replacing its worst
-individuals (a position it already holds is not taken). An island starts an epoch as soon as its
+``ga.islands.migrants`` individuals (distinct positions, none it has proven lost) in its
+outbox, and the next island takes them in when it starts epoch *k* + 1 +
+``ga.islands.migration_lag``, replacing its worst individuals (a position it already holds or
+has proven lost is not taken). An island starts an epoch as soon as its
 own previous epoch and the neighbour's epoch it takes migrants from are done: with lag 0 it
 waits for its neighbour's epoch to end, with lag 1 no island waits for another, and the workers
 never sit idle while a slower island finishes (there is no barrier across all islands either

@@ -40,7 +40,8 @@ from evosoko.evolve.push_replay import (
 from evosoko.sokoban.level import UNREACHABLE, Level
 
 _EVERY_BOX = 1 << 30
-"""A ``known`` count above any box count: :func:`_update_frozen_goals` only marks, never rebuilds."""
+"""A ``known`` count above any box count: :func:`_update_frozen_goals` then only marks the
+frozen boxes and never rebuilds its tables."""
 
 
 VERDICTS_KEPT = 100_000

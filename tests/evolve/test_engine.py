@@ -49,7 +49,9 @@ def test_same_seed_same_run(microban, encoding, extra):
     assert comparable(other_stats) != comparable(first_stats)
 
 
-LOST_SEARCH = ["fitness.lost_search_nodes=500", "fitness.lost_search_age=0", "ga.stagnation_restart=none"]
+LOST_SEARCH = [
+    "fitness.lost_search_nodes=500", "fitness.lost_search_age=0", "ga.stagnation_restart=none",
+]
 MOVES_PRESET_LIKE = [
     "ga.encoding=moves", "ga.mutation.push_macro=0.5", "ga.mutation.tail_genes=5",
     "fitness.trim_to_best=false",
@@ -206,8 +208,10 @@ def test_lost_search_ranks_the_stuck_best_position_last(microban):
     """Microban 77: the lost search proves some of the best positions lost, and none of them
     is the population's best by rank afterwards."""
     level = microban[76]
-    config = load_config(None, ["ga.encoding=pushes", "run.budget.generations=20", "ga.population=20",
-                                "ga.offspring=24", "run.seed=11", *LOST_SEARCH])
+    config = load_config(None, [
+        "ga.encoding=pushes", "run.budget.generations=20", "ga.population=20", "ga.offspring=24",
+        "run.seed=11", *LOST_SEARCH,
+    ])
     engine = Engine(level, config, SerialEvaluator(level, "pushes", config.fitness))
     engine.run()
     assert engine.lost_positions

@@ -146,7 +146,8 @@ def test_islands_with_the_lost_search_resume_exactly_and_agree_across_backends(m
     overrides = SMALL_ISLANDS + [
         "output.checkpoint_every=3", "fitness.lost_search_nodes=500", "fitness.lost_search_age=0",
     ]
-    whole, whole_stats = run(level, overrides + ["run.budget.generations=12", "parallel.backend=serial"])
+    serial = ["run.budget.generations=12", "parallel.backend=serial"]
+    whole, whole_stats = run(level, overrides + serial)
     processes, processes_stats = run(
         level, overrides + ["run.budget.generations=12", "parallel.backend=processes"]
     )
@@ -157,9 +158,7 @@ def test_islands_with_the_lost_search_resume_exactly_and_agree_across_backends(m
         on_checkpoint=checkpoints.append)
     saved = json.loads(json.dumps(checkpoints[-1]))
     assert any(island["state"]["lost_positions"] for island in saved["islands"])
-    resumed, resumed_stats = run(
-        level, overrides + ["run.budget.generations=12", "parallel.backend=serial"], resume_state=saved
-    )
+    resumed, _ = run(level, overrides + serial, resume_state=saved)
     assert resumed.best_genes == whole.best_genes and resumed.evaluations == whole.evaluations
 
 
