@@ -24,8 +24,21 @@ def sel_tournament(
     individuals: Sequence, count: int, rng: random.Random, size: int, key: Callable = _fitness
 ) -> list:
     """``count`` winners of tournaments among ``size`` individuals drawn with replacement
-    (``key``: what is compared, the fitness by default)."""
-    return [max((rng.choice(individuals) for _ in range(size)), key=key) for _ in range(count)]
+    (``key``: what is compared, the fitness by default; the first drawn wins a tie).
+
+    Each individual's key is computed once, not once per draw; the draws are those of
+    ``rng.choice(individuals)``."""
+    keys = [key(individual) for individual in individuals]
+    positions = range(len(individuals))
+    winners = []
+    for _ in range(count):
+        best = rng.choice(positions)
+        for _ in range(size - 1):
+            drawn = rng.choice(positions)
+            if keys[drawn] > keys[best]:
+                best = drawn
+        winners.append(individuals[best])
+    return winners
 
 
 def sel_random(individuals: Sequence, count: int, rng: random.Random) -> list:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from operator import attrgetter
 
 from deap import base, creator
 
@@ -11,6 +12,8 @@ from evosoko.evolve import engine  # noqa: F401  (creates the DEAP classes)
 from evosoko.evolve import selection
 from evosoko.evolve.checkpoint import Checkpoint, Member
 from evosoko.evolve.fitness import Evaluation
+
+_fitness = attrgetter("fitness")
 
 
 def individual(distance: float, length: float = 10.0, solved: bool = False, state: int = 0):
@@ -33,6 +36,18 @@ def test_tournament_pressure_grows_with_size():
     assert mean_five < mean_two < uniform
     assert 8.5 < uniform < 10.5
     assert selection.sel_tournament(pool, 5, rng, 1)[0] in pool
+
+
+def test_tournament_draws_and_ties_are_those_of_the_plain_tournament():
+    """The same winners as ``max`` over ``rng.choice`` draws (the first of equal keys wins),
+    from the same random numbers."""
+    pool = [individual(float(d), float(d % 3)) for d in (4, 2, 2, 7, 4, 1, 1, 9, 2)]
+    for size in (1, 2, 3, 5):
+        plain_rng, rng = random.Random(size), random.Random(size)
+        plain = [max((plain_rng.choice(pool) for _ in range(size)), key=_fitness) for _ in range(300)]
+        chosen = selection.sel_tournament(pool, 300, rng, size)
+        assert [id(i) for i in chosen] == [id(i) for i in plain]
+        assert rng.random() == plain_rng.random()
 
 
 def test_single_individual_pools():
