@@ -378,7 +378,13 @@ def run_sweep(
     if not levels:
         raise ConfigError("the sweep selects no levels", config.sweep.levels)
     planned = []
-    if config.sweep.method != "optuna":  # every trial's configuration checked before running
+    if config.sweep.method == "optuna":
+        from evosoko.experiment.tuning import require_optuna
+
+        path, text = config._source or (None, "")
+        line = next((n for n, t in enumerate(text.splitlines(), 1) if "method" in t), None)
+        require_optuna(path, line)
+    else:  # every trial's configuration checked before running
         planned = [(trial, trial_config(config, trial.params)) for trial in plan_trials(config)]
     make_output_folder(folder)
     write_text_atomic(folder / CONFIG_FILE, dump_sweep_config(config))

@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from evosoko.errors import EvosokoError
+from evosoko.errors import ConfigError, EvosokoError
 from evosoko.experiment.compare import LevelEntry, run_job
 from evosoko.experiment.jobs import Journal, make_backend, run_jobs
 from evosoko.experiment.sweep import (
@@ -30,9 +30,22 @@ from evosoko.experiment.sweep import (
     trial_jobs,
 )
 
-__all__ = ["open_study", "run_optuna"]
+__all__ = ["open_study", "require_optuna", "run_optuna"]
 
 METRIC_ATTRS = ("runs", "solved", "median_evaluations", "median_seconds")
+
+
+def require_optuna(path: str | None = None, line: int | None = None) -> None:
+    """A :class:`ConfigError` naming the extra when Optuna cannot be imported."""
+    try:
+        import optuna  # noqa: F401
+    except ImportError as error:
+        raise ConfigError(
+            f"sweep.method 'optuna' needs Optuna, which cannot be imported ({error}): "
+            "pip install 'evosoko[tune]' (or pip install optuna)",
+            path,
+            line,
+        ) from None
 
 
 def open_study(config: SweepConfig, folder: Path):

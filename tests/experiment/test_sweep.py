@@ -1,5 +1,6 @@
 """evosoko sweep: grid, random and Optuna searches, their files, resuming, config errors."""
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,7 @@ def test_random_search_is_reproducible_and_stays_in_range(tmp_path):
 
 
 def test_optuna_study_resumes_from_its_journal(tmp_path):
+    pytest.importorskip("optuna")
     config = load_sweep_config(_write(tmp_path, OPTUNA))
     partial = run_sweep(config, tmp_path / "out", stop_after=1, plots=False)
     assert not partial.complete and len(partial.trials) == 1
@@ -113,4 +115,14 @@ def test_ranges_need_a_sampling_method_and_bad_values_fail_before_running(tmp_pa
     bad = _write(tmp_path, GRID.replace("[2, 4]", "[0, 4]"), "bad.toml")
     with pytest.raises(ConfigError, match="tournament_size"):
         run_sweep(load_sweep_config(bad), tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_optuna_without_optuna_is_a_config_error_naming_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "optuna", None)
+    path = _write(tmp_path, OPTUNA)
+    config = load_sweep_config(path)
+    with pytest.raises(ConfigError, match=r"evosoko\[tune\]") as caught:
+        run_sweep(config, tmp_path / "out", plots=False)
+    assert caught.value.path == str(path) and caught.value.line == 4
     assert not (tmp_path / "out").exists()
