@@ -227,3 +227,27 @@ def test_aging_moves_the_population_on(microban):
     _, plain = run(level, ["run.budget.generations=40", "run.seed=2"])
     _, aged = run(level, ["run.budget.generations=40", "run.seed=2", "ga.age_patience=2"])
     assert comparable(plain) != comparable(aged)
+
+
+@pytest.mark.parametrize("crossover", ["block", "one_point", "two_point", "messy"])
+@pytest.mark.parametrize("encoding", ["moves", "pushes"])
+def test_toolbox_operators_keep_deaps_contract_on_one_gene_parents(encoding, crossover):
+    """The registered mate and mutate change DEAP individuals in place and return them in a
+    tuple, within the configured lengths, from parents of one gene."""
+    from deap import creator
+
+    level = small_level("two-boxes")
+    config = load_config(None, [f"ga.encoding={encoding}", f"ga.crossover.kind={crossover}",
+                                "ga.min_length=1", "ga.max_length=6",
+                                "ga.initial_length=3", "ga.mutation.tail_genes=2"])
+    engine = Engine(level, config, SerialEvaluator(level, encoding, config.fitness), seed=3)
+    toolbox = engine.toolbox
+    for _ in range(50):
+        first, second = creator.EvosokoGenome([0]), creator.EvosokoGenome([1])
+        children = toolbox.mate(first, second)
+        assert isinstance(children, tuple) and children[0] is first and children[1] is second
+        (mutant,) = toolbox.mutate(first)
+        assert mutant is first and type(mutant) is creator.EvosokoGenome
+        for genome in (first, second):
+            assert 1 <= len(genome) <= 6
+            assert all(0 <= gene < engine.gene_range for gene in genome)
