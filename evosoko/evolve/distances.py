@@ -18,13 +18,12 @@ import numba
 import numpy as np
 
 from evosoko.sokoban.level import UNREACHABLE, Level
+from evosoko.sokoban.matching import matching_kernel as assignment_kernel
 
 OBJECTIVES = ("matching", "nearest_goal", "manhattan")
 """Objective names, in the order of their integer codes in the kernels."""
 
 MATCHING, NEAREST_GOAL, MANHATTAN = 0, 1, 2
-
-_INFINITY = np.int64(1) << np.int64(60)
 
 
 def objective_code(name: str) -> int:
@@ -42,60 +41,12 @@ def manhattan_to_nearest_goal(level: Level) -> np.ndarray:
 
 @numba.njit(cache=True)
 def matching_kernel(push_distance, boxes):  # pragma: no cover - compiled
-    """Minimum-cost perfect matching of ``boxes`` to goals (rows of ``push_distance``).
-
-    Hungarian algorithm with potentials, O(n^3) for n boxes; ``UNREACHABLE`` when the best
-    matching needs an impossible pair.
-    """
+    """Minimum-cost perfect matching of ``boxes`` to goals (rows of ``push_distance``), or
+    ``UNREACHABLE`` when the best matching needs an impossible pair."""
     n = boxes.shape[0]
-    u = np.zeros(n + 1, dtype=np.int64)
-    v = np.zeros(n + 1, dtype=np.int64)
-    owner = np.zeros(n + 1, dtype=np.int64)  # owner[goal column] = box row (1-based), 0 = free
-    way = np.zeros(n + 1, dtype=np.int64)
-    slack = np.empty(n + 1, dtype=np.int64)
-    used = np.empty(n + 1, dtype=np.bool_)
-    for row in range(1, n + 1):
-        owner[0] = row
-        column0 = 0
-        slack[:] = _INFINITY
-        used[:] = False
-        while True:
-            used[column0] = True
-            row0 = owner[column0]
-            delta = _INFINITY
-            column1 = 0
-            box = boxes[row0 - 1]
-            for column in range(1, n + 1):
-                if not used[column]:
-                    reduced = push_distance[column - 1, box] - u[row0] - v[column]
-                    if reduced < slack[column]:
-                        slack[column] = reduced
-                        way[column] = column0
-                    if slack[column] < delta:
-                        delta = slack[column]
-                        column1 = column
-            for column in range(n + 1):
-                if used[column]:
-                    u[owner[column]] += delta
-                    v[column] -= delta
-                else:
-                    slack[column] -= delta
-            column0 = column1
-            if owner[column0] == 0:
-                break
-        while True:
-            column1 = way[column0]
-            owner[column0] = owner[column1]
-            column0 = column1
-            if column0 == 0:
-                break
-    total = 0
-    for column in range(1, n + 1):
-        cost = push_distance[column - 1, boxes[owner[column] - 1]]
-        if cost >= UNREACHABLE:
-            return UNREACHABLE
-        total += cost
-    return total
+    assignment = np.empty(n, dtype=np.int16)
+    work = np.empty((6, n + 1), dtype=np.int64)
+    return min(assignment_kernel(push_distance, boxes, assignment, work), UNREACHABLE)
 
 
 @numba.njit(cache=True)

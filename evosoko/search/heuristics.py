@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numba
 
-from evosoko.search.matching import matching_kernel
+from evosoko.sokoban.matching import matching_kernel
 from evosoko.sokoban.level import UNREACHABLE
 
 MANHATTAN, PUSH_DISTANCE, MATCHING, MANHATTAN_SOURCE = 0, 1, 2, 3

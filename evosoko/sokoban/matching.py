@@ -2,7 +2,8 @@
 
 The same quantity as :func:`evosoko.sokoban.deadlocks.matching_cost` (tests hold the two
 equal), computed by the Hungarian algorithm (shortest augmenting paths with potentials,
-O(n^3)) so it can run inside the search loop. A result of ``UNREACHABLE`` or more means no
+O(n^3)) so it can run inside compiled loops: the search's heuristic and the GA's fitness both
+call it. A result of ``UNREACHABLE`` or more means no
 perfect matching avoids an unreachable pair: a bipartite deadlock.
 """
 
