@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from evosoko.search.corrals import pi_corral
-from evosoko.search.freeze import freeze_deadlock, make_freeze_scratch
+from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.search.heuristics import MANHATTAN, MATCHING, PUSH_DISTANCE, box_term
 from evosoko.search.reach import explore, normalized_after_push, smallest_reachable
 from evosoko.search.store import (

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import numba
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from evosoko.sokoban.analysis import pull_distances_from
+from evosoko.sokoban.freeze import freeze_deadlock, frozen_group, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE, Level, State
 from evosoko.sokoban.rules import delta_array
 
@@ -37,23 +37,25 @@ def is_freeze_deadlock(level: Level, occupied: np.ndarray, box: int) -> bool:
     if not occupied[box]:
         raise ValueError(f"is_freeze_deadlock: no box at cell {box}")
     return bool(
-        freeze_deadlock_kernel(
+        freeze_deadlock(
             ~level.floor,
             level.dead_squares,
             level.goals,
             occupied,
             delta_array(level.width),
             int(box),
+            make_freeze_scratch(level.cells),
         )
     )
 
 
 def frozen_boxes(level: Level, occupied: np.ndarray, box: int) -> tuple[int, ...]:
     """The sorted boxes of the frozen group found from ``box``; empty when ``box`` can move."""
-    group = _frozen_group(
-        ~level.floor, level.dead_squares, occupied, delta_array(level.width), int(box)
+    scratch = make_freeze_scratch(level.cells)
+    size = frozen_group(
+        ~level.floor, level.dead_squares, occupied, delta_array(level.width), int(box), scratch
     )
-    return tuple(sorted(set(group.tolist())))
+    return tuple(sorted(set(scratch[5][:size].tolist())))
 
 
 def matching_cost(level: Level, boxes: Iterable[int]) -> int:
@@ -143,87 +145,10 @@ def is_deadlocked(level: Level, state: State) -> bool:
     occupied[list(boxes)] = True
     blocked = ~level.floor
     deltas = delta_array(level.width)
+    scratch = make_freeze_scratch(level.cells)
     for box in boxes:
-        if not level.goals[box] and freeze_deadlock_kernel(
-            blocked, dead, level.goals, occupied, deltas, box
+        if not level.goals[box] and freeze_deadlock(
+            blocked, dead, level.goals, occupied, deltas, box, scratch
         ):
             return True
     return frozen_goal_matching_cost(level, boxes) >= UNREACHABLE
-
-
-# ---- kernels (callable from other numba code) ---------------------------------------------------
-@numba.njit(cache=True)
-def freeze_deadlock_kernel(blocked, dead, goals, occupied, deltas, box):  # pragma: no cover
-    """Numba kernel of :func:`is_freeze_deadlock` on flat arrays (``blocked`` = not floor)."""
-    group = _frozen_group(blocked, dead, occupied, deltas, box)
-    for member in group:
-        if not goals[member]:
-            return True
-    return False
-
-
-@numba.njit(cache=True)
-def _frozen_group(blocked, dead, occupied, deltas, box):  # pragma: no cover - compiled
-    """Boxes of the frozen group found from ``box`` (empty when it can move).
-
-    The recursion of the classic test, unrolled onto an explicit stack (numba cannot cache
-    recursive functions): each frame is a box under examination, treated as a wall meanwhile,
-    with the axis it is checking and which neighbour it is waiting on.
-    """
-    cells = blocked.shape[0]
-    as_wall = np.zeros(cells, dtype=np.bool_)
-    group = np.empty(cells, dtype=np.int64)
-    frame_box = np.empty(cells + 1, dtype=np.int64)
-    frame_axis = np.zeros(cells + 1, dtype=np.int64)
-    frame_side = np.zeros(cells + 1, dtype=np.int64)  # 0: none tried, 1: side a, 2: side b
-    frame_size = np.zeros(cells + 1, dtype=np.int64)  # group size when the neighbour was tried
-    size = 0
-    depth = 0
-    child_frozen = -1  # -1: no answer pending, 0: the neighbour can move, 1: it is frozen
-    current = box
-    while True:
-        if current >= 0:  # enter a new frame
-            as_wall[current] = True
-            group[size] = current
-            size += 1
-            frame_box[depth] = current
-            frame_axis[depth] = 0
-            frame_side[depth] = 0
-            depth += 1
-            current = -1
-        top = depth - 1
-        here = frame_box[top]
-        side_a = here + deltas[2 * frame_axis[top]]
-        side_b = here + deltas[2 * frame_axis[top] + 1]
-        blocked_axis = False
-        if child_frozen == 1:
-            blocked_axis = True
-        elif child_frozen == 0:
-            size = frame_size[top]
-            if frame_side[top] == 1 and occupied[side_b]:
-                frame_side[top] = 2
-                current = side_b
-        elif (blocked[side_a] or blocked[side_b] or as_wall[side_a] or as_wall[side_b]) or (
-            dead[side_a] and dead[side_b]
-        ):
-            blocked_axis = True
-        elif occupied[side_a]:
-            frame_side[top] = 1
-            current = side_a
-        elif occupied[side_b]:
-            frame_side[top] = 2
-            current = side_b
-        child_frozen = -1
-        if current >= 0:
-            frame_size[top] = size
-            continue
-        if blocked_axis and frame_axis[top] == 0:
-            frame_axis[top] = 1
-            frame_side[top] = 0
-            continue
-        # the frame is decided: frozen when this axis is blocked too, else free
-        as_wall[here] = False
-        depth -= 1
-        child_frozen = 1 if blocked_axis else 0
-        if depth == 0:
-            return group[:size] if blocked_axis else group[:0]

@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
-
 import numpy as np
 import pytest
+from shared_microban import microban
 
 from evosoko.sokoban import deadlocks
-from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import matching_cost
-
-MICROBAN = Path(__file__).resolve().parents[3] / "shared" / "levels" / "microban.txt"
-
-
-@lru_cache(maxsize=1)
-def microban_by_title() -> dict:
-    return {level.title: level for level in read_levels(MICROBAN)}
-
-
-def microban(title: str):
-    """A Microban level by title; skips the test when the shared level folder is absent."""
-    if not MICROBAN.is_file():
-        pytest.skip(f"no shared levels at {MICROBAN.parent}")
-    return microban_by_title()[title]
 
 
 @pytest.mark.parametrize("title", ["3", "36", "93", "144", "153"])

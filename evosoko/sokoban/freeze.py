@@ -1,10 +1,11 @@
-"""Freeze deadlock test of the pushed box, allocation-free for the search loop.
+"""The freeze deadlock kernel, allocation-free so that search loops can call it per push.
 
-The rule is the one of :func:`evosoko.sokoban.deadlocks.is_freeze_deadlock` (a test holds the
-two equal on random positions): a box is blocked along an axis by a wall on either side, dead
-squares on both sides, or a neighbouring box on that axis that is itself frozen, examined with
-the boxes under examination taken as walls. The search needs it without per-call allocation,
-so the recursion runs on an explicit stack held in caller-owned scratch arrays.
+The classic rule (:func:`evosoko.sokoban.deadlocks.is_freeze_deadlock` is its Python entry
+point; a test holds it equal to a recursive reference): a box is blocked along an axis by a
+wall on either side, dead squares on both sides, or a neighbouring box on that axis that is
+itself frozen, examined with the boxes under examination taken as walls. Numba cannot cache
+recursive functions, so the recursion runs on an explicit stack held in caller-owned scratch
+arrays (:func:`make_freeze_scratch`), which are left clean for the next call.
 """
 
 from __future__ import annotations

@@ -1,20 +1,22 @@
-"""The search's allocation-free freeze test agrees with sokoban.deadlocks on random positions."""
+"""The freeze kernel with one scratch reused across calls, as search loops call it, gives the
+verdicts of fresh scratch and leaves the scratch clean (correctness against a recursive
+reference is in test_deadlocks.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from tiny_levels import microban
+from shared_microban import microban
 
-from evosoko.search.freeze import freeze_deadlock, make_freeze_scratch
-from evosoko.search.tables import search_tables
 from evosoko.sokoban.deadlocks import is_freeze_deadlock
+from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
+from evosoko.sokoban.rules import delta_array
 
 
 @pytest.mark.parametrize("title", ["7", "44", "93", "144", "146", "155"])
-def test_freeze_deadlock_matches_the_sokoban_rule(title):
-    level = microban(title)[0]
-    tables = search_tables(level)
+def test_reused_scratch_gives_the_verdicts_of_fresh_scratch(title):
+    level = microban(title)
+    blocked, deltas = ~level.floor, delta_array(level.width)
     scratch = make_freeze_scratch(level.cells)
     floor_cells = np.flatnonzero(level.floor)
     rng = np.random.default_rng(int(title))
@@ -27,13 +29,7 @@ def test_freeze_deadlock_matches_the_sokoban_rule(title):
         for box in boxes[:3]:
             expected = is_freeze_deadlock(level, occupied, int(box))
             got = freeze_deadlock(
-                tables.blocked,
-                tables.dead,
-                tables.goals,
-                occupied,
-                tables.deltas,
-                int(box),
-                scratch,
+                blocked, level.dead_squares, level.goals, occupied, deltas, int(box), scratch
             )
             assert got == expected, (title, sorted(boxes.tolist()), int(box))
             agreed += 1
