@@ -107,7 +107,7 @@ def is_lost(
     ``node_limit`` positions (False also when the limit was reached first)."""
     box_cells = np.array(sorted(boxes), dtype=np.int64)
     return bool(_lost_within(
-        tables.deltas, tables.floor, tables.blocked, tables.goals, tables.dead,
+        tables.deltas, tables.floor, tables.goals, tables.dead,
         tables.push_distance, tables.nearest, tables.manhattan, tables.zobrist_box,
         tables.zobrist_player, tables.corrals, objective_code(objective), bool(stop_on_deadlock),
         int(player), box_cells, int(max(1, node_limit)),
@@ -126,7 +126,7 @@ def _frozen_signature(boxes, frozen_goals, zobrist_box):  # pragma: no cover - c
 
 @numba.njit(cache=True)
 def _frozen_tables(
-    floor, blocked, dead, goals, deltas, boxes, scratch, zobrist_box, built
+    floor, dead, goals, deltas, boxes, scratch, zobrist_box, built
 ):  # pragma: no cover - compiled
     """Mark the boxes frozen on goals and, when that set is not the one the scratch's tables
     were built for (signature ``built``), rebuild them. Returns (count or -1, signature)."""
@@ -134,7 +134,7 @@ def _frozen_tables(
         scratch[3], scratch[7], scratch[8], scratch[9], scratch[10]
     )
     count = _update_frozen_goals(
-        floor, blocked, dead, goals, deltas, boxes, _EVERY_BOX, frozen_goals, reduced, dead_now,
+        floor, dead, goals, deltas, boxes, _EVERY_BOX, frozen_goals, reduced, dead_now,
         open_cells, stack,
     )
     if count <= 0:
@@ -142,7 +142,7 @@ def _frozen_tables(
     signature = _frozen_signature(boxes, frozen_goals, zobrist_box)
     if signature != built:
         _update_frozen_goals(
-            floor, blocked, dead, goals, deltas, boxes, 0, frozen_goals, reduced, dead_now,
+            floor, dead, goals, deltas, boxes, 0, frozen_goals, reduced, dead_now,
             open_cells, stack,
         )
     return count, signature
@@ -163,7 +163,7 @@ def _seen_before(table, key):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _lost_within(
-    deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+    deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
     zobrist_player, corrals, objective, stop_on_deadlock, player, start_boxes, node_limit,
 ):  # pragma: no cover - compiled
     """1 when every position reachable from (``player``, ``start_boxes``) by candidate pushes
@@ -199,7 +199,7 @@ def _lost_within(
             occupied[boxes[k]] = True
         here = positions[node, box_count]
         frozen_count, built = _frozen_tables(
-            floor, blocked, dead, goals, deltas, boxes, scratch, zobrist_box, built
+            floor, dead, goals, deltas, boxes, scratch, zobrist_box, built
         )
         if frozen_count < 0:
             continue
@@ -216,7 +216,7 @@ def _lost_within(
             ) >= UNREACHABLE:
                 continue
         count, _ = _candidates_here(
-            floor, blocked, goals, dead, deltas, corrals, here, scratch, stamp, frozen_count
+            floor, goals, dead, deltas, corrals, here, scratch, stamp, frozen_count
         )
         stamp += 1
         box_hash = np.uint64(0)
@@ -226,7 +226,7 @@ def _lost_within(
             box = out_box[c]
             target = box + deltas[out_direction[c]]
             child_frozen = _push(
-                floor, blocked, goals, dead, deltas, scratch, box, out_direction[c], frozen_count
+                floor, goals, dead, deltas, scratch, box, out_direction[c], frozen_count
             )
             if child_frozen > frozen_count:  # the push rebuilt the tables for the child
                 built = _frozen_signature(boxes, frozen_goals, zobrist_box)
@@ -258,6 +258,6 @@ def _lost_within(
             _move_box(boxes, target, box)
             if child_frozen != frozen_count:  # back to the parent's frozen boxes and tables
                 frozen_count, built = _frozen_tables(
-                    floor, blocked, dead, goals, deltas, boxes, scratch, zobrist_box, built
+                    floor, dead, goals, deltas, boxes, scratch, zobrist_box, built
                 )
     return 1  # the last position allowed was visited too

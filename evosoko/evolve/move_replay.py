@@ -29,6 +29,7 @@ import numba
 import numpy as np
 
 from evosoko.evolve.distances import distance_kernel, manhattan_to_nearest_goal, objective_code
+from evosoko.sokoban.freeze import frozen_off_goal
 from evosoko.sokoban.kernels import replay_tables
 from evosoko.sokoban.level import UNREACHABLE, Level
 
@@ -169,40 +170,6 @@ def _gap(walk, goals, boxes, player):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _frozen_off_goal(occupant, floor, dead, goals, deltas, boxes, frozen):  # pragma: no cover
-    """Whether some box is frozen off its goal: greatest fixpoint, as in push replay.
-
-    ``occupant``: -1 off the floor, 0 empty, k + 1 under box k; ``frozen`` is scratch bool[cells],
-    all False on entry and on return.
-    """
-    n = boxes.shape[0]
-    for k in range(n):
-        frozen[boxes[k]] = True
-    changed = True
-    while changed:
-        changed = False
-        for k in range(n):
-            cell = boxes[k]
-            if not frozen[cell]:
-                continue
-            for axis in range(2):
-                a = cell + deltas[2 * axis]
-                b = cell + deltas[2 * axis + 1]
-                if not (
-                    not floor[a] or not floor[b] or frozen[a] or frozen[b] or (dead[a] and dead[b])
-                ):
-                    frozen[cell] = False
-                    changed = True
-                    break
-    lost = False
-    for k in range(n):
-        if frozen[boxes[k]] and not goals[boxes[k]]:
-            lost = True
-        frozen[boxes[k]] = False
-    return lost
-
-
-@numba.njit(cache=True)
 def _may_freeze(occupant, floor, dead, deltas, cell):  # pragma: no cover - compiled
     """Cheap filter: False when a box on ``cell`` can certainly still move along some axis."""
     for axis in range(2):
@@ -302,7 +269,7 @@ def _move_batch_kernel(
                     or pushed_distance >= UNREACHABLE
                     or (
                         _may_freeze(occupant, floor, dead, deltas, beyond)
-                        and _frozen_off_goal(occupant, floor, dead, goals, deltas, boxes, frozen)
+                        and frozen_off_goal(floor, dead, goals, deltas, boxes, -1, -1, frozen)
                     )
                 )
                 if lost and stop_on_deadlock:  # undo the push and stop before it

@@ -7,7 +7,7 @@ can walk behind the box, the cell beyond is free floor, it is not a dead square,
 does not freeze a box off its goal. Frozen boxes are found as a greatest fixpoint: start from
 every box and drop, until nothing changes, each box that is free along some axis (neither side
 a wall or a kept box, and not dead squares on both sides). The boxes left can never move
-(:func:`evosoko.sokoban.deadlocks.frozen_cells`); this also catches a box frozen by the pushed
+(:func:`evosoko.sokoban.freeze.mark_frozen`); this also catches a box frozen by the pushed
 one when the pushed one is held by walls alone, which the classic recursive test started from
 the pushed box misses.
 
@@ -50,6 +50,7 @@ from evosoko.evolve.distances import (
     objective_code,
 )
 from evosoko.search.corrals import pi_corral
+from evosoko.sokoban.freeze import frozen_off_goal, mark_frozen
 from evosoko.sokoban.kernels import replay_tables
 from evosoko.sokoban.level import UNREACHABLE, Level, State
 
@@ -64,7 +65,6 @@ class PushTables:
 
     deltas: np.ndarray  # int64[4]
     floor: np.ndarray  # bool[cells]
-    blocked: np.ndarray  # bool[cells]: not floor
     goals: np.ndarray  # bool[cells]
     dead: np.ndarray  # bool[cells]: dead squares
     push_distance: np.ndarray  # int64[goals, cells]
@@ -85,7 +85,6 @@ def push_tables(level: Level, start: State | None = None, corrals: bool = True) 
     return PushTables(
         deltas=np.array(level.deltas, dtype=np.int64),
         floor=np.ascontiguousarray(level.floor, dtype=np.bool_),
-        blocked=~level.floor,
         goals=np.ascontiguousarray(level.goals, dtype=np.bool_),
         dead=np.ascontiguousarray(level.dead_squares, dtype=np.bool_),
         push_distance=level.push_distance.astype(np.int64),
@@ -185,7 +184,7 @@ def candidate_pushes(tables: PushTables, player: int, boxes) -> list[tuple[int, 
     out_box = np.empty(4 * len(box_cells), dtype=np.int64)
     out_direction = np.empty(4 * len(box_cells), dtype=np.int64)
     count = _candidates_kernel(
-        tables.floor, tables.blocked, tables.goals, tables.dead, tables.push_distance,
+        tables.floor, tables.goals, tables.dead, tables.push_distance,
         tables.deltas, tables.corrals, int(player), box_cells, out_box, out_direction,
     )
     return [(int(out_box[i]), int(out_direction[i])) for i in range(count)]
@@ -195,7 +194,6 @@ def _table_args(tables: PushTables) -> tuple:
     return (
         tables.deltas,
         tables.floor,
-        tables.blocked,
         tables.goals,
         tables.dead,
         tables.push_distance,
@@ -243,51 +241,6 @@ def _may_freeze(occupied, floor, dead, deltas, cell):  # pragma: no cover - comp
 
 
 @numba.njit(cache=True)
-def _mark_frozen(blocked, dead, deltas, boxes, moved_from, moved_to, frozen):  # pragma: no cover
-    """Leave ``frozen[cell]`` True exactly on the boxes that can never move (greatest fixpoint).
-
-    ``boxes`` with ``moved_from`` now at ``moved_to`` (pass -1 for no move); ``frozen`` is all
-    False on entry; the caller clears the box cells afterwards.
-    """
-    n = boxes.shape[0]
-    for k in range(n):
-        cell = moved_to if boxes[k] == moved_from else boxes[k]
-        frozen[cell] = True
-    changed = True
-    while changed:
-        changed = False
-        for k in range(n):
-            cell = moved_to if boxes[k] == moved_from else boxes[k]
-            if not frozen[cell]:
-                continue
-            for axis in range(2):
-                a = cell + deltas[2 * axis]
-                b = cell + deltas[2 * axis + 1]
-                if not (blocked[a] or blocked[b] or frozen[a] or frozen[b] or (dead[a] and dead[b])):
-                    frozen[cell] = False
-                    changed = True
-                    break
-
-
-@numba.njit(cache=True)
-def _frozen_off_goal(
-    occupied, blocked, dead, goals, deltas, boxes, moved_from, moved_to, frozen
-):  # pragma: no cover - compiled
-    """Whether some box is frozen off its goal (``boxes`` with ``moved_from`` now at ``moved_to``).
-
-    ``frozen`` is a scratch bool[cells], all False on entry and on return.
-    """
-    _mark_frozen(blocked, dead, deltas, boxes, moved_from, moved_to, frozen)
-    lost = False
-    for k in range(boxes.shape[0]):
-        cell = moved_to if boxes[k] == moved_from else boxes[k]
-        if frozen[cell] and not goals[cell]:
-            lost = True
-        frozen[cell] = False
-    return lost
-
-
-@numba.njit(cache=True)
 def _pull_distances(open_cells, deltas, goal, row, queue):  # pragma: no cover - compiled
     """Fewest pushes taking a lone box from each open cell to ``goal`` (reverse pulls), into
     ``row`` (``UNREACHABLE`` elsewhere); as :func:`evosoko.sokoban.analysis.pull_distances_from`."""
@@ -309,7 +262,7 @@ def _pull_distances(open_cells, deltas, goal, row, queue):  # pragma: no cover -
 
 @numba.njit(cache=True)
 def _update_frozen_goals(
-    floor, blocked, dead, goals, deltas, boxes, known, frozen_goals, reduced, dead_now, open_cells,
+    floor, dead, goals, deltas, boxes, known, frozen_goals, reduced, dead_now, open_cells,
     queue,
 ):  # pragma: no cover - compiled
     """Find the boxes frozen on goals; when there are more than ``known``, rebuild the tables
@@ -320,7 +273,7 @@ def _update_frozen_goals(
     ``dead_now`` the cells from which none of those goals can be reached.
     """
     frozen_goals[:] = False
-    _mark_frozen(blocked, dead, deltas, boxes, -1, -1, frozen_goals)
+    mark_frozen(floor, dead, deltas, boxes, -1, -1, frozen_goals)
     count = 0
     for k in range(boxes.shape[0]):
         if frozen_goals[boxes[k]]:
@@ -375,13 +328,13 @@ def _position_distance(
 
 @numba.njit(cache=True)
 def _enumerate_pushes(
-    occupied, floor, blocked, dead, goals, deltas, boxes, mark, stamp, out_box, out_direction,
+    occupied, floor, dead, goals, deltas, boxes, mark, stamp, out_box, out_direction,
     frozen, dead_targets, allowed, allowed_stamp,
 ):  # pragma: no cover - compiled
     """Write the candidate pushes (canonical order) of the marked position; returns their count.
 
     ``boxes`` must be sorted; ``mark == stamp`` on the cells the player reaches; ``frozen`` is
-    scratch for :func:`_frozen_off_goal`; ``dead_targets``: the cells no box may be pushed to
+    scratch for :func:`~evosoko.sokoban.freeze.frozen_off_goal`; ``dead_targets``: the cells no box may be pushed to
     (the dead squares, or with boxes frozen on goals the cells that reach no goal left). With
     ``allowed_stamp >= 0`` only boxes with ``allowed[box] == allowed_stamp`` are pushed.
     """
@@ -402,7 +355,7 @@ def _enumerate_pushes(
             occupied[target] = True
             lost = False
             if _may_freeze(occupied, floor, dead, deltas, target):
-                lost = _frozen_off_goal(occupied, blocked, dead, goals, deltas, boxes, box, target, frozen)
+                lost = frozen_off_goal(floor, dead, goals, deltas, boxes, box, target, frozen)
             occupied[target] = False
             occupied[box] = True
             if lost:
@@ -448,7 +401,7 @@ def _move_box(boxes, source, target):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _candidates_here(
-    floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
+    floor, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
 ):  # pragma: no cover - compiled
     """Mark the player's reach with ``stamp`` and write the position's candidate pushes into
     the scratch's candidate arrays; returns (count, the smallest reachable cell)."""
@@ -462,7 +415,7 @@ def _candidates_here(
         corral_scratch, corral_marks,
     )
     count = _enumerate_pushes(
-        occupied, floor, blocked, dead, goals, deltas, boxes, mark, stamp, out_box,
+        occupied, floor, dead, goals, deltas, boxes, mark, stamp, out_box,
         out_direction, frozen, dead_targets, corral_scratch[5], allowed_stamp,
     )
     return count, smallest
@@ -470,7 +423,7 @@ def _candidates_here(
 
 @numba.njit(cache=True)
 def _push(
-    floor, blocked, goals, dead, deltas, scratch, box, direction, frozen_count
+    floor, goals, dead, deltas, scratch, box, direction, frozen_count
 ):  # pragma: no cover - compiled
     """Push ``box`` in ``direction`` in the scratch's position; returns the new frozen count
     (boxes frozen on goals; -1 when a box is frozen off its goal)."""
@@ -482,7 +435,7 @@ def _push(
     _move_box(boxes, box, target)
     if goals[target] and _may_freeze(occupied, floor, dead, deltas, target):
         frozen_count = _update_frozen_goals(
-            floor, blocked, dead, goals, deltas, boxes, frozen_count, frozen_goals, reduced,
+            floor, dead, goals, deltas, boxes, frozen_count, frozen_goals, reduced,
             dead_now, open_cells, stack,
         )
     return frozen_count
@@ -490,7 +443,7 @@ def _push(
 
 @numba.njit(cache=True)
 def _forced_dead_end(
-    floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
+    floor, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
     on_goals, objective, stop_on_deadlock, push_distance, nearest, manhattan,
 ):  # pragma: no cover - compiled
     """Whether the scratch's position is lost because the pushes forced from it (positions with
@@ -512,7 +465,7 @@ def _forced_dead_end(
         if on_goals == box_count:
             return False, stamp
         count, _ = _candidates_here(
-            floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count
+            floor, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count
         )
         stamp += 1
         if count != 1:
@@ -521,7 +474,7 @@ def _forced_dead_end(
         target = box + deltas[out_direction[0]]
         on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
         frozen_count = _push(
-            floor, blocked, goals, dead, deltas, scratch, box, out_direction[0], frozen_count
+            floor, goals, dead, deltas, scratch, box, out_direction[0], frozen_count
         )
         player = box
     return False, stamp
@@ -529,7 +482,7 @@ def _forced_dead_end(
 
 @numba.njit(cache=True)
 def _replay_one(
-    deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+    deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
     zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes,
     length, scratch, trail, stamp, record,
 ):  # pragma: no cover - compiled
@@ -560,7 +513,7 @@ def _replay_one(
         if goals[boxes[k]]:
             on_goals += 1
     frozen_count = _update_frozen_goals(
-        floor, blocked, dead, goals, deltas, boxes, 0, frozen_goals, reduced, dead_now,
+        floor, dead, goals, deltas, boxes, 0, frozen_goals, reduced, dead_now,
         open_cells, stack,
     )
     distance = _position_distance(
@@ -577,7 +530,7 @@ def _replay_one(
     steps = 0
     while not solved and steps < length and frozen_count >= 0:
         count, smallest = _candidates_here(
-            floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count
+            floor, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count
         )
         stamp += 1
         here = box_hash ^ zobrist_player[smallest]
@@ -598,7 +551,7 @@ def _replay_one(
             record[steps, 0] = box
             record[steps, 1] = direction
         frozen_count = _push(
-            floor, blocked, goals, dead, deltas, scratch, box, direction, frozen_count
+            floor, goals, dead, deltas, scratch, box, direction, frozen_count
         )
         player = box
         box_hash ^= zobrist_box[box] ^ zobrist_box[target]
@@ -626,7 +579,7 @@ def _replay_one(
         best_hash = final_hash
     if not solved and not deadlocked:
         deadlocked, stamp = _forced_dead_end(
-            floor, blocked, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
+            floor, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
             on_goals, objective, stop_on_deadlock, push_distance, nearest, manhattan,
         )
     if deadlocked:
@@ -699,7 +652,7 @@ def _scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _replay_batch_kernel(
-    deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+    deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
     zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genomes,
     lengths, solved, solved_at, best_prefix, best_distance, best_hash, steps, final_distance,
     final_hash, deadlocked,
@@ -710,7 +663,7 @@ def _replay_batch_kernel(
     stamp = 1
     for i in range(genomes.shape[0]):
         outcome = _replay_one(
-            deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+            deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
             zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock,
             genomes[i], lengths[i], scratch, trail, stamp, no_record,
         )
@@ -728,12 +681,12 @@ def _replay_batch_kernel(
 
 @numba.njit(cache=True)
 def _choices_kernel(
-    deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+    deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
     zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes,
     record,
 ):  # pragma: no cover - compiled
     outcome = _replay_one(
-        deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+        deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
         zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes,
         genes.shape[0], _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0]),
         np.empty((3, genes.shape[0] + 1), dtype=np.int64), 1, record,
@@ -743,7 +696,7 @@ def _choices_kernel(
 
 @numba.njit(cache=True)
 def _candidates_kernel(
-    floor, blocked, goals, dead, push_distance, deltas, corrals, player, boxes, out_box,
+    floor, goals, dead, push_distance, deltas, corrals, player, boxes, out_box,
     out_direction,
 ):  # pragma: no cover - compiled
     """The candidate pushes of one position (``boxes`` sorted), as the replay enumerates them."""
@@ -753,13 +706,13 @@ def _candidates_kernel(
         own_boxes[k] = boxes[k]
         occupied[boxes[k]] = True
     frozen_count = _update_frozen_goals(
-        floor, blocked, dead, goals, deltas, own_boxes, 0, scratch[7], scratch[8], scratch[9],
+        floor, dead, goals, deltas, own_boxes, 0, scratch[7], scratch[8], scratch[9],
         scratch[10], stack,
     )
     if frozen_count < 0:
         return 0
     count, _ = _candidates_here(
-        floor, blocked, goals, dead, deltas, corrals, player, scratch, 1, frozen_count
+        floor, goals, dead, deltas, corrals, player, scratch, 1, frozen_count
     )
     out_box[:count] = scratch[4][:count]
     out_direction[:count] = scratch[5][:count]
@@ -768,7 +721,7 @@ def _candidates_kernel(
 
 @numba.njit(cache=True)
 def _genes_kernel(
-    deltas, floor, blocked, goals, dead, push_distance, nearest, manhattan, zobrist_box,
+    deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
     zobrist_player, start_player, start_boxes, corrals, wanted, genes,
 ):  # pragma: no cover - compiled
     boxes = start_boxes.copy()
@@ -777,7 +730,7 @@ def _genes_kernel(
     player = start_player
     for step in range(wanted.shape[0]):
         count = _candidates_kernel(
-            floor, blocked, goals, dead, push_distance, deltas, corrals, player, boxes, out_box,
+            floor, goals, dead, push_distance, deltas, corrals, player, boxes, out_box,
             out_direction,
         )
         found = -1

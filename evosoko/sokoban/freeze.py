@@ -95,3 +95,49 @@ def frozen_group(blocked, dead, occupied, deltas, box, scratch):  # pragma: no c
         answer = 1 if axis_blocked else 0
         if depth == 0:
             return size if axis_blocked else 0
+
+
+@numba.njit(cache=True)
+def mark_frozen(floor, dead, deltas, boxes, moved_from, moved_to, frozen):  # pragma: no cover
+    """Leave ``frozen[cell]`` True exactly on the boxes that can never move.
+
+    The greatest fixpoint: start from every box and drop, until nothing changes, each box that
+    is free along some axis (neither side a wall or a kept box, and not dead squares on both
+    sides). ``boxes`` with ``moved_from`` now at ``moved_to`` (-1 and -1 for no move);
+    ``frozen`` is bool[cells], all False on entry; the caller clears the box cells afterwards.
+    """
+    n = boxes.shape[0]
+    for k in range(n):
+        cell = moved_to if boxes[k] == moved_from else boxes[k]
+        frozen[cell] = True
+    changed = True
+    while changed:
+        changed = False
+        for k in range(n):
+            cell = moved_to if boxes[k] == moved_from else boxes[k]
+            if not frozen[cell]:
+                continue
+            for axis in range(2):
+                a = cell + deltas[2 * axis]
+                b = cell + deltas[2 * axis + 1]
+                held = not floor[a] or not floor[b] or frozen[a] or frozen[b]
+                if not held and not (dead[a] and dead[b]):
+                    frozen[cell] = False
+                    changed = True
+                    break
+
+
+@numba.njit(cache=True)
+def frozen_off_goal(floor, dead, goals, deltas, boxes, moved_from, moved_to, frozen):  # pragma: no cover
+    """Whether some box can never move and is off its goal (see :func:`mark_frozen`).
+
+    ``frozen`` is scratch bool[cells], all False on entry and on return.
+    """
+    mark_frozen(floor, dead, deltas, boxes, moved_from, moved_to, frozen)
+    lost = False
+    for k in range(boxes.shape[0]):
+        cell = moved_to if boxes[k] == moved_from else boxes[k]
+        if frozen[cell] and not goals[cell]:
+            lost = True
+        frozen[cell] = False
+    return lost

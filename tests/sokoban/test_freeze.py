@@ -1,6 +1,7 @@
-"""The freeze kernel with one scratch reused across calls, as search loops call it, gives the
-verdicts of fresh scratch and leaves the scratch clean (correctness against a recursive
-reference is in test_deadlocks.py)."""
+"""The compiled freeze kernels: the recursive test with one scratch reused across calls, as
+search loops call it, gives the verdicts of fresh scratch and leaves the scratch clean
+(correctness against a recursive reference is in test_deadlocks.py); the fixpoint that replays
+call equals :func:`evosoko.sokoban.deadlocks.frozen_cells`."""
 
 from __future__ import annotations
 
@@ -8,8 +9,13 @@ import numpy as np
 import pytest
 from shared_microban import microban
 
-from evosoko.sokoban.deadlocks import is_freeze_deadlock
-from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
+from evosoko.sokoban.deadlocks import frozen_cells, is_freeze_deadlock
+from evosoko.sokoban.freeze import (
+    freeze_deadlock,
+    frozen_off_goal,
+    make_freeze_scratch,
+    mark_frozen,
+)
 from evosoko.sokoban.rules import delta_array
 
 
@@ -36,3 +42,33 @@ def test_reused_scratch_gives_the_verdicts_of_fresh_scratch(title):
             deadlocked += expected
         assert not scratch[0].any()  # the as-wall flags are left clean for the next call
     assert deadlocked > 0 and deadlocked < agreed  # both outcomes were exercised
+
+
+@pytest.mark.parametrize("title", ["7", "44", "93", "144"])
+def test_mark_frozen_is_the_fixpoint_of_frozen_cells(title):
+    """The compiled fixpoint (replays call it) keeps the boxes of the Python rule, also with
+    one box moved, and leaves only box cells marked."""
+    level = microban(title)
+    deltas = delta_array(level.width)
+    frozen = np.zeros(level.cells, dtype=bool)
+    floor_cells = np.flatnonzero(level.floor)
+    rng = np.random.default_rng(int(title))
+    some_frozen = 0
+    for _ in range(300):
+        count = rng.integers(1, min(len(floor_cells) - 1, 2 * level.box_count + 4))
+        cells = rng.choice(floor_cells, size=count + 1, replace=False)
+        boxes, moved_to = np.sort(cells[:-1]), int(cells[-1])
+        moved_from = int(boxes[rng.integers(count)])
+        after = [moved_to if box == moved_from else int(box) for box in boxes]
+        expected = frozen_cells(level, after)
+        mark_frozen(level.floor, level.dead_squares, deltas, boxes, moved_from, moved_to, frozen)
+        assert set(np.flatnonzero(frozen).tolist()) == expected
+        frozen[:] = False
+        some_frozen += bool(expected)
+        lost = any(not level.goals[cell] for cell in expected)
+        got = frozen_off_goal(
+            level.floor, level.dead_squares, level.goals, deltas, boxes, moved_from, moved_to,
+            frozen,
+        )
+        assert got == lost and not frozen.any()
+    assert 0 < some_frozen < 300
