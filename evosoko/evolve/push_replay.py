@@ -16,7 +16,7 @@ goals left, on push distances recomputed with those walls, and cells from which 
 goals can be reached become dead squares (:func:`evosoko.sokoban.deadlocks.frozen_goal_tables`).
 This catches goals filled in the wrong order (a filled goal that walls off another).
 With ``PushTables.corrals`` (the default), when the player's area leaves a PI-corral (see
-:mod:`evosoko.search.corrals`), only the pushes of its barrier boxes are candidates: every
+:mod:`evosoko.sokoban.corrals`), only the pushes of its barrier boxes are candidates: every
 solution can start with one of them, so solutions are kept while the choices shrink.
 Gene ``g`` chooses candidate ``g % count``; the player walks there by a shortest path (only
 when decoding to LURD) and pushes. Replay stops when the genes run out or the level is solved.
@@ -49,7 +49,7 @@ from evosoko.evolve.distances import (
     matching_kernel,
     objective_code,
 )
-from evosoko.search.corrals import pi_corral
+from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import frozen_off_goal, mark_frozen
 from evosoko.sokoban.kernels import replay_tables
 from evosoko.sokoban.level import UNREACHABLE, Level, State
@@ -373,7 +373,7 @@ def _corral_stamp(
 ):  # pragma: no cover - compiled
     """With ``corrals``: the stamp that ``corral_scratch[5]`` holds on the barrier boxes of a
     PI-corral of the marked position, the only boxes worth pushing (see
-    :mod:`evosoko.search.corrals`); -1 when there is none (every box may be pushed)."""
+    :mod:`evosoko.sokoban.corrals`); -1 when there is none (every box may be pushed)."""
     if not corrals:
         return -1
     found = pi_corral(
@@ -626,7 +626,7 @@ def _best_of_trail(trail, last):  # pragma: no cover - compiled
 def _scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
     """Work arrays of one replay: occupied, boxes, mark, stack, candidate boxes and directions,
     frozen, frozen_goals, reduced distances, dead_now, open_cells, free_boxes, the PI-corral
-    scratch and its stamps (see :func:`evosoko.search.corrals.pi_corral`)."""
+    scratch and its stamps (see :func:`evosoko.sokoban.corrals.pi_corral`)."""
     return (
         np.zeros(cells, dtype=np.bool_),
         np.empty(box_count, dtype=np.int64),

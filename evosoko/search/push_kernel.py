@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from evosoko.search.corrals import pi_corral
+from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.search.heuristics import MANHATTAN, MATCHING, PUSH_DISTANCE, box_term
 from evosoko.search.reach import explore, normalized_after_push, smallest_reachable

@@ -6,7 +6,7 @@ import numpy as np
 from tiny_levels import quiet_level
 
 from evosoko.search import Pruning, solve
-from evosoko.search.corrals import pi_corral
+from evosoko.sokoban.corrals import pi_corral
 from evosoko.search.reach import explore
 from evosoko.search.tables import search_tables
 

@@ -1,4 +1,4 @@
-"""PI-corral pruning, compiled.
+"""PI-corrals, compiled: the push search prunes with them and push replay narrows its candidates.
 
 A *corral* is a union of connected regions of empty floor the player cannot reach; the boxes
 next to it form its *barrier*. It is a **PI-corral** when every push of a barrier box that the
