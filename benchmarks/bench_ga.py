@@ -268,7 +268,9 @@ def run_speedup(encoding: str, level: Level, args) -> dict:
     worker when the preset has one population, and the ceiling (``--workers`` serial runs at
     once). Each repeat times all three in turn, so that all see the machine in the same state;
     each figure is the best of ``--repeats``."""
-    config = preset_config("pushes" if encoding == "pushes" else "moves", args.seconds, args.workers)
+    config = preset_config(
+        "pushes" if encoding == "pushes" else "moves", args.seconds, args.workers
+    )
     count = config.ga.islands.count if config.ga.islands.count > 1 else args.workers
     islands = config.ga.islands.model_copy(update={"count": count})
     budget = config.run.budget.model_copy(

@@ -118,7 +118,8 @@ def main() -> int:
         methods[method] = {
             "levels": sum(row["levels"] for row in mine),
             "verified": sum(row["verified"] for row in mine),
-            "levels_per_s": sum(row["levels"] for row in mine) / sum(row["seconds"] for row in mine),
+            "levels_per_s": sum(row["levels"] for row in mine)
+            / sum(row["seconds"] for row in mine),
             "pushes": distribution(pushes),
         }
     all_verified = all(row["verified"] == row["levels"] for row in rows)

@@ -64,11 +64,19 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--genes", type=positive, default=40, help="genes per genome")
     parser.add_argument("--encoding", choices=("pushes", "moves"), default="pushes")
     parser.add_argument("--workers", type=positive, default=2, help="processes / dask workers")
-    parser.add_argument("--batch-sizes", type=positive_list, default=[32, 256],
-                        help="comma-separated genomes per task (default: 32,256)")
+    parser.add_argument(
+        "--batch-sizes",
+        type=positive_list,
+        default=[32, 256],
+        help="comma-separated genomes per task (default: 32,256)",
+    )
     parser.add_argument("--repeats", type=positive, default=3, help="timed map calls (best kept)")
-    parser.add_argument("--round-trips", type=positive, default=50,
-                        help="single-genome map calls timed for the per-batch overhead")
+    parser.add_argument(
+        "--round-trips",
+        type=positive,
+        default=50,
+        help="single-genome map calls timed for the per-batch overhead",
+    )
     return parser.parse_args()
 
 
@@ -113,18 +121,20 @@ def level_rows(label: str, level: Level, args) -> list[dict]:
             timing = timings[backend]
             if timing["values"] != serial["values"]:
                 raise AssertionError(f"{backend} disagrees with serial on {label}")
-            rows.append({
-                "level": f"{label} {level.name}",
-                "backend": backend,
-                "workers": 1 if backend == "serial" else args.workers,
-                "batch_size": batch_size,
-                "seconds": round(timing["seconds"], 4),
-                "evaluations_per_s": round(len(genomes) / timing["seconds"], 1),
-                "speedup": round(serial["seconds"] / timing["seconds"], 3),
-                "round_trip_ms": round(1000 * timing["round_trip"], 3),
-                "overhead_ms": round(1000 * (timing["round_trip"] - serial["round_trip"]), 3),
-                "startup_s": round(timing["startup"], 2),
-            })
+            rows.append(
+                {
+                    "level": f"{label} {level.name}",
+                    "backend": backend,
+                    "workers": 1 if backend == "serial" else args.workers,
+                    "batch_size": batch_size,
+                    "seconds": round(timing["seconds"], 4),
+                    "evaluations_per_s": round(len(genomes) / timing["seconds"], 1),
+                    "speedup": round(serial["seconds"] / timing["seconds"], 3),
+                    "round_trip_ms": round(1000 * timing["round_trip"], 3),
+                    "overhead_ms": round(1000 * (timing["round_trip"] - serial["round_trip"]), 3),
+                    "startup_s": round(timing["startup"], 2),
+                }
+            )
     return rows
 
 
@@ -149,10 +159,18 @@ def main() -> None:
         "wall_seconds": round(time.perf_counter() - started, 1),
         **machine(),
     }
-    columns = [("level", "level"), ("backend", "backend"), ("workers", "workers"),
-               ("batch", "batch_size"), ("map s", "seconds"), ("evals/s", "evaluations_per_s"),
-               ("speed-up", "speedup"), ("round trip ms", "round_trip_ms"),
-               ("overhead ms", "overhead_ms"), ("start-up s", "startup_s")]
+    columns = [
+        ("level", "level"),
+        ("backend", "backend"),
+        ("workers", "workers"),
+        ("batch", "batch_size"),
+        ("map s", "seconds"),
+        ("evals/s", "evaluations_per_s"),
+        ("speed-up", "speedup"),
+        ("round trip ms", "round_trip_ms"),
+        ("overhead ms", "overhead_ms"),
+        ("start-up s", "startup_s"),
+    ]
     report(summary, columns, rows)
 
 

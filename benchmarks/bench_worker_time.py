@@ -72,7 +72,7 @@ def measure(fitness: FitnessFunction, halves: list, spin: bool, repeats: int) ->
     for pipe, process in zip(pipes, workers):
         pipe.send_bytes(b"")
         process.join()
-    work, rounds = work[len(halves):], rounds[1:]
+    work, rounds = work[len(halves) :], rounds[1:]
     return {
         "worker_ms_median": round(1000 * statistics.median(work), 2),
         "worker_ms_best": round(1000 * min(work), 2),
@@ -122,6 +122,7 @@ def main() -> None:
         ("round trip: best ms", "round_trip_ms_best"),
     )
     report(result, columns, rows)
+
 
 if __name__ == "__main__":
     main()

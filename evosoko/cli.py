@@ -118,20 +118,33 @@ def _load(path: Path, format: str | None, ids: list[str] | None):
 # ---- levels --------------------------------------------------------------------------------------
 @app.command("levels")
 @reports_errors
-def levels_command(file: LevelFile, format: FormatOption = None, json_output: JsonOption = False) -> None:
+def levels_command(
+    file: LevelFile, format: FormatOption = None, json_output: JsonOption = False
+) -> None:
     """List the levels of a file: index, title, size and boxes."""
     levels, _ = _load(file, format, None)
     if json_output:
         for level in levels:
-            print_json({"index": level.index, "level": level.json_label, "width": level.width,
-                        "height": level.height, "boxes": level.box_count})
+            print_json(
+                {
+                    "index": level.index,
+                    "level": level.json_label,
+                    "width": level.width,
+                    "height": level.height,
+                    "boxes": level.box_count,
+                }
+            )
         return
     table = Table(title=str(file))
     for column in ("index", "title", "size", "boxes"):
         table.add_column(column, justify="right" if column != "title" else "left")
     for level in levels:
-        table.add_row(str(level.index), level.title or "", f"{level.width}×{level.height}",
-                      str(level.box_count))
+        table.add_row(
+            str(level.index),
+            level.title or "",
+            f"{level.width}×{level.height}",
+            str(level.box_count),
+        )
     stdout.print(table)
 
 
@@ -142,12 +155,17 @@ def show_command(
     file: LevelFile,
     level_id: Annotated[str, typer.Option("--level", "-l", help="A 1-based index or a title.")],
     format: FormatOption = None,
-    solution: Annotated[str | None, typer.Option(help="A LURD solution to replay and draw.")] = None,
+    solution: Annotated[
+        str | None, typer.Option(help="A LURD solution to replay and draw.")
+    ] = None,
     png: Annotated[Path | None, typer.Option(help="Draw the board to this PNG file.")] = None,
-    gif: Annotated[Path | None, typer.Option(help="Animate the solution into this GIF file.")] = None,
+    gif: Annotated[
+        Path | None, typer.Option(help="Animate the solution into this GIF file.")
+    ] = None,
     fps: Annotated[float, typer.Option(help="Frames per second of the GIF (1 to 50).")] = 10.0,
     max_frames: Annotated[
-        int, typer.Option(min=2, help="Longer solutions are sampled: every k-th step, the last kept.")
+        int,
+        typer.Option(min=2, help="Longer solutions are sampled: every k-th step, the last kept."),
     ] = 400,
 ) -> None:
     """Print a level as text; draw it to PNG, or animate a solution to GIF."""
@@ -183,7 +201,9 @@ def show_command(
 def verify_command(
     file: LevelFile,
     level_ids: LevelIds = None,
-    solution: Annotated[str | None, typer.Option(help="A LURD solution (run-length allowed).")] = None,
+    solution: Annotated[
+        str | None, typer.Option(help="A LURD solution (run-length allowed).")
+    ] = None,
     solutions: Annotated[
         Path | None, typer.Option(help="A collection whose levels carry Solution notes.")
     ] = None,
@@ -224,14 +244,24 @@ def _report_verification(entry, json_output: bool) -> bool:
     if result.valid and not result.solved:
         error = "the solution ends before every box is on a goal"
     if json_output:
-        print_json({"index": level.index, "level": level.json_label, "valid": result.valid,
-                    "solved": result.solved, "moves": result.moves, "pushes": result.pushes,
-                    "error": error})
+        print_json(
+            {
+                "index": level.index,
+                "level": level.json_label,
+                "valid": result.valid,
+                "solved": result.solved,
+                "moves": result.moves,
+                "pushes": result.pushes,
+                "error": error,
+            }
+        )
     elif error is None:
         stdout.print(f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes")
     else:
-        stdout.print(f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} "
-                     "pushes)", markup=False)
+        stdout.print(
+            f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} pushes)",
+            markup=False,
+        )
     return error is None
 
 
@@ -241,7 +271,9 @@ def _report_verification(entry, json_output: bool) -> bool:
 def run_command(
     config: Annotated[
         Path | None,
-        typer.Argument(metavar="CONFIG", help="A run configuration (TOML), e.g. configs/default.toml."),
+        typer.Argument(
+            metavar="CONFIG", help="A run configuration (TOML), e.g. configs/default.toml."
+        ),
     ] = None,
     overrides: Annotated[
         list[str] | None,
@@ -283,7 +315,6 @@ def run_command(
         raise typer.Exit(report.exit_code)
 
 
-
 # ---- solve ---------------------------------------------------------------------------------------
 @app.command("solve")
 @reports_errors
@@ -291,12 +322,19 @@ def solve_command(
     file: LevelFile,
     level_ids: LevelIds = None,
     algo: Annotated[
-        str, typer.Option("--algo", help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
-                          "push-wastar, push-greedy or push-idastar.")
+        str,
+        typer.Option(
+            "--algo",
+            help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
+            "push-wastar, push-greedy or push-idastar.",
+        ),
     ] = "push-astar",
     heuristic: Annotated[
-        str | None, typer.Option(help="manhattan, push-distance, matching (push level default), "
-                                 "manhattan-source (move level only).")
+        str | None,
+        typer.Option(
+            help="manhattan, push-distance, matching (push level default), "
+            "manhattan-source (move level only)."
+        ),
     ] = None,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per level.")] = None,
     node_limit: Annotated[int | None, typer.Option(help="States expanded per level.")] = None,
@@ -322,9 +360,14 @@ def solve_command(
         if json_output:
             print_json(record)
             continue
-        table.add_row(outcome.level.name, *(str(record[key]) for key in (
-            "status", "moves", "pushes", "expanded", "generated", "duplicates")),
-            f"{record['seconds']:.3f}")
+        table.add_row(
+            outcome.level.name,
+            *(
+                str(record[key])
+                for key in ("status", "moves", "pushes", "expanded", "generated", "duplicates")
+            ),
+            f"{record['seconds']:.3f}",
+        )
         if record["solution"] is not None:
             solutions.append(f"{outcome.level.name}: {record['solution']}")
     if not json_output:
@@ -340,15 +383,25 @@ def solve_command(
 @reports_errors
 def generate_command(
     method: Annotated[str, typer.Option("--method", help="reverse, markov or mask.")],
-    size: Annotated[str, typer.Option("--size", help="Room WIDTHxHEIGHT, walls included, e.g. 8x8.")],
+    size: Annotated[
+        str, typer.Option("--size", help="Room WIDTHxHEIGHT, walls included, e.g. 8x8.")
+    ],
     boxes: Annotated[int, typer.Option("--boxes", help="Boxes (and goals) per level.")],
     count: Annotated[int, typer.Option("--count", help="How many distinct levels.")],
     out: Annotated[Path, typer.Option("--out", help="The XSB collection to write.")],
-    min_pushes: Annotated[int | None, typer.Option("--min-pushes", help="Fewest optimal pushes.")] = None,
-    max_pushes: Annotated[int | None, typer.Option("--max-pushes", help="Most optimal pushes.")] = None,
+    min_pushes: Annotated[
+        int | None, typer.Option("--min-pushes", help="Fewest optimal pushes.")
+    ] = None,
+    max_pushes: Annotated[
+        int | None, typer.Option("--max-pushes", help="Most optimal pushes.")
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="The same seed gives the same levels.")] = 0,
-    title: Annotated[str | None, typer.Option("--title", help="Title prefix (default: the method).")] = None,
-    append: Annotated[bool, typer.Option("--append", help="Add to the levels already in --out.")] = False,
+    title: Annotated[
+        str | None, typer.Option("--title", help="Title prefix (default: the method).")
+    ] = None,
+    append: Annotated[
+        bool, typer.Option("--append", help="Add to the levels already in --out.")
+    ] = False,
 ) -> None:
     """Generate levels, each certified by push-A* with its solution stored in the file."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -361,22 +414,42 @@ def generate_command(
     if count < 1:
         fail(f"--count must be at least 1, got {count}")
     existing = read_levels(out) if append and out.exists() else []
-    columns = (TextColumn(f"generating ({method})"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[attempts]} attempts"), TimeElapsedColumn())
-    with Progress(*columns, console=stderr, transient=True, disable=not stderr.is_terminal) as progress:
+    columns = (
+        TextColumn(f"generating ({method})"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[attempts]} attempts"),
+        TimeElapsedColumn(),
+    )
+    with Progress(
+        *columns, console=stderr, transient=True, disable=not stderr.is_terminal
+    ) as progress:
         task = progress.add_task("generate", total=count, attempts=0)
         try:
             levels = generate_levels(
-                method, width, height, boxes, count, min_pushes, max_pushes, seed,
-                on_progress=lambda done, tried: progress.update(task, completed=done, attempts=tried),
-                avoid=existing, title_prefix=title,
+                method,
+                width,
+                height,
+                boxes,
+                count,
+                min_pushes,
+                max_pushes,
+                seed,
+                on_progress=lambda done, tried: progress.update(
+                    task, completed=done, attempts=tried
+                ),
+                avoid=existing,
+                title_prefix=title,
             )
         except GenerationError as error:
             fail(str(error), EXIT_FAILED)
     write_levels([*existing, *levels], out)
     pushes = sorted(int(dict(level.notes)["Pushes"]) for level in levels)
-    stdout.print(f"wrote {len(levels)} levels to {out} (optimal pushes {pushes[0]}..{pushes[-1]}, "
-                 f"median {pushes[len(pushes) // 2]})", markup=False)
+    stdout.print(
+        f"wrote {len(levels)} levels to {out} (optimal pushes {pushes[0]}..{pushes[-1]}, "
+        f"median {pushes[len(pushes) // 2]})",
+        markup=False,
+    )
 
 
 # ---- experiments: compare, sweep, plot ----------------------------------------------------------
@@ -387,18 +460,27 @@ OverridesOption = Annotated[
 ]
 OutOption = Annotated[
     Path | None,
-    typer.Option("--out", "--resume", metavar="DIR",
-                 help="Output folder (default: a new one under runs/); an existing one resumes."),
+    typer.Option(
+        "--out",
+        "--resume",
+        metavar="DIR",
+        help="Output folder (default: a new one under runs/); an existing one resumes.",
+    ),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
 ResumeOption = Annotated[
     Path | None,
-    typer.Option("--resume", metavar="DIR",
-                 help="Finish an interrupted experiment in DIR with its saved settings."),
+    typer.Option(
+        "--resume",
+        metavar="DIR",
+        help="Finish an interrupted experiment in DIR with its saved settings.",
+    ),
 ]
 
 
-def _experiment_file(config: Path | None, resume: Path | None, out: Path | None, saved: str) -> Path:
+def _experiment_file(
+    config: Path | None, resume: Path | None, out: Path | None, saved: str
+) -> Path:
     """CONFIG, or the settings saved in the ``--resume`` folder (one of the two, never both)."""
     if resume is None:
         if config is None:
@@ -441,8 +523,11 @@ def compare_command(
         outcome = run_compare(settings, folder, progress=progress)
     except KeyboardInterrupt:
         progress.close()
-        fail(f"interrupted; finished jobs are kept: resume with evosoko compare {config} "
-             f"--out {folder}", EXIT_INTERRUPTED)
+        fail(
+            f"interrupted; finished jobs are kept: resume with evosoko compare {config} "
+            f"--out {folder}",
+            EXIT_INTERRUPTED,
+        )
     progress.close()
     if json_output:
         print_json(json.loads((folder / "summary.json").read_text()))
@@ -476,14 +561,18 @@ def sweep_command(
         outcome = run_sweep(settings, folder, progress=progress)
     except KeyboardInterrupt:
         progress.close()
-        fail(f"interrupted; finished trials are kept: resume with evosoko sweep {config} "
-             f"--out {folder}", EXIT_INTERRUPTED)
+        fail(
+            f"interrupted; finished trials are kept: resume with evosoko sweep {config} "
+            f"--out {folder}",
+            EXIT_INTERRUPTED,
+        )
     progress.close()
     if not quiet:
         best = outcome.best
         if best is not None:
-            stdout.print(f"best trial: {best.params} (solve rate {best.solve_rate:.0%})",
-                         markup=False)
+            stdout.print(
+                f"best trial: {best.params} (solve rate {best.solve_rate:.0%})", markup=False
+            )
         stdout.print(f"results in {folder} (index.csv, best.toml)", markup=False)
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
@@ -492,8 +581,12 @@ def sweep_command(
 @app.command("plot")
 @reports_errors
 def plot_command(
-    folders: Annotated[list[Path], typer.Argument(metavar="DIR...", help="Run, compare or sweep folders.")],
-    out: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Where to put the plots.")] = None,
+    folders: Annotated[
+        list[Path], typer.Argument(metavar="DIR...", help="Run, compare or sweep folders.")
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", metavar="DIR", help="Where to put the plots.")
+    ] = None,
     svg: Annotated[bool, typer.Option("--svg", help="SVG instead of PNG.")] = False,
 ) -> None:
     """Draw the plots of run, compare and sweep folders (PNG, or SVG on request)."""

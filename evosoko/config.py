@@ -142,7 +142,10 @@ class MutationConfig(_Section):
         default=0.03, ge=0, le=1, description="Per-gene chance of replacement by a random gene."
     )
     insert_rate: float = Field(
-        default=0.01, ge=0, le=1, description="Per-gene chance of inserting a random gene before it."
+        default=0.01,
+        ge=0,
+        le=1,
+        description="Per-gene chance of inserting a random gene before it.",
     )
     delete_rate: float = Field(
         default=0.01, ge=0, le=1, description="Per-gene chance of deleting it."
@@ -384,7 +387,7 @@ class ParallelConfig(_Section):
     )
     address: str | None = Field(
         default=None,
-        description="dask: the scheduler to use, such as \"tcp://HOST:8786\" (started by "
+        description='dask: the scheduler to use, such as "tcp://HOST:8786" (started by '
         "`dask scheduler`); give either this or local_workers.",
     )
     local_workers: int | None = Field(
@@ -471,14 +474,18 @@ class Config(_Section):
     @model_validator(mode="after")
     def _islands_backend(self) -> "Config":
         if self.ga.islands.count > 1 and self.parallel.backend == "dask":
-            raise ValueError("ga.islands.count > 1 runs on the serial or processes backend, not dask")
+            raise ValueError(
+                "ga.islands.count > 1 runs on the serial or processes backend, not dask"
+            )
         return self
 
 
 # ---- loading --------------------------------------------------------------------------------
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> Config:
+def load_config(
+    path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
+) -> Config:
     """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate.
 
     Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an
@@ -605,7 +612,9 @@ def _config_error(
     else:
         got = problem.get("input")
         message = f"{dotted}: {reason} (got {got!r}, {toml_type_name(got)})"
-    if any(_common_prefix(key_path, keys) == min(len(key_path), len(keys)) for keys in override_keys):
+    if any(
+        _common_prefix(key_path, keys) == min(len(key_path), len(keys)) for keys in override_keys
+    ):
         return ConfigError(message, OVERRIDE_SOURCE)
     line = locate_key(text, key_path) if text else None
     return ConfigError(message, source, line)
@@ -656,8 +665,12 @@ def _all_keys(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tupl
 def toml_type_name(value: Any) -> str:
     """The TOML kind of ``value`` for messages ("an integer", "a string", ...)."""
     kinds = (
-        (bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"),
-        (list, "an array"), (dict, "a table"),
+        (bool, "a boolean"),
+        (int, "an integer"),
+        (float, "a float"),
+        (str, "a string"),
+        (list, "an array"),
+        (dict, "a table"),
     )
     for kind, name in kinds:
         if isinstance(value, kind):

@@ -66,8 +66,9 @@ def test_show_prints_the_board_by_title_and_by_index():
 
 def test_show_with_a_solution_draws_png_and_gif(tmp_path):
     png, gif = tmp_path / "board.png", tmp_path / "solution.gif"
-    result = invoke("show", SEEDS, "-l", "1", "--solution", EXAMPLE_SOLUTION, "--png", png,
-                    "--gif", gif)
+    result = invoke(
+        "show", SEEDS, "-l", "1", "--solution", EXAMPLE_SOLUTION, "--png", png, "--gif", gif
+    )
     assert result.exit_code == 0, result.output
     assert "5 moves, 2 pushes: solved" in result.stdout
     with Image.open(png) as image:
@@ -141,14 +142,20 @@ def test_malformed_level_names_file_and_line(tmp_path):
     path.write_text("; one\n#####\n#@$.#\n#####\n\n; two\n#####\n#@$$#\n#.  #\n#####\n")
     result = invoke("levels", path)
     assert result.exit_code == 2
-    assert result.stderr.strip() == f"error: {path}:7: level 2 (two): 2 boxes but 1 goals; they must be equal in number"
+    assert (
+        result.stderr.strip()
+        == f"error: {path}:7: level 2 (two): 2 boxes but 1 goals; they must be equal in number"
+    )
 
 
 def test_the_invalid_seed_board_is_rejected_by_the_console_script():
     if not INVALID_SEED.exists():
         pytest.skip("../shared/levels is absent")
-    run = subprocess.run([sys.executable, "-m", "evosoko.cli", "levels", str(INVALID_SEED)],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "evosoko.cli", "levels", str(INVALID_SEED)],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 2
     assert "Traceback" not in run.stderr
     assert f"{INVALID_SEED}:4:" in run.stderr and "5 boxes but 2 goals" in run.stderr
@@ -202,8 +209,9 @@ def test_an_unwritable_png_is_one_error_line_naming_it(tmp_path):
 
 def test_show_samples_a_gif_down_to_max_frames(tmp_path):
     gif = tmp_path / "short.gif"
-    result = invoke("show", SEEDS, "-l", "1", "--solution", EXAMPLE_SOLUTION, "--gif", gif,
-                    "--max-frames", "3")
+    result = invoke(
+        "show", SEEDS, "-l", "1", "--solution", EXAMPLE_SOLUTION, "--gif", gif, "--max-frames", "3"
+    )
     assert result.exit_code == 0, result.output
     with Image.open(gif) as image:
         assert image.n_frames <= 3
@@ -226,8 +234,12 @@ def console_script() -> str:
     ],
 )
 def test_the_console_script_exit_codes_and_no_traceback(args, code, needle):
-    run = subprocess.run([console_script(), *map(str, args)], capture_output=True, text=True,
-                         env={**os.environ, "COLUMNS": "120"})
+    run = subprocess.run(
+        [console_script(), *map(str, args)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "120"},
+    )
     assert run.returncode == code
     assert "Traceback" not in run.stderr + run.stdout
     assert needle in run.stderr + run.stdout

@@ -106,7 +106,7 @@ def test_bad_choice_lists_the_valid_ones(tmp_path):
 
 
 def test_toml_syntax_error_has_line(tmp_path):
-    path = write(tmp_path, "[run]\nname = \"a\"\nseed = = 3\n")
+    path = write(tmp_path, '[run]\nname = "a"\nseed = = 3\n')
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert caught.value.line == 3
@@ -157,8 +157,13 @@ def test_malformed_override(text):
 def test_overrides_apply_on_top_of_the_file(tmp_path):
     config = load_config(
         write(tmp_path, EXAMPLE),
-        ["ga.encoding=pushes", "parallel.workers=1", "run.budget.seconds=none",
-         "ga.crossover.kind=block", 'run.select=["x"]'],
+        [
+            "ga.encoding=pushes",
+            "parallel.workers=1",
+            "run.budget.seconds=none",
+            "ga.crossover.kind=block",
+            'run.select=["x"]',
+        ],
     )
     assert config.ga.encoding == "pushes"
     assert config.ga.population == 40

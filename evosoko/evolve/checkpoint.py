@@ -89,7 +89,9 @@ class Checkpoint:
                 seconds=float(data["seconds"]),
                 restarts=int(data["restarts"]),
                 stagnant=int(data["stagnant"]),
-                best_values=None if data["best_values"] is None else [float(v) for v in data["best_values"]],
+                best_values=None
+                if data["best_values"] is None
+                else [float(v) for v in data["best_values"]],
                 rng_state=rng_state_from_json(data["rng_state"]),
                 population=[Member.from_dict(m) for m in data["population"]],
                 hall_of_fame=[Member.from_dict(m) for m in data["hall_of_fame"]],

@@ -137,8 +137,10 @@ class DaskEvaluator:
             self._connection.close()
             raise
         if not self.client.nthreads():
-            log.warning("the Dask scheduler at %s has no workers yet; evaluation waits for them",
-                        self._connection.address)
+            log.warning(
+                "the Dask scheduler at %s has no workers yet; evaluation waits for them",
+                self._connection.address,
+            )
 
     def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The evaluation of each genome, in order; survives workers that die."""

@@ -35,7 +35,9 @@ def manhattan_to_nearest_goal(level: Level) -> np.ndarray:
     """int64[cells]: Manhattan distance from each cell to its nearest goal."""
     rows, columns = np.divmod(np.arange(level.cells), level.width)
     goal_rows, goal_columns = np.divmod(level.goal_cells.astype(np.int64), level.width)
-    distance = np.abs(rows[:, None] - goal_rows[None, :]) + np.abs(columns[:, None] - goal_columns[None, :])
+    distance = np.abs(rows[:, None] - goal_rows[None, :]) + np.abs(
+        columns[:, None] - goal_columns[None, :]
+    )
     return distance.min(axis=1).astype(np.int64)
 
 

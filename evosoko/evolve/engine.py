@@ -224,27 +224,41 @@ class Engine:
             tail_length=ga.mutation.tail_genes or ga.initial_length,
         )
         toolbox.register(
-            "grow", operators.grow, rng=rng, gene_range=self.gene_range,
-            under=ga.grow_while_under, by=ga.grow_by, max_length=ga.max_length,
+            "grow",
+            operators.grow,
+            rng=rng,
+            gene_range=self.gene_range,
+            under=ga.grow_while_under,
+            by=ga.grow_by,
+            max_length=ga.max_length,
         )
         if self.encoding == "moves" and ga.mutation.push_macro > 0:
             from evosoko.evolve.macros import mut_append_push
             from evosoko.evolve.push_replay import push_tables
 
             toolbox.register(
-                "push_macro", mut_append_push, rng=rng, level=self.level,
-                tables=push_tables(self.level), max_length=ga.max_length,
+                "push_macro",
+                mut_append_push,
+                rng=rng,
+                level=self.level,
+                tables=push_tables(self.level),
+                max_length=ga.max_length,
             )
         kind = ga.crossover.kind
         if kind == "block":
-            toolbox.register("mate", operators.cx_block, rng=rng, block_size=ga.crossover.block_size)
+            toolbox.register(
+                "mate", operators.cx_block, rng=rng, block_size=ga.crossover.block_size
+            )
         elif kind == "one_point":
             toolbox.register("mate", operators.cx_one_point, rng=rng)
         elif kind == "two_point":
             toolbox.register("mate", operators.cx_two_point, rng=rng)
         else:
             toolbox.register(
-                "mate", operators.cx_messy, rng=rng, min_length=ga.min_length,
+                "mate",
+                operators.cx_messy,
+                rng=rng,
+                min_length=ga.min_length,
                 max_length=ga.max_length,
             )
         name = ga.selection
@@ -257,7 +271,9 @@ class Engine:
                 "select", selection.sel_truncation, rng=rng, fraction=ga.truncation, key=self.rank
             )
         elif name == "nsga2":
-            toolbox.register("select", selection.sel_pareto_tournament, rng=rng, size=ga.tournament_size)
+            toolbox.register(
+                "select", selection.sel_pareto_tournament, rng=rng, size=ga.tournament_size
+            )
         else:
             toolbox.register("select", selection.sel_random, rng=rng)
         return toolbox
@@ -324,7 +340,10 @@ class Engine:
             self._generation()
         log.info(
             "level %s: %s after %d generations, %d evaluations",
-            self.level.name, reason, self.generation, self.evaluations,
+            self.level.name,
+            reason,
+            self.generation,
+            self.evaluations,
         )
         return self._outcome(reason)
 
@@ -337,12 +356,16 @@ class Engine:
         self.population = self._survivors(offspring)
         if self.searches_lost:
             self._search_best_position()
-        if self.improve is not None and self.config.hybrid.memetic_every and (
-            self.generation % self.config.hybrid.memetic_every == 0
+        if (
+            self.improve is not None
+            and self.config.hybrid.memetic_every
+            and (self.generation % self.config.hybrid.memetic_every == 0)
         ):
             self._memetic_step()
         if ga.stagnation_restart is not None and self.stagnant >= ga.stagnation_restart:
-            log.info("level %s: restart after %d stagnant generations", self.level.name, self.stagnant)
+            log.info(
+                "level %s: restart after %d stagnant generations", self.level.name, self.stagnant
+            )
             self.restarts += 1
             self.stagnant = 0
             self.population = self._new_population(())
@@ -441,7 +464,9 @@ class Engine:
             kept_count = ga.elitism
             if name == "truncation":
                 kept_count = max(ga.elitism, round(ga.truncation * ga.population))
-            kept = selection.best_distinct(self.population, min(kept_count, ga.population), identity, key=rank)
+            kept = selection.best_distinct(
+                self.population, min(kept_count, ga.population), identity, key=rank
+            )
             taken = {identity(ind) for ind in kept} if identity else set()
             children = selection.best_distinct(
                 offspring, ga.population - len(kept), identity, taken, key=rank
@@ -510,7 +535,8 @@ class Engine:
             std_distance=float(record["std"]),
             best_length=len(current),
             solved=bool(best.evaluation.solved),
-            diversity=len({ind.evaluation.state_hash for ind in self.population}) / len(self.population),
+            diversity=len({ind.evaluation.state_hash for ind in self.population})
+            / len(self.population),
             restarts=self.restarts,
             cache_hits=self.cache.hits,
             seconds=self.seconds,
@@ -558,8 +584,11 @@ class Engine:
         best = self.hall_of_fame[0]
         fitness = self.config.fitness
         decoded = decode(
-            self.level, self.encoding, list(best),
-            objective=fitness.objective, stop_on_deadlock=fitness.stop_on_deadlock,
+            self.level,
+            self.encoding,
+            list(best),
+            objective=fitness.objective,
+            stop_on_deadlock=fitness.stop_on_deadlock,
         )
         solution = moves = pushes = None
         if best.evaluation.solved:
@@ -585,7 +614,9 @@ class Engine:
             best_lurd=decoded.lurd,
             restarts=self.restarts,
             hall_of_fame=[
-                HallOfFameEntry(list(ind), ind.evaluation.solved, ind.evaluation.distance, ind.evaluation.length)
+                HallOfFameEntry(
+                    list(ind), ind.evaluation.solved, ind.evaluation.distance, ind.evaluation.length
+                )
                 for ind in self.hall_of_fame
             ],
         )
@@ -686,7 +717,11 @@ def evolve_level(
             improve = memetic_improver(level, config)  # islands make their own
     held_islands = resume_state is not None and resume_state.get("kind") == ISLANDS_CHECKPOINT_KIND
     if resume_state is not None and held_islands != (config.ga.islands.count > 1):
-        held = f"{len(resume_state.get('islands', []))} islands" if "islands" in resume_state else "one population"
+        held = (
+            f"{len(resume_state.get('islands', []))} islands"
+            if "islands" in resume_state
+            else "one population"
+        )
         raise EvosokoError(
             f"the checkpoint holds {held}; the configuration has {config.ga.islands.count} island(s)"
         )

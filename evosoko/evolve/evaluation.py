@@ -229,7 +229,9 @@ class ProcessEvaluator:
     def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The evaluation of each genome, in order; survives a worker's death."""
         size = batch_size_for(len(genomes), self.workers, self.batch_size)
-        batches = (pack_genomes(genomes[start : start + size]) for start in range(0, len(genomes), size))
+        batches = (
+            pack_genomes(genomes[start : start + size]) for start in range(0, len(genomes), size)
+        )
         results = self._run(_evaluate_batch, batches)
         return [e for batch in results for e in evaluations_from_columns(batch)]
 
@@ -294,7 +296,11 @@ class ProcessEvaluator:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rebuilt = level_from_rows(level.rows(), title=level.title)
-        if (rebuilt.width, rebuilt.height, rebuilt.start) != (level.width, level.height, level.start):
+        if (rebuilt.width, rebuilt.height, rebuilt.start) != (
+            level.width,
+            level.height,
+            level.start,
+        ):
             raise ValueError(f"level {level.name} does not survive a round trip through its rows")
 
 
@@ -398,14 +404,17 @@ class _WorkerLogging:
             import multiprocessing_logging
 
             unwrapped = [
-                h for h in root.handlers
+                h
+                for h in root.handlers
                 if not isinstance(h, multiprocessing_logging.MultiProcessingHandler)
             ]
             if unwrapped:
                 for index, handler in enumerate(unwrapped):
                     root.removeHandler(handler)
                     root.addHandler(
-                        multiprocessing_logging.MultiProcessingHandler(f"mp-handler-{index}", handler)
+                        multiprocessing_logging.MultiProcessingHandler(
+                            f"mp-handler-{index}", handler
+                        )
                     )
                 self._wrapped = True
         else:
@@ -462,7 +471,12 @@ def make_evaluator(
         )
     elif parallel.backend == "processes":
         evaluator = ProcessEvaluator(
-            level, encoding, fitness, parallel.workers, parallel.batch_size, crash_marker=crash_marker
+            level,
+            encoding,
+            fitness,
+            parallel.workers,
+            parallel.batch_size,
+            crash_marker=crash_marker,
         )
     elif parallel.backend == "dask":
         from evosoko.evolve.dask_cluster import require_distributed

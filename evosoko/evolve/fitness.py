@@ -103,7 +103,9 @@ class FitnessFunction:
         else:
             at = np.where(result.deadlocked, result.steps, lengths)
             distance, state_hash, gap = result.final_distance, result.final_hash, result.final_gap
-        return _columns(result.solved, result.solved_at, result.final_hash, at, distance, state_hash, gap)
+        return _columns(
+            result.solved, result.solved_at, result.final_hash, at, distance, state_hash, gap
+        )
 
     def _pushes(self, genomes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         config = self.config
@@ -116,10 +118,14 @@ class FitnessFunction:
             at = np.where(result.deadlocked, result.steps, lengths)
             distance, state_hash = result.final_distance, result.final_hash
         zero_gap = np.zeros(len(lengths), dtype=np.int64)
-        return _columns(result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap)
+        return _columns(
+            result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap
+        )
 
 
-def _columns(solved, solved_at, solved_hash, at, distance, state_hash, gap) -> tuple[np.ndarray, ...]:
+def _columns(
+    solved, solved_at, solved_hash, at, distance, state_hash, gap
+) -> tuple[np.ndarray, ...]:
     """The six :class:`Evaluation` columns: a solved genome counts to its solution (distance 0,
     gap 0, ``solved_hash``); the others to their scored point ``at``."""
     length = np.where(solved, solved_at, at).astype(np.int64)

@@ -39,7 +39,10 @@ def search_seeds(level: Level, config: Config) -> list[list[int]]:
     paths = [result.solution] if result.solved else [p.lurd for p in result.partial]
     log.info(
         "level %s: hybrid search %s after %d nodes, %d seed path(s)",
-        level.name, result.status, result.expanded, len(paths),
+        level.name,
+        result.status,
+        result.expanded,
+        len(paths),
     )
     seeds = [genes_from_lurd(level, config.ga.encoding, path) for path in paths if path]
     return [genes for genes in seeds if genes]
@@ -55,7 +58,10 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list
         from evosoko.search import solve
 
         reached = decode(
-            level, encoding, genes, objective=fitness.objective,
+            level,
+            encoding,
+            genes,
+            objective=fitness.objective,
             stop_on_deadlock=fitness.stop_on_deadlock,
         ).final
         if all(level.goals[box] for box in reached.boxes):
@@ -64,7 +70,9 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list
         if start is None:
             return None
         result = solve(start, SEARCH_ALGORITHM, node_limit=budget, partial=1)
-        path = result.solution if result.solved else (result.partial[0].lurd if result.partial else "")
+        path = (
+            result.solution if result.solved else (result.partial[0].lurd if result.partial else "")
+        )
         if not path:
             return None
         return list(genes) + genes_from_lurd(level, encoding, path, start=reached)

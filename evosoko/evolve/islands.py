@@ -78,12 +78,16 @@ class EpochReport:
     outcome: LevelOutcome
 
 
-def run_epoch(level: Level, fitness_function: FitnessFunction, config: Config, task: EpochTask) -> EpochReport:
+def run_epoch(
+    level: Level, fitness_function: FitnessFunction, config: Config, task: EpochTask
+) -> EpochReport:
     """Evolve one island from ``task.state`` (None: a new population) to its epoch's end."""
     budget = BudgetConfig(
         generations=task.until_generation, evaluations=task.evaluations, seconds=task.seconds
     )
-    island_config = config.model_copy(update={"run": config.run.model_copy(update={"budget": budget})})
+    island_config = config.model_copy(
+        update={"run": config.run.model_copy(update={"budget": budget})}
+    )
     improve = None
     if config.hybrid.enabled and config.hybrid.memetic_every:
         from evosoko.evolve.hybrid import memetic_improver
@@ -275,8 +279,10 @@ class IslandModel:
         """Take in an island's finished epoch."""
         island = self.islands[index]
         island.state, island.epochs, island.outcome = report.state, epoch, report.outcome
-        island.finished = report.outcome.solved or report.outcome.stop_reason == "seconds" or (
-            self._out_of_budget(index, report.state)
+        island.finished = (
+            report.outcome.solved
+            or report.outcome.stop_reason == "seconds"
+            or (self._out_of_budget(index, report.state))
         )
         island.counts[epoch] = (int(report.state["evaluations"]), int(report.state["restarts"]))
         island.pending.extend(report.stats)
@@ -288,7 +294,9 @@ class IslandModel:
             self._solve_epoch = min(epoch, self._solve_epoch or epoch)
         self._forget_delivered()
         if self._solve_epoch is None:
-            self._stream(min((i.generation for i in self.islands if not i.finished), default=math.inf))
+            self._stream(
+                min((i.generation for i in self.islands if not i.finished), default=math.inf)
+            )
 
     def _forget_delivered(self) -> None:
         """Drop outboxes the next island has taken, and counts no solve can be settled at (a
@@ -313,9 +321,9 @@ class IslandModel:
         """Whether an island has used its generations or its share of the evaluations."""
         budget = self.config.run.budget
         share = self._evaluation_share(index)
-        return (budget.generations is not None and int(state["generation"]) >= budget.generations) or (
-            share is not None and int(state["evaluations"]) >= share
-        )
+        return (
+            budget.generations is not None and int(state["generation"]) >= budget.generations
+        ) or (share is not None and int(state["evaluations"]) >= share)
 
     def _rank(self, record: dict[str, Any]) -> tuple[float, ...]:
         """Sort key of a member record, best first: its weighted fitness, negated."""
@@ -329,7 +337,9 @@ class IslandModel:
     def _stream(self, limit: float) -> None:
         """One combined statistics record per generation up to ``limit`` not streamed yet, each
         island at its latest record."""
-        generations = sorted({s.generation for i in self.islands for s in i.pending if s.generation <= limit})
+        generations = sorted(
+            {s.generation for i in self.islands for s in i.pending if s.generation <= limit}
+        )
         for generation in generations:
             for island in self.islands:
                 if island.pending and island.pending[0].generation == generation:
@@ -375,7 +385,9 @@ class IslandModel:
                 f"the checkpoint is of level {data.get('level')!r}, not {self.level.name!r}"
             )
         if not all(isinstance(i, dict) and "outbox" in i for i in islands):
-            raise EvosokoError("the checkpoint was written by an older evosoko; start the level again")
+            raise EvosokoError(
+                "the checkpoint was written by an older evosoko; start the level again"
+            )
         self.islands = [Island.from_dict(i) for i in islands]
         for index, island in enumerate(self.islands):
             island.finished = island.state is not None and self._out_of_budget(index, island.state)
@@ -417,7 +429,9 @@ class IslandModel:
 
     def _final_outcomes(self) -> None:
         """Outcomes of islands that finished before a resume: from their saved state, no work."""
-        missing = [(n, i) for n, i in enumerate(self.islands) if i.outcome is None and i.state is not None]
+        missing = [
+            (n, i) for n, i in enumerate(self.islands) if i.outcome is None and i.state is not None
+        ]
         if not missing:
             return
         budget = self.config.run.budget
@@ -438,7 +452,9 @@ class IslandModel:
             island.outcome = report.outcome
 
 
-def best_distinct(records: Sequence[dict[str, Any]], count: int, rank: Callable) -> list[dict[str, Any]]:
+def best_distinct(
+    records: Sequence[dict[str, Any]], count: int, rank: Callable
+) -> list[dict[str, Any]]:
     """The best ``count`` member records by ``rank``, one per position."""
     chosen: dict[int, dict[str, Any]] = {}
     for record in sorted(records, key=rank):
@@ -470,7 +486,9 @@ def with_migrants(
     return {**state, "population": receiver}
 
 
-def combined_stats(generation: int, islands: Sequence[GenerationStats], seconds: float) -> GenerationStats:
+def combined_stats(
+    generation: int, islands: Sequence[GenerationStats], seconds: float
+) -> GenerationStats:
     """The statistics of all islands at one generation (each island's latest record)."""
     mean = sum(s.mean_distance for s in islands) / len(islands)  # islands are equally large
     variance = sum(s.std_distance**2 + (s.mean_distance - mean) ** 2 for s in islands)

@@ -51,8 +51,13 @@ VERDICTS_KEPT = 100_000
 class LostPositionSearch:
     """Proves positions reached by push genomes of one level lost (see the module docstring)."""
 
-    def __init__(self, level: Level, node_limit: int, objective: str = "matching",
-                 stop_on_deadlock: bool = True) -> None:
+    def __init__(
+        self,
+        level: Level,
+        node_limit: int,
+        objective: str = "matching",
+        stop_on_deadlock: bool = True,
+    ) -> None:
         self.tables = push_tables(level)
         self.node_limit = node_limit
         self.objective = objective
@@ -83,8 +88,9 @@ class LostPositionSearch:
     def genome_is_lost(self, genes: Sequence[int], pushes: int) -> bool:
         """Whether the position after ``pushes`` pushes of ``genes`` is proven lost."""
         player, boxes = self.position(genes, pushes)
-        return is_lost(self.tables, player, boxes, self.node_limit, self.objective,
-                       self.stop_on_deadlock)
+        return is_lost(
+            self.tables, player, boxes, self.node_limit, self.objective, self.stop_on_deadlock
+        )
 
 
 @functools.lru_cache(maxsize=8)
@@ -106,12 +112,25 @@ def is_lost(
     """Whether no sequence of candidate pushes solves the position, proven by visiting at most
     ``node_limit`` positions (False also when the limit was reached first)."""
     box_cells = np.array(sorted(boxes), dtype=np.int64)
-    return bool(_lost_within(
-        tables.deltas, tables.floor, tables.goals, tables.dead,
-        tables.push_distance, tables.nearest, tables.manhattan, tables.zobrist_box,
-        tables.zobrist_player, tables.corrals, objective_code(objective), bool(stop_on_deadlock),
-        int(player), box_cells, int(max(1, node_limit)),
-    ))
+    return bool(
+        _lost_within(
+            tables.deltas,
+            tables.floor,
+            tables.goals,
+            tables.dead,
+            tables.push_distance,
+            tables.nearest,
+            tables.manhattan,
+            tables.zobrist_box,
+            tables.zobrist_player,
+            tables.corrals,
+            objective_code(objective),
+            bool(stop_on_deadlock),
+            int(player),
+            box_cells,
+            int(max(1, node_limit)),
+        )
+    )
 
 
 # ---- compiled kernels ---------------------------------------------------------------------------
@@ -131,19 +150,41 @@ def _frozen_tables(
     """Mark the boxes frozen on goals and, when that set is not the one the scratch's tables
     were built for (signature ``built``), rebuild them. Returns (count or -1, signature)."""
     stack, frozen_goals, reduced, dead_now, open_cells = (
-        scratch[3], scratch[7], scratch[8], scratch[9], scratch[10]
+        scratch[3],
+        scratch[7],
+        scratch[8],
+        scratch[9],
+        scratch[10],
     )
     count = _update_frozen_goals(
-        floor, dead, goals, deltas, boxes, _EVERY_BOX, frozen_goals, reduced, dead_now,
-        open_cells, stack,
+        floor,
+        dead,
+        goals,
+        deltas,
+        boxes,
+        _EVERY_BOX,
+        frozen_goals,
+        reduced,
+        dead_now,
+        open_cells,
+        stack,
     )
     if count <= 0:
         return count, built
     signature = _frozen_signature(boxes, frozen_goals, zobrist_box)
     if signature != built:
         _update_frozen_goals(
-            floor, dead, goals, deltas, boxes, 0, frozen_goals, reduced, dead_now,
-            open_cells, stack,
+            floor,
+            dead,
+            goals,
+            deltas,
+            boxes,
+            0,
+            frozen_goals,
+            reduced,
+            dead_now,
+            open_cells,
+            stack,
         )
     return count, signature
 
@@ -163,8 +204,21 @@ def _seen_before(table, key):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _lost_within(
-    deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-    zobrist_player, corrals, objective, stop_on_deadlock, player, start_boxes, node_limit,
+    deltas,
+    floor,
+    goals,
+    dead,
+    push_distance,
+    nearest,
+    manhattan,
+    zobrist_box,
+    zobrist_player,
+    corrals,
+    objective,
+    stop_on_deadlock,
+    player,
+    start_boxes,
+    node_limit,
 ):  # pragma: no cover - compiled
     """1 when every position reachable from (``player``, ``start_boxes``) by candidate pushes
     was visited (at most ``node_limit``) and none is solved; 0 otherwise."""
@@ -210,10 +264,21 @@ def _lost_within(
             for k in range(box_count):
                 key ^= zobrist_box[boxes[k]]
             _seen_before(table, key if key != 0 else np.uint64(1))
-            if stop_on_deadlock and _position_distance(
-                objective, boxes, push_distance, nearest, manhattan, frozen_count, frozen_goals,
-                reduced, free_boxes,
-            ) >= UNREACHABLE:
+            if (
+                stop_on_deadlock
+                and _position_distance(
+                    objective,
+                    boxes,
+                    push_distance,
+                    nearest,
+                    manhattan,
+                    frozen_count,
+                    frozen_goals,
+                    reduced,
+                    free_boxes,
+                )
+                >= UNREACHABLE
+            ):
                 continue
         count, _ = _candidates_here(
             floor, goals, dead, deltas, corrals, here, scratch, stamp, frozen_count
@@ -239,10 +304,20 @@ def _lost_within(
                 return 0
             keep = child_frozen >= 0
             if keep and stop_on_deadlock:
-                keep = _position_distance(
-                    objective, boxes, push_distance, nearest, manhattan, child_frozen,
-                    frozen_goals, reduced, free_boxes,
-                ) < UNREACHABLE
+                keep = (
+                    _position_distance(
+                        objective,
+                        boxes,
+                        push_distance,
+                        nearest,
+                        manhattan,
+                        child_frozen,
+                        frozen_goals,
+                        reduced,
+                        free_boxes,
+                    )
+                    < UNREACHABLE
+                )
             if keep:
                 smallest = _reach(occupied, floor, deltas, box, mark, stamp, stack)
                 stamp += 1

@@ -120,12 +120,33 @@ def replay_move_batch(
         deadlocked=np.zeros(count, dtype=np.bool_),
     )
     _move_batch_kernel(
-        tables.deltas, tables.floor, tables.goals, tables.dead, tables.push_distance,
-        tables.nearest, tables.manhattan, tables.walk, tables.zobrist_box, tables.zobrist_player,
-        tables.start_player, tables.start_boxes, objective_code(objective), bool(stop_on_deadlock),
-        genomes, lengths, result.solved, result.solved_at, result.best_prefix,
-        result.best_distance, result.best_gap, result.best_hash, result.steps,
-        result.final_distance, result.final_gap, result.final_hash, result.deadlocked,
+        tables.deltas,
+        tables.floor,
+        tables.goals,
+        tables.dead,
+        tables.push_distance,
+        tables.nearest,
+        tables.manhattan,
+        tables.walk,
+        tables.zobrist_box,
+        tables.zobrist_player,
+        tables.start_player,
+        tables.start_boxes,
+        objective_code(objective),
+        bool(stop_on_deadlock),
+        genomes,
+        lengths,
+        result.solved,
+        result.solved_at,
+        result.best_prefix,
+        result.best_distance,
+        result.best_gap,
+        result.best_hash,
+        result.steps,
+        result.final_distance,
+        result.final_gap,
+        result.final_hash,
+        result.deadlocked,
     )
     return result
 
@@ -218,10 +239,33 @@ def _reset(occupant, floor, boxes, start_boxes):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _move_batch_kernel(
-    deltas, floor, goals, dead, push_distance, nearest, manhattan, walk, zobrist_box,
-    zobrist_player, start_player, start_boxes, objective, stop_on_deadlock, genomes, lengths,
-    solved, solved_at, best_prefix, best_distance, best_gap, best_hash, steps, final_distance,
-    final_gap, final_hash, deadlocked,
+    deltas,
+    floor,
+    goals,
+    dead,
+    push_distance,
+    nearest,
+    manhattan,
+    walk,
+    zobrist_box,
+    zobrist_player,
+    start_player,
+    start_boxes,
+    objective,
+    stop_on_deadlock,
+    genomes,
+    lengths,
+    solved,
+    solved_at,
+    best_prefix,
+    best_distance,
+    best_gap,
+    best_hash,
+    steps,
+    final_distance,
+    final_gap,
+    final_hash,
+    deadlocked,
 ):  # pragma: no cover - compiled
     cells = floor.shape[0]
     box_count = start_boxes.shape[0]
@@ -262,7 +306,9 @@ def _move_batch_kernel(
                 occupant[beyond] = box
                 occupant[target] = 0
                 boxes[box - 1] = beyond
-                pushed_distance = distance_kernel(objective, boxes, push_distance, nearest, manhattan)
+                pushed_distance = distance_kernel(
+                    objective, boxes, push_distance, nearest, manhattan
+                )
                 on_goals += (1 if goals[beyond] else 0) - (1 if goals[target] else 0)
                 lost = on_goals < box_count and (
                     dead[beyond]

@@ -155,7 +155,9 @@ def mutate(
 
 
 # ---- crossover --------------------------------------------------------------------------------
-def cx_block(first: Genome, second: Genome, rng: random.Random, block_size: int) -> tuple[Genome, Genome]:
+def cx_block(
+    first: Genome, second: Genome, rng: random.Random, block_size: int
+) -> tuple[Genome, Genome]:
     """Block crossover (the source GA's): each block of ``block_size`` genes of the common
     length is swapped between the parents with probability 1/2; lengths do not change."""
     common = min(len(first), len(second))

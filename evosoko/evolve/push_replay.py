@@ -184,8 +184,16 @@ def candidate_pushes(tables: PushTables, player: int, boxes) -> list[tuple[int, 
     out_box = np.empty(4 * len(box_cells), dtype=np.int64)
     out_direction = np.empty(4 * len(box_cells), dtype=np.int64)
     count = _candidates_kernel(
-        tables.floor, tables.goals, tables.dead, tables.push_distance,
-        tables.deltas, tables.corrals, int(player), box_cells, out_box, out_direction,
+        tables.floor,
+        tables.goals,
+        tables.dead,
+        tables.push_distance,
+        tables.deltas,
+        tables.corrals,
+        int(player),
+        box_cells,
+        out_box,
+        out_direction,
     )
     return [(int(out_box[i]), int(out_direction[i])) for i in range(count)]
 
@@ -235,7 +243,13 @@ def _may_freeze(occupied, floor, dead, deltas, cell):  # pragma: no cover - comp
     for axis in range(2):
         a = cell + deltas[2 * axis]
         b = cell + deltas[2 * axis + 1]
-        if floor[a] and floor[b] and not occupied[a] and not occupied[b] and not (dead[a] and dead[b]):
+        if (
+            floor[a]
+            and floor[b]
+            and not occupied[a]
+            and not occupied[b]
+            and not (dead[a] and dead[b])
+        ):
             return False
     return True
 
@@ -262,7 +276,16 @@ def _pull_distances(open_cells, deltas, goal, row, queue):  # pragma: no cover -
 
 @numba.njit(cache=True)
 def _update_frozen_goals(
-    floor, dead, goals, deltas, boxes, known, frozen_goals, reduced, dead_now, open_cells,
+    floor,
+    dead,
+    goals,
+    deltas,
+    boxes,
+    known,
+    frozen_goals,
+    reduced,
+    dead_now,
+    open_cells,
     queue,
 ):  # pragma: no cover - compiled
     """Find the boxes frozen on goals; when there are more than ``known``, rebuild the tables
@@ -301,7 +324,14 @@ def _update_frozen_goals(
 
 @numba.njit(cache=True)
 def _position_distance(
-    objective, boxes, push_distance, nearest, manhattan, frozen_count, frozen_goals, reduced,
+    objective,
+    boxes,
+    push_distance,
+    nearest,
+    manhattan,
+    frozen_count,
+    frozen_goals,
+    reduced,
     free_boxes,
 ):  # pragma: no cover - compiled
     """The objective of ``boxes``; with boxes frozen on goals (``frozen_count`` > 0), the other
@@ -328,8 +358,20 @@ def _position_distance(
 
 @numba.njit(cache=True)
 def _enumerate_pushes(
-    occupied, floor, dead, goals, deltas, boxes, mark, stamp, out_box, out_direction,
-    frozen, dead_targets, allowed, allowed_stamp,
+    occupied,
+    floor,
+    dead,
+    goals,
+    deltas,
+    boxes,
+    mark,
+    stamp,
+    out_box,
+    out_direction,
+    frozen,
+    dead_targets,
+    allowed,
+    allowed_stamp,
 ):  # pragma: no cover - compiled
     """Write the candidate pushes (canonical order) of the marked position; returns their count.
 
@@ -347,7 +389,9 @@ def _enumerate_pushes(
             delta = deltas[direction]
             target = box + delta
             if (
-                mark[box - delta] != stamp or not floor[target] or occupied[target]
+                mark[box - delta] != stamp
+                or not floor[target]
+                or occupied[target]
                 or dead_targets[target]
             ):
                 continue
@@ -368,7 +412,16 @@ def _enumerate_pushes(
 
 @numba.njit(cache=True)
 def _corral_stamp(
-    corrals, floor, dead_targets, goals, deltas, occupied, boxes, mark, stamp, corral_scratch,
+    corrals,
+    floor,
+    dead_targets,
+    goals,
+    deltas,
+    occupied,
+    boxes,
+    mark,
+    stamp,
+    corral_scratch,
     corral_marks,
 ):  # pragma: no cover - compiled
     """With ``corrals``: the stamp that ``corral_scratch[5]`` holds on the barrier boxes of a
@@ -377,7 +430,15 @@ def _corral_stamp(
     if not corrals:
         return -1
     found = pi_corral(
-        floor, dead_targets, goals, deltas, occupied, boxes, mark, stamp, corral_scratch,
+        floor,
+        dead_targets,
+        goals,
+        deltas,
+        occupied,
+        boxes,
+        mark,
+        stamp,
+        corral_scratch,
         corral_marks,
     )
     return corral_marks[3] if found >= 0 else -1
@@ -401,22 +462,65 @@ def _move_box(boxes, source, target):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _candidates_here(
-    floor, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
+    floor,
+    goals,
+    dead,
+    deltas,
+    corrals,
+    player,
+    scratch,
+    stamp,
+    frozen_count,
 ):  # pragma: no cover - compiled
     """Mark the player's reach with ``stamp`` and write the position's candidate pushes into
     the scratch's candidate arrays; returns (count, the smallest reachable cell)."""
-    (occupied, boxes, mark, stack, out_box, out_direction, frozen, _, _, dead_now, open_cells,
-     _, corral_scratch, corral_marks) = scratch
+    (
+        occupied,
+        boxes,
+        mark,
+        stack,
+        out_box,
+        out_direction,
+        frozen,
+        _,
+        _,
+        dead_now,
+        open_cells,
+        _,
+        corral_scratch,
+        corral_marks,
+    ) = scratch
     smallest = _reach(occupied, floor, deltas, player, mark, stamp, stack)
     dead_targets = dead_now if frozen_count > 0 else dead
     corral_floor = open_cells if frozen_count > 0 else floor  # boxes frozen on goals are walls
     allowed_stamp = _corral_stamp(
-        corrals, corral_floor, dead_targets, goals, deltas, occupied, boxes, mark, stamp,
-        corral_scratch, corral_marks,
+        corrals,
+        corral_floor,
+        dead_targets,
+        goals,
+        deltas,
+        occupied,
+        boxes,
+        mark,
+        stamp,
+        corral_scratch,
+        corral_marks,
     )
     count = _enumerate_pushes(
-        occupied, floor, dead, goals, deltas, boxes, mark, stamp, out_box,
-        out_direction, frozen, dead_targets, corral_scratch[5], allowed_stamp,
+        occupied,
+        floor,
+        dead,
+        goals,
+        deltas,
+        boxes,
+        mark,
+        stamp,
+        out_box,
+        out_direction,
+        frozen,
+        dead_targets,
+        corral_scratch[5],
+        allowed_stamp,
     )
     return count, smallest
 
@@ -427,24 +531,47 @@ def _push(
 ):  # pragma: no cover - compiled
     """Push ``box`` in ``direction`` in the scratch's position; returns the new frozen count
     (boxes frozen on goals; -1 when a box is frozen off its goal)."""
-    (occupied, boxes, _, stack, _, _, _, frozen_goals, reduced, dead_now, open_cells, _, _,
-     _) = scratch
+    (occupied, boxes, _, stack, _, _, _, frozen_goals, reduced, dead_now, open_cells, _, _, _) = (
+        scratch
+    )
     target = box + deltas[direction]
     occupied[box] = False
     occupied[target] = True
     _move_box(boxes, box, target)
     if goals[target] and _may_freeze(occupied, floor, dead, deltas, target):
         frozen_count = _update_frozen_goals(
-            floor, dead, goals, deltas, boxes, frozen_count, frozen_goals, reduced,
-            dead_now, open_cells, stack,
+            floor,
+            dead,
+            goals,
+            deltas,
+            boxes,
+            frozen_count,
+            frozen_goals,
+            reduced,
+            dead_now,
+            open_cells,
+            stack,
         )
     return frozen_count
 
 
 @numba.njit(cache=True)
 def _forced_dead_end(
-    floor, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
-    on_goals, objective, stop_on_deadlock, push_distance, nearest, manhattan,
+    floor,
+    goals,
+    dead,
+    deltas,
+    corrals,
+    player,
+    scratch,
+    stamp,
+    frozen_count,
+    on_goals,
+    objective,
+    stop_on_deadlock,
+    push_distance,
+    nearest,
+    manhattan,
 ):  # pragma: no cover - compiled
     """Whether the scratch's position is lost because the pushes forced from it (positions with
     a single candidate) end where no candidate is left, a box is frozen off its goal or (with
@@ -457,10 +584,22 @@ def _forced_dead_end(
     for chain in range(floor.shape[0]):  # a forced chain never repeats a position: bounded anyway
         if frozen_count < 0:
             return True, stamp
-        if chain > 0 and stop_on_deadlock and _position_distance(
-            objective, boxes, push_distance, nearest, manhattan, frozen_count, scratch[7],
-            scratch[8], scratch[11],
-        ) >= UNREACHABLE:
+        if (
+            chain > 0
+            and stop_on_deadlock
+            and _position_distance(
+                objective,
+                boxes,
+                push_distance,
+                nearest,
+                manhattan,
+                frozen_count,
+                scratch[7],
+                scratch[8],
+                scratch[11],
+            )
+            >= UNREACHABLE
+        ):
             return True, stamp
         if on_goals == box_count:
             return False, stamp
@@ -482,9 +621,26 @@ def _forced_dead_end(
 
 @numba.njit(cache=True)
 def _replay_one(
-    deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-    zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes,
-    length, scratch, trail, stamp, record,
+    deltas,
+    floor,
+    goals,
+    dead,
+    push_distance,
+    nearest,
+    manhattan,
+    zobrist_box,
+    zobrist_player,
+    start_player,
+    start_boxes,
+    corrals,
+    objective,
+    stop_on_deadlock,
+    genes,
+    length,
+    scratch,
+    trail,
+    stamp,
+    record,
 ):  # pragma: no cover - compiled
     """Replay one genome; ``record[j]`` receives push j as (box, direction) when it has rows.
 
@@ -498,8 +654,22 @@ def _replay_one(
     best_prefix, best_distance, best_hash, steps, final_distance, final_hash, deadlocked, next
     stamp).
     """
-    (occupied, boxes, _, stack, out_box, out_direction, _, frozen_goals, reduced,
-     dead_now, open_cells, free_boxes, _, _) = scratch
+    (
+        occupied,
+        boxes,
+        _,
+        stack,
+        out_box,
+        out_direction,
+        _,
+        frozen_goals,
+        reduced,
+        dead_now,
+        open_cells,
+        free_boxes,
+        _,
+        _,
+    ) = scratch
     box_count = start_boxes.shape[0]
     occupied[:] = False
     for k in range(box_count):
@@ -513,13 +683,33 @@ def _replay_one(
         if goals[boxes[k]]:
             on_goals += 1
     frozen_count = _update_frozen_goals(
-        floor, dead, goals, deltas, boxes, 0, frozen_goals, reduced, dead_now,
-        open_cells, stack,
+        floor,
+        dead,
+        goals,
+        deltas,
+        boxes,
+        0,
+        frozen_goals,
+        reduced,
+        dead_now,
+        open_cells,
+        stack,
     )
-    distance = _position_distance(
-        objective, boxes, push_distance, nearest, manhattan, frozen_count, frozen_goals, reduced,
-        free_boxes,
-    ) if frozen_count >= 0 else UNREACHABLE
+    distance = (
+        _position_distance(
+            objective,
+            boxes,
+            push_distance,
+            nearest,
+            manhattan,
+            frozen_count,
+            frozen_goals,
+            reduced,
+            free_boxes,
+        )
+        if frozen_count >= 0
+        else UNREACHABLE
+    )
     best = distance
     best_at = 0
     best_hash = np.uint64(0)
@@ -550,16 +740,21 @@ def _replay_one(
         if record.shape[0] > 0:
             record[steps, 0] = box
             record[steps, 1] = direction
-        frozen_count = _push(
-            floor, goals, dead, deltas, scratch, box, direction, frozen_count
-        )
+        frozen_count = _push(floor, goals, dead, deltas, scratch, box, direction, frozen_count)
         player = box
         box_hash ^= zobrist_box[box] ^ zobrist_box[target]
         on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
         steps += 1
         distance = _position_distance(
-            objective, boxes, push_distance, nearest, manhattan, frozen_count, frozen_goals,
-            reduced, free_boxes,
+            objective,
+            boxes,
+            push_distance,
+            nearest,
+            manhattan,
+            frozen_count,
+            frozen_goals,
+            reduced,
+            free_boxes,
         )
         if on_goals == box_count:
             solved = True
@@ -579,8 +774,21 @@ def _replay_one(
         best_hash = final_hash
     if not solved and not deadlocked:
         deadlocked, stamp = _forced_dead_end(
-            floor, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count,
-            on_goals, objective, stop_on_deadlock, push_distance, nearest, manhattan,
+            floor,
+            goals,
+            dead,
+            deltas,
+            corrals,
+            player,
+            scratch,
+            stamp,
+            frozen_count,
+            on_goals,
+            objective,
+            stop_on_deadlock,
+            push_distance,
+            nearest,
+            manhattan,
         )
     if deadlocked:
         lost_at = steps
@@ -597,7 +805,16 @@ def _replay_one(
             if best_at > steps:
                 best_at, best, best_hash = _best_of_trail(trail, steps)
     return (
-        solved, solved_at, best_at, best, best_hash, steps, distance, final_hash, deadlocked, stamp
+        solved,
+        solved_at,
+        best_at,
+        best,
+        best_hash,
+        steps,
+        distance,
+        final_hash,
+        deadlocked,
+        stamp,
     )
 
 
@@ -641,9 +858,12 @@ def _scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
         np.zeros(cells, dtype=np.bool_),
         np.empty(box_count, dtype=np.int64),
         (
-            np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64),
-            np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64),
-            np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64),
+            np.zeros(cells, dtype=np.int64),
+            np.zeros(cells, dtype=np.int64),
+            np.zeros(cells, dtype=np.int64),
+            np.zeros(cells, dtype=np.int64),
+            np.zeros(cells, dtype=np.int64),
+            np.zeros(cells, dtype=np.int64),
             np.zeros(cells, dtype=np.int64),
         ),
         np.zeros(4, dtype=np.int64),
@@ -652,10 +872,31 @@ def _scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _replay_batch_kernel(
-    deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-    zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genomes,
-    lengths, solved, solved_at, best_prefix, best_distance, best_hash, steps, final_distance,
-    final_hash, deadlocked,
+    deltas,
+    floor,
+    goals,
+    dead,
+    push_distance,
+    nearest,
+    manhattan,
+    zobrist_box,
+    zobrist_player,
+    start_player,
+    start_boxes,
+    corrals,
+    objective,
+    stop_on_deadlock,
+    genomes,
+    lengths,
+    solved,
+    solved_at,
+    best_prefix,
+    best_distance,
+    best_hash,
+    steps,
+    final_distance,
+    final_hash,
+    deadlocked,
 ):  # pragma: no cover - compiled
     scratch = _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0])
     trail = np.empty((3, genomes.shape[1] + 1), dtype=np.int64)
@@ -663,9 +904,26 @@ def _replay_batch_kernel(
     stamp = 1
     for i in range(genomes.shape[0]):
         outcome = _replay_one(
-            deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-            zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock,
-            genomes[i], lengths[i], scratch, trail, stamp, no_record,
+            deltas,
+            floor,
+            goals,
+            dead,
+            push_distance,
+            nearest,
+            manhattan,
+            zobrist_box,
+            zobrist_player,
+            start_player,
+            start_boxes,
+            corrals,
+            objective,
+            stop_on_deadlock,
+            genomes[i],
+            lengths[i],
+            scratch,
+            trail,
+            stamp,
+            no_record,
         )
         solved[i] = outcome[0]
         solved_at[i] = outcome[1]
@@ -681,22 +939,59 @@ def _replay_batch_kernel(
 
 @numba.njit(cache=True)
 def _choices_kernel(
-    deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-    zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes,
+    deltas,
+    floor,
+    goals,
+    dead,
+    push_distance,
+    nearest,
+    manhattan,
+    zobrist_box,
+    zobrist_player,
+    start_player,
+    start_boxes,
+    corrals,
+    objective,
+    stop_on_deadlock,
+    genes,
     record,
 ):  # pragma: no cover - compiled
     outcome = _replay_one(
-        deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-        zobrist_player, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes,
-        genes.shape[0], _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0]),
-        np.empty((3, genes.shape[0] + 1), dtype=np.int64), 1, record,
+        deltas,
+        floor,
+        goals,
+        dead,
+        push_distance,
+        nearest,
+        manhattan,
+        zobrist_box,
+        zobrist_player,
+        start_player,
+        start_boxes,
+        corrals,
+        objective,
+        stop_on_deadlock,
+        genes,
+        genes.shape[0],
+        _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0]),
+        np.empty((3, genes.shape[0] + 1), dtype=np.int64),
+        1,
+        record,
     )
     return outcome[5]
 
 
 @numba.njit(cache=True)
 def _candidates_kernel(
-    floor, goals, dead, push_distance, deltas, corrals, player, boxes, out_box,
+    floor,
+    goals,
+    dead,
+    push_distance,
+    deltas,
+    corrals,
+    player,
+    boxes,
+    out_box,
     out_direction,
 ):  # pragma: no cover - compiled
     """The candidate pushes of one position (``boxes`` sorted), as the replay enumerates them."""
@@ -706,8 +1001,17 @@ def _candidates_kernel(
         own_boxes[k] = boxes[k]
         occupied[boxes[k]] = True
     frozen_count = _update_frozen_goals(
-        floor, dead, goals, deltas, own_boxes, 0, scratch[7], scratch[8], scratch[9],
-        scratch[10], stack,
+        floor,
+        dead,
+        goals,
+        deltas,
+        own_boxes,
+        0,
+        scratch[7],
+        scratch[8],
+        scratch[9],
+        scratch[10],
+        stack,
     )
     if frozen_count < 0:
         return 0
@@ -721,8 +1025,20 @@ def _candidates_kernel(
 
 @numba.njit(cache=True)
 def _genes_kernel(
-    deltas, floor, goals, dead, push_distance, nearest, manhattan, zobrist_box,
-    zobrist_player, start_player, start_boxes, corrals, wanted, genes,
+    deltas,
+    floor,
+    goals,
+    dead,
+    push_distance,
+    nearest,
+    manhattan,
+    zobrist_box,
+    zobrist_player,
+    start_player,
+    start_boxes,
+    corrals,
+    wanted,
+    genes,
 ):  # pragma: no cover - compiled
     boxes = start_boxes.copy()
     out_box = np.empty(4 * boxes.shape[0], dtype=np.int64)
@@ -730,7 +1046,15 @@ def _genes_kernel(
     player = start_player
     for step in range(wanted.shape[0]):
         count = _candidates_kernel(
-            floor, goals, dead, push_distance, deltas, corrals, player, boxes, out_box,
+            floor,
+            goals,
+            dead,
+            push_distance,
+            deltas,
+            corrals,
+            player,
+            boxes,
+            out_box,
             out_direction,
         )
         found = -1

@@ -63,8 +63,19 @@ SUMMARY_JSON = "summary.json"
 PLOTS_DIR = "plots"
 
 RESULT_COLUMNS = (
-    "solver", "kind", "level_index", "level", "seed", "status", "solved",
-    "seconds", "unit", "used", "moves", "pushes", "solution",
+    "solver",
+    "kind",
+    "level_index",
+    "level",
+    "seed",
+    "status",
+    "solved",
+    "seconds",
+    "unit",
+    "used",
+    "moves",
+    "pushes",
+    "solution",
 )
 """``seconds``/``used``: wall time and evaluations (GA) or expanded nodes (search) spent, i.e.
 the time and cost to solve when ``solved`` is 1; ``seed`` is empty for deterministic search."""
@@ -206,11 +217,15 @@ class CompareConfig(Section):
         return self
 
 
-def load_compare_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> CompareConfig:
+def load_compare_config(
+    path: str | Path, overrides: list[str] | tuple[str, ...] = ()
+) -> CompareConfig:
     """Read and validate a comparison file; relative paths in it become absolute."""
     config, text = load_model(CompareConfig, path, overrides)
     base = Path(path).parent
-    settings = config.compare.model_copy(update={"levels": resolve_path(config.compare.levels, base)})
+    settings = config.compare.model_copy(
+        update={"levels": resolve_path(config.compare.levels, base)}
+    )
     solvers = [
         solver.model_copy(update={"config": resolve_path(solver.config, base)})
         if isinstance(solver, GASolver) and solver.config
@@ -252,7 +267,10 @@ def comparison_levels(settings: CompareSettings) -> list[LevelEntry]:
 
 
 def ga_config(
-    solver: GASolver, budget: CompareBudget, source: tuple[str, str] | None = None, position: int = 0
+    solver: GASolver,
+    budget: CompareBudget,
+    source: tuple[str, str] | None = None,
+    position: int = 0,
 ) -> Config:
     """The GA preset's run configuration with the comparison's budget, evaluated serially
     in its job (the jobs themselves run in parallel), without plots or checkpoints."""
@@ -269,8 +287,11 @@ def ga_config(
     except ConfigError as error:
         if error.path != OVERRIDE_SOURCE or source is None:
             raise
-        raise ConfigError(f"solver {solver.label!r}: {error.message}", source[0],
-                          locate(source[1], ("solver", position, "set"))) from None
+        raise ConfigError(
+            f"solver {solver.label!r}: {error.message}",
+            source[0],
+            locate(source[1], ("solver", position, "set")),
+        ) from None
 
 
 def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
@@ -284,17 +305,28 @@ def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
             seeds: list[int | None] = list(config.compare.seeds)
         else:
             settings = {
-                "kind": "search", "algorithm": solver.algorithm, "heuristic": solver.heuristic,
-                "weight": solver.weight, "freeze": solver.freeze, "corrals": solver.corrals,
-                "seconds": budget.seconds, "nodes": budget.nodes,
+                "kind": "search",
+                "algorithm": solver.algorithm,
+                "heuristic": solver.heuristic,
+                "weight": solver.weight,
+                "freeze": solver.freeze,
+                "corrals": solver.corrals,
+                "seconds": budget.seconds,
+                "nodes": budget.nodes,
             }
             seeds = list(config.compare.seeds) if solver.stochastic else [None]
         for entry in levels:
             rows, title = entry.level.rows(), entry.level.title
             digest = _digest(settings, rows, title)
             for seed in seeds:
-                payload = {**settings, "rows": rows, "title": title, "seed": seed,
-                           "solver": solver.label, "level_index": entry.index}
+                payload = {
+                    **settings,
+                    "rows": rows,
+                    "title": title,
+                    "seed": seed,
+                    "solver": solver.label,
+                    "level_index": entry.index,
+                }
                 key = f"{solver.label}|{entry.index}|{'-' if seed is None else seed}|{digest}"
                 jobs.append(Job(key, payload))
     return jobs
@@ -333,8 +365,12 @@ def _run_ga(level: Level, payload: dict) -> dict:
     with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
         outcome = evolve_level(level, config, evaluator=evaluator, seed=payload["seed"])
     return {
-        "status": outcome.stop_reason, "solved": outcome.solved, "seconds": outcome.seconds,
-        "used": outcome.evaluations, "moves": outcome.moves, "pushes": outcome.pushes,
+        "status": outcome.stop_reason,
+        "solved": outcome.solved,
+        "seconds": outcome.seconds,
+        "used": outcome.evaluations,
+        "moves": outcome.moves,
+        "pushes": outcome.pushes,
         "solution": outcome.solution_lurd,
     }
 
@@ -343,15 +379,23 @@ def _run_search(level: Level, payload: dict) -> dict:
     from evosoko.search import Pruning, solve
 
     result = solve(
-        level, payload["algorithm"], heuristic=payload["heuristic"], time_limit=payload["seconds"],
-        node_limit=payload["nodes"], weight=payload["weight"],
+        level,
+        payload["algorithm"],
+        heuristic=payload["heuristic"],
+        time_limit=payload["seconds"],
+        node_limit=payload["nodes"],
+        weight=payload["weight"],
         pruning=Pruning(freeze=payload["freeze"], corrals=payload["corrals"]),
         seed=payload["seed"] or 0,
     )
     return {
-        "status": result.status, "solved": result.solved, "seconds": result.seconds,
-        "used": result.expanded, "moves": result.moves if result.solved else None,
-        "pushes": result.pushes if result.solved else None, "solution": result.solution,
+        "status": result.status,
+        "solved": result.solved,
+        "seconds": result.seconds,
+        "used": result.expanded,
+        "moves": result.moves if result.solved else None,
+        "pushes": result.pushes if result.solved else None,
+        "solution": result.solution,
     }
 
 
@@ -363,21 +407,38 @@ def result_row(job: Job, result: dict, level: Level) -> dict[str, Any]:
     """
     payload = job.payload
     row = {
-        "solver": payload["solver"], "kind": payload["kind"], "level_index": payload["level_index"],
-        "level": level.name, "seed": payload["seed"], "unit": UNITS[payload["kind"]],
-        "status": "error", "solved": False, "seconds": 0.0, "used": 0,
-        "moves": None, "pushes": None, "solution": None,
+        "solver": payload["solver"],
+        "kind": payload["kind"],
+        "level_index": payload["level_index"],
+        "level": level.name,
+        "seed": payload["seed"],
+        "unit": UNITS[payload["kind"]],
+        "status": "error",
+        "solved": False,
+        "seconds": 0.0,
+        "used": 0,
+        "moves": None,
+        "pushes": None,
+        "solution": None,
     }
     if "error" in result:
         warnings.warn(EvosokoWarning(f"job {job.key} failed: {result['error']}"), stacklevel=2)
         return row
-    row.update({k: result[k] for k in ("status", "solved", "seconds", "used", "moves", "pushes", "solution")})
+    row.update(
+        {
+            k: result[k]
+            for k in ("status", "solved", "seconds", "used", "moves", "pushes", "solution")
+        }
+    )
     if row["solved"]:
         check = verify_solution(level, row["solution"] or "")
         if not (check.valid and check.solved):
-            warnings.warn(EvosokoWarning(
-                f"job {job.key}: its solution does not solve level {level.name}: {check.error}"
-            ), stacklevel=2)
+            warnings.warn(
+                EvosokoWarning(
+                    f"job {job.key}: its solution does not solve level {level.name}: {check.error}"
+                ),
+                stacklevel=2,
+            )
             row.update(status="rejected", solved=False, moves=None, pushes=None, solution=None)
         else:
             row.update(moves=check.moves, pushes=check.pushes, solution=check.lurd)
@@ -403,7 +464,9 @@ ProgressCallback = Callable[[int, int, dict | None], None]
 """``progress(done, total, row)``: ``row`` is None for the first call (jobs already done)."""
 
 
-def compare_folder(config: CompareConfig, out: str | Path | None, parent: str | Path = "runs") -> Path:
+def compare_folder(
+    config: CompareConfig, out: str | Path | None, parent: str | Path = "runs"
+) -> Path:
     """``out`` if given, else a new folder under ``parent`` named like a run's."""
     return output_folder(config.compare.name, out, parent)
 
@@ -440,14 +503,20 @@ def run_compare(
             progress(counts["done"], len(jobs), rows[job.key])
 
     parallel = config.parallel
-    backend = make_backend(parallel.backend, parallel.workers, address=parallel.address,
-                           local_workers=parallel.local_workers)
+    backend = make_backend(
+        parallel.backend,
+        parallel.workers,
+        address=parallel.address,
+        local_workers=parallel.local_workers,
+    )
     journal = Journal(folder / JOURNAL_FILE)
     if progress is not None:
         already = len([job for job in jobs if job.key in journal.finished()])
         progress(already, len(jobs), None)
     try:
-        run_jobs(jobs, run_job, backend, journal=journal, on_result=on_result, stop_after=stop_after)
+        run_jobs(
+            jobs, run_job, backend, journal=journal, on_result=on_result, stop_after=stop_after
+        )
     finally:
         ordered = [rows[job.key] for job in jobs if job.key in rows]
         summaries = write_compare_files(folder, config, ordered, len(jobs), plots=plots)
@@ -463,8 +532,12 @@ def write_compare_files(
     unit_budgets = {"evaluations": budget.evaluations, "nodes": budget.nodes}
     summaries = summarise(rows, budget.seconds, unit_budgets)
     write_text_atomic(folder / RESULTS_FILE, results_csv(rows))
-    write_text_atomic(folder / SUMMARY_MD, summary_markdown(config, summaries, len(rows), total_jobs))
-    write_json_atomic(folder / SUMMARY_JSON, summary_json(folder, config, summaries, len(rows), total_jobs))
+    write_text_atomic(
+        folder / SUMMARY_MD, summary_markdown(config, summaries, len(rows), total_jobs)
+    )
+    write_json_atomic(
+        folder / SUMMARY_JSON, summary_json(folder, config, summaries, len(rows), total_jobs)
+    )
     if plots and rows:
         from evosoko.experiment.figures import draw_compare
 
@@ -487,17 +560,19 @@ def read_results_csv(path: str | Path) -> list[dict[str, Any]]:
     rows = []
     with open(path, encoding="utf-8", newline="") as stream:
         for raw in csv.DictReader(stream):
-            rows.append({
-                **raw,
-                "level_index": int(raw["level_index"]),
-                "seed": int(raw["seed"]) if raw["seed"] else None,
-                "solved": raw["solved"] == "1",
-                "seconds": float(raw["seconds"]),
-                "used": int(raw["used"]),
-                "moves": int(raw["moves"]) if raw["moves"] else None,
-                "pushes": int(raw["pushes"]) if raw["pushes"] else None,
-                "solution": raw["solution"] or None,
-            })
+            rows.append(
+                {
+                    **raw,
+                    "level_index": int(raw["level_index"]),
+                    "seed": int(raw["seed"]) if raw["seed"] else None,
+                    "solved": raw["solved"] == "1",
+                    "seconds": float(raw["seconds"]),
+                    "used": int(raw["used"]),
+                    "moves": int(raw["moves"]) if raw["moves"] else None,
+                    "pushes": int(raw["pushes"]) if raw["pushes"] else None,
+                    "solution": raw["solution"] or None,
+                }
+            )
     return rows
 
 
@@ -527,8 +602,10 @@ def summary_markdown(
         f"Levels: {_level_description(settings)}; seeds {', '.join(map(str, settings.seeds))} "
         "(stochastic solvers); budget per job: " + ", ".join(limits) + ".",
         "",
-        ("| solver | runs | solved | solve rate | median s to solve | ERT s | ERT (own unit) "
-        "| median moves | median pushes |"),
+        (
+            "| solver | runs | solved | solve rate | median s to solve | ERT s | ERT (own unit) "
+            "| median moves | median pushes |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in summaries:
@@ -583,10 +660,16 @@ def summary_json(
         "finished": done,
         "solvers": [
             {
-                "solver": s.solver, "unit": s.unit, "runs": s.runs, "solved": s.solved,
-                "solve_rate": s.solve_rate, "median_seconds": s.median_seconds,
-                "median_units": s.median_units, "ert_seconds": finite(s.ert_seconds),
-                "ert_units": finite(s.ert_units), "median_moves": s.median_moves,
+                "solver": s.solver,
+                "unit": s.unit,
+                "runs": s.runs,
+                "solved": s.solved,
+                "solve_rate": s.solve_rate,
+                "median_seconds": s.median_seconds,
+                "median_units": s.median_units,
+                "ert_seconds": finite(s.ert_seconds),
+                "ert_units": finite(s.ert_units),
+                "median_moves": s.median_moves,
                 "median_pushes": s.median_pushes,
             }
             for s in summaries

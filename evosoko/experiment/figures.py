@@ -64,16 +64,27 @@ def _ecdf_curve(axes, costs, solved, limit, position, label) -> None:
 
 def _ecdf_time(by_solver: dict, budget: float, out: Path, fmt: str) -> Path:
     figure, (axes,) = new_figure()
-    smallest = min([r["seconds"] for runs in by_solver.values() for r in runs if r["solved"]
-                    and r["seconds"] > 0] or [budget / 1000])
+    smallest = min(
+        [
+            r["seconds"]
+            for runs in by_solver.values()
+            for r in runs
+            if r["solved"] and r["seconds"] > 0
+        ]
+        or [budget / 1000]
+    )
     for position, (solver, runs) in enumerate(by_solver.items()):
         costs = [max(r["seconds"], smallest) for r in runs]  # log axis: no zero times
         _ecdf_curve(axes, costs, [r["solved"] for r in runs], budget, position, solver)
     axes.axvline(budget, color="0.5", linestyle=":", linewidth=1)
     axes.set_xscale("log")
     axes.set_ylim(0, 1.02)
-    style_axes(axes, xlabel="wall-clock time (s, log scale)", ylabel="fraction of runs solved",
-               title="Solved runs against time (run-time ECDF)")
+    style_axes(
+        axes,
+        xlabel="wall-clock time (s, log scale)",
+        ylabel="fraction of runs solved",
+        title="Solved runs against time (run-time ECDF)",
+    )
     axes.legend(loc="upper left")
     return save_figure(figure, out / "ecdf_time", fmt)
 
@@ -93,8 +104,12 @@ def _ecdf_budget(by_solver: dict, unit_budgets: dict, out: Path, fmt: str) -> Pa
             axes.axvline(limit, color="0.5", linestyle=":", linewidth=1)
         axes.set_xscale("log")
         axes.set_ylim(0, 1.02)
-        style_axes(axes, xlabel=f"{UNIT_LABELS.get(unit, unit)} (log scale)",
-                   ylabel="fraction of runs solved", title=f"Solved runs against {unit}")
+        style_axes(
+            axes,
+            xlabel=f"{UNIT_LABELS.get(unit, unit)} (log scale)",
+            ylabel="fraction of runs solved",
+            title=f"Solved runs against {unit}",
+        )
         axes.legend(loc="upper left")
     return save_figure(figure, out / "ecdf_budget", fmt)
 
@@ -122,20 +137,30 @@ def _level_strip(by_solver: dict, rows: Sequence[dict], out: Path, fmt: str) -> 
 def _lengths(by_solver: dict, out: Path, fmt: str) -> Path:
     figure, panels = new_figure(2, width=max(4.0, 1.0 + 0.7 * len(by_solver)))
     for axes, measure in zip(panels, ("moves", "pushes")):
-        data = [[r[measure] for r in runs if r["solved"] and r[measure] is not None]
-                for runs in by_solver.values()]
+        data = [
+            [r[measure] for r in runs if r["solved"] and r[measure] is not None]
+            for runs in by_solver.values()
+        ]
         positions = [p for p, values in enumerate(data, start=1) if values]
         if positions:
-            boxes = axes.boxplot([data[p - 1] for p in positions], positions=positions,
-                                 widths=0.6, patch_artist=True,
-                                 medianprops={"color": "black"})
+            boxes = axes.boxplot(
+                [data[p - 1] for p in positions],
+                positions=positions,
+                widths=0.6,
+                patch_artist=True,
+                medianprops={"color": "black"},
+            )
             for patch, p in zip(boxes["boxes"], positions):
                 patch.set_facecolor(colour(p - 1))
                 patch.set_alpha(0.5)
         axes.set_xticks(range(1, len(by_solver) + 1), list(by_solver), rotation=30, ha="right")
         axes.set_xlim(0.4, len(by_solver) + 0.6)
-        style_axes(axes, xlabel="solver", ylabel=f"solution length ({measure})",
-                   title=f"Solution {measure} (solved runs)")
+        style_axes(
+            axes,
+            xlabel="solver",
+            ylabel=f"solution length ({measure})",
+            title=f"Solution {measure} (solved runs)",
+        )
     return save_figure(figure, out / "lengths", fmt)
 
 
@@ -168,18 +193,27 @@ def draw_runs(run_dirs: Sequence[Path], out: Path, fmt: str = "png") -> list[Pat
     count = sum(len({r["level_index"] for r in rows}) for rows in runs)
     out.mkdir(parents=True, exist_ok=True)
     figure, panels = new_figure(2)
-    for axes, x, xlabel in zip(panels, ("generation", "evaluations"),
-                               ("generation", "fitness evaluations")):
+    for axes, x, xlabel in zip(
+        panels, ("generation", "evaluations"), ("generation", "fitness evaluations")
+    ):
         for position, measure in enumerate(("best", "mean")):
             _band(axes, _curves(runs, x, measure), position, f"{measure} distance")
-        style_axes(axes, xlabel=xlabel, ylabel="distance to solved (0 = solved)",
-                   title=f"Fitness against {xlabel} ({count} curves)")
+        style_axes(
+            axes,
+            xlabel=xlabel,
+            ylabel="distance to solved (0 = solved)",
+            title=f"Fitness against {xlabel} ({count} curves)",
+        )
         axes.legend()
     paths = [save_figure(figure, out / "fitness_band", fmt)]
     figure, (axes,) = new_figure()
     _band(axes, _curves(runs, "generation", "diversity"), 2, "diversity")
-    style_axes(axes, xlabel="generation", ylabel="distinct positions per individual",
-               title=f"Diversity ({count} curves)")
+    style_axes(
+        axes,
+        xlabel="generation",
+        ylabel="distinct positions per individual",
+        title=f"Diversity ({count} curves)",
+    )
     axes.set_ylim(bottom=0)
     axes.legend()
     paths.append(save_figure(figure, out / "diversity", fmt))
@@ -192,5 +226,12 @@ def _band(axes, curves, position: int, label: str) -> None:
         return
     axes.plot(band.x, band.median, color=colour(position), label=f"{label} (median)")
     if band.curves > 1:
-        axes.fill_between(band.x, band.lower, band.upper, color=colour(position), alpha=0.2,
-                          linewidth=0, label=f"{label} (25–75 %)")
+        axes.fill_between(
+            band.x,
+            band.lower,
+            band.upper,
+            color=colour(position),
+            alpha=0.2,
+            linewidth=0,
+            label=f"{label} (25–75 %)",
+        )

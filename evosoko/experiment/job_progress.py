@@ -29,8 +29,10 @@ def describe_job(detail: Any) -> str:
     if isinstance(detail, dict):
         seed = "" if detail.get("seed") is None else f" seed {detail['seed']}"
         outcome = "solved" if detail["solved"] else detail["status"]
-        return (f"{detail['solver']} on level {detail['level_index']} {detail['level']}{seed}: "
-                f"{outcome} ({detail['seconds']:.2f} s, {detail['used']:,} {detail['unit']})")
+        return (
+            f"{detail['solver']} on level {detail['level_index']} {detail['level']}{seed}: "
+            f"{outcome} ({detail['seconds']:.2f} s, {detail['used']:,} {detail['unit']})"
+        )
     return "" if detail is None else str(detail)
 
 
@@ -54,8 +56,13 @@ class JobProgress:
             return
         if self._bar is None:
             self._bar = Progress(
-                TextColumn("jobs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[detail]}"),
+                TextColumn("jobs"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("eta"),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[detail]}"),
                 console=Console(file=self.stream),
             )
             self._bar.start()

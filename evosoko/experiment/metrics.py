@@ -134,7 +134,9 @@ def summarise(
                 solved=len(solved_runs),
                 median_seconds=median_or_none(r["seconds"] for r in solved_runs),
                 median_units=median_or_none(r["used"] for r in solved_runs),
-                ert_seconds=expected_running_time([r["seconds"] for r in runs], flags, seconds_budget),
+                ert_seconds=expected_running_time(
+                    [r["seconds"] for r in runs], flags, seconds_budget
+                ),
                 ert_units=None
                 if unit_budget is None
                 else expected_running_time([r["used"] for r in runs], flags, unit_budget),
@@ -156,7 +158,9 @@ class Band:
     curves: int
 
 
-def quantile_band(curves: Sequence[tuple[Sequence[float], Sequence[float]]], points: int = 200) -> Band:
+def quantile_band(
+    curves: Sequence[tuple[Sequence[float], Sequence[float]]], points: int = 200
+) -> Band:
     """Median and 25-75 % band across step curves ``(x, y)`` (x increasing).
 
     Each curve holds its value until its next point and keeps its last value after its end (a

@@ -38,11 +38,14 @@ def folder_kind(folder: Path) -> str:
         return "run"
     raise EvosokoError(
         "not a run, compare or sweep folder (no config.toml + metrics.csv, compare.toml + "
-        "results.csv, or sweep.toml + index.csv)", str(folder)
+        "results.csv, or sweep.toml + index.csv)",
+        str(folder),
     )
 
 
-def plot_folders(folders: list[str | Path], out: str | Path | None = None, fmt: str = "png") -> list[Path]:
+def plot_folders(
+    folders: list[str | Path], out: str | Path | None = None, fmt: str = "png"
+) -> list[Path]:
     """Draw the plots of every folder; returns the files written."""
     if fmt not in FORMATS:
         raise EvosokoError(f"unknown plot format {fmt!r}; use one of {', '.join(FORMATS)}")
@@ -109,8 +112,9 @@ def load_trials(folder: Path, config) -> list:
         for row in _read_csv(folder / RESULTS_FILE):
             trial = trials.get(int(row["trial"]))
             if trial is not None:
-                trial.rows.append({**row, "solved": row["solved"] == "1",
-                                   "evaluations": int(row["evaluations"])})
+                trial.rows.append(
+                    {**row, "solved": row["solved"] == "1", "evaluations": int(row["evaluations"])}
+                )
     return list(trials.values())
 
 

@@ -74,7 +74,9 @@ def make_output_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise EvosokoError(f"cannot create the output folder: {error.strerror or error}", str(folder))
+        raise EvosokoError(
+            f"cannot create the output folder: {error.strerror or error}", str(folder)
+        )
 
 
 class RunFolder:

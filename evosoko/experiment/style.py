@@ -20,8 +20,16 @@ __all__ = ["FORMATS", "colour", "new_figure", "save_figure", "style_axes"]
 FORMATS = ("png", "svg")
 
 PALETTE = (
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-    "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#ff7f0e",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#7f7f7f",
+    "#bcbd22",
 )
 """Colours by series position, the same in every plot of one folder."""
 
@@ -48,7 +56,9 @@ def colour(position: int) -> str:
     return PALETTE[position % len(PALETTE)]
 
 
-def new_figure(panels: int = 1, *, width: float = 5.0, height: float = 3.4, columns: int | None = None) -> tuple[Figure, Sequence[Axes]]:
+def new_figure(
+    panels: int = 1, *, width: float = 5.0, height: float = 3.4, columns: int | None = None
+) -> tuple[Figure, Sequence[Axes]]:
     """A figure with ``panels`` axes side by side (wrapping after ``columns``), constrained layout."""
     import matplotlib
 

@@ -218,7 +218,10 @@ class Trial:
 
     def rank_key(self) -> tuple[float, float]:
         """Larger is better: solve rate, then fewer median evaluations."""
-        return (self.solve_rate, -(self.median_evaluations if self.median_evaluations is not None else math.inf))
+        return (
+            self.solve_rate,
+            -(self.median_evaluations if self.median_evaluations is not None else math.inf),
+        )
 
 
 def plan_trials(config: SweepConfig) -> list[Trial]:
@@ -226,7 +229,9 @@ def plan_trials(config: SweepConfig) -> list[Trial]:
     keys = list(config.parameters)
     if config.sweep.method == "grid":
         axes = [config.parameters[k] for k in keys]
-        return [Trial(n, dict(zip(keys, values))) for n, values in enumerate(itertools.product(*axes))]
+        return [
+            Trial(n, dict(zip(keys, values))) for n, values in enumerate(itertools.product(*axes))
+        ]
     rng = random.Random(config.sweep.sampler_seed)
     return [
         Trial(n, {k: _draw(rng, config.parameters[k]) for k in keys})
@@ -266,8 +271,9 @@ def trial_config(config: SweepConfig, params: dict[str, Scalar]) -> Config:
             raise
         source = config._source or ("<sweep>", "")
         described = ", ".join(f"{k}={v!r}" for k, v in params.items())
-        raise ConfigError(f"trial ({described}): {error.message}", source[0],
-                          locate(source[1], ("parameters",))) from None
+        raise ConfigError(
+            f"trial ({described}): {error.message}", source[0], locate(source[1], ("parameters",))
+        ) from None
 
 
 def _limit(value: float | None) -> str:
@@ -278,20 +284,28 @@ def sweep_levels(config: SweepConfig) -> list[LevelEntry]:
     """The sweep's levels: its own level file, else the base configuration's."""
     from evosoko.experiment.compare import CompareSettings
 
-    base = load_config(config.sweep.base, config.sweep.set) if config.sweep.base or config.sweep.set else None
+    base = (
+        load_config(config.sweep.base, config.sweep.set)
+        if config.sweep.base or config.sweep.set
+        else None
+    )
     levels = config.sweep.levels or (base.run.levels if base else None)
     if not levels:
         source = config._source[0] if config._source else None
         raise ConfigError("no levels: set sweep.levels or run.levels in the base", source)
     select = config.sweep.select or (base.run.select if base and not config.sweep.levels else [])
-    return comparison_levels(CompareSettings(levels=levels, select=select, first=config.sweep.first))
+    return comparison_levels(
+        CompareSettings(levels=levels, select=select, first=config.sweep.first)
+    )
 
 
 def _params_digest(config_text: str) -> str:
     return hashlib.sha1(config_text.encode()).hexdigest()[:12]
 
 
-def trial_jobs(trial: Trial, run_config: Config, levels: list[LevelEntry], seeds: list[int]) -> list[Job]:
+def trial_jobs(
+    trial: Trial, run_config: Config, levels: list[LevelEntry], seeds: list[int]
+) -> list[Job]:
     """The jobs of one trial: every level with every seed. Keys depend only on the resolved
     configuration, level and seed, so equal settings share results across trials and reruns."""
     text = dump_config(run_config)
@@ -299,26 +313,41 @@ def trial_jobs(trial: Trial, run_config: Config, levels: list[LevelEntry], seeds
     jobs = []
     for entry in levels:
         for seed in seeds:
-            payload = {"kind": "ga", "config": text, "rows": entry.level.rows(),
-                       "title": entry.level.title, "seed": seed, "solver": f"trial-{trial.number}",
-                       "level_index": entry.index}
+            payload = {
+                "kind": "ga",
+                "config": text,
+                "rows": entry.level.rows(),
+                "title": entry.level.title,
+                "seed": seed,
+                "solver": f"trial-{trial.number}",
+                "level_index": entry.index,
+            }
             jobs.append(Job(f"{digest}|{entry.index}|{seed}", payload))
     return jobs
 
 
-def score_trial(trial: Trial, results: list[dict], names: dict[int, str], budget: SweepBudget, jobs: list[Job]) -> None:
+def score_trial(
+    trial: Trial, results: list[dict], names: dict[int, str], budget: SweepBudget, jobs: list[Job]
+) -> None:
     """Fill the trial's metrics and per-job rows from its finished jobs."""
     trial.rows = []
     for job, result in zip(jobs, results):
         failed = "error" in result
-        trial.rows.append({
-            "trial": trial.number, **trial.params, "level_index": job.payload["level_index"],
-            "level": names[job.payload["level_index"]], "seed": job.payload["seed"],
-            "status": "error" if failed else result["status"],
-            "solved": bool(result.get("solved")), "evaluations": result.get("used", 0),
-            "seconds": result.get("seconds", 0.0), "moves": result.get("moves"),
-            "pushes": result.get("pushes"),
-        })
+        trial.rows.append(
+            {
+                "trial": trial.number,
+                **trial.params,
+                "level_index": job.payload["level_index"],
+                "level": names[job.payload["level_index"]],
+                "seed": job.payload["seed"],
+                "status": "error" if failed else result["status"],
+                "solved": bool(result.get("solved")),
+                "evaluations": result.get("used", 0),
+                "seconds": result.get("seconds", 0.0),
+                "moves": result.get("moves"),
+                "pushes": result.get("pushes"),
+            }
+        )
     errors = [r for r in results if "error" in r]
     trial.runs = len(results)
     trial.solved = sum(1 for row in trial.rows if row["solved"])
@@ -399,7 +428,9 @@ def run_sweep(
     return SweepOutcome(folder, trials, best, complete)
 
 
-def _run_planned(config, planned, levels, journal, progress, stop_after) -> tuple[list[Trial], bool]:
+def _run_planned(
+    config, planned, levels, journal, progress, stop_after
+) -> tuple[list[Trial], bool]:
     trials = [trial for trial, _ in planned]
     per_trial = [trial_jobs(t, c, levels, config.sweep.seeds) for t, c in planned]
     unique = list({job.key: job for jobs in per_trial for job in jobs}.values())
@@ -408,14 +439,26 @@ def _run_planned(config, planned, levels, journal, progress, stop_after) -> tupl
     def on_result(job: Job, result: dict, resumed: bool) -> None:
         done["count"] += 1
         if progress is not None and not resumed:
-            outcome = "error" if "error" in result else "solved" if result["solved"] else result["status"]
-            progress(done["count"], len(unique), f"{job.payload['solver']} level "
-                     f"{job.payload['level_index']} seed {job.payload['seed']}: {outcome}")
+            outcome = (
+                "error" if "error" in result else "solved" if result["solved"] else result["status"]
+            )
+            progress(
+                done["count"],
+                len(unique),
+                f"{job.payload['solver']} level "
+                f"{job.payload['level_index']} seed {job.payload['seed']}: {outcome}",
+            )
 
     parallel = config.parallel
-    backend = make_backend(parallel.backend, parallel.workers, address=parallel.address,
-                           local_workers=parallel.local_workers)
-    results = run_jobs(unique, run_job, backend, journal=journal, on_result=on_result, stop_after=stop_after)
+    backend = make_backend(
+        parallel.backend,
+        parallel.workers,
+        address=parallel.address,
+        local_workers=parallel.local_workers,
+    )
+    results = run_jobs(
+        unique, run_job, backend, journal=journal, on_result=on_result, stop_after=stop_after
+    )
     names = {entry.index: entry.level.name for entry in levels}
     for trial, jobs in zip(trials, per_trial):
         if all(job.key in results for job in jobs):
@@ -432,7 +475,12 @@ def best_trial(trials: list[Trial]) -> Trial | None:
 
 
 def write_sweep_files(
-    folder: Path, config: SweepConfig, trials: list[Trial], levels: list[LevelEntry], *, plots: bool = True
+    folder: Path,
+    config: SweepConfig,
+    trials: list[Trial],
+    levels: list[LevelEntry],
+    *,
+    plots: bool = True,
 ) -> Trial | None:
     """Write ``index.csv``, ``results.csv``, ``best.toml`` and (optionally) the plots."""
     keys = list(config.parameters)
@@ -442,8 +490,19 @@ def write_sweep_files(
         for trial in trials
         for row in trial.rows
     ]
-    job_columns = ["trial", *keys, "level_index", "level", "seed", "status", "solved",
-                   "evaluations", "seconds", "moves", "pushes"]
+    job_columns = [
+        "trial",
+        *keys,
+        "level_index",
+        "level",
+        "seed",
+        "status",
+        "solved",
+        "evaluations",
+        "seconds",
+        "moves",
+        "pushes",
+    ]
     write_text_atomic(folder / RESULTS_FILE, _csv(job_columns, rows))
     best = best_trial(trials)
     if best is not None:
@@ -455,7 +514,14 @@ def write_sweep_files(
     return best
 
 
-INDEX_METRICS = ("runs", "solved", "solve_rate", "median_evaluations", "median_seconds", "objective")
+INDEX_METRICS = (
+    "runs",
+    "solved",
+    "solve_rate",
+    "median_evaluations",
+    "median_seconds",
+    "objective",
+)
 
 
 def index_csv(trials: list[Trial], keys: list[str], budget: SweepBudget) -> str:
@@ -465,9 +531,14 @@ def index_csv(trials: list[Trial], keys: list[str], budget: SweepBudget) -> str:
         params = {k: toml_value(v) if isinstance(v, bool) else v for k, v in trial.params.items()}
         row: dict[str, Any] = {"trial": trial.number, "status": trial.status, **params}
         if trial.status == "complete":
-            row.update(runs=trial.runs, solved=trial.solved, solve_rate=trial.solve_rate,
-                       median_evaluations=trial.median_evaluations,
-                       median_seconds=trial.median_seconds, objective=objective_value(trial, budget))
+            row.update(
+                runs=trial.runs,
+                solved=trial.solved,
+                solve_rate=trial.solve_rate,
+                median_evaluations=trial.median_evaluations,
+                median_seconds=trial.median_seconds,
+                objective=objective_value(trial, budget),
+            )
         rows.append(row)
     return _csv(["trial", "status", *keys, *INDEX_METRICS], rows)
 
@@ -502,11 +573,16 @@ def best_toml(config: SweepConfig, best: Trial, levels: list[LevelEntry]) -> str
     budget and first seed, and the default (serial) evaluation backend."""
     run_config = trial_config(config, best.params)
     indices = [entry.index for entry in levels]
-    run = run_config.run.model_copy(update={
-        "name": f"{config.sweep.name}-best", "seed": config.sweep.seeds[0],
-        "levels": str(Path(levels[0].level.origin.path).resolve()) if levels[0].level.origin else run_config.run.levels,
-        "select": indices,
-    })
+    run = run_config.run.model_copy(
+        update={
+            "name": f"{config.sweep.name}-best",
+            "seed": config.sweep.seeds[0],
+            "levels": str(Path(levels[0].level.origin.path).resolve())
+            if levels[0].level.origin
+            else run_config.run.levels,
+            "select": indices,
+        }
+    )
     output = run_config.output.model_copy(update={"plots": True, "checkpoint_every": 10})
     resolved = run_config.model_copy(update={"run": run, "output": output})
     header = (

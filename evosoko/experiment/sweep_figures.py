@@ -25,7 +25,11 @@ MAX_BOXES = 12
 
 
 def draw_sweep(
-    folder: Path, config: SweepConfig, trials: Sequence[Trial], fmt: str = "png", out: Path | None = None
+    folder: Path,
+    config: SweepConfig,
+    trials: Sequence[Trial],
+    fmt: str = "png",
+    out: Path | None = None,
 ) -> list[Path]:
     """Draw the sweep plots of the complete ``trials`` into ``out`` (default ``folder/plots``)."""
     out = out or folder / "plots"
@@ -98,15 +102,26 @@ def _heatmap(config: SweepConfig, trials: list[Trial], out: Path, fmt: str) -> P
         i = rows_values.index(trial.params[first])
         j = column_values.index(trial.params[second])
         rate[i, j] = trial.solve_rate
-        evaluations[i, j] = trial.median_evaluations if trial.median_evaluations is not None else np.nan
-    figure, (axes,) = new_figure(width=1.6 + 1.1 * len(column_values), height=1.4 + 0.8 * len(rows_values))
+        evaluations[i, j] = (
+            trial.median_evaluations if trial.median_evaluations is not None else np.nan
+        )
+    figure, (axes,) = new_figure(
+        width=1.6 + 1.1 * len(column_values), height=1.4 + 0.8 * len(rows_values)
+    )
     image = axes.imshow(rate, cmap="viridis", vmin=0, vmax=1, aspect="auto")
     axes.grid(False)
     for (i, j), value in np.ndenumerate(rate):
         if not np.isnan(value):
             text = f"{value:.0%}\n{evaluations[i, j]:,.0f} ev"
-            axes.text(j, i, text, ha="center", va="center", fontsize=7,
-                      color="white" if value < 0.6 else "black")
+            axes.text(
+                j,
+                i,
+                text,
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if value < 0.6 else "black",
+            )
     axes.set_xticks(range(len(column_values)), [_label(v) for v in column_values])
     axes.set_yticks(range(len(rows_values)), [_label(v) for v in rows_values])
     style_axes(axes, xlabel=second, ylabel=first, title="Solve rate (median evaluations)")
@@ -121,9 +136,14 @@ def _history(config: SweepConfig, trials: Sequence[Trial], out: Path, fmt: str) 
     scores = [objective_value(t, budget) for t in done]
     figure, (axes,) = new_figure()
     axes.scatter(numbers, scores, color=colour(0), s=16, alpha=0.7, label="trial")
-    axes.step(numbers, np.maximum.accumulate(scores), where="post", color=colour(1), label="best so far")
-    style_axes(axes, xlabel="trial number",
-               ylabel="objective (solve rate, ties: fewer evaluations)",
-               title=f"Optimisation history ({config.sweep.method})")
+    axes.step(
+        numbers, np.maximum.accumulate(scores), where="post", color=colour(1), label="best so far"
+    )
+    style_axes(
+        axes,
+        xlabel="trial number",
+        ylabel="objective (solve rate, ties: fewer evaluations)",
+        title=f"Optimisation history ({config.sweep.method})",
+    )
     axes.legend(loc="lower right")
     return save_figure(figure, out / "history", fmt)

@@ -96,8 +96,12 @@ def run_optuna(
                 progress(counter["jobs"], target * per_trial, f"trial {trial.number}")
 
         parallel = config.parallel
-        backend = make_backend(parallel.backend, parallel.workers, address=parallel.address,
-                               local_workers=parallel.local_workers)
+        backend = make_backend(
+            parallel.backend,
+            parallel.workers,
+            address=parallel.address,
+            local_workers=parallel.local_workers,
+        )
         results = run_jobs(jobs, run_job, backend, journal=journal, on_result=on_result)
         score_trial(trial, [results[job.key] for job in jobs], names, config.sweep.budget, jobs)
         if trial.status != "complete":
@@ -109,8 +113,9 @@ def run_optuna(
 
     ran = 0
     while _completed(study) < target and (stop_after is None or ran < stop_after):
-        study.sampler = TPESampler(seed=config.sweep.sampler_seed + len(study.trials),
-                                   n_startup_trials=startup)
+        study.sampler = TPESampler(
+            seed=config.sweep.sampler_seed + len(study.trials), n_startup_trials=startup
+        )
         study.optimize(objective, n_trials=1, catch=(EvosokoError,))
         ran += 1
     trials = [_trial(frozen, config, levels, journal, names) for frozen in study.trials]

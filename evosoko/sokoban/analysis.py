@@ -13,9 +13,7 @@ if TYPE_CHECKING:
     from evosoko.sokoban.level import Level
 
 
-def pull_distances_from(
-    level: "Level", goal: int, floor: np.ndarray | None = None
-) -> np.ndarray:
+def pull_distances_from(level: "Level", goal: int, floor: np.ndarray | None = None) -> np.ndarray:
     """int32[cells]: fewest pushes taking a lone box from each cell to ``goal``.
 
     Breadth-first search over box cells by reverse pulls: a box at ``b`` can be pulled in

@@ -75,7 +75,9 @@ def level_from_rows(
     if not players:
         raise fail("no player ('@' or '+') on the board")
     if len(players) > 1:
-        raise fail(f"{len(players)} players on the board; a level has exactly one", row_of(players[1]))
+        raise fail(
+            f"{len(players)} players on the board; a level has exactly one", row_of(players[1])
+        )
     if not boxes:
         raise fail("no box on the board")
     goal_count = int(goals.sum())

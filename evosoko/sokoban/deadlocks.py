@@ -101,7 +101,9 @@ def frozen_cells(level: Level, boxes: Iterable[int]) -> frozenset[int]:
     return frozenset(frozen)
 
 
-def frozen_goal_tables(level: Level, frozen: Iterable[int]) -> tuple[list[int], np.ndarray, np.ndarray]:
+def frozen_goal_tables(
+    level: Level, frozen: Iterable[int]
+) -> tuple[list[int], np.ndarray, np.ndarray]:
     """With the boxes on ``frozen`` goal cells as walls: the goals left, their push distances
     (int32[goals left, cells]) and the dead cells (bool[cells]: no goal left reachable)."""
     frozen = set(frozen)

@@ -128,7 +128,9 @@ def mark_frozen(floor, dead, deltas, boxes, moved_from, moved_to, frozen):  # pr
 
 
 @numba.njit(cache=True)
-def frozen_off_goal(floor, dead, goals, deltas, boxes, moved_from, moved_to, frozen):  # pragma: no cover
+def frozen_off_goal(
+    floor, dead, goals, deltas, boxes, moved_from, moved_to, frozen
+):  # pragma: no cover
     """Whether some box can never move and is off its goal (see :func:`mark_frozen`).
 
     ``frozen`` is scratch bool[cells], all False on entry and on return.

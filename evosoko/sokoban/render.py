@@ -82,8 +82,9 @@ def styled_board(level: Level, state: State | None = None) -> Text:
 
 
 # ---- images -------------------------------------------------------------------------------------
-def save_png(level: Level, path: str | os.PathLike, state: State | None = None,
-             cell_pixels: int = 32) -> None:
+def save_png(
+    level: Level, path: str | os.PathLike, state: State | None = None, cell_pixels: int = 32
+) -> None:
     """Draw the board in ``state`` (default: the start) to a PNG of ``cell_pixels`` per cell."""
     figure, show = _board_figure(level, cell_pixels)
     show(state if state is not None else level.start)
@@ -107,8 +108,14 @@ def gif_frame_steps(step_count: int, max_frames: int = DEFAULT_MAX_FRAMES) -> li
     return steps
 
 
-def save_gif(level: Level, states: Sequence[State], path: str | os.PathLike, fps: float = 10,
-             max_frames: int = DEFAULT_MAX_FRAMES, cell_pixels: int = 24) -> int:
+def save_gif(
+    level: Level,
+    states: Sequence[State],
+    path: str | os.PathLike,
+    fps: float = 10,
+    max_frames: int = DEFAULT_MAX_FRAMES,
+    cell_pixels: int = 24,
+) -> int:
     """Animate ``states`` (start first) into a looping GIF; return the number of frames written.
 
     ``fps`` is clamped to 1..``MAX_FPS``; the final position is held for an extra second.
@@ -126,14 +133,23 @@ def save_gif(level: Level, states: Sequence[State], path: str | os.PathLike, fps
     durations = [frame_ms] * len(steps)
     durations[-1] += FINAL_FRAME_HOLD_MS
     with atomic_path(path) as temporary:
-        first.save(temporary, format="GIF", save_all=True, append_images=frames,
-                   duration=durations, loop=0, disposal=1, optimize=False)
+        first.save(
+            temporary,
+            format="GIF",
+            save_all=True,
+            append_images=frames,
+            duration=durations,
+            loop=0,
+            disposal=1,
+            optimize=False,
+        )
     with Image.open(path) as written:
         return int(getattr(written, "n_frames", 1))
 
 
-def _quantized_frames(figure: "Figure", show: Callable[[State], None],
-                      states: Sequence[State]) -> Iterator["Image.Image"]:
+def _quantized_frames(
+    figure: "Figure", show: Callable[[State], None], states: Sequence[State]
+) -> Iterator["Image.Image"]:
     """Render each state and quantize it to the palette of the first frame (1 byte per pixel)."""
     from PIL import Image
 
@@ -164,8 +180,7 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple["Figure", Callable[[S
     if cell_pixels < 4:
         raise ValueError("cell_pixels must be at least 4")
     width, height = level.width, level.height
-    figure = Figure(figsize=(width, height), dpi=cell_pixels,
-                    facecolor=COLOURS["background"])
+    figure = Figure(figsize=(width, height), dpi=cell_pixels, facecolor=COLOURS["background"])
     FigureCanvasAgg(figure)
     axes = figure.add_axes((0, 0, 1, 1))
     axes.set_axis_off()
@@ -176,16 +191,27 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple["Figure", Callable[[S
     tiles[:] = to_rgba(COLOURS["outside"])
     tiles[level.floor] = to_rgba(COLOURS["floor"])
     tiles[level.walls] = to_rgba(COLOURS["wall"])
-    axes.imshow(tiles.reshape(height, width, 4), extent=(0, width, height, 0),
-                interpolation="nearest", aspect="auto")
+    axes.imshow(
+        tiles.reshape(height, width, 4),
+        extent=(0, width, height, 0),
+        interpolation="nearest",
+        aspect="auto",
+    )
     for goal in level.goal_cells.tolist():
         row, column = level.position(goal)
         axes.add_patch(Circle((column + 0.5, row + 0.5), 0.17, color=COLOURS["goal"], zorder=2))
 
     inset = 0.12
     boxes = [
-        FancyBboxPatch((0, 0), 1 - 2 * inset, 1 - 2 * inset, boxstyle="round,pad=0,rounding_size=0.12",
-                       edgecolor=COLOURS["box_edge"], linewidth=2.0, zorder=3)
+        FancyBboxPatch(
+            (0, 0),
+            1 - 2 * inset,
+            1 - 2 * inset,
+            boxstyle="round,pad=0,rounding_size=0.12",
+            edgecolor=COLOURS["box_edge"],
+            linewidth=2.0,
+            zorder=3,
+        )
         for _ in level.start.boxes
     ]
     for box in boxes:

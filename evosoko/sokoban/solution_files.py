@@ -53,6 +53,9 @@ def match_solutions(levels: Sequence[Level], solved: Sequence[Level]) -> list[So
                 where.path if where else None,
                 where.line if where else None,
             )
-        entries.append(SolutionEntry(target, lurd, where.path if where else None,
-                                     where.line if where else None))
+        entries.append(
+            SolutionEntry(
+                target, lurd, where.path if where else None, where.line if where else None
+            )
+        )
     return entries

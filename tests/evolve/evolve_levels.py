@@ -46,10 +46,14 @@ def run(level, overrides, **kwargs):
     config = load_config(None, overrides)
     stats = []
     with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
-        outcome = evolve_level(level, config, evaluator=evaluator, on_generation=stats.append, **kwargs)
+        outcome = evolve_level(
+            level, config, evaluator=evaluator, on_generation=stats.append, **kwargs
+        )
     return outcome, stats
 
 
 def comparable(stats):
     """Generation statistics without the fields that are not deterministic."""
-    return [{k: v for k, v in s.as_dict().items() if k not in ("seconds", "cache_hits")} for s in stats]
+    return [
+        {k: v for k, v in s.as_dict().items() if k not in ("seconds", "cache_hits")} for s in stats
+    ]

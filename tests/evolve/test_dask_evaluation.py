@@ -116,9 +116,12 @@ def test_batches_lost_with_killed_workers_are_submitted_again(tmp_path):
             n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0"
         )
     config = on_cluster(strict_cluster)
-    with strict_cluster, make_evaluator(
-        level, config, "pushes", FitnessConfig(), crash_marker=str(marker)
-    ) as evaluator:
+    with (
+        strict_cluster,
+        make_evaluator(
+            level, config, "pushes", FitnessConfig(), crash_marker=str(marker)
+        ) as evaluator,
+    ):
         assert evaluator.map(genomes) == expected
         assert evaluator.resubmits == 1
 
@@ -155,8 +158,14 @@ def dask_overrides(cluster) -> list[str]:
 def evolve_metrics(level, parallel=(), *, crash_marker=None, on_generation=None):
     """Per-generation statistics (without times), best genes and evaluations of a short run
     (serial unless ``parallel`` overrides say otherwise)."""
-    overrides = ["run.budget.generations=12", "ga.population=40", "ga.offspring=40",
-                 "run.seed=3", "parallel.batch_size=8", *parallel]
+    overrides = [
+        "run.budget.generations=12",
+        "ga.population=40",
+        "ga.offspring=40",
+        "run.seed=3",
+        "parallel.batch_size=8",
+        *parallel,
+    ]
     config = load_config(None, overrides)
     stats = []
 
@@ -199,8 +208,9 @@ def test_an_unreachable_scheduler_is_an_evosoko_error():
 def test_without_dask_the_backend_is_a_config_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
     config = ParallelConfig(backend="dask", local_workers=2)
-    with pytest.raises(ConfigError, match=r"evosoko\[dask\]"), make_evaluator(
-        small_level("corridor"), config, "moves", FitnessConfig()
+    with (
+        pytest.raises(ConfigError, match=r"evosoko\[dask\]"),
+        make_evaluator(small_level("corridor"), config, "moves", FitnessConfig()),
     ):
         pass
 
@@ -209,8 +219,14 @@ def test_dask_needs_exactly_one_of_address_and_local_workers():
     with pytest.raises(ConfigError, match="exactly one of address"):
         load_config(None, ["parallel.backend=dask"])
     with pytest.raises(ConfigError, match="exactly one of address"):
-        load_config(None, ["parallel.backend=dask", "parallel.local_workers=2",
-                           'parallel.address="tcp://127.0.0.1:8786"'])
+        load_config(
+            None,
+            [
+                "parallel.backend=dask",
+                "parallel.local_workers=2",
+                'parallel.address="tcp://127.0.0.1:8786"',
+            ],
+        )
     with pytest.raises(ConfigError, match="scheduler address"):
         load_config(None, ["parallel.backend=dask", "parallel.address=localhost"])
     config = load_config(None, ["parallel.backend=dask", "parallel.local_workers=3"])

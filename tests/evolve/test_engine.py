@@ -39,8 +39,14 @@ def test_solves_a_small_level_with_a_verified_solution(encoding):
 )
 def test_same_seed_same_run(microban, encoding, extra):
     level = microban[HARD_ENOUGH]
-    overrides = [f"ga.encoding={encoding}", "run.budget.generations=15", "ga.population=30",
-                 "ga.offspring=30", *extra, "run.seed=5"]
+    overrides = [
+        f"ga.encoding={encoding}",
+        "run.budget.generations=15",
+        "ga.population=30",
+        "ga.offspring=30",
+        *extra,
+        "run.seed=5",
+    ]
     first, first_stats = run(level, overrides)
     second, second_stats = run(level, overrides)
     assert comparable(first_stats) == comparable(second_stats)
@@ -50,10 +56,14 @@ def test_same_seed_same_run(microban, encoding, extra):
 
 
 LOST_SEARCH = [
-    "fitness.lost_search_nodes=500", "fitness.lost_search_age=0", "ga.stagnation_restart=none",
+    "fitness.lost_search_nodes=500",
+    "fitness.lost_search_age=0",
+    "ga.stagnation_restart=none",
 ]
 MOVES_PRESET_LIKE = [
-    "ga.encoding=moves", "ga.mutation.push_macro=0.5", "ga.mutation.tail_genes=5",
+    "ga.encoding=moves",
+    "ga.mutation.push_macro=0.5",
+    "ga.mutation.tail_genes=5",
     "fitness.trim_to_best=false",
 ]
 
@@ -73,8 +83,14 @@ MOVES_PRESET_LIKE = [
 def test_resume_equals_uninterrupted(microban, selection, extra):
     level = microban[HARD_ENOUGH]
     overrides = [
-        "ga.encoding=pushes", f"ga.selection={selection}", "ga.population=20", "ga.offspring=24",
-        "output.checkpoint_every=5", "ga.stagnation_restart=4", "ga.age_patience=2", "run.seed=11",
+        "ga.encoding=pushes",
+        f"ga.selection={selection}",
+        "ga.population=20",
+        "ga.offspring=24",
+        "output.checkpoint_every=5",
+        "ga.stagnation_restart=4",
+        "ga.age_patience=2",
+        "run.seed=11",
         *extra,
     ]
     whole, whole_stats = run(level, overrides + ["run.budget.generations=20"])
@@ -86,7 +102,9 @@ def test_resume_equals_uninterrupted(microban, selection, extra):
     saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
     assert saved["generation"] == 10
     assert bool(saved["lost_positions"]) == (extra is LOST_SEARCH)  # the search was exercised
-    resumed, resumed_stats = run(level, overrides + ["run.budget.generations=20"], resume_state=saved)
+    resumed, resumed_stats = run(
+        level, overrides + ["run.budget.generations=20"], resume_state=saved
+    )
     assert comparable(half_stats + resumed_stats) == comparable(whole_stats)
     assert resumed.best_genes == whole.best_genes
     assert resumed.evaluations == whole.evaluations
@@ -121,8 +139,13 @@ def test_stagnation_restarts_keep_the_hall_of_fame(microban):
     level = microban[HARD_ENOUGH]
     outcome, stats = run(
         level,
-        ["ga.stagnation_restart=3", "run.budget.generations=30", "ga.population=10",
-         "ga.offspring=10", "ga.hall_of_fame=3"],
+        [
+            "ga.stagnation_restart=3",
+            "run.budget.generations=30",
+            "ga.population=10",
+            "ga.offspring=10",
+            "ga.hall_of_fame=3",
+        ],
     )
     assert outcome.restarts >= 1 and stats[-1].restarts == outcome.restarts
     best_so_far = [s.best_distance for s in stats]
@@ -143,13 +166,26 @@ def test_source_ga_settings_run(microban):
     level = microban[0]
     config = load_config(
         None,
-        ["ga.encoding=moves", "ga.selection=truncation", "ga.offspring=50", "ga.elitism=0",
-         "ga.crossover.kind=block", "ga.crossover.probability=1.0", "ga.mutation.replace_rate=0.05",
-         "ga.mutation.insert_rate=0.05", "ga.mutation.delete_rate=0", "ga.mutation.duplication=0",
-         "ga.mutation.inversion=0", "ga.mutation.tail_regrowth=0", "ga.grow_while_under=50",
-         "fitness.objective=manhattan", "fitness.trim_to_best=false",
-         "fitness.stop_on_deadlock=false", "fitness.length_objective=false",
-         "run.budget.generations=5"],
+        [
+            "ga.encoding=moves",
+            "ga.selection=truncation",
+            "ga.offspring=50",
+            "ga.elitism=0",
+            "ga.crossover.kind=block",
+            "ga.crossover.probability=1.0",
+            "ga.mutation.replace_rate=0.05",
+            "ga.mutation.insert_rate=0.05",
+            "ga.mutation.delete_rate=0",
+            "ga.mutation.duplication=0",
+            "ga.mutation.inversion=0",
+            "ga.mutation.tail_regrowth=0",
+            "ga.grow_while_under=50",
+            "fitness.objective=manhattan",
+            "fitness.trim_to_best=false",
+            "fitness.stop_on_deadlock=false",
+            "fitness.length_objective=false",
+            "run.budget.generations=5",
+        ],
     )
     engine = Engine(level, config, SerialEvaluator(level, "moves", config.fitness))
     outcome = engine.run()
@@ -165,8 +201,12 @@ def test_checkpoint_of_another_level_is_refused(microban):
     engine.run()
     state = engine.checkpoint()
     with pytest.raises(Exception, match="level"):
-        Engine(microban[1], config, SerialEvaluator(microban[1], "pushes", config.fitness),
-               resume_state=state)
+        Engine(
+            microban[1],
+            config,
+            SerialEvaluator(microban[1], "pushes", config.fitness),
+            resume_state=state,
+        )
 
 
 def _individual(distance, state_hash, age=0):
@@ -208,10 +248,17 @@ def test_lost_search_ranks_the_stuck_best_position_last(microban):
     """Microban 77: the lost search proves some of the best positions lost, and none of them
     is the population's best by rank afterwards."""
     level = microban[76]
-    config = load_config(None, [
-        "ga.encoding=pushes", "run.budget.generations=20", "ga.population=20", "ga.offspring=24",
-        "run.seed=11", *LOST_SEARCH,
-    ])
+    config = load_config(
+        None,
+        [
+            "ga.encoding=pushes",
+            "run.budget.generations=20",
+            "ga.population=20",
+            "ga.offspring=24",
+            "run.seed=11",
+            *LOST_SEARCH,
+        ],
+    )
     engine = Engine(level, config, SerialEvaluator(level, "pushes", config.fitness))
     engine.run()
     assert engine.lost_positions
@@ -237,9 +284,17 @@ def test_toolbox_operators_keep_deaps_contract_on_one_gene_parents(encoding, cro
     from deap import creator
 
     level = small_level("two-boxes")
-    config = load_config(None, [f"ga.encoding={encoding}", f"ga.crossover.kind={crossover}",
-                                "ga.min_length=1", "ga.max_length=6",
-                                "ga.initial_length=3", "ga.mutation.tail_genes=2"])
+    config = load_config(
+        None,
+        [
+            f"ga.encoding={encoding}",
+            f"ga.crossover.kind={crossover}",
+            "ga.min_length=1",
+            "ga.max_length=6",
+            "ga.initial_length=3",
+            "ga.mutation.tail_genes=2",
+        ],
+    )
     engine = Engine(level, config, SerialEvaluator(level, encoding, config.fitness), seed=3)
     toolbox = engine.toolbox
     for _ in range(50):

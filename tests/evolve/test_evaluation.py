@@ -39,7 +39,9 @@ def test_a_dying_worker_is_replaced_and_its_batch_rerun(tmp_path, caplog):
     marker = tmp_path / "crash-once"
     with make_evaluator(level, ParallelConfig(), "pushes", FitnessConfig()) as serial:
         expected = serial.map(genomes)
-    with make_evaluator(level, PROCESSES, "pushes", FitnessConfig(), crash_marker=str(marker)) as pool:
+    with make_evaluator(
+        level, PROCESSES, "pushes", FitnessConfig(), crash_marker=str(marker)
+    ) as pool:
         assert pool.map(genomes) == expected  # the pool is healthy at first
         marker.write_text("die")
         with caplog.at_level(logging.WARNING, logger="evosoko.evolve.evaluation"):
@@ -64,7 +66,9 @@ def test_run_each_runs_tasks_with_the_level_in_order_and_survives_a_death(tmp_pa
     assert [tag for tag, _, _ in expected] == [0, 3, 6, 9]
     assert expected[1][2] == serial.map(genomes[3:6])
     marker = tmp_path / "crash-once"
-    with make_evaluator(level, PROCESSES, "pushes", FitnessConfig(), crash_marker=str(marker)) as pool:
+    with make_evaluator(
+        level, PROCESSES, "pushes", FitnessConfig(), crash_marker=str(marker)
+    ) as pool:
         assert pool.run_each(level_task, arguments) == expected
         marker.write_text("die")
         assert pool.run_each(level_task, arguments) == expected
@@ -87,7 +91,9 @@ def test_worker_log_records_reach_the_parent(tmp_path):
     marker = tmp_path / "crash-once"
     marker.write_text("die")
     try:
-        with make_evaluator(level, PROCESSES, "moves", FitnessConfig(), crash_marker=str(marker)) as pool:
+        with make_evaluator(
+            level, PROCESSES, "moves", FitnessConfig(), crash_marker=str(marker)
+        ) as pool:
             pool.map(genomes_for("moves", 10))
         assert handler in root.handlers  # unwrapped again on exit
     finally:
@@ -104,11 +110,19 @@ def test_same_seed_same_metrics_serial_and_processes(microban):
     for backend in ("serial", "processes"):
         config = load_config(
             None,
-            [f"parallel.backend={backend}", "parallel.workers=2", "run.budget.generations=12",
-             "ga.population=40", "ga.offspring=40", "run.seed=3"],
+            [
+                f"parallel.backend={backend}",
+                "parallel.workers=2",
+                "run.budget.generations=12",
+                "ga.population=40",
+                "ga.offspring=40",
+                "run.seed=3",
+            ],
         )
         stats = []
-        with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
+        with make_evaluator(
+            level, config.parallel, config.ga.encoding, config.fitness
+        ) as evaluator:
             outcome = evolve_level(level, config, evaluator=evaluator, on_generation=stats.append)
         rows = [{k: v for k, v in s.as_dict().items() if k != "seconds"} for s in stats]
         results.append((rows, outcome.best_genes, outcome.evaluations))

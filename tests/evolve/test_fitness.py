@@ -98,7 +98,11 @@ def test_genes_from_lurd_round_trip():
 
 def test_fitness_cache_is_bounded_lru():
     cache = FitnessCache(2)
-    a, b, c = Evaluation(False, 1, 1, 1, 1), Evaluation(False, 2, 2, 2, 2), Evaluation(False, 3, 3, 3, 3)
+    a, b, c = (
+        Evaluation(False, 1, 1, 1, 1),
+        Evaluation(False, 2, 2, 2, 2),
+        Evaluation(False, 3, 3, 3, 3),
+    )
     cache.put((1,), a)
     cache.put((2,), b)
     assert cache.get((1,)) == a  # (1,) is now the most recent

@@ -21,8 +21,13 @@ from evosoko.sokoban.solutions import verify_solution
 
 HARD_ENOUGH = 64  # Microban 65: not solved in a few generations
 SMALL_ISLANDS = [
-    "ga.encoding=pushes", "ga.population=16", "ga.offspring=16", "ga.islands.count=3",
-    "ga.islands.migration_every=3", "ga.islands.migrants=2", "run.seed=4",
+    "ga.encoding=pushes",
+    "ga.population=16",
+    "ga.offspring=16",
+    "ga.islands.count=3",
+    "ga.islands.migration_every=3",
+    "ga.islands.migrants=2",
+    "run.seed=4",
     "parallel.batch_size=8",
 ]
 
@@ -61,10 +66,14 @@ def test_island_resume_equals_uninterrupted(microban):
     overrides = SMALL_ISLANDS + ["output.checkpoint_every=3", "parallel.backend=serial"]
     whole, whole_stats = run(level, overrides + ["run.budget.generations=12"])
     checkpoints = []
-    half, half_stats = run(level, overrides + ["run.budget.generations=6"], on_checkpoint=checkpoints.append)
+    half, half_stats = run(
+        level, overrides + ["run.budget.generations=6"], on_checkpoint=checkpoints.append
+    )
     saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
     assert saved["generation"] == 6 and len(saved["islands"]) == 3
-    resumed, resumed_stats = run(level, overrides + ["run.budget.generations=12"], resume_state=saved)
+    resumed, resumed_stats = run(
+        level, overrides + ["run.budget.generations=12"], resume_state=saved
+    )
     assert comparable(half_stats + resumed_stats) == comparable(whole_stats)
     assert resumed.best_genes == whole.best_genes
     assert resumed.evaluations == whole.evaluations
@@ -76,7 +85,9 @@ def test_islands_stopped_by_should_stop_resume_as_if_never_stopped(microban):
     whole, whole_stats = run(level, overrides)
     calls, checkpoints = [], []
     stopped, stopped_stats = run(
-        level, overrides, should_stop=lambda: calls.append(1) or len(calls) > 4,
+        level,
+        overrides,
+        should_stop=lambda: calls.append(1) or len(calls) > 4,
         on_checkpoint=checkpoints.append,
     )
     assert stopped.stop_reason == "interrupted" and len(checkpoints) == 1
@@ -96,18 +107,32 @@ def test_island_evaluation_budget_is_shared(microban):
 def test_checkpoints_of_the_other_kind_are_refused(microban):
     level = microban[HARD_ENOUGH]
     single = []
-    run(level, ["run.budget.generations=2", "output.checkpoint_every=1", "ga.population=10",
-                "ga.offspring=10"], on_checkpoint=single.append)
+    run(
+        level,
+        [
+            "run.budget.generations=2",
+            "output.checkpoint_every=1",
+            "ga.population=10",
+            "ga.offspring=10",
+        ],
+        on_checkpoint=single.append,
+    )
     with pytest.raises(EvosokoError, match="one population"):
         run(level, SMALL_ISLANDS + ["run.budget.generations=4"], resume_state=single[-1])
     islands = []
-    run(level, SMALL_ISLANDS + ["run.budget.generations=3", "output.checkpoint_every=3"],
-        on_checkpoint=islands.append)
+    run(
+        level,
+        SMALL_ISLANDS + ["run.budget.generations=3", "output.checkpoint_every=3"],
+        on_checkpoint=islands.append,
+    )
     with pytest.raises(EvosokoError, match="3 islands"):
         run(level, ["run.budget.generations=4"], resume_state=islands[-1])
     with pytest.raises(EvosokoError, match="3 islands"):
-        run(level, SMALL_ISLANDS[:3] + ["ga.islands.count=2", "run.budget.generations=4"],
-            resume_state=islands[-1])
+        run(
+            level,
+            SMALL_ISLANDS[:3] + ["ga.islands.count=2", "run.budget.generations=4"],
+            resume_state=islands[-1],
+        )
 
 
 def member(distance: int, state_hash: int) -> dict:
@@ -144,7 +169,9 @@ def test_lost_members_are_replaced_first_and_lost_migrants_not_taken():
 def test_islands_with_the_lost_search_resume_exactly_and_agree_across_backends(microban):
     level = microban[HARD_ENOUGH]
     overrides = SMALL_ISLANDS + [
-        "output.checkpoint_every=3", "fitness.lost_search_nodes=500", "fitness.lost_search_age=0",
+        "output.checkpoint_every=3",
+        "fitness.lost_search_nodes=500",
+        "fitness.lost_search_age=0",
     ]
     serial = ["run.budget.generations=12", "parallel.backend=serial"]
     whole, whole_stats = run(level, overrides + serial)
@@ -154,8 +181,11 @@ def test_islands_with_the_lost_search_resume_exactly_and_agree_across_backends(m
     assert comparable(processes_stats) == comparable(whole_stats)
     assert processes.best_genes == whole.best_genes
     checkpoints = []
-    run(level, overrides + ["run.budget.generations=6", "parallel.backend=serial"],
-        on_checkpoint=checkpoints.append)
+    run(
+        level,
+        overrides + ["run.budget.generations=6", "parallel.backend=serial"],
+        on_checkpoint=checkpoints.append,
+    )
     saved = json.loads(json.dumps(checkpoints[-1]))
     assert any(island["state"]["lost_positions"] for island in saved["islands"])
     resumed, _ = run(level, overrides + serial, resume_state=saved)
@@ -214,8 +244,11 @@ def test_migrants_reach_the_next_island_after_the_lag(microban, lag):
         epoch = 2 + lag  # the first epoch that starts with migrants: those sent after epoch 1
         sender = log[((island - 1) % 3, 1)]["report"].state["population"]
         best = sorted(sender, key=lambda m: (m["evaluation"][1], m["evaluation"][2]))
-        best = [m for i, m in enumerate(best) if m["evaluation"][4] not in
-                {b["evaluation"][4] for b in best[:i]}][:2]
+        best = [
+            m
+            for i, m in enumerate(best)
+            if m["evaluation"][4] not in {b["evaluation"][4] for b in best[:i]}
+        ][:2]
         before = log[(island, epoch - 1)]["report"].state["population"]
         held = {m["evaluation"][4] for m in before}
         started = log[(island, epoch)]["task"].state["population"]
@@ -252,8 +285,14 @@ def test_island_runs_do_not_depend_on_the_order_epochs_finish_in(microban, lag):
 
 @pytest.mark.parametrize("index, lag", [(9, 1), (22, 1), (28, 0)])  # solved after 10-40 epochs
 def test_a_solve_is_settled_at_its_epoch_whatever_the_order(microban, index, lag):
-    overrides = ["ga.islands.count=4", "ga.islands.migration_every=2", "run.budget.generations=300",
-                 "ga.population=8", "ga.offspring=8", f"ga.islands.migration_lag={lag}"]
+    overrides = [
+        "ga.islands.count=4",
+        "ga.islands.migration_every=2",
+        "run.budget.generations=300",
+        "ga.population=8",
+        "ga.offspring=8",
+        f"ga.islands.migration_lag={lag}",
+    ]
     level = microban[index]
     fifo, fifo_stats, _ = evolve_recorded(level, overrides)
     assert fifo.solved and fifo.generations > 20
@@ -261,7 +300,10 @@ def test_a_solve_is_settled_at_its_epoch_whatever_the_order(microban, index, lag
         shuffled, shuffled_stats, _ = evolve_recorded(level, overrides, shuffle_seed)
         assert comparable(shuffled_stats) == comparable(fifo_stats)
         assert (shuffled.solution_lurd, shuffled.evaluations, shuffled.generations) == (
-            fifo.solution_lurd, fifo.evaluations, fifo.generations)
+            fifo.solution_lurd,
+            fifo.evaluations,
+            fifo.generations,
+        )
     assert fifo.evaluations == fifo_stats[-1].evaluations
 
 

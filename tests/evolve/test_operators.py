@@ -128,7 +128,11 @@ def test_grow_like_the_source_ga():
 def test_mutate_stays_within_bounds(length):
     rng = random.Random(8)
     config = MutationConfig(
-        replace_rate=0.3, insert_rate=0.3, delete_rate=0.3, duplication=1.0, inversion=1.0,
+        replace_rate=0.3,
+        insert_rate=0.3,
+        delete_rate=0.3,
+        duplication=1.0,
+        inversion=1.0,
         tail_regrowth=1.0,
     )
     for _ in range(300):

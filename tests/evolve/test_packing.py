@@ -24,7 +24,7 @@ def test_padded_matrix_holds_each_genome_in_its_row(genomes):
     assert matrix.shape == (len(genomes), max(1, max(map(len, genomes))))
     for row, genome in zip(matrix, genomes):
         assert row[: len(genome)].tolist() == genome
-        assert not np.any(row[len(genome):])
+        assert not np.any(row[len(genome) :])
 
 
 def test_batches_give_every_worker_two_shares_but_never_exceed_the_batch_size():

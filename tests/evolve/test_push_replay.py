@@ -140,8 +140,10 @@ def test_kernel_matches_reference(microban, corrals):
         tables = push_tables(level, corrals=corrals)
         candidates_of = None
         if corrals:
+
             def candidates_of(board, tables=tables):
                 return candidate_pushes(tables, board.player, board.boxes())
+
         genomes = [[rng.randrange(PUSH_GENE_RANGE) for _ in range(25)] for _ in range(6)]
         result = replay_push_batch(tables, np.array(genomes), np.full(6, 25))
         zobrist = replay_tables(level)
@@ -166,7 +168,7 @@ def test_lost_genomes_are_cut_back_to_their_last_choice(microban):
     tables = push_tables(level)
     genes = [0, 3, 0, 0, 0]
     result = replay_push_batch(tables, np.array([genes]), np.array([len(genes)]))
-    made, *_ , lost = reference_replay(
+    made, *_, lost = reference_replay(
         level, genes, candidates_of=lambda b: candidate_pushes(tables, b.player, b.boxes())
     )
     assert lost and result.deadlocked[0] and result.final_distance[0] < UNREACHABLE

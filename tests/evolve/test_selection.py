@@ -31,7 +31,9 @@ def test_tournament_pressure_grows_with_size():
     rng = random.Random(1)
     pool = population()
     mean_two = sum(i.fitness.values[1] for i in selection.sel_tournament(pool, 2000, rng, 2)) / 2000
-    mean_five = sum(i.fitness.values[1] for i in selection.sel_tournament(pool, 2000, rng, 5)) / 2000
+    mean_five = (
+        sum(i.fitness.values[1] for i in selection.sel_tournament(pool, 2000, rng, 5)) / 2000
+    )
     uniform = sum(i.fitness.values[1] for i in selection.sel_random(pool, 2000, rng)) / 2000
     assert mean_five < mean_two < uniform
     assert 8.5 < uniform < 10.5
@@ -44,7 +46,9 @@ def test_tournament_draws_and_ties_are_those_of_the_plain_tournament():
     pool = [individual(float(d), float(d % 3)) for d in (4, 2, 2, 7, 4, 1, 1, 9, 2)]
     for size in (1, 2, 3, 5):
         plain_rng, rng = random.Random(size), random.Random(size)
-        plain = [max((plain_rng.choice(pool) for _ in range(size)), key=_fitness) for _ in range(300)]
+        plain = [
+            max((plain_rng.choice(pool) for _ in range(size)), key=_fitness) for _ in range(300)
+        ]
         chosen = selection.sel_tournament(pool, 300, rng, size)
         assert [id(i) for i in chosen] == [id(i) for i in plain]
         assert rng.random() == plain_rng.random()
@@ -75,7 +79,11 @@ def test_truncation_draws_only_from_the_best_fraction():
 
 
 def test_best_distinct_prefers_new_states():
-    pool = [individual(1.0, state=7), individual(1.0, length=11.0, state=7), individual(2.0, state=8)]
+    pool = [
+        individual(1.0, state=7),
+        individual(1.0, length=11.0, state=7),
+        individual(2.0, state=8),
+    ]
     identity = lambda ind: ind.state  # noqa: E731
     assert selection.best_distinct(pool, 2, identity) == [pool[0], pool[2]]
     assert selection.best_distinct(pool, 3, identity) == [pool[0], pool[2], pool[1]]
@@ -84,7 +92,11 @@ def test_best_distinct_prefers_new_states():
 
 
 def test_nsga2_keeps_the_pareto_front():
-    front = [individual(1.0, 9.0, state=1), individual(3.0, 4.0, state=2), individual(6.0, 1.0, state=3)]
+    front = [
+        individual(1.0, 9.0, state=1),
+        individual(3.0, 4.0, state=2),
+        individual(6.0, 1.0, state=3),
+    ]
     dominated = [individual(4.0, 9.0, state=4), individual(7.0, 5.0, state=5)]
     chosen = selection.sel_nsga2(front + dominated, 3, lambda ind: ind.state)
     assert set(map(id, chosen)) == set(map(id, front))
@@ -107,9 +119,17 @@ def test_checkpoint_round_trips_through_plain_data():
     rng.random()
     member = Member([1, 2, 3], Evaluation(False, 4, 3, 3, 2**63 + 5))
     checkpoint = Checkpoint(
-        level="x", encoding="pushes", generation=3, evaluations=40, seconds=1.5, restarts=0,
-        stagnant=2, best_values=[0.0, 4.0, 3.0], rng_state=rng.getstate(),
-        population=[member], hall_of_fame=[member],
+        level="x",
+        encoding="pushes",
+        generation=3,
+        evaluations=40,
+        seconds=1.5,
+        restarts=0,
+        stagnant=2,
+        best_values=[0.0, 4.0, 3.0],
+        rng_state=rng.getstate(),
+        population=[member],
+        hall_of_fame=[member],
     )
     again = Checkpoint.from_dict(checkpoint.to_dict())
     assert again == checkpoint

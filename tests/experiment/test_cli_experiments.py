@@ -64,8 +64,9 @@ seconds = 10
 
 def test_compare_prints_its_summary_and_plot_redraws_it(tmp_path):
     out = tmp_path / "cmp"
-    result = invoke("compare", write(tmp_path, "c.toml", COMPARE), "--out", out, "--quiet",
-                    "--json")
+    result = invoke(
+        "compare", write(tmp_path, "c.toml", COMPARE), "--out", out, "--quiet", "--json"
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary and (out / "results.csv").exists() and (out / "summary.md").exists()

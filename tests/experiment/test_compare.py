@@ -64,17 +64,27 @@ def test_compare_writes_results_summary_and_plots(tiny_config, tmp_path):
     assert [r["solver"] for r in rows] == ["ga-small"] * 4 + ["bfs"] * 2 + ["push-astar"] * 2
     assert [r["seed"] for r in rows[:4]] == [1, 2, 1, 2] and rows[4]["seed"] is None
     bfs_case3 = rows[5]
-    assert (bfs_case3["level"], bfs_case3["solved"], bfs_case3["moves"]) == ("seed000-case3", True, 34)
+    assert (bfs_case3["level"], bfs_case3["solved"], bfs_case3["moves"]) == (
+        "seed000-case3",
+        True,
+        34,
+    )
     assert all(r["unit"] == "evaluations" for r in rows[:4]) and rows[4]["unit"] == "nodes"
     assert all(r["used"] <= 600 + 20 for r in rows[:4])  # GA budget (one generation of slack)
     summary = (folder / "summary.md").read_text()
     assert "| bfs | 2 | 2 | 100% |" in summary and "ERT" in summary
-    assert outcome.complete and [s.solver for s in outcome.summaries] == ["ga-small", "bfs", "push-astar"]
+    assert outcome.complete and [s.solver for s in outcome.summaries] == [
+        "ga-small",
+        "bfs",
+        "push-astar",
+    ]
     saved = load_compare_config(folder / "compare.toml")
     assert saved.model_dump() == load_compare_config(tiny_config).model_dump()
 
 
-def test_interrupted_compare_resumes_without_redoing_finished_jobs(tiny_config, tmp_path, monkeypatch):
+def test_interrupted_compare_resumes_without_redoing_finished_jobs(
+    tiny_config, tmp_path, monkeypatch
+):
     config = load_compare_config(tiny_config)
     first = run_compare(config, tmp_path / "out", stop_after=3, plots=False)
     assert not first.complete and len(first.rows) == 3
@@ -182,7 +192,9 @@ def test_ctrl_c_keeps_finished_jobs_and_the_rest_run_on_resume(tmp_path, monkeyp
 
     ran = []
     real_job = compare.run_job
-    monkeypatch.setattr(compare, "run_job", lambda payload: ran.append(payload) or real_job(payload))
+    monkeypatch.setattr(
+        compare, "run_job", lambda payload: ran.append(payload) or real_job(payload)
+    )
     config = load_compare_config(tmp_path / "slow.toml", ["parallel.backend=serial"])
     outcome = run_compare(config, folder, plots=False)
     assert outcome.complete and outcome.resumed == kept and len(ran) == 6 - kept

@@ -58,8 +58,15 @@ def test_median_or_none_skips_missing_values():
 
 
 def _row(solver, unit, solved, seconds, used, moves=None, pushes=None):
-    return {"solver": solver, "unit": unit, "solved": solved, "seconds": seconds, "used": used,
-                "moves": moves, "pushes": pushes}
+    return {
+        "solver": solver,
+        "unit": unit,
+        "solved": solved,
+        "seconds": seconds,
+        "used": used,
+        "moves": moves,
+        "pushes": pushes,
+    }
 
 
 def test_summarise_per_solver_in_first_appearance_order():

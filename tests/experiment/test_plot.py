@@ -44,10 +44,14 @@ evaluations = 200
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
     base = tmp_path_factory.mktemp("plot")
-    runs = [start_run(tiny_config(base / "runs", f"run.seed={seed}", "output.plots=false")).run_dir
-            for seed in (1, 2)]
+    runs = [
+        start_run(tiny_config(base / "runs", f"run.seed={seed}", "output.plots=false")).run_dir
+        for seed in (1, 2)
+    ]
     (base / "compare.toml").write_text(COMPARE)
-    compare = run_compare(load_compare_config(base / "compare.toml"), base / "cmp", plots=False).folder
+    compare = run_compare(
+        load_compare_config(base / "compare.toml"), base / "cmp", plots=False
+    ).folder
     (base / "sweep.toml").write_text(SWEEP)
     sweep = run_sweep(load_sweep_config(base / "sweep.toml"), base / "swp", plots=False).folder
     return base, [Path(r) for r in runs], compare, sweep
@@ -68,8 +72,16 @@ def test_each_folder_gets_its_plots(folders):
     names = {(p.parent.parent.name, p.name) for p in written}
     assert (runs[0].name, "fitness_band.png") in names and (runs[0].name, "diversity.png") in names
     assert {n for f, n in names if f == compare.name} == {
-        "ecdf_time.png", "ecdf_budget.png", "levels.png", "lengths.png"}
-    assert {n for f, n in names if f == sweep.name} == {"parameters.png", "history.png", "heatmap.png"}
+        "ecdf_time.png",
+        "ecdf_budget.png",
+        "levels.png",
+        "lengths.png",
+    }
+    assert {n for f, n in names if f == sweep.name} == {
+        "parameters.png",
+        "history.png",
+        "heatmap.png",
+    }
     assert all(p.stat().st_size > 1000 for p in written)
 
 
@@ -77,7 +89,10 @@ def test_runs_drawn_together_and_as_svg(folders, tmp_path):
     _, runs, compare, _ = folders
     written = plot_folders([*runs, compare], out=tmp_path / "plots", fmt="svg")
     assert {p.relative_to(tmp_path / "plots").as_posix() for p in written} >= {
-        "fitness_band.svg", "diversity.svg", f"{compare.name}/ecdf_time.svg"}
+        "fitness_band.svg",
+        "diversity.svg",
+        f"{compare.name}/ecdf_time.svg",
+    }
     svg = (tmp_path / "plots" / "fitness_band.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "generation" in svg
     curves = sum(len({row["level_index"] for row in read_csv(run / "metrics.csv")}) for run in runs)

@@ -51,7 +51,10 @@ def test_grid_sweep_writes_index_results_best_and_plots(tmp_path):
     folder = tmp_path / "out"
     index = read_index_csv(folder / "index.csv")
     assert [(r["ga.mutation.replace_rate"], r["ga.tournament_size"]) for r in index] == [
-        ("0.01", "2"), ("0.01", "4"), ("0.1", "2"), ("0.1", "4")
+        ("0.01", "2"),
+        ("0.01", "4"),
+        ("0.1", "2"),
+        ("0.1", "4"),
     ]
     assert all(r["status"] == "complete" and r["runs"] == "4" for r in index)
     rates = [float(r["solve_rate"]) for r in index]

@@ -42,8 +42,16 @@ def board_rows(draw, max_height: int = 8, max_width: int = 9) -> list[str]:
     room = sorted(_component(open_cells, player))
     assume(len(room) >= 2)
     count = draw(st.integers(1, min(4, len(room) - 1)))
-    boxes = set(draw(st.lists(st.sampled_from([c for c in room if c != player]),
-                              min_size=count, max_size=count, unique=True)))
+    boxes = set(
+        draw(
+            st.lists(
+                st.sampled_from([c for c in room if c != player]),
+                min_size=count,
+                max_size=count,
+                unique=True,
+            )
+        )
+    )
     goals = set(draw(st.lists(st.sampled_from(room), min_size=count, max_size=count, unique=True)))
     grid = [["#"] * width for _ in range(height)]
     for r, c in open_cells:

@@ -92,8 +92,7 @@ def test_write_then_read(tmp_path):
 def test_format_levels_writes_the_canonical_collection():
     text = "; first\n#####\n#@$.#\n#####\nSolution: R\n\n--####\n--#@$.#\n--#####\nTitle: b\n"
     assert format_levels(quiet_parse(text)) == (
-        "#####\n#@$.#\n#####\nTitle: first\nSolution: R\n\n"
-        "####\n#@$.#\n#####\nTitle: b\n"
+        "#####\n#@$.#\n#####\nTitle: first\nSolution: R\n\n####\n#@$.#\n#####\nTitle: b\n"
     )
 
 

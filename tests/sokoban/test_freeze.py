@@ -67,7 +67,13 @@ def test_mark_frozen_is_the_fixpoint_of_frozen_cells(title):
         some_frozen += bool(expected)
         lost = any(not level.goals[cell] for cell in expected)
         got = frozen_off_goal(
-            level.floor, level.dead_squares, level.goals, deltas, boxes, moved_from, moved_to,
+            level.floor,
+            level.dead_squares,
+            level.goals,
+            deltas,
+            boxes,
+            moved_from,
+            moved_to,
             frozen,
         )
         assert got == lost and not frozen.any()

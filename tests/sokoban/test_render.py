@@ -54,7 +54,7 @@ def test_board_text_is_the_xsb_rows_of_the_state(level):
 def test_styled_board_has_the_same_text_with_a_style_per_cell_kind(level):
     text = render.styled_board(level, solved_state(level))
     assert text.plain == render.board_text(level, solved_state(level))
-    styles = {text.plain[span.start:span.end]: span.style for span in text.spans}
+    styles = {text.plain[span.start : span.end]: span.style for span in text.spans}
     assert styles["*"] == render.TEXT_STYLES["*"]
     assert styles["@"] == render.TEXT_STYLES["@"]
     assert styles["#"] == render.TEXT_STYLES["#"]
@@ -129,7 +129,9 @@ def test_gif_has_one_frame_per_state_and_holds_the_last(level, tmp_path):
         assert_colour(pixel(image, 3.5, 4.5), "player")
 
 
-def test_a_long_solution_is_sampled_down_to_max_frames_ending_on_the_final_position(level, tmp_path):
+def test_a_long_solution_is_sampled_down_to_max_frames_ending_on_the_final_position(
+    level, tmp_path
+):
     there_and_back = [(3, c) for c in range(1, 6)] + [(3, c) for c in range(4, 0, -1)]
     states = walk(level, there_and_back * 6 + [(1, 5)])
     path = tmp_path / "long.gif"

@@ -27,8 +27,20 @@ def test_board_lines(line):
 
 @pytest.mark.parametrize(
     "line",
-    ["", "   ", "Author: X", "Copyright 2000 someone", "- a remark", "12", "2 boxes",
-     "3. Push the box", "; #### comment", "'Duh!'", "(see above)", "Title: ####"],
+    [
+        "",
+        "   ",
+        "Author: X",
+        "Copyright 2000 someone",
+        "- a remark",
+        "12",
+        "2 boxes",
+        "3. Push the box",
+        "; #### comment",
+        "'Duh!'",
+        "(see above)",
+        "Title: ####",
+    ],
 )
 def test_text_lines(line):
     assert not is_board_line(line)
