@@ -307,7 +307,8 @@ class GAConfig(_Section):
             raise ValueError("mu_comma_lambda needs offspring >= population")
         if self.islands.migrants >= self.population:
             raise ValueError(
-                f"islands.migrants {self.islands.migrants} must be below population {self.population}"
+                f"islands.migrants {self.islands.migrants} must be below population "
+                f"{self.population}"
             )
         return self
 
@@ -326,7 +327,9 @@ class FitnessConfig(_Section):
     )
     trim_to_best: bool = Field(
         default=True,
-        description="Score a genome at the best point of its trajectory and cut the genes after it.",
+        description=(
+            "Score a genome at the best point of its trajectory and cut the genes after it."
+        ),
     )
     stop_on_deadlock: bool = Field(
         default=True,
@@ -510,7 +513,8 @@ def load_config(
 
 
 def dump_config(config: Config) -> str:
-    """The configuration as TOML, every value written out; :func:`load_config` reads it back equal."""
+    """The configuration as TOML, every value written out; :func:`load_config` reads it back
+    equal."""
     return tomli_w.dumps(_plain(config))
 
 

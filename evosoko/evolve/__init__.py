@@ -1,4 +1,4 @@
-"""The genetic algorithm: move and push genomes, DEAP operators, parallel evaluation, hybrid seeding.
+"""Genetic algorithm: move and push genomes, DEAP operators, parallel evaluation, hybrid seeding.
 
 Entry points for the runner:
 

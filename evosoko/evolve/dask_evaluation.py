@@ -4,10 +4,11 @@ The level reaches each worker once, as plain data (its XSB rows, title, encoding
 settings), in a :class:`LevelPlugin` registered on the cluster; a worker that joins later (or
 replaces one that died) gets it when it starts. Each ``map`` call then sends batches of
 ``batch_size`` genomes as tasks that look the level up by the plugin's name and return the
-evaluation columns (a few arrays, as the process pool's workers do); results are gathered in input order, so they are identical to the ``serial``
-backend's (fitness is deterministic). A batch travels packed: the genes of all its genomes in
-one flat int32 array plus their lengths (:func:`pack_genomes`), which is several times cheaper
-to build and to pickle than tuples of Python ints.
+evaluation columns (a few arrays, as the process pool's workers do); results are gathered in input
+order, so they are identical to the ``serial`` backend's (fitness is deterministic). A batch travels
+packed: the genes of all its genomes in one flat int32 array plus their lengths
+(:func:`pack_genomes`), which is several times cheaper to build and to pickle than tuples of Python
+ints.
 
 Failures: a task that raises is run again up to ``retries`` times; a task whose worker dies is
 moved by the scheduler to another worker (Dask's ``allowed-failures`` bounds how many workers

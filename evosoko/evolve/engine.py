@@ -139,8 +139,8 @@ class Engine:
     """The loop over one level; construct it, then call :meth:`run` once.
 
     ``initial_genomes`` (gene prefixes from hybrid search) start ``hybrid.fraction`` of the
-    first population, each followed by random genes; ``improve`` (the memetic step) may return a better genome for the best
-    individual every ``hybrid.memetic_every`` generations.
+    first population, each followed by random genes; ``improve`` (the memetic step) may return a
+    better genome for the best individual every ``hybrid.memetic_every`` generations.
     """
 
     def __init__(
@@ -281,7 +281,8 @@ class Engine:
     def _restore(self, checkpoint: Checkpoint) -> None:
         if checkpoint.encoding != self.encoding:
             raise EvosokoError(
-                f"the checkpoint uses {checkpoint.encoding} genomes; the configuration {self.encoding}"
+                f"the checkpoint uses {checkpoint.encoding} genomes; "
+                f"the configuration {self.encoding}"
             )
         if checkpoint.level != self.level.name:
             raise EvosokoError(
@@ -723,7 +724,8 @@ def evolve_level(
             else "one population"
         )
         raise EvosokoError(
-            f"the checkpoint holds {held}; the configuration has {config.ga.islands.count} island(s)"
+            f"the checkpoint holds {held}; "
+            f"the configuration has {config.ga.islands.count} island(s)"
         )
     common = dict(
         seed=seed,

@@ -4,14 +4,15 @@
 :class:`Evaluator`. The ``processes`` backend starts a ``ProcessPoolExecutor`` whose workers
 receive the level once, as plain data (its XSB rows and title), through the pool initializer,
 then batches packed as two flat arrays (``evosoko.evolve.packing``); they return the
-evaluations as columns (a few arrays), from which the parent makes :class:`Evaluation` tuples. Results are
-identical to the ``serial`` backend and come back in order.
+evaluations as columns (a few arrays), from which the parent makes :class:`Evaluation` tuples.
+Results are identical to the ``serial`` backend and come back in order.
 
 A worker that dies (the pool raises ``BrokenProcessPool``) is replaced: the pool is recreated
 and the batches that did not finish are submitted again, up to ``MAX_POOL_RESTARTS`` times in a
 row. Besides ``map``, both evaluators run other tasks where the level lives: ``run_each`` (all
-results, in order) and ``task_queue`` (results as they finish; the island model's scheduler). Log records of workers reach the parent's handlers through ``multiprocessing_logging``
-when the start method is fork, through a ``QueueHandler``/``QueueListener`` pair otherwise.
+results, in order) and ``task_queue`` (results as they finish; the island model's scheduler). Log
+records of workers reach the parent's handlers through ``multiprocessing_logging`` when the start
+method is fork, through a ``QueueHandler``/``QueueListener`` pair otherwise.
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ class SerialEvaluator:
         return results
 
     def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
-        """``function(level, fitness_function, *args)`` for each tuple of ``arguments``, in order."""
+        """``function(level, fitness_function, *args)`` for each tuple of ``arguments``, in
+        order."""
         level = self.fitness_function.level
         return [function(level, self.fitness_function, *args) for args in arguments]
 

@@ -32,7 +32,8 @@ from evosoko.evolve.push_replay import push_tables, replay_push_batch
 from evosoko.sokoban.level import Level
 
 FITNESS_WEIGHTS = (1.0, -1.0, -1.0, -1.0)
-"""DEAP weights of the fitness values (solved, distance, gap, length): compared lexicographically."""
+"""DEAP weights of the fitness values (solved, distance, gap, length): compared
+lexicographically."""
 
 
 class Evaluation(NamedTuple):
@@ -140,7 +141,8 @@ def _columns(
 
 
 def evaluations_from_columns(columns: tuple[np.ndarray, ...]) -> list[Evaluation]:
-    """The :class:`Evaluation` tuples of columns made by :meth:`FitnessFunction.evaluate_columns`."""
+    """The :class:`Evaluation` tuples of columns made by
+    :meth:`FitnessFunction.evaluate_columns`."""
     return list(map(Evaluation._make, zip(*(column.tolist() for column in columns))))
 
 

@@ -157,7 +157,8 @@ def replay_push_batch(
 def push_choices(
     tables: PushTables, genome, objective: str = "matching", stop_on_deadlock: bool = True
 ) -> list[tuple[int, int]]:
-    """The ``(box cell, direction)`` pushes that ``genome`` makes, in order, as replay makes them."""
+    """The ``(box cell, direction)`` pushes that ``genome`` makes, in order, as replay makes
+    them."""
     genes = np.ascontiguousarray(np.asarray(genome, dtype=np.int32).reshape(-1))
     pushes = np.empty((len(genes), 2), dtype=np.int64)
     made = _choices_kernel(
@@ -376,9 +377,9 @@ def _enumerate_pushes(
     """Write the candidate pushes (canonical order) of the marked position; returns their count.
 
     ``boxes`` must be sorted; ``mark == stamp`` on the cells the player reaches; ``frozen`` is
-    scratch for :func:`~evosoko.sokoban.freeze.frozen_off_goal`; ``dead_targets``: the cells no box may be pushed to
-    (the dead squares, or with boxes frozen on goals the cells that reach no goal left). With
-    ``allowed_stamp >= 0`` only boxes with ``allowed[box] == allowed_stamp`` are pushed.
+    scratch for :func:`~evosoko.sokoban.freeze.frozen_off_goal`; ``dead_targets``: the cells no box
+    may be pushed to (the dead squares, or with boxes frozen on goals the cells that reach no goal
+    left). With ``allowed_stamp >= 0`` only boxes with ``allowed[box] == allowed_stamp`` are pushed.
     """
     count = 0
     for i in range(boxes.shape[0]):

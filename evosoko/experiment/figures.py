@@ -8,8 +8,8 @@ Comparison (:func:`draw_compare`), into ``plots/``:
 - ``levels``: a strip per solver of the fraction of runs that solved each level;
 - ``lengths``: solution moves and pushes per solver, side by side.
 
-Runs (:func:`draw_runs`): ``fitness_band``, best and mean distance against generation and against evaluations,
-the median with an inter-quartile band across every (run, level) curve, and diversity.
+Runs (:func:`draw_runs`): ``fitness_band``, best and mean distance against generation and against
+evaluations, the median with an inter-quartile band across every (run, level) curve, and diversity.
 """
 
 from __future__ import annotations

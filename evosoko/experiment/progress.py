@@ -47,14 +47,18 @@ class RunProgress(Protocol):
 
 
 def describe_result(result: LevelResult) -> str:
-    """One line about a finished level, e.g. ``level 2 seed000-case3: solved in 4 generations ...``."""
+    """One line about a finished level,
+    e.g. ``level 2 seed000-case3: solved in 4 generations ...``."""
     head = f"level {result.index} {result.level}: "
-    counts = f"{result.generations} generations, {result.evaluations} evaluations, {result.seconds:.1f} s"
+    counts = (
+        f"{result.generations} generations, {result.evaluations} evaluations, "
+        f"{result.seconds:.1f} s"
+    )
     if result.solved:
         return head + f"solved ({result.moves} moves, {result.pushes} pushes) after {counts}"
-    return (
-        head
-        + f"not solved (stopped by {result.stop_reason}; best distance {result.best_distance:g}) after {counts}"
+    return head + (
+        f"not solved (stopped by {result.stop_reason}; "
+        f"best distance {result.best_distance:g}) after {counts}"
     )
 
 

@@ -59,7 +59,8 @@ def colour(position: int) -> str:
 def new_figure(
     panels: int = 1, *, width: float = 5.0, height: float = 3.4, columns: int | None = None
 ) -> tuple[Figure, Sequence[Axes]]:
-    """A figure with ``panels`` axes side by side (wrapping after ``columns``), constrained layout."""
+    """A figure with ``panels`` axes side by side (wrapping after ``columns``), constrained
+    layout."""
     import matplotlib
 
     matplotlib.rcParams.update(RC)

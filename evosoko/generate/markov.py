@@ -35,7 +35,8 @@ def markov_level(
 def markov_sketch(
     spec: GenerationSpec, rng: random.Random, table: MarkovTable = SOURCE_TABLE
 ) -> Sketch | None:
-    """A Markov room with random pieces in its largest region, or None if the region is too small."""
+    """A Markov room with random pieces in its largest region, or None if the region is too
+    small."""
     width, height = spec.width, spec.height
     walls = markov_room(width, height, rng, table)
     region = largest_region(width, height, walls)

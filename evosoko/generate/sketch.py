@@ -75,7 +75,8 @@ def touching_floor(walls: np.ndarray) -> np.ndarray:
 
 
 def bordered_room(width: int, height: int, interior_walls: np.ndarray | None = None) -> np.ndarray:
-    """``bool[width*height]`` walls: the border ring, plus ``interior_walls`` (a (h-2, w-2) array)."""
+    """``bool[width*height]`` walls: the border ring, plus ``interior_walls`` (a (h-2, w-2)
+    array)."""
     walls = np.ones((height, width), dtype=bool)
     walls[1:-1, 1:-1] = False if interior_walls is None else interior_walls
     return walls.ravel()
@@ -91,7 +92,8 @@ def interior_cells(width: int, height: int, margin: int = 1) -> list[int]:
 
 
 def regions(width: int, height: int, passable: np.ndarray) -> list[np.ndarray]:
-    """The connected components of ``passable`` cells, each a ``bool[cells]`` mask, by first cell."""
+    """The connected components of ``passable`` cells, each a ``bool[cells]`` mask, by first
+    cell."""
     neighbours = neighbour_table(width, height)
     seen = np.zeros(len(passable), dtype=bool)
     found = []

@@ -24,8 +24,8 @@ class Algorithm:
 
     The heap priority is ``g * g_weight + h * h_weight`` (``h_weight`` None: the caller's
     ``weight``). ``reopen``: a closed state found again at a lower cost is expanded again.
-    ``optimal``: finds a cost-optimal solution (moves or pushes). ``iterative``: IDA* iterations with a growing f threshold, the store serving as
-    transposition table.
+    ``optimal``: finds a cost-optimal solution (moves or pushes). ``iterative``: IDA* iterations
+    with a growing f threshold, the store serving as transposition table.
     """
 
     name: str

@@ -2,8 +2,8 @@
 
 A node is reached by a push; its key is the sorted boxes plus the normalized player cell
 (smallest cell the player can reach), its ``actual`` cell the one the player stands on right
-after the push (behind the box's new cell). ``g`` counts pushes, ``moves`` the real walking steps plus
-pushes along the stored path (walks measured by breadth-first search).
+after the push (behind the box's new cell). ``g`` counts pushes, ``moves`` the real walking steps
+plus pushes along the stored path (walks measured by breadth-first search).
 
 Successors are the legal pushes (player can walk behind the box, the target is empty floor and
 not a dead square), restricted to one PI-corral's barrier when one exists (``corrals``), minus
@@ -413,7 +413,8 @@ def _deepest_goal_ahead(blocked, goals, occupied, delta, cell):  # pragma: no co
 
 @numba.njit(cache=True)
 def _packed_prefix(room, pack_goal, occupied, boxes):  # pragma: no cover - compiled
-    """How many goals of the packing order are filled, when the room holds exactly those; else -1."""
+    """How many goals of the packing order are filled, when the room holds exactly those;
+    else -1."""
     inside = 0
     for b in boxes:
         if room[b]:

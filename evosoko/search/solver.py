@@ -64,11 +64,11 @@ class Pruning:
 
     ``freeze``: freeze deadlocks of the pushed box. ``corrals``: PI-corral pruning.
     ``tunnels``: a box pushed into a dead-end tunnel is pushed on to the deepest free goal
-    ahead in one macro step (and the push is dropped when there is none). These three keep push-optimality and completeness, so ``unsolvable`` stays
-    exact with them on. ``goal_rooms``: goal macros with a fixed packing order
-    (:mod:`evosoko.search.goalroom`); neither optimal nor complete, so None (the default) uses
-    them in the non-optimal searches only, and a search that exhausts its space with them is
-    repeated without them.
+    ahead in one macro step (and the push is dropped when there is none). These three keep
+    push-optimality and completeness, so ``unsolvable`` stays exact with them on. ``goal_rooms``:
+    goal macros with a fixed packing order (:mod:`evosoko.search.goalroom`); neither optimal nor
+    complete, so None (the default) uses them in the non-optimal searches only, and a search that
+    exhausts its space with them is repeated without them.
     """
 
     freeze: bool = True

@@ -123,7 +123,8 @@ class Level:
 
     @cached_property
     def nearest_goal_distance(self) -> np.ndarray:
-        """int32[cells]: push distance from each cell to its nearest goal (``UNREACHABLE`` if none)."""
+        """int32[cells]: push distance from each cell to its nearest goal (``UNREACHABLE`` if
+        none)."""
         return _frozen(self.push_distance.min(axis=0).astype(np.int32))
 
     @cached_property
@@ -133,7 +134,8 @@ class Level:
 
     # ---- text -----------------------------------------------------------------------------
     def rows(self, state: State | None = None) -> list[str]:
-        """Canonical XSB rows of the board in ``state`` (default: the start), trailing blanks cut."""
+        """Canonical XSB rows of the board in ``state`` (default: the start), trailing blanks
+        cut."""
         state = self.start if state is None else state
         grid = [WALL if w else FLOOR for w in self.walls.tolist()]
         for box in state.boxes:

@@ -77,7 +77,8 @@ def parse_lurd(text: str, *, path: str | None = None, line: int | None = None) -
 
 
 def compress_lurd(lurd: str) -> str:
-    """Run-length encode runs of one letter: ``rrrdLLL`` → ``3rd3L`` (:func:`parse_lurd` expands)."""
+    """Run-length encode runs of one letter: ``rrrdLLL`` → ``3rd3L`` (:func:`parse_lurd`
+    expands)."""
     out: list[str] = []
     i = 0
     while i < len(lurd):

@@ -1,4 +1,4 @@
-"""Operator contracts: in place, a tuple back, lengths within bounds; statistics with fixed seeds."""
+"""Operator contracts: in place, a tuple back, lengths in bounds; statistics with fixed seeds."""
 
 from __future__ import annotations
 

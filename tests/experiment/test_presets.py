@@ -1,4 +1,4 @@
-"""Tests of the presets in configs/: they load, their keys are explained, seed004 is the source GA."""
+"""Tests of presets in configs/: they load, their keys are explained, seed004 is the source GA."""
 
 from __future__ import annotations
 
