@@ -1,0 +1,117 @@
+"""What every command of the ``evosoko`` command line shares: the app, errors, options.
+
+Bad input (an :class:`EvosokoError`) is reported by :func:`reports_errors` as one line
+``error: FILE:LINE: message`` on stderr with exit code 2; warnings become ``warning: ...`` lines.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from evosoko import __version__
+from evosoko.errors import EvosokoError, EvosokoWarning
+
+EXIT_FAILED = 1
+"""A run or check that failed (an invalid solution, a failed run)."""
+EXIT_BAD_INPUT = 2
+"""Bad input: a malformed file, an unknown key or level, an illegal argument."""
+
+app = typer.Typer(
+    name="evosoko",
+    help="Evolutionary optimization and classical search for Sokoban.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode="rich",
+)
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def reports_errors(command: Command) -> Command:
+    """Turn :class:`EvosokoError` into ``error: ...`` + exit 2 and warnings into ``warning:`` lines.
+
+    Every command is wrapped in it, so bad input never shows a traceback.
+    """
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", EvosokoWarning)
+            warnings.showwarning = _show_warning
+            try:
+                return command(*args, **kwargs)
+            except EvosokoError as error:
+                fail(str(error))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
+    """Print ``error: message`` on stderr and exit with ``code``."""
+    stderr.print(f"error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    if issubclass(category, EvosokoWarning):
+        stderr.print(f"warning: {message}", markup=False)
+    else:
+        warnings._showwarning_orig(message, category, filename, lineno, file, line)  # type: ignore[attr-defined]
+
+
+def print_json(record: dict) -> None:
+    """One JSON object on one line of stdout."""
+    sys.stdout.write(json.dumps(record) + "\n")
+    sys.stdout.flush()
+
+
+def _version(value: bool) -> None:
+    if value:
+        stdout.print(f"evosoko {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """Evolve and search solutions of Sokoban levels; compare and tune the algorithms."""
+
+
+LevelFile = Annotated[
+    Path, typer.Argument(metavar="FILE", help="A level file (XSB/SOK/TXT collection, .grid, .num).")
+]
+FormatOption = Annotated[
+    str | None, typer.Option("--format", help="Override the detected format: xsb, grid or num.")
+]
+LevelIds = Annotated[
+    list[str] | None,
+    typer.Option("--level", "-l", help="A level's 1-based index or title (repeatable)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="One JSON object per line.")]
+
+
+def read_and_select(path: Path, format: str | None, ids: list[str] | None):
+    """The levels of ``path`` and the ones ``ids`` chooses (all of them without ``ids``)."""
+    from evosoko.sokoban.formats import read_levels, select_levels
+
+    levels = read_levels(path, format)
+    return levels, (select_levels(levels, ids) if ids else levels)
+
+
+EXIT_INTERRUPTED = 130
+"""Interrupted by the user (Ctrl-C); what was finished is kept."""

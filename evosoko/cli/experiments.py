@@ -1,0 +1,160 @@
+"""Experiment commands: ``compare``, ``sweep`` and ``plot``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evosoko.cli.common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    app,
+    fail,
+    print_json,
+    reports_errors,
+    stdout,
+)
+
+OverridesOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", metavar="KEY=VALUE", help="Override a key; VALUE is TOML (repeatable)."),
+]
+OutOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        "--resume",
+        metavar="DIR",
+        help="Output folder (default: a new one under runs/); an existing one resumes.",
+    ),
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
+ResumeOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--resume",
+        metavar="DIR",
+        help="Finish an interrupted experiment in DIR with its saved settings.",
+    ),
+]
+
+
+def _experiment_file(
+    config: Path | None, resume: Path | None, out: Path | None, saved: str
+) -> Path:
+    """CONFIG, or the settings saved in the ``--resume`` folder (one of the two, never both)."""
+    if resume is None:
+        if config is None:
+            fail("give an experiment file (TOML) or --resume DIR")
+        return config
+    if config is not None or out is not None:
+        fail("--resume continues with the folder's saved settings: give no CONFIG or --out")
+    if not (resume / saved).is_file():
+        fail(f"{resume}: nothing to resume here (no {saved})")
+    return resume / saved
+
+
+@app.command("compare")
+@reports_errors
+def compare_command(
+    config: Annotated[
+        Path | None, typer.Argument(metavar="CONFIG", help="A comparison file (TOML).")
+    ] = None,
+    overrides: OverridesOption = None,
+    out: OutOption = None,
+    resume: ResumeOption = None,
+    quiet: QuietOption = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print summary.json.")] = False,
+) -> None:
+    """Compare GA presets and classical search on a level set at equal budgets."""
+    from evosoko.experiment.compare import (
+        CONFIG_FILE,
+        SUMMARY_MD,
+        compare_folder,
+        load_compare_config,
+        run_compare,
+    )
+    from evosoko.experiment.job_progress import make_job_progress
+
+    config = _experiment_file(config, resume, out, CONFIG_FILE)
+    settings = load_compare_config(config, overrides or [])
+    folder = resume or compare_folder(settings, out)
+    progress = make_job_progress(quiet=quiet or json_output)
+    try:
+        outcome = run_compare(settings, folder, progress=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        fail(
+            f"interrupted; finished jobs are kept: resume with evosoko compare {config} "
+            f"--out {folder}",
+            EXIT_INTERRUPTED,
+        )
+    progress.close()
+    if json_output:
+        print_json(json.loads((folder / "summary.json").read_text()))
+    elif not quiet:
+        stdout.print((folder / SUMMARY_MD).read_text(), markup=False)
+        stdout.print(f"results in {folder}", markup=False)
+    if not outcome.complete:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@app.command("sweep")
+@reports_errors
+def sweep_command(
+    config: Annotated[
+        Path | None, typer.Argument(metavar="CONFIG", help="A sweep file (TOML).")
+    ] = None,
+    overrides: OverridesOption = None,
+    out: OutOption = None,
+    resume: ResumeOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Tune GA parameters: grid, random or Optuna search; writes index.csv and best.toml."""
+    from evosoko.experiment.job_progress import make_job_progress
+    from evosoko.experiment.sweep import CONFIG_FILE, load_sweep_config, run_sweep, sweep_folder
+
+    config = _experiment_file(config, resume, out, CONFIG_FILE)
+    settings = load_sweep_config(config, overrides or [])
+    folder = resume or sweep_folder(settings, out)
+    progress = make_job_progress(quiet=quiet)
+    try:
+        outcome = run_sweep(settings, folder, progress=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        fail(
+            f"interrupted; finished trials are kept: resume with evosoko sweep {config} "
+            f"--out {folder}",
+            EXIT_INTERRUPTED,
+        )
+    progress.close()
+    if not quiet:
+        best = outcome.best
+        if best is not None:
+            stdout.print(
+                f"best trial: {best.params} (solve rate {best.solve_rate:.0%})", markup=False
+            )
+        stdout.print(f"results in {folder} (index.csv, best.toml)", markup=False)
+    if not outcome.complete:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@app.command("plot")
+@reports_errors
+def plot_command(
+    folders: Annotated[
+        list[Path], typer.Argument(metavar="DIR...", help="Run, compare or sweep folders.")
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", metavar="DIR", help="Where to put the plots.")
+    ] = None,
+    svg: Annotated[bool, typer.Option("--svg", help="SVG instead of PNG.")] = False,
+) -> None:
+    """Draw the plots of run, compare and sweep folders (PNG, or SVG on request)."""
+    from evosoko.experiment.plotting import plot_folders
+
+    for path in plot_folders(folders, out, "svg" if svg else "png"):
+        stdout.print(f"wrote {path}", markup=False)

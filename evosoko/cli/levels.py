@@ -1,0 +1,170 @@
+"""Commands on level files: ``levels``, ``show`` and ``verify``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from evosoko.cli.common import (
+    EXIT_FAILED,
+    FormatOption,
+    JsonOption,
+    LevelFile,
+    LevelIds,
+    app,
+    fail,
+    print_json,
+    read_and_select,
+    reports_errors,
+    stdout,
+)
+
+
+@app.command("levels")
+@reports_errors
+def levels_command(
+    file: LevelFile, format: FormatOption = None, json_output: JsonOption = False
+) -> None:
+    """List the levels of a file: index, title, size and boxes."""
+    levels, _ = read_and_select(file, format, None)
+    if json_output:
+        for level in levels:
+            print_json(
+                {
+                    "index": level.index,
+                    "level": level.json_label,
+                    "width": level.width,
+                    "height": level.height,
+                    "boxes": level.box_count,
+                }
+            )
+        return
+    table = Table(title=str(file))
+    for column in ("index", "title", "size", "boxes"):
+        table.add_column(column, justify="right" if column != "title" else "left")
+    for level in levels:
+        table.add_row(
+            str(level.index),
+            level.title or "",
+            f"{level.width}×{level.height}",
+            str(level.box_count),
+        )
+    stdout.print(table)
+
+
+@app.command("show")
+@reports_errors
+def show_command(
+    file: LevelFile,
+    level_id: Annotated[str, typer.Option("--level", "-l", help="A 1-based index or a title.")],
+    format: FormatOption = None,
+    solution: Annotated[
+        str | None, typer.Option(help="A LURD solution to replay and draw.")
+    ] = None,
+    png: Annotated[Path | None, typer.Option(help="Draw the board to this PNG file.")] = None,
+    gif: Annotated[
+        Path | None, typer.Option(help="Animate the solution into this GIF file.")
+    ] = None,
+    fps: Annotated[float, typer.Option(help="Frames per second of the GIF (1 to 50).")] = 10.0,
+    max_frames: Annotated[
+        int,
+        typer.Option(min=2, help="Longer solutions are sampled: every k-th step, the last kept."),
+    ] = 400,
+) -> None:
+    """Print a level as text; draw it to PNG, or animate a solution to GIF."""
+    from evosoko.sokoban import render
+    from evosoko.sokoban.solutions import replay_states, verify_solution
+
+    _, (level,) = read_and_select(file, format, [level_id])
+    if gif is not None and solution is None:
+        fail("--gif needs a --solution to animate")
+    state = None
+    if solution is not None:
+        verification = verify_solution(level, solution, path="--solution")
+        if not verification.valid:
+            fail(f"{level.name}: {verification.error}", EXIT_FAILED)
+        state = verification.final
+    stdout.print(f"{level.name}  ({level.width}×{level.height}, {level.box_count} boxes)")
+    stdout.print(render.styled_board(level, state))
+    if solution is not None:
+        verdict = "solved" if verification.solved else "not solved"
+        stdout.print(f"{verification.moves} moves, {verification.pushes} pushes: {verdict}")
+    if png is not None:
+        render.save_png(level, png, state)
+        stdout.print(f"wrote {png}")
+    if gif is not None:
+        states = replay_states(level, verification.lurd)
+        frames = render.save_gif(level, states, gif, fps=fps, max_frames=max_frames)
+        stdout.print(f"wrote {gif} ({frames} frames)")
+
+
+@app.command("verify")
+@reports_errors
+def verify_command(
+    file: LevelFile,
+    level_ids: LevelIds = None,
+    solution: Annotated[
+        str | None, typer.Option(help="A LURD solution (run-length allowed).")
+    ] = None,
+    solutions: Annotated[
+        Path | None, typer.Option(help="A collection whose levels carry Solution notes.")
+    ] = None,
+    format: FormatOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Replay solutions and check them: exit 0 when every one is legal and solves its level."""
+    from evosoko.sokoban.formats import read_levels
+    from evosoko.sokoban.solution_files import SolutionEntry, match_solutions
+
+    if (solution is None) == (solutions is None):
+        fail("give exactly one of --solution and --solutions")
+    if solution is not None and not level_ids:
+        fail("--solution needs the level it solves: -l INDEX or -l TITLE")
+    levels, chosen = read_and_select(file, format, level_ids)
+    if solution is not None:
+        entries = [SolutionEntry(level, solution, "--solution", None) for level in chosen]
+    else:
+        entries = match_solutions(levels, read_levels(solutions))
+        if level_ids:
+            wanted = {id(level) for level in chosen}
+            entries = [entry for entry in entries if id(entry.level) in wanted]
+        if not entries:
+            fail(f"{solutions}: no solution for the chosen levels")
+    all_good = True
+    for entry in entries:
+        all_good &= _report_verification(entry, json_output)
+    if not all_good:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _report_verification(entry, json_output: bool) -> bool:
+    from evosoko.sokoban.solutions import verify_solution
+
+    level = entry.level
+    result = verify_solution(level, entry.lurd, path=entry.path, line=entry.line)
+    error = result.error if not result.valid else None
+    if result.valid and not result.solved:
+        error = "the solution ends before every box is on a goal"
+    if json_output:
+        print_json(
+            {
+                "index": level.index,
+                "level": level.json_label,
+                "valid": result.valid,
+                "solved": result.solved,
+                "moves": result.moves,
+                "pushes": result.pushes,
+                "error": error,
+            }
+        )
+    elif error is None:
+        stdout.print(f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes")
+    else:
+        stdout.print(
+            f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} pushes)",
+            markup=False,
+        )
+    return error is None

@@ -1,0 +1,59 @@
+"""The ``run`` command: evolve solutions into a run folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evosoko.cli.common import app, fail, print_json, reports_errors, stderr, stdout
+
+
+@app.command("run")
+@reports_errors
+def run_command(
+    config: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="CONFIG", help="A run configuration (TOML), e.g. configs/default.toml."
+        ),
+    ] = None,
+    overrides: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set", metavar="KEY=VALUE", help="Override a key; VALUE is TOML (repeatable)."
+        ),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", metavar="RUN_DIR", help="Continue an interrupted run."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the summary as one JSON object.")
+    ] = False,
+) -> None:
+    """Evolve solutions for the levels of a configuration; everything goes to a run folder."""
+    from evosoko.config import load_config
+    from evosoko.experiment.progress import make_progress
+    from evosoko.experiment.run import resume_run, start_run
+
+    if resume is not None and (config is not None or overrides):
+        fail("--resume continues a run with its saved configuration: give no CONFIG or --set")
+    if resume is None and config is None:
+        fail("give a configuration file (e.g. configs/default.toml) or --resume RUN_DIR")
+    progress = make_progress(quiet=quiet or json_output)
+    if resume is not None:
+        report = resume_run(resume, progress=progress)
+    else:
+        settings = load_config(config, overrides or [])
+        report = start_run(settings, config_source=str(config), progress=progress)
+    if json_output:
+        print_json(report.json_summary())
+    elif not quiet:
+        stdout.print(f"{report.status}: {report.run_dir}", markup=False)
+    if report.message:
+        stderr.print(report.message, markup=False)
+    if report.exit_code:
+        raise typer.Exit(report.exit_code)

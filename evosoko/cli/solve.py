@@ -1,0 +1,83 @@
+"""The ``solve`` command: classical search on levels."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from evosoko.cli.common import (
+    EXIT_FAILED,
+    FormatOption,
+    JsonOption,
+    LevelFile,
+    LevelIds,
+    app,
+    print_json,
+    read_and_select,
+    reports_errors,
+    stdout,
+)
+
+
+@app.command("solve")
+@reports_errors
+def solve_command(
+    file: LevelFile,
+    level_ids: LevelIds = None,
+    algo: Annotated[
+        str,
+        typer.Option(
+            "--algo",
+            help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
+            "push-wastar, push-greedy or push-idastar.",
+        ),
+    ] = "push-astar",
+    heuristic: Annotated[
+        str | None,
+        typer.Option(
+            help="manhattan, push-distance, matching (push level default), "
+            "manhattan-source (move level only)."
+        ),
+    ] = None,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds per level.")] = None,
+    node_limit: Annotated[int | None, typer.Option(help="States expanded per level.")] = None,
+    weight: Annotated[float, typer.Option(help="Heuristic weight of push-wastar.")] = 3.0,
+    format: FormatOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Solve levels by classical search: exit 0 when every chosen level is solved."""
+    from evosoko.search.batch import solve_levels
+
+    _, chosen = read_and_select(file, format, level_ids)
+    outcomes = solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)
+    table = Table(title=f"{file} — {algo}")
+    table.add_column("level", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    for column in ("moves", "pushes", "expanded", "generated", "duplicates", "seconds"):
+        table.add_column(column, justify="right")
+    solutions = []
+    all_solved = True
+    for outcome in outcomes:
+        record = outcome.as_json()
+        all_solved &= record["status"] == "solved"
+        if json_output:
+            print_json(record)
+            continue
+        table.add_row(
+            outcome.level.name,
+            *(
+                str(record[key])
+                for key in ("status", "moves", "pushes", "expanded", "generated", "duplicates")
+            ),
+            f"{record['seconds']:.3f}",
+        )
+        if record["solution"] is not None:
+            solutions.append(f"{outcome.level.name}: {record['solution']}")
+    if not json_output:
+        stdout.print(table)
+        for line in solutions:
+            stdout.print(line, markup=False)
+    if not all_solved:
+        raise typer.Exit(EXIT_FAILED)
