@@ -25,22 +25,22 @@ import numba
 import numpy as np
 
 from evosoko.evolve.distances import objective_code
-from evosoko.evolve.push_replay import (
-    PushTables,
-    _candidates_here,
-    _move_box,
-    _position_distance,
-    _push,
-    _reach,
-    _scratch,
-    _update_frozen_goals,
-    push_choices,
-    push_tables,
+from evosoko.evolve.push_replay import PushTables, push_choices, push_tables
+from evosoko.evolve.push_rules import (
+    candidates_here,
+    move_box,
+    position_distance,
+    push,
+    push_scratch,
+    reach,
+    set_position,
+    update_frozen_goals,
 )
 from evosoko.sokoban.level import UNREACHABLE, Level
+from evosoko.sokoban.zobrist import boxes_hash
 
 _EVERY_BOX = 1 << 30
-"""A ``known`` count above any box count: :func:`_update_frozen_goals` then only marks the
+"""A ``known`` count above any box count: :func:`update_frozen_goals` then only marks the
 frozen boxes and never rebuilds its tables."""
 
 
@@ -114,15 +114,7 @@ def is_lost(
     box_cells = np.array(sorted(boxes), dtype=np.int64)
     return bool(
         _lost_within(
-            tables.deltas,
-            tables.floor,
-            tables.goals,
-            tables.dead,
-            tables.push_distance,
-            tables.nearest,
-            tables.manhattan,
-            tables.zobrist_box,
-            tables.zobrist_player,
+            tables.arrays,
             tables.corrals,
             objective_code(objective),
             bool(stop_on_deadlock),
@@ -144,48 +136,15 @@ def _frozen_signature(boxes, frozen_goals, zobrist_box):  # pragma: no cover - c
 
 
 @numba.njit(cache=True)
-def _frozen_tables(
-    floor, dead, goals, deltas, boxes, scratch, zobrist_box, built
-):  # pragma: no cover - compiled
+def _frozen_tables(arrays, scratch, built):  # pragma: no cover - compiled
     """Mark the boxes frozen on goals and, when that set is not the one the scratch's tables
     were built for (signature ``built``), rebuild them. Returns (count or -1, signature)."""
-    stack, frozen_goals, reduced, dead_now, open_cells = (
-        scratch[3],
-        scratch[7],
-        scratch[8],
-        scratch[9],
-        scratch[10],
-    )
-    count = _update_frozen_goals(
-        floor,
-        dead,
-        goals,
-        deltas,
-        boxes,
-        _EVERY_BOX,
-        frozen_goals,
-        reduced,
-        dead_now,
-        open_cells,
-        stack,
-    )
+    count = update_frozen_goals(arrays, scratch, _EVERY_BOX)
     if count <= 0:
         return count, built
-    signature = _frozen_signature(boxes, frozen_goals, zobrist_box)
+    signature = _frozen_signature(scratch.boxes, scratch.frozen_goals, arrays.zobrist_box)
     if signature != built:
-        _update_frozen_goals(
-            floor,
-            dead,
-            goals,
-            deltas,
-            boxes,
-            0,
-            frozen_goals,
-            reduced,
-            dead_now,
-            open_cells,
-            stack,
-        )
+        update_frozen_goals(arrays, scratch, 0)
     return count, signature
 
 
@@ -204,30 +163,14 @@ def _seen_before(table, key):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _lost_within(
-    deltas,
-    floor,
-    goals,
-    dead,
-    push_distance,
-    nearest,
-    manhattan,
-    zobrist_box,
-    zobrist_player,
-    corrals,
-    objective,
-    stop_on_deadlock,
-    player,
-    start_boxes,
-    node_limit,
+    arrays, corrals, objective, stop_on_deadlock, player, start_boxes, node_limit
 ):  # pragma: no cover - compiled
     """1 when every position reachable from (``player``, ``start_boxes``) by candidate pushes
     was visited (at most ``node_limit``) and none is solved; 0 otherwise."""
-    cells = floor.shape[0]
+    goals, deltas, zobrist_box = arrays.goals, arrays.deltas, arrays.zobrist_box
     box_count = start_boxes.shape[0]
-    scratch = _scratch(cells, box_count, push_distance.shape[0])
-    occupied, boxes, mark, stack = scratch[0], scratch[1], scratch[2], scratch[3]
-    out_box, out_direction = scratch[4], scratch[5]
-    frozen_goals, reduced, free_boxes = scratch[7], scratch[8], scratch[11]
+    scratch = push_scratch(arrays.floor.shape[0], box_count, arrays.push_distance.shape[0])
+    boxes = scratch.boxes
     size = 1
     while size < 2 * node_limit:
         size *= 2
@@ -236,7 +179,6 @@ def _lost_within(
     positions[0, :box_count] = start_boxes
     positions[0, box_count] = player
     found = 1
-    stamp = 1
     built = np.uint64(0)
     on_goals = 0
     for k in range(box_count):
@@ -247,54 +189,30 @@ def _lost_within(
     for node in range(node_limit):
         if node == found:
             return 1  # every reachable position visited: none solves
-        occupied[:] = False
-        for k in range(box_count):
-            boxes[k] = positions[node, k]
-            occupied[boxes[k]] = True
+        set_position(scratch, positions[node, :box_count])
         here = positions[node, box_count]
-        frozen_count, built = _frozen_tables(
-            floor, dead, goals, deltas, boxes, scratch, zobrist_box, built
-        )
+        frozen_count, built = _frozen_tables(arrays, scratch, built)
         if frozen_count < 0:
             continue
         if node == 0:
-            smallest = _reach(occupied, floor, deltas, here, mark, stamp, stack)
-            stamp += 1
-            key = np.uint64(zobrist_player[smallest])
-            for k in range(box_count):
-                key ^= zobrist_box[boxes[k]]
+            key = (
+                boxes_hash(zobrist_box, boxes)
+                ^ arrays.zobrist_player[reach(arrays, scratch, here)[1]]
+            )
             _seen_before(table, key if key != 0 else np.uint64(1))
             if (
                 stop_on_deadlock
-                and _position_distance(
-                    objective,
-                    boxes,
-                    push_distance,
-                    nearest,
-                    manhattan,
-                    frozen_count,
-                    frozen_goals,
-                    reduced,
-                    free_boxes,
-                )
-                >= UNREACHABLE
+                and position_distance(arrays, objective, scratch, frozen_count) >= UNREACHABLE
             ):
                 continue
-        count, _ = _candidates_here(
-            floor, goals, dead, deltas, corrals, here, scratch, stamp, frozen_count
-        )
-        stamp += 1
-        box_hash = np.uint64(0)
-        for k in range(box_count):
-            box_hash ^= zobrist_box[boxes[k]]
+        count, _ = candidates_here(arrays, corrals, here, scratch, frozen_count)
+        box_hash = boxes_hash(zobrist_box, boxes)
         for c in range(count):
-            box = out_box[c]
-            target = box + deltas[out_direction[c]]
-            child_frozen = _push(
-                floor, goals, dead, deltas, scratch, box, out_direction[c], frozen_count
-            )
+            box = scratch.out_box[c]
+            target = box + deltas[scratch.out_direction[c]]
+            child_frozen = push(arrays, scratch, box, scratch.out_direction[c], frozen_count)
             if child_frozen > frozen_count:  # the push rebuilt the tables for the child
-                built = _frozen_signature(boxes, frozen_goals, zobrist_box)
+                built = _frozen_signature(boxes, scratch.frozen_goals, zobrist_box)
             solved = True
             for k in range(box_count):
                 if not goals[boxes[k]]:
@@ -304,35 +222,20 @@ def _lost_within(
                 return 0
             keep = child_frozen >= 0
             if keep and stop_on_deadlock:
-                keep = (
-                    _position_distance(
-                        objective,
-                        boxes,
-                        push_distance,
-                        nearest,
-                        manhattan,
-                        child_frozen,
-                        frozen_goals,
-                        reduced,
-                        free_boxes,
-                    )
-                    < UNREACHABLE
-                )
+                keep = position_distance(arrays, objective, scratch, child_frozen) < UNREACHABLE
             if keep:
-                smallest = _reach(occupied, floor, deltas, box, mark, stamp, stack)
-                stamp += 1
-                key = box_hash ^ zobrist_box[box] ^ zobrist_box[target] ^ zobrist_player[smallest]
+                smallest = reach(arrays, scratch, box)[1]
+                key = box_hash ^ zobrist_box[box] ^ zobrist_box[target]
+                key ^= arrays.zobrist_player[smallest]
                 if not _seen_before(table, key if key != 0 else np.uint64(1)):
                     if found == node_limit:
                         return 0  # more positions than the limit: nothing proven
                     positions[found, :box_count] = boxes
                     positions[found, box_count] = box
                     found += 1
-            occupied[target] = False
-            occupied[box] = True
-            _move_box(boxes, target, box)
+            scratch.occupied[target] = False
+            scratch.occupied[box] = True
+            move_box(boxes, scratch.assignment, target, box)
             if child_frozen != frozen_count:  # back to the parent's frozen boxes and tables
-                frozen_count, built = _frozen_tables(
-                    floor, dead, goals, deltas, boxes, scratch, zobrist_box, built
-                )
+                frozen_count, built = _frozen_tables(arrays, scratch, built)
     return 1  # the last position allowed was visited too

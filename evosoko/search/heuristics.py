@@ -18,7 +18,7 @@ import numba
 
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import MANHATTAN, MATCHING, PUSH_DISTANCE
-from evosoko.sokoban.matching import goal_distance as box_term  # noqa: F401 - the kernels import it here
+from evosoko.sokoban.matching import goal_distance as box_term  # noqa: F401 - kernels use it
 
 MANHATTAN_SOURCE = 3
 """The source document's variant: the Manhattan box term (:func:`box_term` reads it as

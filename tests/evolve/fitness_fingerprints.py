@@ -45,12 +45,21 @@ LEVELS = (
 
 SETTINGS = {
     "default": FitnessConfig(),
-    "trim": FitnessConfig(trim_to_best=True),
+    "untrimmed": FitnessConfig(trim_to_best=False),
+    "untrimmed-no-stop": FitnessConfig(trim_to_best=False, stop_on_deadlock=False),
     "nearest-goal-no-stop": FitnessConfig(objective="nearest_goal", stop_on_deadlock=False),
+    "nearest-goal-untrimmed": FitnessConfig(objective="nearest_goal", trim_to_best=False),
     "manhattan-trim": FitnessConfig(objective="manhattan", trim_to_best=True),
+    "manhattan-untrimmed-no-stop": FitnessConfig(
+        objective="manhattan", trim_to_best=False, stop_on_deadlock=False
+    ),
     "matching-no-stop-trim": FitnessConfig(stop_on_deadlock=False, trim_to_best=True),
 }
-"""Fitness settings fingerprinted; ``default`` on every genome, the others on a tenth."""
+"""Fitness settings fingerprinted: ``default`` (the defaults of :class:`FitnessConfig`, which
+score the best point) and ``untrimmed`` (the presets': the end) on every genome, the others on a
+tenth."""
+
+FULL = ("default", "untrimmed")
 
 GENE_RANGE = {"moves": 4, "pushes": 720}
 LONGEST = {"moves": 400, "pushes": 120}
@@ -151,7 +160,7 @@ def fitness_fingerprints(
     genes, lengths = random_genomes(seed, encoding, genomes, solution)
     result = {}
     for name, config in SETTINGS.items():
-        count = genomes if name == "default" else max(1, genomes // 10)
+        count = genomes if name in FULL else max(1, genomes // 10)
         fitness = FitnessFunction(level, encoding, config)
         columns = fitness.evaluate_columns(*slice_packed(genes, lengths, count))
         result[name] = {"genomes": count, **column_fingerprint(columns)}

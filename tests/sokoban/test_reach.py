@@ -9,8 +9,8 @@ import pytest
 from shared_microban import microban
 
 from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
-from evosoko.sokoban.rules import reachable_cells, walk_path
 from evosoko.sokoban.rules import normalized_player as rules_normalized_player
+from evosoko.sokoban.rules import reachable_cells, walk_path
 
 
 def flood(level, player, occupied):
