@@ -27,20 +27,20 @@ import numpy as np
 from evosoko.evolve.distances import objective_code
 from evosoko.evolve.push_replay import PushTables, push_choices, push_tables
 from evosoko.evolve.push_rules import (
-    candidates_here,
     move_box,
-    position_distance,
-    push,
     push_scratch,
     reach,
+    scratch_candidates,
+    scratch_distance,
+    scratch_push,
     set_position,
-    update_frozen_goals,
+    update_frozen_tables,
 )
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.zobrist import boxes_hash
 
 _EVERY_BOX = 1 << 30
-"""A ``known`` count above any box count: :func:`update_frozen_goals` then only marks the
+"""A ``known`` count above any box count: :func:`update_frozen_tables` then only marks the
 frozen boxes and never rebuilds its tables."""
 
 
@@ -139,13 +139,27 @@ def _frozen_signature(boxes, frozen_goals, zobrist_box):  # pragma: no cover - c
 def _frozen_tables(arrays, scratch, built):  # pragma: no cover - compiled
     """Mark the boxes frozen on goals and, when that set is not the one the scratch's tables
     were built for (signature ``built``), rebuild them. Returns (count or -1, signature)."""
-    count = update_frozen_goals(arrays, scratch, _EVERY_BOX)
+    count = update_frozen_tables(arrays, scratch, np.int64(_EVERY_BOX))
     if count <= 0:
         return count, built
     signature = _frozen_signature(scratch.boxes, scratch.frozen_goals, arrays.zobrist_box)
     if signature != built:
-        update_frozen_goals(arrays, scratch, 0)
+        update_frozen_tables(arrays, scratch, np.int64(0))
     return count, signature
+
+
+@numba.njit(cache=True)
+def _reach(arrays, scratch, player):  # pragma: no cover - compiled
+    """The normalized player of the scratch's position with the player on ``player``."""
+    return reach(
+        arrays.floor,
+        arrays.deltas,
+        scratch.occupied,
+        player,
+        scratch.mark,
+        scratch.stamp,
+        scratch.queue,
+    )[1]
 
 
 @numba.njit(cache=True)
@@ -189,7 +203,7 @@ def _lost_within(
     for node in range(node_limit):
         if node == found:
             return 1  # every reachable position visited: none solves
-        set_position(scratch, positions[node, :box_count])
+        set_position(scratch.occupied, boxes, positions[node, :box_count])
         here = positions[node, box_count]
         frozen_count, built = _frozen_tables(arrays, scratch, built)
         if frozen_count < 0:
@@ -197,20 +211,22 @@ def _lost_within(
         if node == 0:
             key = (
                 boxes_hash(zobrist_box, boxes)
-                ^ arrays.zobrist_player[reach(arrays, scratch, here)[1]]
+                ^ arrays.zobrist_player[_reach(arrays, scratch, here)]
             )
             _seen_before(table, key if key != 0 else np.uint64(1))
             if (
                 stop_on_deadlock
-                and position_distance(arrays, objective, scratch, frozen_count) >= UNREACHABLE
+                and scratch_distance(arrays, objective, scratch, frozen_count) >= UNREACHABLE
             ):
                 continue
-        count, _ = candidates_here(arrays, corrals, here, scratch, frozen_count)
+        count, _ = scratch_candidates(arrays, corrals, here, scratch, frozen_count)
         box_hash = boxes_hash(zobrist_box, boxes)
         for c in range(count):
             box = scratch.out_box[c]
             target = box + deltas[scratch.out_direction[c]]
-            child_frozen = push(arrays, scratch, box, scratch.out_direction[c], frozen_count)
+            child_frozen = scratch_push(
+                arrays, scratch, box, scratch.out_direction[c], frozen_count
+            )
             if child_frozen > frozen_count:  # the push rebuilt the tables for the child
                 built = _frozen_signature(boxes, scratch.frozen_goals, zobrist_box)
             solved = True
@@ -222,15 +238,16 @@ def _lost_within(
                 return 0
             keep = child_frozen >= 0
             if keep and stop_on_deadlock:
-                keep = position_distance(arrays, objective, scratch, child_frozen) < UNREACHABLE
+                keep = scratch_distance(arrays, objective, scratch, child_frozen) < UNREACHABLE
             if keep:
-                smallest = reach(arrays, scratch, box)[1]
+                smallest = _reach(arrays, scratch, box)
                 key = box_hash ^ zobrist_box[box] ^ zobrist_box[target]
                 key ^= arrays.zobrist_player[smallest]
                 if not _seen_before(table, key if key != 0 else np.uint64(1)):
                     if found == node_limit:
                         return 0  # more positions than the limit: nothing proven
-                    positions[found, :box_count] = boxes
+                    for k in range(box_count):
+                        positions[found, k] = boxes[k]
                     positions[found, box_count] = box
                     found += 1
             scratch.occupied[target] = False

@@ -197,15 +197,17 @@ def _configurations(cells, box_count):  # pragma: no cover - compiled
     )
 
 
-# The helpers below take single arrays, not the named tuples: a call that passes a tuple of many
-# arrays pays a reference count update per array, which costs more than a push.
+# The helpers below take the arrays they use, not the named tuples: a call to a compiled function
+# that is not inlined pays a reference count update for each array passed, alone or in a tuple,
+# and a tuple of twenty arrays costs more than a push.
 
 
 @numba.njit(cache=True)
 def _gap_field(floor, goals, deltas, boxes, nothing, mark, stamp, queue, field):
     # pragma: no cover - compiled
     """Fill ``field`` with each cell's walking distance to the nearest box off goal."""
-    field[:] = FAR
+    for cell in range(field.shape[0]):
+        field[cell] = FAR
     sources = 0
     for k in range(boxes.shape[0]):
         box = boxes[k]
@@ -228,24 +230,10 @@ def _regions(floor, occupied, deltas, mark, stamp, queue, regions):  # pragma: n
 
 
 @numba.njit(cache=True)
-def _replay_prefix(deltas, occupant, occupied, boxes, start_player, genes, count):
-    # pragma: no cover - compiled
-    """Play the first ``count`` genes again from the start (all legal, none lost)."""
-    player = start_player
-    for j in range(count):
-        delta = deltas[genes[j]]
-        target = player + delta
-        box = occupant[target]
-        if box == 0:
-            player = target
-        elif box > 0 and occupant[target + delta] == 0:
-            occupant[target + delta] = box
-            occupant[target] = 0
-            occupied[target] = False
-            occupied[target + delta] = True
-            boxes[box - 1] = target + delta
-            player = target
-    return player
+def _copy(destination, source):  # pragma: no cover - compiled
+    """``destination[:] = source`` as a loop, which compiles far faster."""
+    for k in range(source.shape[0]):
+        destination[k] = source[k]
 
 
 @numba.njit(cache=True)
@@ -291,7 +279,8 @@ def _move_batch_kernel(
     for cell in range(cells):
         occupant[cell] = 0 if floor[cell] else -1
     occupied = np.zeros(cells, dtype=np.bool_)
-    boxes = start_boxes.copy()
+    boxes = np.empty(box_count, dtype=np.int64)
+    _copy(boxes, start_boxes)
     for k in range(box_count):
         occupant[boxes[k]] = k + 1
         occupied[boxes[k]] = True
@@ -327,7 +316,8 @@ def _move_batch_kernel(
         assignment,
         work,
     )
-    start_assignment = assignment.copy()
+    start_assignment = np.empty(box_count, dtype=np.int16)
+    _copy(start_assignment, assignment)
     start_on_goals = 0
     for k in range(box_count):
         if goals[start_boxes[k]]:
@@ -357,7 +347,8 @@ def _move_batch_kernel(
                 occupant[boxes[k]] = k + 1
                 occupied[boxes[k]] = True
             if objective == MATCHING:
-                assignment[:] = start_assignment
+                for k in range(box_count):
+                    assignment[k] = start_assignment[k]
         player = start_player
         on_goals = start_on_goals
         raw = start_raw
@@ -373,7 +364,7 @@ def _move_batch_kernel(
         best_player, best_pushes, best_hash, best_slot = player, 0, box_hash, slot
         best_version = here
         if points & BEST:
-            best_cells[:] = boxes
+            _copy(best_cells, boxes)
         solved = on_goals == box_count
         consumed = 0
         stuck = False
@@ -390,7 +381,7 @@ def _move_batch_kernel(
                         best_pushes, best_hash, best_slot = pushes, box_hash, slot
                         best_version = here
                         if points & BEST:
-                            best_cells[:] = boxes
+                            _copy(best_cells, boxes)
                 continue
             if box < 0:
                 continue
@@ -481,7 +472,7 @@ def _move_batch_kernel(
                 best_player, best_hash, best_slot = player, box_hash, slot
                 best_pushes, best_version = pushes, here
                 if points & BEST:
-                    best_cells[:] = boxes
+                    _copy(best_cells, boxes)
         out.solved[i] = solved
         out.solved_at[i] = consumed if solved else -1
         out.steps[i] = consumed

@@ -35,8 +35,10 @@ from evosoko.evolve.push_rules import (
     push,
     push_scratch,
     reach,
+    scratch_candidates,
+    scratch_distance,
     set_position,
-    update_frozen_goals,
+    update_frozen_tables,
 )
 from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
 from evosoko.sokoban.level import UNREACHABLE, Level, State
@@ -225,46 +227,44 @@ def _positions(box_count):  # pragma: no cover - compiled
     slots = 64
     while slots < 2048 and 2 * slots * (9 * box_count + 5) <= CACHED_VALUES:
         slots *= 2
-    return _Positions(
+    return _Positions(  # a slot's values are read only once its key and position matched
         np.zeros(slots, dtype=np.uint64),
-        np.zeros((slots, box_count), dtype=np.int64),
-        np.full(slots, -1, dtype=np.int64),
-        np.zeros(slots, dtype=np.int64),
-        np.zeros(slots, dtype=np.int64),
-        np.zeros(slots, dtype=np.int64),
-        np.zeros((slots, 4 * box_count), dtype=np.int64),
-        np.zeros((slots, 4 * box_count), dtype=np.int64),
+        np.empty((slots, box_count), dtype=np.int64),
+        np.full(slots, -1, dtype=np.int64),  # no player: nothing matches an empty slot
+        np.empty(slots, dtype=np.int64),
+        np.empty(slots, dtype=np.int64),
+        np.empty(slots, dtype=np.int64),
+        np.empty((slots, 4 * box_count), dtype=np.int64),
+        np.empty((slots, 4 * box_count), dtype=np.int64),
     )
-
-
-@numba.njit(cache=True)
-def _find(positions, key, boxes, player):  # pragma: no cover - compiled
-    """The slot of ``positions`` that holds the position, or -1."""
-    slot = np.int64(key & np.uint64(positions.keys.shape[0] - 1))
-    if positions.keys[slot] != key or positions.player[slot] != player:
-        return -1
-    for k in range(boxes.shape[0]):
-        if positions.boxes[slot, k] != boxes[k]:
-            return -1
-    return slot
 
 
 @numba.njit(cache=True)
 def _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratch):
     # pragma: no cover - compiled
-    set_position(scratch, start_boxes)
+    """The :class:`_Start` of a batch (the scratch is left holding the start position)."""
+    set_position(scratch.occupied, scratch.boxes, start_boxes)
     on_goals = 0
     for k in range(start_boxes.shape[0]):
         if arrays.goals[start_boxes[k]]:
             on_goals += 1
-    frozen_count = update_frozen_goals(arrays, scratch, 0)
+    frozen_count = update_frozen_tables(arrays, scratch, np.int64(0))
     distance = UNREACHABLE
     if frozen_count >= 0:
-        distance = position_distance(arrays, objective, scratch, frozen_count)
+        distance = scratch_distance(arrays, objective, scratch, frozen_count)
     if frozen_count >= 0 and on_goals < start_boxes.shape[0]:
-        count, smallest = candidates_here(arrays, corrals, start_player, scratch, frozen_count)
+        count, smallest = scratch_candidates(arrays, corrals, start_player, scratch, frozen_count)
     else:
-        count, smallest = 0, reach(arrays, scratch, start_player)[1]
+        count = 0
+        smallest = reach(
+            arrays.floor,
+            arrays.deltas,
+            scratch.occupied,
+            start_player,
+            scratch.mark,
+            scratch.stamp,
+            scratch.queue,
+        )[1]
     return _Start(
         frozen_count,
         distance,
@@ -272,27 +272,40 @@ def _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratc
         boxes_hash(arrays.zobrist_box, start_boxes),
         count,
         smallest,
-        scratch.out_box.copy(),
-        scratch.out_direction.copy(),
-        scratch.assignment.copy(),
-        scratch.frozen_goals.copy(),
-        scratch.reduced.copy(),
-        scratch.dead_now.copy(),
-        scratch.open_cells.copy(),
+        _copied(scratch.out_box),
+        _copied(scratch.out_direction),
+        _copied(scratch.assignment),
+        _copied(scratch.frozen_goals),
+        _copied(scratch.reduced.ravel()).reshape(scratch.reduced.shape),
+        _copied(scratch.dead_now),
+        _copied(scratch.open_cells),
     )
 
 
 @numba.njit(cache=True)
+def _copied(array):  # pragma: no cover - compiled
+    """A copy of the 1-D ``array`` (a loop: ``array.copy()`` compiles far slower)."""
+    copy = np.empty(array.shape[0], dtype=array.dtype)
+    for k in range(array.shape[0]):
+        copy[k] = array[k]
+    return copy
+
+
+@numba.njit(cache=True, inline="always")
 def _restore_start(start, start_boxes, scratch, tables_dirty):  # pragma: no cover - compiled
     """Put the start position (and, with boxes frozen on goals there, its tables) back."""
-    set_position(scratch, start_boxes)
-    scratch.assignment[:] = start.assignment
+    set_position(scratch.occupied, scratch.boxes, start_boxes)
+    for k in range(start.assignment.shape[0]):  # loops: slice copies compile slowly
+        scratch.assignment[k] = start.assignment[k]
     if start.frozen_count > 0:
-        scratch.frozen_goals[:] = start.frozen_goals
+        for cell in range(start.frozen_goals.shape[0]):
+            scratch.frozen_goals[cell] = start.frozen_goals[cell]
         if tables_dirty:
-            scratch.reduced[:] = start.reduced
-            scratch.dead_now[:] = start.dead_now
-            scratch.open_cells[:] = start.open_cells
+            for cell in range(start.frozen_goals.shape[0]):
+                scratch.dead_now[cell] = start.dead_now[cell]
+                scratch.open_cells[cell] = start.open_cells[cell]
+                for row in range(start.reduced.shape[0]):
+                    scratch.reduced[row, cell] = start.reduced[row, cell]
 
 
 @numba.njit(cache=True)
@@ -306,19 +319,34 @@ def _replay_one(
     ``trail`` is int64[3, length + 1] scratch. Returns (solved, solved_at, best_prefix,
     best_distance, best_hash, steps, final_distance, final_hash, deadlocked, tables rebuilt).
     """
-    deltas, goals, zobrist_box, zobrist_player = (
-        arrays.deltas,
-        arrays.goals,
+    floor, dead, goals, deltas = arrays.floor, arrays.dead, arrays.goals, arrays.deltas
+    push_distance, zobrist_box, zobrist_player = (
+        arrays.push_distance,
         arrays.zobrist_box,
         arrays.zobrist_player,
     )
+    (
+        occupied, boxes, mark, stamp, queue, candidate_box, candidate_direction, frozen,
+        frozen_goals, reduced, dead_now, open_cells, free_boxes, corral, corral_marks,
+        assignment, work,
+    ) = scratch  # fmt: skip
+    keys, known_boxes, known_player, known_distance, known_count, known_smallest = (
+        positions.keys,
+        positions.boxes,
+        positions.player,
+        positions.distance,
+        positions.count,
+        positions.smallest,
+    )
+    known_out_box, known_out_direction = positions.out_box, positions.out_direction
+    mask = np.uint64(keys.shape[0] - 1)
     box_count = start_boxes.shape[0]
     player = start_player
     box_hash = start.box_hash
     on_goals = start.on_goals
     frozen_count = start.frozen_count
     distance = start.distance
-    matched = objective == MATCHING and frozen_count == 0  # scratch.assignment is optimal
+    matched = objective == MATCHING and frozen_count == 0  # the assignment is optimal
     rebuilt = False
     best = distance
     best_at = 0
@@ -334,20 +362,27 @@ def _replay_one(
             count, smallest = start.count, start.smallest
             out_box, out_direction = start.out_box, start.out_direction
         elif known >= 0:
-            count, smallest = positions.count[known], positions.smallest[known]
-            out_box, out_direction = positions.out_box[known], positions.out_direction[known]
+            count, smallest = known_count[known], known_smallest[known]
+            out_box, out_direction = known_out_box[known], known_out_direction[known]
         else:
-            count, smallest = candidates_here(arrays, corrals, player, scratch, frozen_count)
-            out_box, out_direction = scratch.out_box, scratch.out_direction
-            _remember(
-                positions,
-                box_hash ^ zobrist_player[player],
-                scratch,
-                player,
-                distance,
-                count,
-                smallest,
-            )
+            count, smallest = candidates_here(
+                floor, dead, goals, deltas, arrays.floor_cells, corrals, player, occupied,
+                boxes, frozen_count, dead_now, open_cells, mark, stamp, queue, frozen, corral,
+                corral_marks, candidate_box, candidate_direction,
+            )  # fmt: skip
+            out_box, out_direction = candidate_box, candidate_direction
+            key = box_hash ^ zobrist_player[player]
+            slot = np.int64(key & mask)
+            keys[slot] = key
+            known_player[slot] = player
+            known_distance[slot] = distance
+            known_count[slot] = count
+            known_smallest[slot] = smallest
+            for k in range(box_count):
+                known_boxes[slot, k] = boxes[k]
+            for c in range(count):
+                known_out_box[slot, c] = candidate_box[c]
+                known_out_direction[slot, c] = candidate_direction[c]
         here = box_hash ^ zobrist_player[smallest]
         trail[0, steps] = distance
         trail[1, steps] = np.int64(here)
@@ -365,31 +400,46 @@ def _replay_one(
         if record.shape[0] > 0:
             record[steps, 0] = box
             record[steps, 1] = direction
-        goal = _assigned_goal(scratch, box) if matched else -1
+        goal = -1
+        if matched:
+            for k in range(box_count):
+                if boxes[k] == box:
+                    goal = assignment[k]
         before = frozen_count
-        frozen_count = push(arrays, scratch, box, direction, frozen_count)
+        frozen_count = push(
+            floor, dead, goals, deltas, occupied, boxes, assignment, box, direction,
+            frozen_count, frozen_goals, reduced, dead_now, open_cells, queue,
+        )  # fmt: skip
         rebuilt = rebuilt or frozen_count != before
         player = box
         box_hash ^= zobrist_box[box] ^ zobrist_box[target]
         on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
         steps += 1
-        known = _find(positions, box_hash ^ zobrist_player[player], scratch.boxes, player)
+        key = box_hash ^ zobrist_player[player]
+        known = np.int64(key & mask)
+        if keys[known] != key or known_player[known] != player:
+            known = -1
+        else:
+            for k in range(box_count):
+                if known_boxes[known, k] != boxes[k]:
+                    known = -1
+                    break
         if known >= 0:
-            distance = positions.distance[known]
+            distance = known_distance[known]
             matched = False
         elif (
             matched
             and frozen_count == 0
             and distance < UNREACHABLE
-            and arrays.push_distance[goal, target] == arrays.push_distance[goal, box] - 1
+            and push_distance[goal, target] == push_distance[goal, box] - 1
         ):
             distance -= 1  # closer to its goal by one push: the matching stays optimal
-        elif frozen_count >= 0:
-            distance = position_distance(arrays, objective, scratch, frozen_count)
-            matched = objective == MATCHING and frozen_count == 0
         else:
-            distance = position_distance(arrays, objective, scratch, frozen_count)
-            matched = False
+            distance = position_distance(
+                objective, arrays.nearest_manhattan, arrays.nearest_push, push_distance, boxes,
+                frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
+            )  # fmt: skip
+            matched = objective == MATCHING and frozen_count == 0
         if on_goals == box_count:
             solved = True
             solved_at = steps
@@ -403,8 +453,10 @@ def _replay_one(
             break
     if steps == 0:
         smallest = start.smallest
+    elif known >= 0:
+        smallest = known_smallest[known]
     else:
-        smallest = reach(arrays, scratch, player)[1]
+        smallest = reach(floor, deltas, occupied, player, mark, stamp, queue)[1]
     final_hash = box_hash ^ zobrist_player[smallest]
     if pending:
         best_hash = final_hash
@@ -446,29 +498,6 @@ def _replay_one(
         deadlocked,
         rebuilt,
     )
-
-
-@numba.njit(cache=True)
-def _remember(positions, key, scratch, player, distance, count, smallest):  # pragma: no cover
-    """Keep the position's distance and candidate pushes in its slot of ``positions``."""
-    slot = np.int64(key & np.uint64(positions.keys.shape[0] - 1))
-    positions.keys[slot] = key
-    positions.player[slot] = player
-    positions.boxes[slot] = scratch.boxes
-    positions.distance[slot] = distance
-    positions.count[slot] = count
-    positions.smallest[slot] = smallest
-    positions.out_box[slot, :count] = scratch.out_box[:count]
-    positions.out_direction[slot, :count] = scratch.out_direction[:count]
-
-
-@numba.njit(cache=True)
-def _assigned_goal(scratch, box):  # pragma: no cover - compiled
-    """The goal that the matching in ``scratch.assignment`` gives the box on ``box``."""
-    for k in range(scratch.boxes.shape[0]):
-        if scratch.boxes[k] == box:
-            return scratch.assignment[k]
-    return -1
 
 
 @numba.njit(cache=True)
@@ -519,7 +548,7 @@ def _replay_batch_kernel(
             start_player,
             start_boxes,
             genes[offset : offset + lengths[i]],
-            lengths[i],
+            np.int64(lengths[i]),
             scratch,
             trail,
             no_record,
@@ -546,7 +575,7 @@ def _choices_kernel(
         arrays.floor.shape[0], start_boxes.shape[0], arrays.push_distance.shape[0]
     )
     start = _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratch)
-    _restore_start(start, start_boxes, scratch, False)
+    _restore_start(start, start_boxes, scratch, start.frozen_count < 0)  # nothing is dirty
     trail = np.empty((3, genes.shape[0] + 1), dtype=np.int64)
     outcome = _replay_one(
         arrays,
@@ -575,11 +604,11 @@ def _candidates_kernel(arrays, corrals, player, boxes, out):  # pragma: no cover
 
 @numba.njit(cache=True)
 def _candidates_in(arrays, corrals, player, boxes, scratch, out):  # pragma: no cover - compiled
-    set_position(scratch, boxes)
-    frozen_count = update_frozen_goals(arrays, scratch, 0)
+    set_position(scratch.occupied, scratch.boxes, boxes)
+    frozen_count = update_frozen_tables(arrays, scratch, np.int64(0))
     if frozen_count < 0:
         return 0
-    count, _ = candidates_here(arrays, corrals, player, scratch, frozen_count)
+    count, _ = scratch_candidates(arrays, corrals, player, scratch, frozen_count)
     for c in range(count):
         out[c, 0] = scratch.out_box[c]
         out[c, 1] = scratch.out_direction[c]
@@ -588,7 +617,7 @@ def _candidates_in(arrays, corrals, player, boxes, scratch, out):  # pragma: no 
 
 @numba.njit(cache=True)
 def _genes_kernel(arrays, start_player, start_boxes, corrals, wanted, genes):  # pragma: no cover
-    boxes = start_boxes.copy()
+    boxes = _copied(start_boxes)
     scratch = push_scratch(arrays.floor.shape[0], boxes.shape[0], arrays.push_distance.shape[0])
     out = np.empty((4 * boxes.shape[0], 2), dtype=np.int64)
     player = start_player

@@ -43,7 +43,8 @@ def push_distances(level: Level) -> np.ndarray:
 def pull_distances(open_cells, deltas, goal, row, queue):  # pragma: no cover - compiled
     """Fewest pushes taking a lone box from each cell to ``goal`` (reverse pulls over
     ``open_cells``), written into ``row`` (``UNREACHABLE`` where there is none)."""
-    row[:] = UNREACHABLE
+    for cell in range(row.shape[0]):
+        row[cell] = UNREACHABLE
     row[goal] = 0
     queue[0] = goal
     head, tail = 0, 1

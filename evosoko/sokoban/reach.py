@@ -13,6 +13,7 @@ walk when it can. A level is closed, so ``cell + delta`` of a floor cell is alwa
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 
 @numba.njit(cache=True)
@@ -27,7 +28,7 @@ def explore(floor, occupied, deltas, start, mark, stamp, queue, distance):  # pr
     queue[0] = start
     if distance.shape[0] > 0:
         distance[start] = 0
-    return spread(floor, occupied, deltas, 1, mark, stamp, queue, distance)
+    return spread(floor, occupied, deltas, np.int64(1), mark, stamp, queue, distance)
 
 
 @numba.njit(cache=True)

@@ -264,7 +264,7 @@ def _walk(floor, occupied, deltas, start, target):  # pragma: no cover - compile
     mark = np.zeros(cells, dtype=np.int64)
     queue = np.empty(cells, dtype=np.int64)
     distance = np.empty(cells, dtype=np.int64)
-    count, _ = explore(floor, occupied, deltas, start, mark, 1, queue, distance)
+    count, _ = explore(floor, occupied, deltas, start, mark, np.int64(1), queue, distance)
     if not floor[target] or occupied[target] or mark[target] != 1:
         return np.full(1, -1, dtype=np.int64)
     order = np.empty(cells, dtype=np.int64)
@@ -292,7 +292,7 @@ def _legal_pushes(floor, occupied, deltas, player):  # pragma: no cover - compil
     cells = floor.shape[0]
     mark = np.zeros(cells, dtype=np.int64)
     queue = np.empty(cells, dtype=np.int64)
-    explore(floor, occupied, deltas, player, mark, 1, queue, queue[:0])
+    explore(floor, occupied, deltas, player, mark, np.int64(1), queue, queue[:0])
     pairs = np.empty((4 * cells, 2), dtype=np.int64)
     count = 0
     for box in range(cells):
