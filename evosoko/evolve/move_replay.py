@@ -170,9 +170,13 @@ class _Configurations(NamedTuple):
     raw: np.ndarray  # int64[slots]: its objective, uncapped
     frozen_lost: np.ndarray  # int8[slots]: a box frozen off its goal (-1: not worked out)
     has_field: np.ndarray  # bool[slots]: ``fields`` holds its gap field
-    fields: np.ndarray  # int64[slots, cells]: walking distance to the nearest box off goal
+    # int64[slots + 2, cells]: walking distance to the nearest box off goal; then the start's
+    # and a spare row
+    fields: np.ndarray
     has_regions: np.ndarray  # bool[slots]: ``regions`` holds its normalized players
-    regions: np.ndarray  # int64[slots, cells]: smallest cell reachable from each free cell
+    # int64[slots + 2, cells]: the smallest cell reachable from each free cell; then the start's
+    # and a spare row
+    regions: np.ndarray
 
 
 CACHED_CELLS = 1 << 18
@@ -191,9 +195,9 @@ def _configurations(cells, box_count):  # pragma: no cover - compiled
         np.zeros(slots, dtype=np.int64),
         np.zeros(slots, dtype=np.int8),
         np.zeros(slots, dtype=np.bool_),
-        np.empty((slots, cells), dtype=np.int64),
+        np.empty((slots + 2, cells), dtype=np.int64),
         np.zeros(slots, dtype=np.bool_),
-        np.empty((slots, cells), dtype=np.int64),
+        np.empty((slots + 2, cells), dtype=np.int64),
     )
 
 
@@ -229,7 +233,7 @@ def _regions(floor, occupied, deltas, mark, stamp, queue, regions):  # pragma: n
                 regions[queue[i]] = smallest
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _copy(destination, source):  # pragma: no cover - compiled
     """``destination[:] = source`` as a loop, which compiles far faster."""
     for k in range(source.shape[0]):
@@ -323,14 +327,12 @@ def _move_batch_kernel(
         if goals[start_boxes[k]]:
             start_on_goals += 1
     start_hash = boxes_hash(zobrist_box, start_boxes)
-    start_field = np.empty(cells, dtype=np.int64)
+    start_row, spare_row = keys.shape[0], keys.shape[0] + 1  # rows of fields and regions
     stamp += 1
-    _gap_field(floor, goals, deltas, boxes, nothing, mark, stamp, queue, start_field)
-    start_regions = np.empty(cells, dtype=np.int64)
+    _gap_field(floor, goals, deltas, boxes, nothing, mark, stamp, queue, fields[start_row])
     stamp += 1
-    _regions(floor, occupied, deltas, mark, stamp, queue, start_regions)
-    start_gap = 0 if start_on_goals == box_count else start_field[start_player]
-    spare_field = np.empty(cells, dtype=np.int64)  # the gap field of boxes not in ``known``
+    _regions(floor, occupied, deltas, mark, stamp, queue, known_regions[start_row])
+    start_gap = 0 if start_on_goals == box_count else fields[start_row, start_player]
     best_cells = np.empty(box_count, dtype=np.int64)  # the boxes at the best point
     scratch_occupied = np.zeros(cells, dtype=np.bool_)
     offset = 0
@@ -357,7 +359,7 @@ def _move_batch_kernel(
         matched = True  # the assignment is an optimal matching of the boxes as they stand
         slot = -1  # the slot of the boxes as they stand in ``known`` (-1: the start)
         here = 0  # and its version there: the slot holds them while version[slot] == here
-        field = start_field  # their gap field, kept while distance <= best_d
+        field = start_row  # the row of their gap field, kept while distance <= best_d
         best_d, best_g, best_at = distance, start_gap, 0
         pushes = 0
         # the best point's position: the player, and the boxes after its first ``best_pushes``
@@ -375,8 +377,8 @@ def _move_batch_kernel(
             consumed += 1
             if box == 0:
                 player = target
-                if distance == best_d and field[player] < best_g:
-                    best_g, best_at, best_player = field[player], consumed, player
+                if distance == best_d and fields[field, player] < best_g:
+                    best_g, best_at, best_player = fields[field, player], consumed, player
                     if best_pushes != pushes:  # the boxes moved since the last best point
                         best_pushes, best_hash, best_slot = pushes, box_hash, slot
                         best_version = here
@@ -463,12 +465,12 @@ def _move_batch_kernel(
                         floor, goals, deltas, boxes, nothing, mark, stamp, queue, fields[slot]
                     )
                     has_field[slot] = True
-                field = fields[slot]
+                field = slot
             if (solved and (best_d > 0 or best_g > 0)) or (
                 not solved
-                and (distance < best_d or (distance == best_d and field[player] < best_g))
+                and (distance < best_d or (distance == best_d and fields[field, player] < best_g))
             ):
-                best_d, best_g, best_at = distance, 0 if solved else field[player], consumed
+                best_d, best_g, best_at = distance, 0 if solved else fields[field, player], consumed
                 best_player, best_hash, best_slot = player, box_hash, slot
                 best_pushes, best_version = pushes, here
                 if points & BEST:
@@ -483,7 +485,7 @@ def _move_batch_kernel(
         out.best_gap[i] = best_g
         if points & BEST:
             if best_slot < 0:
-                smallest = start_regions[best_player]
+                smallest = known_regions[start_row, best_player]
             elif version[best_slot] == best_version and has_regions[best_slot]:
                 smallest = known_regions[best_slot, best_player]
             else:
@@ -499,11 +501,13 @@ def _move_batch_kernel(
             held = slot >= 0 and version[slot] == here
             if not solved:
                 if slot < 0:
-                    field = start_field
+                    field = start_row
                 elif not held:  # a push tried since took the slot
                     stamp += 1
-                    field = spare_field
-                    _gap_field(floor, goals, deltas, boxes, nothing, mark, stamp, queue, field)
+                    field = spare_row
+                    _gap_field(
+                        floor, goals, deltas, boxes, nothing, mark, stamp, queue, fields[field]
+                    )
                 else:
                     if not has_field[slot]:
                         stamp += 1
@@ -511,10 +515,10 @@ def _move_batch_kernel(
                             floor, goals, deltas, boxes, nothing, mark, stamp, queue, fields[slot]
                         )
                         has_field[slot] = True
-                    field = fields[slot]
-                out.final_gap[i] = field[player]
+                    field = slot
+                out.final_gap[i] = fields[field, player]
             if slot < 0:
-                smallest = start_regions[player]
+                smallest = known_regions[start_row, player]
             elif held and has_regions[slot]:
                 smallest = known_regions[slot, player]
             else:

@@ -29,7 +29,7 @@ def make_freeze_scratch(cells: int) -> tuple:
     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def may_freeze(floor, occupied, dead, deltas, cell):  # pragma: no cover - compiled
     """Cheap filter: False when a box on ``cell`` can certainly still move along some axis
     (free floor on both sides, not dead squares on both)."""
