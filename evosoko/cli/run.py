@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from evosoko.cli.common import app, fail, print_json, reports_errors, stderr, stdout
+from evosoko.cli.common import (
+    StrictOption,
+    app,
+    fail,
+    print_json,
+    reports_errors,
+    stderr,
+    stdout,
+)
 
 
 @app.command("run")
@@ -33,6 +41,7 @@ def run_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON object.")
     ] = False,
+    strict: StrictOption = False,
 ) -> None:
     """Evolve solutions for the levels of a configuration; everything goes to a run folder."""
     from evosoko.config import load_config
@@ -45,10 +54,10 @@ def run_command(
         fail("give a configuration file (e.g. configs/default.toml) or --resume RUN_DIR")
     progress = make_progress(quiet=quiet or json_output)
     if resume is not None:
-        report = resume_run(resume, progress=progress)
+        report = resume_run(resume, progress=progress, strict=strict)
     else:
         settings = load_config(config, overrides or [])
-        report = start_run(settings, config_source=str(config), progress=progress)
+        report = start_run(settings, config_source=str(config), progress=progress, strict=strict)
     if json_output:
         print_json(report.json_summary())
     elif not quiet:

@@ -13,6 +13,7 @@ from evosoko.cli.common import (
     JsonOption,
     LevelFile,
     LevelIds,
+    StrictOption,
     app,
     print_json,
     read_and_select,
@@ -46,11 +47,12 @@ def solve_command(
     weight: Annotated[float, typer.Option(help="Heuristic weight of push-wastar.")] = 3.0,
     format: FormatOption = None,
     json_output: JsonOption = False,
+    strict: StrictOption = False,
 ) -> None:
     """Solve levels by classical search: exit 0 when every chosen level is solved."""
     from evosoko.search.batch import solve_levels
 
-    _, chosen = read_and_select(file, format, level_ids)
+    _, chosen = read_and_select(file, format, level_ids, strict)
     outcomes = solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)
     table = Table(title=f"{file} — {algo}")
     table.add_column("level", no_wrap=True)

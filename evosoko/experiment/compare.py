@@ -35,12 +35,19 @@ import tomli_w
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
-from evosoko.errors import ConfigError, EvosokoWarning
+from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.metrics import SolverSummary, summarise
 from evosoko.experiment.runfolder import make_output_folder, output_folder
-from evosoko.experiment.settings import Section, load_model, locate, resolve_path
+from evosoko.experiment.settings import (
+    Section,
+    check_same_experiment,
+    load_model,
+    locate,
+    resolve_path,
+    selection_error,
+)
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels, select_levels
@@ -253,16 +260,33 @@ class LevelEntry:
     level: Level
 
 
-def comparison_levels(settings: CompareSettings) -> list[LevelEntry]:
-    """The selected levels (``first`` applied), each with its index in the file."""
-    levels = read_levels(settings.levels)
-    chosen = select_levels(levels, settings.select) if settings.select else levels
+def comparison_levels(
+    settings: CompareSettings,
+    source: tuple[str, str | None] | None = None,
+    keys: tuple[str, ...] = ("compare", "select"),
+    *,
+    strict: bool = False,
+) -> list[LevelEntry]:
+    """The selected levels (``first`` applied), each with its index in the file.
+
+    A selection that names no level, or an ambiguous one, is a :class:`ConfigError` at the
+    line of ``keys`` in ``source`` (the file and its text); ``strict``: an invalid level in
+    the level file is an error, not a warning.
+    """
+    levels = read_levels(settings.levels, strict=strict)
+    try:
+        chosen = select_levels(levels, settings.select) if settings.select else levels
+    except LevelFormatError:  # the selected level itself is invalid: its own file and line
+        raise
+    except EvosokoError as error:
+        path, text = source if source is not None else (None, None)
+        raise selection_error(error, keys, settings.select, path, text) from None
     if settings.first is not None:
         chosen = chosen[: settings.first]
-    position = {id(level): number for number, level in enumerate(levels, start=1)}
     entries: dict[int, LevelEntry] = {}
     for level in chosen:  # a level selected twice runs once
-        entries.setdefault(position[id(level)], LevelEntry(position[id(level)], level))
+        index = level.index if level.index is not None else 1
+        entries.setdefault(index, LevelEntry(index, level))
     return list(entries.values())
 
 
@@ -478,14 +502,22 @@ def run_compare(
     progress: ProgressCallback | None = None,
     stop_after: int | None = None,
     plots: bool = True,
+    strict: bool = False,
 ) -> CompareOutcome:
     """Run (or resume) the comparison in ``folder`` and write its files.
 
-    Jobs already in ``folder/journal.jsonl`` are not run again. ``stop_after``: stop after that
-    many new jobs (the files then describe the jobs done so far; ``complete`` is False).
+    Jobs already in ``folder/journal.jsonl`` are not run again. A folder that holds a
+    different comparison (other than in ``[parallel]``) is refused with a :class:`ConfigError`
+    naming the keys that differ. ``stop_after``: stop after that many new jobs (the files then
+    describe the jobs done so far; ``complete`` is False). ``strict``: an invalid level in the
+    level file is an error, not a warning.
     """
     folder = Path(folder)
-    levels = comparison_levels(config.compare)
+    stored = folder / CONFIG_FILE
+    check_same_experiment(
+        folder, load_compare_config(stored) if stored.is_file() else None, config, "compare", "comparison"
+    )
+    levels = comparison_levels(config.compare, config._source, strict=strict)
     if not levels:
         raise ConfigError("the comparison selects no levels", config.compare.levels)
     jobs = plan_jobs(config, levels)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.config import Config, dump_config, load_config
-from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning
+from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.evolve.engine import GenerationStats, evolve_level
 from evosoko.evolve.evaluation import make_evaluator
 from evosoko.experiment.interrupts import GracefulInterrupts
@@ -34,6 +34,7 @@ from evosoko.experiment.plots import plot_fitness
 from evosoko.experiment.progress import NoProgress, RunProgress
 from evosoko.experiment.records import LevelResult, metrics_row
 from evosoko.experiment.runfolder import CONFIG_FILE, LOG_FILE, PLOTS_DIR, RunFolder, utc_now
+from evosoko.experiment.settings import selection_error
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
@@ -78,14 +79,23 @@ class RunReport:
         }
 
 
-def load_run_levels(config: Config, source: str | None = None) -> tuple[list[Level], list[Level]]:
+def load_run_levels(
+    config: Config, source: str | None = None, *, strict: bool = False
+) -> tuple[list[Level], list[Level]]:
     """The level file of a configuration and the levels it runs (``run.select`` applied, in
     order). A level selected twice runs once (a run is a function of level, configuration and
-    seed)."""
+    seed). A selection that names no level, or an ambiguous one, is a :class:`ConfigError` at
+    the line of ``run.select`` in ``source``; ``strict``: an invalid level in the file is an
+    error, not a warning."""
     if config.run.levels is None:
         raise ConfigError("run.levels is not set: name the level file to run", source)
-    levels = read_levels(config.run.levels)
-    chosen = select_levels(levels, config.run.select) if config.run.select else list(levels)
+    levels = read_levels(config.run.levels, strict=strict)
+    try:
+        chosen = select_levels(levels, config.run.select) if config.run.select else list(levels)
+    except LevelFormatError:  # the selected level itself is invalid: its own file and line
+        raise
+    except EvosokoError as error:
+        raise selection_error(error, ("run", "select"), config.run.select, source) from None
     unique: dict[int, Level] = {}
     for level in chosen:
         if _index(level) in unique:
@@ -106,13 +116,14 @@ def start_run(
     config_source: str | None = None,
     progress: RunProgress | None = None,
     interrupts: GracefulInterrupts | None = None,
+    strict: bool = False,
 ) -> RunReport:
     """Run ``config`` in a new run folder under ``output.dir``; see the module docstring.
 
     Bad input (levels that cannot be read or selected) raises :class:`EvosokoError` before the
-    folder is created.
+    folder is created; ``strict``: so does an invalid level anywhere in the level file.
     """
-    file_levels, levels = load_run_levels(config, config_source)
+    file_levels, levels = load_run_levels(config, config_source, strict=strict)
     folder = RunFolder.create(config.output.dir, config.run.name)
     folder.write_config(dump_config(config))
     summary = {
@@ -148,6 +159,7 @@ def resume_run(
     *,
     progress: RunProgress | None = None,
     interrupts: GracefulInterrupts | None = None,
+    strict: bool = False,
 ) -> RunReport:
     """Continue the run in ``run_dir`` exactly as it would have gone on; see the module docstring.
 
@@ -156,7 +168,7 @@ def resume_run(
     folder = RunFolder.open(run_dir)
     config = load_config(folder.file(CONFIG_FILE))
     summary = folder.read_summary()
-    file_levels, levels = load_run_levels(config, str(folder.file(CONFIG_FILE)))
+    file_levels, levels = load_run_levels(config, str(folder.file(CONFIG_FILE)), strict=strict)
     if summary.get("planned") != _plan(levels):
         raise EvosokoError(
             f"the levels of {config.run.levels} no longer match the ones this run started with",

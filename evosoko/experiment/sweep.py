@@ -43,7 +43,14 @@ from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare import JobsParallel, LevelEntry, comparison_levels, run_job
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.runfolder import make_output_folder, output_folder
-from evosoko.experiment.settings import Section, load_model, locate, resolve_path, toml_value
+from evosoko.experiment.settings import (
+    Section,
+    check_same_experiment,
+    load_model,
+    locate,
+    resolve_path,
+    toml_value,
+)
 
 __all__ = [
     "SweepConfig",
@@ -280,8 +287,9 @@ def _limit(value: float | None) -> str:
     return "none" if value is None else toml_value(value)
 
 
-def sweep_levels(config: SweepConfig) -> list[LevelEntry]:
-    """The sweep's levels: its own level file, else the base configuration's."""
+def sweep_levels(config: SweepConfig, *, strict: bool = False) -> list[LevelEntry]:
+    """The sweep's levels: its own level file, else the base configuration's (``strict``: an
+    invalid level in the file is an error, not a warning)."""
     from evosoko.experiment.compare import CompareSettings
 
     base = (
@@ -293,9 +301,17 @@ def sweep_levels(config: SweepConfig) -> list[LevelEntry]:
     if not levels:
         source = config._source[0] if config._source else None
         raise ConfigError("no levels: set sweep.levels or run.levels in the base", source)
-    select = config.sweep.select or (base.run.select if base and not config.sweep.levels else [])
+    source: tuple[str, str | None] | None = config._source
+    keys = ("sweep", "select")
+    select = config.sweep.select
+    if not select and base and not config.sweep.levels:
+        select = base.run.select
+        source, keys = (config.sweep.base, None) if config.sweep.base else None, ("run", "select")
     return comparison_levels(
-        CompareSettings(levels=levels, select=select, first=config.sweep.first)
+        CompareSettings(levels=levels, select=select, first=config.sweep.first),
+        source,  # type: ignore[arg-type]
+        keys,
+        strict=strict,
     )
 
 
@@ -397,13 +413,21 @@ def run_sweep(
     progress: ProgressCallback | None = None,
     stop_after: int | None = None,
     plots: bool = True,
+    strict: bool = False,
 ) -> SweepOutcome:
     """Run (or resume) the sweep in ``folder`` and write its files.
 
-    ``stop_after``: stop after that many new jobs (grid and random) or trials (Optuna).
+    A folder that holds a different sweep (other than in ``[parallel]``) is refused with a
+    :class:`ConfigError` naming the keys that differ. ``stop_after``: stop after that many new
+    jobs (grid and random) or trials (Optuna). ``strict``: an invalid level in the level file
+    is an error, not a warning.
     """
     folder = Path(folder)
-    levels = sweep_levels(config)
+    stored = folder / CONFIG_FILE
+    check_same_experiment(
+        folder, load_sweep_config(stored) if stored.is_file() else None, config, "sweep", "sweep"
+    )
+    levels = sweep_levels(config, strict=strict)
     if not levels:
         raise ConfigError("the sweep selects no levels", config.sweep.levels)
     planned = []
