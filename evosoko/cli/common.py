@@ -10,7 +10,8 @@ import functools
 import json
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -128,3 +129,18 @@ def read_and_select(path: Path, format: str | None, ids: list[str] | None, stric
 
 EXIT_INTERRUPTED = 130
 """Interrupted by the user (Ctrl-C); what was finished is kept."""
+
+
+@contextmanager
+def compile_notice() -> Iterator[None]:
+    """Say on stderr (a terminal) when numba starts compiling kernels inside the block: a first
+    run on a machine takes a while before any output."""
+    from evosoko.experiment.progress import COMPILING
+    from evosoko.experiment.warmup import watch_compilation
+
+    def notice() -> None:
+        if stderr.is_terminal:
+            stderr.print(COMPILING, markup=False)
+
+    with watch_compilation(notice):
+        yield

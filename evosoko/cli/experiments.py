@@ -13,6 +13,7 @@ from evosoko.cli.common import (
     EXIT_INTERRUPTED,
     StrictOption,
     app,
+    compile_notice,
     fail,
     print_json,
     reports_errors,
@@ -98,7 +99,8 @@ def compare_command(
     folder = resume or compare_folder(settings, out)
     progress = make_job_progress(quiet=quiet or json_output)
     try:
-        outcome = run_compare(settings, folder, progress=progress, strict=strict)
+        with compile_notice():
+            outcome = run_compare(settings, folder, progress=progress, strict=strict)
     except KeyboardInterrupt:
         progress.close()
         _interrupted("compare", folder, "jobs")
@@ -133,7 +135,8 @@ def sweep_command(
     folder = resume or sweep_folder(settings, out)
     progress = make_job_progress(quiet=quiet)
     try:
-        outcome = run_sweep(settings, folder, progress=progress, strict=strict)
+        with compile_notice():
+            outcome = run_sweep(settings, folder, progress=progress, strict=strict)
     except KeyboardInterrupt:
         progress.close()
         _interrupted("sweep", folder, "trials")

@@ -15,6 +15,7 @@ from evosoko.cli.common import (
     LevelIds,
     StrictOption,
     app,
+    compile_notice,
     print_json,
     read_and_select,
     reports_errors,
@@ -50,9 +51,13 @@ def solve_command(
     strict: StrictOption = False,
 ) -> None:
     """Solve levels by classical search: exit 0 when every chosen level is solved."""
+    from evosoko.search import warm_up
+    from evosoko.search.algorithms import ALGORITHMS
     from evosoko.search.batch import solve_levels
 
     _, chosen = read_and_select(file, format, level_ids, strict)
+    with compile_notice():
+        warm_up([algo] if algo in ALGORITHMS else [])
     outcomes = solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)
     table = Table(title=f"{file} — {algo}")
     table.add_column("level", no_wrap=True)

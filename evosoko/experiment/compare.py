@@ -21,6 +21,7 @@ Every stored solution is replay-verified here, in the parent process.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -48,6 +49,7 @@ from evosoko.experiment.settings import (
     resolve_path,
     selection_error,
 )
+from evosoko.experiment.warmup import warm_up_config, warm_up_for
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels, select_levels
@@ -386,6 +388,7 @@ def _run_ga(level: Level, payload: dict) -> dict:
     from evosoko.evolve import evolve_level, make_evaluator
 
     config = Config.model_validate(tomllib.loads(payload["config"]))
+    warm_up_config(config)  # compiled before the clock starts (once per process)
     with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
         outcome = evolve_level(level, config, evaluator=evaluator, seed=payload["seed"])
     return {
@@ -515,7 +518,11 @@ def run_compare(
     folder = Path(folder)
     stored = folder / CONFIG_FILE
     check_same_experiment(
-        folder, load_compare_config(stored) if stored.is_file() else None, config, "compare", "comparison"
+        folder,
+        load_compare_config(stored) if stored.is_file() else None,
+        config,
+        "compare",
+        "comparison",
     )
     levels = comparison_levels(config.compare, config._source, strict=strict)
     if not levels:
@@ -534,12 +541,19 @@ def run_compare(
         if progress is not None and not resumed:
             progress(counts["done"], len(jobs), rows[job.key])
 
+    warm_up = functools.partial(
+        warm_up_for,
+        [ga_config(s, config.compare.budget) for s in config.solver if isinstance(s, GASolver)],
+        [s.algorithm for s in config.solver if isinstance(s, SearchSolver)],
+    )
+    warm_up()  # compiled once here, before any job's clock; forked workers inherit it
     parallel = config.parallel
     backend = make_backend(
         parallel.backend,
         parallel.workers,
         address=parallel.address,
         local_workers=parallel.local_workers,
+        warm_up=warm_up,
     )
     journal = Journal(folder / JOURNAL_FILE)
     if progress is not None:

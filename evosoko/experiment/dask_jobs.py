@@ -34,10 +34,23 @@ class DaskBackend:
     ``local_workers`` processes started here and closed by :meth:`close`."""
 
     def __init__(
-        self, address: str | None = None, local_workers: int | None = None, *, retries: int = 0
+        self,
+        address: str | None = None,
+        local_workers: int | None = None,
+        *,
+        retries: int = 0,
+        warm_up: Callable[[], None] | None = None,
     ) -> None:
         self._connection = DaskConnection(address, local_workers)
         self.client = self._connection.client
+        if warm_up is not None:  # on every worker, those that join later too
+            from evosoko.evolve.dask_evaluation import WARM_UP_PLUGIN, WarmUpPlugin
+
+            try:
+                self.client.register_plugin(WarmUpPlugin(warm_up), name=WARM_UP_PLUGIN)
+            except BaseException:
+                self._connection.close()
+                raise
         self.retries = retries
         self._running: dict[Any, int] = {}
 

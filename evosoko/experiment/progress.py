@@ -29,6 +29,9 @@ from evosoko.experiment.records import LevelResult
 class RunProgress(Protocol):
     """The progress callbacks of a run (all of them cheap)."""
 
+    def compiling(self) -> None:
+        """Kernels are being compiled (a first run on this machine), before the run starts."""
+
     def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
         """The run starts with ``levels`` levels, ``done`` of them finished before (resume),
         and ``budget`` per level."""
@@ -62,8 +65,14 @@ def describe_result(result: LevelResult) -> str:
     )
 
 
+COMPILING = "compiling kernels, first run only (they are cached for the next runs) ..."
+
+
 class NoProgress:
     """Shows nothing."""
+
+    def compiling(self) -> None:
+        pass
 
     def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
         pass
@@ -87,6 +96,9 @@ class LineProgress(NoProgress):
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
 
+    def compiling(self) -> None:
+        print(COMPILING, file=self.stream, flush=True)
+
     def level_finished(self, result: LevelResult) -> None:
         print(describe_result(result), file=self.stream, flush=True)
 
@@ -106,6 +118,9 @@ class RichProgress:
         )
         self._overall: TaskID | None = None
         self._level: TaskID | None = None
+
+    def compiling(self) -> None:
+        self.progress.console.print(COMPILING, highlight=False, markup=False)
 
     def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
         self.budget = budget

@@ -14,9 +14,11 @@ SIGINT/SIGTERM stop a run gracefully after the current generation (see
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import platform
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,13 +30,14 @@ from typing import Any
 from evosoko.config import Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.evolve.engine import GenerationStats, evolve_level
-from evosoko.evolve.evaluation import make_evaluator
+from evosoko.evolve.evaluation import make_evaluator, worker_pool
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.plots import plot_fitness
 from evosoko.experiment.progress import NoProgress, RunProgress
 from evosoko.experiment.records import LevelResult, metrics_row
 from evosoko.experiment.runfolder import CONFIG_FILE, LOG_FILE, PLOTS_DIR, RunFolder, utc_now
 from evosoko.experiment.settings import selection_error
+from evosoko.experiment.warmup import warm_up_config, watch_compilation
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
@@ -227,14 +230,19 @@ class _Execution:
         self.results = list(finished or [])
         self.status = "running"
         self.error: str | None = None
+        self.pool = None  # the workers of the whole run (see worker_pool)
 
     def run(self) -> RunReport:
         with _run_log(self.folder.file(LOG_FILE)):
             aborted = False
-            self.progress.start(len(self.levels), len(self.results), self.config.run.budget)
             try:
                 with self.interrupts:
-                    self._run_levels()
+                    self._warm_up()
+                    self.progress.start(len(self.levels), len(self.results), self.config.run.budget)
+                    warm_up = functools.partial(warm_up_config, self.config)
+                    with worker_pool(self.config.parallel, warm_up=warm_up) as pool:
+                        self.pool = pool
+                        self._run_levels()
             except KeyboardInterrupt:
                 aborted = True
                 self.status = "interrupted"
@@ -252,6 +260,21 @@ class _Execution:
                 self.progress.stop()
                 self._finish(draw_plots=not aborted)
         return self._report()
+
+    def _warm_up(self) -> None:
+        """Compile the kernels this run needs before any level's clock starts (the progress
+        display says so when they are not in the cache yet)."""
+        started = time.perf_counter()
+        compiled = []
+
+        def compiling() -> None:
+            compiled.append(True)
+            self.progress.compiling()
+
+        with watch_compilation(compiling):
+            warm_up_config(self.config)
+        if compiled:
+            log.info("compiled the kernels in %.1f s", time.perf_counter() - started)
 
     def _run_levels(self) -> None:
         done = {result.index for result in self.results}
@@ -316,7 +339,7 @@ class _Execution:
         )
         self.progress.level_started(index, level.name)
         with make_evaluator(
-            level, config.parallel, config.ga.encoding, config.fitness
+            level, config.parallel, config.ga.encoding, config.fitness, pool=self.pool
         ) as evaluator:
             outcome = evolve_level(
                 level,

@@ -22,6 +22,7 @@ processes may share), ``index.csv`` (one row per trial), ``results.csv`` (one ro
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import itertools
@@ -51,6 +52,7 @@ from evosoko.experiment.settings import (
     resolve_path,
     toml_value,
 )
+from evosoko.experiment.warmup import warm_up_for
 
 __all__ = [
     "SweepConfig",
@@ -473,13 +475,7 @@ def _run_planned(
                 f"{job.payload['level_index']} seed {job.payload['seed']}: {outcome}",
             )
 
-    parallel = config.parallel
-    backend = make_backend(
-        parallel.backend,
-        parallel.workers,
-        address=parallel.address,
-        local_workers=parallel.local_workers,
-    )
+    backend = sweep_backend(config, [run_config for _, run_config in planned])
     results = run_jobs(
         unique, run_job, backend, journal=journal, on_result=on_result, stop_after=stop_after
     )
@@ -489,6 +485,21 @@ def _run_planned(
             score_trial(trial, [results[job.key] for job in jobs], names, config.sweep.budget, jobs)
     complete = all(trial.status == "complete" for trial in trials)
     return trials, complete
+
+
+def sweep_backend(config: SweepConfig, run_configs: list[Config]):
+    """The job backend of a sweep, its workers warmed up for ``run_configs`` (compiled here
+    first, before any job's clock; forked workers inherit it)."""
+    warm_up = functools.partial(warm_up_for, run_configs)
+    warm_up()
+    parallel = config.parallel
+    return make_backend(
+        parallel.backend,
+        parallel.workers,
+        address=parallel.address,
+        local_workers=parallel.local_workers,
+        warm_up=warm_up,
+    )
 
 
 def best_trial(trials: list[Trial]) -> Trial | None:
