@@ -23,7 +23,7 @@ from rich.progress import (
 
 from evosoko.config import BudgetConfig
 from evosoko.evolve.engine import GenerationStats
-from evosoko.experiment.records import LevelResult
+from evosoko.experiment.records import LevelResult, level_caption
 
 
 class RunProgress(Protocol):
@@ -52,7 +52,7 @@ class RunProgress(Protocol):
 def describe_result(result: LevelResult) -> str:
     """One line about a finished level,
     e.g. ``level 2 seed000-case3: solved in 4 generations ...``."""
-    head = f"level {result.index} {result.level}: "
+    head = f"{level_caption(result.index, result.level)}: "
     counts = (
         f"{result.generations} generations, {result.evaluations} evaluations, "
         f"{result.seconds:.1f} s"
@@ -129,7 +129,7 @@ class RichProgress:
 
     def level_started(self, index: int, name: str) -> None:
         total, _ = self._bar_measure()
-        self._level = self.progress.add_task(f"level {index} {name}", total=total, detail="")
+        self._level = self.progress.add_task(level_caption(index, name), total=total, detail="")
 
     def generation(self, stats: GenerationStats) -> None:
         if self._level is None:

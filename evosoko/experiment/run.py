@@ -34,7 +34,7 @@ from evosoko.evolve.evaluation import make_evaluator, worker_pool
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.plots import plot_fitness
 from evosoko.experiment.progress import NoProgress, RunProgress
-from evosoko.experiment.records import LevelResult, metrics_row
+from evosoko.experiment.records import LevelResult, level_caption, metrics_row
 from evosoko.experiment.runfolder import CONFIG_FILE, LOG_FILE, PLOTS_DIR, RunFolder, utc_now
 from evosoko.experiment.settings import selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
@@ -63,17 +63,20 @@ class RunReport:
     message: str | None = None
 
     def json_summary(self) -> dict[str, Any]:
-        """The ``--json`` object: the run folder, status and one entry per finished level."""
+        """The ``--json`` object: the run folder, status and one entry per finished level, its
+        ``best`` individual's play beside its ``solution`` (see :class:`LevelResult`)."""
         keys = (
             "index",
             "level",
             "solved",
+            "stop_reason",
             "generations",
             "evaluations",
             "seconds",
             "moves",
             "pushes",
             "solution",
+            "best",
         )
         return {
             "run_dir": str(self.run_dir),
@@ -330,9 +333,8 @@ class _Execution:
             from_generation=None if resume_state is None else resume_state["generation"],
         )
         log.info(
-            "level %d %s: %s",
-            index,
-            level.name,
+            "%s: %s",
+            level_caption(index, level.name),
             "started"
             if resume_state is None
             else f"resumed at generation {resume_state['generation']}",

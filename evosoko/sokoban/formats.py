@@ -69,11 +69,12 @@ TITLE_PREFIX = "title:"
 @dataclass(frozen=True)
 class InvalidLevel:
     """A level of a collection that could not be read: its 1-based index, its title (if one
-    could be read) and the error (file, line, reason)."""
+    could be read), the error (file, line, reason) and its board's text as written."""
 
     index: int
     title: str | None
     error: LevelFormatError
+    text: str = ""
 
 
 class LevelCollection(list[Level]):
@@ -128,7 +129,7 @@ def parse_levels(
             index += 1
             if strict:
                 raise
-            levels.invalid.append(InvalidLevel(index, board.title, error))
+            levels.invalid.append(InvalidLevel(index, board.title, error, _board_text(board)))
             continue
         if not any(row.strip() for row in rows):
             continue  # a separator such as '-----', not a board
@@ -141,7 +142,7 @@ def parse_levels(
         except LevelFormatError as error:
             if strict:
                 raise
-            levels.invalid.append(InvalidLevel(index, board.title, error))
+            levels.invalid.append(InvalidLevel(index, board.title, error, _board_text(board)))
             continue
         levels.append(level)
     if not levels:
@@ -158,6 +159,12 @@ def parse_levels(
             stacklevel=2,
         )
     return levels
+
+
+def _board_text(board: RawBoard) -> str:
+    """A board as written, its title before it (for a collection that must keep positions)."""
+    title = [f"; {board.title}"] if board.title else []
+    return "\n".join(title + [line for _, line in board.lines])
 
 
 def read_levels(
