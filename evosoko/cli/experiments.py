@@ -159,11 +159,18 @@ def plot_command(
         list[Path], typer.Argument(metavar="DIR...", help="Run, compare or sweep folders.")
     ],
     out: Annotated[
-        Path | None, typer.Option("--out", metavar="DIR", help="Where to put the plots.")
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="DIR",
+            help="Where to put the plots (default: a run's or experiment's plots/ folder; "
+            "several runs together: a new folder beside the first).",
+        ),
     ] = None,
     svg: Annotated[bool, typer.Option("--svg", help="SVG instead of PNG.")] = False,
 ) -> None:
-    """Draw the plots of run, compare and sweep folders (PNG, or SVG on request)."""
+    """Draw the plots of run, compare and sweep folders (PNG, or SVG on request). Several run
+    folders give one figure: the median and inter-quartile band across all of them."""
     from evosoko.experiment.plotting import plot_folders
 
     for path in plot_folders(folders, out, "svg" if svg else "png"):

@@ -186,11 +186,19 @@ def _curves(runs: Sequence[Sequence[dict[str, str]]], x: str, y: str) -> list[tu
     return curves
 
 
-def draw_runs(run_dirs: Sequence[Path], out: Path, fmt: str = "png") -> list[Path]:
+def draw_runs(
+    run_dirs: Sequence[Path],
+    out: Path,
+    fmt: str = "png",
+    *,
+    metrics: Sequence[Sequence[dict[str, str]]] | None = None,
+) -> list[Path]:
     """``fitness`` (best/mean distance against generation and evaluations, median and IQR band
-    across every run and level) and ``diversity`` plots of run folders, into ``out``."""
-    runs = [read_metrics(Path(d)) for d in run_dirs]
+    across every run and level) and ``diversity`` plots of run folders, into ``out``
+    (``metrics``: their rows, when already read)."""
+    runs = list(metrics) if metrics is not None else [read_metrics(Path(d)) for d in run_dirs]
     count = sum(len({r["level_index"] for r in rows}) for rows in runs)
+    curves = f"{len(runs)} runs, {count} curves" if len(runs) > 1 else f"{count} curves"
     out.mkdir(parents=True, exist_ok=True)
     figure, panels = new_figure(2)
     for axes, x, xlabel in zip(
@@ -202,7 +210,7 @@ def draw_runs(run_dirs: Sequence[Path], out: Path, fmt: str = "png") -> list[Pat
             axes,
             xlabel=xlabel,
             ylabel="distance to solved (0 = solved)",
-            title=f"Fitness against {xlabel} ({count} curves)",
+            title=f"Fitness against {xlabel} ({curves})",
         )
         axes.legend()
     paths = [save_figure(figure, out / "fitness_band", fmt)]
@@ -212,7 +220,7 @@ def draw_runs(run_dirs: Sequence[Path], out: Path, fmt: str = "png") -> list[Pat
         axes,
         xlabel="generation",
         ylabel="distinct positions per individual",
-        title=f"Diversity ({count} curves)",
+        title=f"Diversity ({curves})",
     )
     axes.set_ylim(bottom=0)
     axes.legend()

@@ -61,13 +61,14 @@ def _small_multiples(figure_class, series: dict[str, dict[str, list[float]]]):
     for panel, (label, values) in zip(axes.flat, series.items()):
         marker = "o" if len(values["generation"]) < 3 else None
         generations = values["generation"]
-        panel.step(
+        panel.plot(
             generations,
             values["best_so_far"],
-            where="post",
-            color="black",
-            linewidth=1.8,
+            color="0.35",
+            linewidth=3.5,
+            alpha=0.45,
             label="best so far",
+            zorder=1,
         )
         panel.plot(generations, values["best"], label="best of generation", marker=marker)
         panel.plot(generations, values["mean"], label="mean", alpha=0.7, marker=marker)
@@ -93,9 +94,7 @@ def _one_panel(figure_class, series: dict[str, dict[str, list[float]]]):
     figure = figure_class(figsize=(8, 5), layout="constrained")
     panel = figure.subplots()
     for values in series.values():
-        panel.step(
-            values["generation"], values["best_so_far"], where="post", linewidth=0.8, alpha=0.5
-        )
+        panel.plot(values["generation"], values["best_so_far"], linewidth=0.8, alpha=0.5)
     panel.set_title(f"best distance so far, per level ({len(series)} levels)")
     panel.set_xlabel("generation")
     panel.set_ylabel("distance to solved (lower is better)")
