@@ -33,7 +33,10 @@ OutOption = Annotated[
         "experiment resumes, one of another experiment is refused.",
     ),
 ]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
+QuietOption = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="No progress display: print only the output folder."),
+]
 ResumeOption = Annotated[
     Path | None,
     typer.Option(
@@ -107,7 +110,9 @@ def compare_command(
     progress.close()
     if json_output:
         print_json(json.loads((folder / "summary.json").read_text()))
-    elif not quiet:
+    elif quiet:
+        stdout.print(str(folder), markup=False)
+    else:
         stdout.print((folder / SUMMARY_MD).read_text(), markup=False)
         stdout.print(f"results in {folder}", markup=False)
     if not outcome.complete:
@@ -141,7 +146,9 @@ def sweep_command(
         progress.close()
         _interrupted("sweep", folder, "trials")
     progress.close()
-    if not quiet:
+    if quiet:
+        stdout.print(str(folder), markup=False)
+    else:
         best = outcome.best
         if best is not None:
             stdout.print(

@@ -37,7 +37,10 @@ def run_command(
         Path | None,
         typer.Option("--resume", metavar="RUN_DIR", help="Continue an interrupted run."),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="No progress display: print only the run folder."),
+    ] = False,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON object.")
     ] = False,
@@ -60,7 +63,9 @@ def run_command(
         report = start_run(settings, config_source=str(config), progress=progress, strict=strict)
     if json_output:
         print_json(report.json_summary())
-    elif not quiet:
+    elif quiet:  # the one line a script needs: where the run is
+        stdout.print(str(report.run_dir), markup=False)
+    else:
         stdout.print(f"{report.status}: {report.run_dir}", markup=False)
     if report.message:
         stderr.print(report.message, markup=False)

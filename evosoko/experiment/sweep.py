@@ -28,6 +28,7 @@ import io
 import itertools
 import json
 import math
+import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -541,7 +542,7 @@ def write_sweep_files(
     write_text_atomic(folder / RESULTS_FILE, _csv(job_columns, rows))
     best = best_trial(trials)
     if best is not None:
-        write_text_atomic(folder / BEST_FILE, best_toml(config, best, levels))
+        write_text_atomic(folder / BEST_FILE, best_toml(config, best, levels, folder))
     if plots and any(trial.status == "complete" for trial in trials):
         from evosoko.experiment.sweep_figures import draw_sweep
 
@@ -603,18 +604,23 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def best_toml(config: SweepConfig, best: Trial, levels: list[LevelEntry]) -> str:
+def best_toml(
+    config: SweepConfig, best: Trial, levels: list[LevelEntry], folder: Path | None = None
+) -> str:
     """The best trial as a complete run configuration: its parameters, the sweep's levels,
-    budget and first seed, and the default (serial) evaluation backend."""
+    budget and first seed, and the default (serial) evaluation backend. The level file is
+    written relative to ``folder`` (where ``best.toml`` goes), so that the configuration runs
+    wherever the folder and the level file move together."""
     run_config = trial_config(config, best.params)
-    indices = [entry.index for entry in levels]
+    indices = [f"#{entry.index}" for entry in levels]
+    level_file = (
+        levels[0].level.origin.path if levels[0].level.origin else str(run_config.run.levels)
+    )
     run = run_config.run.model_copy(
         update={
             "name": f"{config.sweep.name}-best",
             "seed": config.sweep.seeds[0],
-            "levels": str(Path(levels[0].level.origin.path).resolve())
-            if levels[0].level.origin
-            else run_config.run.levels,
+            "levels": _relative_to(level_file, folder),
             "select": indices,
         }
     )
@@ -627,3 +633,14 @@ def best_toml(config: SweepConfig, best: Trial, levels: list[LevelEntry]) -> str
         + "".join(f"# {key} = {json.dumps(value)}\n" for key, value in best.params.items())
     )
     return header + dump_config(resolved)
+
+
+def _relative_to(path: str, folder: Path | None) -> str:
+    """``path`` relative to ``folder`` (POSIX separators), or as it is when it cannot be."""
+    if folder is None:
+        return path
+    try:
+        relative = os.path.relpath(Path(path).resolve(), Path(folder).resolve())
+    except ValueError:  # another drive
+        return path
+    return Path(relative).as_posix()
