@@ -113,7 +113,9 @@ class CompareSettings(Section):
     name: str = Field(default="compare", min_length=1, description="Used in the folder name.")
     levels: str = Field(description="Level file (relative: current directory, then this file's).")
     select: list[str | int] = Field(
-        default_factory=list, description="Titles or 1-based indices (empty: all levels)."
+        default_factory=list,
+        description="Titles or 1-based indices (#N: the N-th level, title:T: the level titled T; "
+        "empty: all levels).",
     )
     first: int | None = Field(default=None, ge=1, description="Keep the first N selected levels.")
     seeds: list[int] = Field(
