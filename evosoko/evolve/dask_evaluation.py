@@ -45,7 +45,9 @@ __all__ = [
     "LevelPlugin",
     "WarmUpPlugin",
     "pack_genomes",
+    "register_warm_up",
     "unpack_genomes",
+    "unregister_warm_up",
 ]
 
 log = logging.getLogger(__name__)
@@ -212,6 +214,7 @@ class DaskEvaluator:
 
 
 WARM_UP_PLUGIN = "evosoko-warm-up"
+"""The name prefix of :class:`WarmUpPlugin` registrations."""
 
 
 class WarmUpPlugin(WorkerPlugin):
@@ -222,6 +225,24 @@ class WarmUpPlugin(WorkerPlugin):
 
     def setup(self, worker: Any) -> None:
         self.warm_up()
+
+
+def register_warm_up(connection: DaskConnection, warm_up: Callable[[], None]) -> str:
+    """Run ``warm_up`` on every worker of ``connection`` (now, and on those that join later);
+    returns the plugin's name, for :func:`unregister_warm_up`."""
+    name = f"{WARM_UP_PLUGIN}-{uuid.uuid4().hex}"
+    connection.client.register_plugin(WarmUpPlugin(warm_up), name=name)
+    return name
+
+
+def unregister_warm_up(connection: DaskConnection, name: str) -> None:
+    """Remove the warm-up plugin from the workers of an existing cluster (a local cluster goes
+    away with the connection)."""
+    if connection.cluster is None and connection.client.status == "running":
+        try:
+            connection.client.unregister_worker_plugin(name)
+        except Exception as error:  # noqa: BLE001 - the scheduler may be gone; still disconnect
+            log.warning("could not remove the warm-up from the Dask workers: %s", error)
 
 
 class DaskPool:
@@ -237,16 +258,21 @@ class DaskPool:
         warm_up: Callable[[], None] | None = None,
     ) -> None:
         self.connection = DaskConnection(address, local_workers)
+        self._warm_up_name: str | None = None
         if warm_up is not None:
             try:
-                self.connection.client.register_plugin(WarmUpPlugin(warm_up), name=WARM_UP_PLUGIN)
+                self._warm_up_name = register_warm_up(self.connection, warm_up)
             except BaseException:
                 self.connection.close()
                 raise
 
     def close(self) -> None:
-        """Disconnect (closing a local cluster)."""
-        self.connection.close()
+        """Remove the warm-up and disconnect (closing a local cluster)."""
+        try:
+            if self._warm_up_name is not None:
+                unregister_warm_up(self.connection, self._warm_up_name)
+        finally:
+            self.connection.close()
 
 
 def _result_or_none(future: Any) -> list[tuple] | None:
