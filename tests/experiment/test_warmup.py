@@ -133,3 +133,35 @@ def test_a_cold_default_run_solves_its_level_with_compilation_outside_its_time(t
     assert level["solved"] and level["level"] == "seed000-case3"
     log = (Path(summary["run_dir"]) / "run.log").read_text()
     assert "compiled the kernels in" in log
+
+
+def test_a_run_says_when_it_compiles_before_the_run_starts(tmp_path, monkeypatch):
+    from experiment_helpers import tiny_config
+
+    from evosoko.experiment import run as run_module
+    from evosoko.experiment.progress import NoProgress
+
+    @numba.njit
+    def uncached(x):
+        return x * 2
+
+    real_warm_up = run_module.warm_up_config
+
+    def warm_up_that_compiles(config):
+        uncached(2)  # compiled here: a kernel missing from the cache
+        real_warm_up(config)
+
+    events = []
+
+    class Probe(NoProgress):
+        def compiling(self):
+            events.append("compiling")
+
+        def start(self, levels, done, budget):
+            events.append("start")
+
+    monkeypatch.setattr(run_module, "warm_up_config", warm_up_that_compiles)
+    report = run_module.start_run(tiny_config(tmp_path, "run.select=[1]"), progress=Probe())
+    assert report.status == "completed"
+    assert events == ["compiling", "start"]  # said once, before the run's display starts
+    assert "compiled the kernels in" in (report.run_dir / "run.log").read_text()
