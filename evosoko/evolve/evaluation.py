@@ -265,15 +265,18 @@ class ProcessPool:
         """An evaluator of ``level`` on this pool, its level already rebuilt in every worker."""
         return ProcessEvaluator(level, encoding, fitness, self.workers, batch_size, pool=self)
 
-    def prepare(self, level: LevelPayload | None) -> None:
+    def prepare(self, level: LevelPayload | None) -> list[int]:
         """Start every worker (if not yet) and have each rebuild ``level`` (None: only start),
-        so that neither costs time inside a budget."""
+        so that neither costs time inside a budget; returns the process ids of the workers
+        that did (all of them, unless one died or timed out)."""
         futures = [self.submit(_prepare, (level, PREPARE_TIMEOUT)) for _ in range(self.workers)]
+        started = [future for future in futures if future is not None]
         try:
-            wait([future for future in futures if future is not None])
+            wait(started)
         finally:
             if self._barrier is not None and self._barrier.broken:
                 self._barrier.reset()
+        return [future.result() for future in started if future.exception() is None]
 
     def submit(self, task: Callable, args: tuple) -> Future | None:
         """Start ``task(*args)`` on the pool; None when the pool is already broken."""

@@ -93,6 +93,7 @@ def test_one_pool_serves_level_after_level_and_survives_a_death(tmp_path):
     pids: list[set[int]] = []
     with worker_pool(PROCESSES, crash_marker=str(marker)) as pool:
         for number, level in enumerate(levels):
+            pids.append(set(pool.prepare(None)))  # the workers alive now
             genomes = genomes_for("pushes")
             with make_evaluator(level, ParallelConfig(), "pushes", FitnessConfig()) as serial:
                 expected = serial.map(genomes)
@@ -103,10 +104,11 @@ def test_one_pool_serves_level_after_level_and_survives_a_death(tmp_path):
                 assert ev.pool_restarts == (1 if number == 1 else 0)
                 seen = ev.run_each(worker_pid, [(i,) for i in range(8)])
                 assert {name for _, name in seen} == {level.name}
-                pids.append({pid for pid, _ in seen})
         assert pool.restarts == 1
-    assert pids[0] != pids[1] == pids[2]  # the same workers from the replacement on
-    assert len(pids[2]) <= 2
+        pids.append(set(pool.prepare(None)))
+    assert all(len(workers) == 2 for workers in pids)
+    # the same workers for every level, but for the two that replaced the dead one's pool
+    assert pids[0] == pids[1] and pids[2] == pids[3] and not pids[1] & pids[2]
 
 
 def test_worker_log_records_reach_the_parent(tmp_path):
