@@ -129,7 +129,10 @@ def _level_strip(by_solver: dict, rows: Sequence[dict], out: Path, fmt: str) -> 
     axes.set_yticks(range(len(by_solver)), list(by_solver))
     if len(levels) <= 60:
         axes.set_xticks(range(len(levels)), [name for _, name in levels], rotation=90, fontsize=6)
-    style_axes(axes, xlabel="level", ylabel="solver", title="Who solved what")
+    named = any(str(name) != str(index) for index, name in levels)  # ticks: titles, not indices
+    style_axes(
+        axes, xlabel="level (title)" if named else "level", ylabel="solver", title="Who solved what"
+    )
     figure.colorbar(image, ax=axes, label="fraction of runs solved", fraction=0.03)
     return save_figure(figure, out / "levels", fmt)
 
