@@ -44,6 +44,16 @@ def load_level(relative_path: str, spec: str | int) -> Level:
         raise SystemExit(2) from None
 
 
+def positive(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    import argparse
+
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def best_time(action: Callable[[], T], repeats: int) -> tuple[float, T]:
     """The shortest wall time of ``repeats`` calls of ``action``, and the last call's value."""
     best = float("inf")

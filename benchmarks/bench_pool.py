@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import machine, report, require_shared_levels
+from _common import machine, positive, report, require_shared_levels
 
 RUN_ONE = """
 import json, sys, time, warnings
@@ -47,13 +47,6 @@ print(json.dumps({
     "outcomes": [[r.index, r.solved, r.generations, r.evaluations] for r in report.results],
 }))
 """
-
-
-def positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def parse_args() -> argparse.Namespace:

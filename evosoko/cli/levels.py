@@ -147,7 +147,7 @@ def _stored_play(levels, level, solutions: Path | None, solution: str | None, fo
     """What ``show`` replays: ``--solution``, the entry of ``--solutions`` for ``level``, or
     (for a GIF) the level's own Solution or Best note; None when there is nothing."""
     from evosoko.sokoban.formats import read_levels
-    from evosoko.sokoban.solution_files import SolutionEntry, match_solutions, stored_play
+    from evosoko.sokoban.solution_files import SolutionEntry, match_solutions, stored_entry
 
     if solution is not None:
         return SolutionEntry(level, solution, "--solution")
@@ -157,19 +157,7 @@ def _stored_play(levels, level, solutions: Path | None, solution: str | None, fo
             if entry.level is level:
                 return entry
         fail(f"{solutions}: no Solution or Best note for level {level.name}")
-    stored = stored_play(level) if for_gif else None
-    if stored is None:
-        return None
-    kind, lurd, distance = stored
-    origin = level.origin
-    return SolutionEntry(
-        level,
-        lurd,
-        origin.path if origin else None,
-        origin.line if origin else None,
-        kind,
-        distance,
-    )
+    return stored_entry(level) if for_gif else None
 
 
 @app.command("verify")

@@ -245,24 +245,27 @@ def _titled(levels: Sequence[Level]) -> dict[str, Level]:
 def _by_index(
     levels: Sequence[Level], invalid: Sequence[InvalidLevel], number: int, spec: str | int
 ) -> Level:
-    level = _indexed(levels).get(number)
-    if level is not None:
-        return level
-    for bad in invalid:
-        if bad.index == number:
-            raise _unreadable(bad)
-    raise _no_such_level(levels, spec)
+    return _found(
+        _indexed(levels).get(number), [b for b in invalid if b.index == number], levels, spec
+    )
 
 
 def _by_title(
     levels: Sequence[Level], invalid: Sequence[InvalidLevel], title: str, spec: str | int
 ) -> Level:
-    level = _titled(levels).get(title)
+    return _found(
+        _titled(levels).get(title), [b for b in invalid if b.title == title], levels, spec
+    )
+
+
+def _found(
+    level: Level | None, invalid: Sequence[InvalidLevel], levels: Sequence[Level], spec: str | int
+) -> Level:
+    """``level``; else the error of the invalid level the spec names; else "no such level"."""
     if level is not None:
         return level
-    for bad in invalid:
-        if bad.title == title:
-            raise _unreadable(bad)
+    if invalid:
+        raise _unreadable(invalid[0])
     raise _no_such_level(levels, spec)
 
 

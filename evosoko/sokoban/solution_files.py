@@ -60,6 +60,27 @@ def stored_play(level: Level, include_best: bool = True) -> tuple[str, str, int 
     return "best", best, int(distance) if distance and distance.strip().isdigit() else None
 
 
+def stored_entry(
+    stored: Level, target: Level | None = None, include_best: bool = True
+) -> SolutionEntry | None:
+    """The ``Solution`` (else, with ``include_best``, ``Best``) note of ``stored`` as an entry
+    for ``target`` (default: ``stored`` itself), located at ``stored``'s file and line; None
+    when it carries neither."""
+    found = stored_play(stored, include_best)
+    if found is None:
+        return None
+    kind, lurd, distance = found
+    where = stored.origin
+    return SolutionEntry(
+        stored if target is None else target,
+        lurd,
+        where.path if where else None,
+        where.line if where else None,
+        kind,
+        distance,
+    )
+
+
 def match_solutions(
     levels: Sequence[Level], solved: Sequence[Level], *, include_best: bool = False
 ) -> list[SolutionEntry]:
@@ -74,28 +95,17 @@ def match_solutions(
     by_index = {level.index: level for level in levels}
     entries = []
     for entry in solved:
-        stored = stored_play(entry, include_best)
-        if stored is None:
+        if stored_play(entry, include_best) is None:
             continue
-        kind, lurd, distance = stored
         target = by_title.get(entry.title) if entry.title else None
         if target is None:
             target = by_index.get(entry.index)
-        where = entry.origin
         if target is None:
+            where = entry.origin
             raise SolutionError(
                 f"solution for level {entry.name!r} matches no level of the level file",
                 where.path if where else None,
                 where.line if where else None,
             )
-        entries.append(
-            SolutionEntry(
-                target,
-                lurd,
-                where.path if where else None,
-                where.line if where else None,
-                kind,
-                distance,
-            )
-        )
+        entries.append(stored_entry(entry, target, include_best))
     return entries

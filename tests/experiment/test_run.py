@@ -353,3 +353,35 @@ def test_worker_log_records_reach_the_run_log(tmp_path, monkeypatch):
     worker_lines = [line for line in log_text.splitlines() if "evosoko.test.worker" in line]
     assert worker_lines
     assert all(f"worker {os.getpid()} " not in line for line in worker_lines)
+
+
+def test_show_animates_a_stored_solution_or_best_prefix(finished_run, tmp_path):
+    from PIL import Image
+    from typer.testing import CliRunner
+
+    from evosoko.cli import app
+    from evosoko.sokoban.render import gif_frame_steps
+
+    _, report = finished_run
+    solutions = report.run_dir / "solutions.sok"
+    for result in report.results:
+        gif = tmp_path / f"level-{result.index}.gif"
+        shown = CliRunner().invoke(
+            app,
+            ["show", str(SEED_LEVELS), "-l", f"#{result.index}", "--solutions", str(solutions)]
+            + ["--gif", str(gif)],
+        )
+        assert shown.exit_code == 0, shown.output
+        with Image.open(gif) as image:  # one frame per step (sampled past 400)
+            assert image.n_frames == len(gif_frame_steps(result.best["moves"]))
+        expected = "solved" if result.solved else "not solved (the GA's best prefix, distance"
+        assert f"{result.best['moves']} moves, {result.best['pushes']} pushes: {expected}" in (
+            shown.stdout
+        )
+    # the solutions file itself: each level animates the note it carries
+    own = CliRunner().invoke(
+        app, ["show", str(solutions), "-l", "1", "--gif", str(tmp_path / "x.gif")]
+    )
+    assert own.exit_code == 0 and (tmp_path / "x.gif").is_file()
+    nothing = CliRunner().invoke(app, ["show", str(SEED_LEVELS), "-l", "1", "--gif", "y.gif"])
+    assert nothing.exit_code == 2 and "--gif needs something to animate" in nothing.stderr
