@@ -33,6 +33,7 @@ from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.plots import plot_fitness
 from evosoko.experiment.progress import NoProgress, RunProgress
 from evosoko.experiment.records import LevelResult, metrics_row
+from evosoko.experiment.report import refresh_report
 from evosoko.experiment.runfolder import CONFIG_FILE, LOG_FILE, PLOTS_DIR, RunFolder, utc_now
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
@@ -256,6 +257,7 @@ class _Execution:
             self.results.append(result)
             self.folder.write_results(self.results, self.file_levels)
             self._write_summary()
+            refresh_report(self.folder.path)
             self.progress.level_finished(result)
         self.status = "completed"
 
@@ -369,6 +371,7 @@ class _Execution:
             solved=sum(result.solved for result in self.results),
         )
         self._write_summary()
+        refresh_report(self.folder.path)
         self.folder.close()
 
     def _write_summary(self) -> None:
