@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import hashlib
 import json
 import logging
 import math
@@ -142,7 +143,12 @@ def _run_data(folder: Path) -> dict[str, Any]:
         {"index": index, "level": entry.get("level")} for index, entry in results.items()
     ]
     boards = _run_boards(folder, config, planned)
-    best_notes = _best_notes(_solution_entries(folder, planned), folder / "solutions.sok")
+    lacking = [e for e in results.values() if not e.get("solved") and "best" not in e]
+    best_notes = (  # older run folders keep the best prefixes only as Best: notes, if at all
+        _best_notes(_solution_entries(folder, planned), folder / "solutions.sok")
+        if lacking
+        else {}
+    )
     curves = _run_curves(folder / "metrics.csv")
     levels = []
     for item in planned:
@@ -217,17 +223,19 @@ def _run_track(result: dict[str, Any] | None, note: dict[str, Any] | None) -> di
 def _run_boards(folder: Path, config: dict, planned: Sequence[dict]) -> dict[int, Any]:
     """The run's levels by file index: from the configuration's level file, else from the
     levels ``solutions.sok`` holds (a folder moved away from its level file)."""
-    from evosoko.sokoban.formats import read_levels
-
-    wanted = {int(item["index"]) for item in planned}
+    wanted = {int(item["index"]): item.get("board") for item in planned}
     levels_file = (config.get("run") or {}).get("levels")
     boards: dict[int, Any] = {}
     if levels_file:
         try:
-            file_levels = _quietly(read_levels, levels_file)
+            file_levels = _level_file(levels_file)
         except EvosokoError:
             file_levels = []
-        boards = {i: file_levels[i - 1] for i in wanted if 1 <= i <= len(file_levels)}
+        for index, digest in wanted.items():
+            if 1 <= index <= len(file_levels):
+                level = file_levels[index - 1]
+                if digest is None or digest == _board_digest(level):  # the file is unchanged
+                    boards[index] = level
     if len(boards) < len(wanted):
         for index, entry in _solution_entries(folder, planned).items():
             boards.setdefault(index, entry)
@@ -276,6 +284,30 @@ def _best_notes(entries: dict[int, Any], source: Path) -> dict[int, dict[str, An
                 "distance": stored.distance,
             }
     return notes
+
+
+def _board_digest(level) -> str:
+    """The digest of a board that a run's summary keeps in ``planned`` (see experiment.run)."""
+    return hashlib.sha256("\n".join(level.rows()).encode()).hexdigest()[:16]
+
+
+_LEVEL_FILES: dict[tuple[str, int, int], list] = {}
+
+
+def _level_file(path: str) -> list:
+    """The levels of a run's level file, read once per version of the file (a run rewrites
+    its report after every level)."""
+    from evosoko.sokoban.formats import read_levels
+
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return _quietly(read_levels, path)  # raises the usual error
+    key = (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _LEVEL_FILES:
+        _LEVEL_FILES.clear()
+        _LEVEL_FILES[key] = _quietly(read_levels, path)
+    return _LEVEL_FILES[key]
 
 
 def _quietly(function: Callable, *args: Any) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from report_folders import CASE3_BEST, SEEDS, give_best, make_compare, make_run, make_sweep
@@ -45,6 +46,15 @@ def embedded(html: str) -> dict:
     return json.loads(match.group(1))
 
 
+def copy_files(source: Path, target: Path) -> Path:
+    """A copy of the files (not the subfolders) of a run folder, to alter."""
+    target.mkdir()
+    for path in source.iterdir():
+        if path.is_file():
+            (target / path.name).write_bytes(path.read_bytes())
+    return target
+
+
 class Resources(HTMLParser):
     """Every URL a page would load: src and href attributes, CSS url(...)."""
 
@@ -80,11 +90,7 @@ def test_run_report_holds_results_curves_and_tracks(run_dir):
 
 
 def test_an_unsolved_level_plays_the_gas_best_prefix(run_dir, tmp_path):
-    folder = tmp_path / "copy"
-    folder.mkdir()
-    for path in run_dir.iterdir():
-        if path.is_file():
-            (folder / path.name).write_bytes(path.read_bytes())
+    folder = copy_files(run_dir, tmp_path / "copy")
     unsolved = report_data(folder)["levels"][1]
     assert unsolved["track"] is None  # a folder from before best individuals were kept
     give_best(folder)
@@ -99,11 +105,7 @@ def test_an_unsolved_level_plays_the_gas_best_prefix(run_dir, tmp_path):
 
 
 def test_best_notes_of_solutions_sok_are_the_fallback(run_dir, tmp_path):
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    for path in run_dir.iterdir():
-        if path.is_file():
-            (folder / path.name).write_bytes(path.read_bytes())
+    folder = copy_files(run_dir, tmp_path / "notes")
     case3 = read_levels(SEEDS)[1]
     with open(folder / "solutions.sok", "a", encoding="utf-8") as stream:
         stream.write(
@@ -114,11 +116,7 @@ def test_best_notes_of_solutions_sok_are_the_fallback(run_dir, tmp_path):
 
 
 def test_boards_come_from_solutions_sok_when_the_level_file_is_gone(run_dir, tmp_path):
-    folder = tmp_path / "moved"
-    folder.mkdir()
-    for path in run_dir.iterdir():
-        if path.is_file():
-            (folder / path.name).write_bytes(path.read_bytes())
+    folder = copy_files(run_dir, tmp_path / "moved")
     config = (folder / "config.toml").read_text()
     (folder / "config.toml").write_text(config.replace(str(SEEDS), str(tmp_path / "gone.xsb")))
     example, case3 = report_data(folder)["levels"]
@@ -268,3 +266,14 @@ def test_a_comparison_in_progress_has_a_report_of_the_jobs_done(tmp_path):
     run_compare(load_compare_config(path), tmp_path / "out", stop_after=3, plots=False)
     data = embedded((tmp_path / "out" / REPORT_FILE).read_text(encoding="utf-8"))
     assert (data["status"], data["jobs_done"], data["jobs_planned"]) == ("in progress", 3, 8)
+
+
+def test_a_level_file_changed_since_the_run_gives_no_wrong_board(run_dir, tmp_path):
+    folder = copy_files(run_dir, tmp_path / "changed")
+    edited = tmp_path / "edited.xsb"
+    edited.write_text(SEEDS.read_text().replace("#.$@-----#", "#.$-@----#", 1))
+    config = (folder / "config.toml").read_text()
+    (folder / "config.toml").write_text(config.replace(str(SEEDS), str(edited)))
+    example, case3 = report_data(folder)["levels"]
+    assert example["rows"] == read_levels(SEEDS)[0].rows()  # from solutions.sok, not the edit
+    assert case3["rows"] == read_levels(SEEDS)[1].rows()  # unchanged in the file
