@@ -250,7 +250,7 @@ def _compare_body(data: dict[str, Any]) -> str:
         '<section id="who"><h2>Who solved what</h2>\n'
         '<p class="note">One column per level, darker green for more of its runs solved, pink '
         "for none; click a column to watch that level.</p>\n"
-        '<canvas id="strip"></canvas></section>\n'
+        '<div class="strip-box"><canvas id="strip"></canvas></div></section>\n'
         '<section id="level"><div class="picker"><h2 id="level-title">Level</h2>'
         '<select id="level-select" aria-label="level"></select></div>\n'
         + level_note
