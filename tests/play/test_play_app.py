@@ -327,3 +327,11 @@ def test_play_names_an_unknown_level():
     result = CliRunner().invoke(cli_app, ["play", str(SEEDS), "-l", "no-such-level"])
     assert result.exit_code == 2
     assert "no level 'no-such-level'" in result.output
+
+
+def test_play_refuses_a_solutions_file_that_matches_no_level(tmp_path):
+    other = tmp_path / "other.sok"
+    other.write_text("#####\n#@$.#\n#####\nTitle: elsewhere\n")
+    result = CliRunner().invoke(cli_app, ["play", str(SEEDS), "--solutions", str(other)])
+    assert result.exit_code == 2
+    assert "no Solution or Best note matches a level" in result.output
