@@ -137,7 +137,7 @@ class PlayApp(App[None]):
     #notes { height: auto; max-height: 3; padding: 0 1; color: #9aa0aa; }
     #board-area { height: 1fr; align: center middle; }
     #board { width: auto; height: auto; padding: 1 2; }
-    #status { height: 1; padding: 0 1; background: #20242c; }
+    #status { height: auto; padding: 0 1; background: #20242c; }
     #message { height: 2; padding: 0 1; }
     #legend { height: 1; padding: 0 1; color: #9aa0aa; }
     """

@@ -148,13 +148,13 @@ def find_deadlock(level: Level, state: State) -> Deadlock | None:
     dead = [box for box in boxes if level.dead_squares[box]]
     if dead:
         noun = "a box" if len(dead) == 1 else f"{len(dead)} boxes"
-        return Deadlock(f"{noun} on a square from which no goal can be reached", tuple(dead))
+        return Deadlock(f"{noun} on a dead square: no goal can be reached", tuple(dead))
     occupied = np.zeros(level.cells, dtype=bool)
     occupied[list(boxes)] = True
     for box in boxes:
         if not level.goals[box] and is_freeze_deadlock(level, occupied, box):
             group = frozen_boxes(level, occupied, box) or (box,)
-            return Deadlock("a box frozen off its goal: it can never move again", group)
+            return Deadlock("a box frozen off its goal: it can never move", group)
     if frozen_goal_matching_cost(level, boxes) >= UNREACHABLE:
         off_goal = tuple(box for box in boxes if not level.goals[box])
         return Deadlock("the boxes can no longer all reach distinct goals", off_goal)
