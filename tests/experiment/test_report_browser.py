@@ -176,3 +176,39 @@ def test_sweep_report_sorts_its_trials(browser, tmp_path_factory):
     assert images and all(
         browser.execute_script("return arguments[0].naturalWidth", image) > 100 for image in images
     )
+
+
+def test_the_pages_replay_agrees_with_the_rules_on_random_walks(browser, run_report):
+    """The page replays solutions with rules of its own: they must be evosoko's rules."""
+    import random
+
+    from evosoko.sokoban.rules import Board
+    from evosoko.sokoban.solutions import to_lurd
+
+    open_report(browser, run_report)
+    levels = read_levels(SEEDS)
+    microban = SEEDS.parents[2] / "shared" / "levels" / "microban.txt"
+    if microban.is_file():
+        levels += read_levels(microban)[:40:7]
+    rng = random.Random(20)
+    for level in levels:
+        for _ in range(3):
+            board = Board(level)
+            for _ in range(150):
+                board.step(rng.choice(board.legal_moves() or [0]))
+            history = board.history
+            lurd = to_lurd((s.direction for s in history), (s.pushed for s in history))
+            expected = ["|".join(level.rows(state)) for state in replay_states(level, lurd)]
+            got = browser.execute_script(
+                "return window.evosokoReplay(arguments[0], arguments[1])", level.rows(), lurd
+            )
+            assert got == expected, (level.name, lurd)
+    # an illegal step ends the replay there
+    case3 = levels[1]
+    lurd = "dRRRuUuuu"
+    failed = verify_solution(case3, lurd).failed_step
+    assert failed is not None
+    got = browser.execute_script(
+        "return window.evosokoReplay(arguments[0], arguments[1])", case3.rows(), lurd
+    )
+    assert len(got) == failed  # the start and the legal steps before the illegal one

@@ -657,6 +657,18 @@
     }
   }
 
+  /* The page's own replay, for tests: the rows after each legal step of `lurd` on `rows`. */
+  window.evosokoReplay = (rows, lurd) => {
+    const track = new Track(parseLevel(rows), lurd);
+    const positions = [track.rows().join("|")];
+    while (track.forward()) positions.push(track.rows().join("|"));
+    for (let step = track.length - 1; step >= 0; step--) {  // and back again, by undoing
+      track.back();
+      if (track.rows().join("|") !== positions[step]) return null;
+    }
+    return positions;
+  };
+
   // ---- start -----------------------------------------------------------------------------------
   document.querySelectorAll("table.sortable").forEach(sortable);
   if (DATA.kind === "run") runPage();
