@@ -376,8 +376,13 @@ class PlayApp(App[None]):
         if replay is None or replay.paused:
             return
         if replay.taken >= len(replay.lurd):
-            end = "solved" if self.game.solved else "the end of the replay: not solved"
-            self._stop_replay(f"replay finished: {end}")
+            if self.game.solved:
+                self._stop_replay("replay finished: solved")
+            else:
+                self._stop_replay(
+                    f"replay finished: the {replay.label} ends here, not solved; "
+                    "play on from here (h asks push-A* for a hint)"
+                )
             return
         if not self.game.step(DIRECTIONS.index(replay.lurd[replay.taken].lower())):
             self._stop_replay(f"replay stopped: step {replay.taken + 1} is illegal here")

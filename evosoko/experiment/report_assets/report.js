@@ -475,7 +475,7 @@
         ]);
         note.textContent = curve.bucket > 1
           ? `${curve.g[curve.g.length - 1]} generations, shown in buckets of ${curve.bucket} (best: the bucket's lowest; mean and std: its average).`
-          : `${curve.g.length} generations, ${fmt(curve.e[curve.e.length - 1])} evaluations.`;
+          : `Generations ${curve.g[0]} to ${curve.g[curve.g.length - 1]}, ${fmt(curve.e[curve.e.length - 1])} evaluations.`;
       } else {
         lineChart(canvas, { series: [] });
         legend(document.getElementById("curve-legend"), []);
