@@ -109,3 +109,23 @@ def make_sweep(parent: Path) -> Path:
     path.write_text(SWEEP)
     run_sweep(load_sweep_config(path), parent / "sweep")
     return parent / "sweep"
+
+
+def as_older_folder(run_dir: Path) -> None:
+    """Make ``run_dir`` look like a run folder from before issue 16: no ``best`` in
+    summary.json, and solutions.sok holding only the solved levels, with Solution notes."""
+    from evosoko.sokoban.build import level_from_rows
+    from evosoko.sokoban.formats import read_levels, write_levels
+
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    for entry in summary["levels"]:
+        entry.pop("best", None)
+    path.write_text(json.dumps(summary))
+    solved = [
+        level_from_rows(level.rows(), title=level.title, notes=[(k, v)])
+        for level in read_levels(run_dir / "solutions.sok")
+        for k, v in level.notes
+        if k == "Solution"
+    ]
+    write_levels(solved, run_dir / "solutions.sok")

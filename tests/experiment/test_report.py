@@ -8,7 +8,15 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from report_folders import CASE3_BEST, SEEDS, give_best, make_compare, make_run, make_sweep
+from report_folders import (
+    CASE3_BEST,
+    SEEDS,
+    as_older_folder,
+    give_best,
+    make_compare,
+    make_run,
+    make_sweep,
+)
 from typer.testing import CliRunner
 
 from evosoko.cli import app
@@ -22,6 +30,7 @@ from evosoko.experiment.report import (
     write_report,
 )
 from evosoko.sokoban.formats import read_levels
+from evosoko.sokoban.solutions import verify_solution
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +100,7 @@ def test_run_report_holds_results_curves_and_tracks(run_dir):
 
 def test_an_unsolved_level_plays_the_gas_best_prefix(run_dir, tmp_path):
     folder = copy_files(run_dir, tmp_path / "copy")
+    as_older_folder(folder)
     unsolved = report_data(folder)["levels"][1]
     assert unsolved["track"] is None  # a folder from before best individuals were kept
     give_best(folder)
@@ -104,8 +114,23 @@ def test_an_unsolved_level_plays_the_gas_best_prefix(run_dir, tmp_path):
     assert report_data(folder)["levels"][1]["result"]["best_distance"] == 5
 
 
+def test_a_fresh_run_shows_the_best_individual_its_folder_keeps(run_dir):
+    summary = json.loads((run_dir / "summary.json").read_text())
+    unsolved = summary["levels"][1]
+    track = report_data(run_dir)["levels"][1]["track"]
+    if "best" not in unsolved:  # a tree without issue 16: nothing to show for it
+        assert track is None
+        return
+    best = unsolved["best"]
+    assert track["lurd"] == best["lurd"] and not track["solves"]
+    assert track["distance"] == best["distance"]
+    check = verify_solution(read_levels(SEEDS)[1], track["lurd"])
+    assert check.valid and not check.solved and check.moves == best["moves"] > 0
+
+
 def test_best_notes_of_solutions_sok_are_the_fallback(run_dir, tmp_path):
     folder = copy_files(run_dir, tmp_path / "notes")
+    as_older_folder(folder)
     case3 = read_levels(SEEDS)[1]
     with open(folder / "solutions.sok", "a", encoding="utf-8") as stream:
         stream.write(
@@ -117,6 +142,7 @@ def test_best_notes_of_solutions_sok_are_the_fallback(run_dir, tmp_path):
 
 def test_boards_come_from_solutions_sok_when_the_level_file_is_gone(run_dir, tmp_path):
     folder = copy_files(run_dir, tmp_path / "moved")
+    as_older_folder(folder)
     config = (folder / "config.toml").read_text()
     (folder / "config.toml").write_text(config.replace(str(SEEDS), str(tmp_path / "gone.xsb")))
     example, case3 = report_data(folder)["levels"]
