@@ -84,7 +84,14 @@ def report_data(folder: str | Path) -> dict[str, Any]:
         COMPARE: _compare_data,
         SWEEP: _sweep_data,
     }
-    data = readers[kind](path)
+    try:
+        data = readers[kind](path)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:  # files not as written
+        raise EvosokoError(
+            f"cannot read this {kind} folder: a file in it is malformed "
+            f"({type(error).__name__}: {error})",
+            str(path),
+        ) from None
     data.update(kind=kind, folder=path.resolve().name, generated=_now())
     return data
 
@@ -145,9 +152,7 @@ def _run_data(folder: Path) -> dict[str, Any]:
     boards = _run_boards(folder, config, planned)
     lacking = [e for e in results.values() if not e.get("solved") and "best" not in e]
     best_notes = (  # older run folders keep the best prefixes only as Best: notes, if at all
-        _best_notes(_solution_entries(folder, planned), folder / "solutions.sok")
-        if lacking
-        else {}
+        _best_notes(_solution_entries(folder, planned), folder / "solutions.sok") if lacking else {}
     )
     curves = _run_curves(folder / "metrics.csv")
     levels = []
@@ -193,7 +198,10 @@ RESULT_FIELDS = (
 
 
 def _result_fields(result: dict[str, Any]) -> dict[str, Any]:
-    fields = {key: result.get(key) for key in RESULT_FIELDS}
+    fields = {
+        key: _compact(value) if isinstance(value, float) else value
+        for key, value in ((key, result.get(key)) for key in RESULT_FIELDS)
+    }
     best = result.get("best")
     if isinstance(best, dict) and best.get("distance") is not None:
         fields["best_distance"] = best["distance"]

@@ -303,3 +303,23 @@ def test_a_level_file_changed_since_the_run_gives_no_wrong_board(run_dir, tmp_pa
     example, case3 = report_data(folder)["levels"]
     assert example["rows"] == read_levels(SEEDS)[0].rows()  # from solutions.sok, not the edit
     assert case3["rows"] == read_levels(SEEDS)[1].rows()  # unchanged in the file
+
+
+def test_a_summary_that_is_not_a_runs_is_one_error_line(run_dir, tmp_path):
+    folder = copy_files(run_dir, tmp_path / "odd")
+    summary = json.loads((folder / "summary.json").read_text())
+    summary["levels"] = [{"no index": 1}]
+    (folder / "summary.json").write_text(json.dumps(summary))
+    result = CliRunner().invoke(app, ["report", str(folder)])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: {folder}: cannot read this run folder")
+
+
+def test_infinite_numbers_in_a_summary_do_not_break_the_page(run_dir, tmp_path):
+    folder = copy_files(run_dir, tmp_path / "inf")
+    text = (folder / "summary.json").read_text()
+    summary = json.loads(text)
+    summary["levels"][1]["best_distance"] = float("inf")
+    (folder / "summary.json").write_text(json.dumps(summary))  # writes Infinity
+    data = embedded(build_report(folder))
+    assert data["levels"][1]["result"]["best_distance"] is None
