@@ -185,6 +185,7 @@ class PlayApp(App[None]):
         self.replay: Replay | None = None
         self.speed = DEFAULT_SPEED
         self.searching = False
+        self.warming = False
         self._timer: Timer | None = None
         self._warm = warm
 
@@ -206,7 +207,13 @@ class PlayApp(App[None]):
 
     @work(thread=True, group="warm-up")
     def _warm_up(self) -> None:
-        warm_up()
+        self.warming = True
+        self.call_from_thread(self._refresh_status)
+        try:
+            warm_up()
+        finally:
+            self.warming = False
+            self.call_from_thread(self._refresh_status)
 
     # ---- the game ------------------------------------------------------------------------------
     @property
@@ -272,7 +279,8 @@ class PlayApp(App[None]):
         if self.searching:
             self._say("push-A* is still searching")
             return
-        self._say(f"asking push-A* for a hint (at most {HINT_SECONDS:g} s)...")
+        wait = " once its kernels are compiled (first run only)" if self.warming else ""
+        self._say(f"asking push-A* for a hint (at most {HINT_SECONDS:g} s of search{wait})...")
         self._search("hint", HINT_SECONDS)
 
     def action_replay(self) -> None:
@@ -467,4 +475,6 @@ class PlayApp(App[None]):
             text.append(f"   replay {self.replay.taken}/{len(self.replay.lurd)} ({state})", "cyan")
         if self.searching:
             text.append("   push-A* searching...", "yellow")
+        elif self.warming:
+            text.append("   compiling push-A* (first run only)...", "dim")
         self.query_one("#status", Static).update(text)

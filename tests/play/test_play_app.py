@@ -335,3 +335,26 @@ def test_play_refuses_a_solutions_file_that_matches_no_level(tmp_path):
     result = CliRunner().invoke(cli_app, ["play", str(SEEDS), "--solutions", str(other)])
     assert result.exit_code == 2
     assert "no Solution or Best note matches a level" in result.output
+
+
+def test_the_search_warms_up_in_the_background_and_says_so(levels, tmp_path, monkeypatch):
+    import threading
+
+    from evosoko.play import app as app_module
+
+    release = threading.Event()
+    monkeypatch.setattr(app_module, "warm_up", lambda: release.wait(10))
+    app = PlayApp(levels, CASE3, save_path=tmp_path / "s.sok", warm=True)
+    seen = {}
+
+    async def script(pilot):
+        await pilot.pause(0.2)
+        seen["warming"] = screen_text(app, "status")
+        await pilot.press("right")  # the game goes on meanwhile
+        release.set()
+        await settle(pilot)
+        seen["ready"] = screen_text(app, "status")
+
+    play(app, script)
+    assert "compiling push-A* (first run only)" in seen["warming"]
+    assert "compiling" not in seen["ready"] and "moves 1" in seen["ready"]
