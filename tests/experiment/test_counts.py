@@ -91,8 +91,9 @@ def test_generations_evaluations_and_seconds_agree_everywhere(tmp_path, override
         assert (event["generations"], event["evaluations"]) == counts[:2]
         assert progress.shown[result.level] == counts[:2]
         assert lines[position] == describe_result(result)
-        assert f"after {result.generations} generations, {result.evaluations} evaluations" in (
-            lines[position]
+        assert (
+            f"after {result.generations} generations, {result.evaluations} evaluations"
+            in (lines[position])
         )
         assert last["solved"] == ("1" if result.solved else "0")
     assert any(r.solved for r in report.results) and not all(r.solved for r in report.results)
