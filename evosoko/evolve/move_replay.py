@@ -40,7 +40,7 @@ import numpy as np
 from evosoko.evolve.distances import MATCHING, objective_code
 from evosoko.evolve.packing import packed_rows
 from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
-from evosoko.sokoban.freeze import frozen_off_goal, may_freeze
+from evosoko.sokoban.freeze import NO_CELL, frozen_off_goal, may_freeze
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.matching import PUSH_DISTANCE, goal_distance, matching_kernel
 from evosoko.sokoban.reach import explore, normalized_player, spread
@@ -435,7 +435,7 @@ def _move_batch_kernel(
                 if not lost and may_freeze(floor, occupied, dead, deltas, beyond):
                     if frozen_lost[pushed_slot] < 0:
                         frozen_lost[pushed_slot] = frozen_off_goal(
-                            floor, dead, goals, deltas, boxes, -1, -1, frozen
+                            floor, dead, goals, deltas, boxes, NO_CELL, NO_CELL, frozen
                         )
                     lost = frozen_lost[pushed_slot] == 1
                 if lost:  # undo the push and stop before it

@@ -39,7 +39,7 @@ import numpy as np
 from evosoko.evolve.distances import MANHATTAN, MATCHING
 from evosoko.sokoban.analysis import pull_distances
 from evosoko.sokoban.corrals import pi_corral
-from evosoko.sokoban.freeze import frozen_off_goal, mark_frozen, may_freeze
+from evosoko.sokoban.freeze import NO_CELL, frozen_off_goal, mark_frozen, may_freeze
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import goal_distance, matching_kernel
 from evosoko.sokoban.reach import explore
@@ -133,7 +133,7 @@ def update_frozen_goals(
     """
     for cell in range(frozen_goals.shape[0]):
         frozen_goals[cell] = False
-    mark_frozen(floor, dead, deltas, boxes, -1, -1, frozen_goals)
+    mark_frozen(floor, dead, deltas, boxes, NO_CELL, NO_CELL, frozen_goals)
     count = 0
     for k in range(boxes.shape[0]):
         if frozen_goals[boxes[k]]:

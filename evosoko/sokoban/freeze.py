@@ -15,6 +15,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+NO_CELL = np.int64(-1)
+"""``moved_from`` and ``moved_to`` of :func:`mark_frozen` when no box moved: a typed constant, so
+that kernels passing it share one compilation with those passing cells (a literal ``-1`` would
+compile one of its own)."""
+
 
 def make_freeze_scratch(cells: int) -> tuple:
     """Scratch of :func:`freeze_deadlock`: as-wall flags (kept all False between calls) and
