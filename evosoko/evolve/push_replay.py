@@ -127,6 +127,15 @@ def replay_push_packed(
     all genes in one int32 array and the length of each genome)."""
     genes = np.ascontiguousarray(genes, dtype=np.int32)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
+    return _replay(tables, genes, lengths, objective, stop_on_deadlock, _NO_RECORD)
+
+
+_NO_RECORD = np.empty((0, 2), dtype=np.int64)
+
+
+def _replay(tables, genes, lengths, objective, stop_on_deadlock, record) -> PushReplay:
+    """Replay a packed batch; ``record[j]`` receives the first genome's push j when it has
+    rows (decoding replays one genome so)."""
     result = PushReplay.empty(len(lengths))
     _replay_batch_kernel(
         tables.arrays,
@@ -138,6 +147,7 @@ def replay_push_packed(
         genes,
         lengths,
         result,
+        record,
     )
     return result
 
@@ -149,16 +159,8 @@ def push_choices(
     them."""
     genes = np.ascontiguousarray(np.asarray(genome, dtype=np.int32).reshape(-1))
     pushes = np.empty((len(genes), 2), dtype=np.int64)
-    made = _choices_kernel(
-        tables.arrays,
-        tables.start_player,
-        tables.start_boxes,
-        tables.corrals,
-        objective_code(objective),
-        bool(stop_on_deadlock),
-        genes,
-        pushes,
-    )
+    lengths = np.array([len(genes)], dtype=np.int32)
+    made = _replay(tables, genes, lengths, objective, stop_on_deadlock, pushes).steps[0]
     return [(int(box), int(direction)) for box, direction in pushes[:made]]
 
 
@@ -239,7 +241,7 @@ def _positions(box_count):  # pragma: no cover - compiled
     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratch):
     # pragma: no cover - compiled
     """The :class:`_Start` of a batch (the scratch is left holding the start position)."""
@@ -523,8 +525,9 @@ def _best_of_trail(trail, last):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _replay_batch_kernel(
-    arrays, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes, lengths, out
-):  # pragma: no cover - compiled
+    arrays, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes, lengths, out,
+    record,
+):  # fmt: skip  # pragma: no cover - compiled
     scratch = push_scratch(
         arrays.floor.shape[0], start_boxes.shape[0], arrays.push_distance.shape[0]
     )
@@ -533,7 +536,6 @@ def _replay_batch_kernel(
     for i in range(lengths.shape[0]):
         longest = max(longest, lengths[i])
     trail = np.empty((3, longest + 1), dtype=np.int64)
-    no_record = np.empty((0, 2), dtype=np.int64)
     positions = _positions(start_boxes.shape[0])
     offset = 0
     dirty = False
@@ -551,7 +553,7 @@ def _replay_batch_kernel(
             np.int64(lengths[i]),
             scratch,
             trail,
-            no_record,
+            record if i == 0 else record[:0],
             positions,
         )
         offset += lengths[i]
@@ -565,34 +567,6 @@ def _replay_batch_kernel(
         out.final_hash[i] = outcome[7]
         out.deadlocked[i] = outcome[8]
         dirty = outcome[9]
-
-
-@numba.njit(cache=True)
-def _choices_kernel(
-    arrays, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes, record
-):  # pragma: no cover - compiled
-    scratch = push_scratch(
-        arrays.floor.shape[0], start_boxes.shape[0], arrays.push_distance.shape[0]
-    )
-    start = _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratch)
-    _restore_start(start, start_boxes, scratch, start.frozen_count < 0)  # nothing is dirty
-    trail = np.empty((3, genes.shape[0] + 1), dtype=np.int64)
-    outcome = _replay_one(
-        arrays,
-        corrals,
-        objective,
-        stop_on_deadlock,
-        start,
-        start_player,
-        start_boxes,
-        genes,
-        genes.shape[0],
-        scratch,
-        trail,
-        record,
-        _positions(start_boxes.shape[0]),
-    )
-    return outcome[5]
 
 
 @numba.njit(cache=True)

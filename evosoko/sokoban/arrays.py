@@ -3,8 +3,9 @@
 :class:`LevelArrays` is a named tuple (numba takes named tuples as they are) built once per
 level by :func:`level_arrays`: the search, the GA's replay kernels and the Python rules all read
 their geometry, goals, dead squares, push distances and Zobrist keys from it, instead of each
-building tables of its own and passing them on as long lists of arguments. Every array is
-read-only, so each kernel compiles once for it.
+building tables of its own and passing them on as long lists of arguments. The arrays are
+read-only (but ``push_distance``, see :func:`_build`): numba compiles a kernel apart for
+read-only and writable arrays, so each kernel compiles once for them.
 """
 
 from __future__ import annotations
@@ -67,7 +68,9 @@ def _build(level: Level) -> LevelArrays:
         floor=_read_only(np.array(level.floor, dtype=np.bool_)),
         goals=_read_only(np.array(level.goals, dtype=np.bool_)),
         dead=_read_only(np.array(level.dead_squares, dtype=np.bool_)),
-        push_distance=_read_only(np.ascontiguousarray(level.push_distance, dtype=np.int64)),
+        # writable, unlike the others: the GA's matching over frozen-goal tables (scratch it
+        # writes) then shares the matching kernel's compilation with this table's
+        push_distance=np.array(level.push_distance, dtype=np.int64),
         nearest_push=_read_only(np.array(level.nearest_goal_distance, dtype=np.int64)),
         nearest_manhattan=_read_only(manhattan_to_nearest_goal(level)),
         rows=_read_only(rows),
