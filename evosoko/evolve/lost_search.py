@@ -27,21 +27,22 @@ import numpy as np
 from evosoko.evolve.distances import objective_code
 from evosoko.evolve.push_replay import PushTables, push_choices, push_tables
 from evosoko.evolve.push_rules import (
+    candidates_here,
     move_box,
+    position_distance,
+    push,
     push_scratch,
     reach,
-    scratch_candidates,
-    scratch_distance,
-    scratch_push,
     set_position,
-    update_frozen_tables,
+    update_frozen_goals,
 )
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.zobrist import boxes_hash
 
-_EVERY_BOX = 1 << 30
-"""A ``known`` count above any box count: :func:`update_frozen_tables` then only marks the
-frozen boxes and never rebuilds its tables."""
+EVERY_BOX = np.int64(1 << 30)
+"""A ``known`` count above any box count: :func:`update_frozen_goals` then only marks the
+frozen boxes and never rebuilds its tables (typed: a literal would compile apart)."""
+NONE_KNOWN = np.int64(0)
 
 
 VERDICTS_KEPT = 100_000
@@ -136,30 +137,25 @@ def _frozen_signature(boxes, frozen_goals, zobrist_box):  # pragma: no cover - c
 
 
 @numba.njit(cache=True)
-def _frozen_tables(arrays, scratch, built):  # pragma: no cover - compiled
-    """Mark the boxes frozen on goals and, when that set is not the one the scratch's tables
-    were built for (signature ``built``), rebuild them. Returns (count or -1, signature)."""
-    count = update_frozen_tables(arrays, scratch, np.int64(_EVERY_BOX))
+def _frozen_tables(
+    floor, dead, goals, deltas, zobrist_box, boxes, frozen_goals, reduced, dead_now, open_cells,
+    queue, built,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Mark the boxes frozen on goals and, when that set is not the one the tables were built
+    for (signature ``built``), rebuild them. Returns (count or -1, signature)."""
+    count = update_frozen_goals(
+        floor, dead, goals, deltas, boxes, EVERY_BOX, frozen_goals, reduced, dead_now,
+        open_cells, queue,
+    )  # fmt: skip
     if count <= 0:
         return count, built
-    signature = _frozen_signature(scratch.boxes, scratch.frozen_goals, arrays.zobrist_box)
+    signature = _frozen_signature(boxes, frozen_goals, zobrist_box)
     if signature != built:
-        update_frozen_tables(arrays, scratch, np.int64(0))
+        update_frozen_goals(
+            floor, dead, goals, deltas, boxes, NONE_KNOWN, frozen_goals, reduced, dead_now,
+            open_cells, queue,
+        )  # fmt: skip
     return count, signature
-
-
-@numba.njit(cache=True)
-def _reach(arrays, scratch, player):  # pragma: no cover - compiled
-    """The normalized player of the scratch's position with the player on ``player``."""
-    return reach(
-        arrays.floor,
-        arrays.deltas,
-        scratch.occupied,
-        player,
-        scratch.mark,
-        scratch.stamp,
-        scratch.queue,
-    )[1]
 
 
 @numba.njit(cache=True)
@@ -181,10 +177,13 @@ def _lost_within(
 ):  # pragma: no cover - compiled
     """1 when every position reachable from (``player``, ``start_boxes``) by candidate pushes
     was visited (at most ``node_limit``) and none is solved; 0 otherwise."""
-    goals, deltas, zobrist_box = arrays.goals, arrays.deltas, arrays.zobrist_box
+    floor, dead, goals, deltas = arrays.floor, arrays.dead, arrays.goals, arrays.deltas
+    zobrist_box, zobrist_player = arrays.zobrist_box, arrays.zobrist_player
     box_count = start_boxes.shape[0]
-    scratch = push_scratch(arrays.floor.shape[0], box_count, arrays.push_distance.shape[0])
-    boxes = scratch.boxes
+    (
+        occupied, boxes, mark, stamp, queue, out_box, out_direction, frozen, frozen_goals,
+        reduced, dead_now, open_cells, free_boxes, corral, corral_marks, assignment, work,
+    ) = push_scratch(floor.shape[0], box_count, arrays.push_distance.shape[0])  # fmt: skip
     size = 1
     while size < 2 * node_limit:
         size *= 2
@@ -203,32 +202,38 @@ def _lost_within(
     for node in range(node_limit):
         if node == found:
             return 1  # every reachable position visited: none solves
-        set_position(scratch.occupied, boxes, positions[node, :box_count])
+        set_position(occupied, boxes, positions[node, :box_count])
         here = positions[node, box_count]
-        frozen_count, built = _frozen_tables(arrays, scratch, built)
+        frozen_count, built = _frozen_tables(
+            floor, dead, goals, deltas, zobrist_box, boxes, frozen_goals, reduced, dead_now,
+            open_cells, queue, built,
+        )  # fmt: skip
         if frozen_count < 0:
             continue
         if node == 0:
-            key = (
-                boxes_hash(zobrist_box, boxes)
-                ^ arrays.zobrist_player[_reach(arrays, scratch, here)]
-            )
+            smallest = reach(floor, deltas, occupied, here, mark, stamp, queue)[1]
+            key = boxes_hash(zobrist_box, boxes) ^ zobrist_player[smallest]
             _seen_before(table, key if key != 0 else np.uint64(1))
-            if (
-                stop_on_deadlock
-                and scratch_distance(arrays, objective, scratch, frozen_count) >= UNREACHABLE
-            ):
+            if stop_on_deadlock and position_distance(
+                objective, arrays.nearest_manhattan, arrays.nearest_push, arrays.push_distance,
+                boxes, frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
+            ) >= UNREACHABLE:  # fmt: skip
                 continue
-        count, _ = scratch_candidates(arrays, corrals, here, scratch, frozen_count)
+        count, _ = candidates_here(
+            floor, dead, goals, deltas, arrays.floor_cells, corrals, here, occupied, boxes,
+            frozen_count, dead_now, open_cells, mark, stamp, queue, frozen, corral,
+            corral_marks, out_box, out_direction,
+        )  # fmt: skip
         box_hash = boxes_hash(zobrist_box, boxes)
         for c in range(count):
-            box = scratch.out_box[c]
-            target = box + deltas[scratch.out_direction[c]]
-            child_frozen = scratch_push(
-                arrays, scratch, box, scratch.out_direction[c], frozen_count
-            )
+            box = out_box[c]
+            target = box + deltas[out_direction[c]]
+            child_frozen = push(
+                floor, dead, goals, deltas, occupied, boxes, assignment, box, out_direction[c],
+                frozen_count, frozen_goals, reduced, dead_now, open_cells, queue,
+            )  # fmt: skip
             if child_frozen > frozen_count:  # the push rebuilt the tables for the child
-                built = _frozen_signature(boxes, scratch.frozen_goals, zobrist_box)
+                built = _frozen_signature(boxes, frozen_goals, zobrist_box)
             solved = True
             for k in range(box_count):
                 if not goals[boxes[k]]:
@@ -238,11 +243,14 @@ def _lost_within(
                 return 0
             keep = child_frozen >= 0
             if keep and stop_on_deadlock:
-                keep = scratch_distance(arrays, objective, scratch, child_frozen) < UNREACHABLE
+                keep = position_distance(
+                    objective, arrays.nearest_manhattan, arrays.nearest_push,
+                    arrays.push_distance, boxes, child_frozen, frozen_goals, reduced, free_boxes,
+                    assignment, work,
+                ) < UNREACHABLE  # fmt: skip
             if keep:
-                smallest = _reach(arrays, scratch, box)
-                key = box_hash ^ zobrist_box[box] ^ zobrist_box[target]
-                key ^= arrays.zobrist_player[smallest]
+                smallest = reach(floor, deltas, occupied, box, mark, stamp, queue)[1]
+                key = box_hash ^ zobrist_box[box] ^ zobrist_box[target] ^ zobrist_player[smallest]
                 if not _seen_before(table, key if key != 0 else np.uint64(1)):
                     if found == node_limit:
                         return 0  # more positions than the limit: nothing proven
@@ -250,9 +258,12 @@ def _lost_within(
                         positions[found, k] = boxes[k]
                     positions[found, box_count] = box
                     found += 1
-            scratch.occupied[target] = False
-            scratch.occupied[box] = True
-            move_box(boxes, scratch.assignment, target, box)
+            occupied[target] = False
+            occupied[box] = True
+            move_box(boxes, assignment, target, box)
             if child_frozen != frozen_count:  # back to the parent's frozen boxes and tables
-                frozen_count, built = _frozen_tables(arrays, scratch, built)
+                frozen_count, built = _frozen_tables(
+                    floor, dead, goals, deltas, zobrist_box, boxes, frozen_goals, reduced,
+                    dead_now, open_cells, queue, built,
+                )  # fmt: skip
     return 1  # the last position allowed was visited too
