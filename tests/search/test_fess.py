@@ -28,8 +28,9 @@ ROOM = ["##########",
 # A one-cell-wide dead end holding three goals: they can only be filled deepest first.
 CORRIDOR = ["#########",
             "#...    #",
-            "#### $$ #",
-            "#  $  @ #",
+            "##### # #",
+            "#   $$$ #",
+            "#@      #",
             "#########"]  # fmt: skip
 
 
@@ -39,10 +40,12 @@ def test_a_dead_end_is_packed_from_its_far_end():
     first, second, third = (level.cell(1, c) for c in (1, 2, 3))
     assert order.layers == 3
     assert (order.layer[first], order.layer[second], order.layer[third]) == (0, 1, 2)
-    assert order.packing([first, 5, 6]) == 1
-    assert order.packing([first, second, 6]) == 2
+    elsewhere = level.cell(3, 4)
+    assert order.packing([first, elsewhere]) == 1
+    assert order.packing([first, second, elsewhere]) == 2
+    assert order.packing([first, second, third]) == 3
     # the doorway goal filled before the far ones counts for nothing: it walls them off
-    assert order.packing([third, 5, 6]) == 0
+    assert order.packing([third, elsewhere]) == 0
 
 
 def test_scattered_goals_share_one_layer():
