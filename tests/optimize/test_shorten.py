@@ -39,7 +39,7 @@ def _level(rows):
 
 def test_detours_are_walked_off():
     level = _level(["########", "#      #", "#@ $ . #", "#      #", "########"])
-    wasteful = "ud" * 3 + "urrdlldr" + solve(level, "push-astar").solution
+    wasteful = "ud" * 3 + "urdl" + solve(level, "push-astar").solution
     assert verify_solution(level, wasteful).solved
     result = optimize_solution(level, wasteful, "moves", seconds=30)
     assert verify_solution(level, result.best.lurd).solved
