@@ -22,6 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from evosoko.search.box_paths import box_path, make_box_path_scratch
 from evosoko.search.push_kernel import (
     NORM_STAMP,
     REACH_STAMP,
@@ -65,19 +66,32 @@ from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
 
-CURSOR, IN_HEAPS, CONNECTIVITY_CAP, LAYERS, ALTERNATE, TURN = range(6)
+CURSOR, IN_HEAPS, CONNECTIVITY_CAP, LAYERS, ALTERNATE, TURN, PACK_MACROS = range(7)
 """Slots of the int64 ``state`` array of the feature space. ``ALTERNATE`` = k > 0: every k-th
-expansion takes the best state of the whole frontier instead of the next cell's."""
+expansion takes the best state of the whole frontier instead of the next cell's.
+``PACK_MACROS`` = k > 0: each expansion also carries, for every empty goal of the first
+unfinished packing layer, each of the k boxes nearest to it there in one step (a box path)."""
+
+MACRO_CAP = 6
+"""Most packing macros per expansion: with the 4 pushes per box, an expansion adds at most the
+store's growth margin of nodes."""
+
+PACK_MACRO_STEP = 1 << 13
+"""A ``step`` of ``PACK_MACRO_STEP + d``: a packing macro whose last push went in direction
+``d`` (the pushes are rebuilt by :func:`evosoko.search.box_paths.box_path_pushes`)."""
 
 CONNECTIVITY_LIMIT = 8
 """Connectivity values at or above this share one cell."""
 
 
-def make_feature_space(capacity: int, box_count: int, layers: int, alternate: int) -> tuple:
+def make_feature_space(
+    capacity: int, box_count: int, layers: int, alternate: int, pack_macros: int = 0
+) -> tuple:
     """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity`` nodes."""
     cells = (box_count + 1) * CONNECTIVITY_LIMIT
-    state = np.zeros(6, dtype=np.int64)
+    state = np.zeros(7, dtype=np.int64)
     state[ALTERNATE] = alternate
+    state[PACK_MACROS] = pack_macros
     state[CURSOR] = -1
     state[CONNECTIVITY_CAP] = CONNECTIVITY_LIMIT
     state[LAYERS] = layers
@@ -234,22 +248,28 @@ def cell_of(packing, regions, cap):  # pragma: no cover - compiled
 
 
 # ---- the search ------------------------------------------------------------------------------
-def make_features(order, cells: int) -> tuple:
-    """(goal layers, goals per layer, per-layer scratch, stamp, region mark) of the kernel."""
+def make_features(order, cells: int, goal_cells=None) -> tuple:
+    """(goal layers, goals per layer, per-layer scratch, stamp, region mark, goal index of
+    each cell (-1 off goals), box-path scratch) of the kernel."""
     layer = order.layer.astype(np.int64)
     goals_per_layer = np.bincount(layer[layer >= 0], minlength=order.layers).astype(np.int64)
+    goal_index = np.full(cells, -1, dtype=np.int64)
+    if goal_cells is not None:
+        goal_index[np.asarray(goal_cells, dtype=np.int64)] = np.arange(len(goal_cells))
     return (
         layer,
         goals_per_layer,
         np.zeros(max(1, order.layers), dtype=np.int64),
         np.zeros(1, dtype=np.int64),
         np.zeros(cells, dtype=np.int64),
+        goal_index,
+        make_box_path_scratch(cells),
     )
 
 
 def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> None:
     """Put the root (node 0, the start with ``boxes``) into the heap of its cell."""
-    layer, goals_per_layer, counts, stamp, mark = features
+    layer, goals_per_layer, counts, stamp, mark, _, _ = features
     boxes = np.asarray(boxes, dtype=np.int64)
     occupied = np.zeros(floor.shape[0], dtype=np.bool_)
     occupied[boxes] = True
@@ -298,10 +318,13 @@ def fess_search(
         stamps,
         freeze_scratch,
     ) = scratch
-    layer, goals_per_layer, layer_counts, feature_stamp, conn_mark = features
+    layer, goals_per_layer, layer_counts, feature_stamp, conn_mark, goal_index, path_scratch = (
+        features
+    )
     space_state = space[5]
     cap = space_state[CONNECTIVITY_CAP]
     alternate = space_state[ALTERNATE]
+    pack_macros = space_state[PACK_MACROS] > 0
     kind = params[HEURISTIC]
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
@@ -314,7 +337,7 @@ def fess_search(
     goal_macros = params[GOAL_MACROS] != 0 and entrance >= 0
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
-    margin = 4 * box_count + 2
+    margin = 4 * box_count + 2 + MACRO_CAP
     child = np.empty(box_count, dtype=np.int16)
     child_assign = np.empty(box_count, dtype=np.int16)
     parent_boxes = np.empty(box_count, dtype=np.int64)
@@ -527,5 +550,193 @@ def fess_search(
                 heap_insert(space, child_cell, new, node_key)
                 if alternate > 0:
                     frontier_push(frontier, counters, HEAP, node_key, new)
+        if pack_macros:
+            solved_node = _packing_macros(
+                tab,
+                room,
+                goal_macros,
+                features,
+                params,
+                nodes,
+                table,
+                space,
+                frontier,
+                counters,
+                scratch,
+                work,
+                node,
+                parent_boxes,
+                reach,
+                child,
+                child_assign,
+            )
+            if solved_node >= 0:
+                counters[SOLUTION] = solved_node
+                _clear(occupied, parent_boxes)
+                return SOLVED
         _clear(occupied, parent_boxes)
     return CONTINUE
+
+
+@numba.njit(cache=True)
+def _packing_macros(
+    tab,
+    room,
+    goal_macros,
+    features,
+    params,
+    nodes,
+    table,
+    space,
+    frontier,
+    counters,
+    scratch,
+    work,
+    node,
+    parent_boxes,
+    reach,
+    child,
+    child_assign,
+):  # pragma: no cover - compiled
+    """Add the packing macros of ``node`` (see ``PACK_MACROS``); returns a solved node or -1.
+
+    ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark == reach`` its
+    player region, as the expansion left them.
+    """
+    floor, blocked, dead, goals, deltas, _, _, push_distance, nearest_push, nearest_manhattan = tab[
+        :10
+    ]
+    zb, zp = tab[10], tab[11]
+    node_boxes, key_player, _, _, _, g_of, moves_of, h_of, hash_of, _, assign = nodes
+    reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch = scratch
+    layer, goals_per_layer, counts, feature_stamp, conn_mark, goal_index, path_scratch = features
+    space_state = space[5]
+    cap = space_state[CONNECTIVITY_CAP]
+    per_goal = space_state[PACK_MACROS]
+    alternate = space_state[ALTERNATE]
+    freeze = params[FREEZE] != 0
+    g_weight = params[G_WEIGHT]
+    h_weight = params[H_WEIGHT]
+    box_count = parent_boxes.shape[0]
+    with_assignment = assign.shape[1] == box_count
+    layers = goals_per_layer.shape[0]
+    for k in range(layers):
+        counts[k] = 0
+    for b in parent_boxes:
+        if layer[b] >= 0:
+            counts[layer[b]] += 1
+    first_open = -1
+    for k in range(layers):
+        if counts[k] < goals_per_layer[k]:
+            first_open = k
+            break
+    if first_open < 0:
+        return -1
+    limit = path_scratch[0].shape[0]
+    made = 0
+    for goal in range(floor.shape[0]):
+        if made >= MACRO_CAP:
+            break
+        if layer[goal] != first_open or occupied[goal] or (goal_macros and room[goal]):
+            continue
+        row = goal_index[goal]
+        tried = 0
+        last_distance = -1
+        while tried < per_goal and made < MACRO_CAP:
+            # the next nearest box (by push distance, others ignored) not packed in order
+            best = -1
+            best_distance = UNREACHABLE
+            for i in range(box_count):
+                b = parent_boxes[i]
+                if 0 <= layer[b] <= first_open:
+                    continue
+                distance = push_distance[row, b]
+                if distance <= last_distance or distance >= best_distance:
+                    continue
+                best = i
+                best_distance = distance
+            if best < 0:
+                break
+            tried += 1
+            last_distance = best_distance
+            b = parent_boxes[best]
+            found, pushes = box_path(
+                blocked, dead, occupied, deltas, b, reach_mark, reach, goal, limit, path_scratch
+            )
+            if found < 0:
+                continue
+            player_after = found // 4
+            occupied[b] = False
+            occupied[goal] = True
+            ok = not (
+                freeze
+                and freeze_deadlock(blocked, dead, goals, occupied, deltas, goal, freeze_scratch)
+            )
+            h = 0
+            normalized = 0
+            if ok:
+                _moved(
+                    node_boxes[node], assign[node], best, goal, child, child_assign, with_assignment
+                )
+                h = _child_h(
+                    params[HEURISTIC],
+                    h_of[node],
+                    assign[node],
+                    best,
+                    b,
+                    goal,
+                    pushes,
+                    child,
+                    child_assign,
+                    push_distance,
+                    nearest_push,
+                    nearest_manhattan,
+                    work,
+                )
+                ok = h < UNREACHABLE
+            regions = 0
+            if ok:
+                stamps[NORM_STAMP] += 1
+                normalized = smallest_reachable(
+                    floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
+                )
+                feature_stamp[0] += 1
+                regions = connectivity(floor, occupied, deltas, conn_mark, feature_stamp[0], queue)
+            occupied[goal] = False
+            occupied[b] = True
+            if not ok:
+                continue
+            key_hash = hash_of[node] ^ zb[b] ^ zb[goal] ^ zp[key_player[node]] ^ zp[normalized]
+            slot = find_slot(nodes, table, key_hash, child, normalized)
+            if table[slot] != EMPTY:
+                counters[DUPLICATES] += 1
+                continue
+            g = g_of[node] + pushes
+            moves = moves_of[node] + 2 * pushes
+            new = add_node(
+                nodes,
+                table,
+                counters,
+                slot,
+                child,
+                normalized,
+                player_after,
+                node,
+                PACK_MACRO_STEP + found % 4,
+                g,
+                moves,
+                h,
+                key_hash,
+            )
+            if with_assignment:
+                assign[new, :] = child_assign
+            counters[GENERATED] += 1
+            made += 1
+            if _solved(goals, child):
+                return new
+            packing = packing_feature(layer, goals_per_layer, child, counts)
+            node_key = priority(g, h, moves, g_weight, h_weight)
+            heap_insert(space, cell_of(packing, regions, cap), new, node_key)
+            if alternate > 0:
+                frontier_push(frontier, counters, HEAP, node_key, new)
+    return -1

@@ -71,7 +71,7 @@ def test_goal_room_layers_grow_towards_the_doorway():
 def test_compiled_features_match_the_python_ones(level, data):
     order = packing_order(level)
     features = fk.make_features(order, level.cells)
-    layer, goals_per_layer, counts, stamp, mark = features
+    layer, goals_per_layer, counts, stamp, mark, _, _ = features
     floor = level.floor
     free = np.flatnonzero(floor).tolist()
     boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free)), label="boxes"))
@@ -167,3 +167,39 @@ def test_push_fess_solves_goal_areas(rows):
     result = solve(level, "push-fess")
     assert result.solved
     assert verify_solution(level, result.solution).solved
+
+
+def test_box_paths_take_the_fewest_pushes_round_corners():
+    from evosoko.search.box_paths import box_path_pushes
+
+    level = quiet_level(["#######", "#     #", "# $   #", "#@  # #", "#   #.#", "#######"])
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    box = level.start.boxes[0]
+    occupied[box] = True
+    deltas = np.array(level.deltas, dtype=np.int64)
+    goal = int(level.goal_cells[0])
+    for last in range(4):
+        pushes = box_path_pushes(
+            ~level.floor, level.dead_squares, occupied, deltas, box, level.start.player, goal, last
+        )
+        if pushes is not None:
+            break
+    assert pushes is not None
+    assert len(pushes) == level.push_distance[0, box]
+    cell = box
+    for pushed, direction in pushes:  # a chain of pushes of the one box, ending on the goal
+        assert pushed == cell
+        cell = pushed + level.deltas[direction]
+    assert cell == goal
+
+
+def test_packing_macros_give_verified_solutions(monkeypatch):
+    from evosoko.search import fess
+
+    monkeypatch.setattr(fess, "PACK_MACROS", 2)
+    for level in [*microban("1", "10", "60"), quiet_level(CORRIDOR)]:
+        result = solve(level, "push-fess", node_limit=200_000)
+        assert result.solved, level.name
+        check = verify_solution(level, result.solution)
+        assert check.valid and check.solved
+        assert (check.moves, check.pushes) == (result.moves, result.pushes)
