@@ -56,7 +56,7 @@ def box_path(
     occupied[box] = False
     found = -1
     pushes = 0
-    while head < tail and tail < limit:
+    while head < min(tail, limit):
         state = queue[head]
         head += 1
         cell = state // 4

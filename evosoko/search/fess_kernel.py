@@ -318,9 +318,7 @@ def fess_search(
         stamps,
         freeze_scratch,
     ) = scratch
-    layer, goals_per_layer, layer_counts, feature_stamp, conn_mark, goal_index, path_scratch = (
-        features
-    )
+    layer, goals_per_layer, layer_counts, feature_stamp, conn_mark, _, _ = features
     space_state = space[5]
     cap = space_state[CONNECTIVITY_CAP]
     alternate = space_state[ALTERNATE]
