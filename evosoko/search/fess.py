@@ -26,6 +26,10 @@ PACK_MACROS = 0
 off; measured on XSokoban 7, 8, 12-15 at 100,000 nodes, 2 solved no more and cost time)."""
 
 
+CELL_WEIGHTS = (-1, -1)
+"""Weights of g and h in the key within a cell ((-1, -1): the search's own priority)."""
+
+
 class FeatureSpaceRun(_Run):
     """A :class:`evosoko.search.solver._Run` whose frontier is the feature space."""
 
@@ -38,7 +42,12 @@ class FeatureSpaceRun(_Run):
     def _add_root(self) -> int:
         h = super()._add_root()
         self.space = fess_kernel.make_feature_space(
-            self.store.capacity, self.level.box_count, self.order.layers, ALTERNATE, PACK_MACROS
+            self.store.capacity,
+            self.level.box_count,
+            self.order.layers,
+            ALTERNATE,
+            PACK_MACROS,
+            CELL_WEIGHTS,
         )
         floor, deltas = self.tab[0], self.tab[4]
         fess_kernel.fess_root(

@@ -66,11 +66,13 @@ from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
 
-CURSOR, IN_HEAPS, CONNECTIVITY_CAP, LAYERS, ALTERNATE, TURN, PACK_MACROS = range(7)
+CURSOR, IN_HEAPS, CONNECTIVITY_CAP, LAYERS, ALTERNATE, TURN, PACK_MACROS, CELL_G, CELL_H = range(9)
 """Slots of the int64 ``state`` array of the feature space. ``ALTERNATE`` = k > 0: every k-th
 expansion takes the best state of the whole frontier instead of the next cell's.
 ``PACK_MACROS`` = k > 0: each expansion also carries, for every empty goal of the first
-unfinished packing layer, each of the k boxes nearest to it there in one step (a box path)."""
+unfinished packing layer, each of the k boxes nearest to it there in one step (a box path).
+``CELL_G``, ``CELL_H``: the weights of ``g`` and ``h`` in the key of a state within its cell
+(-1: those of the search's priority)."""
 
 MACRO_CAP = 6
 """Most packing macros per expansion: with the 4 pushes per box, an expansion adds at most the
@@ -85,13 +87,19 @@ CONNECTIVITY_LIMIT = 8
 
 
 def make_feature_space(
-    capacity: int, box_count: int, layers: int, alternate: int, pack_macros: int = 0
+    capacity: int,
+    box_count: int,
+    layers: int,
+    alternate: int,
+    pack_macros: int = 0,
+    cell_weights: tuple[int, int] = (-1, -1),
 ) -> tuple:
     """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity`` nodes."""
     cells = (box_count + 1) * CONNECTIVITY_LIMIT
-    state = np.zeros(7, dtype=np.int64)
+    state = np.zeros(9, dtype=np.int64)
     state[ALTERNATE] = alternate
     state[PACK_MACROS] = pack_macros
+    state[CELL_G], state[CELL_H] = cell_weights
     state[CURSOR] = -1
     state[CONNECTIVITY_CAP] = CONNECTIVITY_LIMIT
     state[LAYERS] = layers
@@ -545,7 +553,7 @@ def fess_search(
                     _clear(occupied, parent_boxes)
                     return SOLVED
                 node_key = priority(g, h, moves, g_weight, h_weight)
-                heap_insert(space, child_cell, new, node_key)
+                heap_insert(space, child_cell, new, _cell_key(space_state, g, h, moves, node_key))
                 if alternate > 0:
                     frontier_push(frontier, counters, HEAP, node_key, new)
         if pack_macros:
@@ -574,6 +582,14 @@ def fess_search(
                 return SOLVED
         _clear(occupied, parent_boxes)
     return CONTINUE
+
+
+@numba.njit(cache=True)
+def _cell_key(space_state, g, h, moves, node_key):  # pragma: no cover - compiled
+    """The key of a state in its cell's heap (``node_key`` unless ``CELL_G`` is set)."""
+    if space_state[CELL_G] < 0:
+        return node_key
+    return priority(g, h, moves, space_state[CELL_G], space_state[CELL_H])
 
 
 @numba.njit(cache=True)
@@ -734,7 +750,8 @@ def _packing_macros(
                 return new
             packing = packing_feature(layer, goals_per_layer, child, counts)
             node_key = priority(g, h, moves, g_weight, h_weight)
-            heap_insert(space, cell_of(packing, regions, cap), new, node_key)
+            cell_key = _cell_key(space_state, g, h, moves, node_key)
+            heap_insert(space, cell_of(packing, regions, cap), new, cell_key)
             if alternate > 0:
                 frontier_push(frontier, counters, HEAP, node_key, new)
     return -1
