@@ -193,10 +193,13 @@ def test_box_paths_take_the_fewest_pushes_round_corners():
     assert cell == goal
 
 
-def test_packing_macros_give_verified_solutions(monkeypatch):
+@pytest.mark.parametrize(
+    "setting, value", [("PACK_MACROS", 2), ("CELL_WEIGHTS", (0, 1)), ("ALTERNATE", 0)]
+)
+def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
     from evosoko.search import fess
 
-    monkeypatch.setattr(fess, "PACK_MACROS", 2)
+    monkeypatch.setattr(fess, setting, value)
     for level in [*microban("1", "10", "60"), quiet_level(CORRIDOR)]:
         result = solve(level, "push-fess", node_limit=200_000)
         assert result.solved, level.name
