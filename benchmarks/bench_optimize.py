@@ -105,7 +105,9 @@ def compare_suite(args, rows: Rows) -> dict:
     bfs_moves: dict[int, int] = {}
     out = []
     with open(args.compare / "results.csv", encoding="utf-8") as file:
-        records = [r for r in csv.DictReader(file) if r["kind"] == "ga" and r["solved"] == "True"]
+        records = [
+            r for r in csv.DictReader(file) if r["kind"] == "ga" and r["solved"] in ("1", "True")
+        ]
     for record in records:
         index = int(record["level_index"])
         level = levels[index - 1]
