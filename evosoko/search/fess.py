@@ -13,8 +13,9 @@ from evosoko.search import fess_kernel
 from evosoko.search.box_paths import box_path_pushes
 from evosoko.search.packing_order import packing_order
 from evosoko.search.paths import SearchBug, push_path
+from evosoko.search.result import UNSOLVABLE
 from evosoko.search.solver import _Run
-from evosoko.search.store import G_WEIGHT, H_WEIGHT
+from evosoko.search.store import G_WEIGHT, GOAL_MACROS, H_WEIGHT
 
 ALTERNATE = 3
 """Every third expansion takes the best state of the whole frontier (weighted A*'s choice), the
@@ -32,6 +33,10 @@ CELL_WEIGHTS = (-1, -1)
 """Weights of g and h in the key within a cell ((-1, -1): the search's own priority)."""
 
 
+CORRIDOR_MACROS = True
+"""Push a box through one-wide corridors in one step (see ``fess_kernel._through_corridor``)."""
+
+
 class FeatureSpaceRun(_Run):
     """A :class:`evosoko.search.solver._Run` whose frontier is the feature space."""
 
@@ -40,6 +45,16 @@ class FeatureSpaceRun(_Run):
         self.order = packing_order(level)
         self.features = fess_kernel.make_features(self.order, level.cells, level.goal_cells)
         self.space = None
+        self.corridor_macros = CORRIDOR_MACROS
+
+    def search(self) -> str:
+        outcome = super().search()
+        if outcome == UNSOLVABLE and self.corridor_macros:
+            self.corridor_macros = False  # a box may have had to wait inside a corridor
+            self.params[GOAL_MACROS] = self.goal_room is not None
+            self.store.clear()
+            outcome = super().search()
+        return outcome
 
     def _add_root(self) -> int:
         h = super()._add_root()
@@ -50,6 +65,7 @@ class FeatureSpaceRun(_Run):
             ALTERNATE,
             PACK_MACROS,
             CELL_WEIGHTS,
+            self.corridor_macros,
         )
         floor, deltas = self.tab[0], self.tab[4]
         fess_kernel.fess_root(

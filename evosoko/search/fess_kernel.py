@@ -66,13 +66,26 @@ from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
 
-CURSOR, IN_HEAPS, CONNECTIVITY_CAP, LAYERS, ALTERNATE, TURN, PACK_MACROS, CELL_G, CELL_H = range(9)
+(
+    CURSOR,
+    IN_HEAPS,
+    CONNECTIVITY_CAP,
+    LAYERS,
+    ALTERNATE,
+    TURN,
+    PACK_MACROS,
+    CELL_G,
+    CELL_H,
+    CORRIDOR_MACROS,
+) = range(10)
 """Slots of the int64 ``state`` array of the feature space. ``ALTERNATE`` = k > 0: every k-th
 expansion takes the best state of the whole frontier instead of the next cell's.
 ``PACK_MACROS`` = k > 0: each expansion also carries, for every empty goal of the first
 unfinished packing layer, each of the k boxes nearest to it there in one step (a box path).
 ``CELL_G``, ``CELL_H``: the weights of ``g`` and ``h`` in the key of a state within its cell
-(-1: those of the search's priority)."""
+(-1: those of the search's priority). ``CORRIDOR_MACROS``: a box pushed into a one-wide
+corridor (walls on both sides of the box and of the player behind it) is pushed on through it in
+the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`)."""
 
 MACRO_CAP = 6
 """Most packing macros per expansion: with the 4 pushes per box, an expansion adds at most the
@@ -93,13 +106,15 @@ def make_feature_space(
     alternate: int,
     pack_macros: int = 0,
     cell_weights: tuple[int, int] = (-1, -1),
+    corridor_macros: bool = False,
 ) -> tuple:
     """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity`` nodes."""
     cells = (box_count + 1) * CONNECTIVITY_LIMIT
-    state = np.zeros(9, dtype=np.int64)
+    state = np.zeros(10, dtype=np.int64)
     state[ALTERNATE] = alternate
     state[PACK_MACROS] = pack_macros
     state[CELL_G], state[CELL_H] = cell_weights
+    state[CORRIDOR_MACROS] = corridor_macros
     state[CURSOR] = -1
     state[CONNECTIVITY_CAP] = CONNECTIVITY_LIMIT
     state[LAYERS] = layers
@@ -331,6 +346,7 @@ def fess_search(
     cap = space_state[CONNECTIVITY_CAP]
     alternate = space_state[ALTERNATE]
     pack_macros = space_state[PACK_MACROS] > 0
+    corridor_macros = space_state[CORRIDOR_MACROS] > 0
     kind = params[HEURISTIC]
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
@@ -414,6 +430,10 @@ def fess_search(
                     extra = _deepest_goal_ahead(blocked, goals, occupied, deltas[d], target)
                     if extra < 0:
                         continue
+                    target += extra * deltas[d]
+                    pushes += extra
+                elif corridor_macros:
+                    extra = _through_corridor(blocked, dead, goals, occupied, deltas, d, b, target)
                     target += extra * deltas[d]
                     pushes += extra
                 player_after = target - deltas[d]
@@ -582,6 +602,34 @@ def fess_search(
                 return SOLVED
         _clear(occupied, parent_boxes)
     return CONTINUE
+
+
+@numba.njit(cache=True)
+def _through_corridor(
+    blocked, dead, goals, occupied, deltas, d, source, target
+):  # pragma: no cover
+    """Further pushes in direction ``d`` that carry a box just pushed from ``source`` to
+    ``target`` through a one-wide corridor: while the box and the player behind it both have
+    walls on either side across ``d``, the box is off goal and the next cell is free and not
+    dead, nothing but pushing on can use the box's place, so the macro does it at once. Not
+    complete (a box may have to wait inside a corridor), so only ``push-fess`` uses it, and
+    a search that exhausts its space with it runs again without it."""
+    across = 2 if d < 2 else 0
+    extra = 0
+    behind = source
+    cell = target
+    while True:
+        if goals[cell]:
+            return extra
+        for k in range(across, across + 2):
+            if not blocked[cell + deltas[k]] or not blocked[behind + deltas[k]]:
+                return extra
+        after = cell + deltas[d]
+        if blocked[after] or occupied[after] or dead[after]:
+            return extra
+        behind = cell
+        cell = after
+        extra += 1
 
 
 @numba.njit(cache=True)

@@ -194,7 +194,8 @@ def test_box_paths_take_the_fewest_pushes_round_corners():
 
 
 @pytest.mark.parametrize(
-    "setting, value", [("PACK_MACROS", 2), ("CELL_WEIGHTS", (0, 1)), ("ALTERNATE", 0)]
+    "setting, value",
+    [("PACK_MACROS", 2), ("CELL_WEIGHTS", (0, 1)), ("ALTERNATE", 0), ("CORRIDOR_MACROS", False)],
 )
 def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
     from evosoko.search import fess
@@ -206,3 +207,30 @@ def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
         check = verify_solution(level, result.solution)
         assert check.valid and check.solved
         assert (check.moves, check.pushes) == (result.moves, result.pushes)
+
+
+def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
+    # a one-wide corridor from column 4 to 7 of row 2, a goal at its end
+    level = quiet_level(["#########", "#   #####", "#@$    .#", "#   #####", "#########"])
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    deltas = np.array(level.deltas, dtype=np.int64)
+    blocked, dead, goals = ~level.floor, level.dead_squares, level.goals
+    right = 3
+
+    def extra(column):
+        source = level.cell(2, column)
+        occupied[:] = False
+        occupied[source + 1] = True
+        return fk._through_corridor(
+            blocked, dead, goals, occupied, deltas, right, source, source + 1
+        )
+
+    assert extra(2) == 0  # the box is not in the corridor yet
+    assert extra(3) == 0  # the box is, but the player behind it is not
+    assert extra(4) == 2  # pushed on to the goal at the end
+    occupied[level.cell(2, 6)] = True
+    source = level.cell(2, 4)
+    occupied[source + 1] = True
+    assert (
+        fk._through_corridor(blocked, dead, goals, occupied, deltas, right, source, source + 1) == 0
+    )
