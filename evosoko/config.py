@@ -101,7 +101,8 @@ class RunConfig(_Section):
     )
     select: list[str | int] = Field(
         default_factory=list,
-        description="Levels to run: titles or 1-based indices into the file (empty: all).",
+        description='Levels to run: titles or 1-based indices into the file; "#N" is always '
+        'the N-th level, "title:T" always the level titled T (empty: all).',
     )
     budget: BudgetConfig = Field(default_factory=BudgetConfig, description="Per-level limits.")
 

@@ -13,7 +13,9 @@ from evosoko.cli.common import (
     JsonOption,
     LevelFile,
     LevelIds,
+    StrictOption,
     app,
+    compile_notice,
     print_json,
     read_and_select,
     reports_errors,
@@ -48,11 +50,16 @@ def solve_command(
     ] = 3.0,
     format: FormatOption = None,
     json_output: JsonOption = False,
+    strict: StrictOption = False,
 ) -> None:
     """Solve levels by classical search: exit 0 when every chosen level is solved."""
+    from evosoko.search import warm_up
+    from evosoko.search.algorithms import ALGORITHMS
     from evosoko.search.batch import solve_levels
 
-    _, chosen = read_and_select(file, format, level_ids)
+    _, chosen = read_and_select(file, format, level_ids, strict)
+    with compile_notice():
+        warm_up([algo] if algo in ALGORITHMS else [])
     outcomes = solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)
     table = Table(title=f"{file} — {algo}")
     table.add_column("level", no_wrap=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +39,7 @@ from evosoko.search.store import (
     MODE,
     NEED_SPACE,
     NO_THRESHOLD,
+    NODES,
     PARAM_COUNT,
     REOPEN,
     SHUFFLE,
@@ -102,7 +104,7 @@ def solve(
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
     check_arguments(time_limit, node_limit, weight, partial)
-    warm_up()
+    warm_up([algorithm.name])
     run_class = _Run
     if algorithm.feature_space:
         from evosoko.search.fess import FeatureSpaceRun as run_class
@@ -348,20 +350,27 @@ class _Run:
         return tuple(paths)
 
 
-_WARM = False
+_WARMED: set[str] = set()
 _WARM_UP_ROWS = ["#######", "#     #", "# $$. #", "#@  . #", "#######"]
 
 
-def warm_up() -> None:
-    """Compile (or load from the numba cache) every kernel once, outside any timed search."""
-    global _WARM
-    if _WARM:
-        return
-    _WARM = True
+def warm_up(algorithms: Iterable[str] | None = None) -> None:
+    """Compile (or load from the numba cache) the kernels of ``algorithms`` (default: every
+    algorithm) once, outside any timed search."""
     from evosoko.search.algorithms import ALGORITHMS
     from evosoko.sokoban.build import level_from_rows
 
+    names = list(ALGORITHMS) if algorithms is None else list(algorithms)
+    todo = [name for name in names if name not in _WARMED]
+    if not todo:
+        return
+    first = not _WARMED
+    _WARMED.update(todo)
     level = level_from_rows(_WARM_UP_ROWS, title="warm-up")
-    for name, algorithm in ALGORITHMS.items():
-        for heuristic in algorithm.heuristics:
+    for name in todo:
+        for heuristic in algorithm_named(name).heuristics:
             solve(level, name, heuristic, node_limit=50)
+    if first:  # a long search grows its store: rehashing is a kernel of its own
+        store = Store(level.box_count, capacity=64)
+        store.counters[NODES] = 60
+        store.grow()
