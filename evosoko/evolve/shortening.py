@@ -17,10 +17,14 @@ def shortened(level: Level, outcome: LevelOutcome, seconds: float) -> LevelOutco
     from evosoko.optimize import optimize_solution
 
     best = optimize_solution(level, outcome.solution_lurd, "moves", seconds).best
+    played = outcome.best
+    if played is not None:  # the contract: a solved level's best individual plays its solution
+        played = dataclasses.replace(played, lurd=best.lurd, moves=best.moves, pushes=best.pushes)
     return dataclasses.replace(
         outcome,
         solution_lurd=best.lurd,
         best_lurd=best.lurd,
         moves=best.moves,
         pushes=best.pushes,
+        best=played,
     )

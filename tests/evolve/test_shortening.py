@@ -18,3 +18,5 @@ def test_optimize_seconds_shortens_the_recorded_solution():
     assert check.solved and (check.moves, check.pushes) == (shortened.moves, shortened.pushes)
     assert shortened.moves <= plain.moves
     assert shortened.best_lurd == shortened.solution_lurd
+    assert shortened.best is not None and shortened.best.lurd == shortened.solution_lurd
+    assert (shortened.best.moves, shortened.best.pushes) == (check.moves, check.pushes)
