@@ -33,7 +33,7 @@ def solve_command(
         typer.Option(
             "--algo",
             help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
-            "push-wastar, push-greedy or push-idastar.",
+            "push-wastar, push-greedy, push-idastar or push-fess.",
         ),
     ] = "push-astar",
     heuristic: Annotated[
@@ -45,7 +45,9 @@ def solve_command(
     ] = None,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per level.")] = None,
     node_limit: Annotated[int | None, typer.Option(help="States expanded per level.")] = None,
-    weight: Annotated[float, typer.Option(help="Heuristic weight of push-wastar.")] = 3.0,
+    weight: Annotated[
+        float, typer.Option(help="Heuristic weight of push-wastar and push-fess.")
+    ] = 3.0,
     format: FormatOption = None,
     json_output: JsonOption = False,
     strict: StrictOption = False,

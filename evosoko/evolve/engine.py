@@ -740,7 +740,8 @@ def evolve_level(
     ``on_checkpoint(data)``: receives JSON-able plain data every ``output.checkpoint_every``
     generations and when stopped by ``should_stop``; pass it back as ``resume_state`` to
     continue exactly where it was taken. With ``hybrid.enabled`` the first population is
-    seeded by a bounded search (not when resuming).
+    seeded by a bounded search (not when resuming). With ``output.optimize_seconds`` a solution
+    is shortened (:mod:`evosoko.optimize`, moves first) before it is returned.
     """
     initial: list[list[int]] = []
     improve = None
@@ -773,6 +774,11 @@ def evolve_level(
     if config.ga.islands.count > 1:
         from evosoko.evolve.islands import IslandModel
 
-        return IslandModel(level, config, evaluator, **common).run()
-    engine = Engine(level, config, evaluator, improve=improve, **common)
-    return engine.run()
+        outcome = IslandModel(level, config, evaluator, **common).run()
+    else:
+        outcome = Engine(level, config, evaluator, improve=improve, **common).run()
+    if config.output.optimize_seconds and outcome.solved:
+        from evosoko.evolve.shortening import shortened
+
+        outcome = shortened(level, outcome, config.output.optimize_seconds)
+    return outcome

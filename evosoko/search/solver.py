@@ -105,7 +105,10 @@ def solve(
     heuristic = heuristic_for(algorithm, heuristic)
     check_arguments(time_limit, node_limit, weight, partial)
     warm_up([algorithm.name])
-    run = _Run(
+    run_class = _Run
+    if algorithm.feature_space:
+        from evosoko.search.fess import FeatureSpaceRun as run_class
+    run = run_class(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
     status = run.search()
@@ -241,8 +244,29 @@ class _Run:
         frontier_push(store.frontier, store.counters, self.algorithm.mode, key, 0)
         return int(h)
 
+    def _call_kernel(self) -> int:
+        """One kernel call of ``params[CHUNK]`` expansions; returns its code."""
+        store = self.store
+        if self.is_move:
+            kernel, arguments = move_kernel.move_search, (self.tab,)
+        else:
+            kernel, arguments = push_kernel.push_search, (self.tab, self.room_tab)
+        return kernel(
+            *arguments,
+            self.params,
+            store.nodes,
+            store.table,
+            store.frontier,
+            store.counters,
+            self.scratch,
+            self.work,
+        )
+
+    def _grow(self) -> None:
+        """Make room after a kernel asked for it."""
+        self.store.grow()
+
     def _run_kernel(self) -> str:
-        kernel = move_kernel.move_search if self.is_move else push_kernel.push_search
         store = self.store
         chunk = 64
         while True:
@@ -253,17 +277,7 @@ class _Run:
                 chunk = min(chunk, left)
             self.params[CHUNK] = chunk
             called = time.perf_counter()
-            arguments = (self.tab,) if self.is_move else (self.tab, self.room_tab)
-            code = kernel(
-                *arguments,
-                self.params,
-                store.nodes,
-                store.table,
-                store.frontier,
-                store.counters,
-                self.scratch,
-                self.work,
-            )
+            code = self._call_kernel()
             now = time.perf_counter()
             if code == EXHAUSTED:
                 return UNSOLVABLE
@@ -275,7 +289,7 @@ class _Run:
                     and store.size + 8 * store.box_count >= store.capacity
                 ):
                     return NODE_LIMIT
-                store.grow()
+                self._grow()
             if self.time_limit is not None and now - self.started >= self.time_limit:
                 return TIMEOUT
             elapsed = max(now - called, 1e-6)
