@@ -248,19 +248,7 @@ def connectivity(floor, occupied, deltas, mark, stamp, queue):  # pragma: no cov
         if not floor[cell] or occupied[cell] or mark[cell] == stamp:
             continue
         regions += 1
-        mark[cell] = stamp
-        queue[0] = cell
-        head = 0
-        tail = 1
-        while head < tail:
-            current = queue[head]
-            head += 1
-            for k in range(4):
-                neighbour = current + deltas[k]
-                if floor[neighbour] and not occupied[neighbour] and mark[neighbour] != stamp:
-                    mark[neighbour] = stamp
-                    queue[tail] = neighbour
-                    tail += 1
+        explore(floor, occupied, deltas, cell, mark, stamp, queue, queue[:0])
     return regions
 
 
