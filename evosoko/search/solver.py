@@ -50,7 +50,7 @@ from evosoko.search.store import (
     Store,
     frontier_push,
 )
-from evosoko.search.tables import search_tables
+from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.level import Level
 
 DEFAULT_MEMORY = 2 * 1024**3
@@ -151,7 +151,7 @@ class _Run:
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.is_move = algorithm.level == MOVE
-        self.tab = search_tables(level).packed()
+        self.tab = level_arrays(level)
         box_count = level.box_count
         kind = HEURISTICS[heuristic]
         self.store = Store(box_count, with_assignment=kind == MATCHING and not self.is_move)
