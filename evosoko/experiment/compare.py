@@ -398,13 +398,13 @@ def _run_ga(level: Level, payload: dict) -> dict:
     with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
         outcome = evolve_level(level, config, evaluator=evaluator, seed=payload["seed"])
     return {
-        "status": outcome.stop_reason,
+        "status": outcome.status,
         "solved": outcome.solved,
         "seconds": outcome.seconds,
-        "used": outcome.evaluations,
+        "used": outcome.cost,
         "moves": outcome.moves,
         "pushes": outcome.pushes,
-        "solution": outcome.solution_lurd,
+        "solution": outcome.solution,
     }
 
 

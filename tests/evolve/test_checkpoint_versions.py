@@ -48,5 +48,5 @@ def test_a_version_1_checkpoint_resumes_as_the_run_went_on(name):
     ]
     assert streamed == case["after"]
     assert outcome.solved == case["solved"]
-    assert outcome.best_genes == case["best_genes"]
-    assert outcome.best_lurd == case["best_lurd"]
+    assert outcome.best.genes == case["best_genes"]
+    assert outcome.best.lurd == case["best_lurd"]

@@ -179,7 +179,7 @@ def evolve_metrics(level, parallel=(), *, crash_marker=None, on_generation=None)
     ) as evaluator:
         outcome = evolve_level(level, config, evaluator=evaluator, on_generation=collect)
     rows = [{k: v for k, v in s.as_dict().items() if k != "seconds"} for s in stats]
-    return rows, outcome.best_genes, outcome.evaluations
+    return rows, outcome.best.genes, outcome.evaluations
 
 
 def ignores_ctrl_c():

@@ -126,7 +126,7 @@ def test_checkpoint_round_trips_through_plain_data():
         seconds=1.5,
         restarts=0,
         stagnant=2,
-        best_values=[0.0, 4.0, 3.0],
+        best_fitness={"solved": 0.0, "distance": 4.0, "gap": 0.0, "length": 3.0},
         rng_state=rng.getstate(),
         population=[member],
         hall_of_fame=[member],
