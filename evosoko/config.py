@@ -20,15 +20,10 @@ import re
 from typing import Any, ClassVar, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
-    PrivateAttr,
-    ValidationError,
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
 from evosoko.errors import ConfigError
 
@@ -55,112 +50,16 @@ __all__ = [
     "toml_type_name",
 ]
 
-_NONE_WORDS = frozenset({"none", "null"})
+UNSET: Any = object()
+"""The value of :meth:`Config.set` when the key holds ``KEY=VALUE``."""
 
-
-class _Section(BaseModel):
-    """Base of every section: unknown keys are errors, values are checked strictly."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, validate_default=True)
-
-
-def _none_word(value: Any) -> Any:
-    """Map the strings ``"none"``/``"null"`` to None (TOML has no null)."""
-    if isinstance(value, str) and value.strip().lower() in _NONE_WORDS:
-        return None
-    return value
-
-
-OMIT_DEFAULT = {"omit_default": True}
-"""``json_schema_extra`` of keys added after configurations were first written: a dump leaves
-them out while they hold their default, so older resolved configurations (and the digests of
-experiment jobs made from them) stay as they were."""
-
-
-class _PartTable(_Section):
-    """A table that names a part of the GA (``kind``, see :mod:`evosoko.evolve.registry`) and
-    holds its parameters: a built-in part reads them from the table's own keys, a plugin part
-    from keys that its model defines (checked like every other key)."""
-
-    model_config = ConfigDict(extra="allow", strict=True, validate_default=True)
-    part: ClassVar[str]
-    _operator: Any = PrivateAttr(default=None)
-    _params: dict[str, Any] = PrivateAttr(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _part_parameters(self) -> _PartTable:
-        name = getattr(self, "kind", None)
-        own = list(type(self).model_fields)
-        if name is None:  # the default of a selection scheme: no parameters of its own
-            for key in self.model_extra or {}:
-                raise _key_error(key, valid=own)
-            return self
-        from evosoko.evolve.registry import registry_of
-
-        operator = registry_of(self.part).get(name)
-        extras = dict(self.model_extra or {})
-        accepted = operator.params.model_fields
-        for key in extras:
-            if key not in accepted:
-                raise _key_error(key, valid=own + [k for k in accepted if k not in own])
-        values = {
-            k: extras[k] if k in extras else getattr(self, k)
-            for k in accepted
-            if k in extras or k in own
-        }
-        try:
-            params = operator.params.model_validate(values).model_dump()
-        except ValidationError as error:
-            problem = error.errors()[0]
-            key = ".".join(str(k) for k in problem["loc"]) or "kind"
-            if problem["type"] == "missing":
-                raise _key_error(key, message=f"{name!r} needs this parameter") from None
-            got = problem.get("input")
-            from evosoko.config_loading import toml_type_name
-
-            reason = problem["msg"].removeprefix("Value error, ")
-            raise _key_error(
-                key, message=f"{reason} (got {got!r}, {toml_type_name(got)})"
-            ) from None
-        self.__pydantic_extra__ = {k: v for k, v in params.items() if k not in own}
-        self._operator, self._params = operator, params
-        return self
-
-    @property
-    def operator(self) -> Any:
-        """The part this table names (an :class:`~evosoko.evolve.registry.Operator`)."""
-        if self._operator is None and getattr(self, "kind", None) is not None:
-            from evosoko.evolve.registry import registry_of
-
-            self._operator = registry_of(self.part).get(self.kind)
-        return self._operator
-
-    @property
-    def params(self) -> dict[str, Any]:
-        """The part's parameters, as given in the table or by default."""
-        return dict(self._params)
-
-
-def _key_error(key: str, *, valid: list[str] | None = None, message: str = "") -> Exception:
-    """An error at ``key`` of a part table: unknown (``valid`` keys to suggest from), or with a
-    message about its value."""
-    return PydanticCustomError(
-        "config_key", "{key}: {message}", {"key": key, "valid": valid, "message": message}
-    )
-
-
-def _known_part(part: str):
-    """A field validator: the value names a registered part, or an importable function."""
-
-    def check(cls: type, name: str | None) -> str | None:
-        if name is not None:
-            from evosoko.evolve.registry import registry_of
-
-            registry_of(part).get(name)  # a ValueError that lists the choices
-        return name
-
-    return field_validator("kind")(classmethod(check))
-
+from evosoko.config_tables import (  # the base of every table, and tables that name a part
+    OMIT_DEFAULT,
+    _known_part,
+    _none_word,
+    _PartTable,
+    _Section,
+)
 
 # ---- [run] ----------------------------------------------------------------------------------
 
@@ -699,7 +598,8 @@ class OutputConfig(_Section):
 
 
 class Config(_Section):
-    """A complete, validated run configuration."""
+    """A complete, validated run configuration: ``load_config(path)`` or ``Config()`` (every
+    default); :meth:`set` changes a key as ``--set`` does, :meth:`to_toml` writes it."""
 
     run: RunConfig = Field(default_factory=RunConfig, description="What to run.")
     ga: GAConfig = Field(default_factory=GAConfig, description="The genetic algorithm.")
@@ -715,6 +615,18 @@ class Config(_Section):
                 "ga.islands.count > 1 runs on the serial or processes backend, not dask"
             )
         return self
+
+    def set(self, key: str, value: Any = UNSET) -> Config:
+        """A copy with one key changed, validated exactly as ``--set KEY=VALUE`` (the same
+        checks and messages): ``config.set("ga.population", 50)``, or
+        ``config.set("ga.population=50")`` with the value read as TOML."""
+        from evosoko.config_loading import set_key
+
+        return set_key(self, key, value)
+
+    def to_toml(self) -> str:
+        """The configuration as TOML, every value written out (:func:`dump_config`)."""
+        return dump_config(self)
 
 
 # the loading functions live in config_loading (imported here last: they use the models above)

@@ -61,6 +61,25 @@ def load_config(
     return config
 
 
+def set_key(config: Config, key: str, value: Any) -> Config:
+    """``config`` with one key changed and validated again, exactly as ``--set`` does
+    (:meth:`Config.set`); ``value`` :data:`~evosoko.config.UNSET`: ``key`` is ``KEY=VALUE``."""
+    from evosoko.config import UNSET
+
+    if value is UNSET:
+        override = key
+        keys, value = parse_override(key)
+    else:
+        keys = parse_override(f"{key}=0")[0]
+        override = f"{key}={value!r}"
+    data = _plain(config)
+    assign_override(data, keys, value, override)
+    try:
+        return _config_model().model_validate(data)
+    except ValidationError as error:
+        raise _config_error(error, "", None, [keys]) from None
+
+
 def dump_config(config: Config) -> str:
     """The configuration as TOML, every value written out; :func:`load_config` reads it back
     equal."""

@@ -125,6 +125,11 @@ class CompareOutcome:
     resumed: int
     complete: bool
 
+    def _repr_html_(self) -> str:
+        from evosoko.display import comparison_html
+
+        return comparison_html(self)
+
 
 ProgressCallback = Callable[[int, int, dict | None], None]
 """``progress(done, total, row)``: ``row`` is None for the first call (jobs already done)."""

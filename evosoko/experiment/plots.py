@@ -20,13 +20,15 @@ OUTLIER_RATIO = 100
 
 
 def plot_fitness(rows: Sequence[dict[str, str]], path: Path) -> None:
-    """Distance against generation, per level, written to ``path`` (PNG): the best so far (what
+    """Write :func:`fitness_png` of ``rows`` to ``path``."""
+    write_bytes_atomic(path, fitness_png(rows))
+
+
+def fitness_png(rows: Sequence[dict[str, str]]) -> bytes:
+    """Distance against generation, per level, as a PNG: the best so far (what
     the results report), the generation's best and its mean. Past ``SMALL_MULTIPLES`` levels,
     one panel shows each level's best so far."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # no pyplot: a notebook keeps its own backend
 
     series = _series_by_level(rows)
     if len(series) <= SMALL_MULTIPLES:
@@ -35,7 +37,7 @@ def plot_fitness(rows: Sequence[dict[str, str]], path: Path) -> None:
         figure = _one_panel(Figure, series)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100)
-    write_bytes_atomic(path, buffer.getvalue())
+    return buffer.getvalue()
 
 
 def _series_by_level(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, list[float]]]:

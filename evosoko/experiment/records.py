@@ -84,6 +84,23 @@ def metrics_row(level_index: int, level: str, stats: GenerationStats) -> dict[st
     }
 
 
+def stats_from_row(row: dict[str, str]) -> GenerationStats:
+    """The statistics of a ``metrics.csv`` row (the fitness cache's hits are not kept: 0)."""
+    return GenerationStats(
+        generation=int(row["generation"]),
+        evaluations=int(row["evaluations"]),
+        best_distance=float(row["best"]),
+        mean_distance=float(row["mean"]),
+        std_distance=float(row["std"]),
+        best_length=int(row["best_length"]),
+        solved=row["solved"] == "1",
+        diversity=float(row["diversity"]),
+        restarts=int(row["restarts"]),
+        cache_hits=0,
+        seconds=float(row["seconds"]),
+    )
+
+
 SUMMARY_KEYS = (
     "index",
     "level",

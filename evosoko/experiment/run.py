@@ -38,11 +38,16 @@ from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.level_writer import LevelWriter
 from evosoko.experiment.plots import plot_fitness
 from evosoko.experiment.progress import NoProgress, RunProgress
-from evosoko.experiment.records import SUMMARY_KEYS, result_from_entry, summary_entry
+from evosoko.experiment.records import (
+    SUMMARY_KEYS,
+    result_from_entry,
+    stats_from_row,
+    summary_entry,
+)
 from evosoko.experiment.runfolder import CONFIG_FILE, LOG_FILE, PLOTS_DIR, RunFolder, utc_now
 from evosoko.experiment.settings import selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
-from evosoko.result import Result
+from evosoko.result import History, Result
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
@@ -67,6 +72,11 @@ class RunReport:
     exit_code: int = 0
     message: str | None = None
 
+    def _repr_html_(self) -> str:
+        from evosoko.display import run_html
+
+        return run_html(self)
+
     def json_summary(self) -> dict[str, Any]:
         """The ``--json`` object: the run folder, status and one entry per finished level, its
         ``best`` individual's play beside its ``solution`` (see
@@ -79,6 +89,38 @@ class RunReport:
                 {key: entry[key] for key in keys} for entry in map(summary_entry, self.results)
             ],
         }
+
+
+def read_run(run_dir: str | Path) -> RunReport:
+    """A run folder as it stands, read only: its status, a result per finished level with its
+    history (from ``metrics.csv``) and, when the level file is still there, its level."""
+    folder = RunFolder(Path(run_dir))
+    for required in (CONFIG_FILE, "summary.json"):
+        if not folder.file(required).is_file():
+            raise EvosokoError(f"not a run folder: it has no {required}", str(run_dir))
+    summary = folder.read_summary()
+    results = [result_from_entry(entry) for entry in summary.get("levels", [])]
+    histories: dict[int, History] = {}
+    for row in folder.read_metrics():
+        histories.setdefault(int(row["level_index"]), History()).append(stats_from_row(row))
+    levels = _quietly_read_levels(load_config(folder.file(CONFIG_FILE)))
+    results = [
+        dataclasses.replace(
+            result, history=histories.get(result.index, History()), level=levels.get(result.index)
+        )
+        for result in results
+    ]
+    return RunReport(folder.path, summary.get("status", "unknown"), results, summary)
+
+
+def _quietly_read_levels(config: Config) -> dict[int, Level]:
+    """The levels of a run's level file by index ({} when it cannot be read any more)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return {_index(level): level for level in read_levels(config.run.levels or "")}
+    except (EvosokoError, OSError):
+        return {}
 
 
 def load_run_levels(

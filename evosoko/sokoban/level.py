@@ -179,6 +179,12 @@ class Level:
         """The ``"level"`` value of JSON output: the title, or the index when it has none."""
         return self.title if self.title else self.index
 
+    def _repr_png_(self) -> bytes:
+        """The board as a PNG: how a level shows itself in Jupyter."""
+        from evosoko.display import board_png
+
+        return board_png(self)
+
 
 def neighbour_table(width: int, height: int) -> np.ndarray:
     """int32[cells, 4] of neighbours in ``u d l r`` order, -1 where the move leaves the board."""
