@@ -123,6 +123,16 @@ class Operator:
             if not info.is_required()
         }
 
+    def __eq__(self, other: object) -> bool:  # the same part, wherever it was unpickled
+        return isinstance(other, Operator) and (self.kind, self.name, self.function) == (
+            other.kind,
+            other.name,
+            other.function,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.name))
+
     def __reduce__(self):  # the model built from a signature is rebuilt, not pickled
         return (
             _rebuilt,
