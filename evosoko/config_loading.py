@@ -309,4 +309,19 @@ def _plain(model: BaseModel) -> dict:
             data[name] = value
     for name, value in (model.model_extra or {}).items():  # a plugin part's parameters
         data[name] = "none" if value is None else value
+    if "kind" in data:
+        data["kind"] = _where_it_lives(model, data["kind"])
     return data
+
+
+def _where_it_lives(table: BaseModel, kind: Any) -> Any:
+    """A plugin registered under a name is written as ``"module:function"`` when its module can
+    be imported (not a script), so the written configuration loads in any process."""
+    operator = getattr(table, "_operator", None)
+    if operator is None or operator.builtin or ":" in str(kind):
+        return kind
+    module = getattr(operator.function, "__module__", "__main__")
+    qualname = getattr(operator.function, "__qualname__", "")
+    if module in ("__main__", "__mp_main__") or "<" in qualname:
+        return kind
+    return f"{module}:{qualname}"

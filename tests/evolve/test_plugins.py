@@ -245,3 +245,16 @@ def test_a_checkpoint_without_the_fitness_terms_is_refused(hard_level):
     evolve(hard_level, ["output.checkpoint_every=2"], on_checkpoint=checkpoints.append)
     with pytest.raises(Exception, match="fitness terms cannot change on resume"):
         evolve(hard_level, TERM, resume_state=checkpoints[-1])
+
+
+def test_a_registered_plugin_of_a_module_is_written_where_it_lives():
+    import plugin_parts
+
+    mutations.register("test-swap")(plugin_parts.swap_genes)
+    config = load_config(None, ['ga.mutation.kind="test-swap"', "ga.mutation.window=4"])
+    text = config.to_toml()
+    assert 'kind = "plugin_parts:swap_genes"' in text  # loads where "test-swap" is unknown
+    again = Config.model_validate(__import__("tomllib").loads(text))
+    assert again.ga.mutation.operator.function is config.ga.mutation.operator.function
+    assert again.ga.mutation.params == config.ga.mutation.params
+    assert again.to_toml() == text
