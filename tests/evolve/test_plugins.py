@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
+from pathlib import Path
 
 import pytest
 from evolve_levels import comparable
@@ -36,8 +37,6 @@ TERM = ['fitness.terms=[{kind = "plugin_parts:boxes_on_walls", after = "distance
 
 @pytest.fixture(scope="module")
 def hard_level():
-    from pathlib import Path
-
     from evosoko.sokoban.formats import read_levels, select_levels
 
     levels = Path(__file__).resolve().parents[2] / "levels" / "starter.xsb"
@@ -92,7 +91,9 @@ def test_a_decorated_function_is_registered_and_used(hard_level):
     assert "test-reverse" in mutations.names()
     assert mutations.get("test-reverse").params.model_fields["tail"].default == 4
     _standard, standard_stats = evolve(hard_level, [])
-    _mine, mine_stats = evolve(hard_level, ['ga.mutation.kind="test-reverse"', "ga.mutation.tail=3"])
+    _mine, mine_stats = evolve(
+        hard_level, ['ga.mutation.kind="test-reverse"', "ga.mutation.tail=3"]
+    )
     assert calls and comparable(mine_stats) != comparable(standard_stats)
 
 
@@ -258,3 +259,24 @@ def test_a_registered_plugin_of_a_module_is_written_where_it_lives():
     assert again.ga.mutation.operator.function is config.ga.mutation.operator.function
     assert again.ga.mutation.params == config.ga.mutation.params
     assert again.to_toml() == text
+
+
+def test_a_sweep_tunes_a_plugin_parameter(tmp_path):
+    from evosoko.experiment.sweep import load_sweep_config, plan_trials, trial_config
+
+    levels = Path(__file__).resolve().parents[2] / "levels" / "starter.xsb"
+    path = tmp_path / "sweep.toml"
+    path.write_text(
+        '[sweep]\nmethod = "grid"\nset = [\'ga.mutation.kind="plugin_parts:swap_genes"\']\n'
+        f'levels = "{levels}"\nselect = ["{HARD}"]\nseeds = [1]\n'
+        "[sweep.budget]\nevaluations = 300\n"
+        '[parameters]\n"ga.mutation.swap_rate" = [0.1, 0.3]\n'
+    )
+    sweep = load_sweep_config(path)
+    rates = [
+        trial_config(sweep, t.params).ga.mutation.params["swap_rate"] for t in plan_trials(sweep)
+    ]
+    assert rates == [0.1, 0.3]
+    path.write_text(path.read_text().replace("swap_rate", "swap_rat"))
+    with pytest.raises(ConfigError, match="did you mean 'ga.mutation.swap_rate'"):
+        [trial_config(sweep, t.params) for t in plan_trials(load_sweep_config(path))]
