@@ -50,7 +50,12 @@ __all__ = [
     "toml_type_name",
 ]
 
-UNSET: Any = object()
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
 """The value of :meth:`Config.set` when the key holds ``KEY=VALUE``."""
 
 from evosoko.config_tables import (  # the base of every table, and tables that name a part

@@ -129,7 +129,7 @@ class BestIndividual:
 
 @dataclass
 class Result:
-    """What one solver did on one level (see the module docstring).
+    """What one solver did on one level, GA or search (see :mod:`evosoko.result`).
 
     ``level_name``: the level's title, or its index when it has none; ``index``: its 1-based
     index in its file (None when unknown); ``level``: the level itself when known (results

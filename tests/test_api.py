@@ -202,3 +202,13 @@ def test_run_writes_the_folder_the_cli_writes(config, tmp_path):
     files = {path.name for path in report.run_dir.iterdir()}
     assert {"config.toml", "metrics.csv", "results.csv", "solutions.sok", "summary.json"} <= files
     assert "<table>" in report._repr_html_() and "fitness.png" not in report._repr_html_()
+
+
+def test_the_api_reference_is_generated_from_the_current_docstrings():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "make_api_reference.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
