@@ -161,6 +161,73 @@ def _best_fitness(data: dict[str, Any], version: int) -> dict[str, float] | None
     return None if best is None else {str(name): float(value) for name, value in best.items()}
 
 
+def engine_checkpoint(engine: Any) -> Checkpoint:
+    """The state of an :class:`~evosoko.evolve.engine.Engine` after its last generation."""
+    best = engine.best_values
+    memory = engine.aging.memory
+    return Checkpoint(
+        level=engine.level.name,
+        encoding=engine.ga.encoding,
+        generation=engine.generation,
+        evaluations=engine.evaluations,
+        seconds=engine.seconds,
+        restarts=engine.restarts,
+        stagnant=engine.stagnant,
+        best_fitness=None if best is None else engine.objectives.named(best),
+        rng_state=engine.rng.getstate(),
+        population=[Member(list(ind), ind.evaluation, ind.age) for ind in engine.population],
+        hall_of_fame=[Member(list(ind), ind.evaluation) for ind in engine.hall_of_fame],
+        age_memory=None if memory is None else memory.to_json(),
+        lost_positions=sorted(engine.lost_positions),
+    )
+
+
+def restore_engine(engine: Any, checkpoint: Checkpoint) -> None:
+    """Put an :class:`~evosoko.evolve.engine.Engine` (just made, with the same level and
+    configuration) in the state of ``checkpoint``; a clear :class:`EvosokoError` when the
+    checkpoint belongs to another level or configuration."""
+    from evosoko.evolve.aging import AgeMemory
+
+    _check_resumable(checkpoint, engine)
+    engine.rng = restored_rng(checkpoint.rng_state)
+    engine.generation, engine.evaluations = checkpoint.generation, checkpoint.evaluations
+    engine.restarts, engine.stagnant = checkpoint.restarts, checkpoint.stagnant
+    engine._seconds_before = checkpoint.seconds
+    if checkpoint.best_fitness is not None:
+        engine.best_values = engine.objectives.from_named(checkpoint.best_fitness)
+    new = engine.individuals.new
+    engine.population = [new(m.genes, m.evaluation, m.age) for m in checkpoint.population]
+    if engine.aging.memory is not None:
+        if checkpoint.age_memory is None:
+            raise EvosokoError("the checkpoint has no age memory; the configuration uses one")
+        engine.aging.memory = AgeMemory.from_json(checkpoint.age_memory)
+    engine.lost_positions.update(checkpoint.lost_positions)  # in place: the rank key holds it
+    items = [new(m.genes, m.evaluation) for m in checkpoint.hall_of_fame]
+    engine.hall_of_fame.items = items
+    engine.hall_of_fame.keys = [item.fitness for item in reversed(items)]
+
+
+def _check_resumable(checkpoint: Checkpoint, engine: Any) -> None:
+    """A clear error when a checkpoint does not belong to this level and configuration."""
+    encoding, objectives = engine.ga.encoding, engine.objectives
+    if checkpoint.encoding != encoding:
+        raise EvosokoError(
+            f"the checkpoint uses {checkpoint.encoding} genomes; the configuration {encoding}"
+        )
+    if checkpoint.level != engine.level.name:
+        raise EvosokoError(
+            f"the checkpoint is of level {checkpoint.level!r}, not {engine.level.name!r}"
+        )
+    saved = list(checkpoint.best_fitness or objectives.names)
+    terms = sum(1 for term in objectives.terms if term is not None)
+    scored = [m.evaluation for m in checkpoint.population + checkpoint.hall_of_fame]
+    if sorted(saved) != sorted(objectives.names) or any(len(e.terms) != terms for e in scored):
+        raise EvosokoError(
+            f"the checkpoint compares the fitness values {', '.join(saved)}; the configuration "
+            f"{', '.join(objectives.names)} (fitness terms cannot change on resume)"
+        )
+
+
 def rng_state_to_json(state: tuple) -> list:
     """``random.Random.getstate()`` as nested lists."""
     version, internal, gauss_next = state

@@ -39,7 +39,12 @@ from evosoko.budget import Budget
 from evosoko.config import Config
 from evosoko.errors import EvosokoError
 from evosoko.evolve.callbacks import BestGenome, Callback, Callbacks, FunctionCallback, Generation
-from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND, Checkpoint, Member, restored_rng
+from evosoko.evolve.checkpoint import (
+    ISLANDS_CHECKPOINT_KIND,
+    Checkpoint,
+    engine_checkpoint,
+    restore_engine,
+)
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.individuals import Individuals
 from evosoko.evolve.objectives import Objectives
@@ -116,7 +121,7 @@ class Engine:
         self._seconds_before, self._started = 0.0, time.perf_counter()
         self.resumed = resume_state is not None
         if resume_state is not None:
-            self._restore(Checkpoint.from_dict(resume_state))
+            restore_engine(self, Checkpoint.from_dict(resume_state))
         else:
             self.rng = random.Random(config.run.seed if seed is None else seed)
         self.toolbox = build_toolbox(
@@ -217,44 +222,7 @@ class Engine:
     # ---- state and result -------------------------------------------------------------------------
     def checkpoint(self) -> dict[str, Any]:
         """The engine's state as JSON-able plain data (see :mod:`evosoko.evolve.checkpoint`)."""
-        named = None if self.best_values is None else self.objectives.named(self.best_values)
-        memory = self.aging.memory
-        return Checkpoint(
-            level=self.level.name,
-            encoding=self.ga.encoding,
-            generation=self.generation,
-            evaluations=self.evaluations,
-            seconds=self.seconds,
-            restarts=self.restarts,
-            stagnant=self.stagnant,
-            best_fitness=named,
-            rng_state=self.rng.getstate(),
-            population=[Member(list(ind), ind.evaluation, ind.age) for ind in self.population],
-            hall_of_fame=[Member(list(ind), ind.evaluation) for ind in self.hall_of_fame],
-            age_memory=None if memory is None else memory.to_json(),
-            lost_positions=sorted(self.lost_positions),
-        ).to_dict()
-
-    def _restore(self, checkpoint: Checkpoint) -> None:
-        from evosoko.evolve.aging import AgeMemory
-
-        _check_resumable(checkpoint, self.level, self.config, self.objectives)
-        self.rng = restored_rng(checkpoint.rng_state)
-        self.generation, self.evaluations = checkpoint.generation, checkpoint.evaluations
-        self.restarts, self.stagnant = checkpoint.restarts, checkpoint.stagnant
-        self._seconds_before = checkpoint.seconds
-        if checkpoint.best_fitness is not None:
-            self.best_values = self.objectives.from_named(checkpoint.best_fitness)
-        new = self.individuals.new
-        self.population = [new(m.genes, m.evaluation, m.age) for m in checkpoint.population]
-        if self.aging.memory is not None:
-            if checkpoint.age_memory is None:
-                raise EvosokoError("the checkpoint has no age memory; the configuration uses one")
-            self.aging.memory = AgeMemory.from_json(checkpoint.age_memory)
-        self.lost_positions.update(checkpoint.lost_positions)  # in place: the rank key holds it
-        items = [new(m.genes, m.evaluation) for m in checkpoint.hall_of_fame]
-        self.hall_of_fame.items = items
-        self.hall_of_fame.keys = [item.fitness for item in reversed(items)]
+        return engine_checkpoint(self).to_dict()
 
     def result(self, status: str) -> Result:
         """The level's result (see :func:`evosoko.evolve.ga_result.ga_result`)."""
@@ -279,27 +247,6 @@ class Engine:
 def _identity(individual) -> int:
     """Duplicate identity: the position the individual's genome reaches."""
     return individual.evaluation.state_hash
-
-
-def _check_resumable(
-    checkpoint: Checkpoint, level: Level, config: Config, objectives: Objectives
-) -> None:
-    """A clear error when a checkpoint does not belong to this level and configuration."""
-    if checkpoint.encoding != config.ga.encoding:
-        raise EvosokoError(
-            f"the checkpoint uses {checkpoint.encoding} genomes; "
-            f"the configuration {config.ga.encoding}"
-        )
-    if checkpoint.level != level.name:
-        raise EvosokoError(f"the checkpoint is of level {checkpoint.level!r}, not {level.name!r}")
-    saved = list(checkpoint.best_fitness or objectives.names)
-    terms = sum(1 for term in objectives.terms if term is not None)
-    scored = [m.evaluation for m in checkpoint.population + checkpoint.hall_of_fame]
-    if sorted(saved) != sorted(objectives.names) or any(len(e.terms) != terms for e in scored):
-        raise EvosokoError(
-            f"the checkpoint compares the fitness values {', '.join(saved)}; the configuration "
-            f"{', '.join(objectives.names)} (fitness terms cannot change on resume)"
-        )
 
 
 def evolve_level(
