@@ -50,6 +50,7 @@ __all__ = [
     "toml_type_name",
 ]
 
+
 class _Unset:
     def __repr__(self) -> str:
         return "UNSET"

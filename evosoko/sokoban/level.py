@@ -48,7 +48,7 @@ class State:
     boxes: tuple[int, ...]
 
     @staticmethod
-    def of(player: int, boxes) -> "State":
+    def of(player: int, boxes) -> State:
         """A state with its boxes sorted (the canonical form)."""
         return State(int(player), tuple(sorted(int(b) for b in boxes)))
 

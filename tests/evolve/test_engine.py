@@ -51,7 +51,7 @@ def test_same_seed_same_run(microban, encoding, extra):
     second, second_stats = run(level, overrides)
     assert comparable(first_stats) == comparable(second_stats)
     assert first.best.genes == second.best.genes
-    other, other_stats = run(level, overrides[:-1] + ["run.seed=6"])
+    _other, other_stats = run(level, overrides[:-1] + ["run.seed=6"])
     assert comparable(other_stats) != comparable(first_stats)
 
 
@@ -115,7 +115,7 @@ def test_should_stop_interrupts_with_a_checkpoint(microban):
     level = microban[HARD_ENOUGH]
     calls = []
     checkpoints = []
-    outcome, stats = run(
+    outcome, _stats = run(
         level,
         ["run.budget.generations=50", "output.checkpoint_every=0"],
         should_stop=lambda: calls.append(1) or len(calls) > 3,
@@ -126,7 +126,7 @@ def test_should_stop_interrupts_with_a_checkpoint(microban):
 
 
 def test_evaluation_budget(microban):
-    outcome, stats = run(
+    outcome, _stats = run(
         microban[HARD_ENOUGH], ["run.budget.evaluations=500", "ga.population=50", "ga.offspring=50"]
     )
     assert outcome.status == "evaluations"
@@ -205,7 +205,7 @@ def test_duplicates_are_eliminated(microban):
     common = ["run.budget.generations=20", "ga.age_patience=none"]
     _, with_elimination = run(level, common + ["fitness.eliminate_duplicates=true"])
     _, without = run(level, common + ["fitness.eliminate_duplicates=false"])
-    mean = lambda stats: sum(s.diversity for s in stats) / len(stats)  # noqa: E731
+    mean = lambda stats: sum(s.diversity for s in stats) / len(stats)
     assert mean(with_elimination) > mean(without)
 
 

@@ -11,11 +11,11 @@ from evolve_levels import comparable, run, small_level
 
 from evosoko.config import Config, ConfigError, load_config
 from evosoko.errors import EvosokoError
+from evosoko.evolve import evolve_level
 from evosoko.evolve.checkpoint import Member
 from evosoko.evolve.engine import GenerationStats
-from evosoko.evolve.fitness import Evaluation
-from evosoko.evolve import evolve_level
 from evosoko.evolve.evaluation import SerialEvaluator, SerialTaskQueue
+from evosoko.evolve.fitness import Evaluation
 from evosoko.evolve.islands import best_distinct, combined_stats, island_seed, with_migrants
 from evosoko.sokoban.solutions import verify_solution
 
@@ -52,7 +52,7 @@ def test_islands_give_the_same_run_serial_and_processes(microban):
     assert serial.best.genes == processes.best.genes
     assert serial.evaluations == processes.evaluations
     assert [s.generation for s in serial_stats] == list(range(11))
-    other, other_stats = run(level, overrides + ["run.seed=5", "parallel.backend=serial"])
+    _other, other_stats = run(level, overrides + ["run.seed=5", "parallel.backend=serial"])
     assert comparable(other_stats) != comparable(serial_stats)
 
 
@@ -68,7 +68,7 @@ def test_island_resume_equals_uninterrupted(microban):
     overrides = SMALL_ISLANDS + ["output.checkpoint_every=3", "parallel.backend=serial"]
     whole, whole_stats = run(level, overrides + ["run.budget.generations=12"])
     checkpoints = []
-    half, half_stats = run(
+    _half, half_stats = run(
         level, overrides + ["run.budget.generations=6"], on_checkpoint=checkpoints.append
     )
     saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
@@ -245,11 +245,14 @@ def test_migrants_reach_the_next_island_after_the_lag(microban, lag):
             assert log[(island, epoch)]["task"].state == log[(island, epoch - 1)]["report"].state
         epoch = 2 + lag  # the first epoch that starts with migrants: those sent after epoch 1
         sender = log[((island - 1) % 3, 1)]["report"].state["population"]
-        best = sorted(sender, key=lambda m: (m["evaluation"]["distance"], m["evaluation"]["length"]))
+        best = sorted(
+            sender, key=lambda m: (m["evaluation"]["distance"], m["evaluation"]["length"])
+        )
         best = [
             m
             for i, m in enumerate(best)
-            if m["evaluation"]["state_hash"] not in {b["evaluation"]["state_hash"] for b in best[:i]}
+            if m["evaluation"]["state_hash"]
+            not in {b["evaluation"]["state_hash"] for b in best[:i]}
         ][:2]
         before = log[(island, epoch - 1)]["report"].state["population"]
         held = {m["evaluation"]["state_hash"] for m in before}

@@ -138,7 +138,11 @@ def test_every_level_reports_its_best_individual(finished_run):
     for entry, row, result in zip(summary["levels"], rows, report.results):
         best = entry["best"]
         assert set(best) == {"lurd", "distance", "moves", "pushes", "solved"}
-        assert best == result.best.as_dict() == report.json_summary()["levels"][result.index - 1]["best"]
+        assert (
+            best
+            == result.best.as_dict()
+            == report.json_summary()["levels"][result.index - 1]["best"]
+        )
         assert best["solved"] == entry["solved"]
         assert (row["best_moves"], row["best_pushes"]) == (str(best["moves"]), str(best["pushes"]))
         assert row["best_distance"] == str(best["distance"])
@@ -170,9 +174,7 @@ def test_verify_replays_an_unsolved_levels_best_prefix_to_its_distance(finished_
         assert (record["moves"], record["pushes"]) == (entry.best.moves, entry.best.pushes)
         final = verify_solution(levels[entry.index - 1], entry.best.lurd).final
         # the run's objective (matching) of the position the prefix reaches (move genomes)
-        assert (
-            box_distance(levels[entry.index - 1], "matching", final.boxes) == entry.best.distance
-        )
+        assert box_distance(levels[entry.index - 1], "matching", final.boxes) == entry.best.distance
 
 
 def test_saved_config_loads_back_equal(finished_run):
