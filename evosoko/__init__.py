@@ -53,28 +53,7 @@ if TYPE_CHECKING:
     from evosoko.result import GenerationStats, History, Result
     from evosoko.sokoban.level import Level, State
 
-_REGISTER = "evosoko.evolve.registry"
-_NAMES = {
-    **{
-        name: "evosoko.api"
-        for name in (
-            "compare",
-            "load_config",
-            "load_levels",
-            "open_run",
-            "plot",
-            "preset",
-            "presets",
-            "report",
-            "resume",
-            "run",
-            "select_levels",
-            "solve",
-            "stored_solutions",
-            "sweep",
-            "verify",
-        )
-    },
+_MODULES = {
     "Budget": "evosoko.budget",
     "Config": "evosoko.config",
     "EvosokoError": "evosoko.errors",
@@ -89,6 +68,7 @@ _NAMES = {
     "Level": "evosoko.sokoban.level",
     "State": "evosoko.sokoban.level",
 }
+"""Where each public name that is not a function of :mod:`evosoko.api` lives."""
 _REGISTRIES = {
     "register_mutation": "mutations",
     "register_crossover": "crossovers",
@@ -136,12 +116,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in _NAMES:
-        value = getattr(importlib.import_module(_NAMES[name]), name)
-    elif name in _REGISTRIES:
-        value = getattr(importlib.import_module(_REGISTER), _REGISTRIES[name]).register
-    elif name == "evolve":  # the subpackage, callable as evosoko.api.evolve
+    if name == "evolve":  # the subpackage, callable as evosoko.api.evolve
         value = importlib.import_module("evosoko.evolve")
+    elif name in _REGISTRIES:
+        registry = importlib.import_module("evosoko.evolve.registry")
+        value = getattr(registry, _REGISTRIES[name]).register
+    elif name in __all__:
+        value = getattr(importlib.import_module(_MODULES.get(name, "evosoko.api")), name)
     else:
         raise AttributeError(f"module 'evosoko' has no attribute {name!r}")
     globals()[name] = value
