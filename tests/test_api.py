@@ -212,3 +212,12 @@ def test_the_api_reference_is_generated_from_the_current_docstrings():
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_solve_checks_its_arguments_before_searching(levels):
+    with pytest.raises(ConfigError):
+        evosoko.solve(levels[0], "bogus")
+    with pytest.raises(ConfigError):
+        evosoko.solve(levels[0], "push-astar", seconds=-1)
+    with pytest.raises(ConfigError):
+        evosoko.solve(levels[0], "astar", heuristic="no-such")

@@ -96,6 +96,21 @@ def solve_command(
         raise typer.Exit(EXIT_FAILED)
 
 
+JSON_KEYS = (
+    "index",
+    "level",
+    "status",
+    "moves",
+    "pushes",
+    "expanded",
+    "generated",
+    "duplicates",
+    "seconds",
+    "solution",
+)
+"""Keys of one JSON line of ``evosoko solve --json``, in order."""
+
+
 def _json_record(result) -> dict[str, object]:
     """The JSON object of one level: its index and label, the search's status, solution and
     statistics (moves and pushes 0 when unsolved)."""
