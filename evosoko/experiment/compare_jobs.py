@@ -17,6 +17,7 @@ import warnings
 from dataclasses import dataclass, replace
 from typing import Any
 
+from evosoko.budget import Budget
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.evolve.registry import used_by
@@ -91,12 +92,15 @@ def comparison_levels(
 
 def ga_config(
     solver: GASolver,
-    budget: CompareBudget,
+    limits: CompareBudget | Budget,
     source: tuple[str, str] | None = None,
     position: int = 0,
 ) -> Config:
-    """The GA preset's run configuration with the comparison's budget, evaluated serially
-    in its job (the jobs themselves run in parallel), without plots or checkpoints."""
+    """The GA preset's run configuration with the comparison's per-job budget (its seconds and
+    evaluations become ``run.budget``, which the engine checks through the same
+    :class:`~evosoko.budget.Budget`), evaluated serially in its job (the jobs themselves run in
+    parallel), without plots or checkpoints."""
+    budget = Budget.of(limits)
     budget_overrides = [
         f"run.budget.seconds={budget.seconds!r}",
         f"run.budget.evaluations={budget.evaluations if budget.evaluations else 'none'}",
@@ -119,7 +123,7 @@ def ga_config(
 
 def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
     """Every (solver, level, seed) job, in a fixed order: solver, then level, then seed."""
-    budget = config.compare.budget
+    budget = Budget.of(config.compare.budget)  # one job's limits, GA or search
     jobs = []
     for position, solver in enumerate(config.solver):
         carried: dict[str, Any] = {}  # travels with the job, not part of its key
