@@ -175,7 +175,14 @@ class Registry:
 
         def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
             operator = self.make(function, name or function.__name__, params, **options)
-            self._entries[operator.name] = operator
+            _load_builtins()
+            existing = self._entries.get(operator.name)
+            if existing is not None and existing.builtin:
+                raise ValueError(
+                    f"{operator.name!r} is a built-in {self.kind.replace('_', ' ')}; "
+                    "register yours under another name"
+                )
+            self._entries[operator.name] = operator  # registering again replaces it
             function.__evosoko_operator__ = operator  # type: ignore[attr-defined]
             return function
 

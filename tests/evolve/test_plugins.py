@@ -280,3 +280,9 @@ def test_a_sweep_tunes_a_plugin_parameter(tmp_path):
     path.write_text(path.read_text().replace("swap_rate", "swap_rat"))
     with pytest.raises(ConfigError, match="did you mean 'ga.mutation.swap_rate'"):
         [trial_config(sweep, t.params) for t in plan_trials(load_sweep_config(path))]
+
+
+def test_a_built_in_part_cannot_be_replaced_by_registering_its_name():
+    with pytest.raises(ValueError, match="'messy' is a built-in crossover"):
+        crossovers.register("messy")(lambda first, second, rng: (first, second))
+    assert crossovers.get("messy").builtin
