@@ -248,7 +248,10 @@ def run(
     if not isinstance(config, Config):
         source, config = str(config), load_config(config, overrides)
     elif overrides:
-        config = config.set(*overrides)
+        from evosoko.config import parse_override
+
+        changes = dict(parse_override(override) for override in overrides)
+        config = config.set({".".join(keys): value for keys, value in changes.items()})
     return start_run(
         config,
         config_source=source,

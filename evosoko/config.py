@@ -17,6 +17,7 @@ is unset by leaving it out, or by writing the string ``"none"`` (``--set run.bud
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from pydantic import (
@@ -622,10 +623,12 @@ class Config(_Section):
             )
         return self
 
-    def set(self, key: str, value: Any = UNSET) -> Config:
-        """A copy with one key changed, validated exactly as ``--set KEY=VALUE`` (the same
-        checks and messages): ``config.set("ga.population", 50)``, or
-        ``config.set("ga.population=50")`` with the value read as TOML."""
+    def set(self, key: str | Mapping[str, Any], value: Any = UNSET) -> Config:
+        """A copy with a key changed, validated exactly as ``--set KEY=VALUE`` (the same
+        checks and messages): ``config.set("ga.population", 50)``;
+        ``config.set("ga.population=50")`` with the value read as TOML; or several keys that
+        must change together, ``config.set({"parallel.backend": "dask",
+        "parallel.local_workers": 2})``."""
         from evosoko.config_loading import set_key
 
         return set_key(self, key, value)

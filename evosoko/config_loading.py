@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,23 +62,29 @@ def load_config(
     return config
 
 
-def set_key(config: Config, key: str, value: Any) -> Config:
-    """``config`` with one key changed and validated again, exactly as ``--set`` does
-    (:meth:`Config.set`); ``value`` :data:`~evosoko.config.UNSET`: ``key`` is ``KEY=VALUE``."""
+def set_key(config: Config, key: str | Mapping[str, Any], value: Any) -> Config:
+    """``config`` with keys changed and validated again, exactly as ``--set`` does
+    (:meth:`Config.set`): one ``key`` and its ``value``, one ``"KEY=VALUE"`` (``value``
+    :data:`~evosoko.config.UNSET`), or a mapping of keys to values, all set before one
+    validation (for keys that must change together)."""
     from evosoko.config import UNSET
 
-    if value is UNSET:
-        override = key
-        keys, value = parse_override(key)
+    if isinstance(key, Mapping):
+        changes = [(k, v, f"{k}={v!r}") for k, v in key.items()]
+    elif value is UNSET:
+        changes = [(*parse_override(key), key)]
     else:
-        keys = parse_override(f"{key}=0")[0]
-        override = f"{key}={value!r}"
+        changes = [(key, value, f"{key}={value!r}")]
     data = _plain(config)
-    assign_override(data, keys, value, override)
+    override_keys = []
+    for name, new, override in changes:
+        keys = parse_override(f"{name}=0")[0] if isinstance(name, str) else tuple(name)
+        assign_override(data, keys, new, override)
+        override_keys.append(keys)
     try:
         return _config_model().model_validate(data)
     except ValidationError as error:
-        raise _config_error(error, "", None, [keys]) from None
+        raise _config_error(error, "", None, override_keys) from None
 
 
 def dump_config(config: Config) -> str:

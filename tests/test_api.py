@@ -221,3 +221,19 @@ def test_solve_checks_its_arguments_before_searching(levels):
         evosoko.solve(levels[0], "push-astar", seconds=-1)
     with pytest.raises(ConfigError):
         evosoko.solve(levels[0], "astar", heuristic="no-such")
+
+
+def test_config_set_changes_keys_that_go_together(config):
+    with pytest.raises(ConfigError, match="needs exactly one of address"):
+        config.set("parallel.backend", "dask")
+    both = config.set({"parallel.backend": "dask", "parallel.local_workers": 2})
+    assert (both.parallel.backend, both.parallel.local_workers) == ("dask", 2)
+
+
+def test_run_applies_overrides_to_a_config_object(config, tmp_path):
+    report = evosoko.run(
+        config,
+        overrides=["run.select=['#1']", f"output.dir='{tmp_path}'", "run.name=overridden"],
+    )
+    assert report.status == "completed" and "overridden" in report.run_dir.name
+    assert [r.index for r in report.results] == [1]
