@@ -1,4 +1,4 @@
-"""Experiment commands: ``compare``, ``sweep`` and ``plot``."""
+"""Experiment commands: ``compare``, ``sweep``, ``plot`` and ``export``."""
 
 from __future__ import annotations
 
@@ -213,3 +213,26 @@ def plot_command(
 
     for path in plot_folders(folders, out, "svg" if svg else "png"):
         stdout.print(f"wrote {path}", markup=False)
+
+
+@app.command("export")
+@reports_errors
+def export_command(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="A compare or sweep folder.")],
+    ioh: Annotated[
+        Path | None,
+        typer.Option(
+            "--ioh",
+            metavar="OUT",
+            help="Where to write the IOHprofiler data (default: DIR/ioh; replaced if present).",
+        ),
+    ] = None,
+) -> None:
+    """Export a comparison's or sweep's runs in IOHprofiler's format, for IOHanalyzer: one
+    view per cost axis (budget/: evaluations or expanded nodes; time/: milliseconds)."""
+    from evosoko.experiment.ioh import export_folder
+
+    target = export_folder(folder, ioh)
+    stdout.print(
+        f"wrote {target} (budget/ and time/: load one of them into IOHanalyzer)", markup=False
+    )

@@ -13,7 +13,9 @@ Every job gets the same wall-clock budget (``budget.seconds``) and its solver's 
 (``budget.evaluations`` for the GA, ``budget.nodes`` expanded for search). The output folder
 holds ``compare.toml`` (the resolved comparison), ``journal.jsonl`` (one line per finished job:
 a rerun skips those), ``results.csv`` (one row per job), ``summary.md`` / ``summary.json``
-(per solver: solve rate, median time to solve, ERT, median moves and pushes) and ``plots/``.
+(per solver: solve rate, median time to solve, ERT, median moves and pushes, each with its
+95 % interval, and paired tests between solvers), ``ioh/`` (the runs in IOHprofiler's format,
+:mod:`evosoko.experiment.ioh`) and ``plots/``.
 A job's key holds a digest of its settings, so changing a solver or the budget reruns it.
 Every stored solution is replay-verified here, in the parent process.
 """
@@ -38,6 +40,7 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
+from evosoko.experiment.ioh import IOH_DIR, write_comparison_ioh
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.metrics import SolverSummary, summarise
 from evosoko.experiment.report import Throttle, refresh_report
@@ -583,6 +586,7 @@ def run_compare(
     finally:
         ordered = [rows[job.key] for job in jobs if job.key in rows]
         summaries = write_compare_files(folder, config, ordered, len(jobs), plots=plots)
+        write_comparison_ioh(folder / IOH_DIR, config, ordered, level_of)
     complete = len(ordered) == len(jobs) and all(row["status"] != "error" for row in ordered)
     return CompareOutcome(folder, ordered, summaries, len(jobs), counts["resumed"], complete)
 
