@@ -48,7 +48,9 @@ from scipy import stats
 __all__ = [
     "ALPHA",
     "CONFIDENCE",
+    "METHODS_NOTES",
     "RESAMPLES",
+    "Cost",
     "Interval",
     "PairedTest",
     "SolverIntervals",
@@ -61,10 +63,14 @@ __all__ = [
     "holm",
     "level_groups",
     "median_interval",
+    "methods_markdown",
+    "paired_tests",
+    "paired_tests_markdown",
     "rate_interval",
     "sign_test",
     "signed_rank_test",
     "solver_intervals",
+    "stable_seed",
     "sweep_ties",
     "weighted_median",
     "wilson_interval",
@@ -345,8 +351,9 @@ def sign_test(first: Sequence[float], second: Sequence[float]) -> Counted:
 
 def signed_rank_test(first: Sequence[float], second: Sequence[float]) -> Counted:
     """Two-sided Wilcoxon signed-rank test of paired costs (lower is better). Zero
-    differences are left out (Wilcoxon's treatment); the exact distribution is used up to
-    50 differences without ties, the normal approximation otherwise.
+    differences are left out (Wilcoxon's treatment); the p-value is exact up to
+    :data:`ENUMERATED` differences (every sign pattern) and up to 50 without ties (scipy's
+    exact distribution), else the normal approximation.
     ``median_difference``: the median of ``first - second`` over the pairs."""
     differences = np.asarray(first, dtype=float) - np.asarray(second, dtype=float)
     if len(differences) == 0:
@@ -357,11 +364,32 @@ def signed_rank_test(first: Sequence[float], second: Sequence[float]) -> Counted
     if len(nonzero) == 0:
         return Counted(0, 0, 1.0, median)
     magnitudes = np.abs(nonzero)
-    exact = len(nonzero) <= 50 and len(np.unique(magnitudes)) == len(magnitudes)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # scipy's note that few pairs give a coarse p-value
-        p_value = stats.wilcoxon(nonzero, method="exact" if exact else "approx").pvalue
+    if len(nonzero) <= ENUMERATED:
+        p_value = _enumerated_signed_rank_p(nonzero)
+    else:
+        exact = len(nonzero) <= 50 and len(np.unique(magnitudes)) == len(magnitudes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy's note on coarse p-values
+            p_value = stats.wilcoxon(nonzero, method="exact" if exact else "approx").pvalue
     return Counted(cheaper_first, cheaper_second, float(p_value), median)
+
+
+ENUMERATED = 16
+"""Up to this many pairs, the signed-rank test enumerates every sign pattern: exact even with
+tied magnitudes, where the normal approximation undershoots the smallest possible p-value."""
+
+
+def _enumerated_signed_rank_p(differences: np.ndarray) -> float:
+    """Two-sided exact p-value of the signed-rank statistic (average ranks for ties) under
+    the null that each difference's sign is a fair coin."""
+    ranks = stats.rankdata(np.abs(differences))
+    observed = ranks[differences > 0].sum()
+    count = len(differences)
+    patterns = (np.arange(2**count)[:, None] >> np.arange(count)) & 1
+    sums = patterns @ ranks
+    centre = ranks.sum() / 2
+    extreme = np.abs(sums - centre) >= abs(observed - centre) - 1e-9
+    return float(extreme.mean())
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -688,7 +716,14 @@ def _claims(tests: Sequence[PairedTest]) -> list[str]:
         claims.append(f"- {winner} {what} {loser} (p {relation})")
     silent = len(tests) - len(claims)
     if not claims:
-        return ["No difference between the solvers is significant at the 5 % level."]
+        levels = max(test.levels for test in tests)
+        few = (
+            f" With {levels} level{'s' if levels != 1 else ''} no paired test can get there (the "
+            f"smallest two-sided p-value is 2/2^{levels}): compare on more levels."
+            if 2 * 0.5**levels > ALPHA
+            else ""
+        )
+        return [f"No difference between the solvers is significant at the 5 % level.{few}"]
     closing = (
         f"- no other difference is significant ({silent} of {len(tests)} tests)"
         if silent

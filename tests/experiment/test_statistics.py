@@ -160,6 +160,19 @@ def test_signed_rank_exact_p_value():
     assert signed_rank_test([1, 2], [1, 2]).p_value == 1.0
 
 
+@settings(max_examples=40)
+@given(st.lists(st.integers(-30, 30).filter(bool), min_size=1, max_size=12, unique_by=abs))
+def test_enumerated_signed_rank_matches_scipy_exact_without_ties(differences):
+    ours = signed_rank_test(differences, [0] * len(differences)).p_value
+    theirs = stats.wilcoxon(differences, method="exact").pvalue
+    assert ours == pytest.approx(theirs)
+
+
+def test_tied_differences_never_go_below_the_smallest_exact_p():
+    assert signed_rank_test([5, 5, 5], [1, 1, 1]).p_value == pytest.approx(2 / 8)
+    assert signed_rank_test([5] * 6, [1] * 6).p_value == pytest.approx(2 / 64)
+
+
 def test_holm_known_case():
     assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
 
@@ -275,3 +288,20 @@ def test_a_sweep_of_equal_trials_is_one_tie():
     rows = {n: _trial_rows(n, levels, 1000) for n in range(4)}
     report = sweep_ties(2, rows, Cost("evaluations", "evaluations", 5000))
     assert report.tied == [0, 1, 3]
+
+
+def test_a_table_on_too_few_levels_says_no_test_could_be_significant():
+    from evosoko.experiment.statistics import paired_tests_markdown
+
+    few = compare_solvers(
+        _rows("a", "nodes", [[True]] * 3) + _rows("b", "nodes", [[False]] * 3), 10.0, {}
+    )
+    text = "\n".join(paired_tests_markdown(few))
+    assert "| a | b | 3 | 3 : 0 | 0.5 |" in text  # 3 of 3 levels: p = 2/8, then Holm
+    assert "With 3 levels no paired test can get there" in text
+    many = compare_solvers(
+        _rows("a", "nodes", [[True]] * 12) + _rows("b", "nodes", [[False]] * 12), 10.0, {}
+    )
+    text = "\n".join(paired_tests_markdown(many))
+    assert "- a solves more levels than b (p = 0.00098)" in text  # 2 x 2/2^12 (Holm)
+    assert "- a is faster than b" in text  # no shared budget: seconds
