@@ -227,13 +227,14 @@ def level_groups(rows: Sequence[dict]) -> list[list[dict]]:
 
 
 def ert_interval(costs_by_level: Sequence[Sequence[float]], solved_by_level, seed: int) -> Interval:
-    """ERT's BCa interval over levels; ``costs_by_level`` already count failures at the budget."""
+    """ERT's BCa interval over levels; ``costs_by_level`` already count failures at the budget.
+    Unknown (``nan`` ends) for fewer than two levels or no success at all."""
     if len(costs_by_level) < 2:
         return UNKNOWN
     cost = np.array([sum(costs) for costs in costs_by_level], dtype=float)
     successes = np.array([sum(map(bool, flags)) for flags in solved_by_level], dtype=float)
-    if successes.sum() == 0:
-        return Interval(math.inf, math.inf)
+    if successes.sum() == 0:  # ERT is infinite; resampling levels cannot say how sure that is
+        return UNKNOWN
 
     def solved_per_cost(counts: np.ndarray) -> np.ndarray:
         spent = counts @ cost
