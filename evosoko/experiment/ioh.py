@@ -109,8 +109,12 @@ def write_ioh(
     JSON files written.
     """
     out = Path(out)
-    if out.exists():
-        shutil.rmtree(out)
+    try:
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+    except OSError as error:
+        raise EvosokoError(f"cannot write the export here: {error.strerror}", str(out)) from None
     order = list(algorithms or dict.fromkeys(row["solver"] for row in rows))
     written = []
     for view in VIEWS:
@@ -170,7 +174,10 @@ def _write_problem(
     if seeded:
         meta["run_attributes"] = ["seed"]
     meta["scenarios"] = [{"dimension": dimension, "path": data_path, "runs": records}]
-    (folder / data_path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        (folder / data_path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise EvosokoError(f"cannot create the folder: {error.strerror}", str(folder)) from None
     write_text_atomic(folder / data_path, "".join(blocks))
     json_path = folder / f"IOHprofiler_f{function_id}_{name}.json"
     write_text_atomic(json_path, json.dumps(meta, indent=1) + "\n")

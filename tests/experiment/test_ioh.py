@@ -155,3 +155,17 @@ def test_iohinspector_reads_the_export(tmp_path):
     overview = manager.overview
     assert overview.height == len(ROWS)
     assert sorted(overview["best_y"].to_list()) == sorted(0.0 if r["solved"] else 1.0 for r in ROWS)
+
+
+def test_an_export_that_cannot_be_written_is_one_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(EvosokoError, match="cannot write the export here"):
+        write_ioh(blocker / "ioh", ROWS, {})
+
+
+def test_export_of_a_run_folder_is_refused(tmp_path):
+    (tmp_path / "config.toml").write_text("")
+    (tmp_path / "metrics.csv").write_text("")
+    with pytest.raises(EvosokoError, match="give a compare or sweep folder"):
+        export_folder(tmp_path)
