@@ -47,6 +47,7 @@ FUNCTIONS = [
     "sweep",
     "report",
     "plot",
+    "export",
 ]
 """The functions of :mod:`evosoko.api`, in the order a reader meets them."""
 

@@ -11,9 +11,10 @@ The public API (:mod:`evosoko.api`), importable from the package itself::
 Levels, configurations and results: :func:`load_levels`, :class:`Config`, :func:`preset`,
 :class:`Result`, :class:`Budget`. Solving: :func:`evolve` (the GA), :func:`solve` (search),
 :func:`verify`. Experiments: :func:`run` / :func:`resume` / :func:`open_run` (run folders),
-:func:`compare`, :func:`sweep`, :func:`report`, :func:`plot`. Your own parts:
-:func:`register_mutation`, :func:`register_crossover`, :func:`register_parent_selection`,
-:func:`register_survival`, :func:`register_fitness_term` and :class:`Callback`. Shortening
+:func:`compare`, :func:`sweep`, :func:`report`, :func:`plot`, :func:`export` (IOHprofiler).
+Your own parts: :func:`register_mutation`, :func:`register_crossover`,
+:func:`register_parent_selection`, :func:`register_survival`, :func:`register_fitness_term` and
+:class:`Callback`. Shortening
 solutions lives in :mod:`evosoko.optimize`, level generation in :mod:`evosoko.generate`.
 
 Every name is imported on first use, so ``import evosoko`` loads nothing else (no numba
@@ -31,6 +32,7 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from evosoko.api import (
         compare,
+        export,
         load_config,
         load_levels,
         open_run,
@@ -93,6 +95,7 @@ __all__ = [
     "State",
     "compare",
     "evolve",
+    "export",
     "load_config",
     "load_levels",
     "open_run",

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "compare",
     "evolve",
+    "export",
     "load_config",
     "load_levels",
     "open_run",
@@ -363,6 +364,16 @@ def plot(folders: Sequence[StrPath], out: StrPath | None = None, fmt: str = "png
     from evosoko.experiment.plotting import plot_folders
 
     return plot_folders(list(folders), out, fmt)
+
+
+def export(folder: StrPath, out: StrPath | None = None) -> Path:
+    """Export a comparison's or sweep's runs in IOHprofiler's format (for IOHanalyzer) into
+    ``out`` (default ``folder/ioh``, replaced if present), as ``evosoko export --ioh`` does:
+    one view per cost axis (``budget/``: evaluations or expanded nodes; ``time/``:
+    milliseconds). The folder written."""
+    from evosoko.experiment.ioh import export_folder
+
+    return export_folder(folder, out)
 
 
 def _progress(progress: RunProgress | bool) -> RunProgress | None:

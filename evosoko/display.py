@@ -105,7 +105,7 @@ def run_html(report: RunReport) -> str:
             r.status,
             f"{r.generations}",
             f"{r.cost:,}",
-            f"{r.seconds:.1f}",
+            _number(r.seconds, ".3g"),
             "" if r.moves is None else f"{r.moves} ({r.pushes} pushes)",
         )
         for r in report.results
@@ -118,23 +118,48 @@ def run_html(report: RunReport) -> str:
 
 
 def comparison_html(outcome: CompareOutcome) -> str:
-    """A comparison as HTML: a row per solver (runs, solve rate, medians, ERT)."""
+    """A comparison as HTML: a row per solver (runs, solve rate, medians, ERT), each figure
+    with its 95 % interval from the folder's ``summary.json`` when it has one."""
     columns = ("solver", "runs", "solved", "solve rate", "median s", "ERT s", "median moves")
-    lines = [
-        (
-            s.solver,
-            str(s.runs),
-            str(s.solved),
-            f"{100 * s.solve_rate:.0f}%",
-            _number(s.median_seconds, ".3g"),
-            _number(s.ert_seconds, ".3g"),
-            _number(s.median_moves, ".0f"),
+    intervals = _comparison_intervals(outcome.folder)
+    lines = []
+    for s in outcome.summaries:
+        ci = intervals.get(s.solver, {})
+        lines.append(
+            (
+                s.solver,
+                str(s.runs),
+                str(s.solved),
+                f"{100 * s.solve_rate:.0f}%" + _bracket(ci.get("solve_rate"), ".0%"),
+                _number(s.median_seconds, ".3g") + _bracket(ci.get("median_seconds"), ".3g"),
+                _number(s.ert_seconds, ".3g") + _bracket(ci.get("ert_seconds"), ".3g"),
+                _number(s.median_moves, ".0f") + _bracket(ci.get("median_moves"), ".0f"),
+            )
         )
-        for s in outcome.summaries
-    ]
     state = "" if outcome.complete else f" ({len(outcome.rows)} of {outcome.jobs} jobs)"
     header = f"<p><code>{html.escape(str(outcome.folder))}</code>{html.escape(state)}</p>"
-    return _STYLE + f'<div class="evosoko">{header}{_table(lines, header=columns)}</div>'
+    note = "<p>[low, high]: 95 % confidence interval over levels; paired tests in summary.md</p>"
+    table = _table(lines, header=columns)
+    return _STYLE + f'<div class="evosoko">{header}{table}{note if intervals else ""}</div>'
+
+
+def _comparison_intervals(folder: Path) -> dict[str, dict[str, list]]:
+    """Per solver, its figures' intervals as ``summary.json`` stores them ({} without one)."""
+    import json
+
+    path = Path(folder) / "summary.json"
+    try:
+        solvers = json.loads(path.read_text())["solvers"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {s["solver"]: s.get("intervals") or {} for s in solvers if "solver" in s}
+
+
+def _bracket(interval: Sequence | None, spec: str) -> str:
+    """`` [low, high]`` after a figure; nothing when the interval is unknown."""
+    if not interval or any(value is None for value in interval):
+        return ""
+    return f" [{_number(interval[0], spec)}, {_number(interval[1], spec)}]"
 
 
 def _history_png(result: Result) -> bytes:

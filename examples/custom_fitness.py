@@ -55,13 +55,17 @@ def evolve_both(levels=None, evaluations: int = 1500):
     return evosoko.evolve(levels, plain), evosoko.evolve(levels, with_room)
 
 
+def _outcome(result: evosoko.Result) -> str:
+    if result.solved:
+        return f"solved after {result.cost} evaluations"
+    return f"unsolved ({result.status} budget spent: {result.cost}), best distance {result.best.distance}"
+
+
 def main() -> None:
     plain, with_room = evolve_both()
     for before, after in zip(plain, with_room):
-        print(
-            f"{before.level_name}: plain {before.status} after {before.cost} evaluations; "
-            f"with room {after.status} after {after.cost} evaluations, best fitness {after.fitness}"
-        )
+        print(f"{before.level_name}: plain {_outcome(before)}; with room {_outcome(after)}")
+        print(f"    best fitness with room: {after.fitness}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -158,6 +159,7 @@ def test_results_convert_and_show_themselves(levels, config, tmp_path):
     assert "<table>" in page and "data:image/png;base64," in page  # the fitness curve
     assert "data:image/gif;base64," in page  # the solution, animated
     assert levels[1]._repr_png_().startswith(b"\x89PNG")
+    assert repr(levels[1]) == "<Level #2 'seed000-case3': 8x7, 5 boxes>"  # not its arrays
     again = evosoko.Result.from_dict(json.loads(json.dumps(result.to_dict())), levels[1])
     assert again == result
 
@@ -180,7 +182,8 @@ def test_compare_in_python_runs_a_comparison_folder(levels, config, tmp_path):
     )
     assert outcome.complete and outcome.jobs == 2 * 2 + 2 + 2
     assert [s.solver for s in outcome.summaries] == ["ga", "astar", "greedy"]
-    assert "<table>" in outcome._repr_html_()
+    page = outcome._repr_html_()
+    assert "<table>" in page and re.search(r"<td>\d+% \[\d+%, \d+%\]</td>", page)  # intervals
     again = evosoko.compare(
         levels=levels[:2],
         solvers={"ga": config, "astar": "push-astar", "greedy": {"algorithm": "push-greedy"}},

@@ -231,9 +231,9 @@ def export_command(
 ) -> None:
     """Export a comparison's or sweep's runs in IOHprofiler's format, for IOHanalyzer: one
     view per cost axis (budget/: evaluations or expanded nodes; time/: milliseconds)."""
-    from evosoko.experiment.ioh import export_folder
+    from evosoko import api
 
-    target = export_folder(folder, ioh)
+    target = api.export(folder, ioh)
     stdout.print(
         f"wrote {target} (budget/ and time/: load one of them into IOHanalyzer)", markup=False
     )

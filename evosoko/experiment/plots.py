@@ -55,6 +55,8 @@ def _series_by_level(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, list
 
 
 def _small_multiples(figure_class, series: dict[str, dict[str, list[float]]]):
+    from matplotlib.ticker import MaxNLocator
+
     count = max(1, len(series))
     columns = min(3, count)
     rows = math.ceil(count / columns)
@@ -77,6 +79,7 @@ def _small_multiples(figure_class, series: dict[str, dict[str, list[float]]]):
         _scale_for_outliers(panel, values)
         panel.set_title(label, fontsize=9)
         panel.set_xlabel("generation")
+        panel.xaxis.set_major_locator(MaxNLocator(integer=True))  # no generation 0.5
         panel.set_ylabel("distance to solved (lower is better)")
         panel.legend(fontsize=8)
     for panel in list(axes.flat)[len(series) :]:
@@ -93,11 +96,14 @@ def _scale_for_outliers(panel, values: dict[str, list[float]]) -> None:
 
 
 def _one_panel(figure_class, series: dict[str, dict[str, list[float]]]):
+    from matplotlib.ticker import MaxNLocator
+
     figure = figure_class(figsize=(8, 5), layout="constrained")
     panel = figure.subplots()
     for values in series.values():
         panel.plot(values["generation"], values["best_so_far"], linewidth=0.8, alpha=0.5)
     panel.set_title(f"best distance so far, per level ({len(series)} levels)")
     panel.set_xlabel("generation")
+    panel.xaxis.set_major_locator(MaxNLocator(integer=True))
     panel.set_ylabel("distance to solved (lower is better)")
     return figure

@@ -152,6 +152,21 @@ class Level:
     def __str__(self) -> str:
         return "\n".join(self.rows())
 
+    def __repr__(self) -> str:
+        """One line that names the level (its index and title, escaped) and its size, in
+        place of the arrays a dataclass would print; ``str(level)`` is the board."""
+        label = " ".join(
+            part
+            for part in (
+                f"#{self.index}" if self.index else "",
+                repr(self.title) if self.title else "",
+            )
+            if part
+        )
+        return (
+            f"<Level {label or '(untitled)'}: {self.width}x{self.height}, {self.box_count} boxes>"
+        )
+
     def key(self) -> tuple:
         """Value identity of the level (board and title), for equality and round-trip tests."""
         return (self.title, tuple(self.rows()))
