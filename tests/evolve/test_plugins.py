@@ -286,3 +286,71 @@ def test_a_built_in_part_cannot_be_replaced_by_registering_its_name():
     with pytest.raises(ValueError, match="'messy' is a built-in crossover"):
         crossovers.register("messy")(lambda first, second, rng: (first, second))
     assert crossovers.get("messy").builtin
+
+
+def test_a_plugin_named_in_a_toml_file_resumes_exactly_from_the_command_line(tmp_path):
+    """A run configured in TOML with a mutation and a fitness term given as module:function,
+    interrupted (as Ctrl-C does) and resumed by ``evosoko run --resume`` in a new process,
+    writes what the uninterrupted run writes."""
+    import csv
+    import os
+    import subprocess
+    import sys
+
+    from evosoko.evolve.callbacks import Callback
+    from evosoko.experiment.interrupts import GracefulInterrupts
+    from evosoko.experiment.run import start_run
+
+    starter = Path(__file__).resolve().parents[2] / "levels" / "starter.xsb"
+    path = tmp_path / "plugin.toml"
+    path.write_text(
+        f'[run]\nlevels = "{starter}"\nselect = ["{HARD}"]\nseed = 3\n'
+        '[run.budget]\ngenerations = 12\nseconds = "none"\n'
+        "[ga]\npopulation = 30\noffspring = 30\n"
+        '[ga.mutation]\nkind = "plugin_parts:swap_genes"\nswap_rate = 0.2\n'
+        '[[fitness.terms]]\nkind = "plugin_parts:boxes_on_walls"\nafter = "distance"\n'
+        f'[output]\ndir = "{tmp_path}"\ncheckpoint_every = 4\nplots = false\n'
+    )
+
+    class InterruptAt(Callback):
+        def __init__(self, interrupts: GracefulInterrupts) -> None:
+            self.interrupts = interrupts
+
+        def on_generation(self, generation) -> None:
+            if generation.stats.generation == 6:
+                self.interrupts.request()
+
+    whole = start_run(load_config(path), config_source=str(path))
+    interrupts = GracefulInterrupts()
+    stopped = start_run(
+        load_config(path),
+        config_source=str(path),
+        interrupts=interrupts,
+        callbacks=[InterruptAt(interrupts)],
+    )
+    assert whole.status == "completed" and stopped.status == "interrupted"
+    assert 'kind = "plugin_parts:swap_genes"' in (stopped.run_dir / "config.toml").read_text()
+    assert len((stopped.run_dir / "metrics.csv").read_text().splitlines()) < 1 + 13
+    plugins = str(Path(__file__).resolve().parent)  # where plugin_parts lives
+    path_list = [plugins, *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    done = subprocess.run(
+        [sys.executable, "-m", "evosoko.cli", "run", "--resume", str(stopped.run_dir), "-q"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path_list if p)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+    def metrics(run_dir: Path) -> list[dict[str, str]]:
+        with open(run_dir / "metrics.csv", newline="") as stream:
+            return [
+                {k: v for k, v in row.items() if k not in ("seconds", "cache_hits")}
+                for row in csv.DictReader(stream)
+            ]
+
+    assert len(metrics(whole.run_dir)) == 13
+    assert metrics(stopped.run_dir) == metrics(whole.run_dir)
+    assert (stopped.run_dir / "solutions.sok").read_text() == (
+        whole.run_dir / "solutions.sok"
+    ).read_text()
