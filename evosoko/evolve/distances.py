@@ -33,12 +33,12 @@ def objective_code(name: str) -> int:
 
 def manhattan_to_nearest_goal(level: Level) -> np.ndarray:
     """int64[cells]: Manhattan distance from each cell to its nearest goal."""
-    rows, columns = np.divmod(np.arange(level.cells), level.width)
+    rows, columns = np.divmod(np.arange(level.cells, dtype=np.int64), level.width)
     goal_rows, goal_columns = np.divmod(level.goal_cells.astype(np.int64), level.width)
-    distance = np.abs(rows[:, None] - goal_rows[None, :]) + np.abs(
-        columns[:, None] - goal_columns[None, :]
-    )
-    return distance.min(axis=1).astype(np.int64)
+    distance = np.full(level.cells, np.iinfo(np.int64).max, dtype=np.int64)
+    for goal_row, goal_column in zip(goal_rows.tolist(), goal_columns.tolist()):  # memory: cells
+        np.minimum(distance, np.abs(rows - goal_row) + np.abs(columns - goal_column), out=distance)
+    return distance
 
 
 @numba.njit(cache=True)

@@ -9,7 +9,9 @@ Along the trajectory every position is scored by a key compared lexicographicall
 2. ``gap``: the player's walking distance (over the floor, boxes ignored) to the nearest box
    that is off its goal, so that among positions with equal boxes the one where the player has
    walked towards the next box to push is better. Without it, a walk that prepares a push would
-   be worth nothing until the push itself is found by the same mutation.
+   be worth nothing until the push itself is found by the same mutation. It is read from a
+   distance field of the boxes off their goals, walked again after each push: memory grows
+   with the floor, not with its square (an all-pairs table took 2 GB on a 150x150 room).
 
 The *best point* is the earliest prefix with the lowest key. With ``stop_on_deadlock`` replay
 ends *before* a push that puts a box on a dead square, freezes a box off its goal (the greatest
@@ -48,7 +50,7 @@ class MoveTables:
     push_distance: np.ndarray  # int64[goals, cells]
     nearest: np.ndarray  # int64[cells]
     manhattan: np.ndarray  # int64[cells]
-    walk: np.ndarray  # int32[cells, cells]: floor walking distance, boxes ignored
+    floor_cells: np.ndarray  # int64[floor cells]: the cells the player can ever stand on
     zobrist_box: np.ndarray  # uint64[cells]
     zobrist_player: np.ndarray  # uint64[cells]
     start_player: int
@@ -68,7 +70,7 @@ def move_tables(level: Level) -> MoveTables:
         push_distance=level.push_distance.astype(np.int64),
         nearest=level.nearest_goal_distance.astype(np.int64),
         manhattan=manhattan_to_nearest_goal(level),
-        walk=_walk_distances(floor, deltas),
+        floor_cells=np.flatnonzero(floor).astype(np.int64),
         zobrist_box=replay.zobrist_box,
         zobrist_player=replay.zobrist_player,
         start_player=int(level.start.player),
@@ -127,7 +129,7 @@ def replay_move_batch(
         tables.push_distance,
         tables.nearest,
         tables.manhattan,
-        tables.walk,
+        tables.floor_cells,
         tables.zobrist_box,
         tables.zobrist_player,
         tables.start_player,
@@ -153,41 +155,33 @@ def replay_move_batch(
 
 # ---- compiled kernels ---------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _walk_distances(floor, deltas):  # pragma: no cover - compiled
-    """All-pairs walking distances over the floor (breadth-first from every floor cell)."""
-    cells = floor.shape[0]
-    walk = np.full((cells, cells), _FAR, dtype=np.int32)
-    queue = np.empty(cells, dtype=np.int64)
-    for source in range(cells):
-        if not floor[source]:
-            continue
-        walk[source, source] = 0
-        queue[0] = source
-        head, tail = 0, 1
-        while head < tail:
-            cell = queue[head]
-            head += 1
-            for k in range(4):
-                neighbour = cell + deltas[k]
-                if 0 <= neighbour < cells and floor[neighbour] and walk[source, neighbour] == _FAR:
-                    walk[source, neighbour] = walk[source, cell] + 1
-                    queue[tail] = neighbour
-                    tail += 1
-    return walk
-
-
-@numba.njit(cache=True)
-def _gap(walk, goals, boxes, player):  # pragma: no cover - compiled
-    """Walking distance from ``player`` to the nearest box off its goal (0 when there is none)."""
-    best = _FAR
-    found = False
+def _box_field(floor_cells, deltas, goals, boxes, field, queue):  # pragma: no cover - compiled
+    """``field[c]``: walking distance over the floor (boxes ignored) from floor cell ``c`` to
+    the nearest box off its goal, 0 everywhere when there is none (a breadth-first search from
+    all those boxes at once). Cells off the floor keep whatever they held."""
+    for k in range(floor_cells.shape[0]):
+        field[floor_cells[k]] = _FAR
+    tail = 0
     for k in range(boxes.shape[0]):
         box = boxes[k]
-        if not goals[box]:
-            found = True
-            if walk[player, box] < best:
-                best = walk[player, box]
-    return best if found else 0
+        if not goals[box] and field[box] != 0:
+            field[box] = 0
+            queue[tail] = box
+            tail += 1
+    if tail == 0:
+        for k in range(floor_cells.shape[0]):
+            field[floor_cells[k]] = 0
+        return
+    head = 0
+    while head < tail:
+        cell = queue[head]
+        head += 1
+        for k in range(4):
+            neighbour = cell + deltas[k]
+            if field[neighbour] == _FAR:
+                field[neighbour] = field[cell] + 1
+                queue[tail] = neighbour
+                tail += 1
 
 
 @numba.njit(cache=True)
@@ -246,7 +240,7 @@ def _move_batch_kernel(
     push_distance,
     nearest,
     manhattan,
-    walk,
+    floor_cells,
     zobrist_box,
     zobrist_player,
     start_player,
@@ -274,6 +268,7 @@ def _move_batch_kernel(
     frozen = np.zeros(cells, dtype=np.bool_)
     mark = np.zeros(cells, dtype=np.int64)
     stack = np.empty(cells, dtype=np.int64)
+    field = np.full(cells, -1, dtype=np.int64)  # -1 off the floor: never walked into
     stamp = 0
     start_distance = distance_kernel(objective, start_boxes, push_distance, nearest, manhattan)
     for i in range(genomes.shape[0]):
@@ -284,7 +279,8 @@ def _move_batch_kernel(
             if goals[boxes[k]]:
                 on_goals += 1
         distance = start_distance
-        gap = _gap(walk, goals, boxes, player)
+        _box_field(floor_cells, deltas, goals, boxes, field, stack)
+        gap = field[player]
         best_d, best_g, best_at = distance, gap, 0
         is_solved = on_goals == box_count
         consumed = 0
@@ -328,8 +324,9 @@ def _move_batch_kernel(
                 player = target
                 distance = pushed_distance
                 is_solved = on_goals == box_count
+                _box_field(floor_cells, deltas, goals, boxes, field, stack)
             consumed += 1
-            gap = _gap(walk, goals, boxes, player)
+            gap = field[player]
             if is_solved:
                 distance, gap = 0, 0
             if distance < best_d or (distance == best_d and gap < best_g):

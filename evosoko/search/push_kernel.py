@@ -49,10 +49,14 @@ from evosoko.search.store import (
     NO_THRESHOLD,
     NODES,
     REOPEN,
+    RESUME_AT,
+    RESUME_NODE,
     SOLUTION,
     SOLVED,
     THRESHOLD,
     TUNNELS,
+    WORK,
+    WORK_LIMIT,
     add_node,
     find_slot,
     frontier_pop,
@@ -64,7 +68,7 @@ from evosoko.sokoban.level import UNREACHABLE
 REACH_STAMP, NORM_STAMP = 0, 1
 
 
-def make_scratch(cells: int) -> tuple:
+def make_scratch(cells: int, box_count: int) -> tuple:
     """Per-search scratch arrays of the push kernel."""
     corral_scratch = tuple(np.zeros(cells, dtype=np.int64) for _ in range(7))
     return (
@@ -77,6 +81,11 @@ def make_scratch(cells: int) -> tuple:
         np.zeros(4, dtype=np.int64),  # corral stamps
         np.zeros(2, dtype=np.int64),  # reach and normalization stamps
         make_freeze_scratch(cells),
+        (  # successors of the expansion in progress, kept across calls until it ends
+            np.zeros(4 * box_count, dtype=np.int64),  # node ids
+            np.zeros(4 * box_count, dtype=np.int64),  # frontier keys
+            np.zeros(1, dtype=np.int64),  # how many
+        ),
     )
 
 
@@ -86,7 +95,7 @@ def push_root(
 ):  # pragma: no cover - compiled
     """Store the start position as node 0; returns its heuristic value."""
     floor, _, _, _, deltas, _, _, push_distance, nearest_push, nearest_manhattan, zb, zp, _ = tab
-    _, _, queue, norm_mark, occupied, _, _, stamps, _ = scratch
+    _, _, queue, norm_mark, occupied, _, _, stamps, _, _ = scratch
     for b in boxes:
         occupied[b] = True
     stamps[NORM_STAMP] += 1
@@ -148,6 +157,7 @@ def push_search(
         corral_marks,
         stamps,
         freeze_scratch,
+        (candidate_ids, candidate_keys, pending),
     ) = scratch
     mode = params[MODE]
     kind = params[HEURISTIC]
@@ -167,39 +177,50 @@ def push_search(
     capacity = node_boxes.shape[0]
     frontier_capacity = frontier[0].shape[0]
     margin = 4 * box_count + 2
-    child = np.empty(box_count, dtype=np.int16)
-    child_assign = np.empty(box_count, dtype=np.int16)
+    child = np.empty(box_count, dtype=node_boxes.dtype)
+    child_assign = np.empty(box_count, dtype=assign.dtype)
     parent_boxes = np.empty(box_count, dtype=np.int64)
-    candidate_ids = np.empty(4 * box_count, dtype=np.int64)
-    candidate_keys = np.empty(4 * box_count, dtype=np.int64)
     with_assignment = assign.shape[1] == box_count
 
+    work_limit = counters[WORK] + params[WORK_LIMIT]
+    full_matching = box_count * box_count * box_count
+    successors_here = 0
     expanded_here = 0
-    while expanded_here < params[CHUNK]:
+    while expanded_here < params[CHUNK] and (expanded_here == 0 or counters[WORK] < work_limit):
         if (
             counters[NODES] + margin >= capacity
             or counters[FRONT_SIZE] + margin >= frontier_capacity
         ):
             return NEED_SPACE
-        node = frontier_pop(frontier, counters, mode)
-        if node < 0:
-            return EXHAUSTED
-        if closed[node]:
-            continue
-        closed[node] = 1
-        counters[EXPANDED] += 1
+        first_successor = 0
+        candidates = 0
+        if counters[RESUME_NODE] >= 0:  # an expansion the last call left unfinished
+            node = counters[RESUME_NODE]
+            first_successor = counters[RESUME_AT]
+            candidates = pending[0]
+            counters[RESUME_NODE] = -1
+        else:
+            node = frontier_pop(frontier, counters, mode)
+            if node < 0:
+                return EXHAUSTED
+            if closed[node]:
+                continue
+            closed[node] = 1
+            counters[EXPANDED] += 1
+            if goal_test != AT_GENERATION and _solved(goals, node_boxes[node]):
+                counters[SOLUTION] = node
+                return SOLVED
         expanded_here += 1
         bound_h = h_of[node] if h_weight > 0 else 0
-        if goal_test != AT_GENERATION and _solved(goals, node_boxes[node]):
-            counters[SOLUTION] = node
-            return SOLVED
 
         for k in range(box_count):
             parent_boxes[k] = node_boxes[node, k]
             occupied[parent_boxes[k]] = True
         stamps[REACH_STAMP] += 1
         reach = stamps[REACH_STAMP]
-        explore(floor, occupied, deltas, actual[node], reach_mark, reach, distance, queue)
+        counters[WORK] += box_count + explore(
+            floor, occupied, deltas, actual[node], reach_mark, reach, distance, queue
+        )
         restricted = False
         if corrals:
             restricted = (
@@ -221,12 +242,19 @@ def push_search(
         allowed_stamp = corral_marks[3]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
-        candidates = 0
         for i in range(box_count):
             b = parent_boxes[i]
             if restricted and allowed[b] != allowed_stamp:
                 continue
             for d in range(4):
+                if 4 * i + d < first_successor:
+                    continue
+                if successors_here > 0 and counters[WORK] >= work_limit:
+                    counters[RESUME_NODE] = node  # go on from this successor next call
+                    counters[RESUME_AT] = 4 * i + d
+                    pending[0] = candidates
+                    _clear(occupied, parent_boxes)
+                    return CONTINUE
                 behind = b - deltas[d]
                 if reach_mark[behind] != reach:
                     continue
@@ -252,6 +280,8 @@ def push_search(
                         code = GOAL_MACRO_STEP + packed
                 occupied[b] = False
                 occupied[target] = True
+                successors_here += 1
+                counters[WORK] += box_count
                 ok = not (
                     freeze
                     and freeze_deadlock(
@@ -269,7 +299,7 @@ def push_search(
                         child_assign,
                         with_assignment,
                     )
-                    h = _child_h(
+                    h, full = _child_h(
                         kind,
                         h_of[node],
                         assign[node],
@@ -284,6 +314,8 @@ def push_search(
                         nearest_manhattan,
                         work,
                     )
+                    if full:
+                        counters[WORK] += full_matching
                     ok = h < UNREACHABLE
                 normalized = 0
                 if ok:
@@ -482,19 +514,20 @@ def _child_h(
     nearest_manhattan,
     work,
 ):  # pragma: no cover - compiled
-    """Heuristic of the child, incremental where possible.
+    """Heuristic of the child, incremental where possible, and whether a full matching ran.
 
     Matching: when the moved box came ``pushes`` pushes closer to its assigned goal, the
     parent's assignment stays optimal (``pushes`` pushes lower any matching by at most that),
     so ``h - pushes``.
     """
     if kind == MANHATTAN:
-        return parent_h - nearest_manhattan[source] + nearest_manhattan[target]
+        return parent_h - nearest_manhattan[source] + nearest_manhattan[target], False
     if kind == PUSH_DISTANCE:
-        return parent_h - nearest_push[source] + nearest_push[target]
+        return parent_h - nearest_push[source] + nearest_push[target], False
     goal = parent_assign[index]
     if push_distance[goal, target] == push_distance[goal, source] - pushes:
-        return parent_h - pushes
-    return box_term(
+        return parent_h - pushes, False
+    h = box_term(
         MATCHING, nearest_manhattan, nearest_push, push_distance, child, child_assign, work
     )
+    return h, True

@@ -14,6 +14,7 @@ from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
 from evosoko.search.paths import move_path, push_path, verified
 from evosoko.search.result import (
+    MEMORY_LIMIT,
     NODE_LIMIT,
     SOLVED,
     TIMEOUT,
@@ -45,17 +46,63 @@ from evosoko.search.store import (
     THRESHOLD,
     TUNNELS,
     WEIGHT_SCALE,
+    WORK,
+    WORK_LIMIT,
     Store,
+    cell_dtype,
     frontier_push,
 )
 from evosoko.search.tables import search_tables
 from evosoko.sokoban.level import Level
 
 DEFAULT_MEMORY = 2 * 1024**3
-"""Bytes the state store of one search may use; past that the search stops with node-limit."""
+"""Bytes the tables and the state store of one search may use; past that the search stops with
+``memory-limit`` (tables that would not fit are not built at all)."""
 
 _CHUNK_SECONDS = 0.01
 """Target wall time of one kernel call: the clock is read between calls."""
+_FIRST_WORK_LIMIT = 1 << 14
+"""Work units of the first kernel call; the next ones follow the measured rate."""
+_UNLIMITED = 1 << 62
+
+
+def table_bytes(level: Level) -> int:
+    """Memory the per-level tables of a search take: push distances of every goal from every
+    cell (kept as int32 by the level and int64 by the kernels) and a few arrays per cell."""
+    return level.box_count * level.cells * 12 + 256 * level.cells
+
+
+def _next_work_limit(limit: int, done: int, seconds: float) -> int:
+    """The work limit of the next kernel call: what the measured rate does in
+    ``_CHUNK_SECONDS``, changed at most fourfold per call."""
+    if done <= 0:
+        return limit
+    wanted = done * _CHUNK_SECONDS / max(seconds, 1e-6)
+    return int(min(max(wanted, limit / 4, 1), limit * 4, _UNLIMITED))
+
+
+_SECONDS_PER_UNIT: list[float] = []
+
+
+def _seconds_per_work_unit() -> float:
+    """Seconds one work unit of a full matching takes here, measured once per process."""
+    if not _SECONDS_PER_UNIT:
+        from evosoko.sokoban.matching import matching_kernel
+
+        size = 96
+        rng = np.random.default_rng(0)
+        distances = rng.integers(0, 50, size=(size, size)).astype(np.int64)
+        boxes = np.arange(size, dtype=np.int64)
+        assignment = np.zeros(size, dtype=np.int16)  # as on small boards: compiled already
+        scratch = np.zeros((6, size + 1), dtype=np.int64)
+        matching_kernel(distances, boxes, assignment, scratch)  # compiled before timing
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            matching_kernel(distances, boxes, assignment, scratch)
+            best = min(best, time.perf_counter() - started)
+        _SECONDS_PER_UNIT.append(best / size**3)
+    return _SECONDS_PER_UNIT[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +149,7 @@ def solve(
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
     check_arguments(time_limit, node_limit, weight, partial)
-    warm_up()
+    warm_up(level.cells)
     run = _Run(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
@@ -138,6 +185,7 @@ class _Run:
         pruning,
         seed,
         memory_limit,
+        store_cells: int = 0,
     ):
         self.started = time.perf_counter()
         self.level = level
@@ -145,22 +193,37 @@ class _Run:
         self.heuristic = heuristic
         self.time_limit = time_limit
         self.node_limit = node_limit
+        self.memory_limit = memory_limit
+        self.weight = weight
+        self.pruning = pruning
+        self.seed = seed
         self.is_move = algorithm.level == MOVE
-        self.tab = search_tables(level).packed()
+        self.store_cells = max(level.cells, store_cells)
+        self.store = Store(level.box_count, capacity=16, cells=self.store_cells)  # until prepared
+
+    def _prepare(self) -> str | None:
+        """Build the tables, store and parameters; a status when the budget forbids it."""
+        level, algorithm = self.level, self.algorithm
         box_count = level.box_count
-        kind = HEURISTICS[heuristic]
-        self.store = Store(box_count, with_assignment=kind == MATCHING and not self.is_move)
-        self.max_nodes = max(1 << 12, memory_limit // self.store.bytes_per_node())
+        kind = HEURISTICS[self.heuristic]
+        if table_bytes(level) >= self.memory_limit:
+            return MEMORY_LIMIT
+        self.tab = search_tables(level).packed()
+        self.store = Store(
+            box_count, with_assignment=kind == MATCHING and not self.is_move, cells=self.store_cells
+        )
+        room_for_nodes = self.memory_limit - table_bytes(level)
+        self.max_nodes = max(1 << 12, room_for_nodes // self.store.bytes_per_node())
         self.params = np.zeros(PARAM_COUNT, dtype=np.int64)
         self.params[MODE] = algorithm.mode
         self.params[HEURISTIC] = kind
         self.params[G_WEIGHT] = algorithm.g_weight
         h_weight = algorithm.h_weight
-        self.params[H_WEIGHT] = round(weight * WEIGHT_SCALE) if h_weight is None else h_weight
-        self.params[FREEZE] = pruning.freeze
-        self.params[CORRALS] = pruning.corrals
-        self.params[TUNNELS] = pruning.tunnels
-        goal_rooms = pruning.goal_rooms
+        self.params[H_WEIGHT] = round(self.weight * WEIGHT_SCALE) if h_weight is None else h_weight
+        self.params[FREEZE] = self.pruning.freeze
+        self.params[CORRALS] = self.pruning.corrals
+        self.params[TUNNELS] = self.pruning.tunnels
+        goal_rooms = self.pruning.goal_rooms
         if goal_rooms is None:
             goal_rooms = not algorithm.optimal
         self.goal_room = find_goal_room(level) if goal_rooms and not self.is_move else None
@@ -172,18 +235,33 @@ class _Run:
         self.params[THRESHOLD] = NO_THRESHOLD
         self.params[GOAL_AT_GENERATION] = algorithm.goal_test
         self.params[SHUFFLE] = algorithm.shuffle
-        self.params[CHUNK] = 64
+        self.params[CHUNK] = 1
+        self.params[WORK_LIMIT] = _FIRST_WORK_LIMIT
         self.work = np.zeros((6, box_count + 1), dtype=np.int64)
         if self.is_move:
             self.scratch = move_kernel.make_scratch(level.cells, box_count)
-            move_kernel.seed_random(seed)
+            move_kernel.seed_random(self.seed)
         else:
-            self.scratch = push_kernel.make_scratch(level.cells)
+            self.scratch = push_kernel.make_scratch(level.cells, box_count)
         self.start_boxes = np.array(level.start.boxes, dtype=np.int64)
+        if self._out_of_time(time.perf_counter()):
+            return TIMEOUT
+        if kind == MATCHING and self.time_limit is not None:
+            # one matching cannot be cut short: do not start one that cannot end in time
+            needed = box_count**3 * _seconds_per_work_unit()
+            if self._out_of_time(time.perf_counter() + needed):
+                return TIMEOUT
+        return None
+
+    def _out_of_time(self, now: float) -> bool:
+        return self.time_limit is not None and now - self.started >= self.time_limit
 
     # ---- running ------------------------------------------------------------------------------
     def search(self) -> str:
         """Run to the end or the budget; returns the status."""
+        refused = self._prepare()
+        if refused is not None:
+            return refused
         if all(self.level.goals[b] for b in self.level.start.boxes):
             self._add_root()
             self.store.counters[SOLUTION] = 0
@@ -240,18 +318,25 @@ class _Run:
         return int(h)
 
     def _run_kernel(self) -> str:
+        """Call the kernel until it ends or a limit is reached.
+
+        Each call does about ``_CHUNK_SECONDS`` of work: its work limit follows the rate of
+        work units per second measured on the calls before (a push-level call may stop in the
+        middle of an expansion), so the clock and Ctrl-C are looked at often however costly
+        one expansion is.
+        """
         kernel = move_kernel.move_search if self.is_move else push_kernel.push_search
         store = self.store
-        chunk = 64
+        arguments = (self.tab,) if self.is_move else (self.tab, self.room_tab)
         while True:
+            self.params[CHUNK] = _UNLIMITED
             if self.node_limit is not None:
                 left = self.node_limit - int(store.counters[EXPANDED])
                 if left <= 0:
                     return NODE_LIMIT
-                chunk = min(chunk, left)
-            self.params[CHUNK] = chunk
+                self.params[CHUNK] = left
             called = time.perf_counter()
-            arguments = (self.tab,) if self.is_move else (self.tab, self.room_tab)
+            work_before = int(store.counters[WORK])
             code = kernel(
                 *arguments,
                 self.params,
@@ -272,12 +357,13 @@ class _Run:
                     store.capacity * 2 > self.max_nodes
                     and store.size + 8 * store.box_count >= store.capacity
                 ):
-                    return NODE_LIMIT
+                    return MEMORY_LIMIT
                 store.grow()
-            if self.time_limit is not None and now - self.started >= self.time_limit:
+            if self._out_of_time(now):
                 return TIMEOUT
-            elapsed = max(now - called, 1e-6)
-            chunk = int(min(max(chunk * _CHUNK_SECONDS / elapsed, 16), 1 << 16))
+            self.params[WORK_LIMIT] = _next_work_limit(
+                int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, now - called
+            )
 
     # ---- reporting ----------------------------------------------------------------------------
     def result(self, status: str, partial: int) -> SearchResult:
@@ -289,7 +375,7 @@ class _Run:
             lurd = self._path(int(counters[SOLUTION]))
             verification = verified(self.level, lurd, must_solve=True)
             solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
-        elif partial and status in (TIMEOUT, NODE_LIMIT):
+        elif partial and status in (TIMEOUT, NODE_LIMIT, MEMORY_LIMIT):
             partial_paths = self._partial_paths(partial)
         return SearchResult(
             status=status,
@@ -334,20 +420,27 @@ class _Run:
         return tuple(paths)
 
 
-_WARM = False
+_WARM: set[type] = set()
 _WARM_UP_ROWS = ["#######", "#     #", "# $$. #", "#@  . #", "#######"]
 
 
-def warm_up() -> None:
-    """Compile (or load from the numba cache) every kernel once, outside any timed search."""
-    global _WARM
-    if _WARM:
+def warm_up(cells: int = 0) -> None:
+    """Compile (or load from the numba cache) every kernel once, outside any timed search.
+
+    ``cells``: the size of the boards to come; the kernels are compiled once for boards that
+    store cells in 16 bits and once for larger ones (:func:`evosoko.search.store.cell_dtype`).
+    """
+    dtype = cell_dtype(cells)
+    if dtype in _WARM:
         return
-    _WARM = True
+    _WARM.add(dtype)
     from evosoko.search.algorithms import ALGORITHMS
     from evosoko.sokoban.build import level_from_rows
 
     level = level_from_rows(_WARM_UP_ROWS, title="warm-up")
-    for name, algorithm in ALGORITHMS.items():
+    for algorithm in ALGORITHMS.values():
         for heuristic in algorithm.heuristics:
-            solve(level, name, heuristic, node_limit=50)
+            run = _Run(
+                level, algorithm, heuristic, None, 50, 3.0, Pruning(), 0, DEFAULT_MEMORY, cells
+            )
+            run.result(run.search(), 0)

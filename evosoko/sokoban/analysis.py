@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING
 
+import numba
 import numpy as np
 
 from evosoko.sokoban.level import UNREACHABLE
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from evosoko.sokoban.level import Level
 
 
-def pull_distances_from(level: "Level", goal: int, floor: np.ndarray | None = None) -> np.ndarray:
+def pull_distances_from(level: Level, goal: int, floor: np.ndarray | None = None) -> np.ndarray:
     """int32[cells]: fewest pushes taking a lone box from each cell to ``goal``.
 
     Breadth-first search over box cells by reverse pulls: a box at ``b`` can be pulled in
@@ -21,27 +21,66 @@ def pull_distances_from(level: "Level", goal: int, floor: np.ndarray | None = No
     are floor (``floor``: the level's, or one with extra walls). Other boxes are ignored, so
     the distance is a lower bound.
     """
-    distance = np.full(level.cells, UNREACHABLE, dtype=np.int32)
     floor = level.floor if floor is None else floor
-    distance[goal] = 0
-    queue = deque([goal])
-    deltas = level.deltas
-    while queue:
-        box = queue.popleft()
-        next_distance = distance[box] + 1
-        for delta in deltas:
-            pulled_to = box + delta
-            player_to = pulled_to + delta
-            if floor[pulled_to] and floor[player_to] and distance[pulled_to] == UNREACHABLE:
-                distance[pulled_to] = next_distance
-                queue.append(pulled_to)
+    distance = np.empty(level.cells, dtype=np.int32)
+    queue = np.empty(level.cells, dtype=np.int64)
+    deltas = np.array(level.deltas, dtype=np.int64)
+    _pull_distances(np.asarray(floor, dtype=np.bool_), deltas, goal, distance, queue)
     return distance
 
 
-def push_distances(level: "Level") -> np.ndarray:
-    """int32[goals, cells]: :func:`pull_distances_from` for every goal, in ``goal_cells`` order."""
+def push_distances(level: Level) -> np.ndarray:
+    """int32[goals, cells]: :func:`pull_distances_from` for every goal, in ``goal_cells`` order.
+
+    Raises :class:`LevelFormatError` (naming the level) when the table would have more than
+    :data:`MAX_DISTANCE_ENTRIES` entries, before allocating it.
+    """
     goal_cells = level.goal_cells
-    table = np.full((len(goal_cells), level.cells), UNREACHABLE, dtype=np.int32)
+    entries = len(goal_cells) * level.cells
+    if entries > MAX_DISTANCE_ENTRIES:
+        raise _too_large(level, entries)
+    table = np.empty((len(goal_cells), level.cells), dtype=np.int32)
+    queue = np.empty(level.cells, dtype=np.int64)
+    floor = np.asarray(level.floor, dtype=np.bool_)
+    deltas = np.array(level.deltas, dtype=np.int64)
     for row, goal in enumerate(goal_cells.tolist()):
-        table[row] = pull_distances_from(level, goal)
+        _pull_distances(floor, deltas, goal, table[row], queue)
     return table
+
+
+MAX_DISTANCE_ENTRIES = 1 << 28
+"""Most entries (goals x cells) of a level's push-distance table: 1 GiB of int32. A level with
+more goals on a larger board cannot be analysed (searched or evolved); reading and showing it
+still work."""
+
+
+def _too_large(level: Level, entries: int):
+    from evosoko.errors import LevelFormatError
+
+    origin = level.origin
+    label = f"level {level.name}"
+    return LevelFormatError(
+        f"{label}: {level.box_count:,} goals on {level.cells:,} cells need a push-distance table "
+        f"of {entries:,} entries, more than the {MAX_DISTANCE_ENTRIES:,} evosoko allows",
+        origin.path if origin else None,
+        origin.line if origin else None,
+    )
+
+
+@numba.njit(cache=True)
+def _pull_distances(floor, deltas, goal, distance, queue):  # pragma: no cover - compiled
+    """Breadth-first reverse pulls from ``goal`` over ``floor`` into ``distance``."""
+    distance[:] = UNREACHABLE
+    distance[goal] = 0
+    queue[0] = goal
+    head, tail = 0, 1
+    while head < tail:
+        box = queue[head]
+        head += 1
+        for k in range(4):
+            pulled_to = box + deltas[k]
+            player_to = pulled_to + deltas[k]
+            if floor[pulled_to] and floor[player_to] and distance[pulled_to] == UNREACHABLE:
+                distance[pulled_to] = distance[box] + 1
+                queue[tail] = pulled_to
+                tail += 1
