@@ -17,6 +17,7 @@ from evosoko.cli.common import (
     reports_errors,
     stdout,
 )
+from evosoko.text import plain, plain_lines
 
 OverridesOption = Annotated[
     list[str] | None,
@@ -96,8 +97,8 @@ def compare_command(
     if json_output:
         print_json(json.loads((folder / "summary.json").read_text()))
     elif not quiet:
-        stdout.print((folder / SUMMARY_MD).read_text(), markup=False)
-        stdout.print(f"results in {folder}", markup=False)
+        stdout.print(plain_lines((folder / SUMMARY_MD).read_text()), markup=False)
+        stdout.print(plain(f"results in {folder}"), markup=False)
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
 
@@ -137,7 +138,7 @@ def sweep_command(
             stdout.print(
                 f"best trial: {best.params} (solve rate {best.solve_rate:.0%})", markup=False
             )
-        stdout.print(f"results in {folder} (index.csv, best.toml)", markup=False)
+        stdout.print(plain(f"results in {folder} (index.csv, best.toml)"), markup=False)
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
 
@@ -157,4 +158,4 @@ def plot_command(
     from evosoko.experiment.plotting import plot_folders
 
     for path in plot_folders(folders, out, "svg" if svg else "png"):
-        stdout.print(f"wrote {path}", markup=False)
+        stdout.print(plain(f"wrote {path}"), markup=False)

@@ -21,6 +21,7 @@ from evosoko.cli.common import (
     reports_errors,
     stdout,
 )
+from evosoko.text import plain, plain_text
 
 
 @app.command("levels")
@@ -42,13 +43,13 @@ def levels_command(
                 }
             )
         return
-    table = Table(title=str(file))
+    table = Table(title=plain_text(file))
     for column in ("index", "title", "size", "boxes"):
         table.add_column(column, justify="right" if column != "title" else "left")
     for level in levels:
         table.add_row(
             str(level.index),
-            level.title or "",
+            plain_text(level.title or ""),
             f"{level.width}×{level.height}",
             str(level.box_count),
         )
@@ -87,18 +88,21 @@ def show_command(
         if not verification.valid:
             fail(f"{level.name}: {verification.error}", EXIT_FAILED)
         state = verification.final
-    stdout.print(f"{level.name}  ({level.width}×{level.height}, {level.box_count} boxes)")
+    stdout.print(
+        plain(f"{level.name}  ({level.width}×{level.height}, {level.box_count} boxes)"),
+        markup=False,
+    )
     stdout.print(render.styled_board(level, state))
     if solution is not None:
         verdict = "solved" if verification.solved else "not solved"
         stdout.print(f"{verification.moves} moves, {verification.pushes} pushes: {verdict}")
     if png is not None:
         render.save_png(level, png, state)
-        stdout.print(f"wrote {png}")
+        stdout.print(plain(f"wrote {png}"), markup=False)
     if gif is not None:
         states = replay_states(level, verification.lurd)
         frames = render.save_gif(level, states, gif, fps=fps, max_frames=max_frames)
-        stdout.print(f"wrote {gif} ({frames} frames)")
+        stdout.print(plain(f"wrote {gif} ({frames} frames)"), markup=False)
 
 
 @app.command("verify")
@@ -161,10 +165,13 @@ def _report_verification(entry, json_output: bool) -> bool:
             }
         )
     elif error is None:
-        stdout.print(f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes")
+        stdout.print(
+            plain(f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes"),
+            markup=False,
+        )
     else:
         stdout.print(
-            f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} pushes)",
+            plain(f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} pushes)"),
             markup=False,
         )
     return error is None

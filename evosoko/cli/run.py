@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from evosoko.cli.common import app, fail, print_json, reports_errors, stderr, stdout
+from evosoko.text import plain
 
 
 @app.command("run")
@@ -52,8 +53,8 @@ def run_command(
     if json_output:
         print_json(report.json_summary())
     elif not quiet:
-        stdout.print(f"{report.status}: {report.run_dir}", markup=False)
+        stdout.print(plain(f"{report.status}: {report.run_dir}"), markup=False)
     if report.message:
-        stderr.print(report.message, markup=False)
+        stderr.print(plain(report.message), markup=False)
     if report.exit_code:
         raise typer.Exit(report.exit_code)

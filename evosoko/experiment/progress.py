@@ -24,6 +24,7 @@ from rich.progress import (
 from evosoko.config import BudgetConfig
 from evosoko.evolve.engine import GenerationStats
 from evosoko.experiment.records import LevelResult
+from evosoko.text import plain, plain_text
 
 
 class RunProgress(Protocol):
@@ -88,7 +89,7 @@ class LineProgress(NoProgress):
         self.stream = stream
 
     def level_finished(self, result: LevelResult) -> None:
-        print(describe_result(result), file=self.stream, flush=True)
+        print(plain(describe_result(result)), file=self.stream, flush=True)
 
 
 class RichProgress:
@@ -97,10 +98,10 @@ class RichProgress:
     def __init__(self, console: Console | None = None) -> None:
         self.budget = BudgetConfig()
         self.progress = Progress(
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),  # a level's title is not markup
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[detail]}"),
+            TextColumn("{task.fields[detail]}", markup=False),
             TimeElapsedColumn(),
             console=console,
         )
@@ -114,7 +115,7 @@ class RichProgress:
 
     def level_started(self, index: int, name: str) -> None:
         total, _ = self._bar_measure()
-        self._level = self.progress.add_task(f"level {index} {name}", total=total, detail="")
+        self._level = self.progress.add_task(plain(f"level {index} {name}"), total=total, detail="")
 
     def generation(self, stats: GenerationStats) -> None:
         if self._level is None:
@@ -136,7 +137,7 @@ class RichProgress:
             self._level = None
         if self._overall is not None:
             self.progress.advance(self._overall)
-        self.progress.console.print(describe_result(result), highlight=False)
+        self.progress.console.print(plain_text(describe_result(result)), highlight=False)
 
     def stop(self) -> None:
         self.progress.stop()
@@ -157,5 +158,5 @@ def make_progress(*, quiet: bool, stream: IO[str] | None = None) -> RunProgress:
     if quiet:
         return NoProgress()
     if stream.isatty():
-        return RichProgress(Console(file=stream))
+        return RichProgress(Console(file=stream, emoji=False))
     return LineProgress(stream)
