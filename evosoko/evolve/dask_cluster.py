@@ -55,10 +55,10 @@ def check_backend_reachable(parallel: Any) -> None:
         check_scheduler(parallel.address)
 
 
-def check_scheduler(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+def check_scheduler(address: str, timeout: float | None = None) -> None:
     """Connect to the scheduler at ``address`` and leave; :class:`EvosokoError` naming the
-    address when none answers within ``timeout`` seconds."""
-    DaskConnection(address, timeout=timeout).close()
+    address when none answers within ``timeout`` seconds (default :data:`CONNECT_TIMEOUT`)."""
+    DaskConnection(address, timeout=CONNECT_TIMEOUT if timeout is None else timeout).close()
 
 
 class DaskConnection:

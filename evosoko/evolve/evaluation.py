@@ -34,6 +34,7 @@ import numpy as np
 from evosoko.config import FitnessConfig, ParallelConfig
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
 from evosoko.evolve.packing import pack_genomes
+from evosoko.evolve.worker_lifetime import exit_with_parent
 from evosoko.sokoban.level import Level
 
 if TYPE_CHECKING:
@@ -139,6 +140,7 @@ def _init_worker(
     SIGINT: the parent decides what an interrupt stops (Ctrl-C reaches the whole process group)."""
     global _worker_fitness, _worker_crash_marker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()  # no orphans when the run's process is killed
     if log_queue is not None:
         root = logging.getLogger()
         root.handlers[:] = [logging.handlers.QueueHandler(log_queue)]

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evosoko.errors import ConfigError
+from evosoko.evolve.worker_lifetime import exit_with_parent
 
 __all__ = [
     "BACKENDS",
@@ -168,8 +169,9 @@ class ProcessBackend:
 
 def _ignore_sigint() -> None:
     """Worker initializer: Ctrl-C reaches the whole process group, but only the parent acts on
-    it (it records what finished and ends the workers)."""
+    it (it records what finished and ends the workers). A worker ends with its parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()
 
 
 def make_backend(

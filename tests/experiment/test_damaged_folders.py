@@ -326,3 +326,23 @@ def test_a_run_of_a_level_titled_with_markup_completes_in_a_terminal(tmp_path):
     assert report.status == "completed", report.message
     assert json.loads((report.run_dir / "summary.json").read_text())["status"] == "completed"
     assert "level 1 [/]" in stream.getvalue()
+
+
+# ---- a Dask scheduler that does not answer --------------------------------------------------------
+def test_an_unreachable_dask_scheduler_is_found_before_the_folder_exists(tmp_path, monkeypatch):
+    import socket
+
+    pytest.importorskip("distributed")
+    from evosoko.evolve import dask_cluster
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(dask_cluster, "CONNECT_TIMEOUT", 2.0)
+    config = tiny_config(
+        tmp_path / "runs", "parallel.backend=dask", f'parallel.address="tcp://127.0.0.1:{port}"'
+    )
+    with pytest.raises(EvosokoError, match="cannot reach the Dask scheduler") as caught:
+        start_run(config, config_source="cluster.toml")
+    assert caught.value.path == "cluster.toml"
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
