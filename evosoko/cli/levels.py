@@ -79,6 +79,8 @@ def show_command(
     from evosoko.sokoban import render
     from evosoko.sokoban.solutions import replay_states, verify_solution
 
+    if not 1 <= fps <= render.MAX_FPS:  # also refuses nan
+        fail(f"--fps must be between 1 and {render.MAX_FPS}, not {fps}")
     _, (level,) = read_and_select(file, format, [level_id])
     if gif is not None and solution is None:
         fail("--gif needs a --solution to animate")

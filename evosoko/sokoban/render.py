@@ -118,13 +118,15 @@ def save_gif(
 ) -> int:
     """Animate ``states`` (start first) into a looping GIF; return the number of frames written.
 
-    ``fps`` is clamped to 1..``MAX_FPS``; the final position is held for an extra second.
+    ``fps`` must be within 1..``MAX_FPS`` (``ValueError`` otherwise, nan too); the final
+    position is held for an extra second.
     """
     from PIL import Image
 
     if not states:
         raise ValueError("a GIF needs at least one state")
-    fps = min(max(float(fps), 1.0), MAX_FPS)
+    if not 1 <= float(fps) <= MAX_FPS:
+        raise ValueError(f"fps must be between 1 and {MAX_FPS}, not {fps}")
     steps = gif_frame_steps(len(states) - 1, max_frames)
     figure, show = _board_figure(level, cell_pixels)
     frames = _quantized_frames(figure, show, [states[i] for i in steps])
