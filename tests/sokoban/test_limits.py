@@ -99,3 +99,28 @@ def test_binary_data_names_the_line_of_its_first_nul(tmp_path):
     with pytest.raises(LevelFormatError, match="NUL") as caught:
         read_levels(path)
     assert caught.value.line == 3
+
+
+def test_pictures_of_large_boards_are_drawn_with_smaller_cells(tmp_path, monkeypatch):
+    """A 500x500 board took 21 GB and 49 s to draw at 32 pixels per cell."""
+    from PIL import Image
+
+    from evosoko.sokoban import render
+    from evosoko.sokoban.solutions import replay_states
+
+    level = level_from_rows(room_rows(60, 50, player=(1, 1), box=(25, 30), goal=(25, 31)))
+    monkeypatch.setattr(render, "MAX_IMAGE_PIXELS", 60 * 50 * 10 * 10)
+    monkeypatch.setattr(render, "MAX_GIF_PIXELS", 60 * 50 * 10 * 10 * 5)
+    assert render.fitted_cell_pixels(level, 32) == 10
+    render.save_png(level, tmp_path / "board.png")
+    with Image.open(tmp_path / "board.png") as image:
+        assert image.size == (600, 500)
+    states = replay_states(level, "d" * 23 + "r" * 28 + "R")
+    frames = render.save_gif(level, states, tmp_path / "walk.gif", max_frames=400)
+    assert frames == 5  # the frames the pixel budget holds
+    assert (
+        render.fitted_cell_pixels(
+            level_from_rows(room_rows(1000, 1000, (1, 1), (5, 5), (5, 6))), 32
+        )
+        == 4
+    )
