@@ -41,6 +41,7 @@ from evosoko.search.store import (
     NO_THRESHOLD,
     PARAM_COUNT,
     REOPEN,
+    RESUME_NODE,
     SHUFFLE,
     SOLUTION,
     THRESHOLD,
@@ -333,7 +334,9 @@ class _Run:
             if self.node_limit is not None:
                 left = self.node_limit - int(store.counters[EXPANDED])
                 if left <= 0:
-                    return NODE_LIMIT
+                    if store.counters[RESUME_NODE] < 0:
+                        return NODE_LIMIT
+                    left = 1  # a node limit counts whole expansions: finish the one cut short
                 self.params[CHUNK] = left
             called = time.perf_counter()
             work_before = int(store.counters[WORK])

@@ -116,8 +116,12 @@ def test_expansions_cut_into_many_kernel_calls_give_the_same_search(monkeypatch)
     """With a work limit of one unit, a push-level kernel call stops after every successor and
     the next call goes on where it stopped: the search is the same, step for step."""
     levels = microban("1", "2", "3", "6")
-    for algo, heuristic in [("push-astar", None), ("push-idastar", None), ("push-greedy", None)]:
-        normal = [solve(level, algo, heuristic) for level in levels]
+    cases = [("push-astar", None, None), ("push-idastar", None, None), ("push-greedy", None, None)]
+    cases += [("push-astar", None, 7), ("push-wastar", "push-distance", 5)]  # node limits
+    for algo, heuristic, node_limit in cases:
+        normal = [
+            solve(level, algo, heuristic, node_limit=node_limit, partial=3) for level in levels
+        ]
         monkeypatch.setattr(solver_module, "_FIRST_WORK_LIMIT", 1)
         monkeypatch.setattr(solver_module, "_next_work_limit", lambda limit, done, seconds: 1)
         monkeypatch.setattr(
@@ -125,10 +129,16 @@ def test_expansions_cut_into_many_kernel_calls_give_the_same_search(monkeypatch)
             "push_search",
             _counted(solver_module.push_kernel.push_search),
         )
-        sliced = [solve(level, algo, heuristic) for level in levels]
+        sliced = [
+            solve(level, algo, heuristic, node_limit=node_limit, partial=3) for level in levels
+        ]
         monkeypatch.undo()
         for plain, cut in zip(normal, sliced):
-            assert (plain.status, plain.solution) == (cut.status, cut.solution)
+            assert (plain.status, plain.solution, plain.partial) == (
+                cut.status,
+                cut.solution,
+                cut.partial,
+            )
             assert (plain.expanded, plain.generated, plain.duplicates) == (
                 cut.expanded,
                 cut.generated,
