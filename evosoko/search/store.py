@@ -75,12 +75,15 @@ EMPTY = -1
 NO_THRESHOLD = -1
 
 MOVES_BITS, H_BITS = 20, 16
+F_LIMIT = (1 << (63 - H_BITS - MOVES_BITS)) - 1
+"""Largest ``f`` a heap key holds; larger ones (weighted searches on huge boards) saturate
+instead of wrapping into negative keys."""
 
 
 @numba.njit(cache=True)
 def priority(g, h, moves, g_weight, h_weight):  # pragma: no cover - compiled
     """Heap key: ``g*g_weight + h*h_weight``, then smaller ``h``, then fewer moves."""
-    f = g * g_weight + h * h_weight
+    f = min(g * g_weight + h * h_weight, F_LIMIT)
     return (
         (f << (H_BITS + MOVES_BITS))
         | (min(h, (1 << H_BITS) - 1) << MOVES_BITS)

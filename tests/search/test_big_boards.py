@@ -241,3 +241,11 @@ def test_no_false_unsolvable_on_a_big_board_with_every_pruning():
     for algo in ["push-bfs", "push-astar", "push-wastar", "push-greedy", "push-idastar"]:
         result = solve(level, algo, time_limit=60, pruning=Pruning())
         _check_solved(level, result)
+
+
+def test_heap_keys_saturate_instead_of_wrapping():
+    from evosoko.search.store import F_LIMIT, priority
+
+    huge = priority(10**6, 10**7, 5, 100, 300)
+    assert huge > 0 and huge >> 36 == F_LIMIT
+    assert priority(3, 4, 5, 1, 1) < priority(3, 5, 5, 1, 1) < huge
