@@ -128,11 +128,12 @@ class Store:
         box_count: int,
         capacity: int = 1 << 12,
         with_assignment: bool = False,
-        cells: int = SMALL_BOARD_CELLS,
+        cells: int | None = None,
     ):
-        """A store for states of ``box_count`` boxes on a board of ``cells`` cells."""
+        """A store for states of ``box_count`` boxes on a board of ``cells`` cells (None: any
+        board, cells stored as int32)."""
         self.box_count = box_count
-        self.cell_dtype = cell_dtype(cells)
+        self.cell_dtype = cell_dtype(cells) if cells is not None else np.int32
         self.assign_width = box_count if with_assignment else 1
         self.capacity = capacity
         self.nodes = (
