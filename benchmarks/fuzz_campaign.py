@@ -125,7 +125,7 @@ def level_files(count: int, seed: int, folder: Path) -> Tally:
 
 def command_lines(count: int, seed: int, folder: Path) -> Tally:
     tally = Tally()
-    files = list(mutated_level_files(max(1, count // len(CLI_COMMANDS)), seed + 1))
+    files = list(mutated_level_files(max(1, count // len(CLI_COMMANDS)), seed + 1, most_steps=2))
     for number in range(count):
         name, data = files[number // len(CLI_COMMANDS) % len(files)]
         command = CLI_COMMANDS[number % len(CLI_COMMANDS)]

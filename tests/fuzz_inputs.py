@@ -57,10 +57,13 @@ _HOSTILE_PIECES = [
 ]
 
 
-def mutate_text(text: str, rng: random.Random, steps: int | None = None) -> str:
-    """``text`` after 1 to 6 random edits: characters inserted, deleted or replaced, lines
-    duplicated, dropped or swapped, a hostile piece inserted, or the text cut short."""
-    for _ in range(steps if steps is not None else rng.randint(1, 6)):
+def mutate_text(
+    text: str, rng: random.Random, steps: int | None = None, most_steps: int = 6
+) -> str:
+    """``text`` after ``steps`` (default: 1 to ``most_steps``) random edits: characters inserted,
+    deleted or replaced, lines duplicated, dropped or swapped, a hostile piece inserted, or the
+    text cut short."""
+    for _ in range(steps if steps is not None else rng.randint(1, most_steps)):
         kind = rng.randrange(8)
         position = rng.randrange(len(text) + 1)
         if kind == 0:
@@ -87,13 +90,16 @@ def mutate_text(text: str, rng: random.Random, steps: int | None = None) -> str:
     return text
 
 
-def mutated_level_files(count: int, seed: int = 0) -> Iterator[tuple[str, bytes]]:
-    """``count`` mutated level files as ``(file name, bytes)``; some are re-encoded oddly."""
+def mutated_level_files(
+    count: int, seed: int = 0, most_steps: int = 6
+) -> Iterator[tuple[str, bytes]]:
+    """``count`` mutated level files as ``(file name, bytes)``; some are re-encoded oddly.
+    Fewer ``most_steps`` keep more files valid (to reach the solvers)."""
     rng = random.Random(seed)
     names = sorted(SEED_LEVEL_TEXTS)
     for number in range(count):
         name = names[number % len(names)]
-        text = mutate_text(SEED_LEVEL_TEXTS[name], rng)
+        text = mutate_text(SEED_LEVEL_TEXTS[name], rng, most_steps=most_steps)
         encoding = rng.choice(["utf-8", "utf-8", "utf-8", "utf-8-sig", "utf-16", "latin-1"])
         data = text.encode(encoding, errors="replace")
         if rng.random() < 0.05:
