@@ -9,7 +9,7 @@ import numpy as np
 
 from evosoko.errors import ConfigError
 from evosoko.search import move_kernel, push_kernel
-from evosoko.search.algorithms import MOVE, Algorithm, algorithm_named, heuristic_for
+from evosoko.search.algorithms import MOVE, PUSH, Algorithm, algorithm_named, heuristic_for
 from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
 from evosoko.search.paths import move_path, push_path, verified
@@ -150,7 +150,7 @@ def solve(
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
     check_arguments(time_limit, node_limit, weight, partial)
-    warm_up(level.cells)
+    warm_up(level.cells, algorithm.level)
     run = _Run(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
@@ -423,25 +423,30 @@ class _Run:
         return tuple(paths)
 
 
-_WARM: set[type] = set()
+_WARM: set[tuple[type, str]] = set()
 _WARM_UP_ROWS = ["#######", "#     #", "# $$. #", "#@  . #", "#######"]
 
 
-def warm_up(cells: int = 0) -> None:
-    """Compile (or load from the numba cache) every kernel once, outside any timed search.
+def warm_up(cells: int = 0, level_kind: str | None = None) -> None:
+    """Compile (or load from the numba cache) the search kernels, outside any timed search.
 
     ``cells``: the size of the boards to come; the kernels are compiled once for boards that
     store cells in 16 bits and once for larger ones (:func:`evosoko.search.store.cell_dtype`).
+    ``level_kind``: ``"move"`` or ``"push"`` for one kernel's algorithms only (None: all).
     """
-    dtype = cell_dtype(cells)
-    if dtype in _WARM:
-        return
-    _WARM.add(dtype)
     from evosoko.search.algorithms import ALGORITHMS
     from evosoko.sokoban.build import level_from_rows
 
+    dtype = cell_dtype(cells)
+    kinds = [level_kind] if level_kind is not None else [MOVE, PUSH]
+    wanted = [kind for kind in kinds if (dtype, kind) not in _WARM]
+    if not wanted:
+        return
+    _WARM.update((dtype, kind) for kind in wanted)
     level = level_from_rows(_WARM_UP_ROWS, title="warm-up")
     for algorithm in ALGORITHMS.values():
+        if algorithm.level not in wanted:
+            continue
         for heuristic in algorithm.heuristics:
             run = _Run(
                 level, algorithm, heuristic, None, 50, 3.0, Pruning(), 0, DEFAULT_MEMORY, cells
