@@ -40,6 +40,7 @@ from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.metrics import SolverSummary, summarise
+from evosoko.experiment.report import Throttle, refresh_report
 from evosoko.experiment.runfolder import make_output_folder, output_folder
 from evosoko.experiment.settings import Section, load_model, locate, resolve_path
 from evosoko.search.algorithms import ALGORITHMS
@@ -82,6 +83,9 @@ RESULT_COLUMNS = (
 the time and cost to solve when ``solved`` is 1; ``seed`` is empty for deterministic search."""
 
 UNITS = {"ga": "evaluations", "search": "nodes"}
+
+REPORT_SECONDS = 20.0
+"""While jobs finish, the result files and report.html are rewritten at most this often."""
 
 
 # ---- configuration ------------------------------------------------------------------------------
@@ -496,6 +500,7 @@ def run_compare(
     level_of = {entry.index: entry.level for entry in levels}
     rows: dict[str, dict] = {}
     counts = {"resumed": 0, "done": 0}
+    report_due = Throttle(REPORT_SECONDS)
 
     def on_result(job: Job, result: dict, resumed: bool) -> None:
         rows[job.key] = result_row(job, result, level_of[job.payload["level_index"]])
@@ -503,6 +508,9 @@ def run_compare(
         counts["resumed"] += resumed
         if progress is not None and not resumed:
             progress(counts["done"], len(jobs), rows[job.key])
+        if not resumed and report_due.due():  # the files and report.html show the progress
+            done = [rows[job.key] for job in jobs if job.key in rows]
+            write_compare_files(folder, config, done, len(jobs), plots=False)
 
     parallel = config.parallel
     backend = make_backend(
@@ -544,6 +552,7 @@ def write_compare_files(
         from evosoko.experiment.figures import draw_compare
 
         draw_compare(folder, rows, budget.seconds, unit_budgets, [s.label for s in config.solver])
+    refresh_report(folder)
     return summaries
 
 

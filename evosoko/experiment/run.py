@@ -300,6 +300,7 @@ class _Execution:
             self.results.append(result)
             self.folder.write_results(self.results, self.file_levels)
             self._write_summary()
+            self._refresh_report()
             self.progress.level_finished(result)
         self.status = "completed"
 
@@ -414,6 +415,7 @@ class _Execution:
                 solved=sum(result.solved for result in self.results),
             )
             self._write_summary()
+            self._refresh_report()
         except WriteFailed as error:  # the summary on disk keeps its last state: resumable
             if self.status != "failed":
                 self.status, self.error = "failed", str(error)
@@ -445,6 +447,12 @@ class _Execution:
 
     def _resume_command(self) -> str:
         return f"evosoko run --resume {self.folder.path}"
+
+    def _refresh_report(self) -> None:
+        """Rewrite report.html (a failure is logged, never raised)."""
+        from evosoko.experiment.report import refresh_report
+
+        refresh_report(self.folder.path)
 
     def _report(self) -> RunReport:
         exit_code, message = 0, None
