@@ -25,7 +25,6 @@ from textual.widgets import Footer, Static
 
 from evosoko.errors import EvosokoError
 from evosoko.play.game import Game
-from evosoko.text import plain
 from evosoko.play.hints import (
     HINT_SECONDS,
     LOST,
@@ -39,6 +38,7 @@ from evosoko.play.hints import (
 )
 from evosoko.play.stored import StoredSolution, save_solution, stored_solution
 from evosoko.sokoban.level import DIRECTIONS, Level, State
+from evosoko.text import plain
 
 CELLS = {
     "wall": ("██", "#555b66"),
