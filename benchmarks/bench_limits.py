@@ -64,25 +64,30 @@ def write(folder: Path, name: str, rows: list[str]) -> Path:
     return path
 
 
+def solve_row(path: Path, algo: str, time_limit: int, **labels) -> dict:
+    """One ``evosoko solve --json`` through the command line, as a table row."""
+    run = timed_cli("solve", str(path), "--algo", algo, "--time-limit", str(time_limit), "--json")
+    record = json.loads(run["stdout"]) if run["exit"] in (0, 1) else {}
+    row = {
+        **labels,
+        "algo": algo,
+        "exit": run["exit"],
+        "status": record.get("status", run["stderr"].strip()[-80:]),
+        "search_seconds": record.get("seconds"),
+        "command_seconds": run["wall_seconds"],
+        "expanded": record.get("expanded"),
+        "pushes": record.get("pushes"),
+        "load": run["load"],
+    }
+    print(row, file=sys.stderr, flush=True)
+    return row
+
+
 def time_limits(folder: Path) -> list[dict]:
     rows = []
     for boxes in (200, 300):
         path = write(folder, f"lattice-{boxes}.xsb", lattice_rows(boxes))
-        for algo in ("push-astar", "astar"):
-            run = timed_cli("solve", str(path), "--algo", algo, "--time-limit", "2", "--json")
-            record = json.loads(run["stdout"]) if run["exit"] in (0, 1) else {}
-            rows.append(
-                {
-                    "boxes": boxes,
-                    "algo": algo,
-                    "status": record.get("status", f"exit {run['exit']}"),
-                    "search_seconds": record.get("seconds"),
-                    "command_seconds": run["wall_seconds"],
-                    "expanded": record.get("expanded"),
-                    "load": run["load"],
-                }
-            )
-            print(f"time limit: {rows[-1]}", file=sys.stderr, flush=True)
+        rows += [solve_row(path, algo, 2, boxes=boxes) for algo in ("push-astar", "astar")]
     return rows
 
 
@@ -90,22 +95,7 @@ def big_boards(folder: Path) -> list[dict]:
     rows = []
     for name, board in BIG_BOARDS.items():
         path = write(folder, f"{name}.xsb", board)
-        for algo in ALGORITHMS:
-            run = timed_cli("solve", str(path), "--algo", algo, "--time-limit", "60", "--json")
-            record = json.loads(run["stdout"]) if run["exit"] in (0, 1) else {}
-            rows.append(
-                {
-                    "board": name,
-                    "algo": algo,
-                    "exit": run["exit"],
-                    "status": record.get("status", run["stderr"].strip()[-80:]),
-                    "search_seconds": record.get("seconds"),
-                    "command_seconds": run["wall_seconds"],
-                    "pushes": record.get("pushes"),
-                    "load": run["load"],
-                }
-            )
-            print(f"500x500: {rows[-1]}", file=sys.stderr, flush=True)
+        rows += [solve_row(path, algo, 60, board=name) for algo in ALGORITHMS]
     return rows
 
 

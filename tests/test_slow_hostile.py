@@ -89,6 +89,14 @@ def test_a_board_of_a_million_cells_is_listed_and_a_larger_one_refused(tmp_path)
 
 
 # ---- run folders through the command line --------------------------------------------------------
+def run_arguments(folder: Path, *settings: str) -> list:
+    """``evosoko run`` of the moves preset on the seed levels into ``folder``, with ``--set``
+    ``settings`` (no time budget)."""
+    overrides = [f"run.levels={SEEDS}", f"output.dir={folder}", "run.budget.seconds=none"]
+    sets = [part for item in (*overrides, *settings) for part in ("--set", item)]
+    return ["run", REPO / "configs" / "moves.toml", *sets, "--quiet"]
+
+
 def _stopped_run(folder: Path) -> Path:
     """A run stopped by SIGINT in the middle of its second level, as a user stops it."""
     process = subprocess.Popen(
@@ -96,21 +104,12 @@ def _stopped_run(folder: Path) -> Path:
             sys.executable,
             "-m",
             "evosoko.cli",
-            "run",
-            REPO / "configs" / "moves.toml",
-            "--set",
-            f"run.levels={SEEDS}",
-            "--set",
-            f"output.dir={folder}",
-            "--set",
-            "run.budget.generations=400",
-            "--set",
-            "run.budget.seconds=none",
-            "--set",
-            "output.checkpoint_every=5",
-            "--set",
-            "parallel.backend=serial",
-            "--quiet",
+            *run_arguments(
+                folder,
+                "run.budget.generations=400",
+                "output.checkpoint_every=5",
+                "parallel.backend=serial",
+            ),
         ],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stderr=subprocess.PIPE,
@@ -175,19 +174,7 @@ def test_kill_9_of_a_run_leaves_no_workers_and_a_resumable_folder(tmp_path):
             sys.executable,
             "-m",
             "evosoko.cli",
-            "run",
-            REPO / "configs" / "moves.toml",
-            "--set",
-            f"run.levels={SEEDS}",
-            "--set",
-            f"output.dir={tmp_path}",
-            "--set",
-            "run.budget.generations=200",
-            "--set",
-            "run.budget.seconds=none",
-            "--set",
-            "parallel.backend=processes",
-            "--quiet",
+            *run_arguments(tmp_path, "run.budget.generations=200", "parallel.backend=processes"),
         ],
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
@@ -251,21 +238,12 @@ def small_disk(tmp_path):
 
 def test_a_real_full_disk_fails_cleanly_and_the_run_resumes_when_space_is_freed(small_disk):
     completed = cli(
-        "run",
-        REPO / "configs" / "moves.toml",
-        "--set",
-        f"run.levels={SEEDS}",
-        "--set",
-        f"output.dir={small_disk}",
-        "--set",
-        "run.budget.generations=300",
-        "--set",
-        "run.budget.seconds=none",
-        "--set",
-        "output.checkpoint_every=5",
-        "--set",
-        "parallel.backend=serial",
-        "--quiet",
+        *run_arguments(
+            small_disk,
+            "run.budget.generations=300",
+            "output.checkpoint_every=5",
+            "parallel.backend=serial",
+        )
     )
     assert_clean(completed)
     assert completed.returncode in (1, 2), completed.stdout

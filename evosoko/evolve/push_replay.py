@@ -49,6 +49,7 @@ from evosoko.evolve.distances import (
     matching_kernel,
     objective_code,
 )
+from evosoko.sokoban.analysis import pull_distance_kernel
 from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import frozen_off_goal, mark_frozen
 from evosoko.sokoban.kernels import replay_tables
@@ -256,26 +257,6 @@ def _may_freeze(occupied, floor, dead, deltas, cell):  # pragma: no cover - comp
 
 
 @numba.njit(cache=True)
-def _pull_distances(open_cells, deltas, goal, row, queue):  # pragma: no cover - compiled
-    """Fewest pushes taking a lone box from each open cell to ``goal`` (reverse pulls), into
-    ``row`` (``UNREACHABLE`` elsewhere); as :func:`evosoko.sokoban.analysis.pull_distances_from`."""
-    row[:] = UNREACHABLE
-    row[goal] = 0
-    queue[0] = goal
-    head, tail = 0, 1
-    while head < tail:
-        box = queue[head]
-        head += 1
-        for k in range(4):
-            pulled_to = box + deltas[k]
-            player_to = pulled_to + deltas[k]
-            if open_cells[pulled_to] and open_cells[player_to] and row[pulled_to] == UNREACHABLE:
-                row[pulled_to] = row[box] + 1
-                queue[tail] = pulled_to
-                tail += 1
-
-
-@numba.njit(cache=True)
 def _update_frozen_goals(
     floor,
     dead,
@@ -311,7 +292,7 @@ def _update_frozen_goals(
     rows = 0
     for cell in range(floor.shape[0]):
         if goals[cell] and not frozen_goals[cell]:
-            _pull_distances(open_cells, deltas, cell, reduced[rows], queue)
+            pull_distance_kernel(open_cells, deltas, cell, reduced[rows], queue)
             rows += 1
     for cell in range(floor.shape[0]):
         unreachable = open_cells[cell]

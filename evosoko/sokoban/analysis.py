@@ -25,7 +25,7 @@ def pull_distances_from(level: Level, goal: int, floor: np.ndarray | None = None
     distance = np.empty(level.cells, dtype=np.int32)
     queue = np.empty(level.cells, dtype=np.int64)
     deltas = np.array(level.deltas, dtype=np.int64)
-    _pull_distances(np.asarray(floor, dtype=np.bool_), deltas, goal, distance, queue)
+    pull_distance_kernel(np.asarray(floor, dtype=np.bool_), deltas, goal, distance, queue)
     return distance
 
 
@@ -44,7 +44,7 @@ def push_distances(level: Level) -> np.ndarray:
     floor = np.asarray(level.floor, dtype=np.bool_)
     deltas = np.array(level.deltas, dtype=np.int64)
     for row, goal in enumerate(goal_cells.tolist()):
-        _pull_distances(floor, deltas, goal, table[row], queue)
+        pull_distance_kernel(floor, deltas, goal, table[row], queue)
     return table
 
 
@@ -68,8 +68,10 @@ def _too_large(level: Level, entries: int):
 
 
 @numba.njit(cache=True)
-def _pull_distances(floor, deltas, goal, distance, queue):  # pragma: no cover - compiled
-    """Breadth-first reverse pulls from ``goal`` over ``floor`` into ``distance``."""
+def pull_distance_kernel(floor, deltas, goal, distance, queue):  # pragma: no cover - compiled
+    """Breadth-first reverse pulls from ``goal`` over ``floor`` (bool) into ``distance``
+    (``UNREACHABLE`` where no pull leads); ``queue`` is scratch of the board's size. The one
+    pull-distance kernel: the push replay calls it too."""
     distance[:] = UNREACHABLE
     distance[goal] = 0
     queue[0] = goal
