@@ -136,7 +136,8 @@ def sweep_command(
         best = outcome.best
         if best is not None:
             stdout.print(
-                f"best trial: {best.params} (solve rate {best.solve_rate:.0%})", markup=False
+                plain(f"best trial: {best.params} (solve rate {best.solve_rate:.0%})"),
+                markup=False,
             )
         stdout.print(plain(f"results in {folder} (index.csv, best.toml)"), markup=False)
     if not outcome.complete:
