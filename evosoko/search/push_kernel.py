@@ -157,7 +157,7 @@ def push_search(
         corral_marks,
         stamps,
         freeze_scratch,
-        (candidate_ids, candidate_keys, pending),
+        (pending_ids, pending_keys, pending),
     ) = scratch
     mode = params[MODE]
     kind = params[HEURISTIC]
@@ -181,16 +181,20 @@ def push_search(
     child_assign = np.empty(box_count, dtype=assign.dtype)
     parent_boxes = np.empty(box_count, dtype=np.int64)
     with_assignment = assign.shape[1] == box_count
+    candidate_ids = np.empty(4 * box_count, dtype=np.int64)  # local: no aliasing in the loop
+    candidate_keys = np.empty(4 * box_count, dtype=np.int64)
 
-    work_limit = counters[WORK] + params[WORK_LIMIT]
+    work_limit = params[WORK_LIMIT]
+    spent = 0  # work units of this call; added to counters[WORK] on the way out
     full_matching = box_count * box_count * box_count
     successors_here = 0
     expanded_here = 0
-    while expanded_here < params[CHUNK] and (expanded_here == 0 or counters[WORK] < work_limit):
+    while expanded_here < params[CHUNK] and (expanded_here == 0 or spent < work_limit):
         if (
             counters[NODES] + margin >= capacity
             or counters[FRONT_SIZE] + margin >= frontier_capacity
         ):
+            counters[WORK] += spent
             return NEED_SPACE
         first_successor = 0
         candidates = 0
@@ -198,10 +202,13 @@ def push_search(
             node = counters[RESUME_NODE]
             first_successor = counters[RESUME_AT]
             candidates = pending[0]
+            candidate_ids[:candidates] = pending_ids[:candidates]
+            candidate_keys[:candidates] = pending_keys[:candidates]
             counters[RESUME_NODE] = -1
         else:
             node = frontier_pop(frontier, counters, mode)
             if node < 0:
+                counters[WORK] += spent
                 return EXHAUSTED
             if closed[node]:
                 continue
@@ -209,6 +216,7 @@ def push_search(
             counters[EXPANDED] += 1
             if goal_test != AT_GENERATION and _solved(goals, node_boxes[node]):
                 counters[SOLUTION] = node
+                counters[WORK] += spent
                 return SOLVED
         expanded_here += 1
         bound_h = h_of[node] if h_weight > 0 else 0
@@ -218,7 +226,7 @@ def push_search(
             occupied[parent_boxes[k]] = True
         stamps[REACH_STAMP] += 1
         reach = stamps[REACH_STAMP]
-        counters[WORK] += box_count + explore(
+        spent += box_count + explore(
             floor, occupied, deltas, actual[node], reach_mark, reach, distance, queue
         )
         restricted = False
@@ -242,18 +250,21 @@ def push_search(
         allowed_stamp = corral_marks[3]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
-        for i in range(box_count):
+        for i in range(first_successor >> 2, box_count):
             b = parent_boxes[i]
             if restricted and allowed[b] != allowed_stamp:
                 continue
             for d in range(4):
                 if 4 * i + d < first_successor:
                     continue
-                if successors_here > 0 and counters[WORK] >= work_limit:
+                if spent >= work_limit and successors_here > 0:
                     counters[RESUME_NODE] = node  # go on from this successor next call
                     counters[RESUME_AT] = 4 * i + d
                     pending[0] = candidates
+                    pending_ids[:candidates] = candidate_ids[:candidates]
+                    pending_keys[:candidates] = candidate_keys[:candidates]
                     _clear(occupied, parent_boxes)
+                    counters[WORK] += spent
                     return CONTINUE
                 behind = b - deltas[d]
                 if reach_mark[behind] != reach:
@@ -281,7 +292,7 @@ def push_search(
                 occupied[b] = False
                 occupied[target] = True
                 successors_here += 1
-                counters[WORK] += box_count
+                spent += box_count
                 ok = not (
                     freeze
                     and freeze_deadlock(
@@ -315,7 +326,7 @@ def push_search(
                         work,
                     )
                     if full:
-                        counters[WORK] += full_matching
+                        spent += full_matching
                     ok = h < UNREACHABLE
                 normalized = 0
                 if ok:
@@ -403,12 +414,14 @@ def push_search(
                 ):
                     counters[SOLUTION] = new
                     _clear(occupied, parent_boxes)
+                    counters[WORK] += spent
                     return SOLVED
                 candidate_ids[candidates] = new
                 candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
                 candidates += 1
         _clear(occupied, parent_boxes)
         _push_candidates(frontier, counters, mode, candidate_ids, candidate_keys, candidates)
+    counters[WORK] += spent
     return CONTINUE
 
 
