@@ -50,7 +50,11 @@ def test_mutated_level_files_are_read_or_refused(tmp_path):
             refused += 1
             continue
         accepted += 1
-        again = parse_levels(format_levels(levels), "written.xsb")  # what is read writes back
+        try:
+            written = format_levels(levels)
+        except EvosokoError:  # a title or note the writer refuses (a control character)
+            continue
+        again = parse_levels(written, "written.xsb")  # what is read writes back
         assert [level.key() for level in again] == [level.key() for level in levels], name
     assert accepted > 20 and refused > 20  # the mutations reach both sides
 

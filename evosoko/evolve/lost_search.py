@@ -26,6 +26,8 @@ import numpy as np
 
 from evosoko.evolve.distances import objective_code
 from evosoko.evolve.push_replay import (
+    FIRST_STAMP,
+    NONE_KNOWN,
     PushTables,
     _candidates_here,
     _move_box,
@@ -179,7 +181,7 @@ def _frozen_tables(
             goals,
             deltas,
             boxes,
-            0,
+            NONE_KNOWN,
             frozen_goals,
             reduced,
             dead_now,
@@ -236,7 +238,7 @@ def _lost_within(
     positions[0, :box_count] = start_boxes
     positions[0, box_count] = player
     found = 1
-    stamp = 1
+    stamp = FIRST_STAMP
     built = np.uint64(0)
     on_goals = 0
     for k in range(box_count):

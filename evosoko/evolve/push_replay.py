@@ -55,6 +55,13 @@ from evosoko.sokoban.freeze import frozen_off_goal, mark_frozen
 from evosoko.sokoban.kernels import replay_tables
 from evosoko.sokoban.level import UNREACHABLE, Level, State
 
+# Typed constants for arguments of kernels called from kernels: a plain literal (``1``) would
+# make numba compile the callee once more for that literal's own type, which cost seconds of
+# compilation on a first run; all call sites pass the same int64 (the genome length: int32).
+NO_CELL = np.int64(-1)
+NONE_KNOWN = np.int64(0)
+FIRST_STAMP = np.int64(1)
+
 PUSH_GENE_RANGE = 720
 """Push genes are drawn from ``0..PUSH_GENE_RANGE-1``; 720 is divisible by every count 1..10,
 so the choice ``gene % count`` of a random gene is uniform for the usual candidate counts."""
@@ -278,7 +285,7 @@ def _update_frozen_goals(
     ``dead_now`` the cells from which none of those goals can be reached.
     """
     frozen_goals[:] = False
-    mark_frozen(floor, dead, deltas, boxes, -1, -1, frozen_goals)
+    mark_frozen(floor, dead, deltas, boxes, NO_CELL, NO_CELL, frozen_goals)
     count = 0
     for k in range(boxes.shape[0]):
         if frozen_goals[boxes[k]]:
@@ -670,7 +677,7 @@ def _replay_one(
         goals,
         deltas,
         boxes,
-        0,
+        NONE_KNOWN,
         frozen_goals,
         reduced,
         dead_now,
@@ -883,7 +890,7 @@ def _replay_batch_kernel(
     scratch = _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0])
     trail = np.empty((3, genomes.shape[1] + 1), dtype=np.int64)
     no_record = np.empty((0, 2), dtype=np.int64)
-    stamp = 1
+    stamp = FIRST_STAMP
     for i in range(genomes.shape[0]):
         outcome = _replay_one(
             deltas,
@@ -954,10 +961,10 @@ def _choices_kernel(
         objective,
         stop_on_deadlock,
         genes,
-        genes.shape[0],
+        np.int32(genes.shape[0]),
         _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0]),
         np.empty((3, genes.shape[0] + 1), dtype=np.int64),
-        1,
+        FIRST_STAMP,
         record,
     )
     return outcome[5]
@@ -988,7 +995,7 @@ def _candidates_kernel(
         goals,
         deltas,
         own_boxes,
-        0,
+        NONE_KNOWN,
         scratch[7],
         scratch[8],
         scratch[9],
@@ -998,7 +1005,7 @@ def _candidates_kernel(
     if frozen_count < 0:
         return 0
     count, _ = _candidates_here(
-        floor, goals, dead, deltas, corrals, player, scratch, 1, frozen_count
+        floor, goals, dead, deltas, corrals, player, scratch, FIRST_STAMP, frozen_count
     )
     out_box[:count] = scratch[4][:count]
     out_direction[:count] = scratch[5][:count]

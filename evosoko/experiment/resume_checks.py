@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +119,7 @@ def _level_result(entry: Any, where: str, path: str) -> LevelResult:
     if not isinstance(entry, dict):
         raise EvosokoError(f"{where} is not a JSON object", path)
     fields = LevelResult.__dataclass_fields__
-    missing = [name for name in fields if name not in entry]
+    missing = [name for name, f in fields.items() if f.default is MISSING and name not in entry]
     if missing:
         raise EvosokoError(f"{where} has no {', '.join(repr(m) for m in missing)}", path)
     checks = {
@@ -135,11 +135,23 @@ def _level_result(entry: Any, where: str, path: str) -> LevelResult:
         "solution": lambda v: v is None or isinstance(v, str),
         "best_distance": lambda v: _is_number(v) and v >= 0,
         "restarts": lambda v: _is_int(v) and v >= 0,
+        "best": lambda v: v is None or _is_best(v),
     }
     for name, valid in checks.items():
-        if not valid(entry[name]):
+        if name in entry and not valid(entry[name]):
             raise EvosokoError(f"{where}.{name} = {entry[name]!r} is not a valid value", path)
     return LevelResult.from_dict(entry)
+
+
+def _is_best(best: Any) -> bool:
+    """The shape of a level's ``best`` entry (the best individual's play)."""
+    return (
+        isinstance(best, dict)
+        and isinstance(best.get("lurd"), str)
+        and all(_is_int(best.get(key)) and best[key] >= 0 for key in ("moves", "pushes"))
+        and _is_number(best.get("distance"))
+        and isinstance(best.get("solved"), bool)
+    )
 
 
 def _check_solution(result: LevelResult, level: Level, where: str, path: str) -> None:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from evosoko.errors import ConfigError
 from evosoko.search import move_kernel, push_kernel
-from evosoko.search.algorithms import MOVE, PUSH, Algorithm, algorithm_named, heuristic_for
+from evosoko.search.algorithms import MOVE, Algorithm, algorithm_named, heuristic_for
 from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
 from evosoko.search.paths import move_path, push_path, verified
@@ -39,6 +40,7 @@ from evosoko.search.store import (
     MODE,
     NEED_SPACE,
     NO_THRESHOLD,
+    NODES,
     PARAM_COUNT,
     REOPEN,
     RESUME_NODE,
@@ -150,12 +152,21 @@ def solve(
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
     check_arguments(time_limit, node_limit, weight, partial)
-    warm_up(level.cells, algorithm.level)
-    run = _Run(
+    warm_up([algorithm.name], level.cells)
+    run = _run_class(algorithm)(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
     status = run.search()
     return run.result(status, partial)
+
+
+def _run_class(algorithm: Algorithm) -> type[_Run]:
+    """The class that drives ``algorithm``'s search (the feature space has its own)."""
+    if algorithm.feature_space:
+        from evosoko.search.fess import FeatureSpaceRun
+
+        return FeatureSpaceRun
+    return _Run
 
 
 def check_arguments(
@@ -201,6 +212,7 @@ class _Run:
         self.is_move = algorithm.level == MOVE
         self.store_cells = max(level.cells, store_cells)
         self.store = Store(level.box_count, capacity=16, cells=self.store_cells)  # until prepared
+        self._prepared = False
 
     def _prepare(self) -> str | None:
         """Build the tables, store and parameters; a status when the budget forbids it."""
@@ -260,9 +272,11 @@ class _Run:
     # ---- running ------------------------------------------------------------------------------
     def search(self) -> str:
         """Run to the end or the budget; returns the status."""
-        refused = self._prepare()
-        if refused is not None:
-            return refused
+        if not self._prepared:
+            refused = self._prepare()
+            if refused is not None:
+                return refused
+            self._prepared = True
         if all(self.level.goals[b] for b in self.level.start.boxes):
             self._add_root()
             self.store.counters[SOLUTION] = 0
@@ -318,38 +332,50 @@ class _Run:
         frontier_push(store.frontier, store.counters, self.algorithm.mode, key, 0)
         return int(h)
 
+    def _call_kernel(self) -> int:
+        """One kernel call of ``params[CHUNK]`` expansions; returns its code."""
+        store = self.store
+        if self.is_move:
+            kernel, arguments = move_kernel.move_search, (self.tab,)
+        else:
+            kernel, arguments = push_kernel.push_search, (self.tab, self.room_tab)
+        return kernel(
+            *arguments,
+            self.params,
+            store.nodes,
+            store.table,
+            store.frontier,
+            store.counters,
+            self.scratch,
+            self.work,
+        )
+
+    def _grow(self) -> None:
+        """Make room after a kernel asked for it."""
+        self.store.grow()
+
     def _run_kernel(self) -> str:
         """Call the kernel until it ends or a limit is reached.
 
-        Each call does about ``_CHUNK_SECONDS`` of work: its work limit follows the rate of
-        work units per second measured on the calls before (a push-level call may stop in the
-        middle of an expansion), so the clock and Ctrl-C are looked at often however costly
-        one expansion is.
+        Each call takes about ``_CHUNK_SECONDS``: both its expansions (``CHUNK``) and its work
+        units (``WORK_LIMIT``, which a push-level call honours even inside an expansion, going
+        on from there on the next call) follow the rates measured on the calls before, so the
+        clock and Ctrl-C are looked at often however costly one expansion is.
         """
-        kernel = move_kernel.move_search if self.is_move else push_kernel.push_search
         store = self.store
-        arguments = (self.tab,) if self.is_move else (self.tab, self.room_tab)
+        chunk = 1
         while True:
-            self.params[CHUNK] = _UNLIMITED
+            self.params[CHUNK] = chunk
             if self.node_limit is not None:
                 left = self.node_limit - int(store.counters[EXPANDED])
                 if left <= 0:
                     if store.counters[RESUME_NODE] < 0:
                         return NODE_LIMIT
                     left = 1  # a node limit counts whole expansions: finish the one cut short
-                self.params[CHUNK] = left
+                self.params[CHUNK] = min(chunk, left)
             called = time.perf_counter()
             work_before = int(store.counters[WORK])
-            code = kernel(
-                *arguments,
-                self.params,
-                store.nodes,
-                store.table,
-                store.frontier,
-                store.counters,
-                self.scratch,
-                self.work,
-            )
+            code = self._call_kernel()
             now = time.perf_counter()
             if code == EXHAUSTED:
                 return UNSOLVABLE
@@ -361,11 +387,13 @@ class _Run:
                     and store.size + 8 * store.box_count >= store.capacity
                 ):
                     return MEMORY_LIMIT
-                store.grow()
+                self._grow()
             if self._out_of_time(now):
                 return TIMEOUT
+            elapsed = max(now - called, 1e-6)
+            chunk = int(min(max(chunk * _CHUNK_SECONDS / elapsed, 1), 4 * chunk, 1 << 16))
             self.params[WORK_LIMIT] = _next_work_limit(
-                int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, now - called
+                int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, elapsed
             )
 
     # ---- reporting ----------------------------------------------------------------------------
@@ -423,32 +451,36 @@ class _Run:
         return tuple(paths)
 
 
-_WARM: set[tuple[type, str]] = set()
+_WARMED: set[tuple[str, type]] = set()
 _WARM_UP_ROWS = ["#######", "#     #", "# $$. #", "#@  . #", "#######"]
 
 
-def warm_up(cells: int = 0, level_kind: str | None = None) -> None:
-    """Compile (or load from the numba cache) the search kernels, outside any timed search.
+def warm_up(algorithms: Iterable[str] | None = None, cells: int = 0) -> None:
+    """Compile (or load from the numba cache) the kernels of ``algorithms`` (default: every
+    algorithm) once, outside any timed search.
 
     ``cells``: the size of the boards to come; the kernels are compiled once for boards that
     store cells in 16 bits and once for larger ones (:func:`evosoko.search.store.cell_dtype`).
-    ``level_kind``: ``"move"`` or ``"push"`` for one kernel's algorithms only (None: all).
     """
     from evosoko.search.algorithms import ALGORITHMS
     from evosoko.sokoban.build import level_from_rows
 
     dtype = cell_dtype(cells)
-    kinds = [level_kind] if level_kind is not None else [MOVE, PUSH]
-    wanted = [kind for kind in kinds if (dtype, kind) not in _WARM]
-    if not wanted:
+    names = list(ALGORITHMS) if algorithms is None else list(algorithms)
+    todo = [name for name in names if (name, dtype) not in _WARMED]
+    if not todo:
         return
-    _WARM.update((dtype, kind) for kind in wanted)
+    first = not _WARMED
+    _WARMED.update((name, dtype) for name in todo)
     level = level_from_rows(_WARM_UP_ROWS, title="warm-up")
-    for algorithm in ALGORITHMS.values():
-        if algorithm.level not in wanted:
-            continue
+    for name in todo:
+        algorithm = algorithm_named(name)
         for heuristic in algorithm.heuristics:
-            run = _Run(
+            run = _run_class(algorithm)(
                 level, algorithm, heuristic, None, 50, 3.0, Pruning(), 0, DEFAULT_MEMORY, cells
             )
             run.result(run.search(), 0)
+    if first:  # a long search grows its store: rehashing is a kernel of its own
+        store = Store(level.box_count, capacity=64, cells=cells or level.cells)
+        store.counters[NODES] = 60
+        store.grow()

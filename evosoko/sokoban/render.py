@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ import numpy as np
 from rich.text import Text
 
 from evosoko.atomic import atomic_path
+from evosoko.errors import EvosokoWarning
 from evosoko.sokoban.level import (
     BOX,
     BOX_ON_GOAL,
@@ -136,21 +138,31 @@ def save_gif(
 ) -> int:
     """Animate ``states`` (start first) into a looping GIF; return the number of frames written.
 
-    ``fps`` must be within 1..``MAX_FPS`` (``ValueError`` otherwise, nan too); the final
-    position is held for an extra second.
+    ``fps`` outside 1..``MAX_FPS`` is clamped into it, with an :class:`EvosokoWarning` (nan is
+    a ``ValueError``); the final position is held for an extra second. Every frame shares one
+    palette that holds the board's colours exactly as :func:`save_png` draws them. A board too
+    large for :data:`MAX_IMAGE_PIXELS` gets smaller cells, and fewer frames are kept when they
+    would pass :data:`MAX_GIF_PIXELS`.
     """
     from PIL import Image
 
     if not states:
         raise ValueError("a GIF needs at least one state")
-    if not 1 <= float(fps) <= MAX_FPS:
-        raise ValueError(f"fps must be between 1 and {MAX_FPS}, not {fps}")
+    if math.isnan(float(fps)):
+        raise ValueError("fps must be a number of frames per second, not nan")
+    clamped = min(max(float(fps), 1.0), MAX_FPS)
+    if clamped != fps:
+        warnings.warn(
+            EvosokoWarning(f"{fps:g} frames per second is out of 1..{MAX_FPS}; using {clamped:g}"),
+            stacklevel=2,
+        )
+    fps = clamped
     cell_pixels = fitted_cell_pixels(level, cell_pixels)
     frame_pixels = level.cells * cell_pixels**2
     max_frames = max(2, min(max_frames, MAX_GIF_PIXELS // frame_pixels))
     steps = gif_frame_steps(len(states) - 1, max_frames)
     figure, show = _board_figure(level, cell_pixels)
-    frames = _quantized_frames(figure, show, [states[i] for i in steps])
+    frames = _quantized_frames(figure, show, [states[i] for i in steps], level)
     first = next(frames)
     frame_ms = round(1000 / fps)
     durations = [frame_ms] * len(steps)
@@ -171,32 +183,53 @@ def save_gif(
 
 
 def _quantized_frames(
-    figure: "Figure", show: Callable[[State], None], states: Sequence[State]
-) -> Iterator["Image.Image"]:
-    """Render each state and quantize it to the palette of the first frame (1 byte per pixel)."""
+    figure: Figure, show: Callable[[State], None], states: Sequence[State], level: Level
+) -> Iterator[Image.Image]:
+    """Render each state and map it onto one palette shared by every frame (1 byte per pixel).
+
+    The palette is made from pictures that hold every kind of cell: the first and last
+    positions and one with every box on a goal. So a colour that appears only later (a box on a
+    goal) keeps its own entry, exactly as the PNG renderer draws it.
+    """
     from PIL import Image
 
-    palette = None
-    for state in states:
+    def rendered(state: State) -> Image.Image:
         show(state)
-        canvas = figure.canvas
-        canvas.draw()
-        rgb = Image.fromarray(np.asarray(canvas.buffer_rgba())[:, :, :3].copy(), mode="RGB")
-        if palette is None:
-            palette = rgb.quantize(colors=64, dither=Image.Dither.NONE)
-            yield palette
-        else:
-            yield rgb.quantize(palette=palette, dither=Image.Dither.NONE)
+        figure.canvas.draw()
+        rgba = np.asarray(figure.canvas.buffer_rgba())
+        return Image.fromarray(rgba[:, :, :3].copy(), mode="RGB")
+
+    solved = State.of(states[0].player, level.goal_cells.tolist())
+    palette = _palette([rendered(states[0]), rendered(states[-1]), rendered(solved)])
+    for state in states:
+        yield rendered(state).quantize(palette=palette, dither=Image.Dither.NONE)
 
 
-def _board_figure(level: Level, cell_pixels: int) -> tuple["Figure", Callable[[State], None]]:
+def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
+    """A palette image holding every colour of ``pictures`` exactly when there are at most 256,
+    else the 256 that median cut chooses over all of them."""
+    from PIL import Image
+
+    width, height = pictures[0].size
+    sheet = Image.new("RGB", (width, height * len(pictures)))
+    for number, picture in enumerate(pictures):
+        sheet.paste(picture, (0, number * height))
+    colours = sheet.getcolors(maxcolors=256)
+    if colours is None:
+        return sheet.quantize(colors=256, dither=Image.Dither.NONE)
+    flat = [channel for _, colour in colours for channel in colour]
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(flat + flat[:3] * (256 - len(colours)))
+    return palette
+
+
+def _board_figure(level: Level, cell_pixels: int) -> tuple[Figure, Callable[[State], None]]:
     """A figure of the static board and a function that moves its boxes and player to a state.
 
     The figure is ``width x height`` inches at ``cell_pixels`` dots per inch, so every cell is
     exactly ``cell_pixels`` pixels wide in the output.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.colors import to_rgba
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyBboxPatch
 

@@ -26,7 +26,7 @@ PARENT = textwrap.dedent(
     parallel = ParallelConfig(backend="processes", workers=2)
     with make_evaluator(level, parallel, "moves", FitnessConfig()) as evaluator:
         evaluator.map([[3, 3]] * 8)
-        print(" ".join(str(pid) for pid in evaluator._pool._processes), flush=True)
+        print(" ".join(str(pid) for pid in evaluator.pool._executor._processes), flush=True)
         time.sleep(600)
     """
 )

@@ -346,3 +346,20 @@ def test_an_unreachable_dask_scheduler_is_found_before_the_folder_exists(tmp_pat
         start_run(config, config_source="cluster.toml")
     assert caught.value.path == "cluster.toml"
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_a_level_titled_with_control_characters_runs_and_its_solution_verifies(tmp_path):
+    """The level writer refuses control characters in a title: solutions.sok writes the title
+    escaped and keeps the file's positions, so ``verify --solutions`` still finds it."""
+    from typer.testing import CliRunner
+
+    from evosoko.cli import app
+
+    levels = tmp_path / "levels.xsb"
+    levels.write_text("; esc\x1b[2Jtitle\n#######\n#@ $ .#\n#######\n", encoding="utf-8")
+    report = start_run(tiny_config(tmp_path / "runs", f"run.levels={levels}", "ga.encoding=moves"))
+    assert report.status == "completed", report.message
+    solutions = report.run_dir / "solutions.sok"
+    assert "Title: esc\\x1b[2Jtitle" in solutions.read_text()
+    result = CliRunner().invoke(app, ["verify", str(levels), "--solutions", str(solutions)])
+    assert result.exit_code == 0 and result.stdout.startswith("OK")
