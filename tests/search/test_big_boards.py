@@ -20,7 +20,9 @@ from tiny_levels import REPO_ROOT, microban, quiet_level
 from evosoko.errors import LevelFormatError
 from evosoko.generate.stress import corridor_rows, lattice_rows, room_rows
 from evosoko.search import ALGORITHMS, Pruning, solve
+from evosoko.search import fess as fess_module
 from evosoko.search import solver as solver_module
+from evosoko.search.fess_kernel import fess_search
 from evosoko.search.store import SMALL_BOARD_CELLS, Store, cell_dtype
 from evosoko.search.tables import dead_end_tunnels
 from evosoko.sokoban.solutions import verify_solution
@@ -118,6 +120,7 @@ def test_expansions_cut_into_many_kernel_calls_give_the_same_search(monkeypatch)
     levels = microban("1", "2", "3", "6")
     cases = [("push-astar", None, None), ("push-idastar", None, None), ("push-greedy", None, None)]
     cases += [("push-astar", None, 7), ("push-wastar", "push-distance", 5)]  # node limits
+    cases += [("push-fess", None, None), ("push-fess", None, 9)]
     for algo, heuristic, node_limit in cases:
         normal = [
             solve(level, algo, heuristic, node_limit=node_limit, partial=3) for level in levels
@@ -129,6 +132,7 @@ def test_expansions_cut_into_many_kernel_calls_give_the_same_search(monkeypatch)
             "push_search",
             _counted(solver_module.push_kernel.push_search),
         )
+        monkeypatch.setattr(fess_module.fess_kernel, "fess_search", _counted(fess_search))
         sliced = [
             solve(level, algo, heuristic, node_limit=node_limit, partial=3) for level in levels
         ]
