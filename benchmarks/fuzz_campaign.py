@@ -92,7 +92,8 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 def judge_cli(tally: Tally, completed: subprocess.CompletedProcess, name: str) -> None:
     tally.inputs += 1
-    clean_error = completed.returncode == 2 and completed.stderr.startswith("error: ")
+    errors = [line for line in completed.stderr.splitlines() if line.startswith("error: ")]
+    clean_error = completed.returncode == 2 and len(errors) == 1  # after warning: lines, maybe
     if "Traceback" in completed.stderr or completed.returncode not in (0, 1, 2):
         tally.crash(f"{name}: exit {completed.returncode}: {completed.stderr.strip()[-120:]}")
     elif completed.returncode == 2 and not clean_error:
