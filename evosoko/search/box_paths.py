@@ -14,6 +14,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from evosoko.sokoban.reach import explore
+
 SEEN, PREVIOUS, QUEUE, REGION, REGION_QUEUE, REGION_DISTANCE, STAMPS = range(7)
 
 
@@ -32,7 +34,7 @@ def make_box_path_scratch(cells: int) -> tuple:
 
 @numba.njit(cache=True)
 def box_path(
-    blocked, dead, occupied, deltas, box, reach_mark, reach, target, limit, scratch
+    floor, dead, occupied, deltas, box, reach_mark, reach, target, limit, scratch
 ):  # pragma: no cover - compiled
     """Fewest pushes taking the box on ``box`` to ``target``: returns the final state
     (``target``'s predecessor cell * 4 + last direction) and the push count, or (-1, 0).
@@ -62,14 +64,14 @@ def box_path(
         cell = state // 4
         d = state % 4
         after = cell + deltas[d]
-        if blocked[after] or occupied[after] or dead[after]:
+        if not floor[after] or occupied[after] or dead[after]:
             continue
         if after == target:
             found = state
             break
         occupied[after] = True
         stamps[1] += 1
-        _region(blocked, occupied, deltas, cell, region, stamps[1], region_queue)
+        explore(floor, occupied, deltas, cell, region, stamps[1], region_queue, region_queue[:0])
         occupied[after] = False
         for e in range(4):
             side = after - deltas[e]
@@ -92,26 +94,8 @@ def box_path(
     return found, pushes
 
 
-@numba.njit(cache=True)
-def _region(blocked, occupied, deltas, start, mark, stamp, queue):  # pragma: no cover
-    """Mark the cells the player reaches from ``start``."""
-    mark[start] = stamp
-    queue[0] = start
-    head = 0
-    tail = 1
-    while head < tail:
-        cell = queue[head]
-        head += 1
-        for k in range(4):
-            neighbour = cell + deltas[k]
-            if not blocked[neighbour] and not occupied[neighbour] and mark[neighbour] != stamp:
-                mark[neighbour] = stamp
-                queue[tail] = neighbour
-                tail += 1
-
-
 def box_path_pushes(
-    blocked: np.ndarray,
+    floor: np.ndarray,
     dead: np.ndarray,
     occupied: np.ndarray,
     deltas: np.ndarray,
@@ -123,13 +107,14 @@ def box_path_pushes(
     """The pushes ``(box cell, direction)`` of the fewest-push path of :func:`box_path` from the
     position (``occupied``, player on ``player``) to ``target``, ending with a push in
     ``last_direction``; None when there is none."""
-    cells = blocked.shape[0]
+    cells = floor.shape[0]
     scratch = make_box_path_scratch(cells)
     reach_mark = np.zeros(cells, dtype=np.int64)
-    _region(blocked, occupied, deltas, player, reach_mark, 1, np.zeros(cells, dtype=np.int64))
+    queue = np.zeros(cells, dtype=np.int64)
+    explore(floor, occupied, deltas, player, reach_mark, 1, queue, queue[:0])
     occupied = occupied.copy()
     found, _ = box_path(
-        blocked, dead, occupied, deltas, box, reach_mark, 1, target, 4 * cells, scratch
+        floor, dead, occupied, deltas, box, reach_mark, 1, target, 4 * cells, scratch
     )
     if found < 0 or found % 4 != last_direction:
         return None

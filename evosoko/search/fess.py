@@ -70,7 +70,7 @@ class FeatureSpaceRun(_Run):
             CELL_WEIGHTS,
             self.corridor_macros,
         )
-        floor, deltas = self.tab[0], self.tab[4]
+        floor, deltas = self.tab.floor, self.tab.deltas
         fess_kernel.fess_root(
             self.features,
             self.space,
@@ -110,10 +110,9 @@ class FeatureSpaceRun(_Run):
         target = int(np.setdiff1d(child_boxes, parent_boxes)[0])
         occupied = np.zeros(self.level.cells, dtype=np.bool_)
         occupied[parent_boxes] = True
-        floor, blocked, dead, deltas = self.tab[0], self.tab[1], self.tab[2], self.tab[4]
-        del floor
+        floor, dead, deltas = self.tab.floor, self.tab.dead, self.tab.deltas
         pushes = box_path_pushes(
-            blocked,
+            floor,
             dead,
             occupied,
             deltas,

@@ -33,7 +33,6 @@ from evosoko.search.push_kernel import (
     _packed_prefix,
     _solved,
 )
-from evosoko.search.reach import explore, normalized_after_push, smallest_reachable
 from evosoko.search.store import (
     CHUNK,
     CONTINUE,
@@ -69,6 +68,7 @@ from evosoko.search.store import (
 from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
 
 (
     CURSOR,
@@ -254,19 +254,7 @@ def connectivity(floor, occupied, deltas, mark, stamp, queue):  # pragma: no cov
         if not floor[cell] or occupied[cell] or mark[cell] == stamp:
             continue
         regions += 1
-        mark[cell] = stamp
-        queue[0] = cell
-        head = 0
-        tail = 1
-        while head < tail:
-            current = queue[head]
-            head += 1
-            for k in range(4):
-                neighbour = current + deltas[k]
-                if floor[neighbour] and not occupied[neighbour] and mark[neighbour] != stamp:
-                    mark[neighbour] = stamp
-                    queue[tail] = neighbour
-                    tail += 1
+        explore(floor, occupied, deltas, cell, mark, stamp, queue, queue[:0])
     return regions
 
 
@@ -318,21 +306,13 @@ def fess_search(
 
     ``features``: see :func:`make_features`.
     """
-    (
-        floor,
-        blocked,
-        dead,
-        goals,
-        deltas,
-        _,
-        _,
-        push_distance,
-        nearest_push,
-        nearest_manhattan,
-        zb,
-        zp,
-        dead_end_tunnel,
-    ) = tab
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    push_distance, nearest_push, nearest_manhattan = (
+        tab.push_distance,
+        tab.nearest_push,
+        tab.nearest_manhattan,
+    )
+    zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
     node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, assign = (
         nodes
     )
@@ -413,9 +393,10 @@ def fess_search(
             occupied[parent_boxes[k]] = True
         stamps[REACH_STAMP] += 1
         reach = stamps[REACH_STAMP]
-        spent += box_count + explore(
-            floor, occupied, deltas, actual[node], reach_mark, reach, distance, queue
+        reached, _ = explore(
+            floor, occupied, deltas, actual[node], reach_mark, reach, queue, distance
         )
+        spent += box_count + reached
         restricted = False
         if corrals:
             restricted = (
@@ -454,17 +435,17 @@ def fess_search(
                 if reach_mark[behind] != reach:
                     continue
                 target = b + deltas[d]
-                if blocked[target] or occupied[target] or dead[target]:
+                if not floor[target] or occupied[target] or dead[target]:
                     continue
                 pushes = 1
                 if tunnels and dead_end_tunnel[d, target]:
-                    extra = _deepest_goal_ahead(blocked, goals, occupied, deltas[d], target)
+                    extra = _deepest_goal_ahead(floor, goals, occupied, deltas[d], target)
                     if extra < 0:
                         continue
                     target += extra * deltas[d]
                     pushes += extra
                 elif corridor_macros:
-                    extra = _through_corridor(blocked, dead, goals, occupied, deltas, d, b, target)
+                    extra = _through_corridor(floor, dead, goals, occupied, deltas, d, b, target)
                     target += extra * deltas[d]
                     pushes += extra
                 player_after = target - deltas[d]
@@ -484,7 +465,7 @@ def fess_search(
                 ok = not (
                     freeze
                     and freeze_deadlock(
-                        blocked, dead, goals, occupied, deltas, target, freeze_scratch
+                        floor, dead, goals, occupied, deltas, target, freeze_scratch
                     )
                 )
                 h = 0
@@ -536,7 +517,7 @@ def fess_search(
                             queue,
                         )
                     else:
-                        normalized = smallest_reachable(
+                        normalized = normalized_player(
                             floor,
                             occupied,
                             deltas,
@@ -643,9 +624,7 @@ def fess_search(
 
 
 @numba.njit(cache=True)
-def _through_corridor(
-    blocked, dead, goals, occupied, deltas, d, source, target
-):  # pragma: no cover
+def _through_corridor(floor, dead, goals, occupied, deltas, d, source, target):  # pragma: no cover
     """Further pushes in direction ``d`` that carry a box just pushed from ``source`` to
     ``target`` through a one-wide corridor: while the box and the player behind it both have
     walls on either side across ``d``, the box is off goal and the next cell is free and not
@@ -660,10 +639,10 @@ def _through_corridor(
         if goals[cell]:
             return extra
         for k in range(across, across + 2):
-            if not blocked[cell + deltas[k]] or not blocked[behind + deltas[k]]:
+            if floor[cell + deltas[k]] or floor[behind + deltas[k]]:
                 return extra
         after = cell + deltas[d]
-        if blocked[after] or occupied[after] or dead[after]:
+        if not floor[after] or occupied[after] or dead[after]:
             return extra
         behind = cell
         cell = after
@@ -703,10 +682,13 @@ def _packing_macros(
     ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark == reach`` its
     player region, as the expansion left them.
     """
-    floor, blocked, dead, goals, deltas, _, _, push_distance, nearest_push, nearest_manhattan = tab[
-        :10
-    ]
-    zb, zp = tab[10], tab[11]
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    push_distance, nearest_push, nearest_manhattan = (
+        tab.push_distance,
+        tab.nearest_push,
+        tab.nearest_manhattan,
+    )
+    zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, _, _, _, g_of, moves_of, h_of, hash_of, _, assign = nodes
     reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch, _ = scratch
     layer, goals_per_layer, counts, feature_stamp, conn_mark, goal_index, path_scratch = features
@@ -761,7 +743,7 @@ def _packing_macros(
             last_distance = best_distance
             b = parent_boxes[best]
             found, pushes = box_path(
-                blocked, dead, occupied, deltas, b, reach_mark, reach, goal, limit, path_scratch
+                floor, dead, occupied, deltas, b, reach_mark, reach, goal, limit, path_scratch
             )
             if found < 0:
                 continue
@@ -770,7 +752,7 @@ def _packing_macros(
             occupied[goal] = True
             ok = not (
                 freeze
-                and freeze_deadlock(blocked, dead, goals, occupied, deltas, goal, freeze_scratch)
+                and freeze_deadlock(floor, dead, goals, occupied, deltas, goal, freeze_scratch)
             )
             h = 0
             normalized = 0
@@ -797,7 +779,7 @@ def _packing_macros(
             regions = 0
             if ok:
                 stamps[NORM_STAMP] += 1
-                normalized = smallest_reachable(
+                normalized = normalized_player(
                     floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
                 )
                 feature_stamp[0] += 1

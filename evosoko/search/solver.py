@@ -55,7 +55,7 @@ from evosoko.search.store import (
     cell_dtype,
     frontier_push,
 )
-from evosoko.search.tables import search_tables
+from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.level import Level
 
 DEFAULT_MEMORY = 2 * 1024**3
@@ -221,7 +221,7 @@ class _Run:
         kind = HEURISTICS[self.heuristic]
         if table_bytes(level) >= self.memory_limit:
             return MEMORY_LIMIT
-        self.tab = search_tables(level).packed()
+        self.tab = level_arrays(level)
         self.store = Store(
             box_count, with_assignment=kind == MATCHING and not self.is_move, cells=self.store_cells
         )

@@ -21,12 +21,11 @@ def pull_distances_from(level: Level, goal: int, floor: np.ndarray | None = None
     are floor (``floor``: the level's, or one with extra walls). Other boxes are ignored, so
     the distance is a lower bound.
     """
-    floor = level.floor if floor is None else floor
-    distance = np.empty(level.cells, dtype=np.int32)
+    open_cells = np.array(level.floor if floor is None else floor, dtype=np.bool_)
+    row = np.empty(level.cells, dtype=np.int64)
     queue = np.empty(level.cells, dtype=np.int64)
-    deltas = np.array(level.deltas, dtype=np.int64)
-    pull_distance_kernel(np.asarray(floor, dtype=np.bool_), deltas, goal, distance, queue)
-    return distance
+    pull_distances(open_cells, _read_only_deltas(level), int(goal), row, queue)
+    return row.astype(np.int32)
 
 
 def push_distances(level: Level) -> np.ndarray:
@@ -40,12 +39,20 @@ def push_distances(level: Level) -> np.ndarray:
     if entries > MAX_DISTANCE_ENTRIES:
         raise _too_large(level, entries)
     table = np.empty((len(goal_cells), level.cells), dtype=np.int32)
+    open_cells = np.array(level.floor, dtype=np.bool_)
+    deltas = _read_only_deltas(level)
+    row = np.empty(level.cells, dtype=np.int64)  # one row of scratch: no goals x cells int64
     queue = np.empty(level.cells, dtype=np.int64)
-    floor = np.asarray(level.floor, dtype=np.bool_)
-    deltas = np.array(level.deltas, dtype=np.int64)
-    for row, goal in enumerate(goal_cells.tolist()):
-        pull_distance_kernel(floor, deltas, goal, table[row], queue)
+    for index, goal in enumerate(goal_cells.tolist()):
+        pull_distances(open_cells, deltas, goal, row, queue)
+        table[index] = row
     return table
+
+
+def _read_only_deltas(level: Level) -> np.ndarray:
+    deltas = np.array(level.deltas, dtype=np.int64)
+    deltas.setflags(write=False)  # as in the level's arrays: the kernel compiles once
+    return deltas
 
 
 MAX_DISTANCE_ENTRIES = 1 << 28
@@ -68,12 +75,13 @@ def _too_large(level: Level, entries: int):
 
 
 @numba.njit(cache=True)
-def pull_distance_kernel(floor, deltas, goal, distance, queue):  # pragma: no cover - compiled
-    """Breadth-first reverse pulls from ``goal`` over ``floor`` (bool) into ``distance``
-    (``UNREACHABLE`` where no pull leads); ``queue`` is scratch of the board's size. The one
-    pull-distance kernel: the push replay calls it too."""
-    distance[:] = UNREACHABLE
-    distance[goal] = 0
+def pull_distances(open_cells, deltas, goal, row, queue):  # pragma: no cover - compiled
+    """Fewest pushes taking a lone box from each cell to ``goal`` (reverse pulls over
+    ``open_cells``), written into ``row`` (``UNREACHABLE`` where there is none); ``queue`` is
+    scratch of the board's size. The one pull-distance kernel (the GA's push rules call it)."""
+    for cell in range(row.shape[0]):
+        row[cell] = UNREACHABLE
+    row[goal] = 0
     queue[0] = goal
     head, tail = 0, 1
     while head < tail:
@@ -82,7 +90,7 @@ def pull_distance_kernel(floor, deltas, goal, distance, queue):  # pragma: no co
         for k in range(4):
             pulled_to = box + deltas[k]
             player_to = pulled_to + deltas[k]
-            if floor[pulled_to] and floor[player_to] and distance[pulled_to] == UNREACHABLE:
-                distance[pulled_to] = distance[box] + 1
+            if open_cells[pulled_to] and open_cells[player_to] and row[pulled_to] == UNREACHABLE:
+                row[pulled_to] = row[box] + 1
                 queue[tail] = pulled_to
                 tail += 1

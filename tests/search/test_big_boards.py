@@ -24,7 +24,7 @@ from evosoko.search import fess as fess_module
 from evosoko.search import solver as solver_module
 from evosoko.search.fess_kernel import fess_search
 from evosoko.search.store import SMALL_BOARD_CELLS, Store, cell_dtype
-from evosoko.search.tables import dead_end_tunnels
+from evosoko.sokoban.arrays import dead_end_tunnels
 from evosoko.sokoban.solutions import verify_solution
 
 EVERY_ALGORITHM = list(ALGORITHMS)

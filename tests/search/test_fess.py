@@ -180,7 +180,7 @@ def test_box_paths_take_the_fewest_pushes_round_corners():
     goal = int(level.goal_cells[0])
     for last in range(4):
         pushes = box_path_pushes(
-            ~level.floor, level.dead_squares, occupied, deltas, box, level.start.player, goal, last
+            level.floor, level.dead_squares, occupied, deltas, box, level.start.player, goal, last
         )
         if pushes is not None:
             break
@@ -214,16 +214,14 @@ def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
     level = quiet_level(["#########", "#   #####", "#@$    .#", "#   #####", "#########"])
     occupied = np.zeros(level.cells, dtype=np.bool_)
     deltas = np.array(level.deltas, dtype=np.int64)
-    blocked, dead, goals = ~level.floor, level.dead_squares, level.goals
+    floor, dead, goals = level.floor, level.dead_squares, level.goals
     right = 3
 
     def extra(column):
         source = level.cell(2, column)
         occupied[:] = False
         occupied[source + 1] = True
-        return fk._through_corridor(
-            blocked, dead, goals, occupied, deltas, right, source, source + 1
-        )
+        return fk._through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1)
 
     assert extra(2) == 0  # the box is not in the corridor yet
     assert extra(3) == 0  # the box is, but the player behind it is not
@@ -232,5 +230,5 @@ def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
     source = level.cell(2, 4)
     occupied[source + 1] = True
     assert (
-        fk._through_corridor(blocked, dead, goals, occupied, deltas, right, source, source + 1) == 0
+        fk._through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1) == 0
     )
