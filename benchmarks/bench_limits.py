@@ -113,11 +113,17 @@ def reading(folder: Path) -> list[dict]:
                 "board": name,
                 "exit": run["exit"],
                 "command_seconds": run["wall_seconds"],
-                "message": (run["stderr"].strip() or "listed")[-90:],
+                "message": _message(run["stderr"]),
                 "load": run["load"],
             }
         )
     return rows
+
+
+def _message(stderr: str) -> str:
+    """The error's text without ``error: FILE:LINE:`` (the file is a temporary one)."""
+    lines = stderr.strip().splitlines()
+    return lines[-1].split(": ", 2)[-1] if lines else "listed"
 
 
 def main() -> None:

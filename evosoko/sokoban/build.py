@@ -103,7 +103,9 @@ def level_from_rows(
     goals = np.isin(codes, [ord(GOAL), ord(BOX_ON_GOAL), ord(PLAYER_ON_GOAL)])
     boxes = np.flatnonzero(np.isin(codes, [ord(BOX), ord(BOX_ON_GOAL)])).tolist()
     players = np.flatnonzero(np.isin(codes, [ord(PLAYER), ord(PLAYER_ON_GOAL)])).tolist()
-    row_of = lambda cell: cell // width  # noqa: E731 - local shorthand for messages
+
+    def row_of(cell: int) -> int:
+        return cell // width
 
     if not players:
         raise fail("no player ('@' or '+') on the board")
