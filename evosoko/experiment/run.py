@@ -544,7 +544,7 @@ class _LogFile(logging.FileHandler):
     """``run.log``: a record the disk refuses is dropped quietly (no traceback on stderr for
     every record when the disk is full; the run reports the failure once)."""
 
-    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+    def handleError(self, record: logging.LogRecord) -> None:
         pass
 
 
