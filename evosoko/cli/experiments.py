@@ -19,6 +19,7 @@ from evosoko.cli.common import (
     reports_errors,
     stdout,
 )
+from evosoko.text import plain, plain_lines
 
 OverridesOption = Annotated[
     list[str] | None,
@@ -111,10 +112,10 @@ def compare_command(
     if json_output:
         print_json(json.loads((folder / "summary.json").read_text()))
     elif quiet:
-        stdout.print(str(folder), markup=False)
+        stdout.print(plain(folder), markup=False)
     else:
-        stdout.print((folder / SUMMARY_MD).read_text(), markup=False)
-        stdout.print(f"results in {folder}", markup=False)
+        stdout.print(plain_lines((folder / SUMMARY_MD).read_text()), markup=False)
+        stdout.print(plain(f"results in {folder}"), markup=False)
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
 
@@ -151,8 +152,8 @@ def sweep_command(
         stdout.print(str(folder), markup=False)
     else:
         for line in _best_trial_lines(outcome, settings.sweep.budget):
-            stdout.print(line, markup=False)
-        stdout.print(f"results in {folder} (index.csv, best.toml)", markup=False)
+            stdout.print(plain(line), markup=False)
+        stdout.print(plain(f"results in {folder} (index.csv, best.toml)"), markup=False)
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
 
@@ -213,7 +214,7 @@ def plot_command(
     from evosoko import api
 
     for path in api.plot(folders, out, "svg" if svg else "png"):
-        stdout.print(f"wrote {path}", markup=False)
+        stdout.print(plain(f"wrote {path}"), markup=False)
 
 
 @app.command("export")
@@ -235,5 +236,6 @@ def export_command(
 
     target = api.export(folder, ioh)
     stdout.print(
-        f"wrote {target} (budget/ and time/: load one of them into IOHanalyzer)", markup=False
+        plain(f"wrote {target} (budget/ and time/: load one of them into IOHanalyzer)"),
+        markup=False,
     )

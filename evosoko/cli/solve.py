@@ -21,6 +21,7 @@ from evosoko.cli.common import (
     reports_errors,
     stdout,
 )
+from evosoko.text import plain, plain_text
 
 
 @app.command("solve")
@@ -65,7 +66,7 @@ def solve_command(
         warm_up([algo] if algo in ALGORITHMS else [])
     limits = {"seconds": time_limit, "nodes": node_limit, "heuristic": heuristic, "weight": weight}
     outcomes = (api.solve(level, algo, **limits) for level in chosen)
-    table = Table(title=f"{file} — {algo}")
+    table = Table(title=plain_text(f"{file} — {algo}"))
     table.add_column("level", no_wrap=True)
     table.add_column("status", no_wrap=True)
     for column in ("moves", "pushes", "expanded", "generated", "duplicates", "seconds"):
@@ -79,7 +80,7 @@ def solve_command(
             print_json(record)
             continue
         table.add_row(
-            outcome.level_name,
+            plain_text(outcome.level_name),
             *(
                 str(record[key])
                 for key in ("status", "moves", "pushes", "expanded", "generated", "duplicates")
@@ -87,7 +88,7 @@ def solve_command(
             f"{record['seconds']:.3f}",
         )
         if record["solution"] is not None:
-            solutions.append(f"{outcome.level_name}: {record['solution']}")
+            solutions.append(plain(f"{outcome.level_name}: {record['solution']}"))
     if not json_output:
         stdout.print(table)
         for line in solutions:

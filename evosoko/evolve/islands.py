@@ -168,8 +168,8 @@ class Island:
             epochs=int(data["epochs"]),
             outbox={int(epoch): members for epoch, members in data["outbox"]},
             counts={int(epoch): (int(e), int(r)) for epoch, e, r in data["counts"]},
-            pending=[_streamed_from_json(s) for s in data["pending"]],
-            latest=None if data["latest"] is None else _streamed_from_json(data["latest"]),
+            pending=[streamed_from_json(s) for s in data["pending"]],
+            latest=None if data["latest"] is None else streamed_from_json(data["latest"]),
         )
 
 
@@ -185,7 +185,7 @@ def _streamed_to_json(streamed: Streamed) -> dict[str, Any]:
     return data
 
 
-def _streamed_from_json(data: dict[str, Any]) -> Streamed:
+def streamed_from_json(data: dict[str, Any]) -> Streamed:
     """A streamed record (checkpoints before named fitness values have no ``best``)."""
     best = data.get("best")
     if best is not None:

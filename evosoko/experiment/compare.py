@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.errors import ConfigError
+from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
 from evosoko.experiment.compare_config import (
     CompareBudget,
@@ -182,6 +183,7 @@ def run_compare(
     if not levels:
         raise ConfigError("the comparison selects no levels", config.compare.levels)
     jobs = plan_jobs(config, levels)
+    check_backend_reachable(config.parallel)  # before anything is written
     make_output_folder(folder)
     write_text_atomic(folder / CONFIG_FILE, dump_compare_config(config))
     level_of = {entry.index: entry.level for entry in levels}

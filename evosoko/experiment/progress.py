@@ -27,6 +27,7 @@ from evosoko.budget import Budget
 from evosoko.evolve.callbacks import Callback, Generation
 from evosoko.experiment.records import level_caption
 from evosoko.result import Result
+from evosoko.text import plain, plain_text
 
 if TYPE_CHECKING:
     from evosoko.sokoban.level import Level
@@ -81,7 +82,7 @@ class LineProgress(RunProgress):
 
     def on_level_end(self, result: Result) -> None:
         if result.status != "interrupted":
-            print(describe_result(result), file=self.stream, flush=True)
+            print(plain(describe_result(result)), file=self.stream, flush=True)
 
 
 class RichProgress(RunProgress):
@@ -90,10 +91,10 @@ class RichProgress(RunProgress):
     def __init__(self, console: Console | None = None) -> None:
         self.budget = Budget()
         self.progress = Progress(
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),  # a level's title is not markup
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[detail]}"),
+            TextColumn("{task.fields[detail]}", markup=False),
             TimeElapsedColumn(),
             console=console,
         )
@@ -110,7 +111,7 @@ class RichProgress(RunProgress):
 
     def on_level_start(self, level: Level) -> None:
         total, _ = self._bar_measure()
-        caption = level_caption(level.index or 1, level.name)
+        caption = plain(level_caption(level.index or 1, level.name))
         self._level = self.progress.add_task(caption, total=total, detail="")
 
     def on_generation(self, generation: Generation) -> None:
@@ -136,7 +137,7 @@ class RichProgress(RunProgress):
             return
         if self._overall is not None:
             self.progress.advance(self._overall)
-        self.progress.console.print(describe_result(result), highlight=False)
+        self.progress.console.print(plain_text(describe_result(result)), highlight=False)
 
     def stop(self) -> None:
         self.progress.stop()
@@ -153,5 +154,5 @@ def make_progress(*, quiet: bool, stream: IO[str] | None = None) -> RunProgress:
     if quiet:
         return NoProgress()
     if stream.isatty():
-        return RichProgress(Console(file=stream))
+        return RichProgress(Console(file=stream, emoji=False))
     return LineProgress(stream)

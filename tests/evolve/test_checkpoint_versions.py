@@ -50,3 +50,33 @@ def test_a_version_1_checkpoint_resumes_as_the_run_went_on(name):
     assert outcome.solved == case["solved"]
     assert outcome.best.genes == case["best_genes"]
     assert outcome.best.lurd == case["best_lurd"]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_resume_checks_accept_version_1_and_version_2_checkpoints(name):
+    """A run folder's checkpoint is checked before a resume reads it: both versions pass, a
+    damaged one of either version is refused."""
+    from evosoko.errors import EvosokoError
+    from evosoko.experiment.resume_checks import check_checkpoint
+
+    case = DATA[name]
+    config = load_config(None, case["overrides"] + [f"run.budget.generations={case['whole']}"])
+    old = json.loads(json.dumps(case["checkpoint"]))
+    check_checkpoint(old, config, DATA["title"], "level-1.json")
+    written = []
+    level = _level()
+    stopped_at = config.set("run.budget.generations", 4).set("output.checkpoint_every", 2)
+    with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
+        evolve_level(level, stopped_at, evaluator=evaluator, on_checkpoint=written.append)
+    new = json.loads(json.dumps(written[-1]))
+
+    def engine_state(data):  # islands keep one engine's state each
+        return data["islands"][0]["state"] if "islands" in data else data
+
+    assert engine_state(old)["version"] == 1 and engine_state(new)["version"] == 2
+    check_checkpoint(new, config, DATA["title"], "level-1.json")
+    for data in (old, new):
+        member = engine_state(data)["population"][0]
+        member["evaluation"] = [1, 5, 0, 0, 0]  # solved at distance 5
+        with pytest.raises(EvosokoError, match="evaluation"):
+            check_checkpoint(data, config, DATA["title"], "level-1.json")
