@@ -14,7 +14,8 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,15 +37,14 @@ def _config_model() -> type[Config]:
     return Config
 
 
-def load_config(
-    path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
-) -> Config:
+def load_config(path: str | PathLike[str] | None = None, overrides: Sequence[str] = ()) -> Config:
     """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate.
 
     Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an
     unknown key (with the closest valid key suggested) or a value of the wrong type.
     """
-    text, data = "", {}
+    text = ""
+    data: dict[str, Any] = {}
     source = str(path) if path is not None else None
     if path is not None:
         text, data = read_toml(Path(path))
@@ -69,6 +69,7 @@ def set_key(config: Config, key: str | Mapping[str, Any], value: Any) -> Config:
     validation (for keys that must change together)."""
     from evosoko.config import UNSET
 
+    changes: list[tuple[str | tuple[str, ...], Any, str]]
     if isinstance(key, Mapping):
         changes = [(k, v, f"{k}={v!r}") for k, v in key.items()]
     elif value is UNSET:
@@ -76,7 +77,7 @@ def set_key(config: Config, key: str | Mapping[str, Any], value: Any) -> Config:
     else:
         changes = [(key, value, f"{key}={value!r}")]
     data = _plain(config)
-    override_keys = []
+    override_keys: list[tuple[str, ...]] = []
     for name, new, override in changes:
         keys = parse_override(f"{name}=0")[0] if isinstance(name, str) else tuple(name)
         assign_override(data, keys, new, override)
@@ -313,11 +314,12 @@ def _resolve_levels(config: Config, config_dir: Path) -> Config:
 def _plain(model: BaseModel) -> dict:
     """A model as TOML-ready data: an unset value is left out when that is its default and
     written as ``"none"`` otherwise, so the text loads back to an equal model."""
-    data = {}
+    data: dict[str, Any] = {}
     for name, field in type(model).model_fields.items():
         value = getattr(model, name)
         default = field.get_default(call_default_factory=True)
-        if (field.json_schema_extra or {}).get("omit_default") and value == default:
+        extra = field.json_schema_extra
+        if isinstance(extra, dict) and extra.get("omit_default") and value == default:
             continue
         if isinstance(value, BaseModel):
             data[name] = _plain(value)

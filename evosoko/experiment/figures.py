@@ -15,7 +15,7 @@ evaluations, the median with an inter-quartile band across every (run, level) cu
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +36,7 @@ def draw_compare(
     folder: Path,
     rows: Sequence[dict],
     seconds_budget: float,
-    unit_budgets: dict[str, float | None],
+    unit_budgets: Mapping[str, float | None],
     solvers: Sequence[str] | None = None,
     fmt: str = "png",
     out: Path | None = None,
@@ -90,7 +90,9 @@ def _ecdf_time(by_solver: dict, budget: float, out: Path, fmt: str) -> Path:
     return save_figure(figure, out / "ecdf_time", fmt)
 
 
-def _ecdf_budget(by_solver: dict, unit_budgets: dict, out: Path, fmt: str) -> Path:
+def _ecdf_budget(
+    by_solver: dict, unit_budgets: Mapping[str, float | None], out: Path, fmt: str
+) -> Path:
     units = list(dict.fromkeys(runs[0]["unit"] for runs in by_solver.values()))
     figure, panels = new_figure(len(units))
     for axes, unit in zip(panels, units):
@@ -178,11 +180,14 @@ def read_metrics(run_dir: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(stream))
 
 
-def _curves(runs: Sequence[Sequence[dict[str, str]]], x: str, y: str) -> list[tuple[list, list]]:
+Curve = tuple[list[float], list[float]]
+
+
+def _curves(runs: Sequence[Sequence[dict[str, str]]], x: str, y: str) -> list[Curve]:
     """One (x, y) curve per (run, level)."""
-    curves = []
+    curves: list[Curve] = []
     for rows in runs:
-        by_level: dict[str, tuple[list, list]] = {}
+        by_level: dict[str, Curve] = {}
         for row in rows:
             xs, ys = by_level.setdefault(row["level_index"], ([], []))
             xs.append(float(row[x]))

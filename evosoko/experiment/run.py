@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +102,7 @@ class RunReport:
         }
 
 
-def read_run(run_dir: str | Path) -> RunReport:
+def read_run(run_dir: str | PathLike[str]) -> RunReport:
     """A run folder as it stands, read only: its status, a result per finished level with its
     history (from ``metrics.csv``) and, when the level file is still there, its level."""
     folder = RunFolder(Path(run_dir))
@@ -226,7 +227,7 @@ def start_run(
 
 
 def resume_run(
-    run_dir: str | Path,
+    run_dir: str | PathLike[str],
     *,
     progress: RunProgress | None = None,
     interrupts: GracefulInterrupts | None = None,

@@ -27,6 +27,7 @@ import shutil
 import unicodedata
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def folder_name(name: str, when: datetime, short_id: str) -> str:
     return f"{when.strftime('%Y%m%dT%H%M%SZ')}_{safe}_{short_id}"
 
 
-def output_folder(name: str, out: str | Path | None, parent: str | Path = "runs") -> Path:
+def output_folder(name: str, out: str | PathLike[str] | None, parent: str | Path = "runs") -> Path:
     """``out`` if given, else a new folder path under ``parent`` named like a run's."""
     if out is not None:
         return Path(out)

@@ -12,6 +12,8 @@ import difflib
 import re
 import tomllib
 import typing
+from collections.abc import Sequence
+from os import PathLike
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,14 +41,14 @@ class Section(BaseModel):
 
 
 def load_model(
-    model: type[Model], path: str | Path, overrides: list[str] | tuple[str, ...] = ()
+    model: type[Model], path: str | PathLike[str], overrides: Sequence[str] = ()
 ) -> tuple[Model, str]:
     """Read TOML ``path``, apply overrides, validate as ``model``; returns it and the file text.
 
     Raises :class:`ConfigError` with the file and line of the problem (or ``--set``).
     """
     text, data = read_toml(Path(path))
-    override_keys = []
+    override_keys: list[tuple[str, ...]] = []
     for override in overrides:
         keys, value = parse_override(override)
         assign_override(data, keys, value, override)
@@ -62,7 +64,7 @@ def validation_error(
     error: ValidationError,
     text: str,
     source: str,
-    override_keys: list[tuple[str, ...]] = (),
+    override_keys: Sequence[tuple[str, ...]] = (),
 ) -> ConfigError:
     """The first problem of ``error`` as a :class:`ConfigError` at its file line."""
     problems = error.errors()

@@ -30,8 +30,9 @@ import json
 import math
 import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Any, Literal
 
@@ -169,8 +170,17 @@ class SweepConfig(Section):
             raise ValueError(f"method {method!r} needs sweep.trials")
         return self
 
+    def grid_axes(self) -> dict[str, list[Scalar]]:
+        """The values of every parameter of a grid search (lists: grid files have no ranges)."""
+        axes = {}
+        for key, values in self.parameters.items():
+            if isinstance(values, ParameterRange):
+                raise TypeError(f"grid search needs lists of values, not ranges ({key!r})")
+            axes[key] = values
+        return axes
 
-def load_sweep_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> SweepConfig:
+
+def load_sweep_config(path: str | PathLike[str], overrides: Sequence[str] = ()) -> SweepConfig:
     """Read and validate a sweep file: parameter keys must be run-configuration keys."""
     config, text = load_model(SweepConfig, path, overrides)
     base_dir = Path(path).parent
@@ -257,9 +267,10 @@ def plan_trials(config: SweepConfig) -> list[Trial]:
     """The trials of a grid (every combination, in order) or random search (seeded draws)."""
     keys = list(config.parameters)
     if config.sweep.method == "grid":
-        axes = [config.parameters[k] for k in keys]
+        axes = config.grid_axes()
         return [
-            Trial(n, dict(zip(keys, values))) for n, values in enumerate(itertools.product(*axes))
+            Trial(n, dict(zip(keys, values)))
+            for n, values in enumerate(itertools.product(*axes.values()))
         ]
     rng = random.Random(config.sweep.sampler_seed)
     return [
@@ -321,17 +332,18 @@ def sweep_levels(config: SweepConfig, *, strict: bool = False) -> list[LevelEntr
     )
     levels = config.sweep.levels or (base.run.levels if base else None)
     if not levels:
-        source = config._source[0] if config._source else None
-        raise ConfigError("no levels: set sweep.levels or run.levels in the base", source)
+        where = config._source[0] if config._source else None
+        raise ConfigError("no levels: set sweep.levels or run.levels in the base", where)
     source: tuple[str, str | None] | None = config._source
-    keys = ("sweep", "select")
+    keys: tuple[str, ...] = ("sweep", "select")
     select = config.sweep.select
     if not select and base and not config.sweep.levels:
         select = base.run.select
-        source, keys = (config.sweep.base, None) if config.sweep.base else None, ("run", "select")
+        source = (config.sweep.base, None) if config.sweep.base else None
+        keys = ("run", "select")
     return comparison_levels(
         CompareSettings(levels=levels, select=select, first=config.sweep.first),
-        source,  # type: ignore[arg-type]
+        source,
         keys,
         strict=strict,
     )
@@ -431,7 +443,9 @@ ProgressCallback = Callable[[int, int, str], None]
 """``progress(done, total, what)``: jobs finished of the jobs known so far."""
 
 
-def sweep_folder(config: SweepConfig, out: str | Path | None, parent: str | Path = "runs") -> Path:
+def sweep_folder(
+    config: SweepConfig, out: str | PathLike[str] | None, parent: str | Path = "runs"
+) -> Path:
     """``out`` if given, else a new folder under ``parent`` named like a run's."""
     return output_folder(config.sweep.name, out, parent)
 
