@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evosoko.budget import Budget
 from evosoko.config import Config, dump_config, load_config
@@ -35,7 +35,7 @@ from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelForma
 from evosoko.evolve.callbacks import Callback
 from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.evolve.engine import evolve_level
-from evosoko.evolve.evaluation import make_evaluator, worker_pool
+from evosoko.evolve.evaluation import ProcessPool, make_evaluator, worker_pool
 from evosoko.experiment.atomic import WriteFailed
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.level_writer import LevelWriter
@@ -44,6 +44,7 @@ from evosoko.experiment.progress import NoProgress, RunProgress
 from evosoko.experiment.records import (
     SUMMARY_KEYS,
     result_from_entry,
+    run_index,
     stats_from_row,
     summary_entry,
 )
@@ -61,6 +62,9 @@ from evosoko.experiment.warmup import warm_up_config, watch_compilation
 from evosoko.result import History, Result
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
+
+if TYPE_CHECKING:
+    from evosoko.evolve.dask_evaluation import DaskPool
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +121,9 @@ def read_run(run_dir: str | PathLike[str]) -> RunReport:
     levels = _quietly_read_levels(load_config(folder.file(CONFIG_FILE)))
     results = [
         dataclasses.replace(
-            result, history=histories.get(result.index, History()), level=levels.get(result.index)
+            result,
+            history=histories.get(run_index(result), History()),
+            level=levels.get(run_index(result)),
         )
         for result in results
     ]
@@ -263,7 +269,7 @@ def resume_run(
         except EvosokoError as error:
             _mark_failed(folder, summary, error)
             raise
-        folder.repair_metrics({result.index for result in point.finished}, point.position)
+        folder.repair_metrics({run_index(result) for result in point.finished}, point.position)
     except BaseException:
         folder.unlock()
         raise
@@ -326,7 +332,7 @@ class _Execution:
         self.results = list(finished or [])
         self.status = "running"
         self.error: str | None = None
-        self.pool = None  # the workers of the whole run (see worker_pool)
+        self.pool: ProcessPool | DaskPool | None = None  # the run's workers (see worker_pool)
 
     def run(self) -> RunReport:
         with _run_log(self.folder.file(LOG_FILE)):
@@ -469,7 +475,7 @@ class _Execution:
                 "finished": len(results),
                 "solved": solved,
                 "solve_rate": solved / len(self.levels),
-                "generations": sum(result.generations for result in results),
+                "generations": sum(result.generations or 0 for result in results),  # GA: known
                 "evaluations": sum(result.cost for result in results),
                 "seconds": round(sum(result.seconds for result in results), 3),
             },

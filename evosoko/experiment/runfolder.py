@@ -25,7 +25,7 @@ import os
 import re
 import shutil
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
@@ -40,6 +40,7 @@ from evosoko.experiment.records import (
     csv_line,
     csv_text,
     result_row,
+    run_index,
 )
 from evosoko.result import Result
 from evosoko.sokoban.build import level_from_rows
@@ -130,7 +131,7 @@ class RunFolder:
         shutil.rmtree(self.path, ignore_errors=True)
 
     @staticmethod
-    def open(path: str | Path) -> RunFolder:
+    def open(path: str | PathLike[str]) -> RunFolder:
         """An existing run folder; raises :class:`EvosokoError` when it is not one."""
         folder = RunFolder(Path(path))
         if not folder.path.is_dir():
@@ -184,7 +185,7 @@ class RunFolder:
         """
         rows = [result_row(result) for result in results]
         write_text_atomic(self.file(RESULTS_FILE), csv_text(RESULT_COLUMNS, rows))
-        notes = {result.index: result_notes(result) for result in results}
+        notes = {run_index(result): result_notes(result) for result in results}
         notes = {index: found for index, found in notes.items() if found}
         write_text_atomic(self.file(SOLUTIONS_FILE), solutions_text(file_levels, notes))
 
@@ -274,7 +275,7 @@ Notes = str | Sequence[tuple[str, str]]
 
 
 def solution_collection(
-    file_levels: Sequence[Level], notes: dict[int, Notes]
+    file_levels: Sequence[Level], notes: Mapping[int, Notes]
 ) -> list[Level | InvalidLevel]:
     """The levels of ``solutions.sok``: each level with its notes (a LURD string is a
     ``Solution`` note), by file index.
@@ -301,7 +302,7 @@ def solution_collection(
     return collection
 
 
-def solutions_text(file_levels: Sequence[Level], notes: dict[int, Notes]) -> str:
+def solutions_text(file_levels: Sequence[Level], notes: Mapping[int, Notes]) -> str:
     """The text of ``solutions.sok`` (see :func:`solution_collection`)."""
     blocks = []
     for entry in solution_collection(file_levels, notes) if notes else []:
