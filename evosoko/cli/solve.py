@@ -64,8 +64,12 @@ def solve_command(
     check_arguments(time_limit, node_limit, weight, 0)
     with compile_notice():
         warm_up([algo] if algo in ALGORITHMS else [])
-    limits = {"seconds": time_limit, "nodes": node_limit, "heuristic": heuristic, "weight": weight}
-    outcomes = (api.solve(level, algo, **limits) for level in chosen)
+    outcomes = (
+        api.solve(
+            level, algo, seconds=time_limit, nodes=node_limit, heuristic=heuristic, weight=weight
+        )
+        for level in chosen
+    )
     table = Table(title=plain_text(f"{file} — {algo}"))
     table.add_column("level", no_wrap=True)
     table.add_column("status", no_wrap=True)

@@ -18,7 +18,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Center, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Footer, Static
@@ -138,7 +138,7 @@ class PlayApp(App[None]):
     #legend { height: 1; padding: 0 1; color: #9aa0aa; }
     """
 
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,w", "move('u')", "move", show=False),
         Binding("down,s", "move('d')", "move", show=False),
         Binding("left,a", "move('l')", "move", show=False),

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -335,10 +336,10 @@ class _Run:
     def _call_kernel(self) -> int:
         """One kernel call of ``params[CHUNK]`` expansions; returns its code."""
         store = self.store
-        if self.is_move:
-            kernel, arguments = move_kernel.move_search, (self.tab,)
-        else:
-            kernel, arguments = push_kernel.push_search, (self.tab, self.room_tab)
+        kernel: Callable[..., int] = (  # the move or the push search: their own leading arguments
+            move_kernel.move_search if self.is_move else push_kernel.push_search
+        )
+        arguments: tuple[Any, ...] = (self.tab,) if self.is_move else (self.tab, self.room_tab)
         return kernel(
             *arguments,
             self.params,

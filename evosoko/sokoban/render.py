@@ -35,6 +35,7 @@ from evosoko.sokoban.level import (
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+    from matplotlib.typing import ColorType
     from PIL import Image
 
 MAX_FPS = 50
@@ -63,7 +64,7 @@ TEXT_STYLES = {
     PLAYER_ON_GOAL: "bold bright_blue",
 }
 
-COLOURS = {
+COLOURS: dict[str, ColorType] = {
     "outside": (0.0, 0.0, 0.0, 0.0),
     "floor": "#ece4cf",
     "wall": "#555b66",
@@ -191,12 +192,17 @@ def _quantized_frames(
     positions and one with every box on a goal. So a colour that appears only later (a box on a
     goal) keeps its own entry, exactly as the PNG renderer draws it.
     """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
+
+    canvas = figure.canvas
+    if not isinstance(canvas, FigureCanvasAgg):
+        raise TypeError("frames are drawn on an Agg canvas (see _board_figure)")
 
     def rendered(state: State) -> Image.Image:
         show(state)
-        figure.canvas.draw()
-        rgba = np.asarray(figure.canvas.buffer_rgba())
+        canvas.draw()
+        rgba = np.asarray(canvas.buffer_rgba())
         return Image.fromarray(rgba[:, :, :3].copy(), mode="RGB")
 
     solved = State.of(states[0].player, level.goal_cells.tolist())
@@ -217,7 +223,7 @@ def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
     colours = sheet.getcolors(maxcolors=256)
     if colours is None:
         return sheet.quantize(colors=256, dither=Image.Dither.NONE)
-    flat = [channel for _, colour in colours for channel in colour]
+    flat = [channel for _, colour in colours if isinstance(colour, tuple) for channel in colour]
     palette = Image.new("P", (1, 1))
     palette.putpalette(flat + flat[:3] * (256 - len(colours)))
     return palette
