@@ -33,21 +33,24 @@ def solve_command(
         typer.Option(
             "--algo",
             help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
-            "push-wastar, push-greedy, push-idastar or push-fess.",
+            "push-wastar, push-greedy, push-idastar, push-fess or mcts.",
         ),
     ] = "push-astar",
     heuristic: Annotated[
         str | None,
         typer.Option(
             help="manhattan, push-distance, matching (push level default), "
-            "manhattan-source (move level only)."
+            "manhattan-source (move level only); mcts: the objective of its reward."
         ),
     ] = None,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per level.")] = None,
-    node_limit: Annotated[int | None, typer.Option(help="States expanded per level.")] = None,
+    node_limit: Annotated[
+        int | None, typer.Option(help="States expanded per level (mcts: iterations).")
+    ] = None,
     weight: Annotated[
         float, typer.Option(help="Heuristic weight of push-wastar and push-fess.")
     ] = 3.0,
+    seed: Annotated[int, typer.Option(help="Seed of the stochastic searches (random, mcts).")] = 0,
     format: FormatOption = None,
     json_output: JsonOption = False,
     strict: StrictOption = False,
@@ -60,7 +63,7 @@ def solve_command(
     _, chosen = read_and_select(file, format, level_ids, strict)
     with compile_notice():
         warm_up([algo] if algo in ALGORITHMS else [])
-    outcomes = solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)
+    outcomes = solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight, seed)
     table = Table(title=f"{file} — {algo}")
     table.add_column("level", no_wrap=True)
     table.add_column("status", no_wrap=True)

@@ -185,7 +185,7 @@ class SearchSolver(Section):
     @property
     def stochastic(self) -> bool:
         """True when the search depends on its seed (so it runs once per seed)."""
-        return ALGORITHMS[self.algorithm].shuffle
+        return ALGORITHMS[self.algorithm].stochastic
 
 
 class JobsParallel(Section):

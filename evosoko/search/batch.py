@@ -51,8 +51,10 @@ def solve_levels(
     time_limit: float | None = None,
     node_limit: int | None = None,
     weight: float = 3.0,
+    seed: int = 0,
 ) -> Iterator[LevelOutcome]:
-    """Solve ``levels`` in order, yielding each outcome as soon as it is known.
+    """Solve ``levels`` in order, yielding each outcome as soon as it is known; ``seed`` drives
+    the stochastic searches (``random``, ``mcts``).
 
     The algorithm, heuristic and budget are checked at once (before any search), so a typo
     raises :class:`evosoko.errors.ConfigError` from this call, not from the first iteration.
@@ -63,7 +65,13 @@ def solve_levels(
     def outcomes() -> Iterator[LevelOutcome]:
         for level in levels:
             result = solve(
-                level, algo, heuristic, time_limit=time_limit, node_limit=node_limit, weight=weight
+                level,
+                algo,
+                heuristic,
+                time_limit=time_limit,
+                node_limit=node_limit,
+                weight=weight,
+                seed=seed,
             )
             yield LevelOutcome(level=level, result=result)
 
@@ -79,9 +87,10 @@ def solve_file(
     node_limit: int | None = None,
     weight: float = 3.0,
     format: str | None = None,
+    seed: int = 0,
 ) -> Iterator[LevelOutcome]:
     """:func:`solve_levels` on the chosen levels of a file (all when ``level_specs`` is empty)."""
     heuristic_for(algorithm_named(algo), heuristic)
     levels = read_levels(path, format)
     chosen = select_levels(levels, list(level_specs)) if level_specs else levels
-    return solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)
+    return solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight, seed)

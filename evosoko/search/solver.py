@@ -108,11 +108,21 @@ def solve(
     run_class = _Run
     if algorithm.feature_space:
         from evosoko.search.fess import FeatureSpaceRun as run_class
+    elif algorithm.runner:
+        run_class = _runner(algorithm.runner)
     run = run_class(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
     status = run.search()
     return run.result(status, partial)
+
+
+def _runner(path: str) -> type:
+    """The run class named ``"module:Class"`` (:attr:`Algorithm.runner`)."""
+    import importlib
+
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def check_arguments(
