@@ -26,7 +26,6 @@ import time
 
 import numpy as np
 
-from evosoko.evolve.distances import box_distance
 from evosoko.evolve.push_rules import push_scratch
 from evosoko.search import mcts_kernel
 from evosoko.search.algorithms import Algorithm
@@ -42,10 +41,16 @@ from evosoko.search.mcts_tree import (
     LOST,
     LOST_FACTOR,
     MEASURE,
+    N_DISTANCE,
+    N_PARENT,
+    N_STATUS,
+    N_VIA,
     NODES,
     PARAM_COUNT,
     PHASE,
     PRIOR_UNIFORM,
+    PUSHES_BEST,
+    PUSHES_NOW,
     REAL_COUNT,
     ROLLOUT_PUSHES,
     SELECTING,
@@ -57,6 +62,7 @@ from evosoko.search.mcts_tree import (
     MctsTree,
     grown,
     new_tree,
+    tree_bytes,
 )
 from evosoko.search.paths import SearchBug, verified
 from evosoko.search.result import (
@@ -67,7 +73,8 @@ from evosoko.search.result import (
     PartialPath,
     SearchResult,
 )
-from evosoko.sokoban.arrays import level_arrays, read_only_cells
+from evosoko.sokoban.arrays import level_arrays, manhattan_to_nearest_goal, read_only_cells
+from evosoko.sokoban.deadlocks import matching_cost
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.rules import Board
 
@@ -127,8 +134,7 @@ class MctsRun:
         self.arrays = level_arrays(level)
         box_count = level.box_count
         self.start_boxes = read_only_cells(sorted(level.start.boxes))
-        start_distance = box_distance(level, _OBJECTIVES[heuristic], self.start_boxes)
-        start_distance = min(start_distance, UNREACHABLE)
+        start_distance = _start_distance(level, heuristic)
         if start_distance >= UNREACHABLE:
             start_distance = 0  # lost at once: the rollout length does not matter
         self.rollout_pushes = min(
@@ -150,9 +156,7 @@ class MctsRun:
         self.rng = np.array([seed_state(seed)], dtype=np.uint64)
         self.scratch = push_scratch(level.cells, box_count, len(level.goal_cells))
         self.weights = np.zeros(max(4 * box_count, 1), dtype=np.float64)
-        self.tree = new_tree(
-            _FIRST_CAPACITY, 8 * _FIRST_CAPACITY, box_count, self.rollout_pushes
-        )
+        self.tree = new_tree(_FIRST_CAPACITY, 8 * _FIRST_CAPACITY, box_count, self.rollout_pushes)
 
     # ---- running ------------------------------------------------------------------------------
     def search(self) -> str:
@@ -176,7 +180,7 @@ class MctsRun:
             if code == mcts_kernel.EXHAUSTED:
                 return UNSOLVABLE
             if code == mcts_kernel.NEED_SPACE:
-                if 2 * self.tree_bytes() > self.memory_limit:
+                if 2 * tree_bytes(self.tree) > self.memory_limit:
                     return NODE_LIMIT
                 self.tree = grown(self.tree, counters, self.rollout_pushes)
             if self.time_limit is not None and now - self.started >= self.time_limit:
@@ -204,10 +208,6 @@ class MctsRun:
             )
         )
 
-    def tree_bytes(self) -> int:
-        """Memory the tree's arrays take."""
-        return sum(array.nbytes for array in self.tree)
-
     # ---- reporting ----------------------------------------------------------------------------
     def result(self, status: str, partial: int) -> SearchResult:
         """The :class:`SearchResult`: the solution replay-verified, statistics in the units of
@@ -218,7 +218,7 @@ class MctsRun:
         partial_paths: tuple[PartialPath, ...] = ()
         if status == SOLVED:
             length = int(counters[SOLUTION_LENGTH])
-            lurd = lurd_of_pushes(self.level, self.tree.pushes[:length])
+            lurd = lurd_of_pushes(self.level, self.tree.pushes[PUSHES_NOW, :length])
             verification = verified(self.level, lurd, must_solve=True)
             solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
         elif partial and status != UNSOLVABLE:
@@ -240,7 +240,7 @@ class MctsRun:
     def best_rollout(self) -> tuple[int, list[int]]:
         """(lowest objective reached, the pushes to it as ``box * 4 + direction`` codes)."""
         length = int(self.counters[BEST_LENGTH])
-        return int(self.counters[BEST_DISTANCE]), self.tree.best[:length].tolist()
+        return int(self.counters[BEST_DISTANCE]), self.tree.pushes[PUSHES_BEST, :length].tolist()
 
     def _partial_paths(self, count: int) -> tuple[PartialPath, ...]:
         tree, nodes = self.tree, int(self.counters[NODES])
@@ -248,8 +248,8 @@ class MctsRun:
         distance, best_pushes = self.best_rollout()
         if nodes and distance < UNREACHABLE:
             candidates.append((distance, best_pushes))
-        distances = tree.distance[:nodes]
-        open_nodes = np.flatnonzero(tree.status[:nodes] != LOST)
+        distances = tree.nodes[:nodes, N_DISTANCE]
+        open_nodes = np.flatnonzero(tree.nodes[:nodes, N_STATUS] != LOST)
         order = open_nodes[np.argsort(distances[open_nodes], kind="stable")]
         for node in order[: count + 1].tolist():
             candidates.append((int(distances[node]), node_pushes(tree, node)))
@@ -275,8 +275,16 @@ class MctsRun:
         return tuple(paths)
 
 
-_OBJECTIVES = {"matching": "matching", "push-distance": "nearest_goal", "manhattan": "manhattan"}
-"""The GA objective of each heuristic name (the same measures)."""
+def _start_distance(level: Level, heuristic: str) -> int:
+    """The start's objective, boxes frozen on goals not taken into account (worked out in
+    numpy: it only sets the rollouts' length, and a compiled kernel would add to a first
+    run's compile time)."""
+    boxes = list(level.start.boxes)
+    if heuristic == "matching":
+        return matching_cost(level, boxes)
+    if heuristic == "push-distance":
+        return min(int(level.nearest_goal_distance[boxes].sum()), UNREACHABLE)
+    return int(manhattan_to_nearest_goal(level)[boxes].sum())
 
 
 def seed_state(seed: int) -> int:
@@ -287,9 +295,9 @@ def seed_state(seed: int) -> int:
 def node_pushes(tree: MctsTree, node: int) -> list[int]:
     """The push codes from the root to ``node`` along the parents it was first reached from."""
     codes = []
-    while tree.parent[node] >= 0:
-        codes.append(int(tree.via[node]))
-        node = int(tree.parent[node])
+    while tree.nodes[node, N_PARENT] >= 0:
+        codes.append(int(tree.nodes[node, N_VIA]))
+        node = int(tree.nodes[node, N_PARENT])
     return codes[::-1]
 
 

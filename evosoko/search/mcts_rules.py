@@ -51,7 +51,7 @@ def start_position(arrays, scratch, start_boxes):  # pragma: no cover - compiled
     """Put the position ``start_boxes`` (sorted) on the scratch board; returns (boxes frozen on
     goals, or -1 when a box is frozen off its goal; boxes on goals)."""
     set_position(scratch.occupied, scratch.boxes, start_boxes)
-    on_goals = 0
+    on_goals = np.int64(0)
     for k in range(start_boxes.shape[0]):
         if arrays.goals[start_boxes[k]]:
             on_goals += 1
@@ -173,30 +173,54 @@ def objective_after_push(
     return distance, is_matched(measure, frozen_count)
 
 
-@numba.njit(cache=True, inline="always")
-def _nearest_free_goal(scratch, frozen_count, cell):  # pragma: no cover - compiled
-    """Push distance from ``cell`` to the nearest goal not taken by a frozen box."""
-    rows = scratch.boxes.shape[0] - frozen_count
-    nearest = UNREACHABLE
-    for row in range(rows):
-        nearest = min(nearest, scratch.reduced[row, cell])
-    return nearest
-
-
-@numba.njit(cache=True, inline="always")
-def push_gain(arrays, measure, scratch, frozen_count, matched, box, direction):
-    # pragma: no cover - compiled
-    """How much pushing ``box`` in ``direction`` brings the objective down, estimated from the
+@numba.njit(cache=True)
+def push_gains(
+    measure, nearest_manhattan, nearest_push, push_distance, deltas, boxes, assignment, reduced,
+    frozen_count, matched, out_box, out_direction, count, gains,
+):  # fmt: skip  # pragma: no cover - compiled
+    """``gains[c]``: how much candidate push ``c`` brings the objective down, estimated from the
     pushed box alone: its distance to the goal the matching gave it (``matched``), else to its
     nearest goal (goals of boxes frozen on goals left out). Usually -1, 0 or 1."""
-    target = box + arrays.deltas[direction]
-    if measure == MANHATTAN:
-        return arrays.nearest_manhattan[box] - arrays.nearest_manhattan[target]
-    if matched:
-        goal = assigned_goal(scratch, box)
-        return arrays.push_distance[goal, box] - arrays.push_distance[goal, target]
-    if frozen_count > 0:
-        return _nearest_free_goal(scratch, frozen_count, box) - _nearest_free_goal(
-            scratch, frozen_count, target
-        )
-    return arrays.nearest_push[box] - arrays.nearest_push[target]
+    free_goals = boxes.shape[0] - frozen_count
+    for c in range(count):
+        box = out_box[c]
+        target = box + deltas[out_direction[c]]
+        if measure == MANHATTAN:
+            gains[c] = nearest_manhattan[box] - nearest_manhattan[target]
+        elif matched:
+            goal = 0
+            for k in range(boxes.shape[0]):
+                if boxes[k] == box:
+                    goal = assignment[k]
+            gains[c] = push_distance[goal, box] - push_distance[goal, target]
+        elif frozen_count > 0:
+            before = UNREACHABLE
+            after = UNREACHABLE
+            for row in range(free_goals):
+                before = min(before, reduced[row, box])
+                after = min(after, reduced[row, target])
+            gains[c] = before - after
+        else:
+            gains[c] = nearest_push[box] - nearest_push[target]
+
+
+@numba.njit(cache=True, inline="always")
+def candidate_gains(arrays, measure, scratch, frozen_count, matched, count, gains):
+    # pragma: no cover - compiled
+    """:func:`push_gains` of the scratch's ``count`` candidate pushes."""
+    push_gains(
+        measure,
+        arrays.nearest_manhattan,
+        arrays.nearest_push,
+        arrays.push_distance,
+        arrays.deltas,
+        scratch.boxes,
+        scratch.assignment,
+        scratch.reduced,
+        frozen_count,
+        matched,
+        scratch.out_box,
+        scratch.out_direction,
+        count,
+        gains,
+    )

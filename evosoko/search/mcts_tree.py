@@ -7,11 +7,13 @@ so the tree is a graph whose statistics every path into a position shares. Each 
 been expanded owns a run of edges, one per candidate push of its position, in the rules'
 canonical order; an edge's child is made the first time the edge is followed.
 
-Per node: its key, player, boxes, visits, summed reward, objective, status (leaf, expanded,
-lost, solved), its edges, and the parent and push by which it was first reached (so every node
-has a path from the root). Per edge: the push (``box * 4 + direction``), the child (-1 until
-followed), visits and the rollout policy's prior. The arrays grow by doubling (:func:`grown`);
-the kernel (:mod:`evosoko.search.mcts_kernel`) rebuilds the hash table after a growth.
+A node is a row of ``nodes`` (the integer fields ``N_*``) with its key, boxes and summed reward;
+it keeps the parent and push by which it was first reached, so every node has a path from the
+root. An edge is a row of ``edges`` (``E_*``: the child, -1 until followed; the push, ``box * 4
++ direction``; visits) and the rollout policy's prior. The arrays grow by doubling
+(:func:`grown`); the kernel (:mod:`evosoko.search.mcts_kernel`) rebuilds the hash table after.
+A handful of arrays, not one per field: every compiled function that takes them pays a reference
+count per array per call and some compile time per array.
 """
 
 from __future__ import annotations
@@ -19,6 +21,23 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+
+# ---- node fields (columns of MctsTree.nodes) -----------------------------------------------------
+(
+    N_PLAYER,  # normalized player cell
+    N_VISITS,  # iterations that passed through the node
+    N_DISTANCE,  # the objective of the position
+    N_STATUS,  # LEAF, EXPANDED, LOST or SOLVED
+    N_FIRST_EDGE,  # its edges are rows N_FIRST_EDGE .. + N_EDGE_COUNT - 1 of ``edges``
+    N_EDGE_COUNT,
+    N_PARENT,  # the node it was first reached from (-1: the root)
+    N_VIA,  # by which push (box * 4 + direction)
+    N_ON_PATH,  # the STAMP of the last iteration whose path held it
+    NODE_FIELDS,
+) = range(10)
+
+# ---- edge fields (columns of MctsTree.edges) -----------------------------------------------------
+E_CHILD, E_PUSH, E_VISITS, EDGE_FIELDS = range(4)
 
 # ---- node status ---------------------------------------------------------------------------------
 LEAF, EXPANDED, LOST, SOLVED = 0, 1, 2, 3
@@ -29,7 +48,7 @@ matched to goals, or every push leads to a lost node); a solved node has every b
 (
     NODES,  # nodes stored
     EDGES,  # edges stored
-    ITERATIONS,  # iterations finished (selection, expansion, rollout, backup)
+    ITERATIONS,  # iterations run (selection, expansion, rollout, backup)
     TRANSPOSITIONS,  # edges that led to a position already in the tree
     LEAVES,  # nodes not yet expanded (nor proven lost or solved)
     UNTRIED,  # edges never followed
@@ -62,38 +81,32 @@ SELECTING, ROLLING_OUT = 0, 1
     MEASURE,  # the objective's code (evosoko.sokoban.matching)
     CORRALS,  # restrict candidates to a PI-corral's barrier
     ROLLOUT_PUSHES,  # pushes a rollout makes at most
-    ROOT_DISTANCE,  # the start's objective: rewards are measured against it
     PARAM_COUNT,
-) = range(7)
+) = range(6)
 
 # ---- real parameters (float64 array) -------------------------------------------------------------
 EXPLORATION, TEMPERATURE, LOST_FACTOR, PRIOR_UNIFORM, REAL_COUNT = range(5)
 
+# ---- rows of MctsTree.path and MctsTree.pushes -------------------------------------------------------
+PATH_NODE, PATH_EDGE = 0, 1
+PUSHES_NOW, PUSHES_BEST = 0, 1
+"""``pushes[PUSHES_NOW]``: the pushes of the current path and rollout (the solution, once found);
+``pushes[PUSHES_BEST]``: the pushes to the best position reached."""
+
 
 class MctsTree(NamedTuple):
-    """The tree's arrays (``C`` nodes, ``E`` edges, ``T`` hash slots, ``B`` boxes)."""
+    """The tree's arrays (``C`` nodes, ``E`` edges, ``T`` hash slots, ``B`` boxes, ``R`` pushes
+    a rollout makes at most)."""
 
+    nodes: np.ndarray  # int64[C, NODE_FIELDS]
     key: np.ndarray  # uint64[C]: Zobrist hash (boxes and normalized player)
-    player: np.ndarray  # int64[C]: normalized player cell
     boxes: np.ndarray  # int32[C, B]: sorted box cells
-    visits: np.ndarray  # int64[C]: iterations that passed through the node
-    value: np.ndarray  # float64[C]: their summed reward
-    distance: np.ndarray  # int64[C]: the objective of the position
-    status: np.ndarray  # int8[C]: LEAF, EXPANDED, LOST or SOLVED
-    first_edge: np.ndarray  # int64[C]: the node's edges are first_edge .. + edge_count - 1
-    edge_count: np.ndarray  # int64[C]
-    parent: np.ndarray  # int64[C]: the node it was first reached from (-1: the root)
-    via: np.ndarray  # int64[C]: by which push (box * 4 + direction)
-    on_path: np.ndarray  # int64[C]: STAMP of the last iteration whose path held the node
-    path_nodes: np.ndarray  # int64[C + 1]: the current iteration's path
-    path_edges: np.ndarray  # int64[C + 1]: and the edges between them
-    pushes: np.ndarray  # int64[C + R]: scratch for the pushes of a path and its rollout
-    best: np.ndarray  # int64[C + R]: the pushes to the best position reached
-    slots: np.ndarray  # int64[T]: hash table of node ids (-1: empty)
-    edge_child: np.ndarray  # int64[E]: -1 until followed
-    edge_push: np.ndarray  # int64[E]: box * 4 + direction
-    edge_visits: np.ndarray  # int64[E]
-    edge_prior: np.ndarray  # float64[E]: the rollout policy's probability of the push
+    value: np.ndarray  # float64[C]: summed reward
+    edges: np.ndarray  # int64[E, EDGE_FIELDS]
+    prior: np.ndarray  # float64[E]: the rollout policy's probability of the push
+    slots: np.ndarray  # int64[T]: hash table of node ids (-1: empty), T = 2 * C
+    path: np.ndarray  # int64[2, C + 1]: the current iteration's nodes and edges
+    pushes: np.ndarray  # int64[2, C + R + 1]: see PUSHES_NOW, PUSHES_BEST
 
     @property
     def capacity(self) -> int:
@@ -103,37 +116,21 @@ class MctsTree(NamedTuple):
     @property
     def edge_capacity(self) -> int:
         """Edges the arrays hold."""
-        return len(self.edge_child)
-
-
-_EDGE_FIELDS = ("edge_child", "edge_push", "edge_visits", "edge_prior")
-_BUFFER_FIELDS = ("pushes", "best", "path_nodes", "path_edges")
+        return len(self.prior)
 
 
 def new_tree(capacity: int, edge_capacity: int, box_count: int, rollout_pushes: int) -> MctsTree:
-    """An empty tree for ``capacity`` nodes and ``edge_capacity`` edges."""
+    """An empty tree for ``capacity`` nodes (a power of two) and ``edge_capacity`` edges."""
     return MctsTree(
+        nodes=np.zeros((capacity, NODE_FIELDS), dtype=np.int64),
         key=np.zeros(capacity, dtype=np.uint64),
-        player=np.zeros(capacity, dtype=np.int64),
         boxes=np.zeros((capacity, box_count), dtype=np.int32),
-        visits=np.zeros(capacity, dtype=np.int64),
         value=np.zeros(capacity, dtype=np.float64),
-        distance=np.zeros(capacity, dtype=np.int64),
-        status=np.zeros(capacity, dtype=np.int8),
-        first_edge=np.zeros(capacity, dtype=np.int64),
-        edge_count=np.zeros(capacity, dtype=np.int64),
-        parent=np.full(capacity, -1, dtype=np.int64),
-        via=np.zeros(capacity, dtype=np.int64),
-        on_path=np.zeros(capacity, dtype=np.int64),
-        path_nodes=np.zeros(capacity + 1, dtype=np.int64),
-        path_edges=np.zeros(capacity + 1, dtype=np.int64),
-        pushes=np.zeros(capacity + rollout_pushes + 1, dtype=np.int64),
-        best=np.zeros(capacity + rollout_pushes + 1, dtype=np.int64),
+        edges=np.zeros((edge_capacity, EDGE_FIELDS), dtype=np.int64),
+        prior=np.zeros(edge_capacity, dtype=np.float64),
         slots=np.full(2 * capacity, -1, dtype=np.int64),
-        edge_child=np.full(edge_capacity, -1, dtype=np.int64),
-        edge_push=np.zeros(edge_capacity, dtype=np.int64),
-        edge_visits=np.zeros(edge_capacity, dtype=np.int64),
-        edge_prior=np.zeros(edge_capacity, dtype=np.float64),
+        path=np.zeros((2, capacity + 1), dtype=np.int64),
+        pushes=np.zeros((2, capacity + rollout_pushes + 1), dtype=np.int64),
     )
 
 
@@ -149,15 +146,16 @@ def grown(tree: MctsTree, counters: np.ndarray, rollout_pushes: int) -> MctsTree
     while edges + 4 * box_count > edge_capacity:
         edge_capacity *= 2
     bigger = new_tree(capacity, edge_capacity, box_count, rollout_pushes)
-    for name in MctsTree._fields:
-        old, new = getattr(tree, name), getattr(bigger, name)
-        if name == "slots":
-            continue
-        if name in _EDGE_FIELDS:
-            new[:edges] = old[:edges]
-        elif name in _BUFFER_FIELDS:
-            new[: len(old)] = old
-        else:
-            new[:nodes] = old[:nodes]
+    for name in ("nodes", "key", "boxes", "value"):
+        getattr(bigger, name)[:nodes] = getattr(tree, name)[:nodes]
+    for name in ("edges", "prior"):
+        getattr(bigger, name)[:edges] = getattr(tree, name)[:edges]
+    bigger.path[:, : tree.path.shape[1]] = tree.path
+    bigger.pushes[:, : tree.pushes.shape[1]] = tree.pushes
     counters[REHASH] = 1
     return bigger
+
+
+def tree_bytes(tree: MctsTree) -> int:
+    """Memory the tree's arrays take."""
+    return sum(array.nbytes for array in tree)
