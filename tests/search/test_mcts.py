@@ -308,3 +308,19 @@ def test_the_kernel_reports_a_solved_start():
     run, status = _run(level)
     assert status == "solved" and run.result(status, 0).solution == ""
     assert mcts_kernel.FOUND != mcts_kernel.CONTINUE
+
+
+def test_hybrid_mode_seeds_from_mcts_rollouts():
+    from pathlib import Path
+
+    from evosoko.config import load_config
+    from evosoko.evolve.hybrid import search_seeds
+
+    configs = Path(__file__).resolve().parents[2] / "configs"
+    config = load_config(
+        configs / "hybrid.toml", ["hybrid.algorithm=mcts", "hybrid.node_budget=20"]
+    )
+    level = shared("boxoban/medium/train-000.txt", "10")[0]
+    seeds = search_seeds(level, config)
+    assert len(seeds) > 1 and all(seeds)
+    assert seeds == search_seeds(level, config)  # a node budget keeps it reproducible
