@@ -10,7 +10,10 @@ seconds, and with ``partial=k`` the k best frontier paths). ``ALGORITHMS`` lists
 - push level (boxes + normalized player; compiled kernels): ``push-bfs``, ``push-astar``,
   ``push-wastar``, ``push-greedy``, ``push-idastar``, with dead squares, freeze deadlocks,
   bipartite deadlocks (matching), PI-corral pruning and dead-end tunnel macros (all keep
-  push-optimality and completeness), and goal-room packing macros in the non-optimal ones.
+  push-optimality and completeness), and goal-room packing macros in the non-optimal ones;
+- ``push-fess`` (:mod:`evosoko.search.fess`), a feature-space search for large levels;
+- ``mcts`` (:mod:`evosoko.search.mcts`), Monte Carlo tree search over the push genomes'
+  candidate pushes, seeded (``seed``); ``expanded`` counts its iterations.
 
 :mod:`evosoko.search.batch` solves the levels of a file for ``evosoko solve``.
 """

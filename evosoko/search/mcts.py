@@ -26,10 +26,10 @@ import time
 
 import numpy as np
 
-from evosoko.evolve.push_rules import push_scratch
 from evosoko.search import mcts_kernel
 from evosoko.search.algorithms import Algorithm
 from evosoko.search.heuristics import HEURISTICS
+from evosoko.search.mcts_rules import rules_arrays, start_objective
 from evosoko.search.mcts_tree import (
     BEST_DISTANCE,
     BEST_LENGTH,
@@ -73,8 +73,7 @@ from evosoko.search.result import (
     PartialPath,
     SearchResult,
 )
-from evosoko.sokoban.arrays import level_arrays, manhattan_to_nearest_goal, read_only_cells
-from evosoko.sokoban.deadlocks import matching_cost
+from evosoko.sokoban.arrays import read_only_cells
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.rules import Board
 
@@ -109,7 +108,14 @@ def _next_limit(limit: int, done: int, seconds: float) -> int:
 
 class MctsRun:
     """One Monte Carlo tree search in progress (the interface of the solver's run classes:
-    ``search()`` returns a status, ``result(status, partial)`` the verified result)."""
+    ``search()`` returns a status, ``result(status, partial)`` the verified result).
+
+    Of the arguments every search takes, ``weight`` does not apply and of ``pruning`` only
+    ``corrals`` does (the candidate pushes always leave out freezing pushes, as push genomes'
+    do); ``store_cells`` is accepted for the solver's warm-up (the tree keeps box cells as
+    int32 on every board). ``memory_limit`` bounds the tree's arrays: a tree that would
+    outgrow it ends the search with ``node-limit``.
+    """
 
     def __init__(
         self,
@@ -131,10 +137,10 @@ class MctsRun:
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.memory_limit = memory_limit
-        self.arrays = level_arrays(level)
+        self.arrays, self.scratch = rules_arrays(level)
         box_count = level.box_count
         self.start_boxes = read_only_cells(sorted(level.start.boxes))
-        start_distance = _start_distance(level, heuristic)
+        start_distance = start_objective(level, heuristic)
         if start_distance >= UNREACHABLE:
             start_distance = 0  # lost at once: the rollout length does not matter
         self.rollout_pushes = min(
@@ -154,7 +160,6 @@ class MctsRun:
         self.counters[SOLUTION_LENGTH] = -1
         self.counters[BEST_DISTANCE] = UNREACHABLE
         self.rng = np.array([seed_state(seed)], dtype=np.uint64)
-        self.scratch = push_scratch(level.cells, box_count, len(level.goal_cells))
         self.weights = np.zeros(max(4 * box_count, 1), dtype=np.float64)
         self.tree = new_tree(_FIRST_CAPACITY, 8 * _FIRST_CAPACITY, box_count, self.rollout_pushes)
 
@@ -273,18 +278,6 @@ class MctsRun:
             if len(paths) == count:
                 break
         return tuple(paths)
-
-
-def _start_distance(level: Level, heuristic: str) -> int:
-    """The start's objective, boxes frozen on goals not taken into account (worked out in
-    numpy: it only sets the rollouts' length, and a compiled kernel would add to a first
-    run's compile time)."""
-    boxes = list(level.start.boxes)
-    if heuristic == "matching":
-        return matching_cost(level, boxes)
-    if heuristic == "push-distance":
-        return min(int(level.nearest_goal_distance[boxes].sum()), UNREACHABLE)
-    return int(manhattan_to_nearest_goal(level)[boxes].sum())
 
 
 def seed_state(seed: int) -> int:

@@ -161,6 +161,17 @@ def _draw(weights, count, total, rng):  # pragma: no cover - compiled
     return count - 1
 
 
+@numba.njit(cache=True)
+def _table_work(cells, box_count, frozen_count, before):  # pragma: no cover - compiled
+    """Work units of a push or a start (``before`` -1) that found ``frozen_count`` boxes frozen
+    on goals: a new frozen box rebuilds the push distances to the goals left, a start clears
+    the board's marks."""
+    work = box_count + (cells if before < 0 else 0)
+    if frozen_count > before and frozen_count > 0:
+        work += (box_count - frozen_count + 1) * cells
+    return work
+
+
 # ---- the tree ----------------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def _find(slots, key_of, nodes, boxes_of, key, player, boxes):  # pragma: no cover - compiled
@@ -331,6 +342,7 @@ def _select(arrays, scratch, tree, params, real, counters, start_boxes, start_pl
     counters[PATH_LENGTH] = 0
     counters[PATH_EDGES] = 0
     frozen_count, on_goals = start_position(arrays, scratch, start_boxes)
+    counters[WORK] += _table_work(arrays.floor.shape[0], box_count, frozen_count, NO_NODE)
     box_hash = boxes_hash(arrays.zobrist_box, start_boxes)
     player = start_player
     node = NO_NODE  # the last node of the path
@@ -398,7 +410,9 @@ def _select(arrays, scratch, tree, params, real, counters, start_boxes, start_pl
         code = edges[edge, E_PUSH]
         box, direction = code >> 2, code & 3
         target = box + deltas[direction]
+        before = frozen_count
         frozen_count, gained = play_push(arrays, scratch, box, direction, frozen_count)
+        counters[WORK] += _table_work(arrays.floor.shape[0], box_count, frozen_count, before)
         on_goals += gained
         player = box
         box_hash ^= arrays.zobrist_box[box] ^ arrays.zobrist_box[target]
@@ -488,7 +502,9 @@ def _rollout(arrays, scratch, tree, params, real, counters, rng, weights, work_l
         direction = scratch.out_direction[choice]
         target = box + deltas[direction]
         goal = assigned_goal(scratch, box) if matched else np.int64(-1)
+        frozen_before = frozen_count
         frozen_count, gained = play_push(arrays, scratch, box, direction, frozen_count)
+        counters[WORK] += _table_work(arrays.floor.shape[0], box_count, frozen_count, frozen_before)
         on_goals += gained
         player = box
         pushes[PUSHES_NOW, offset + step] = box * 4 + direction

@@ -10,14 +10,17 @@ boxes can no longer be matched to goals. Its reward comes from the same distance
 (``matching``, ``push-distance`` = the GA's ``nearest_goal``, or ``manhattan``), 0 exactly when
 every box is on a goal.
 
-The tree kernel (:mod:`evosoko.search.mcts_kernel`) calls only the functions of this module and
-keeps no rule of its own. A rules variant (a level where boxes vanish into their own holes, say)
-replaces these functions, or branches in them on the level's arrays, and the search follows:
-what a variant must provide is a start position, its candidate pushes in a fixed order, the
-effect of a push (with the count of boxes it brings home), the objective of a position and a
-cheap estimate of how much a push improves it. A position is the sorted box cells in
-``scratch.boxes`` (and ``scratch.occupied``) plus the player's cell; the hash of a position is
-:mod:`evosoko.sokoban.zobrist`'s.
+The tree kernel (:mod:`evosoko.search.mcts_kernel`) and its driver take every rule from this
+module and keep none of their own (the kernel only hashes positions and moves a pushed box by its
+direction's delta; the level is solved when the pushes have brought every box home). A rules
+variant (a level where boxes vanish into their own holes, say) replaces these functions, or
+branches in them on the level's arrays, and the search follows: what a variant must provide is a
+start position, its candidate pushes in a fixed order, the effect of a push (with the count of
+boxes it brings home), the objective of a position (and of the start, :func:`start_objective`)
+and a cheap estimate of how much a push improves it. A position is the sorted box cells in
+``scratch.boxes`` (and ``scratch.occupied``) plus the player's cell, always as many cells as the
+level has boxes (a variant whose boxes vanish would keep them on a cell of its own choosing); its
+hash is :mod:`evosoko.sokoban.zobrist`'s.
 
 The functions take the level's arrays (:class:`~evosoko.sokoban.arrays.LevelArrays`) and the
 push rules' scratch (:class:`~evosoko.evolve.push_rules.PushScratch`) as named tuples and are
@@ -31,19 +34,40 @@ import numba
 import numpy as np
 
 from evosoko.evolve.push_rules import (
+    PushScratch,
     position_distance,
     push,
+    push_scratch,
     reach,
     scratch_candidates,
     set_position,
     update_frozen_goals,
 )
-from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.arrays import LevelArrays, level_arrays, manhattan_to_nearest_goal
+from evosoko.sokoban.deadlocks import matching_cost
+from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.matching import MANHATTAN, MATCHING
 
 NONE_KNOWN = np.int64(0)
 """``known`` of :func:`update_frozen_goals` at a start: rebuild the tables when any box is frozen
 on a goal (typed: a literal would compile a specialization of its own)."""
+
+
+def rules_arrays(level: Level) -> tuple[LevelArrays, PushScratch]:
+    """What the compiled rules read for ``level`` (its arrays) and their work arrays."""
+    return level_arrays(level), push_scratch(level.cells, level.box_count, len(level.goal_cells))
+
+
+def start_objective(level: Level, heuristic: str) -> int:
+    """The start's objective (``heuristic``: ``matching``, ``push-distance`` or ``manhattan``),
+    boxes frozen on goals not taken into account: it sets the rollouts' length (worked out in
+    numpy: a compiled kernel would add to a first run's compile time)."""
+    boxes = list(level.start.boxes)
+    if heuristic == "matching":
+        return matching_cost(level, boxes)
+    if heuristic == "push-distance":
+        return min(int(level.nearest_goal_distance[boxes].sum()), UNREACHABLE)
+    return int(manhattan_to_nearest_goal(level)[boxes].sum())
 
 
 @numba.njit(cache=True, inline="always")
