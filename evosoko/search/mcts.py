@@ -281,8 +281,12 @@ class MctsRun:
 
 
 def seed_state(seed: int) -> int:
-    """The generator's starting state for ``seed`` (any integer)."""
-    return (int(seed) * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % (1 << 64)
+    """The generator's starting state for ``seed`` (any integer): numpy's ``SeedSequence``
+    hash of it, so that neighbouring seeds start far apart in the generator's sequence (the
+    sequence steps by a constant: started from nearby states, two seeds would replay each
+    other's draws one step apart)."""
+    entropy = int(seed) % (1 << 128)
+    return int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0])
 
 
 def node_pushes(tree: MctsTree, node: int) -> list[int]:
