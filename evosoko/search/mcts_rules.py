@@ -35,13 +35,13 @@ import numpy as np
 
 from evosoko.evolve.push_rules import (
     PushScratch,
-    position_distance,
-    push,
     push_scratch,
     reach,
     scratch_candidates,
+    scratch_distance,
+    scratch_push,
     set_position,
-    update_frozen_goals,
+    update_frozen_tables,
 )
 from evosoko.sokoban.arrays import LevelArrays, level_arrays, manhattan_to_nearest_goal
 from evosoko.sokoban.deadlocks import matching_cost
@@ -49,8 +49,9 @@ from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.matching import MANHATTAN, MATCHING
 
 NONE_KNOWN = np.int64(0)
-"""``known`` of :func:`update_frozen_goals` at a start: rebuild the tables when any box is frozen
-on a goal (typed: a literal would compile a specialization of its own)."""
+"""``known`` of :func:`~evosoko.evolve.push_rules.update_frozen_tables` at a start: rebuild
+the tables when any box is frozen on a goal (typed: a literal would compile a specialization of
+its own)."""
 
 
 def rules_arrays(level: Level) -> tuple[LevelArrays, PushScratch]:
@@ -79,19 +80,7 @@ def start_position(arrays, scratch, start_boxes):  # pragma: no cover - compiled
     for k in range(start_boxes.shape[0]):
         if arrays.goals[start_boxes[k]]:
             on_goals += 1
-    frozen_count = update_frozen_goals(
-        arrays.floor,
-        arrays.dead,
-        arrays.goals,
-        arrays.deltas,
-        scratch.boxes,
-        NONE_KNOWN,
-        scratch.frozen_goals,
-        scratch.reduced,
-        scratch.dead_now,
-        scratch.open_cells,
-        scratch.queue,
-    )
+    frozen_count = update_frozen_tables(arrays, scratch, NONE_KNOWN)
     return frozen_count, on_goals
 
 
@@ -122,23 +111,7 @@ def play_push(arrays, scratch, box, direction, frozen_count):  # pragma: no cove
     when a box froze off its goal; the change in boxes on goals)."""
     target = box + arrays.deltas[direction]
     gained = (1 if arrays.goals[target] else 0) - (1 if arrays.goals[box] else 0)
-    frozen_count = push(
-        arrays.floor,
-        arrays.dead,
-        arrays.goals,
-        arrays.deltas,
-        scratch.occupied,
-        scratch.boxes,
-        scratch.assignment,
-        box,
-        direction,
-        frozen_count,
-        scratch.frozen_goals,
-        scratch.reduced,
-        scratch.dead_now,
-        scratch.open_cells,
-        scratch.queue,
-    )
+    frozen_count = scratch_push(arrays, scratch, box, direction, frozen_count)
     return frozen_count, gained
 
 
@@ -146,19 +119,7 @@ def play_push(arrays, scratch, box, direction, frozen_count):  # pragma: no cove
 def objective(arrays, measure, scratch, frozen_count):  # pragma: no cover - compiled
     """The objective of the scratch's position (``UNREACHABLE``: lost), worked out in full;
     the matching leaves each box's goal in ``scratch.assignment`` (see :func:`is_matched`)."""
-    return position_distance(
-        measure,
-        arrays.nearest_manhattan,
-        arrays.nearest_push,
-        arrays.push_distance,
-        scratch.boxes,
-        frozen_count,
-        scratch.frozen_goals,
-        scratch.reduced,
-        scratch.free_boxes,
-        scratch.assignment,
-        scratch.work,
-    )
+    return scratch_distance(arrays, measure, scratch, frozen_count)
 
 
 @numba.njit(cache=True, inline="always")

@@ -8,7 +8,16 @@ import json
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from tiny_levels import BUNDLED_SEEDS, microban, quiet_level, seed_level, shared, tiny_levels
+from tiny_levels import (
+    BLOCKED,
+    BUNDLED_SEEDS,
+    STUCK,
+    microban,
+    quiet_level,
+    seed_level,
+    shared,
+    tiny_levels,
+)
 from typer.testing import CliRunner
 
 from evosoko.cli import app
@@ -30,13 +39,6 @@ from evosoko.search.mcts_tree import (
 from evosoko.sokoban.level import State
 from evosoko.sokoban.solutions import replay_states, verify_solution
 
-STUCK = ["######",
-         "#$   #",
-         "#  @.#",
-         "######"]  # fmt: skip
-BLOCKED = ["#######",
-           "#@$$..#",
-           "#######"]  # fmt: skip
 # Unsolvable, but no rule sees it at the start: the only proof is every position the candidate
 # pushes reach (14 of them), each expanded.
 EXHAUSTIBLE = ["######",
