@@ -112,7 +112,7 @@ from evosoko.search.mcts_tree import (
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.zobrist import boxes_hash
 
-# ---- kernel return codes -------------------------------------------------------------------------
+# ---- kernel return codes ------------------------------------------------------------------------
 CONTINUE, FOUND, EXHAUSTED, NEED_SPACE = 0, 1, 2, 3
 """CONTINUE: the call's budget ran out; FOUND: the solution is in ``pushes[PUSHES_NOW]``;
 EXHAUSTED: the level is proven unsolvable; NEED_SPACE: the arrays must grow first."""
@@ -123,7 +123,7 @@ NO_NODE = np.int64(-1)  # typed: a literal would compile specializations of its 
 _GAIN_CAP = 4.0  # policy gains are clipped to +-4 (a push into a far region is just "bad")
 
 
-# ---- random numbers --------------------------------------------------------------------------------
+# ---- random numbers -----------------------------------------------------------------------------
 @numba.njit(cache=True)
 def random_unit(rng):  # pragma: no cover - compiled
     """A float in [0, 1) from the splitmix64 generator whose state is ``rng[0]`` (uint64)."""
@@ -172,7 +172,7 @@ def _table_work(cells, box_count, frozen_count, before):  # pragma: no cover - c
     return work
 
 
-# ---- the tree ----------------------------------------------------------------------------------------
+# ---- the tree -----------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def _find(slots, key_of, nodes, boxes_of, key, player, boxes):  # pragma: no cover - compiled
     """(slot, node) of the position (node -1 and its free slot when it is not stored)."""
@@ -326,7 +326,7 @@ def _begin_rollout(
     counters[ROLLOUT_BEST_STEP] = 0
 
 
-# ---- the two phases (inlined into the entry point: they take the tuples) -----------------------------
+# ---- the two phases (inlined into the entry point: they take the tuples) ------------------------
 @numba.njit(cache=True, inline="always")
 def _select(arrays, scratch, tree, params, real, counters, start_boxes, start_player, weights):
     # pragma: no cover - compiled
@@ -538,7 +538,7 @@ def _rollout(arrays, scratch, tree, params, real, counters, rng, weights, work_l
     return _DONE, reward
 
 
-# ---- the entry point -------------------------------------------------------------------------------
+# ---- the entry point ----------------------------------------------------------------------------
 @numba.njit(cache=True)
 def mcts_search(
     arrays, scratch, tree, start_boxes, start_player, params, real, counters, rng, weights

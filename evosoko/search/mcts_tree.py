@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# ---- node fields (columns of MctsTree.nodes) -----------------------------------------------------
+# ---- node fields (columns of MctsTree.nodes) ----------------------------------------------------
 (
     N_PLAYER,  # normalized player cell
     N_VISITS,  # iterations that passed through the node
@@ -36,15 +36,15 @@ import numpy as np
     NODE_FIELDS,
 ) = range(10)
 
-# ---- edge fields (columns of MctsTree.edges) -----------------------------------------------------
+# ---- edge fields (columns of MctsTree.edges) ----------------------------------------------------
 E_CHILD, E_PUSH, E_VISITS, EDGE_FIELDS = range(4)
 
-# ---- node status ---------------------------------------------------------------------------------
+# ---- node status --------------------------------------------------------------------------------
 LEAF, EXPANDED, LOST, SOLVED = 0, 1, 2, 3
 """A leaf has no edges yet; a lost node is proven lost (no candidate push, boxes that cannot be
 matched to goals, or every push leads to a lost node); a solved node has every box on a goal."""
 
-# ---- counters (int64 array, kept between kernel calls) -------------------------------------------
+# ---- counters (int64 array, kept between kernel calls) ------------------------------------------
 (
     NODES,  # nodes stored
     EDGES,  # edges stored
@@ -74,7 +74,7 @@ matched to goals, or every push leads to a lost node); a solved node has every b
 
 SELECTING, ROLLING_OUT = 0, 1
 
-# ---- integer parameters (int64 array) -------------------------------------------------------------
+# ---- integer parameters (int64 array) -----------------------------------------------------------
 (
     ITERATION_CHUNK,  # iterations per kernel call at most
     WORK_LIMIT,  # work units per kernel call (a rollout is cut and continued on the next call)
@@ -84,10 +84,10 @@ SELECTING, ROLLING_OUT = 0, 1
     PARAM_COUNT,
 ) = range(6)
 
-# ---- real parameters (float64 array) -------------------------------------------------------------
+# ---- real parameters (float64 array) ------------------------------------------------------------
 EXPLORATION, TEMPERATURE, LOST_FACTOR, PRIOR_UNIFORM, REAL_COUNT = range(5)
 
-# ---- rows of MctsTree.path and MctsTree.pushes -------------------------------------------------------
+# ---- rows of MctsTree.path and MctsTree.pushes --------------------------------------------------
 PATH_NODE, PATH_EDGE = 0, 1
 PUSHES_NOW, PUSHES_BEST = 0, 1
 """``pushes[PUSHES_NOW]``: the pushes of the current path and rollout (the solution, once found);
