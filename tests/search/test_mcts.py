@@ -25,6 +25,8 @@ from evosoko.evolve.hybrid import level_at
 from evosoko.experiment.compare import CompareConfig, plan_jobs
 from evosoko.search import ALGORITHMS, Pruning, mcts_kernel, solve
 from evosoko.search import mcts as mcts_module
+from evosoko.search.batch import solve_levels
+from evosoko.search.mcts_rules import start_objective
 from evosoko.search.mcts_tree import (
     COUNTER_COUNT,
     EDGES,
@@ -285,6 +287,30 @@ def test_the_cli_takes_a_seed_and_prints_the_usual_json():
     limited = runner.invoke(app, [*arguments, "--node-limit", "1", "--seed", "4"])
     assert limited.exit_code in (0, 1)
     assert json.loads(limited.stdout)["expanded"] == 1
+
+
+def test_the_json_best_is_the_best_rollout_or_the_solution_or_nothing_when_proven():
+    level = shared("boxoban/medium/train-000.txt", "10")[0]
+    (cut,) = solve_levels([level], "mcts", node_limit=300, seed=0)
+    best = cut.as_json()["best"]
+    run, _ = _run(level, node_limit=300)
+    distance, pushes = run.best_rollout()
+    assert (best["distance"], best["pushes"], best["solved"]) == (distance, len(pushes), False)
+    assert 0 < best["distance"] < start_objective(level, "matching")
+    check = verify_solution(level, best["lurd"])
+    assert check.valid and not check.solved
+    assert (check.moves, check.pushes) == (best["moves"], best["pushes"])
+    (solved,) = solve_levels([seed_level("seed000-case3")], "mcts", seed=0)
+    record = solved.as_json()
+    assert record["best"] == {
+        "lurd": record["solution"],
+        "distance": 0,
+        "moves": record["moves"],
+        "pushes": record["pushes"],
+        "solved": True,
+    }
+    (lost,) = solve_levels([quiet_level(STUCK)], "mcts")
+    assert lost.result.status == "unsolvable" and lost.as_json()["best"] is None
 
 
 def test_compare_runs_mcts_once_per_seed():
