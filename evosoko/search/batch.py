@@ -26,9 +26,6 @@ JSON_KEYS = (
     "best",
 )
 """Keys of one JSON line of ``evosoko solve --json``, in order."""
-BEST_KEYS = ("lurd", "distance", "moves", "pushes", "solved")
-"""Keys of a line's ``best``: the position closest to solved that the search reached, as a GA
-run reports its best individual (``distance``: the search's heuristic there, 0 when solved)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,22 +42,8 @@ class LevelOutcome:
             "index": self.level.index,
             "level": self.level.json_label,
             **{key: stats[key] for key in JSON_KEYS[2:-1]},
-            "best": self.best(),
+            "best": self.result.best(),
         }
-
-    def best(self) -> dict[str, object] | None:
-        """The solution, else the search's best partial path (mcts: its best rollout; the
-        others: the open state of lowest heuristic), as :data:`BEST_KEYS`; None when the
-        search kept none (a proof of unsolvability)."""
-        result = self.result
-        if result.solved:
-            values = (result.solution, 0, result.moves, result.pushes, True)
-        elif result.partial:
-            path = result.partial[0]
-            values = (path.lurd, path.h, path.moves, path.pushes, False)
-        else:
-            return None
-        return dict(zip(BEST_KEYS, values, strict=True))
 
 
 def solve_levels(
@@ -74,7 +57,7 @@ def solve_levels(
 ) -> Iterator[LevelOutcome]:
     """Solve ``levels`` in order, yielding each outcome as soon as it is known; ``seed`` drives
     the stochastic searches (``random``, ``mcts``). An unfinished search keeps its best partial
-    path (:meth:`LevelOutcome.best`).
+    path (:meth:`~evosoko.search.result.SearchResult.best`).
 
     The algorithm, heuristic and budget are checked at once (before any search), so a typo
     raises :class:`evosoko.errors.ConfigError` from this call, not from the first iteration.

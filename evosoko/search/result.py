@@ -11,6 +11,8 @@ TIMEOUT = "timeout"
 NODE_LIMIT = "node-limit"
 UNSOLVABLE = "unsolvable"
 STATUSES = (SOLVED, TIMEOUT, NODE_LIMIT, UNSOLVABLE)
+BEST_KEYS = ("lurd", "distance", "moves", "pushes", "solved")
+"""Keys of :meth:`SearchResult.best`, those of a GA run's best individual."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,21 @@ class SearchResult:
     def solved(self) -> bool:
         """True when a solution was found."""
         return self.status == SOLVED
+
+    def best(self) -> dict[str, object] | None:
+        """The position closest to solved that the search reached, as a GA run reports its
+        best individual (:data:`BEST_KEYS`; ``distance``: the search's heuristic there): the
+        solution (distance 0), else the first partial path (mcts: its best rollout; the other
+        searches: the open state of lowest heuristic); None when there is neither (a proof of
+        unsolvability, or no partial paths asked for)."""
+        if self.solved:
+            values = (self.solution, 0, self.moves, self.pushes, True)
+        elif self.partial:
+            path = self.partial[0]
+            values = (path.lurd, path.h, path.moves, path.pushes, False)
+        else:
+            return None
+        return dict(zip(BEST_KEYS, values, strict=True))
 
     def as_dict(self) -> dict[str, object]:
         """The statistics and solution as plain JSON-ready values (partial paths left out)."""

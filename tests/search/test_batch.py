@@ -6,7 +6,8 @@ import pytest
 from tiny_levels import BUNDLED_SEEDS
 
 from evosoko.errors import ConfigError, EvosokoError
-from evosoko.search.batch import BEST_KEYS, JSON_KEYS, solve_file
+from evosoko.search.batch import JSON_KEYS, solve_file
+from evosoko.search.result import BEST_KEYS
 from evosoko.sokoban.solutions import verify_solution
 
 
