@@ -97,10 +97,20 @@ RESULT_COLUMNS = (
     "pushes",
     "solution",
 )
-"""``seconds``/``used``: wall time and evaluations (GA) or expanded nodes (search) spent, i.e.
-the time and cost to solve when ``solved`` is 1; ``seed`` is empty for deterministic search."""
+"""``seconds``/``used``: wall time and evaluations (GA), expanded nodes (search) or iterations
+(mcts) spent, i.e. the time and cost to solve when ``solved`` is 1; ``seed`` is empty for
+deterministic search."""
 
 UNITS = {"ga": "evaluations", "search": "nodes"}
+"""The cost unit of each kind of solver (a search algorithm may name its own: mcts counts
+iterations, see :attr:`evosoko.search.algorithms.Algorithm.unit`)."""
+
+
+def unit_budgets(budget: CompareBudget) -> dict[str, int | None]:
+    """Each cost unit's budget per job: ``budget.nodes`` bounds both expanded nodes and mcts's
+    iterations (a search's ``node_limit``), which are not the same work, so not one unit."""
+    return {"evaluations": budget.evaluations, "nodes": budget.nodes, "iterations": budget.nodes}
+
 
 REPORT_SECONDS = 20.0
 """While jobs finish, the result files and report.html are rewritten at most this often."""
@@ -158,6 +168,11 @@ class GASolver(Section):
         """The solver's name in tables and plots."""
         return self.name or (Path(self.config).stem if self.config else "ga")
 
+    @property
+    def unit(self) -> str:
+        """What its cost counts."""
+        return UNITS["ga"]
+
 
 class SearchSolver(Section):
     """A classical search and its parameters."""
@@ -196,6 +211,11 @@ class SearchSolver(Section):
     def stochastic(self) -> bool:
         """True when the search depends on its seed (so it runs once per seed)."""
         return ALGORITHMS[self.algorithm].stochastic
+
+    @property
+    def unit(self) -> str:
+        """What its cost counts (expanded nodes; mcts: iterations)."""
+        return ALGORITHMS[self.algorithm].unit
 
 
 class JobsParallel(Section):
@@ -455,7 +475,7 @@ def result_row(job: Job, result: dict, level: Level) -> dict[str, Any]:
         "level_index": payload["level_index"],
         "level": level.name,
         "seed": payload["seed"],
-        "unit": UNITS[payload["kind"]],
+        "unit": (UNITS["ga"] if payload["kind"] == "ga" else ALGORITHMS[payload["algorithm"]].unit),
         "status": "error",
         "solved": False,
         "seconds": 0.0,
@@ -596,10 +616,10 @@ def write_compare_files(
 ) -> list[SolverSummary]:
     """Write ``results.csv``, ``summary.md``, ``summary.json`` and (optionally) the plots."""
     budget = config.compare.budget
-    unit_budgets = {"evaluations": budget.evaluations, "nodes": budget.nodes}
-    summaries = summarise(rows, budget.seconds, unit_budgets)
+    budgets = unit_budgets(budget)
+    summaries = summarise(rows, budget.seconds, budgets)
     uncertainty = comparison_uncertainty(
-        rows, budget.seconds, unit_budgets, [s.label for s in config.solver]
+        rows, budget.seconds, budgets, [s.label for s in config.solver]
     )
     write_text_atomic(folder / RESULTS_FILE, results_csv(rows))
     write_text_atomic(
@@ -613,7 +633,7 @@ def write_compare_files(
     if plots and rows:
         from evosoko.experiment.figures import draw_compare
 
-        draw_compare(folder, rows, budget.seconds, unit_budgets, [s.label for s in config.solver])
+        draw_compare(folder, rows, budget.seconds, budgets, [s.label for s in config.solver])
     refresh_report(folder)
     return summaries
 
@@ -674,7 +694,7 @@ def summary_markdown(
     if budget.evaluations:
         limits.append(f"{budget.evaluations:,} evaluations (GA)")
     if budget.nodes:
-        limits.append(f"{budget.nodes:,} expanded nodes (search)")
+        limits.append(f"{budget.nodes:,} {_node_budget_text(config)}")
     lines = [
         f"# Comparison: {settings.name}",
         "",
@@ -723,6 +743,16 @@ def _bracket(interval: Interval | None, digits: int = 0, *, percent: bool = Fals
     if percent:
         return f" [{100 * interval.low:.0f}%, {100 * interval.high:.0f}%]"
     return f" [{_number(interval.low, digits)}, {_number(interval.high, digits)}]"
+
+
+def _node_budget_text(config: CompareConfig) -> str:
+    """What ``budget.nodes`` bounds in this comparison: expanded nodes, mcts's iterations."""
+    units = {s.unit for s in config.solver if isinstance(s, SearchSolver)}
+    if units == {"iterations"}:
+        return "iterations (mcts)"
+    if "iterations" in units:
+        return "expanded nodes (search; mcts: iterations)"
+    return "expanded nodes (search)"
 
 
 def _level_description(settings: CompareSettings) -> str:

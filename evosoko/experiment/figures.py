@@ -25,7 +25,11 @@ from evosoko.experiment.style import colour, new_figure, save_figure, style_axes
 
 __all__ = ["draw_compare", "draw_runs", "read_metrics"]
 
-UNIT_LABELS = {"evaluations": "fitness evaluations", "nodes": "expanded search nodes"}
+UNIT_LABELS = {
+    "evaluations": "fitness evaluations",
+    "nodes": "expanded search nodes",
+    "iterations": "mcts iterations",
+}
 
 
 # ---- comparisons -------------------------------------------------------------------------------

@@ -31,7 +31,9 @@ class Algorithm:
     the search draws random numbers from its seed. ``runner``: ``"module:Class"`` of the run
     class that drives a search of its own instead of the state store's kernels (the
     interface of :class:`evosoko.search.solver._Run`: ``search()``, ``result(status,
-    partial)``); the store's fields above then do not apply to it.
+    partial)``); the store's fields above then do not apply to it. ``unit``: what its
+    ``expanded`` counts, the cost comparisons report (``nodes``: expanded states; mcts:
+    ``iterations``, each of which does far more than one expansion).
     """
 
     name: str
@@ -47,6 +49,7 @@ class Algorithm:
     feature_space: bool = False
     seeded: bool = False
     runner: str | None = None
+    unit: str = "nodes"
     description: str = ""
 
     @property
@@ -197,6 +200,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             False,
             seeded=True,
             runner="evosoko.search.mcts:MctsRun",
+            unit="iterations",
             description="Monte Carlo tree search (UCT) over the push genomes' candidate pushes, "
             "policy-guided rollouts rewarded by the distance objective",
         ),

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from evosoko.cli import app
 from evosoko.evolve.hybrid import level_at
-from evosoko.experiment.compare import CompareConfig, plan_jobs
+from evosoko.experiment.compare import CompareConfig, plan_jobs, run_compare
 from evosoko.search import ALGORITHMS, Pruning, mcts_kernel, solve
 from evosoko.search import mcts as mcts_module
 from evosoko.search.batch import solve_levels
@@ -336,6 +336,39 @@ def test_compare_runs_mcts_once_per_seed():
     assert seeds == [1, 2, 3]
     outcome = run_job(jobs[0].payload)
     assert outcome["solved"] and 0 < outcome["used"] <= 500
+
+
+def test_compare_counts_mcts_in_iterations_not_expanded_nodes(tmp_path):
+    config = CompareConfig.model_validate(
+        {
+            "compare": {
+                "name": "m",
+                "levels": str(BUNDLED_SEEDS),
+                "first": 2,
+                "seeds": [1],
+                "budget": {"seconds": 5, "nodes": 100_000},
+            },
+            "parallel": {"backend": "serial"},
+            "solver": [
+                {"kind": "search", "algorithm": "mcts"},
+                {"kind": "search", "algorithm": "push-astar"},
+            ],
+        }
+    )
+    outcome = run_compare(config, tmp_path / "out", plots=False)
+    assert {(row["solver"], row["unit"]) for row in outcome.rows} == {
+        ("mcts", "iterations"),
+        ("push-astar", "nodes"),
+    }
+    assert {s.solver: s.unit for s in outcome.summaries} == {
+        "mcts": "iterations",
+        "push-astar": "nodes",
+    }
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    measures = {test["measure"] for test in summary["paired_tests"]}
+    assert measures == {"solved", "seconds"}  # no shared cost unit: the wall clock
+    text = (tmp_path / "out" / "summary.md").read_text()
+    assert "100,000 expanded nodes (search; mcts: iterations)" in text
 
 
 def test_illegal_pushes_are_a_search_bug_not_a_solution():
