@@ -66,6 +66,7 @@ from evosoko.search.mcts_tree import (
 )
 from evosoko.search.paths import SearchBug, verified
 from evosoko.search.result import (
+    MEMORY_LIMIT,
     NODE_LIMIT,
     SOLVED,
     TIMEOUT,
@@ -73,6 +74,7 @@ from evosoko.search.result import (
     PartialPath,
     SearchResult,
 )
+from evosoko.search.solver import table_bytes
 from evosoko.sokoban.arrays import read_only_cells
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.rules import Board
@@ -113,8 +115,9 @@ class MctsRun:
     Of the arguments every search takes, ``weight`` does not apply and of ``pruning`` only
     ``corrals`` does (the candidate pushes always leave out freezing pushes, as push genomes'
     do); ``store_cells`` is accepted for the solver's warm-up (the tree keeps box cells as
-    int32 on every board). ``memory_limit`` bounds the tree's arrays: a tree that would
-    outgrow it ends the search with ``node-limit``.
+    int32 on every board). ``memory_limit`` bounds the rules' tables and the tree's arrays:
+    tables that would not fit are not built, and a tree that would outgrow what is left ends
+    the search; both with ``memory-limit``.
     """
 
     def __init__(
@@ -137,12 +140,15 @@ class MctsRun:
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.memory_limit = memory_limit
-        self.arrays, self.scratch = rules_arrays(level)
+        self.tables_fit = table_bytes(level) < memory_limit
         box_count = level.box_count
         self.start_boxes = read_only_cells(sorted(level.start.boxes))
-        start_distance = start_objective(level, heuristic)
-        if start_distance >= UNREACHABLE:
-            start_distance = 0  # lost at once: the rollout length does not matter
+        start_distance = 0  # lost at once, or no search: the rollout length does not matter
+        if self.tables_fit:
+            self.arrays, self.scratch = rules_arrays(level)
+            start_distance = start_objective(level, heuristic)
+            if start_distance >= UNREACHABLE:
+                start_distance = 0
         self.rollout_pushes = min(
             ROLLOUT_PUSHES_PER_DISTANCE * start_distance + ROLLOUT_EXTRA_PUSHES,
             ROLLOUT_PUSHES_CAP,
@@ -161,11 +167,14 @@ class MctsRun:
         self.counters[BEST_DISTANCE] = UNREACHABLE
         self.rng = np.array([seed_state(seed)], dtype=np.uint64)
         self.weights = np.zeros(max(4 * box_count, 1), dtype=np.float64)
-        self.tree = new_tree(_FIRST_CAPACITY, 8 * _FIRST_CAPACITY, box_count, self.rollout_pushes)
+        capacity = _FIRST_CAPACITY if self.tables_fit else 1
+        self.tree = new_tree(capacity, 8 * capacity, box_count, self.rollout_pushes)
 
     # ---- running ------------------------------------------------------------------------------
     def search(self) -> str:
         """Run to a solution, a proof or the budget; returns the status."""
+        if not self.tables_fit:
+            return MEMORY_LIMIT
         counters, params = self.counters, self.params
         chunk = 1
         params[WORK_LIMIT] = _FIRST_WORK_LIMIT
@@ -185,8 +194,8 @@ class MctsRun:
             if code == mcts_kernel.EXHAUSTED:
                 return UNSOLVABLE
             if code == mcts_kernel.NEED_SPACE:
-                if 2 * tree_bytes(self.tree) > self.memory_limit:
-                    return NODE_LIMIT
+                if table_bytes(self.level) + 2 * tree_bytes(self.tree) > self.memory_limit:
+                    return MEMORY_LIMIT
                 self.tree = grown(self.tree, counters, self.rollout_pushes)
             if self.time_limit is not None and now - self.started >= self.time_limit:
                 return TIMEOUT

@@ -38,6 +38,7 @@ from evosoko.search.mcts_tree import (
     ROLLOUT_BEST_STEP,
     SOLVED,
 )
+from evosoko.search.solver import table_bytes
 from evosoko.sokoban.level import State
 from evosoko.sokoban.solutions import replay_states, verify_solution
 
@@ -270,9 +271,18 @@ def test_a_tree_that_outgrows_its_arrays_grows(monkeypatch):
 def test_memory_limit_ends_the_search_without_a_claim(monkeypatch):
     monkeypatch.setattr(mcts_module, "_FIRST_CAPACITY", 4)
     level = shared("boxoban/medium/train-000.txt", "10")[0]
-    run, status = _run(level, memory_limit=1)
-    assert status == "node-limit"
+    tables = table_bytes(level)
+    run, status = _run(level, memory_limit=tables + 1)
+    assert status == "memory-limit"
     assert run.tree.capacity == 4 and run.counters[NODES] == 4
+    result = run.result(status, 3)
+    assert result.status == "memory-limit" and result.partial  # it keeps what it reached
+
+
+def test_tables_that_do_not_fit_are_not_built():
+    level = shared("boxoban/medium/train-000.txt", "10")[0]
+    result = solve(level, "mcts", memory_limit=table_bytes(level), partial=2)
+    assert (result.status, result.expanded, result.partial) == ("memory-limit", 0, ())
 
 
 def test_the_cli_takes_a_seed_and_prints_the_usual_json():
