@@ -15,7 +15,8 @@ solution, moves, pushes, states expanded/generated/duplicates, seconds, and with
 - ``mcts`` (:mod:`evosoko.search.mcts`), Monte Carlo tree search over the push genomes'
   candidate pushes, seeded (``seed``); ``expanded`` counts its iterations.
 
-:mod:`evosoko.search.batch` solves the levels of a file for ``evosoko solve``.
+``evosoko.solve`` (:mod:`evosoko.api`) returns a search's outcome as the
+:class:`~evosoko.result.Result` every solver returns (:meth:`SearchResult.as_result`).
 """
 
 from evosoko.search.algorithms import ALGORITHMS, Algorithm

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from evosoko.sokoban.level import State
+
+if TYPE_CHECKING:
+    from evosoko.result import Result
+    from evosoko.sokoban.level import Level
 
 SOLVED = "solved"
 TIMEOUT = "timeout"
@@ -90,3 +95,33 @@ class SearchResult:
             "seconds": round(self.seconds, 6),
             "solution": self.solution,
         }
+
+    def as_result(self, level: Level) -> Result:
+        """This outcome as the :class:`~evosoko.result.Result` every solver returns: cost in
+        expanded nodes (mcts: iterations), the search's statistics in ``details``,
+        :meth:`best` as its ``best``."""
+        from evosoko.result import BestIndividual, Result
+        from evosoko.search.algorithms import ALGORITHMS
+
+        best = self.best()
+        return Result(
+            level_name=level.name,
+            solver=self.algorithm,
+            status=self.status,
+            solution=self.solution if self.solved else None,
+            moves=self.moves if self.solved else None,
+            pushes=self.pushes if self.solved else None,
+            cost=self.expanded,
+            unit=ALGORITHMS[self.algorithm].unit,
+            seconds=self.seconds,
+            index=level.index,
+            best=None if best is None else BestIndividual(**best),
+            details={
+                "heuristic": self.heuristic,
+                "expanded": self.expanded,
+                "generated": self.generated,
+                "duplicates": self.duplicates,
+                "partial": [path.lurd for path in self.partial],
+            },
+            level=level,
+        )

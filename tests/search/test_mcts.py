@@ -20,12 +20,12 @@ from tiny_levels import (
 )
 from typer.testing import CliRunner
 
+from evosoko import api
 from evosoko.cli import app
 from evosoko.evolve.hybrid import level_at
 from evosoko.experiment.compare import CompareConfig, plan_jobs, run_compare
 from evosoko.search import ALGORITHMS, Pruning, mcts_kernel, solve
 from evosoko.search import mcts as mcts_module
-from evosoko.search.batch import solve_levels
 from evosoko.search.mcts_rules import start_objective
 from evosoko.search.mcts_tree import (
     COUNTER_COUNT,
@@ -301,8 +301,7 @@ def test_the_cli_takes_a_seed_and_prints_the_usual_json():
 
 def test_the_json_best_is_the_best_rollout_or_the_solution_or_nothing_when_proven():
     level = shared("boxoban/medium/train-000.txt", "10")[0]
-    (cut,) = solve_levels([level], "mcts", node_limit=300, seed=0)
-    best = cut.as_json()["best"]
+    best = api.solve(level, "mcts", nodes=300, seed=0).best.as_dict()
     run, _ = _run(level, node_limit=300)
     distance, pushes = run.best_rollout()
     assert (best["distance"], best["pushes"], best["solved"]) == (distance, len(pushes), False)
@@ -310,17 +309,16 @@ def test_the_json_best_is_the_best_rollout_or_the_solution_or_nothing_when_prove
     check = verify_solution(level, best["lurd"])
     assert check.valid and not check.solved
     assert (check.moves, check.pushes) == (best["moves"], best["pushes"])
-    (solved,) = solve_levels([seed_level("seed000-case3")], "mcts", seed=0)
-    record = solved.as_json()
-    assert record["best"] == {
-        "lurd": record["solution"],
+    solved = api.solve(seed_level("seed000-case3"), "mcts", seed=0)
+    assert solved.best.as_dict() == {
+        "lurd": solved.solution,
         "distance": 0,
-        "moves": record["moves"],
-        "pushes": record["pushes"],
+        "moves": solved.moves,
+        "pushes": solved.pushes,
         "solved": True,
     }
-    (lost,) = solve_levels([quiet_level(STUCK)], "mcts")
-    assert lost.result.status == "unsolvable" and lost.as_json()["best"] is None
+    lost = api.solve(quiet_level(STUCK), "mcts")
+    assert lost.status == "unsolvable" and lost.best is None
 
 
 def test_compare_runs_mcts_once_per_seed():
