@@ -34,21 +34,24 @@ def solve_command(
         typer.Option(
             "--algo",
             help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
-            "push-wastar, push-greedy, push-idastar or push-fess.",
+            "push-wastar, push-greedy, push-idastar, push-fess or mcts.",
         ),
     ] = "push-astar",
     heuristic: Annotated[
         str | None,
         typer.Option(
             help="manhattan, push-distance, matching (push level default), "
-            "manhattan-source (move level only)."
+            "manhattan-source (move level only); mcts: the objective of its reward."
         ),
     ] = None,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per level.")] = None,
-    node_limit: Annotated[int | None, typer.Option(help="States expanded per level.")] = None,
+    node_limit: Annotated[
+        int | None, typer.Option(help="States expanded per level (mcts: iterations).")
+    ] = None,
     weight: Annotated[
         float, typer.Option(help="Heuristic weight of push-wastar and push-fess.")
     ] = 3.0,
+    seed: Annotated[int, typer.Option(help="Seed of the stochastic searches (random, mcts).")] = 0,
     format: FormatOption = None,
     json_output: JsonOption = False,
     strict: StrictOption = False,
@@ -66,7 +69,13 @@ def solve_command(
         warm_up([algo] if algo in ALGORITHMS else [])
     outcomes = (
         api.solve(
-            level, algo, seconds=time_limit, nodes=node_limit, heuristic=heuristic, weight=weight
+            level,
+            algo,
+            seconds=time_limit,
+            nodes=node_limit,
+            heuristic=heuristic,
+            weight=weight,
+            seed=seed,
         )
         for level in chosen
     )
@@ -112,13 +121,15 @@ JSON_KEYS = (
     "duplicates",
     "seconds",
     "solution",
+    "best",
 )
 """Keys of one JSON line of ``evosoko solve --json``, in order."""
 
 
 def _json_record(result) -> dict[str, object]:
     """The JSON object of one level: its index and label, the search's status, solution and
-    statistics (moves and pushes 0 when unsolved)."""
+    statistics (moves and pushes 0 when unsolved), and its ``best`` (see
+    :meth:`evosoko.search.result.SearchResult.best`)."""
     level = result.level
     return {
         "index": level.index,
@@ -131,4 +142,5 @@ def _json_record(result) -> dict[str, object]:
         "duplicates": result.details["duplicates"],
         "seconds": round(result.seconds, 6),
         "solution": result.solution,
+        "best": None if result.best is None else result.best.as_dict(),
     }
