@@ -195,10 +195,9 @@ class _Search:
             if self.node_limit is not None and self.expanded >= self.node_limit:
                 status = NODE_LIMIT
                 break
-            if self.time_limit is not None and self.expanded % 64 == 0:
-                if time.perf_counter() - self.started > self.time_limit:
-                    status = TIMEOUT
-                    break
+            if self._out_of_time():
+                status = TIMEOUT
+                break
             _, _, g, state = heapq.heappop(frontier)
             if g > best_g[state]:
                 continue
@@ -223,6 +222,13 @@ class _Search:
                 if goal is not None:
                     status = SOLVED
         return self._result(status, goal, parents)
+
+    def _out_of_time(self) -> bool:
+        return (
+            self.time_limit is not None
+            and self.expanded % 64 == 0
+            and time.perf_counter() - self.started > self.time_limit
+        )
 
     def _goal_popped(self, frontier, best_g):
         """A* stops when a solved state is the best on the frontier (its ``h`` is 0)."""

@@ -26,8 +26,8 @@ from pathlib import Path
 from evosoko.errors import EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.sokoban import grids, xsb
 from evosoko.sokoban.build import level_from_rows
-from evosoko.sokoban.given_holes import check_level as check_rules
 from evosoko.sokoban.collection import RawBoard, level_label, split_collection, text_lines
+from evosoko.sokoban.given_holes import check_level as check_rules
 from evosoko.sokoban.level import Level, Origin
 from evosoko.sokoban.writing import format_levels, write_levels
 

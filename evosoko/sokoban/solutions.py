@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evosoko.errors import EvosokoWarning, SolutionError
-from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.given_holes import board_for
+from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import Board, direction_name
 
 STEP_LETTERS = frozenset("udlrUDLR")
