@@ -53,7 +53,7 @@ def paired_pieces(level: Level, axes, player_colour: str, box_edge: str) -> Call
             0.3,
             facecolor="none",
             edgecolor=pair_colour(number),
-            linewidth=3.0,
+            linewidth=6.0,  # points: a twelfth of a cell
             zorder=2,
         )
         axes.add_patch(ring)
