@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.colors import to_rgb
 from PIL import Image
@@ -20,39 +20,11 @@ from evosoko.sokoban.given_holes import (
     HolesState,
     holes_rows,
     pairs_note,
-    with_pairing,
 )
 from evosoko.sokoban.paired_render import FILLED_HOLE, pair_colour
 from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import replay_states, verify_solution
-from tests.search.tiny_levels import tiny_levels
-
-SWAP = """\
-; swap
-########
-#@     #
-# $ $  #
-#      #
-# .  . #
-########
-Rules: given-holes
-Pairs: 1-2 2-1
-"""
-SWAP_SOLUTION = "rDDldRRRuluurDDrdLL"  # 9 pushes, push-optimal (push-BFS)
-
-
-def swap():
-    return parse_levels(SWAP, "swap.xsb")[0]
-
-
-@st.composite
-def given_holes_levels(draw, max_boxes: int = 3):
-    """A tiny random level with a random pairing of its boxes and holes."""
-    level = draw(tiny_levels(max_boxes=max_boxes))
-    rows = draw(st.permutations(range(level.box_count)))
-    goals = level.goal_cells.tolist()
-    assume(all(box != goals[row] for box, row in zip(level.start.boxes, rows)))
-    return with_pairing(level, rows)
+from tests.sokoban.given_holes_levels import SWAP, SWAP_SOLUTION, given_holes_levels, swap
 
 
 # ---- the notation ------------------------------------------------------------------------------
@@ -248,7 +220,7 @@ def test_png_after_vanishing_has_no_box_and_a_filled_hole(tmp_path):
     with Image.open(path) as image:
         assert _colour_near(image, 4, 5, FILLED_HOLE, level)
         colours = {colour for _, colour in image.convert("RGB").getcolors(maxcolors=100000)}
-        red = tuple(int(round(v * 255)) for v in to_rgb(pair_colour(0)))
+        red = tuple(round(v * 255) for v in to_rgb(pair_colour(0)))
         assert red not in colours  # neither box 1 nor its ring is drawn any more
 
 

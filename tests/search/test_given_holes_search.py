@@ -14,7 +14,7 @@ from evosoko.search.given_holes import paired_distance
 from evosoko.sokoban.formats import parse_levels
 from evosoko.sokoban.given_holes import HolesBoard
 from evosoko.sokoban.solutions import verify_solution
-from tests.sokoban.test_given_holes import SWAP, given_holes_levels
+from tests.sokoban.given_holes_levels import SWAP, given_holes_levels
 
 
 def fewest_pushes(level, limit: int = 200_000) -> int | None:
