@@ -743,6 +743,10 @@ def evolve_level(
     seeded by a bounded search (not when resuming). With ``output.optimize_seconds`` a solution
     is shortened (:mod:`evosoko.optimize`, moves first) before it is returned.
     """
+    if level.pairing is not None:
+        from evosoko.evolve.given_holes import check_given_holes_config
+
+        check_given_holes_config(level, config)
     initial: list[list[int]] = []
     improve = None
     if config.hybrid.enabled:

@@ -42,6 +42,7 @@ import numpy as np
 from evosoko.config import FitnessConfig, ParallelConfig
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
 from evosoko.evolve.packing import pack_genomes
+from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 
 if TYPE_CHECKING:
@@ -159,10 +160,10 @@ def _fitness_for(level: LevelPayload) -> FitnessFunction:
     if _worker_level is None or _worker_level[0] != key:
         from evosoko.sokoban.build import level_from_rows
 
-        rows, title, encoding, fitness = pickle.loads(blob)
+        rows, title, encoding, fitness, notes = pickle.loads(blob)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rebuilt = level_from_rows(rows, title=title)
+            rebuilt = level_from_rows(rows, title=title, notes=notes)
         _worker_level = (key, FitnessFunction(rebuilt, encoding, FitnessConfig(**fitness)))
         log.debug("evaluation worker %d ready for level %s", os.getpid(), rebuilt.name)
     return _worker_level[1]
@@ -329,7 +330,7 @@ class ProcessEvaluator:
         self.pool = pool if pool is not None else ProcessPool(workers, crash_marker=crash_marker)
         self.workers = self.pool.workers
         self._restarts_before = self.pool.restarts
-        data = (level.rows(), level.title, encoding, fitness.model_dump())
+        data = (level.rows(), level.title, encoding, fitness.model_dump(), rules_notes(level))
         self.payload: LevelPayload = (uuid.uuid4().hex, pickle.dumps(data))
         self.pool.prepare(self.payload)
 

@@ -170,6 +170,13 @@ def given_holes_notes(goal_rows: Sequence[int]) -> tuple[tuple[str, str], ...]:
     return ((RULES_KEY, GIVEN_HOLES), (PAIRS_KEY, pairs_note(goal_rows)))
 
 
+def rules_notes(level: Level) -> tuple[tuple[str, str], ...]:
+    """The level's rules notes (``Rules``, ``Pairs``): what a copy of the level rebuilt from
+    its rows needs to play by the same rules."""
+    keys = (RULES_KEY.lower(), PAIRS_KEY.lower())
+    return tuple((key, value) for key, value in level.notes if key.lower() in keys)
+
+
 def with_pairing(level: Level, goal_rows: Sequence[int]) -> Level:
     """``level`` as a given-holes level whose box ``i`` belongs to hole ``goal_rows[i]``
     (other notes kept, any earlier rules notes replaced); validated."""
@@ -347,3 +354,46 @@ def holes_rows(level: Level, state: HolesState) -> list[str]:
             char = rows[row][column]
             rows[row][column] = {".": " ", "+": "@", "*": "$"}.get(char, char)
     return ["".join(row).rstrip() for row in rows]
+
+
+def holes_deadlock(level: Level, state: HolesState) -> tuple[str, tuple[int, ...]] | None:
+    """Why a given-holes position is lost (one line) and the boxes that show it, or None.
+
+    The sound tests that still hold under these rules: a box on a cell from which it can reach
+    *its own* hole by no push sequence, and a frozen box (on a hole or not: a box that never
+    moves never vanishes). The standard rules' "frozen on a goal is fine" and the bipartite
+    matching of boxes to goals do not apply (the pairing is given).
+    """
+    from evosoko.sokoban.deadlocks import frozen_boxes
+    from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
+    from evosoko.sokoban.level import UNREACHABLE
+    from evosoko.sokoban.rules import delta_array
+
+    pairing = level.pairing
+    stuck = [
+        cell
+        for number, cell in enumerate(state.by_box)
+        if cell != VANISHED and level.push_distance[pairing.goal_rows[number], cell] >= UNREACHABLE
+    ]
+    if stuck:
+        noun = "a box" if len(stuck) == 1 else f"{len(stuck)} boxes"
+        return f"{noun} can no longer reach {'its' if len(stuck) == 1 else 'their'} hole", tuple(
+            stuck
+        )
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[list(state.boxes)] = True
+    no_goals = np.zeros(level.cells, dtype=np.bool_)
+    scratch = make_freeze_scratch(level.cells)
+    for box in state.boxes:
+        if freeze_deadlock(
+            level.floor,
+            level.dead_squares,
+            no_goals,
+            occupied,
+            delta_array(level.width),
+            box,
+            scratch,
+        ):
+            group = frozen_boxes(level, occupied, box) or (box,)
+            return "a box frozen for good: it can never reach its hole", group
+    return None
