@@ -33,6 +33,13 @@ def generate_command(
     append: Annotated[
         bool, typer.Option("--append", help="Add to the levels already in --out.")
     ] = False,
+    rules: Annotated[
+        str,
+        typer.Option(
+            "--rules",
+            help="standard, or given-holes: each box belongs to one hole and vanishes in it.",
+        ),
+    ] = "standard",
 ) -> None:
     """Generate levels, each certified by push-A* with its solution stored in the file."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -71,6 +78,7 @@ def generate_command(
                 ),
                 avoid=existing,
                 title_prefix=title,
+                rules=rules,
             )
         except GenerationError as error:
             fail(str(error), EXIT_FAILED)
