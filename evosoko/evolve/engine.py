@@ -744,9 +744,9 @@ def evolve_level(
     is shortened (:mod:`evosoko.optimize`, moves first) before it is returned.
     """
     if level.pairing is not None:
-        from evosoko.evolve.given_holes import check_given_holes_config
+        from evosoko.evolve.given_holes import given_holes_config
 
-        check_given_holes_config(level, config)
+        config = given_holes_config(level, config)
     initial: list[list[int]] = []
     improve = None
     if config.hybrid.enabled:

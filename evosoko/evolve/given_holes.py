@@ -412,23 +412,38 @@ def holes_columns(
     )
 
 
-def check_given_holes_config(level: Level, config) -> None:
-    """Raise :class:`ConfigError` when ``config`` asks for a GA feature that plays standard
-    Sokoban only (search seeding, lost-position search, push macros, solution shortening)."""
+def given_holes_config(level: Level, config):
+    """``config`` adapted to a given-holes level: the GA features that play standard Sokoban
+    only are switched off with a logged warning (``fitness.lost_search_nodes``,
+    ``ga.mutation.push_macro``, ``output.optimize_seconds``: speed-ups and a post-processing
+    step, so the GA stays the one asked for), and search seeding (``hybrid.enabled``, which
+    changes the algorithm) raises :class:`ConfigError`."""
+    import logging
+
     from evosoko.errors import ConfigError
 
-    unsupported = [
-        name
-        for name, used in (
-            ("hybrid.enabled", config.hybrid.enabled),
-            ("fitness.lost_search_nodes", config.fitness.lost_search_nodes > 0),
-            ("ga.mutation.push_macro", config.ga.mutation.push_macro > 0),
-            ("output.optimize_seconds", config.output.optimize_seconds is not None),
-        )
-        if used
-    ]
-    if unsupported:
+    if config.hybrid.enabled:
         raise ConfigError(
-            f"level {level.name} plays the given-holes rules, which {', '.join(unsupported)} "
-            "do not support yet; turn them off for this level"
+            f"level {level.name} plays the given-holes rules, which hybrid.enabled (search "
+            "seeding) does not support yet; turn it off for this level"
         )
+    off = []
+    fitness, mutation, output = config.fitness, config.ga.mutation, config.output
+    if fitness.lost_search_nodes > 0:
+        fitness = fitness.model_copy(update={"lost_search_nodes": 0})
+        off.append("fitness.lost_search_nodes")
+    if mutation.push_macro > 0:
+        mutation = mutation.model_copy(update={"push_macro": 0.0})
+        off.append("ga.mutation.push_macro")
+    if output.optimize_seconds is not None:
+        output = output.model_copy(update={"optimize_seconds": None})
+        off.append("output.optimize_seconds")
+    if not off:
+        return config
+    logging.getLogger(__name__).warning(
+        "level %s plays the given-holes rules: %s switched off (standard Sokoban only)",
+        level.name,
+        ", ".join(off),
+    )
+    ga = config.ga.model_copy(update={"mutation": mutation})
+    return config.model_copy(update={"fitness": fitness, "ga": ga, "output": output})

@@ -86,6 +86,17 @@ def test_ga_solutions_of_the_variant_verify(encoding):
     assert (outcome.moves, outcome.pushes) == (check.moves, check.pushes)
 
 
-def test_features_that_play_standard_rules_only_are_refused():
+def test_search_seeding_is_refused_and_standard_only_speed_ups_switched_off(caplog):
     with pytest.raises(ConfigError, match="hybrid.enabled"):
         run(swap(), ["hybrid.enabled=true"])
+    outcome, _ = run(
+        swap(),
+        [
+            "ga.encoding=moves",
+            "ga.mutation.push_macro=0.5",
+            "fitness.lost_search_nodes=100",
+            "run.budget.generations=300",
+        ],
+    )
+    assert outcome.solved and verify_solution(swap(), outcome.solution_lurd).solved
+    assert "ga.mutation.push_macro" in caplog.text and "lost_search_nodes" in caplog.text
