@@ -4,6 +4,7 @@ model, and the pruning rules that still hold."""
 from __future__ import annotations
 
 from collections import deque
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from evosoko.errors import ConfigError
 from evosoko.search import solve
 from evosoko.search.given_holes import paired_distance
-from evosoko.sokoban.formats import parse_levels
+from evosoko.sokoban.formats import parse_levels, read_levels
 from evosoko.sokoban.given_holes import HolesBoard
 from evosoko.sokoban.solutions import verify_solution
 from tests.sokoban.given_holes_levels import SWAP, given_holes_levels
@@ -104,3 +105,21 @@ def test_a_search_that_does_not_play_the_variant_says_so():
 def test_budgets_end_the_search():
     level = parse_levels(SWAP, "swap.xsb")[0]
     assert solve(level, "push-bfs", node_limit=3).status == "node-limit"
+
+
+BUNDLED = Path(__file__).resolve().parents[2] / "levels" / "given-holes.xsb"
+
+
+def test_push_astar_equals_push_bfs_on_the_bundled_levels():
+    """The random tiny levels are mostly one box or unsolvable, where any heuristic is exact;
+    the bundled levels (3 and 4 boxes, 6 to 29 pushes) are where an inadmissible heuristic or
+    an early goal test would show."""
+    for level in read_levels(BUNDLED):
+        astar, bfs = solve(level, "push-astar"), solve(level, "push-bfs")
+        assert astar.solved and bfs.solved
+        assert astar.pushes == bfs.pushes == int(dict(level.notes)["Pushes"]), level.title
+
+
+def test_the_independent_model_agrees_on_the_easy_bundled_levels():
+    for level in read_levels(BUNDLED)[:8]:
+        assert fewest_pushes(level, limit=2_000_000) == solve(level, "push-astar").pushes
