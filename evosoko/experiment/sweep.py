@@ -42,7 +42,13 @@ from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_valid
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.errors import ConfigError
 from evosoko.experiment.atomic import write_text_atomic
-from evosoko.experiment.compare import JobsParallel, LevelEntry, comparison_levels, run_job
+from evosoko.experiment.compare import (
+    JobsParallel,
+    LevelEntry,
+    comparison_levels,
+    rules_payload,
+    run_job,
+)
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.runfolder import make_output_folder, output_folder
 from evosoko.experiment.settings import (
@@ -350,6 +356,7 @@ def trial_jobs(
                 "seed": seed,
                 "solver": f"trial-{trial.number}",
                 "level_index": entry.index,
+                **rules_payload(entry.level),
             }
             jobs.append(Job(f"{digest}|{entry.index}|{seed}", payload))
     return jobs
