@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from matplotlib.colors import to_rgb
 from PIL import Image
@@ -238,3 +238,53 @@ def test_gif_frames_show_the_box_vanish(tmp_path):
         image.seek(frames - 1)
         assert _colour_near(image, 4, 5, FILLED_HOLE, level)
         assert _colour_near(image, 4, 2, FILLED_HOLE, level)
+
+
+def naive_step(walls_and_floor, boxes, holes, player, direction):
+    """The rules written out on (row, column) pairs and a dict, independent of HolesBoard:
+    returns (player, boxes) after one step, or None when the step is illegal."""
+    dr, dc = ((-1, 0), (1, 0), (0, -1), (0, 1))[direction]
+    target = (player[0] + dr, player[1] + dc)
+    if target not in walls_and_floor:
+        return None
+    at = {cell: number for number, cell in boxes.items()}
+    if target not in at:
+        return target, boxes
+    beyond = (target[0] + dr, target[1] + dc)
+    if beyond not in walls_and_floor or beyond in at:
+        return None
+    moved = dict(boxes)
+    number = at[target]
+    if beyond == holes[number]:
+        del moved[number]
+    else:
+        moved[number] = beyond
+    return target, moved
+
+
+@settings(max_examples=80, deadline=None)
+@given(given_holes_levels(), st.lists(st.integers(0, 3), max_size=60), st.booleans())
+def test_the_board_plays_like_a_naive_model_of_the_rules(level, tail, from_solution):
+    """Random walks, or a push-optimal solution followed by random steps (so that boxes do
+    vanish), played by the board and by the naive model step for step."""
+    directions = list(tail)
+    if from_solution:
+        from evosoko.search import solve
+
+        result = solve(level, "push-bfs", node_limit=5000)
+        assume(result.solved)
+        directions = ["udlr".index(letter.lower()) for letter in result.solution] + directions
+    floor = {level.position(c) for c in range(level.cells) if level.floor[c]}
+    holes = {n: level.position(h) for n, h in enumerate(level.pairing.holes)}
+    boxes = {n: level.position(b) for n, b in enumerate(level.start.boxes)}
+    player = level.position(level.start.player)
+    board = HolesBoard(level)
+    for direction in directions:
+        expected = naive_step(floor, boxes, holes, player, direction)
+        assert board.step(direction) == (expected is not None)
+        if expected is not None:
+            player, boxes = expected
+        state = board.state()
+        assert level.position(state.player) == player
+        assert {n: level.position(c) for n, c in enumerate(state.by_box) if c != VANISHED} == boxes
+        assert board.is_solved() == (not boxes)
