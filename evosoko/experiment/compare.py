@@ -417,6 +417,10 @@ def _run_ga(level: Level, payload: dict) -> dict:
 
     config = Config.model_validate(tomllib.loads(payload["config"]))
     warm_up_config(config)  # compiled before the clock starts (once per process)
+    if level.pairing is not None:
+        from evosoko.experiment.warmup import warm_up_given_holes
+
+        warm_up_given_holes(config)
     with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
         outcome = evolve_level(level, config, evaluator=evaluator, seed=payload["seed"])
     return {
