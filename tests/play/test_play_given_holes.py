@@ -51,3 +51,15 @@ def test_a_hint_from_a_position_after_a_vanishing():
     assert plan.status == "push" and plan.pushes == 4
     hint = hint_from(level, game.state(), plan)
     assert hint is not None and hint.box == game.state().by_box[1]
+
+
+def test_the_terminal_board_numbers_pairs_and_drops_filled_holes():
+    from evosoko.play.app import board_text
+
+    level = swap()
+    start = board_text(level, HolesState(level.start.player, level.start.boxes)).plain
+    assert start.count("[1") == start.count("[2") == start.count("·1") == start.count("·2") == 1
+    game = Game(level)
+    game.play("rDDldRRRulu")  # box 1 vanished into hole 2
+    after = board_text(level, game.state()).plain
+    assert "[1" not in after and "·2" not in after and "[2" in after and "·1" in after
