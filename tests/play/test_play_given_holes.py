@@ -62,4 +62,5 @@ def test_the_terminal_board_numbers_pairs_and_drops_filled_holes():
     game = Game(level)
     game.play("rDDldRRRulu")  # box 1 vanished into hole 2
     after = board_text(level, game.state()).plain
-    assert "[1" not in after and "·2" not in after and "[2" in after and "·1" in after
+    # holes are labelled by their box: box 1 and its hole (hole 2 of the note) are both gone
+    assert "[1" not in after and "·1" not in after and "[2" in after and "·2" in after
