@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 
 from evosoko.errors import ConfigError
-from evosoko.search import solve
+from evosoko.search import ALGORITHMS, solve
+from evosoko.search.given_holes import ALGORITHMS as GIVEN_HOLES_ALGORITHMS
 from evosoko.search.given_holes import paired_distance
 from evosoko.sokoban.formats import parse_levels, read_levels
 from evosoko.sokoban.given_holes import HolesBoard
@@ -96,10 +97,12 @@ def test_frozen_boxes_are_lost_even_on_holes():
     assert fewest_pushes(level) is None
 
 
-def test_a_search_that_does_not_play_the_variant_says_so():
+@pytest.mark.parametrize("algorithm", sorted(set(ALGORITHMS) - set(GIVEN_HOLES_ALGORITHMS)))
+def test_every_search_that_does_not_play_the_variant_says_so(algorithm):
+    """IDA*, FESS, the move-level searches (and mcts, once it is there): one error line."""
     level = parse_levels(SWAP, "swap.xsb")[0]
-    with pytest.raises(ConfigError, match="does not play given-holes levels"):
-        solve(level, "push-idastar")
+    with pytest.raises(ConfigError, match=f"^{algorithm} does not play given-holes levels; use"):
+        solve(level, algorithm, time_limit=5)
 
 
 def test_budgets_end_the_search():
