@@ -48,7 +48,8 @@ ALGORITHMS = {
 OPTIMAL = ("push-bfs", "push-astar")
 PAIRED_MANHATTAN = "manhattan"
 """The heuristic that measures each box's Manhattan distance to its own hole; every other
-name (``push-distance``, ``matching``) measures the paired push distance."""
+name (``push-distance``, ``matching``) measures the paired push distance. Results name what
+was measured: ``paired-manhattan`` or ``paired-push-distance``."""
 
 
 def solve_given_holes(
@@ -267,7 +268,7 @@ class _Search:
         return SearchResult(
             status=status,
             algorithm=self.algo,
-            heuristic=self.heuristic,
+            heuristic="paired-manhattan" if self.manhattan else "paired-push-distance",
             solution=solution,
             moves=moves,
             pushes=pushes,

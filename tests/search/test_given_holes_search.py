@@ -126,3 +126,10 @@ def test_push_astar_equals_push_bfs_on_the_bundled_levels():
 def test_the_independent_model_agrees_on_the_easy_bundled_levels():
     for level in read_levels(BUNDLED)[:8]:
         assert fewest_pushes(level, limit=2_000_000) == solve(level, "push-astar").pushes
+
+
+def test_the_result_names_the_paired_heuristic():
+    level = parse_levels(SWAP, "swap.xsb")[0]
+    assert solve(level, "push-astar").heuristic == "paired-push-distance"
+    manhattan = solve(level, "push-astar", heuristic="manhattan")
+    assert manhattan.heuristic == "paired-manhattan" and manhattan.pushes == 9
