@@ -24,6 +24,7 @@ The ``gap`` tie-breaker of standard move genomes is 0 here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -94,11 +95,19 @@ def holes_tables(level: Level, objective: str = "matching") -> HolesTables:
     )
 
 
-class HolesReplay(dict):
-    """Per-genome replay results, as arrays (keys as in the standard replay results)."""
+class HolesReplay(NamedTuple):
+    """Per-genome replay results, one array each (the fields of the standard replay's result
+    that :func:`holes_columns` reads)."""
 
-    def __getattr__(self, name):
-        return self[name]
+    solved: np.ndarray
+    solved_at: np.ndarray
+    best_prefix: np.ndarray
+    best_distance: np.ndarray
+    best_hash: np.ndarray
+    final_distance: np.ndarray
+    final_hash: np.ndarray
+    steps: np.ndarray
+    deadlocked: np.ndarray
 
 
 def replay_holes(
@@ -109,42 +118,12 @@ def replay_holes(
     stop_on_deadlock: bool = True,
 ) -> HolesReplay:
     """Replay a packed batch (:func:`evosoko.evolve.packing.pack_genomes`)."""
-    count = len(lengths)
-    out = {
-        name: np.zeros(count, dtype=np.int64)
-        for name in (
-            "solved_at",
-            "best_prefix",
-            "best_distance",
-            "final_distance",
-            "steps",
-        )
-    }
-    flags = {name: np.zeros(count, dtype=np.bool_) for name in ("solved", "deadlocked")}
-    hashes = {name: np.zeros(count, dtype=np.uint64) for name in ("best_hash", "final_hash")}
-    offsets = np.zeros(count + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(lengths)
-    _replay_batch(
-        *_kernel_tables(tables),
-        np.ascontiguousarray(genes, dtype=np.int64),
-        offsets,
-        MOVES if encoding == "moves" else PUSHES,
-        bool(stop_on_deadlock),
-        np.zeros(0, dtype=np.int64),
-        flags["solved"],
-        out["solved_at"],
-        out["best_prefix"],
-        out["best_distance"],
-        hashes["best_hash"],
-        out["final_distance"],
-        hashes["final_hash"],
-        out["steps"],
-        flags["deadlocked"],
-    )
-    return HolesReplay(**out, **flags, **hashes)
+    return _replay(tables, encoding, genes, lengths, stop_on_deadlock, np.zeros(0, dtype=np.int64))
 
 
-def decode_holes(level: Level, encoding: str, genome, stop_on_deadlock: bool = True):
+def decode_holes(
+    level: Level, encoding: str, genome, stop_on_deadlock: bool = True
+) -> tuple[str, HolesBoard]:
     """Play ``genome`` on a given-holes level; returns (LURD, the board after it)."""
     board = HolesBoard(level)
     letters: list[str] = []
@@ -156,35 +135,43 @@ def decode_holes(level: Level, encoding: str, genome, stop_on_deadlock: bool = T
                 letter = DIRECTIONS[int(gene)]
                 letters.append(letter.upper() if board.history[-1].pushed else letter)
         return "".join(letters), board
-    tables = holes_tables(level)
     genes = np.array(list(genome), dtype=np.int64)
-    record = np.full(2 * len(genes) + 2, -1, dtype=np.int64)
-    one = np.zeros(1, dtype=np.int64)
-    solved, deadlocked = np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.bool_)
-    hashes = np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.uint64)
-    _replay_batch(
-        *_kernel_tables(tables),
-        genes,
-        np.array([0, len(genes)], dtype=np.int64),
-        PUSHES,
-        bool(stop_on_deadlock),
-        record,
-        solved,
-        one.copy(),
-        one.copy(),
-        one.copy(),
-        hashes[0],
-        one.copy(),
-        hashes[1],
-        one.copy(),
-        deadlocked,
-    )
+    record = np.full(2 * len(genes) + 2, -1, dtype=np.int64)  # (cell, direction) per push
+    lengths = np.array([len(genes)], dtype=np.int64)
+    _replay(holes_tables(level), encoding, genes, lengths, stop_on_deadlock, record)
     for k in range(len(genes)):
         cell, direction = int(record[2 * k]), int(record[2 * k + 1])
         if cell < 0:
             break
         letters.append(board.push(cell, direction))
     return "".join(letters), board
+
+
+def _replay(tables, encoding, genes, lengths, stop_on_deadlock, record) -> HolesReplay:
+    count = len(lengths)
+    result = HolesReplay(
+        solved=np.zeros(count, dtype=np.bool_),
+        solved_at=np.zeros(count, dtype=np.int64),
+        best_prefix=np.zeros(count, dtype=np.int64),
+        best_distance=np.zeros(count, dtype=np.int64),
+        best_hash=np.zeros(count, dtype=np.uint64),
+        final_distance=np.zeros(count, dtype=np.int64),
+        final_hash=np.zeros(count, dtype=np.uint64),
+        steps=np.zeros(count, dtype=np.int64),
+        deadlocked=np.zeros(count, dtype=np.bool_),
+    )
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(lengths)
+    _replay_batch(
+        *_kernel_tables(tables),
+        np.ascontiguousarray(genes, dtype=np.int64),
+        offsets,
+        MOVES if encoding == "moves" else PUSHES,
+        bool(stop_on_deadlock),
+        record,
+        *result,  # the kernel's output arrays, in the order of the fields
+    )
+    return result
 
 
 def _kernel_tables(tables: HolesTables) -> tuple:
