@@ -160,6 +160,35 @@ def check_level(level: Level, note_lines: Sequence[int] | None = None) -> None:
     pairing_of(level, note_lines)
 
 
+SOLVED_WARNING = "every box is already on a goal"
+"""The builder's warning for a solved start: never true of a given-holes level (no box may
+start in its own hole, and every box is still on the board)."""
+
+
+def level_with_rules(rows, note_lines: Sequence[int] | None = None, **build) -> Level:
+    """:func:`~evosoko.sokoban.build.level_from_rows` (``build``: its keyword arguments), then
+    the rules notes checked (:func:`check_level`); the builder's "already solved" warning is
+    passed on only for standard levels (boxes standing in other boxes' holes solve nothing)."""
+    import warnings
+
+    from evosoko.sokoban.build import level_from_rows
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        level = level_from_rows(rows, **build)
+    try:
+        check_level(level, note_lines)
+    finally:
+        given_holes = rules_of(level) == GIVEN_HOLES
+        for warning in caught:
+            if given_holes and SOLVED_WARNING in str(warning.message):
+                continue
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    return level
+
+
 def pairs_note(goal_rows: Sequence[int]) -> str:
     """The canonical ``Pairs`` value for boxes paired with holes ``goal_rows`` (0-based)."""
     return " ".join(f"{box}-{row + 1}" for box, row in enumerate(goal_rows, start=1))

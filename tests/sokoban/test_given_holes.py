@@ -288,3 +288,18 @@ def test_the_board_plays_like_a_naive_model_of_the_rules(level, tail, from_solut
         assert level.position(state.player) == player
         assert {n: level.position(c) for n, c in enumerate(state.by_box) if c != VANISHED} == boxes
         assert board.is_solved() == (not boxes)
+
+
+def test_boxes_in_each_other_holes_are_not_called_solved():
+    board = "########\n#@ ** .#\n#   $  #\n########\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "already solved" warning for the variant
+        level = parse_levels(board + "Rules: given-holes\nPairs: 1-2 2-1 3-3\n", "x.xsb")[0]
+    assert level.pairing is not None
+    solved = "#######\n#@ ** #\n#######\n"
+    with pytest.warns(UserWarning, match=r"x.xsb:1: level 1: every box is already on a goal"):
+        parse_levels(solved, "x.xsb")
+    with pytest.warns(UserWarning, match="every box is already on a goal"):
+        # a level whose rules notes are wrong still says what its board says, then the error
+        with pytest.raises(LevelFormatError, match="unknown rules 'sideways'"):
+            parse_levels(solved + "Rules: sideways\n", "x.xsb", strict=True)
