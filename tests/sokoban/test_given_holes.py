@@ -299,7 +299,9 @@ def test_boxes_in_each_other_holes_are_not_called_solved():
     solved = "#######\n#@ ** #\n#######\n"
     with pytest.warns(UserWarning, match=r"x.xsb:1: level 1: every box is already on a goal"):
         parse_levels(solved, "x.xsb")
-    with pytest.warns(UserWarning, match="every box is already on a goal"):
-        # a level whose rules notes are wrong still says what its board says, then the error
-        with pytest.raises(LevelFormatError, match="unknown rules 'sideways'"):
-            parse_levels(solved + "Rules: sideways\n", "x.xsb", strict=True)
+    # a level whose rules notes are wrong still says what its board says, then the error
+    with (
+        pytest.warns(UserWarning, match="every box is already on a goal"),
+        pytest.raises(LevelFormatError, match="unknown rules 'sideways'"),
+    ):
+        parse_levels(solved + "Rules: sideways\n", "x.xsb", strict=True)
