@@ -28,7 +28,10 @@ def swap_file(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("name, count", [("given-holes.xsb", 20), ("seed002-given-holes.xsb", 2)])
+@pytest.mark.parametrize(
+    "name, count",
+    [("given-holes.xsb", 20), ("given-holes-random.xsb", 8), ("seed002-given-holes.xsb", 2)],
+)
 def test_bundled_given_holes_levels_carry_solutions_that_verify(name, count):
     levels = read_levels(LEVELS / name, strict=True)
     assert len(levels) == count

@@ -8,9 +8,16 @@ certified again by the given-holes push-A*, whose push-optimal solution and push
 what the level records. Such a level is always solvable under the variant (replaying the
 standard solution without the pushes of boxes already vanished stays legal: fewer boxes only
 free cells). An attempt whose pairing leaves a box in its own hole at the start is dropped.
+
+With ``pairing="random"`` the pairing is drawn at random instead (from the attempt's seed, so
+the ``Seed`` note still rebuilds the level) among those that leave no box in its own hole, and
+the level is kept only if the given-holes push-A* solves it: levels where the pairing, not
+only the board, makes the puzzle. Each level records how it was paired (``Paired-By``).
 """
 
 from __future__ import annotations
+
+import random
 
 from evosoko.errors import SolutionError
 from evosoko.generate.certify import Candidate, Certificate
@@ -41,17 +48,31 @@ def solution_pairing(level: Level, solution: str) -> list[int] | None:
     return [goals.index(cell) for cell in where]
 
 
-def given_holes_candidate(candidate: Candidate, node_limit: int) -> Candidate | None:
+PAIRINGS = ("solution", "random")
+"""How a generated given-holes level gets its pairing (see the module docstring)."""
+_PAIRING_SALT = 0x6A09_E667_F3BC_C908
+"""Mixed into the attempt's seed for the random pairing, so it does not repeat the method's
+own draws."""
+_PAIRING_TRIES = 50
+
+
+def given_holes_candidate(
+    candidate: Candidate, node_limit: int, pairing: str = "solution", seed: int = 0
+) -> Candidate | None:
     """The given-holes version of a certified standard candidate, certified by the given-holes
-    push-A*; None when a box would start in its own hole or the search ran out of nodes."""
+    push-A*; None when a box would start in its own hole, the pairing is unsolvable or the
+    search ran out of nodes."""
     standard = candidate.sketch.to_level()
-    rows = solution_pairing(standard, candidate.certificate.solution)
-    if rows is None:
-        raise SolutionError("the standard certificate does not solve its own level")
     goals = standard.goal_cells.tolist()
-    if any(box == goals[row] for box, row in zip(standard.start.boxes, rows)):
+    if pairing == "random":
+        rows = _random_pairing(standard.start.boxes, goals, random.Random(seed ^ _PAIRING_SALT))
+    else:
+        rows = solution_pairing(standard, candidate.certificate.solution)
+        if rows is None:
+            raise SolutionError("the standard certificate does not solve its own level")
+    if rows is None or any(box == goals[row] for box, row in zip(standard.start.boxes, rows)):
         return None
-    notes = given_holes_notes(rows)
+    notes = (*given_holes_notes(rows), ("Paired-By", pairing))
     level = candidate.sketch.to_level(notes=notes)
     result = solve_given_holes(level, "push-astar", node_limit=node_limit)
     if not result.solved:
@@ -61,3 +82,12 @@ def given_holes_candidate(candidate: Candidate, node_limit: int) -> Candidate | 
         raise SolutionError("the given-holes push-A* returned a solution that does not replay")
     certificate = Certificate(check.lurd, check.pushes, check.moves, int(result.expanded))
     return Candidate(candidate.sketch, certificate, notes + candidate.notes)
+
+
+def _random_pairing(boxes, goals: list[int], rng: random.Random) -> list[int] | None:
+    """A random pairing (rows of ``goals``) that leaves no box in its own hole, or None."""
+    for _ in range(_PAIRING_TRIES):
+        rows = rng.sample(range(len(goals)), len(goals))
+        if all(box != goals[row] for box, row in zip(boxes, rows)):
+            return rows
+    return None

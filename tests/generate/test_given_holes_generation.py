@@ -63,3 +63,29 @@ def test_the_pairing_is_where_the_standard_solution_takes_each_box():
 def test_unknown_rules_are_refused():
     with pytest.raises(ConfigError, match="unknown rules 'sideways'"):
         generate_levels("reverse", 7, 7, 2, 1, rules="sideways")
+
+
+def test_random_pairings_are_certified_reproducible_and_not_the_solution_ones():
+    levels = generate_levels(
+        "reverse", 8, 8, 3, 4, min_pushes=8, seed=5, rules="given-holes", pairing="random"
+    )
+    spec = generation_spec("reverse", 8, 8, 3, min_pushes=8)
+    differ = 0
+    for level in levels:
+        notes = dict(level.notes)
+        assert notes["Paired-By"] == "random"
+        check = verify_solution(level, notes["Solution"])
+        assert check.valid and check.solved and check.pushes == int(notes["Pushes"])
+        rebuilt = generate_one(spec, int(notes["Seed"]), "given-holes", "random")
+        assert rebuilt.rows() == level.rows() and rebuilt.notes == level.notes
+        standard = parse_levels("\n".join(level.rows()) + "\n", "plain.xsb")[0]
+        from evosoko.search import solve
+
+        by_solution = solution_pairing(standard, solve(standard, "push-astar").solution)
+        differ += list(level.pairing.goal_rows) != by_solution
+    assert differ >= 1
+
+
+def test_unknown_pairing_is_refused():
+    with pytest.raises(ConfigError, match="unknown pairing 'sorted'"):
+        generate_levels("reverse", 7, 7, 2, 1, rules="given-holes", pairing="sorted")
