@@ -43,13 +43,8 @@ from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.errors import ConfigError
 from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.experiment.atomic import write_text_atomic
-from evosoko.experiment.compare import (
-    JobsParallel,
-    LevelEntry,
-    comparison_levels,
-    rules_payload,
-    run_job,
-)
+from evosoko.experiment.compare import JobsParallel, LevelEntry, comparison_levels, run_job
+from evosoko.experiment.compare_jobs import rules_payload
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.runfolder import make_output_folder, output_folder
 from evosoko.experiment.settings import (
@@ -192,10 +187,18 @@ def load_sweep_config(path: str | Path, overrides: list[str] | tuple[str, ...] =
     return resolved
 
 
+PART_TABLES = ("ga.mutation.", "ga.crossover.", "ga.parents.", "ga.survival.")
+"""Tables whose plugin part may take keys of its own (checked when a trial is configured)."""
+
+
 def _check_key(key: str, path: str, text: str) -> None:
-    """A parameter key must name a value of the run configuration."""
+    """A parameter key must name a value of the run configuration (or a parameter of a plugin
+    part, whose table then checks it for every trial)."""
     keys = [".".join(k) for k in _value_keys(Config)]
     if key in keys:
+        return
+    table, _, name = key.rpartition(".")
+    if f"{table}." in PART_TABLES and name.isidentifier():
         return
     import difflib
 

@@ -80,7 +80,7 @@ def test_ga_solutions_of_the_variant_verify(encoding):
     level = swap()
     outcome, _ = run(level, [f"ga.encoding={encoding}", "run.budget.generations=300"])
     assert outcome.solved
-    check = verify_solution(level, outcome.solution_lurd)
+    check = verify_solution(level, outcome.solution)
     assert check.valid and check.solved
     assert check.final.by_box == (VANISHED, VANISHED)
     assert (outcome.moves, outcome.pushes) == (check.moves, check.pushes)
@@ -98,5 +98,5 @@ def test_search_seeding_is_refused_and_standard_only_speed_ups_switched_off(capl
             "run.budget.generations=300",
         ],
     )
-    assert outcome.solved and verify_solution(swap(), outcome.solution_lurd).solved
+    assert outcome.solved and verify_solution(swap(), outcome.solution).solved
     assert "ga.mutation.push_macro" in caplog.text and "lost_search_nodes" in caplog.text
