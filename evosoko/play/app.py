@@ -83,12 +83,12 @@ def board_text(
     return text
 
 
-def _paired_cells(level: Level, state) -> dict[int, tuple[str, str]]:
+def _paired_cells(level: Level, state) -> dict[int, tuple[str, str | None]]:
     """Given holes: box ``n`` shows as ``[n`` and its open hole as ``·n`` in the pair's colour
     (the numbers of the ``Pairs`` note, 1-9 then letters); a filled hole is floor."""
     from evosoko.sokoban.paired_render import pair_colour
 
-    cells: dict[int, tuple[str, str]] = {}
+    cells: dict[int, tuple[str, str | None]] = {}
     for number, hole in enumerate(level.pairing.holes):
         label = "123456789abcdefghijklmnopqrstuvwxyz"[number % 35]
         colour = f"bold {pair_colour(number)}"

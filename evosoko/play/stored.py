@@ -136,7 +136,9 @@ def _collection(levels: Sequence[Level], solutions: dict[int, str]) -> list[Leve
     collection = []
     for place in places:
         level = levels[place]
-        notes = ((SOLUTION_KEY, solutions[place]),) if place in solutions else ()
-        notes = rules_notes(level) + notes  # a given-holes level stays one
+        solution: tuple[tuple[str, str], ...] = (
+            ((SOLUTION_KEY, solutions[place]),) if place in solutions else ()
+        )
+        notes = rules_notes(level) + solution  # a given-holes level stays one
         collection.append(level_from_rows(level.rows(), title=level.title, notes=notes))
     return collection

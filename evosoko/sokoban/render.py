@@ -30,6 +30,7 @@ from evosoko.sokoban.level import (
     PLAYER_ON_GOAL,
     WALL,
     Level,
+    Position,
     State,
 )
 
@@ -78,21 +79,21 @@ COLOURS: dict[str, ColorType] = {
 
 
 # ---- text ---------------------------------------------------------------------------------------
-def board_text(level: Level, state: State | None = None) -> str:
+def board_text(level: Level, state: Position | None = None) -> str:
     """The board in ``state`` (default: the start) as canonical XSB rows, one per line."""
     return "\n".join(_rows(level, state))
 
 
-def _rows(level: Level, state: State | None) -> list[str]:
+def _rows(level: Level, state: Position | None) -> list[str]:
     """XSB rows of ``state``; under the given-holes rules a filled hole is floor."""
-    if state is not None and hasattr(state, "by_box"):
-        from evosoko.sokoban.given_holes import holes_rows
+    from evosoko.sokoban.given_holes import HolesState, holes_rows
 
+    if isinstance(state, HolesState):
         return holes_rows(level, state)
     return level.rows(state)
 
 
-def styled_board(level: Level, state: State | None = None) -> Text:
+def styled_board(level: Level, state: Position | None = None) -> Text:
     """The board as rich text, one style per kind of cell (plain when printed to a pipe)."""
     text = Text(no_wrap=True, overflow="ignore")
     for number, row in enumerate(_rows(level, state)):
