@@ -25,7 +25,9 @@ class Algorithm:
     The heap priority is ``g * g_weight + h * h_weight`` (``h_weight`` None: the caller's
     ``weight``). ``reopen``: a closed state found again at a lower cost is expanded again.
     ``optimal``: finds a cost-optimal solution (moves or pushes). ``iterative``: IDA* iterations
-    with a growing f threshold, the store serving as transposition table.
+    with a growing f threshold, the store serving as transposition table. ``guided``: ordered
+    by a learned deadlock network (:mod:`evosoko.search.learned`), node by node, instead of by
+    the kernel's frontier. ``heuristic``: the default heuristic, when not the level's usual one.
     """
 
     name: str
@@ -39,10 +41,14 @@ class Algorithm:
     iterative: bool = False
     optimal: bool = False
     description: str = ""
+    guided: bool = False
+    heuristic: str | None = None
 
     @property
     def default_heuristic(self) -> str:
         """The heuristic used when none is named."""
+        if self.heuristic is not None:
+            return self.heuristic
         return "matching" if self.level == PUSH else "push-distance"
 
     @property
@@ -160,6 +166,31 @@ ALGORITHMS: dict[str, Algorithm] = {
             iterative=True,
             optimal=True,
             description="IDA* over pushes with a transposition table",
+        ),
+        Algorithm(
+            "push-learned",
+            PUSH,
+            LIFO,
+            1,
+            3,
+            AT_GENERATION,
+            False,
+            guided=True,
+            description="best-first over pushes: positions a learned network finds likely dead "
+            "last, then g + 3h",
+        ),
+        Algorithm(
+            "push-learned-source",
+            PUSH,
+            LIFO,
+            0,
+            1,
+            AT_GENERATION,
+            False,
+            guided=True,
+            heuristic="manhattan",
+            description="the source document's rule: dead probability under 0.2 by Manhattan "
+            "distance, the rest by probability",
         ),
     )
 }

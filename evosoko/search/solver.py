@@ -89,6 +89,7 @@ def solve(
     pruning: Pruning = Pruning(),
     seed: int = 0,
     memory_limit: int = DEFAULT_MEMORY,
+    model: str | None = None,
 ) -> SearchResult:
     """Search ``level`` with algorithm ``algo`` and return a :class:`SearchResult`.
 
@@ -97,7 +98,8 @@ def solve(
     ``weight`` is the heuristic weight of ``push-wastar``; ``seed`` orders ``random``'s
     successors. With ``partial=k`` an interrupted search also returns its ``k`` best frontier
     states (lowest ``h``, then lowest cost) with their paths. Every solution and partial path
-    is replay-verified; a failure raises :class:`evosoko.search.paths.SearchBug`.
+    is replay-verified; a failure raises :class:`evosoko.search.paths.SearchBug`. ``model`` is
+    the deadlock network file of the ``push-learned`` searches (None: the one shipped).
     """
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
@@ -106,6 +108,7 @@ def solve(
     run = _Run(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
+    run.model = model
     status = run.search()
     return run.result(status, partial)
 
@@ -240,6 +243,10 @@ class _Run:
         return int(h)
 
     def _run_kernel(self) -> str:
+        if self.algorithm.guided:
+            from evosoko.search.learned import run_guided
+
+            return run_guided(self)
         kernel = move_kernel.move_search if self.is_move else push_kernel.push_search
         store = self.store
         chunk = 64
@@ -267,17 +274,23 @@ class _Run:
                 return UNSOLVABLE
             if store.counters[SOLUTION] >= 0:
                 return SOLVED
-            if code == NEED_SPACE:
-                if (
-                    store.capacity * 2 > self.max_nodes
-                    and store.size + 8 * store.box_count >= store.capacity
-                ):
-                    return NODE_LIMIT
-                store.grow()
+            if code == NEED_SPACE and not self.make_room():
+                return NODE_LIMIT
             if self.time_limit is not None and now - self.started >= self.time_limit:
                 return TIMEOUT
             elapsed = max(now - called, 1e-6)
             chunk = int(min(max(chunk * _CHUNK_SECONDS / elapsed, 16), 1 << 16))
+
+    def make_room(self) -> bool:
+        """Grow the store for the kernel; False when that would pass the memory limit."""
+        store = self.store
+        if (
+            store.capacity * 2 > self.max_nodes
+            and store.size + 8 * store.box_count >= store.capacity
+        ):
+            return False
+        store.grow()
+        return True
 
     # ---- reporting ----------------------------------------------------------------------------
     def result(self, status: str, partial: int) -> SearchResult:
@@ -349,5 +362,7 @@ def warm_up() -> None:
 
     level = level_from_rows(_WARM_UP_ROWS, title="warm-up")
     for name, algorithm in ALGORITHMS.items():
+        if algorithm.guided:
+            continue  # the same push kernel; its network needs no compiling
         for heuristic in algorithm.heuristics:
             solve(level, name, heuristic, node_limit=50)
