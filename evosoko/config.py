@@ -83,7 +83,7 @@ class BudgetConfig(_Section):
     _unset = field_validator("generations", "evaluations", "seconds", mode="before")(_none_word)
 
     @model_validator(mode="after")
-    def _one_limit(self) -> "BudgetConfig":
+    def _one_limit(self) -> BudgetConfig:
         if self.generations is None and self.evaluations is None and self.seconds is None:
             raise ValueError("set at least one of generations, evaluations, seconds")
         return self
@@ -293,7 +293,7 @@ class GAConfig(_Section):
     _unset = field_validator("stagnation_restart", "age_patience", mode="before")(_none_word)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "GAConfig":
+    def _consistent(self) -> GAConfig:
         if self.min_length > self.max_length:
             raise ValueError(f"min_length {self.min_length} exceeds max_length {self.max_length}")
         if not self.min_length <= self.initial_length <= self.max_length:
@@ -367,6 +367,20 @@ class FitnessConfig(_Section):
         description="Generations the best position must have stayed in the population before "
         "the lost search looks at it.",
     )
+    learned_lost: Literal["off", "tiebreak", "penalty"] = Field(
+        default="off",
+        description="A learned deadlock network's probability that the scored position is "
+        "lost: tiebreak = orders genomes of equal distance (not used by nsga2); penalty = adds "
+        "learned_lost_weight * probability to the distance (evosoko/learn/fitness_term.py).",
+    )
+    learned_lost_weight: float = Field(
+        default=2.0, ge=0, description="Distance added for a certainly lost position (penalty)."
+    )
+    learned_model: str = Field(
+        default="default",
+        min_length=1,
+        description="The deadlock model file of learned_lost ('default': the shipped one).",
+    )
 
 
 # ---- [parallel] -----------------------------------------------------------------------------
@@ -416,7 +430,7 @@ class ParallelConfig(_Section):
         return address
 
     @model_validator(mode="after")
-    def _dask_target(self) -> "ParallelConfig":
+    def _dask_target(self) -> ParallelConfig:
         if self.backend == "dask" and (self.address is None) == (self.local_workers is None):
             raise ValueError(
                 "backend 'dask' needs exactly one of address (an existing scheduler, "
@@ -475,7 +489,7 @@ class Config(_Section):
     output: OutputConfig = Field(default_factory=OutputConfig, description="Run output.")
 
     @model_validator(mode="after")
-    def _islands_backend(self) -> "Config":
+    def _islands_backend(self) -> Config:
         if self.ga.islands.count > 1 and self.parallel.backend == "dask":
             raise ValueError(
                 "ga.islands.count > 1 runs on the serial or processes backend, not dask"

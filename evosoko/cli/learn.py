@@ -249,3 +249,62 @@ def _short(name: str) -> str:
     """A level file named by its last two path parts (``hard/000.txt``)."""
     parts = Path(name).parts
     return str(Path(*parts[-2:])) if len(parts) > 2 else name
+
+
+@learn_app.command("cells")
+@reports_errors
+def cells_command(
+    out: Annotated[Path, typer.Option("--out", help="The classifier file to write (.npz).")],
+    pictures: Annotated[int, typer.Option("--pictures", help="Pictures drawn per tile set.")] = 30,
+    seed: Annotated[int, typer.Option(help="Drawing and training seed.")] = 0,
+) -> None:
+    """Train the cell classifier that `evosoko import` reads pictures with (scikit-learn)."""
+    from evosoko.learn.cell_training import require_sklearn, train_cell_classifier
+
+    require_sklearn()
+    if pictures < 1:
+        fail("--pictures must be at least 1")
+    with _bar("cells") as progress:
+        task = progress.add_task("cells", total=None)
+        metrics = train_cell_classifier(
+            out,
+            pictures,
+            seed=seed,
+            on_stage=lambda stage: progress.update(task, description=stage),
+        )
+    stdout.print(
+        f"wrote {out}: {metrics['held_out_accuracy']:.4f} of {metrics['held_out']} held-out "
+        f"cells named right ({metrics['cells']} cells, {metrics['seconds']} s)",
+        markup=False,
+    )
+
+
+@app.command("import")
+@reports_errors
+def import_command(
+    image: Annotated[Path, typer.Argument(metavar="IMAGE", help="A picture of a board (PNG...).")],
+    out: Annotated[Path, typer.Option("--out", help="The XSB file to write.")],
+    size: Annotated[
+        str | None, typer.Option("--size", help="The board's WIDTHxHEIGHT in cells, if known.")
+    ] = None,
+    title: Annotated[str | None, typer.Option(help="Title of the level written.")] = None,
+    cells: Annotated[
+        Path | None, typer.Option("--cells", help="A cell classifier from `learn cells`.")
+    ] = None,
+) -> None:
+    """Read a level from a picture of its board and write it as a validated XSB level."""
+    from evosoko.generate import parse_size
+    from evosoko.learn.screenshots import import_picture, load_cell_classifier
+    from evosoko.sokoban.formats import write_levels
+
+    board_size = parse_size(size) if size else None
+    classifier = load_cell_classifier(cells)
+    level, reading = import_picture(image, board_size, title or image.stem, classifier)
+    write_levels([level], out)
+    low = float(reading.confidence.min())
+    stdout.print(
+        f"wrote {out}: {level.width}x{level.height} cells of {reading.grid.cell:.1f} px, "
+        f"{level.box_count} boxes (least sure cell: {low:.2f})",
+        markup=False,
+    )
+    stdout.print("\n".join(level.rows()), markup=False)

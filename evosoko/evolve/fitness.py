@@ -25,9 +25,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from evosoko.evolve.packing import pack_genomes, padded_matrix
 from evosoko.config import FitnessConfig
 from evosoko.evolve.move_replay import move_tables, replay_move_batch
+from evosoko.evolve.packing import pack_genomes, padded_matrix
 from evosoko.evolve.push_replay import push_tables, replay_push_batch
 from evosoko.sokoban.level import Level
 
@@ -72,6 +72,11 @@ class FitnessFunction:
             self._move_tables = move_tables(level)
         else:
             self._push_tables = push_tables(level)
+        self._learned_term = None
+        if config.learned_lost != "off":  # imported only when on: workers stay lean without it
+            from evosoko.learn.fitness_term import LearnedLostTerm
+
+            self._learned_term = LearnedLostTerm(level, encoding, config)
 
     def __call__(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The :class:`Evaluation` of each genome, in order."""
@@ -90,8 +95,12 @@ class FitnessFunction:
             return tuple(np.zeros(0, dtype=np.int64) for _ in Evaluation._fields)
         array = padded_matrix(genes, lengths)
         if self.encoding == "moves":
-            return self._moves(array, lengths)
-        return self._pushes(array, lengths)
+            columns = self._moves(array, lengths)
+        else:
+            columns = self._pushes(array, lengths)
+        if self._learned_term is not None:
+            columns = self._learned_term.adjust(columns, array, lengths)
+        return columns
 
     def _moves(self, genomes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         config = self.config
