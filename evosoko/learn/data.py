@@ -420,7 +420,7 @@ def load_dataset(path: str | os.PathLike) -> Dataset:
         with np.load(path, allow_pickle=False) as stored:
             arrays = {name: stored[name] for name in _FIELDS}
             counts = json.loads(str(stored["counts"]))
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as error:
+    except (OSError, ValueError, KeyError, EOFError, json.JSONDecodeError) as error:
         raise ConfigError(f"not a deadlock data file: {error}", str(path)) from None
     return Dataset(**arrays, counts=counts)
 

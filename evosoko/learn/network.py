@@ -189,5 +189,5 @@ def _read_model(path: Path, label: str) -> DeadlockNet:
             architecture = Architecture.from_json(json.loads(str(stored["architecture"])))
             weights = {name: stored[name] for name in architecture.parameter_names()}
         return DeadlockNet(architecture, weights, str(path))
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as error:
-        raise ConfigError(f"not a deadlock model file: {error}", str(path)) from None
+    except (OSError, ValueError, KeyError, EOFError, json.JSONDecodeError) as error:
+        raise ConfigError(f"not a deadlock model file: {error or type(error).__name__}", str(path)) from None

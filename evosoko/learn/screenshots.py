@@ -99,7 +99,7 @@ def _read_classifier(path: Path) -> CellClassifier:
         raise ConfigError(
             "no cell classifier file (train one with `evosoko learn cells`)", str(path)
         ) from None
-    except (OSError, ValueError, KeyError) as error:
+    except (OSError, ValueError, KeyError, EOFError) as error:
         raise ConfigError(f"not a cell classifier file: {error}", str(path)) from None
 
 
