@@ -215,7 +215,7 @@ def eval_command(
         return
     stdout.print(f"{report['data']}: model {report['model']}, dead from p >= {threshold}")
     table = Table()
-    table.add_column("positions")
+    table.add_column("positions", no_wrap=True, min_width=12)
     for column in ("n", "dead P/R/F1", "alive P/R/F1", "exact R", "agree", "R beyond"):
         table.add_column(column, justify="right", no_wrap=True)
     groups = [("all", report["all"]), *report["by_file"].items()]

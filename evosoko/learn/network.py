@@ -190,4 +190,6 @@ def _read_model(path: Path, label: str) -> DeadlockNet:
             weights = {name: stored[name] for name in architecture.parameter_names()}
         return DeadlockNet(architecture, weights, str(path))
     except (OSError, ValueError, KeyError, EOFError, json.JSONDecodeError) as error:
-        raise ConfigError(f"not a deadlock model file: {error or type(error).__name__}", str(path)) from None
+        raise ConfigError(
+            f"not a deadlock model file: {error or type(error).__name__}", str(path)
+        ) from None
