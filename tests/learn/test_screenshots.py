@@ -30,7 +30,10 @@ def _boards(count: int, seed: int):
         yield tile_set, cell, image, with_start(level, state).rows()
 
 
-@pytest.mark.xfail(reason="the shipped cell classifier still misreads some crates cells (issue 22 note)", strict=False)
+@pytest.mark.xfail(
+    reason="the shipped cell classifier still misreads some crates cells (issue 22 note)",
+    strict=False,
+)
 @pytest.mark.parametrize("with_size", [False, True])
 def test_rendered_boards_are_read_cell_for_cell(with_size):
     classifier = load_cell_classifier()
@@ -52,7 +55,10 @@ def test_the_drawn_tile_sets_look_unlike_the_renderer():
         assert np.abs(drawn.astype(int) - ours.astype(int)).mean() > 30
 
 
-@pytest.mark.xfail(reason="the shipped cell classifier still misreads some crates cells (issue 22 note)", strict=False)
+@pytest.mark.xfail(
+    reason="the shipped cell classifier still misreads some crates cells (issue 22 note)",
+    strict=False,
+)
 def test_import_writes_a_valid_level(tmp_path):
     level = seed_level("seed000-case3")
     path = tmp_path / "board.png"
