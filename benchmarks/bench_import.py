@@ -6,11 +6,12 @@ boxes stand on goals and the player on a goal now and then), cycling through eve
 (evosoko's renderer in four palettes, and two looks drawn tile by tile), cell sizes from 16 to
 64 pixels, crops of 0 to 4 pixels on each side, margins and noise. Each picture is read with
 :func:`evosoko.learn.screenshots.read_board` (the grid found from the picture alone, or with
-``--with-size``) and compared with the board, cell for cell.
+``--size``: with the board's size in cells given) and compared with the board, cell for
+cell.
 
 Prints one JSON object on its first line, then a markdown table per tile set.
 
-    python benchmarks/bench_import.py [--boards 50] [--seed 1] [--with-size]
+    python benchmarks/bench_import.py [--boards 50] [--seed 1] [--size] [--cells FILE]
 """
 
 from __future__ import annotations
@@ -85,9 +86,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--with-size", action="store_true", help="pass the board size")
+    parser.add_argument(
+        "--size", "--with-size", dest="with_size", action="store_true", help="pass the board size"
+    )
+    parser.add_argument("--cells", help="a cell classifier file (default: the shipped one)")
     arguments = parser.parse_args()
-    classifier = load_cell_classifier()
+    classifier = load_cell_classifier(arguments.cells)
     results = []
     for board in test_boards(arguments.boards, arguments.seed):
         started = time.perf_counter()

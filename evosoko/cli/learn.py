@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from evosoko.cli.common import (
@@ -214,9 +215,9 @@ def eval_command(
         print_json(report)
         return
     stdout.print(f"{report['data']}: model {report['model']}, dead from p >= {threshold}")
-    table = Table()
-    table.add_column("positions", no_wrap=True, min_width=12)
-    for column in ("n", "dead P/R/F1", "alive P/R/F1", "exact R", "agree", "R beyond"):
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)  # 80 columns
+    table.add_column("positions", min_width=10)
+    for column in ("n", "dead P/R/F1", "alive P/R/F1", "exact R", "agree", "beyond"):
         table.add_column(column, justify="right", no_wrap=True)
     groups = [("all", report["all"]), *report["by_file"].items()]
     for name, group in groups:
@@ -235,14 +236,14 @@ def eval_command(
     stdout.print(table)
     stdout.print(
         "exact R: recall of the exact detectors (dead squares, freeze, bipartite) on the "
-        "dead class; agree: the network calls dead what they call dead; R beyond: the "
-        "network's recall on the dead positions they miss.",
+        "dead class; agree: the network calls dead what they call dead; beyond: the "
+        "network's recall on the dead positions they miss. --json has every figure unrounded.",
         markup=False,
     )
 
 
 def _fraction(value: float) -> str:
-    return "-" if value is None or math.isnan(value) else f"{value:.3f}"
+    return "-" if value is None or math.isnan(value) else f"{value:.2f}"
 
 
 def _short(name: str) -> str:
@@ -255,7 +256,7 @@ def _short(name: str) -> str:
 @reports_errors
 def cells_command(
     out: Annotated[Path, typer.Option("--out", help="The classifier file to write (.npz).")],
-    pictures: Annotated[int, typer.Option("--pictures", help="Pictures drawn per tile set.")] = 30,
+    pictures: Annotated[int, typer.Option("--pictures", help="Pictures drawn per tile set.")] = 100,
     seed: Annotated[int, typer.Option(help="Drawing and training seed.")] = 0,
 ) -> None:
     """Train the cell classifier that `evosoko import` reads pictures with (scikit-learn)."""
@@ -273,8 +274,10 @@ def cells_command(
             on_stage=lambda stage: progress.update(task, description=stage),
         )
     stdout.print(
-        f"wrote {out}: {metrics['held_out_accuracy']:.4f} of {metrics['held_out']} held-out "
-        f"cells named right ({metrics['cells']} cells, {metrics['seconds']} s)",
+        f"wrote {out}: {metrics['held_out_read_right']:.4f} of {metrics['held_out']} cells of "
+        f"{metrics['held_out_pictures']} held-out pictures read right "
+        f"({metrics['held_out_accuracy']:.4f} with outside and floor told apart; "
+        f"{metrics['cells']} cells, {metrics['seconds']} s)",
         markup=False,
     )
 

@@ -40,7 +40,7 @@ class LearnedLostTerm:
         self.weight = config.learned_lost_weight
         self.objective = config.objective
         self.stop_on_deadlock = config.stop_on_deadlock
-        self.network = load_model(config.learned_model)
+        self.network = load_model(config.learned_model).for_level(level)
         self.encoder = PositionEncoder(level)
         self.cache: dict[int, float] = {}
         self._floor = np.ascontiguousarray(level.floor, dtype=np.bool_)

@@ -5,6 +5,13 @@ convolutions (zero padding, optional dilation, no spatial pooling) with ReLU, th
 and the maximum of the last feature maps over the floor cells, a hidden layer and one logit,
 the log-odds that the position is dead (lost: no push sequence solves the level from it).
 
+A *floor-only* network (``Architecture.floor_only``, the default) sets every feature map to
+zero off the floor after each convolution: the first convolution still sees the walls around
+each floor cell, later ones see walls as zeros. Its features then live on the floor cells
+alone, so a search, whose positions all share one level's floor, computes them there only
+(:meth:`DeadlockNet.for_level`: each convolution is a gather of the floor cells' neighbours
+and one matrix product), which on Boxoban boards is about a third of the cells.
+
 PyTorch trains it (:mod:`evosoko.learn.training`, the ``learn`` extra); the weights are saved
 as a plain ``.npz`` file (no pickle: loading a model file runs no code) with the architecture
 as JSON beside them, and this module evaluates them with numpy alone (the convolutions are one
@@ -41,6 +48,7 @@ class Architecture:
     convolutions: tuple[tuple[int, int], ...] = ((24, 1), (24, 1), (24, 2), (24, 4), (24, 1))
     hidden: int = 32
     in_channels: int = len(CHANNELS)
+    floor_only: bool = True
 
     def as_json(self) -> dict:
         """The record stored in a model file."""
@@ -49,6 +57,7 @@ class Architecture:
             "channels": list(CHANNELS),
             "convolutions": [list(layer) for layer in self.convolutions],
             "hidden": self.hidden,
+            "floor_only": self.floor_only,
         }
 
     @staticmethod
@@ -59,7 +68,11 @@ class Architecture:
         if tuple(record.get("channels", ())) != CHANNELS:
             raise ValueError(f"the model expects channels {record.get('channels')}, not {CHANNELS}")
         convolutions = tuple((int(out), int(dilation)) for out, dilation in record["convolutions"])
-        return Architecture(convolutions=convolutions, hidden=int(record["hidden"]))
+        return Architecture(
+            convolutions=convolutions,
+            hidden=int(record["hidden"]),
+            floor_only=bool(record.get("floor_only", False)),  # files before it: dense
+        )
 
     def parameter_names(self) -> list[str]:
         """Names of the weight arrays, in order."""
@@ -100,15 +113,24 @@ class DeadlockNet:
         if len(codes) == 0:
             return np.zeros(0, dtype=np.float32)
         x = planes(codes).transpose(0, 2, 3, 1)  # channels last: (n, h, w, c)
+        mask = floor_mask(codes)[..., None].astype(np.float32)
         for matrix, bias, dilation in self._convolutions:
             x = np.maximum(_convolve(x, matrix, dilation) + bias, 0.0)
-        mask = floor_mask(codes)[..., None]
+            if self.architecture.floor_only:
+                x *= mask
         cells = np.maximum(mask.sum(axis=(1, 2)), 1)
         mean = (x * mask).sum(axis=(1, 2)) / cells
         peak = (x * mask).max(axis=(1, 2))
+        return self._head(mean, peak)
+
+    def _head(self, mean: np.ndarray, peak: np.ndarray) -> np.ndarray:
         pooled = np.concatenate([mean, peak], axis=1)
         hidden = np.maximum(pooled @ self._hidden[0] + self._hidden[1], 0.0)
         return (hidden @ self._out[0] + self._out[1])[:, 0]
+
+    def for_level(self, level) -> LevelNet:
+        """This network for positions of one level: the fastest way to score many of them."""
+        return LevelNet(self, level)
 
     def probabilities(self, codes: np.ndarray) -> np.ndarray:
         """``float32[n]``: the predicted probability that each position is dead."""
@@ -128,6 +150,76 @@ class DeadlockNet:
         """Number of trained parameters."""
         total = sum(m.size + b.size for m, b, _ in self._convolutions)
         return total + sum(array.size for array in (*self._hidden, *self._out))
+
+
+class LevelNet:
+    """A :class:`DeadlockNet` bound to one level's board, with the same outputs.
+
+    A floor-only network computes its feature maps on the level's floor cells alone: for each
+    convolution the table of every floor cell's nine neighbours (another floor cell's row, or
+    a row of zeros for walls, the outside and beyond the board) is made once, and a layer is
+    one gather and one matrix product. Other networks are evaluated as by
+    :meth:`DeadlockNet.logits`.
+    """
+
+    def __init__(self, network: DeadlockNet, level) -> None:
+        self.network = network
+        self.shape = (level.height, level.width)
+        floor = np.asarray(level.floor, dtype=bool).reshape(self.shape)
+        self.floor_cells = np.flatnonzero(floor.ravel())
+        self._tables = []
+        if network.architecture.floor_only:
+            board_rows = np.arange(floor.size)  # the first layer reads every cell's input
+            floor_rows = np.full(floor.size, len(self.floor_cells))  # later ones: floor only
+            floor_rows[self.floor_cells] = np.arange(len(self.floor_cells))
+            for index, (_, _, dilation) in enumerate(network._convolutions):
+                rows, zero_row = (
+                    (board_rows, floor.size) if index == 0 else (floor_rows, len(self.floor_cells))
+                )
+                self._tables.append(
+                    _neighbour_table(floor, self.floor_cells, rows, zero_row, dilation)
+                )
+
+    def logits(self, codes: np.ndarray) -> np.ndarray:
+        """``float32[n]`` log-odds of dead for ``uint8[n, height, width]`` codes of the level."""
+        if not self._tables or len(codes) == 0:
+            return self.network.logits(codes)
+        count = len(codes)
+        cells = self.shape[0] * self.shape[1]
+        x = planes(codes.reshape(count, 1, cells)).reshape(count, -1, cells).transpose(0, 2, 1)
+        for (matrix, bias, _), table in zip(self.network._convolutions, self._tables):
+            padded = np.zeros((count, x.shape[1] + 1, x.shape[2]), dtype=np.float32)
+            padded[:, :-1] = x
+            patches = padded[:, table]  # (n, floor cells, 9, channels)
+            x = patches.reshape(count * len(table), -1) @ matrix
+            x = np.maximum(x + bias, 0.0).reshape(count, len(table), -1)
+        return self.network._head(x.mean(axis=1), x.max(axis=1))
+
+    def probabilities(self, codes: np.ndarray) -> np.ndarray:
+        """``float32[n]``: the predicted probability that each position is dead."""
+        return _sigmoid(self.logits(codes))
+
+    def single_threaded(self) -> AbstractContextManager:
+        """See :meth:`DeadlockNet.single_threaded`."""
+        return self.network.single_threaded()
+
+
+def _neighbour_table(
+    floor: np.ndarray, floor_cells: np.ndarray, rows: np.ndarray, zero_row: int, dilation: int
+) -> np.ndarray:
+    """``int64[floor cells, 9]``: for each floor cell and each tap of a 3x3 kernel of
+    ``dilation``, the row of the previous layer it reads (``rows[cell]``), or ``zero_row`` (a
+    row of zeros) beyond the board."""
+    height, width = floor.shape
+    r, c = np.divmod(floor_cells, width)
+    table = np.empty((len(floor_cells), 9), dtype=np.int64)
+    for ky in range(3):
+        for kx in range(3):
+            rr, cc = r + (ky - 1) * dilation, c + (kx - 1) * dilation
+            inside = (rr >= 0) & (rr < height) & (cc >= 0) & (cc < width)
+            cell = np.where(inside, rr * width + cc, 0)
+            table[:, 3 * ky + kx] = np.where(inside, rows[cell], zero_row)
+    return table
 
 
 def _convolve(x: np.ndarray, matrix: np.ndarray, dilation: int) -> np.ndarray:

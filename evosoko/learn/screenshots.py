@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from evosoko.errors import ConfigError, LevelFormatError
@@ -33,9 +34,12 @@ from evosoko.learn.tilesets import CHARACTERS, CLASSES
 
 FEATURE_SIDE = 10
 """Cells are resized to this many pixels a side before they are classified."""
-SAME_TILE = 0.06
+SAME_TILE = 0.05
 """Cells of one picture whose features differ by less than this (root mean square, colours in
 0..1) are taken for the same tile."""
+CELLS_WEIGHT = 2.0
+"""How many distinct tiles a grid may show more than another for each doubling of the cells
+it shows, and still fit better (see :func:`find_grid`)."""
 SMALLEST_CELL = 8
 """No grid of smaller cells is considered (pixels)."""
 DEFAULT_CELLS = "cells.npz"
@@ -117,24 +121,67 @@ class Grid:
 
 
 def cell_features(image: np.ndarray, grid: Grid) -> np.ndarray:
-    """``float32[rows * columns, 3 * FEATURE_SIDE ** 2]``: every cell of ``grid`` shrunk, row by row."""
-    from PIL import Image
+    """``float32[rows * columns, 3 * FEATURE_SIDE ** 2]``: every cell of ``grid`` shrunk to
+    ``FEATURE_SIDE`` pixels a side (each the mean of its patch of the picture), row by row.
 
-    _height, _width, _ = image.shape
-    pad = int(np.ceil(grid.cell)) + 2
-    padded = np.pad(image, ((pad, pad), (pad, pad), (0, 0)), mode="edge")
-    features = np.empty((grid.rows * grid.columns, 3 * FEATURE_SIDE**2), dtype=np.float32)
-    for row in range(grid.rows):
-        for column in range(grid.columns):
-            x0 = grid.left + column * grid.cell + pad
-            y0 = grid.top + row * grid.cell + pad
-            box = (x0, y0, x0 + grid.cell, y0 + grid.cell)
-            left, top = round(box[0]), round(box[1])
-            right, bottom = max(left + 1, round(box[2])), max(top + 1, round(box[3]))
-            patch = Image.fromarray(padded[top:bottom, left:right])
-            small = patch.resize((FEATURE_SIDE, FEATURE_SIDE), Image.Resampling.BOX)
-            features[row * grid.columns + column] = np.asarray(small, np.float32).ravel() / 255.0
-    return features
+    Cells reaching past the picture read its edge pixels there."""
+    cutter = CellCutter(image, int(np.ceil(grid.cell)) + 2)
+    return cutter.cells(grid, np.arange(grid.rows), np.arange(grid.columns))
+
+
+class CellCutter:
+    """Shrinks cells of one picture: the mean of any patch from a summed-area table made once
+    (the picture extended by ``pad`` edge pixels on every side)."""
+
+    def __init__(self, image: np.ndarray, pad: int) -> None:
+        self.pad = pad
+        padded = np.pad(image, ((pad, pad), (pad, pad), (0, 0)), mode="edge").astype(np.int64)
+        self.limits = padded.shape[:2]
+        self.table = np.zeros((padded.shape[0] + 1, padded.shape[1] + 1, 3), dtype=np.int64)
+        self.table[1:, 1:] = padded.cumsum(axis=0).cumsum(axis=1)
+
+    def cells(self, grid: Grid, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """``float32[len(rows) * len(columns), 3 * FEATURE_SIDE ** 2]``: the cells at ``rows``
+        x ``columns`` of ``grid`` shrunk, row by row."""
+        y0, y1 = self._bounds(grid.top, grid.cell, rows, self.limits[0])
+        x0, x1 = self._bounds(grid.left, grid.cell, columns, self.limits[1])
+        out = np.empty((len(rows) * len(columns), 3 * FEATURE_SIDE**2), np.float32)
+        _patch_means(self.table, y0, y1, x0, x1, out)
+        return out
+
+    def _bounds(self, start: float, cell: float, index: np.ndarray, limit: int):
+        """Pixel bounds ``[low, high)`` of the ``FEATURE_SIDE`` strips of each cell along an
+        axis (every strip at least one pixel wide)."""
+        steps = np.arange(FEATURE_SIDE + 1) / FEATURE_SIDE
+        edges = np.round(start + self.pad + (index[:, None] + steps[None, :]) * cell)
+        edges = np.clip(edges, 0, limit - 1).astype(np.int64)
+        low, high = edges[:, :-1], np.maximum(edges[:, 1:], edges[:, :-1] + 1)
+        return low, high
+
+
+@numba.njit(cache=True)
+def _patch_means(table, y0, y1, x0, x1, out):  # pragma: no cover - compiled
+    """``out[cell]``: the mean colour (0..1) of each patch ``[y0, y1) x [x0, x1)`` of every
+    cell (rows of ``y0``, columns of ``x0``), from the summed-area ``table``."""
+    side = y0.shape[1]
+    for r in range(y0.shape[0]):
+        for c in range(x0.shape[0]):
+            row = out[r * x0.shape[0] + c]
+            k = 0
+            for i in range(side):
+                top, bottom = y0[r, i], y1[r, i]
+                for j in range(side):
+                    left, right = x0[c, j], x1[c, j]
+                    area = (bottom - top) * (right - left) * 255.0
+                    for channel in range(3):
+                        total = (
+                            table[bottom, right, channel]
+                            - table[top, right, channel]
+                            - table[bottom, left, channel]
+                            + table[top, left, channel]
+                        )
+                        row[k] = total / area
+                        k += 1
 
 
 # ---- finding the grid ---------------------------------------------------------------------------
@@ -146,41 +193,63 @@ def _profiles(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return across_x, across_y
 
 
-def _fold(profile: np.ndarray, period: float) -> tuple[float, float]:
-    """The phase (edge coordinate in ``[0, period)``) where the comb of teeth ``period`` apart
-    collects the most change per tooth, and that mean."""
-    best_phase, best_value = 0.0, -1.0
+def _fold_values(profile: np.ndarray, period: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each phase (edge coordinate in ``[0, period)``, in steps of half a pixel for small
+    periods), the mean change the comb of teeth ``period`` apart collects there (-1 where the
+    comb has fewer than two teeth)."""
     step = 0.5 if period < 24 else 1.0
-    for phase in np.arange(0.0, period, step):
-        teeth = np.round(np.arange(phase, len(profile) + 1, period)).astype(np.int64)
-        teeth = teeth[(teeth >= 1) & (teeth <= len(profile))]
-        if len(teeth) < 2:
-            continue
-        value = float(profile[teeth - 1].mean())
-        if value > best_value:
-            best_phase, best_value = float(phase), value
-    return best_phase, best_value
+    phases = np.arange(0.0, period, step)
+    teeth = np.round(phases[:, None] + period * np.arange(len(profile) // period + 2)[None, :])
+    teeth = teeth.astype(np.int64)
+    inside = (teeth >= 1) & (teeth <= len(profile))
+    collected = np.where(inside, profile[np.clip(teeth, 1, len(profile)) - 1], 0.0)
+    counts = inside.sum(axis=1)
+    values = np.where(counts >= 2, collected.sum(axis=1) / np.maximum(counts, 1), -1.0)
+    return phases, values
+
+
+def _fold(profile: np.ndarray, period: float) -> tuple[float, float]:
+    """The phase where the comb of teeth ``period`` apart collects the most change per tooth,
+    and that mean."""
+    phases, values = _fold_values(profile, period)
+    best = int(np.argmax(values))
+    return float(phases[best]), float(values[best])
+
+
+def _phase_candidates(profile: np.ndarray, period: float, count: int) -> list[float]:
+    """The ``count`` phases whose combs collect the most change, at least a sixth of a cell
+    apart (a tile's own lines, such as a brick wall's joints, can outdo the cell edges)."""
+    phases, values = _fold_values(profile, period)
+    chosen: list[float] = []
+    for k in np.argsort(-values, kind="stable"):
+        phase = float(phases[k])
+        gap = [abs((phase - other + period / 2) % period - period / 2) for other in chosen]
+        if all(g >= period / 6 for g in gap):
+            chosen.append(phase)
+        if len(chosen) == count:
+            break
+    return chosen
 
 
 def _period_scores(
     across_x: np.ndarray, across_y: np.ndarray, low: int, high: int
 ) -> list[tuple[float, int]]:
     """``(score, period)`` of every whole period in ``low..high``: folding each profile at the
-    period, the share of the teeth at its strongest phase that are among the picture's strong
-    edges (the top tenth), averaged over both axes. Unlike the mean change per tooth, this
-    share does not grow with the period (fewer teeth) and stays high at the true period even
-    where some cells meet their like (no edge there)."""
+    period, how much more change the comb collects at its best phase than at its median phase,
+    relative to the mean change, averaged over both axes (-1 where a profile is shorter than
+    two periods). A fraction of the cell size collects a fraction of the cell edges; a
+    multiple collects the same edges (so that the multiples of the cell size score about as
+    high as the cell size, and :func:`find_grid` tries fractions of the best periods too)."""
     scores = []
     for period in range(low, high + 1):
         total = 0.0
         for profile in (across_x, across_y):
-            count = (len(profile) // period) * period
-            if count < 2 * period:
+            if len(profile) < 2 * period:
                 total = -2.0
                 break
-            teeth = profile[:count].reshape(-1, period)
-            phase = int(np.argmax(teeth.mean(axis=0)))
-            total += float(np.mean(teeth[:, phase] > np.percentile(profile, 90)))
+            values = _fold_values(profile, float(period))[1]
+            values = values[values >= 0]
+            total += float((values.max() - np.median(values)) / (profile.mean() + 1e-9))
         scores.append((total / 2, period))
     return scores
 
@@ -195,69 +264,197 @@ def _refine(across_x: np.ndarray, across_y: np.ndarray, period: int) -> float:
     return best
 
 
-def _grid_for(
-    image: np.ndarray, across_x, across_y, period: float, size: tuple[int, int] | None
-) -> Grid:
+def _grid_for(image: np.ndarray, period: float, phase_x: float, phase_y: float) -> Grid:
+    """The cells of ``period`` pixels, edges at ``phase`` (modulo the period), that show at
+    least half of themselves."""
     height, width, _ = image.shape
-    phase_x = _fold(across_x, period)[0]
-    phase_y = _fold(across_y, period)[0]
-    left, columns = _cells_along(width, period, phase_x, size[0] if size else None)
-    top, rows = _cells_along(height, period, phase_y, size[1] if size else None)
+    left, columns = _cells_along(width, period, phase_x)
+    top, rows = _cells_along(height, period, phase_y)
     return Grid(period, left, top, columns, rows)
 
 
-def _cells_along(length: int, period: float, phase: float, count: int | None) -> tuple[float, int]:
-    """Start and number of the cells along one axis that show at least half of themselves
-    (or the ``count`` consecutive cells that show the most)."""
+def _cells_along(length: int, period: float, phase: float) -> tuple[float, int]:
+    """Start and number of the cells along one axis that show at least half of themselves."""
     start = phase - period * np.ceil(phase / period)  # first cell starts at or before 0
     starts = np.arange(start, length, period)
     visible = np.clip(np.minimum(starts + period, length) - np.maximum(starts, 0), 0, None) / period
-    if count is None:
-        shown = np.flatnonzero(visible >= 0.5)
-        if len(shown) == 0:
-            return float(start), 0
-        return float(starts[shown[0]]), int(shown[-1] - shown[0] + 1)
-    if count > len(starts):
-        extra = count - len(starts)
-        starts = np.concatenate([starts, starts[-1] + period * np.arange(1, extra + 1)])
-        visible = np.concatenate([visible, np.zeros(extra)])
-    sums = np.convolve(visible, np.ones(count), mode="valid")
-    first = int(np.argmax(sums))
-    return float(starts[first]), count
+    shown = np.flatnonzero(visible >= 0.5)
+    if len(shown) == 0:
+        return float(start), 0
+    return float(starts[shown[0]]), int(shown[-1] - shown[0] + 1)
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """How well a grid cuts a picture into tiles: the number of distinct tiles among its
+    cells, and how far the cells lie from their tile (:func:`tile_count`)."""
+
+    distinct: int
+    cells: int
+    spread: float
+    grid: Grid
+
+    def key(self) -> tuple[float, float]:
+        """Smaller is better: the distinct tiles less twice the number of halvings of the
+        cells shown, then the spread."""
+        return (self.distinct - CELLS_WEIGHT * np.log2(self.cells), self.spread)
 
 
 def find_grid(
     image: np.ndarray,
-    classifier: CellClassifier,
     size: tuple[int, int] | None = None,
-    candidates: int = 4,
+    periods: int = 6,
+    phases: int = 4,
 ) -> Grid:
-    """The grid of cells of a picture of a board (``uint8[height, width, 3]``)."""
+    """The grid of cells of a picture of a board (``uint8[height, width, 3]``).
+
+    Cut on the true grid, a picture is a few tiles repeated; cut off it, its cells show parts
+    of tiles in ever new combinations. Candidate cell sizes are those whose combs fit the
+    picture's edges best (``periods`` of them), with their halves, thirds, doubles and triples
+    (a tile's own lines, such as a brick wall's joints, repeat at fractions of a cell; a grid
+    of twice the cell size repeats too), each as a whole number of pixels and refined to a
+    tenth; each is tried with the ``phases`` best placements of the cell edges along each axis.
+    The grid with the smallest share of distinct tiles among its cells (:func:`tile_count`)
+    wins. A grid at a multiple of the cell size has few cells that are nearly all distinct, so
+    it loses; a grid at a half or a third of the cell size has a smaller share (uniform tiles
+    cut in pieces are still one tile), but it cuts every goal, box and player in pieces that
+    all differ: a winner showing more than twice as many distinct tiles as a grid two or three
+    times coarser gives way to it. The winner's edges are then moved by up to three pixels
+    where that fits better (a tile's line along the cell edge may hide it). ``size``
+    (columns, rows), when known, bounds the cell size."""
     height, width, _ = image.shape
     across_x, across_y = _profiles(image)
-    if size is not None:  # the cell size is known but for crops and margins
-        guess_x, guess_y = width / size[0], height / size[1]
-        low = max(SMALLEST_CELL, int(min(guess_x, guess_y) * 0.9))
-        high = max(low, int(np.ceil(max(guess_x, guess_y) * 1.1)))
-    else:
-        low, high = SMALLEST_CELL, max(SMALLEST_CELL, min(width, height) // 3)
+    # At least three cells along each axis (or the board's size), the outer ones maybe cropped.
+    columns, rows = size if size is not None else (3, 3)
+    low = SMALLEST_CELL
+    high = max(low, int(min((width + 8) / columns, (height + 8) / rows)))
     scores = _period_scores(across_x, across_y, low, high)
     best = max(scores)[0] if scores else -1.0
     if best <= 0:
         raise LevelFormatError("found no repeating grid of cells in the picture")
-    # Multiples of the cell size repeat too: take the smallest period nearly as good as the best.
-    plausible = sorted(period for score, period in scores if score >= 0.8 * best)
-    chosen: list[int] = []
-    for period in plausible:
-        if all(abs(period - other) > 1 for other in chosen):
-            chosen.append(period)
-        if len(chosen) == candidates:
+    tried: list[float] = []
+    for _, period in sorted(scores, key=lambda item: (-item[0], item[1]))[:periods]:
+        for factor in (1, 1 / 2, 1 / 3, 2, 3):
+            candidate = period * factor
+            if low - 1 <= candidate <= high + 1 and all(abs(candidate - t) > 1 for t in tried):
+                tried.append(candidate)
+    cutter = CellCutter(image, int(np.ceil(high * 1.1)) + 3)
+    fits = []
+    for period in tried:
+        refined = _refine(across_x, across_y, round(period))
+        for cell in sorted({float(period), refined}):
+            fit = _best_fit(
+                cutter, image, _candidate_grids(image, across_x, across_y, cell, phases)
+            )
+            if fit is not None:
+                fits.append(fit)
+    if not fits:
+        raise LevelFormatError("found no grid of at least 3 x 3 cells in the picture")
+    return _polish(cutter, image, min(fits, key=_Fit.key))
+
+
+def _candidate_grids(image, across_x, across_y, cell: float, phases: int) -> list[Grid]:
+    """Grids of ``cell`` pixels at the ``phases`` best phases along each axis."""
+    return [
+        _grid_for(image, cell, phase_x, phase_y)
+        for phase_x in _phase_candidates(across_x, cell, phases)
+        for phase_y in _phase_candidates(across_y, cell, phases)
+    ]
+
+
+def _best_fit(cutter: CellCutter, image: np.ndarray, grids: list[Grid]) -> _Fit | None:
+    """The best fitting of ``grids`` (of at least 3 x 3 cells), if any."""
+    height, width, _ = image.shape
+    best = None
+    for grid in grids:
+        if grid.columns < 3 or grid.rows < 3:
+            continue
+        fit = _Fit(*tile_count(cutter, grid, width, height), grid)
+        if best is None or fit.key() < best.key():
+            best = fit
+    return best
+
+
+def _polish(cutter: CellCutter, image: np.ndarray, fit: _Fit, reach: float = 3.0) -> Grid:
+    """The grid of ``fit`` with its edges moved by up to ``reach`` pixels (across, then down)
+    where its cells are best described by few tiles: each distinct tile costs
+    :data:`SAME_TILE`, each cell its distance to its tile (a cell joins a tile when that is
+    cheaper than a tile of its own). The cells compared are the same for every move: those
+    that stay wholly in the picture however they move."""
+    height, width, _ = image.shape
+    grid = fit.grid
+
+    def inside(start: float, count: int, length: int) -> np.ndarray:
+        starts = start + grid.cell * np.arange(count)
+        kept = np.flatnonzero((starts - reach >= 0) & (starts + grid.cell + reach <= length))
+        return kept if len(kept) >= 2 else np.arange(count)
+
+    rows = inside(grid.top, grid.rows, height)
+    columns = inside(grid.left, grid.columns, width)
+    steps = np.arange(-reach, reach + 0.01, 0.5)
+    for axis in (0, 1):
+        scored = []
+        for step in steps:
+            left, top = (grid.left + step, grid.top) if axis == 0 else (grid.left, grid.top + step)
+            moved = Grid(grid.cell, left, top, grid.columns, grid.rows)
+            groups, total = _group_tiles(cutter.cells(moved, rows, columns), SAME_TILE)
+            scored.append((SAME_TILE * groups + total, abs(step), moved))
+        grid = min(scored, key=lambda item: item[:2])[2]
+    return _grid_for(image, grid.cell, grid.left, grid.top)
+
+
+def tile_count(cutter: CellCutter, grid: Grid, width: int, height: int) -> tuple[int, int, float]:
+    """``(distinct tiles, cells, spread)`` of ``grid``: its cells are grouped in order, each
+    joining the first group whose first cell it differs from by less than :data:`SAME_TILE`
+    (root mean square of the shrunk pixels); spread is the mean distance to that first cell.
+    Only cells wholly in the picture are grouped (those showing three quarters of themselves
+    or more, if fewer than nine are whole): a cell partly outside is padded with edge pixels,
+    and would differ from its like. ``cells`` counts every cell of the grid."""
+
+    def shown(start: float, count: int, length: int, share: float) -> np.ndarray:
+        starts = start + grid.cell * np.arange(count)
+        visible = np.minimum(starts + grid.cell, length) - np.maximum(starts, 0)
+        return np.flatnonzero(visible >= share * grid.cell - 1e-6)
+
+    for share in (1.0, 0.75, 0.0):
+        rows = shown(grid.top, grid.rows, height, share)
+        columns = shown(grid.left, grid.columns, width, share)
+        if len(rows) * len(columns) >= 9:
             break
-    for period in chosen:
-        grid = _grid_for(image, across_x, across_y, _refine(across_x, across_y, period), size)
-        if grid.columns >= 3 and grid.rows >= 3:
-            return grid
-    raise LevelFormatError("found no grid of at least 3 x 3 cells in the picture")
+    cells = cutter.cells(grid, rows, columns)
+    groups, total = _group_tiles(cells, SAME_TILE)
+    return int(groups), grid.rows * grid.columns, float(total) / max(len(cells), 1)
+
+
+@numba.njit(cache=True)
+def _group_tiles(cells, same):  # pragma: no cover - compiled
+    """Leader grouping of cell features (``float32[n, features]``): each cell joins the first
+    group whose first cell it differs from by less than ``same`` (root mean square), else
+    starts one. Returns the number of groups and the summed distance of the cells to the first
+    cell of their group."""
+    count, size = cells.shape
+    leaders = np.empty(count, dtype=np.int64)
+    groups = 0
+    total = 0.0
+    limit = same * same * size
+    for index in range(count):
+        best, best_value = -1, limit
+        for k in range(groups):
+            leader = leaders[k]
+            value = 0.0
+            for j in range(size):
+                d = cells[index, j] - cells[leader, j]
+                value += d * d
+                if value >= best_value:
+                    break
+            if value < best_value:
+                best, best_value = k, value
+        if best < 0:
+            leaders[groups] = index
+            groups += 1
+        else:
+            total += np.sqrt(best_value / size)
+    return groups, total
 
 
 # ---- reading a board ----------------------------------------------------------------------------
@@ -278,7 +475,7 @@ def read_board(
 ) -> Reading:
     """Read a picture of a board (``uint8[height, width, 3]``) into XSB rows (not validated)."""
     classifier = classifier or load_cell_classifier()
-    grid = find_grid(image, classifier, size)
+    grid = find_grid(image, size)
     features = cell_features(image, grid)
     probabilities = classifier.probabilities(features)
     classes = vote_by_tile(features, probabilities)
@@ -287,16 +484,28 @@ def read_board(
     shape = (grid.rows, grid.columns)
     return Reading(
         grid,
-        board_rows(classes.reshape(shape), keep_size=size is not None),
+        board_rows(classes.reshape(shape)),
         classes.reshape(shape),
         confidence.reshape(shape),
     )
 
 
 def vote_by_tile(features: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
-    """The class of each cell, where cells that look alike (the same tile) share the class
-    their summed log-probabilities favour."""
+    """The class of each cell: cells that look alike (the same tile of the picture) form a
+    group, and the groups take the classes that their cells' summed log-probabilities favour
+    most among the labellings that make a level (:func:`consistent_labels`)."""
+    groups = _tile_groups(features)
+    count = int(groups.max()) + 1
     log_probabilities = np.log(np.clip(probabilities, 1e-9, 1.0))
+    scores = np.zeros((count, probabilities.shape[1]))
+    np.add.at(scores, groups, log_probabilities)
+    sizes = np.bincount(groups, minlength=count)
+    return consistent_labels(scores, sizes)[groups]
+
+
+def _tile_groups(features: np.ndarray) -> np.ndarray:
+    """``int[cells]``: the group of each cell, cells in order joining the nearest group whose
+    first cell they differ from by less than :data:`SAME_TILE` (root mean square)."""
     groups = np.full(len(features), -1, dtype=np.int64)
     leaders: list[int] = []
     for cell in range(len(features)):
@@ -308,11 +517,60 @@ def vote_by_tile(features: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
                 continue
         groups[cell] = len(leaders)
         leaders.append(cell)
-    classes = np.empty(len(features), dtype=np.int64)
-    for group in range(len(leaders)):
-        members = groups == group
-        classes[members] = int(log_probabilities[members].sum(axis=0).argmax())
-    return classes
+    return groups
+
+
+_PLAYER = np.isin(np.array(CLASSES), ("player", "player_on_goal"))
+_BOX = np.isin(np.array(CLASSES), ("box", "box_on_goal"))
+_GOAL = np.isin(np.array(CLASSES), ("goal", "box_on_goal", "player_on_goal"))
+_BARE_PLAYER = CLASSES.index("player")
+
+
+def makes_a_level(labels: np.ndarray, sizes: np.ndarray) -> bool:
+    """Whether groups of ``sizes`` cells labelled ``labels`` hold one player, at least one box
+    and as many goals as boxes (or one goal fewer, with the player on the hidden goal)."""
+    players = int(sizes[_PLAYER[labels]].sum())
+    boxes = int(sizes[_BOX[labels]].sum())
+    goals = int(sizes[_GOAL[labels]].sum())
+    bare_player = bool((labels == _BARE_PLAYER).any())
+    return players == 1 and boxes >= 1 and (boxes == goals or (boxes == goals + 1 and bare_player))
+
+
+def consistent_labels(scores: np.ndarray, sizes: np.ndarray, changes: int = 2) -> np.ndarray:
+    """``int[groups]``: a class per group of cells (``scores``: summed log-probabilities,
+    ``float[groups, classes]``; ``sizes``: cells per group). The most likely labelling if it
+    makes a level (:func:`makes_a_level`), else the most likely one that does among those
+    that relabel at most ``changes`` groups, else the most likely one (the level's check then
+    says what is wrong)."""
+    best = scores.argmax(axis=1)
+    if makes_a_level(best, sizes):
+        return best
+    groups, classes = scores.shape
+    loss = scores[np.arange(groups), best][:, None] - scores  # what each relabelling costs
+    options = [(float(loss[g, c]), g, c) for g in range(groups) for c in range(classes)]
+    options = sorted(option for option in options if option[2] != best[option[1]])
+    found, found_loss = best, np.inf
+    for first, (cost, g, c) in enumerate(options):
+        if cost >= found_loss:
+            break
+        labels = best.copy()
+        labels[g] = c
+        if makes_a_level(labels, sizes):
+            found, found_loss = labels, cost
+            continue
+        if changes < 2:
+            continue
+        for cost2, g2, c2 in options[first + 1 :]:
+            if cost + cost2 >= found_loss:
+                break
+            if g2 == g:
+                continue
+            pair = labels.copy()
+            pair[g2] = c2
+            if makes_a_level(pair, sizes):
+                found, found_loss = pair, cost + cost2
+                break
+    return found
 
 
 def player_on_hidden_goal(classes: np.ndarray) -> np.ndarray:
@@ -327,17 +585,16 @@ def player_on_hidden_goal(classes: np.ndarray) -> np.ndarray:
     return classes
 
 
-def board_rows(classes: np.ndarray, keep_size: bool = False) -> list[str]:
+def board_rows(classes: np.ndarray) -> list[str]:
     """XSB rows of a grid of cell classes; rows and columns around the board that hold only
-    blanks (outside or floor, which no closed level has on its edge) are dropped (unless
-    ``keep_size``), and trailing blanks are cut."""
+    blanks (outside or floor, which no closed level has on its edge) are dropped, and
+    trailing blanks are cut."""
     characters = np.array(CHARACTERS)[classes]
-    if not keep_size:
-        shown = characters != " "
-        if shown.any():
-            rows = np.flatnonzero(shown.any(axis=1))
-            columns = np.flatnonzero(shown.any(axis=0))
-            characters = characters[rows[0] : rows[-1] + 1, columns[0] : columns[-1] + 1]
+    shown = characters != " "
+    if shown.any():
+        rows = np.flatnonzero(shown.any(axis=1))
+        columns = np.flatnonzero(shown.any(axis=0))
+        characters = characters[rows[0] : rows[-1] + 1, columns[0] : columns[-1] + 1]
     return ["".join(row).rstrip() for row in characters.tolist()]
 
 
@@ -369,13 +626,23 @@ def import_picture(
     from evosoko.sokoban.build import level_from_rows
 
     reading = read_board(read_image_file(path), size, classifier)
+    shown = "|".join(reading.rows)
+    if size is not None:
+        read_size = (max(map(len, reading.rows), default=0), len(reading.rows))
+        if read_size != tuple(size):
+            raise LevelFormatError(
+                f"the picture shows a board of {read_size[0]}x{read_size[1]} cells, not the "
+                f"{size[0]}x{size[1]} given; recognised cells of {reading.grid.cell:.1f} px: "
+                + shown,
+                str(path),
+            )
     try:
         level = level_from_rows(reading.rows, title=title)
     except LevelFormatError as error:
         raise LevelFormatError(
             f"the picture does not show a valid level ({error.message}); recognised "
             f"{reading.grid.columns}x{reading.grid.rows} cells of {reading.grid.cell:.1f} px: "
-            + "|".join(reading.rows),
+            + shown,
             str(path),
         ) from None
     return level, reading

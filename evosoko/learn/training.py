@@ -2,9 +2,10 @@
 
 Batches hold boards of one size (the network is fully convolutional) and each batch is seen
 in one of the eight symmetries of the square, drawn at random: a position and its rotations
-and reflections are equally dead. Adam minimises the binary cross-entropy; after each epoch the
-validation split is scored, the best weights so far are kept, and training stops when the
-validation loss has not improved for ``patience`` epochs (or at ``epochs``, or ``minutes``).
+and reflections are equally dead. AdamW minimises the binary cross-entropy; after each epoch the
+validation split is scored, the best weights so far are kept, the step size is halved after
+each epoch that did not improve the validation loss, and training stops when it has not
+improved for ``patience`` epochs (or at ``epochs``, or ``minutes``).
 The result is a numpy model file (:func:`evosoko.learn.network.save_model`) and a metrics file.
 """
 
@@ -75,6 +76,7 @@ class EpochRecord:
     valid_loss: float
     valid_accuracy: float
     seconds: float
+    learning_rate: float = 0.0
 
 
 def torch_network(architecture: Architecture):
@@ -99,6 +101,8 @@ def torch_network(architecture: Architecture):
         def forward(self, x, mask):
             for conv in self.convs:
                 x = torch.relu(conv(x))
+                if architecture.floor_only:
+                    x = x * mask
             cells = mask.sum(dim=(2, 3)).clamp(min=1.0)
             masked = x * mask
             pooled = torch.cat([masked.sum(dim=(2, 3)) / cells, masked.amax(dim=(2, 3))], dim=1)
@@ -203,7 +207,12 @@ def train_model(
             else (total / seen, math.nan)
         )
         record = EpochRecord(
-            epoch, total / seen, valid_loss, valid_accuracy, time.perf_counter() - epoch_started
+            epoch,
+            total / seen,
+            valid_loss,
+            valid_accuracy,
+            time.perf_counter() - epoch_started,
+            optimizer.param_groups[0]["lr"],
         )
         history.append(record)
         if on_epoch:
@@ -213,6 +222,9 @@ def train_model(
         elif epoch - best_epoch >= settings.patience:
             stop_reason = "early stop"
             break
+        else:  # no better: smaller steps
+            for group in optimizer.param_groups:
+                group["lr"] *= 0.5
         if settings.minutes is not None and time.perf_counter() - started >= 60 * settings.minutes:
             stop_reason = "time"
             break

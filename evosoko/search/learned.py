@@ -93,7 +93,7 @@ def run_guided(run) -> str:
     from evosoko.learn.features import PositionEncoder
 
     rule = RULES[run.algorithm.name]
-    network = guide_network(run.model)
+    network = guide_network(run.model).for_level(run.level)
     encoder = PositionEncoder(run.level)
     store = run.store
     params = run.params

@@ -11,7 +11,14 @@ from PIL import Image
 
 from evosoko.errors import LevelFormatError
 from evosoko.learn.data import random_positions, with_start
-from evosoko.learn.screenshots import import_picture, load_cell_classifier, read_board
+from evosoko.learn.screenshots import (
+    consistent_labels,
+    find_grid,
+    import_picture,
+    load_cell_classifier,
+    makes_a_level,
+    read_board,
+)
 from evosoko.learn.tilesets import DRAWN, TILE_SETS, background, draw_board, picture
 
 
@@ -30,10 +37,6 @@ def _boards(count: int, seed: int):
         yield tile_set, cell, image, with_start(level, state).rows()
 
 
-@pytest.mark.xfail(
-    reason="the shipped cell classifier still misreads some crates cells (issue 22 note)",
-    strict=False,
-)
 @pytest.mark.parametrize("with_size", [False, True])
 def test_rendered_boards_are_read_cell_for_cell(with_size):
     classifier = load_cell_classifier()
@@ -55,10 +58,6 @@ def test_the_drawn_tile_sets_look_unlike_the_renderer():
         assert np.abs(drawn.astype(int) - ours.astype(int)).mean() > 30
 
 
-@pytest.mark.xfail(
-    reason="the shipped cell classifier still misreads some crates cells (issue 22 note)",
-    strict=False,
-)
 def test_import_writes_a_valid_level(tmp_path):
     level = seed_level("seed000-case3")
     path = tmp_path / "board.png"
@@ -85,3 +84,65 @@ def test_a_file_that_is_no_picture_is_an_error(tmp_path, content):
     with pytest.raises(LevelFormatError, match="x.png"):
         import_picture(path)
     background("evosoko")
+
+
+def _scores(*rows):
+    """Summed log-probabilities of groups from rows of class probabilities."""
+    return np.log(np.array(rows, dtype=float))
+
+
+def test_groups_take_their_likeliest_classes_when_those_make_a_level():
+    # outside, floor, wall, goal, box, box_on_goal, player, player_on_goal
+    scores = _scores(
+        [0.01, 0.9, 0.02, 0.01, 0.02, 0.01, 0.02, 0.01],  # floor
+        [0.01, 0.01, 0.9, 0.02, 0.02, 0.02, 0.01, 0.01],  # wall
+        [0.01, 0.01, 0.01, 0.9, 0.03, 0.02, 0.01, 0.01],  # goal
+        [0.01, 0.01, 0.01, 0.02, 0.9, 0.03, 0.01, 0.01],  # box
+        [0.01, 0.01, 0.01, 0.02, 0.02, 0.01, 0.9, 0.02],  # player
+    )
+    sizes = np.array([10, 20, 2, 2, 1])
+    assert consistent_labels(scores, sizes).tolist() == [1, 2, 3, 4, 6]
+
+
+def test_a_group_misread_against_the_level_rules_is_relabelled_at_least_cost():
+    # the lone player cell is read as a box on goal: no player, and boxes outnumber goals
+    scores = _scores(
+        [0.01, 0.9, 0.02, 0.01, 0.02, 0.01, 0.02, 0.01],  # floor
+        [0.01, 0.01, 0.9, 0.02, 0.02, 0.02, 0.01, 0.01],  # wall
+        [0.01, 0.01, 0.01, 0.9, 0.03, 0.02, 0.01, 0.01],  # goal
+        [0.01, 0.01, 0.01, 0.02, 0.9, 0.03, 0.01, 0.01],  # box
+        [0.01, 0.01, 0.05, 0.02, 0.02, 0.5, 0.09, 0.3],  # player on goal, misread
+    )
+    sizes = np.array([10, 20, 2, 3, 1])
+    assert makes_a_level(scores.argmax(axis=1), sizes) is False
+    labels = consistent_labels(scores, sizes)
+    assert labels.tolist() == [1, 2, 3, 4, 7] and makes_a_level(labels, sizes)
+    sizes[3] = 2  # with as many boxes as goals, the player stands on floor
+    assert consistent_labels(scores, sizes).tolist() == [1, 2, 3, 4, 6]
+    # a tile that many cells show cannot be the player: it stays what it most likely is
+    sizes[4] = 3
+    assert makes_a_level(scores.argmax(axis=1), sizes) is False
+    assert consistent_labels(scores, sizes).tolist() == scores.argmax(axis=1).tolist()
+
+
+@pytest.mark.parametrize(
+    ("title", "tile_set", "cell", "noise"),
+    [
+        ("seed000-case3", "crates", 19, 2.0),
+        ("seed000-case3", "crates", 49, 2.0),
+        ("seed000-example", "pastel", 47, 6.0),
+        ("seed000-example", "evosoko", 57, 0.0),
+    ],
+)
+def test_the_grid_is_the_tile_grid_not_a_multiple_or_a_brick_joint(title, tile_set, cell, noise):
+    # brick walls repeat their joints at a third and a quarter of a cell; a grid of twice the
+    # cell size repeats too: the reader's earlier grid finder fell for both on these boards
+    level = seed_level(title)
+    rng = np.random.default_rng(0)
+    image = picture(draw_board(level, None, cell, tile_set), rng, noise=noise)
+    image = image[3:, 1:-2]  # cropped: the edges are 3 and 1 pixels into the first cells
+    grid = find_grid(image)
+    assert abs(grid.cell - cell) < 0.6
+    assert abs((grid.left + 1) % cell) < 1.6 or abs((grid.left + 1) % cell - cell) < 1.6
+    assert abs((grid.top + 3) % cell) < 1.6 or abs((grid.top + 3) % cell - cell) < 1.6
+    assert (grid.columns, grid.rows) == (level.width, level.height)
