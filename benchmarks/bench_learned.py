@@ -4,7 +4,8 @@ Runs ``push-astar``, ``push-learned`` and ``push-learned-source`` on the first `
 levels of Boxoban hard (default 100) with one time limit per level, one level after the other
 in this process (kernels compiled and the model loaded before timing). Reports per algorithm:
 levels solved, total and median expanded nodes, total and median seconds, and total pushes of
-the solutions (push-A*'s are optimal). Prints one JSON object, then a markdown table.
+the solutions (push-A*'s are optimal), and the time per expanded node. Prints one JSON object,
+then a markdown table.
 
     python benchmarks/bench_learned.py [--levels 100] [--time-limit 60] [--model PATH]
 """
@@ -50,6 +51,7 @@ def main() -> None:
             "seconds": round(sum(seconds), 3),
             "median_seconds": round(statistics.median(seconds), 4),
             "pushes": sum(r.pushes for r in results if r.solved),
+            "ms_per_expansion": round(1000 * sum(seconds) / max(1, sum(expanded)), 4),
             "per_level": [[r.status, r.expanded, round(r.seconds, 4), r.pushes] for r in results],
         }
         report[algo] = summary
@@ -63,6 +65,7 @@ def main() -> None:
         ("seconds", "seconds"),
         ("median s", "median_seconds"),
         ("pushes", "pushes"),
+        ("ms per expansion", "ms_per_expansion"),
     ]
     print(markdown_table(columns, rows))
 

@@ -100,6 +100,8 @@ def run_guided(run) -> str:
     params[CHUNK] = 1
     queue: list[tuple[int, int, int, int]] = []
     order = 0
+    known: dict[int, float] = {}  # node -> p: a node reached again by a shorter path is the
+    # same position (its boxes and the player's region), so the network is asked once
 
     def file_children() -> None:
         nonlocal order
@@ -110,10 +112,17 @@ def run_guided(run) -> str:
         ids = store.frontier[1][:count].astype(np.int64)
         counters[FRONT_SIZE] = counters[FRONT_HEAD] = 0
         nodes = store.nodes
-        codes = encoder.encode(nodes[_BOXES][ids], nodes[_ACTUAL][ids])
-        keys = rule.keys(network.probabilities(codes), nodes[_G][ids], nodes[_H][ids])
+        node_list = ids.tolist()
+        p = np.array([known.get(node, -1.0) for node in node_list], dtype=np.float32)
+        new = np.flatnonzero(p < 0)
+        if len(new):
+            fresh = ids[new]
+            codes = encoder.encode(nodes[_BOXES][fresh], nodes[_ACTUAL][fresh])
+            p[new] = network.probabilities(codes)
+            known.update(zip(fresh.tolist(), p[new].tolist()))
+        keys = rule.keys(p, nodes[_G][ids], nodes[_H][ids])
         moves = nodes[_MOVES][ids].tolist()
-        for key, move_count, node in zip(keys.tolist(), moves, ids.tolist()):
+        for key, move_count, node in zip(keys.tolist(), moves, node_list):
             heapq.heappush(queue, (key, move_count, order, node))
             order += 1
 
