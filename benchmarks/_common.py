@@ -37,10 +37,21 @@ def load_level(relative_path: str, spec: str | int) -> Level:
     """One level of a shared collection, by 1-based index or title; bad data exits with status 2."""
     path = require_shared_levels() / relative_path
     try:
-        return select_levels(read_levels(path), [spec])[0]
+        chosen = f"#{spec}" if isinstance(spec, int) else spec  # a number is the index
+        return select_levels(read_levels(path), [chosen])[0]
     except EvosokoError as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def positive(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    import argparse
+
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def best_time(action: Callable[[], T], repeats: int) -> tuple[float, T]:

@@ -14,14 +14,22 @@ which shows how much of the wall time the (shared) machine actually gave the sea
 
     python benchmarks/bench_search.py --suite microban --suite seeds [--time-limit 10]
         [--algo push-astar] [--heuristic matching] [--levels 1-40] [--node-limit N]
+        [--results FILE.jsonl]
+
+``--results FILE.jsonl`` appends one line per level as it finishes and reuses the lines of the
+same suite, file, level, algorithm, heuristic, weight and limits when run again, so a long run
+(XSokoban: 90 levels x 60 s per algorithm) can be stopped and continued, or re-run elsewhere.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import sys
 import time
+from pathlib import Path
 
 from _common import machine, markdown_table, require_shared_levels
 
@@ -68,10 +76,52 @@ def parse_arguments() -> argparse.Namespace:
         help="seconds per level (default: 10, XSokoban 60)",
     )
     parser.add_argument("--node-limit", type=int, default=None, help="expansions per level")
+    parser.add_argument("--weight", type=float, default=3.0, help="weight of push-wastar")
     parser.add_argument(
         "--levels", default=None, help="1-based index range within each file, e.g. 1-40"
     )
+    parser.add_argument(
+        "--results", type=Path, default=None, help="JSONL file of per-level results (resumable)"
+    )
     return parser.parse_args()
+
+
+class ResultStore:
+    """Per-level results, appended to a JSONL file (when given) and reused from it."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.known: dict[tuple, dict] = {}
+        if path is not None and path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    record = json.loads(line)
+                    self.known[self.key(record)] = record
+
+    @staticmethod
+    def key(record: dict) -> tuple:
+        return tuple(
+            record.get(name)
+            for name in (
+                "suite",
+                "file",
+                "index",
+                "algo",
+                "heuristic",
+                "weight",
+                "time_limit",
+                "node_limit",
+            )
+        )
+
+    def get(self, key: dict) -> dict | None:
+        return self.known.get(self.key(key))
+
+    def add(self, record: dict) -> None:
+        self.known[self.key(record)] = record
+        if self.path is not None:
+            with open(self.path, "a", encoding="utf-8") as file:
+                file.write(json.dumps(record) + "\n")
 
 
 def level_range(text: str | None, count: int) -> range:
@@ -81,7 +131,7 @@ def level_range(text: str | None, count: int) -> range:
     return range(int(first) - 1, min(int(last or first), count))
 
 
-def run_suite(name: str, args: argparse.Namespace, shared) -> dict:
+def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -> dict:
     files, default_limit = SUITES[name]
     limit = args.time_limit or default_limit
     rows = []
@@ -89,14 +139,30 @@ def run_suite(name: str, args: argparse.Namespace, shared) -> dict:
         levels = read_levels(shared / relative)
         for index in level_range(args.levels, len(levels)):
             level = levels[index]
-            cpu_started = time.process_time()
-            result = solve(
-                level, args.algo, args.heuristic, time_limit=limit, node_limit=args.node_limit
-            )
-            cpu_seconds = time.process_time() - cpu_started
-            rows.append(
-                {
-                    "file": relative,
+            key = {
+                "suite": name,
+                "file": relative,
+                "index": index + 1,
+                "algo": args.algo,
+                "heuristic": args.heuristic,
+                "weight": args.weight,
+                "time_limit": limit,
+                "node_limit": args.node_limit,
+            }
+            row = store.get(key)
+            if row is None:
+                cpu_started = time.process_time()
+                result = solve(
+                    level,
+                    args.algo,
+                    args.heuristic,
+                    time_limit=limit,
+                    node_limit=args.node_limit,
+                    weight=args.weight,
+                )
+                cpu_seconds = time.process_time() - cpu_started
+                row = {
+                    **key,
                     "id": level.name,
                     "status": result.status,
                     "pushes": result.pushes,
@@ -104,10 +170,13 @@ def run_suite(name: str, args: argparse.Namespace, shared) -> dict:
                     "expanded": result.expanded,
                     "seconds": round(result.seconds, 4),
                     "cpu_seconds": round(cpu_seconds, 4),
+                    "load": round(os.getloadavg()[0], 2),
+                    "solution": result.solution,
                 }
-            )
+                store.add(row)
+            rows.append({k: v for k, v in row.items() if k != "solution"})
             print(
-                f"{name} {relative} {level.name}: {result.status} {result.seconds:.2f}s",
+                f"{name} {relative} {level.name}: {row['status']} {row['seconds']:.2f}s",
                 file=sys.stderr,
                 flush=True,
             )
@@ -116,6 +185,7 @@ def run_suite(name: str, args: argparse.Namespace, shared) -> dict:
     summary = {
         "algo": args.algo,
         "heuristic": args.heuristic,
+        "weight": args.weight,
         "time_limit": limit,
         "levels": len(rows),
         "solved": len(solved),
@@ -172,16 +242,17 @@ def main() -> None:
     started = time.perf_counter()
     warm_up()
     report: dict = {"benchmark": "search", "machine": machine(), "suites": {}}
+    store = ResultStore(args.results)
     try:
         for name in suites:
             report["suites"][name] = (
-                run_seeds(shared) if name == "seeds" else run_suite(name, args, shared)
+                run_seeds(shared) if name == "seeds" else run_suite(name, args, shared, store)
             )
     except EvosokoError as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     report["wall_seconds"] = round(time.perf_counter() - started, 1)
-    print(__import__("json").dumps(report))
+    print(json.dumps(report))
     for name, data in report["suites"].items():
         print()
         print(f"### {name}")

@@ -101,7 +101,8 @@ class RunConfig(_Section):
     )
     select: list[str | int] = Field(
         default_factory=list,
-        description="Levels to run: titles or 1-based indices into the file (empty: all).",
+        description='Levels to run: titles or 1-based indices into the file; "#N" is always '
+        'the N-th level, "title:T" always the level titled T (empty: all).',
     )
     budget: BudgetConfig = Field(default_factory=BudgetConfig, description="Per-level limits.")
 
@@ -446,6 +447,11 @@ class HybridConfig(_Section):
     """Seeding the population from a bounded push search, and an optional memetic step."""
 
     enabled: bool = Field(default=False, description="Seed part of the population by search.")
+    algorithm: str = Field(
+        default="push-astar",
+        description="Push-level search of the seeding and the memetic step: push-astar, "
+        "push-wastar, push-greedy or push-fess (the feature-space search, for large levels).",
+    )
     fraction: float = Field(
         default=0.25, ge=0, le=1, description="Share of the initial population seeded by search."
     )
@@ -464,6 +470,20 @@ class HybridConfig(_Section):
 
     _unset = field_validator("memetic_every", mode="before")(_none_word)
 
+    @field_validator("algorithm")
+    @classmethod
+    def _push_search(cls, value: str) -> str:
+        from evosoko.search.algorithms import ALGORITHMS, PUSH
+
+        choices = [
+            name
+            for name, algorithm in ALGORITHMS.items()
+            if algorithm.level == PUSH and not algorithm.iterative
+        ]
+        if value not in choices:
+            raise ValueError(f"unknown push search {value!r}; choose one of: {', '.join(choices)}")
+        return value
+
 
 # ---- [output] -------------------------------------------------------------------------------
 
@@ -476,6 +496,14 @@ class OutputConfig(_Section):
     checkpoint_every: int = Field(
         default=10, ge=0, description="Write a checkpoint every this many generations (0: off)."
     )
+    optimize_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        description="Shorten every solution found (fewest moves, then pushes; evosoko optimize) "
+        "for up to this many seconds before it is written (unset: off).",
+    )
+
+    _unset = field_validator("optimize_seconds", mode="before")(_none_word)
 
 
 class Config(_Section):

@@ -39,7 +39,16 @@ def test_levels_json_lists_every_level_with_its_keys():
     records = json_lines(result.stdout)
     assert [r["level"] for r in records] == ["seed000-example", "seed000-case3", "seed004-blog"]
     assert [r["index"] for r in records] == [1, 2, 3]
-    assert set(records[0]) == {"index", "level", "width", "height", "boxes"}
+    assert set(records[0]) == {
+        "index",
+        "level",
+        "width",
+        "height",
+        "boxes",
+        "select_index",
+        "select_title",
+    }
+    assert (records[2]["select_index"], records[2]["select_title"]) == ("#3", "title:seed004-blog")
     assert (records[1]["width"], records[1]["height"], records[1]["boxes"]) == (8, 7, 5)
 
 
@@ -93,7 +102,17 @@ def test_verify_json_reports_a_corrupted_solution_and_exits_1():
     result = invoke("verify", SEEDS, "-l", "1", "--solution", corrupted, "--json")
     assert result.exit_code == 1
     (record,) = json_lines(result.stdout)
-    assert set(record) == {"index", "level", "valid", "solved", "moves", "pushes", "error"}
+    assert set(record) == {
+        "index",
+        "level",
+        "kind",
+        "valid",
+        "solved",
+        "moves",
+        "pushes",
+        "error",
+    }
+    assert record["kind"] == "solution"
     assert record["valid"] is False and record["solved"] is False
     assert record["error"].startswith("step 2 'L'") and record["moves"] == 1
 
@@ -140,11 +159,18 @@ def test_bad_input_is_one_error_line_and_exit_2(args, needle):
 def test_malformed_level_names_file_and_line(tmp_path):
     path = tmp_path / "bad.xsb"
     path.write_text("; one\n#####\n#@$.#\n#####\n\n; two\n#####\n#@$$#\n#.  #\n#####\n")
-    result = invoke("levels", path)
+    result = invoke("levels", path, "--strict")
     assert result.exit_code == 2
     assert (
         result.stderr.strip()
         == f"error: {path}:7: level 2 (two): 2 boxes but 1 goals; they must be equal in number"
+    )
+    lenient = invoke("levels", path, "--json")  # without --strict: the valid level, a warning
+    assert lenient.exit_code == 0
+    assert [record["level"] for record in json_lines(lenient.stdout)] == ["one"]
+    assert lenient.stderr.strip() == (
+        f"warning: {path}:7: level 2 (two): 2 boxes but 1 goals; they must be equal in number "
+        "(this level is left out)"
     )
 
 

@@ -83,9 +83,9 @@ def test_plain_output_names_each_level_and_the_run_folder(tmp_path):
     assert str(only_run_dir(tmp_path)) in result.stdout
 
 
-def test_quiet_prints_nothing_but_writes_the_folder(tmp_path):
+def test_quiet_prints_only_the_folder_it_wrote(tmp_path):
     result = invoke(str(write_config(tmp_path)), "--quiet", "--set", "run.select=[1]")
-    assert result.exit_code == 0 and result.stdout == ""
+    assert result.exit_code == 0 and result.stdout == f"{only_run_dir(tmp_path)}\n"
     summary = json.loads((only_run_dir(tmp_path) / "summary.json").read_text())
     assert summary["status"] == "completed"
 
@@ -199,4 +199,5 @@ def test_evosoko_verify_accepts_the_solutions_file(tmp_path):
     )
     assert check.exit_code == 0, check.output
     records = [json.loads(line) for line in check.stdout.splitlines()]
-    assert records and all(record["valid"] and record["solved"] for record in records)
+    assert len(records) == 3 and all(record["valid"] for record in records)
+    assert all(record["solved"] == (record["kind"] == "solution") for record in records)

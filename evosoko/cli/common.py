@@ -10,7 +10,8 @@ import functools
 import json
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -98,20 +99,48 @@ LevelFile = Annotated[
 FormatOption = Annotated[
     str | None, typer.Option("--format", help="Override the detected format: xsb, grid or num.")
 ]
+LEVEL_HELP = (
+    "A level: its 1-based index or its title; #N is always the index, title:T always the "
+    "title (a number that is one level's index and another's title must be written so)."
+)
 LevelIds = Annotated[
     list[str] | None,
-    typer.Option("--level", "-l", help="A level's 1-based index or title (repeatable)."),
+    typer.Option("--level", "-l", help=LEVEL_HELP + " Repeatable."),
+]
+LevelId = Annotated[str, typer.Option("--level", "-l", help=LEVEL_HELP)]
+StrictOption = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Refuse a level file with any invalid level (by default it is left out with a "
+        "warning and the other levels are used).",
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="One JSON object per line.")]
 
 
-def read_and_select(path: Path, format: str | None, ids: list[str] | None):
+def read_and_select(path: Path, format: str | None, ids: list[str] | None, strict: bool = False):
     """The levels of ``path`` and the ones ``ids`` chooses (all of them without ``ids``)."""
     from evosoko.sokoban.formats import read_levels, select_levels
 
-    levels = read_levels(path, format)
+    levels = read_levels(path, format, strict=strict)
     return levels, (select_levels(levels, ids) if ids else levels)
 
 
 EXIT_INTERRUPTED = 130
 """Interrupted by the user (Ctrl-C); what was finished is kept."""
+
+
+@contextmanager
+def compile_notice() -> Iterator[None]:
+    """Say on stderr (a terminal) when numba starts compiling kernels inside the block: a first
+    run on a machine takes a while before any output."""
+    from evosoko.experiment.progress import COMPILING
+    from evosoko.experiment.warmup import watch_compilation
+
+    def notice() -> None:
+        if stderr.is_terminal:
+            stderr.print(COMPILING, markup=False)
+
+    with watch_compilation(notice):
+        yield

@@ -11,7 +11,9 @@ import typer
 from evosoko.cli.common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
+    StrictOption,
     app,
+    compile_notice,
     fail,
     print_json,
     reports_errors,
@@ -26,12 +28,15 @@ OutOption = Annotated[
     Path | None,
     typer.Option(
         "--out",
-        "--resume",
         metavar="DIR",
-        help="Output folder (default: a new one under runs/); an existing one resumes.",
+        help="Output folder (default: a new one under runs/); an existing one of the same "
+        "experiment resumes, one of another experiment is refused.",
     ),
 ]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")]
+QuietOption = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="No progress display: print only the output folder."),
+]
 ResumeOption = Annotated[
     Path | None,
     typer.Option(
@@ -43,18 +48,30 @@ ResumeOption = Annotated[
 
 
 def _experiment_file(
-    config: Path | None, resume: Path | None, out: Path | None, saved: str
+    config: Path | None,
+    resume: Path | None,
+    out: Path | None,
+    overrides: list[str] | None,
+    saved: str,
 ) -> Path:
     """CONFIG, or the settings saved in the ``--resume`` folder (one of the two, never both)."""
     if resume is None:
         if config is None:
             fail("give an experiment file (TOML) or --resume DIR")
         return config
-    if config is not None or out is not None:
-        fail("--resume continues with the folder's saved settings: give no CONFIG or --out")
+    if config is not None or out is not None or overrides:
+        fail("--resume continues with the folder's saved settings: give no CONFIG, --set or --out")
     if not (resume / saved).is_file():
         fail(f"{resume}: nothing to resume here (no {saved})")
     return resume / saved
+
+
+def _interrupted(command: str, folder: Path, what: str) -> None:
+    """Exit 130 with the command that continues the experiment from its saved settings."""
+    fail(
+        f"interrupted; finished {what} are kept: resume with evosoko {command} --resume {folder}",
+        EXIT_INTERRUPTED,
+    )
 
 
 @app.command("compare")
@@ -68,6 +85,7 @@ def compare_command(
     resume: ResumeOption = None,
     quiet: QuietOption = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print summary.json.")] = False,
+    strict: StrictOption = False,
 ) -> None:
     """Compare GA presets and classical search on a level set at equal budgets."""
     from evosoko.experiment.compare import (
@@ -79,23 +97,22 @@ def compare_command(
     )
     from evosoko.experiment.job_progress import make_job_progress
 
-    config = _experiment_file(config, resume, out, CONFIG_FILE)
+    config = _experiment_file(config, resume, out, overrides, CONFIG_FILE)
     settings = load_compare_config(config, overrides or [])
     folder = resume or compare_folder(settings, out)
     progress = make_job_progress(quiet=quiet or json_output)
     try:
-        outcome = run_compare(settings, folder, progress=progress)
+        with compile_notice():
+            outcome = run_compare(settings, folder, progress=progress, strict=strict)
     except KeyboardInterrupt:
         progress.close()
-        fail(
-            f"interrupted; finished jobs are kept: resume with evosoko compare {config} "
-            f"--out {folder}",
-            EXIT_INTERRUPTED,
-        )
+        _interrupted("compare", folder, "jobs")
     progress.close()
     if json_output:
         print_json(json.loads((folder / "summary.json").read_text()))
-    elif not quiet:
+    elif quiet:
+        stdout.print(str(folder), markup=False)
+    else:
         stdout.print((folder / SUMMARY_MD).read_text(), markup=False)
         stdout.print(f"results in {folder}", markup=False)
     if not outcome.complete:
@@ -112,26 +129,26 @@ def sweep_command(
     out: OutOption = None,
     resume: ResumeOption = None,
     quiet: QuietOption = False,
+    strict: StrictOption = False,
 ) -> None:
     """Tune GA parameters: grid, random or Optuna search; writes index.csv and best.toml."""
     from evosoko.experiment.job_progress import make_job_progress
     from evosoko.experiment.sweep import CONFIG_FILE, load_sweep_config, run_sweep, sweep_folder
 
-    config = _experiment_file(config, resume, out, CONFIG_FILE)
+    config = _experiment_file(config, resume, out, overrides, CONFIG_FILE)
     settings = load_sweep_config(config, overrides or [])
     folder = resume or sweep_folder(settings, out)
     progress = make_job_progress(quiet=quiet)
     try:
-        outcome = run_sweep(settings, folder, progress=progress)
+        with compile_notice():
+            outcome = run_sweep(settings, folder, progress=progress, strict=strict)
     except KeyboardInterrupt:
         progress.close()
-        fail(
-            f"interrupted; finished trials are kept: resume with evosoko sweep {config} "
-            f"--out {folder}",
-            EXIT_INTERRUPTED,
-        )
+        _interrupted("sweep", folder, "trials")
     progress.close()
-    if not quiet:
+    if quiet:
+        stdout.print(str(folder), markup=False)
+    else:
         best = outcome.best
         if best is not None:
             stdout.print(
@@ -149,11 +166,18 @@ def plot_command(
         list[Path], typer.Argument(metavar="DIR...", help="Run, compare or sweep folders.")
     ],
     out: Annotated[
-        Path | None, typer.Option("--out", metavar="DIR", help="Where to put the plots.")
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="DIR",
+            help="Where to put the plots (default: a run's or experiment's plots/ folder; "
+            "several runs together: a new folder beside the first).",
+        ),
     ] = None,
     svg: Annotated[bool, typer.Option("--svg", help="SVG instead of PNG.")] = False,
 ) -> None:
-    """Draw the plots of run, compare and sweep folders (PNG, or SVG on request)."""
+    """Draw the plots of run, compare and sweep folders (PNG, or SVG on request). Several run
+    folders give one figure: the median and inter-quartile band across all of them."""
     from evosoko.experiment.plotting import plot_folders
 
     for path in plot_folders(folders, out, "svg" if svg else "png"):

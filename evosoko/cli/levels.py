@@ -13,7 +13,9 @@ from evosoko.cli.common import (
     FormatOption,
     JsonOption,
     LevelFile,
+    LevelId,
     LevelIds,
+    StrictOption,
     app,
     fail,
     print_json,
@@ -26,10 +28,16 @@ from evosoko.cli.common import (
 @app.command("levels")
 @reports_errors
 def levels_command(
-    file: LevelFile, format: FormatOption = None, json_output: JsonOption = False
+    file: LevelFile,
+    format: FormatOption = None,
+    json_output: JsonOption = False,
+    strict: StrictOption = False,
 ) -> None:
-    """List the levels of a file: index, title, size and boxes."""
-    levels, _ = read_and_select(file, format, None)
+    """List the levels of a file: index, title, size and boxes (select one with -l #INDEX or
+    -l title:TITLE)."""
+    from evosoko.sokoban.formats import INDEX_PREFIX, TITLE_PREFIX
+
+    levels, _ = read_and_select(file, format, None, strict)
     if json_output:
         for level in levels:
             print_json(
@@ -39,10 +47,15 @@ def levels_command(
                     "width": level.width,
                     "height": level.height,
                     "boxes": level.box_count,
+                    "select_index": f"{INDEX_PREFIX}{level.index}",
+                    "select_title": f"{TITLE_PREFIX}{level.title}" if level.title else None,
                 }
             )
         return
-    table = Table(title=str(file))
+    table = Table(
+        title=str(file),
+        caption=f"-l {INDEX_PREFIX}INDEX selects by index, -l {TITLE_PREFIX}TITLE by title",
+    )
     for column in ("index", "title", "size", "boxes"):
         table.add_column(column, justify="right" if column != "title" else "left")
     for level in levels:
@@ -59,46 +72,92 @@ def levels_command(
 @reports_errors
 def show_command(
     file: LevelFile,
-    level_id: Annotated[str, typer.Option("--level", "-l", help="A 1-based index or a title.")],
+    level_id: LevelId,
     format: FormatOption = None,
     solution: Annotated[
         str | None, typer.Option(help="A LURD solution to replay and draw.")
     ] = None,
+    solutions: Annotated[
+        Path | None,
+        typer.Option(
+            help="A collection whose levels carry Solution or Best notes (a run's "
+            "solutions.sok): replay the chosen level's."
+        ),
+    ] = None,
     png: Annotated[Path | None, typer.Option(help="Draw the board to this PNG file.")] = None,
     gif: Annotated[
-        Path | None, typer.Option(help="Animate the solution into this GIF file.")
+        Path | None,
+        typer.Option(
+            help="Animate the solution into this GIF file (--solution, --solutions, or the "
+            "level's own Solution or Best note)."
+        ),
     ] = None,
     fps: Annotated[float, typer.Option(help="Frames per second of the GIF (1 to 50).")] = 10.0,
     max_frames: Annotated[
         int,
-        typer.Option(min=2, help="Longer solutions are sampled: every k-th step, the last kept."),
+        typer.Option(help="Longer solutions are sampled: every k-th step, the last kept (>= 2)."),
     ] = 400,
+    strict: StrictOption = False,
 ) -> None:
-    """Print a level as text; draw it to PNG, or animate a solution to GIF."""
+    """Print a level as text; draw it to PNG, or animate a solution (or a GA's best prefix) to
+    GIF."""
     from evosoko.sokoban import render
+    from evosoko.sokoban.render import MAX_FPS
     from evosoko.sokoban.solutions import replay_states, verify_solution
 
-    _, (level,) = read_and_select(file, format, [level_id])
-    if gif is not None and solution is None:
-        fail("--gif needs a --solution to animate")
+    if not 1 <= fps <= MAX_FPS:
+        fail(f"--fps must be between 1 and {MAX_FPS}, got {fps:g}")
+    if max_frames < 2:
+        fail(f"--max-frames must be at least 2, got {max_frames}")
+    if solution is not None and solutions is not None:
+        fail("give at most one of --solution and --solutions")
+    levels, (level,) = read_and_select(file, format, [level_id], strict)
+    play = _stored_play(levels, level, solutions, solution, gif is not None)
+    if gif is not None and play is None:
+        fail(
+            "--gif needs something to animate: --solution LURD, --solutions FILE, or a level "
+            "that carries a Solution or Best note"
+        )
     state = None
-    if solution is not None:
-        verification = verify_solution(level, solution, path="--solution")
+    if play is not None:
+        verification = verify_solution(level, play.lurd, path=play.path, line=play.line)
         if not verification.valid:
             fail(f"{level.name}: {verification.error}", EXIT_FAILED)
         state = verification.final
-    stdout.print(f"{level.name}  ({level.width}×{level.height}, {level.box_count} boxes)")
+    stdout.print(
+        f"{level.name}  ({level.width}×{level.height}, {level.box_count} boxes)", markup=False
+    )
     stdout.print(render.styled_board(level, state))
-    if solution is not None:
+    if play is not None:
         verdict = "solved" if verification.solved else "not solved"
+        if play.kind == "best":
+            distance = "" if play.distance is None else f", distance {play.distance}"
+            verdict += f" (the GA's best prefix{distance})"
         stdout.print(f"{verification.moves} moves, {verification.pushes} pushes: {verdict}")
     if png is not None:
         render.save_png(level, png, state)
-        stdout.print(f"wrote {png}")
+        stdout.print(f"wrote {png}", markup=False)
     if gif is not None:
         states = replay_states(level, verification.lurd)
         frames = render.save_gif(level, states, gif, fps=fps, max_frames=max_frames)
-        stdout.print(f"wrote {gif} ({frames} frames)")
+        stdout.print(f"wrote {gif} ({frames} frames)", markup=False)
+
+
+def _stored_play(levels, level, solutions: Path | None, solution: str | None, for_gif: bool):
+    """What ``show`` replays: ``--solution``, the entry of ``--solutions`` for ``level``, or
+    (for a GIF) the level's own Solution or Best note; None when there is nothing."""
+    from evosoko.sokoban.formats import read_levels
+    from evosoko.sokoban.solution_files import SolutionEntry, match_solutions, stored_entry
+
+    if solution is not None:
+        return SolutionEntry(level, solution, "--solution")
+    if solutions is not None:
+        entries = match_solutions(levels, read_levels(solutions), include_best=True)
+        for entry in entries:
+            if entry.level is level:
+                return entry
+        fail(f"{solutions}: no Solution or Best note for level {level.name}")
+    return stored_entry(level) if for_gif else None
 
 
 @app.command("verify")
@@ -110,12 +169,18 @@ def verify_command(
         str | None, typer.Option(help="A LURD solution (run-length allowed).")
     ] = None,
     solutions: Annotated[
-        Path | None, typer.Option(help="A collection whose levels carry Solution notes.")
+        Path | None,
+        typer.Option(
+            help="A collection whose levels carry Solution notes (and Best notes: a GA's best "
+            "prefix of a level it did not solve, checked for legality only)."
+        ),
     ] = None,
     format: FormatOption = None,
     json_output: JsonOption = False,
+    strict: StrictOption = False,
 ) -> None:
-    """Replay solutions and check them: exit 0 when every one is legal and solves its level."""
+    """Replay solutions and check them: exit 0 when every one is legal and solves its level
+    (and every best prefix is legal)."""
     from evosoko.sokoban.formats import read_levels
     from evosoko.sokoban.solution_files import SolutionEntry, match_solutions
 
@@ -123,11 +188,11 @@ def verify_command(
         fail("give exactly one of --solution and --solutions")
     if solution is not None and not level_ids:
         fail("--solution needs the level it solves: -l INDEX or -l TITLE")
-    levels, chosen = read_and_select(file, format, level_ids)
+    levels, chosen = read_and_select(file, format, level_ids, strict)
     if solution is not None:
         entries = [SolutionEntry(level, solution, "--solution", None) for level in chosen]
     else:
-        entries = match_solutions(levels, read_levels(solutions))
+        entries = match_solutions(levels, read_levels(solutions), include_best=True)
         if level_ids:
             wanted = {id(level) for level in chosen}
             entries = [entry for entry in entries if id(entry.level) in wanted]
@@ -145,14 +210,16 @@ def _report_verification(entry, json_output: bool) -> bool:
 
     level = entry.level
     result = verify_solution(level, entry.lurd, path=entry.path, line=entry.line)
+    best = entry.kind == "best"
     error = result.error if not result.valid else None
-    if result.valid and not result.solved:
+    if result.valid and not result.solved and not best:
         error = "the solution ends before every box is on a goal"
     if json_output:
         print_json(
             {
                 "index": level.index,
                 "level": level.json_label,
+                "kind": entry.kind,
                 "valid": result.valid,
                 "solved": result.solved,
                 "moves": result.moves,
@@ -160,8 +227,17 @@ def _report_verification(entry, json_output: bool) -> bool:
                 "error": error,
             }
         )
+    elif error is None and best:
+        distance = "" if entry.distance is None else f", distance {entry.distance}"
+        stdout.print(
+            f"BEST    {level.name}: {result.moves} moves, {result.pushes} pushes "
+            f"(a best prefix, not a solution{distance})",
+            markup=False,
+        )
     elif error is None:
-        stdout.print(f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes")
+        stdout.print(
+            f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes", markup=False
+        )
     else:
         stdout.print(
             f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} pushes)",

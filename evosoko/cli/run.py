@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from evosoko.cli.common import app, fail, print_json, reports_errors, stderr, stdout
+from evosoko.cli.common import (
+    StrictOption,
+    app,
+    fail,
+    print_json,
+    reports_errors,
+    stderr,
+    stdout,
+)
 
 
 @app.command("run")
@@ -29,10 +37,14 @@ def run_command(
         Path | None,
         typer.Option("--resume", metavar="RUN_DIR", help="Continue an interrupted run."),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="No progress display: print only the run folder."),
+    ] = False,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON object.")
     ] = False,
+    strict: StrictOption = False,
 ) -> None:
     """Evolve solutions for the levels of a configuration; everything goes to a run folder."""
     from evosoko.config import load_config
@@ -45,13 +57,15 @@ def run_command(
         fail("give a configuration file (e.g. configs/default.toml) or --resume RUN_DIR")
     progress = make_progress(quiet=quiet or json_output)
     if resume is not None:
-        report = resume_run(resume, progress=progress)
+        report = resume_run(resume, progress=progress, strict=strict)
     else:
         settings = load_config(config, overrides or [])
-        report = start_run(settings, config_source=str(config), progress=progress)
+        report = start_run(settings, config_source=str(config), progress=progress, strict=strict)
     if json_output:
         print_json(report.json_summary())
-    elif not quiet:
+    elif quiet:  # the one line a script needs: where the run is
+        stdout.print(str(report.run_dir), markup=False)
+    else:
         stdout.print(f"{report.status}: {report.run_dir}", markup=False)
     if report.message:
         stderr.print(report.message, markup=False)

@@ -13,7 +13,9 @@ from evosoko.cli.common import (
     JsonOption,
     LevelFile,
     LevelIds,
+    StrictOption,
     app,
+    compile_notice,
     print_json,
     read_and_select,
     reports_errors,
@@ -31,7 +33,7 @@ def solve_command(
         typer.Option(
             "--algo",
             help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
-            "push-wastar, push-greedy or push-idastar.",
+            "push-wastar, push-greedy, push-idastar or push-fess.",
         ),
     ] = "push-astar",
     heuristic: Annotated[
@@ -43,14 +45,21 @@ def solve_command(
     ] = None,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per level.")] = None,
     node_limit: Annotated[int | None, typer.Option(help="States expanded per level.")] = None,
-    weight: Annotated[float, typer.Option(help="Heuristic weight of push-wastar.")] = 3.0,
+    weight: Annotated[
+        float, typer.Option(help="Heuristic weight of push-wastar and push-fess.")
+    ] = 3.0,
     format: FormatOption = None,
     json_output: JsonOption = False,
+    strict: StrictOption = False,
 ) -> None:
     """Solve levels by classical search: exit 0 when every chosen level is solved."""
+    from evosoko.search import warm_up
+    from evosoko.search.algorithms import ALGORITHMS
     from evosoko.search.batch import solve_levels
 
-    _, chosen = read_and_select(file, format, level_ids)
+    _, chosen = read_and_select(file, format, level_ids, strict)
+    with compile_notice():
+        warm_up([algo] if algo in ALGORITHMS else [])
     outcomes = solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)
     table = Table(title=f"{file} — {algo}")
     table.add_column("level", no_wrap=True)

@@ -25,7 +25,7 @@ import logging
 import os
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,11 +34,21 @@ from distributed import KilledWorker, WorkerPlugin, get_worker
 from evosoko.config import FitnessConfig
 from evosoko.evolve.dask_cluster import DaskConnection
 from evosoko.evolve.evaluation import ProcessEvaluator
-from evosoko.evolve.packing import pack_genomes, unpack_genomes  # noqa: F401 (re-exported)
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
+from evosoko.evolve.packing import pack_genomes, unpack_genomes
 from evosoko.sokoban.level import Level
 
-__all__ = ["MAX_RESUBMITS", "DaskEvaluator", "LevelPlugin", "pack_genomes", "unpack_genomes"]
+__all__ = [
+    "MAX_RESUBMITS",
+    "DaskEvaluator",
+    "DaskPool",
+    "LevelPlugin",
+    "WarmUpPlugin",
+    "pack_genomes",
+    "register_warm_up",
+    "unpack_genomes",
+    "unregister_warm_up",
+]
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +128,7 @@ class DaskEvaluator:
         batch_size: int = 32,
         retries: int = 2,
         crash_marker: str | None = None,
+        connection: DaskConnection | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -125,7 +136,8 @@ class DaskEvaluator:
         self.batch_size = batch_size
         self.retries = retries
         self.resubmits = 0
-        self._connection = DaskConnection(address, local_workers)
+        self._own_connection = connection is None
+        self._connection = connection or DaskConnection(address, local_workers)
         self.client = self._connection.client
         self.plugin_name = f"evosoko-level-{uuid.uuid4().hex}"
         rows, title = level.rows(), level.title
@@ -135,7 +147,8 @@ class DaskEvaluator:
         try:
             self.client.register_plugin(plugin, name=self.plugin_name)
         except BaseException:
-            self._connection.close()
+            if self._own_connection:
+                self._connection.close()
             raise
         if not self.client.nthreads():
             log.warning(
@@ -188,13 +201,78 @@ class DaskEvaluator:
             results[index] = result
 
     def close(self) -> None:
-        """Remove the level from the workers and disconnect (closing a local cluster)."""
-        if self._connection.cluster is None and self.client.status == "running":
+        """Remove the level from the workers and disconnect (closing a local cluster), unless
+        the connection was given (it then stays for the next level)."""
+        shared = not self._own_connection
+        if (shared or self._connection.cluster is None) and self.client.status == "running":
             try:
                 self.client.unregister_worker_plugin(self.plugin_name)
             except Exception as error:  # noqa: BLE001 - the scheduler may be gone; still disconnect
                 log.warning("could not remove the level from the Dask workers: %s", error)
-        self._connection.close()
+        if self._own_connection:
+            self._connection.close()
+
+
+WARM_UP_PLUGIN = "evosoko-warm-up"
+"""The name prefix of :class:`WarmUpPlugin` registrations."""
+
+
+class WarmUpPlugin(WorkerPlugin):
+    """Runs a warm-up function (compiling kernels) on every worker as it joins."""
+
+    def __init__(self, warm_up: Callable[[], None]) -> None:
+        self.warm_up = warm_up
+
+    def setup(self, worker: Any) -> None:
+        self.warm_up()
+
+
+def register_warm_up(connection: DaskConnection, warm_up: Callable[[], None]) -> str:
+    """Run ``warm_up`` on every worker of ``connection`` (now, and on those that join later);
+    returns the plugin's name, for :func:`unregister_warm_up`."""
+    name = f"{WARM_UP_PLUGIN}-{uuid.uuid4().hex}"
+    connection.client.register_plugin(WarmUpPlugin(warm_up), name=name)
+    return name
+
+
+def unregister_warm_up(connection: DaskConnection, name: str) -> None:
+    """Remove the warm-up plugin from the workers of an existing cluster (a local cluster goes
+    away with the connection)."""
+    if connection.cluster is None and connection.client.status == "running":
+        try:
+            connection.client.unregister_worker_plugin(name)
+        except Exception as error:  # noqa: BLE001 - the scheduler may be gone; still disconnect
+            log.warning("could not remove the warm-up from the Dask workers: %s", error)
+
+
+class DaskPool:
+    """A connection to a Dask cluster for a whole run (see
+    :func:`evosoko.evolve.evaluation.worker_pool`): each level registers its plugin on it, and
+    ``warm_up`` runs on every worker, those that join later too."""
+
+    def __init__(
+        self,
+        address: str | None,
+        local_workers: int | None,
+        *,
+        warm_up: Callable[[], None] | None = None,
+    ) -> None:
+        self.connection = DaskConnection(address, local_workers)
+        self._warm_up_name: str | None = None
+        if warm_up is not None:
+            try:
+                self._warm_up_name = register_warm_up(self.connection, warm_up)
+            except BaseException:
+                self.connection.close()
+                raise
+
+    def close(self) -> None:
+        """Remove the warm-up and disconnect (closing a local cluster)."""
+        try:
+            if self._warm_up_name is not None:
+                unregister_warm_up(self.connection, self._warm_up_name)
+        finally:
+            self.connection.close()
 
 
 def _result_or_none(future: Any) -> list[tuple] | None:

@@ -1,14 +1,14 @@
-"""How far a box configuration is from solved: the distance objectives, as numba kernels.
+"""How far a box configuration is from solved: the GA's distance objectives.
 
 Three objectives (``FitnessConfig.objective``), each a lower-is-better integer that is 0 exactly
-when every box is on a goal:
+when every box is on a goal, measured by :func:`evosoko.sokoban.matching.goal_distance` (the
+measure the search's heuristics take too) and capped at ``UNREACHABLE``:
 
 - ``matching``: the minimum-cost perfect matching of boxes to goals on push distances
   (``Level.push_distance``), solved by the Hungarian algorithm; ``UNREACHABLE`` when no
   matching avoids an impossible pair (a bipartite deadlock). Same value as
   :func:`evosoko.sokoban.deadlocks.matching_cost`, computed without leaving numba.
-- ``nearest_goal``: each box's push distance to its nearest goal, summed (capped at
-  ``UNREACHABLE``).
+- ``nearest_goal``: each box's push distance to its nearest goal, summed.
 - ``manhattan``: each box's Manhattan distance to its nearest goal, summed (the source GA's).
 """
 
@@ -17,61 +17,45 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.level import UNREACHABLE, Level
-from evosoko.sokoban.matching import matching_kernel as assignment_kernel
+from evosoko.sokoban.matching import MANHATTAN, MATCHING, PUSH_DISTANCE, goal_distance
 
 OBJECTIVES = ("matching", "nearest_goal", "manhattan")
-"""Objective names, in the order of their integer codes in the kernels."""
+"""Objective names."""
 
-MATCHING, NEAREST_GOAL, MANHATTAN = 0, 1, 2
+_CODES = {"matching": MATCHING, "nearest_goal": PUSH_DISTANCE, "manhattan": MANHATTAN}
 
 
 def objective_code(name: str) -> int:
-    """The kernel code of an objective name."""
-    return OBJECTIVES.index(name)
+    """The kernel code of an objective name (a measure of :func:`goal_distance`)."""
+    if name not in _CODES:
+        raise ValueError(f"unknown objective {name!r}; expected one of {OBJECTIVES}")
+    return _CODES[name]
 
 
-def manhattan_to_nearest_goal(level: Level) -> np.ndarray:
-    """int64[cells]: Manhattan distance from each cell to its nearest goal."""
-    rows, columns = np.divmod(np.arange(level.cells), level.width)
-    goal_rows, goal_columns = np.divmod(level.goal_cells.astype(np.int64), level.width)
-    distance = np.abs(rows[:, None] - goal_rows[None, :]) + np.abs(
-        columns[:, None] - goal_columns[None, :]
+@numba.njit(cache=True)
+def box_objective(objective, arrays, boxes, assignment, work):  # pragma: no cover - compiled
+    """The ``objective`` (a code of :func:`objective_code`) of the box cells ``boxes`` on the
+    level's arrays, capped at ``UNREACHABLE``; the matching leaves each box's goal in
+    ``assignment`` (int16[boxes]; ``work`` is int64[6, boxes + 1] scratch)."""
+    total = goal_distance(
+        objective,
+        arrays.nearest_manhattan,
+        arrays.nearest_push,
+        arrays.push_distance,
+        boxes,
+        assignment,
+        work,
     )
-    return distance.min(axis=1).astype(np.int64)
-
-
-@numba.njit(cache=True)
-def matching_kernel(push_distance, boxes):  # pragma: no cover - compiled
-    """Minimum-cost perfect matching of ``boxes`` to goals (rows of ``push_distance``), or
-    ``UNREACHABLE`` when the best matching needs an impossible pair."""
-    n = boxes.shape[0]
-    assignment = np.empty(n, dtype=np.int16)
-    work = np.empty((6, n + 1), dtype=np.int64)
-    return min(assignment_kernel(push_distance, boxes, assignment, work), UNREACHABLE)
-
-
-@numba.njit(cache=True)
-def distance_kernel(objective, boxes, push_distance, nearest, manhattan):  # pragma: no cover
-    """The ``objective`` (a code of :data:`OBJECTIVES`) of the box cells ``boxes``."""
-    if objective == MATCHING:
-        return matching_kernel(push_distance, boxes)
-    total = 0
-    table = nearest if objective == NEAREST_GOAL else manhattan
-    for k in range(boxes.shape[0]):
-        total += table[boxes[k]]
     return min(total, UNREACHABLE)
 
 
 def box_distance(level: Level, objective: str, boxes) -> int:
     """The ``objective`` of the box cells ``boxes`` on ``level`` (plain-Python entry point)."""
     cells = np.asarray(list(boxes), dtype=np.int64)
+    assignment = np.zeros(len(cells), dtype=np.int16)
+    work = np.zeros((6, len(cells) + 1), dtype=np.int64)
     return int(
-        distance_kernel(
-            objective_code(objective),
-            cells,
-            level.push_distance.astype(np.int64),
-            level.nearest_goal_distance.astype(np.int64),
-            manhattan_to_nearest_goal(level),
-        )
+        box_objective(objective_code(objective), level_arrays(level), cells, assignment, work)
     )

@@ -106,12 +106,30 @@ class HallOfFameEntry:
 
 
 @dataclass
+class BestIndividual:
+    """What the best individual of a level plays, replay-verified: ``lurd`` up to the point its
+    fitness scores (the solution when ``solved``; else its best prefix, which reaches the
+    position of ``distance``, the distance objective), with its ``moves`` and ``pushes``."""
+
+    lurd: str
+    distance: int
+    moves: int
+    pushes: int
+    solved: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"lurd", "distance", "moves", "pushes", "solved"}``, as summaries store it."""
+        return asdict(self)
+
+
+@dataclass
 class LevelOutcome:
     """What evolving one level produced.
 
     ``solution_lurd`` is verified by :func:`evosoko.sokoban.solutions.verify_solution` (None
     when unsolved); ``moves`` and ``pushes`` count it. ``best_fitness`` is the best
-    individual's ``(solved, distance, gap, length)``; ``best_lurd`` the LURD its genome plays.
+    individual's ``(solved, distance, gap, length)``; ``best`` what it plays (its solution, or
+    its best prefix), and ``best_lurd`` that LURD.
     """
 
     level: str
@@ -128,6 +146,7 @@ class LevelOutcome:
     best_lurd: str
     restarts: int
     hall_of_fame: list[HallOfFameEntry] = field(default_factory=list)
+    best: BestIndividual | None = None
 
 
 GenerationCallback = Callable[[GenerationStats], None]
@@ -198,6 +217,7 @@ class Engine:
         self.restarts = 0
         self.stagnant = 0
         self.best_values: tuple[float, ...] | None = None
+        self.last_stats: GenerationStats | None = None  # of the last generation run here
         self._seconds_before = 0.0
         self._started = time.perf_counter()
         if resume_state is not None:
@@ -543,6 +563,7 @@ class Engine:
             seconds=self.seconds,
         )
         self.logbook.record(**stats.as_dict())
+        self.last_stats = stats
         if self.on_generation is not None:
             self.on_generation(stats)
 
@@ -584,20 +605,26 @@ class Engine:
     def _outcome(self, reason: str) -> LevelOutcome:
         best = self.hall_of_fame[0]
         fitness = self.config.fitness
+        scored = list(best)[: best.evaluation.keep]  # the genes its fitness counts
         decoded = decode(
             self.level,
             self.encoding,
-            list(best),
+            scored,
             objective=fitness.objective,
             stop_on_deadlock=fitness.stop_on_deadlock,
         )
+        verification = verify_solution(self.level, decoded.lurd)
+        if not verification.valid:
+            raise RuntimeError(
+                f"level {self.level.name}: the best genome decodes to an illegal move sequence "
+                f"({verification.error})"
+            )
         solution = moves = pushes = None
         if best.evaluation.solved:
-            verification = verify_solution(self.level, decoded.lurd)
-            if not (verification.valid and verification.solved):
+            if not verification.solved:
                 raise RuntimeError(
-                    f"level {self.level.name}: the solving genome decodes to an invalid solution "
-                    f"({verification.error or 'not solved'})"
+                    f"level {self.level.name}: the solving genome decodes to a move sequence "
+                    "that does not solve it"
                 )
             solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
         return LevelOutcome(
@@ -605,14 +632,15 @@ class Engine:
             solved=solution is not None,
             generations=self.generation,
             evaluations=self.evaluations,
-            seconds=self.seconds,
+            # the time of the last generation's statistics (as metrics.csv has it)
+            seconds=self.seconds if self.last_stats is None else self.last_stats.seconds,
             stop_reason=reason,
             solution_lurd=solution,
             moves=moves,
             pushes=pushes,
             best_fitness=tuple(best.fitness.values),
             best_genes=list(best),
-            best_lurd=decoded.lurd,
+            best_lurd=verification.lurd,
             restarts=self.restarts,
             hall_of_fame=[
                 HallOfFameEntry(
@@ -620,6 +648,13 @@ class Engine:
                 )
                 for ind in self.hall_of_fame
             ],
+            best=BestIndividual(
+                lurd=verification.lurd,
+                distance=int(best.evaluation.distance),
+                moves=verification.moves,
+                pushes=verification.pushes,
+                solved=solution is not None,
+            ),
         )
 
 
@@ -705,7 +740,8 @@ def evolve_level(
     ``on_checkpoint(data)``: receives JSON-able plain data every ``output.checkpoint_every``
     generations and when stopped by ``should_stop``; pass it back as ``resume_state`` to
     continue exactly where it was taken. With ``hybrid.enabled`` the first population is
-    seeded by a bounded search (not when resuming).
+    seeded by a bounded search (not when resuming). With ``output.optimize_seconds`` a solution
+    is shortened (:mod:`evosoko.optimize`, moves first) before it is returned.
     """
     initial: list[list[int]] = []
     improve = None
@@ -738,6 +774,11 @@ def evolve_level(
     if config.ga.islands.count > 1:
         from evosoko.evolve.islands import IslandModel
 
-        return IslandModel(level, config, evaluator, **common).run()
-    engine = Engine(level, config, evaluator, improve=improve, **common)
-    return engine.run()
+        outcome = IslandModel(level, config, evaluator, **common).run()
+    else:
+        outcome = Engine(level, config, evaluator, improve=improve, **common).run()
+    if config.output.optimize_seconds and outcome.solved:
+        from evosoko.evolve.shortening import shortened
+
+        outcome = shortened(level, outcome, config.output.optimize_seconds)
+    return outcome

@@ -1,11 +1,15 @@
 """Evaluation backends: one ``map(genomes) -> list[Evaluation]`` in this process or in a pool.
 
 ``make_evaluator(level, parallel, encoding, fitness)`` is a context manager that yields an
-:class:`Evaluator`. The ``processes`` backend starts a ``ProcessPoolExecutor`` whose workers
-receive the level once, as plain data (its XSB rows and title), through the pool initializer,
-then batches packed as two flat arrays (``evosoko.evolve.packing``); they return the
-evaluations as columns (a few arrays), from which the parent makes :class:`Evaluation` tuples.
-Results are identical to the ``serial`` backend and come back in order.
+:class:`Evaluator`. The ``processes`` backend runs a :class:`ProcessPool` (a
+``ProcessPoolExecutor``) that may live for a whole run: :func:`worker_pool` starts it once,
+outside every level's budget, and each level's evaluator uses it. A level reaches the workers
+as plain data (its XSB rows, title, encoding and fitness settings, pickled once per level) with
+its tasks; a worker rebuilds it when it first meets it, and every worker does so before the
+level's first generation (:meth:`ProcessPool.prepare`). Genomes travel in batches packed as two
+flat arrays (``evosoko.evolve.packing``); workers return the evaluations as columns (a few
+arrays), from which the parent makes :class:`Evaluation` tuples. Results are identical to the
+``serial`` backend and come back in order.
 
 A worker that dies (the pool raises ``BrokenProcessPool``) is replaced: the pool is recreated
 and the batches that did not finish are submitted again, up to ``MAX_POOL_RESTARTS`` times in a
@@ -21,7 +25,11 @@ import logging
 import logging.handlers
 import multiprocessing
 import os
+import pickle
 import signal
+import threading
+import uuid
+import warnings
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -37,7 +45,7 @@ from evosoko.evolve.packing import pack_genomes
 from evosoko.sokoban.level import Level
 
 if TYPE_CHECKING:
-    from evosoko.evolve.dask_evaluation import DaskEvaluator
+    from evosoko.evolve.dask_evaluation import DaskEvaluator, DaskPool
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +73,7 @@ class SerialEvaluator:
         self.batch_size = batch_size
 
     @classmethod
-    def around(cls, fitness_function: FitnessFunction, batch_size: int = 256) -> "SerialEvaluator":
+    def around(cls, fitness_function: FitnessFunction, batch_size: int = 256) -> SerialEvaluator:
         """An evaluator that uses an existing fitness function (and its tables)."""
         evaluator = cls.__new__(cls)
         evaluator.fitness_function = fitness_function
@@ -85,7 +93,7 @@ class SerialEvaluator:
         level = self.fitness_function.level
         return [function(level, self.fitness_function, *args) for args in arguments]
 
-    def task_queue(self, function: LevelTask) -> "SerialTaskQueue":
+    def task_queue(self, function: LevelTask) -> SerialTaskQueue:
         """A queue of ``function(level, fitness_function, *args)`` tasks, run here one by one."""
         return SerialTaskQueue(self.fitness_function, function)
 
@@ -123,51 +131,71 @@ class SerialTaskQueue:
 
 
 # ---- worker side --------------------------------------------------------------------------------
-_worker_fitness: FitnessFunction | None = None
+_worker_level: tuple[str, FitnessFunction] | None = None  # (level key, its fitness function)
 _worker_crash_marker: str | None = None
+_worker_barrier = None  # all workers meet here in ProcessPool.prepare
 
 
-def _init_worker(
-    rows: list[str],
-    title: str | None,
-    encoding: str,
-    fitness: dict,
-    log_queue,
-    crash_marker: str | None,
-) -> None:
-    """Pool initializer: rebuild the level from plain data and set up logging. Workers ignore
-    SIGINT: the parent decides what an interrupt stops (Ctrl-C reaches the whole process group)."""
-    global _worker_fitness, _worker_crash_marker
+def _init_worker(log_queue, crash_marker: str | None, barrier, warm_up: Callable | None) -> None:
+    """Pool initializer: set up logging and call ``warm_up`` (compile or load kernels; a
+    forked worker finds them compiled already). Workers ignore SIGINT: the parent decides what
+    an interrupt stops (Ctrl-C reaches the whole process group)."""
+    global _worker_crash_marker, _worker_barrier
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if log_queue is not None:
         root = logging.getLogger()
         root.handlers[:] = [logging.handlers.QueueHandler(log_queue)]
         root.setLevel(logging.DEBUG)
-    from evosoko.sokoban.build import level_from_rows
-
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        level = level_from_rows(rows, title=title)
-    _worker_fitness = FitnessFunction(level, encoding, FitnessConfig(**fitness))
     _worker_crash_marker = crash_marker
-    log.debug("evaluation worker %d ready for level %s", os.getpid(), level.name)
+    _worker_barrier = barrier
+    if warm_up is not None:
+        warm_up()
 
 
-def _evaluate_batch(genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Worker task: evaluate one packed batch (:func:`pack_genomes`); returns the evaluation
-    columns (:meth:`FitnessFunction.evaluate_columns`), which pickle as a few buffers."""
+def _fitness_for(level: LevelPayload) -> FitnessFunction:
+    """This worker's fitness function of ``level``, rebuilt from its plain data when new."""
+    global _worker_level
+    key, blob = level
+    if _worker_level is None or _worker_level[0] != key:
+        from evosoko.sokoban.build import level_from_rows
+
+        rows, title, encoding, fitness = pickle.loads(blob)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rebuilt = level_from_rows(rows, title=title)
+        _worker_level = (key, FitnessFunction(rebuilt, encoding, FitnessConfig(**fitness)))
+        log.debug("evaluation worker %d ready for level %s", os.getpid(), rebuilt.name)
+    return _worker_level[1]
+
+
+def _prepare(level: LevelPayload | None, timeout: float) -> int:
+    """Worker task: rebuild ``level`` here (None: only start), then wait until every worker has
+    (each of the pool's workers runs one such task); returns this worker's pid."""
+    if level is not None:
+        _fitness_for(level)
+    if _worker_barrier is not None:
+        try:
+            _worker_barrier.wait(timeout)
+        except threading.BrokenBarrierError:
+            pass
+    return os.getpid()
+
+
+def _evaluate_batch(
+    level: LevelPayload, genes: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """Worker task: evaluate one packed batch (:func:`pack_genomes`) of ``level``; returns the
+    evaluation columns (:meth:`FitnessFunction.evaluate_columns`), which pickle as a few
+    buffers."""
     _die_if_marked()
-    assert _worker_fitness is not None, "worker used before its initializer ran"
-    return _worker_fitness.evaluate_columns(genes, lengths)
+    return _fitness_for(level).evaluate_columns(genes, lengths)
 
 
-def _call_with_level(function: LevelTask, *args) -> object:
-    """Worker task: ``function(level, fitness_function, *args)`` with this worker's level."""
+def _call_with_level(level: LevelPayload, function: LevelTask, *args) -> object:
+    """Worker task: ``function(level, fitness_function, *args)`` with ``level`` rebuilt here."""
     _die_if_marked()
-    assert _worker_fitness is not None, "worker used before its initializer ran"
-    return function(_worker_fitness.level, _worker_fitness, *args)
+    fitness_function = _fitness_for(level)
+    return function(fitness_function.level, fitness_function, *args)
 
 
 def _die_if_marked() -> None:
@@ -196,6 +224,10 @@ def _flush_log_queues() -> None:
 BATCHES_PER_WORKER = 2
 """Fewest batches each worker gets per ``map`` call, so no worker idles while another works."""
 
+PREPARE_TIMEOUT = 60.0
+"""Seconds a worker waits in :meth:`ProcessPool.prepare` for the others (they may be compiling
+kernels on a slow machine); a pool whose workers do not all arrive runs on regardless."""
+
 
 def batch_size_for(genomes: int, workers: int, batch_size: int) -> int:
     """Genomes per task: at most ``batch_size``, small enough to give every worker
@@ -204,8 +236,80 @@ def batch_size_for(genomes: int, workers: int, batch_size: int) -> int:
     return max(1, min(batch_size, share))
 
 
+LevelPayload = tuple[str, bytes]
+"""A level as its tasks carry it: a key unique to one evaluator, and the pickled plain data
+(XSB rows, title, encoding, fitness settings) that a worker rebuilds it from."""
+
+
+class ProcessPool:
+    """Worker processes that evaluate genomes of one level after another; the pool is replaced
+    when a worker dies. ``warm_up`` (a picklable callable) runs in every worker as it starts."""
+
+    def __init__(
+        self, workers: int, *, crash_marker: str | None = None, warm_up: Callable | None = None
+    ) -> None:
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        self.workers = workers
+        self.restarts = 0
+        self._context = multiprocessing.get_context()
+        self._log_setup = _WorkerLogging(self._context.get_start_method())
+        self._crash_marker = crash_marker
+        self._warm_up = warm_up
+        self._barrier = None
+        self._executor = self._new_executor()
+
+    def evaluator(
+        self, level: Level, encoding: str, fitness: FitnessConfig, batch_size: int
+    ) -> ProcessEvaluator:
+        """An evaluator of ``level`` on this pool, its level already rebuilt in every worker."""
+        return ProcessEvaluator(level, encoding, fitness, self.workers, batch_size, pool=self)
+
+    def prepare(self, level: LevelPayload | None) -> list[int]:
+        """Start every worker (if not yet) and have each rebuild ``level`` (None: only start),
+        so that neither costs time inside a budget; returns the process ids of the workers
+        that did (all of them, unless one died or timed out)."""
+        futures = [self.submit(_prepare, (level, PREPARE_TIMEOUT)) for _ in range(self.workers)]
+        started = [future for future in futures if future is not None]
+        try:
+            wait(started)
+        finally:
+            if self._barrier is not None and self._barrier.broken:
+                self._barrier.reset()
+        return [future.result() for future in started if future.exception() is None]
+
+    def submit(self, task: Callable, args: tuple) -> Future | None:
+        """Start ``task(*args)`` on the pool; None when the pool is already broken."""
+        try:
+            return self._executor.submit(task, *args)
+        except BrokenProcessPool:
+            return None
+
+    def replace(self) -> None:
+        """A new pool in place of a broken one, with new log queues (see ``_WorkerLogging``)."""
+        self.restarts += 1
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._log_setup.renew()
+        self._executor = self._new_executor()
+
+    def close(self) -> None:
+        """Shut the pool down and stop forwarding worker logs."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._log_setup.close()
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        self._barrier = self._context.Barrier(self.workers)
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=self._context,
+            initializer=_init_worker,
+            initargs=(self._log_setup.queue, self._crash_marker, self._barrier, self._warm_up),
+        )
+
+
 class ProcessEvaluator:
-    """Evaluates in a pool of worker processes; the pool is replaced when a worker dies."""
+    """Evaluates one level's genomes in a :class:`ProcessPool`: the given ``pool`` (left
+    running on :meth:`close`), or a pool of its own."""
 
     def __init__(
         self,
@@ -216,23 +320,30 @@ class ProcessEvaluator:
         batch_size: int,
         *,
         crash_marker: str | None = None,
+        pool: ProcessPool | None = None,
     ) -> None:
-        self.level = level
-        self.workers = workers
-        self.batch_size = batch_size
-        self.pool_restarts = 0
-        self._context = multiprocessing.get_context()
-        self._log_setup = _WorkerLogging(self._context.get_start_method())
-        self._initargs = (level.rows(), level.title, encoding, fitness.model_dump())
-        self._crash_marker = crash_marker
         self._check_level_rebuilds(level)
-        self._pool = self._new_pool()
+        self.level = level
+        self.batch_size = batch_size
+        self._own_pool = pool is None
+        self.pool = pool if pool is not None else ProcessPool(workers, crash_marker=crash_marker)
+        self.workers = self.pool.workers
+        self._restarts_before = self.pool.restarts
+        data = (level.rows(), level.title, encoding, fitness.model_dump())
+        self.payload: LevelPayload = (uuid.uuid4().hex, pickle.dumps(data))
+        self.pool.prepare(self.payload)
+
+    @property
+    def pool_restarts(self) -> int:
+        """How often the pool was replaced (a worker died) while this evaluator used it."""
+        return self.pool.restarts - self._restarts_before
 
     def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The evaluation of each genome, in order; survives a worker's death."""
         size = batch_size_for(len(genomes), self.workers, self.batch_size)
         batches = (
-            pack_genomes(genomes[start : start + size]) for start in range(0, len(genomes), size)
+            (self.payload, *pack_genomes(genomes[start : start + size]))
+            for start in range(0, len(genomes), size)
         )
         results = self._run(_evaluate_batch, batches)
         return [e for batch in results for e in evaluations_from_columns(batch)]
@@ -240,12 +351,12 @@ class ProcessEvaluator:
     def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
         """``function(level, fitness_function, *args)`` for each tuple of ``arguments``, in the
         workers (``function`` must be importable there); the results in order."""
-        return self._run(_call_with_level, ((function, *args) for args in arguments))
+        return self._run(_call_with_level, ((self.payload, function, *args) for args in arguments))
 
-    def task_queue(self, function: LevelTask) -> "PoolTaskQueue":
+    def task_queue(self, function: LevelTask) -> PoolTaskQueue:
         """A queue of ``function(level, fitness_function, *args)`` tasks run in the workers,
         whose results come back as they finish (see :class:`PoolTaskQueue`)."""
-        return PoolTaskQueue(self, _call_with_level, (function,))
+        return PoolTaskQueue(self, _call_with_level, (self.payload, function))
 
     def _run(self, task: Callable, calls: Iterable[tuple]) -> list:
         """``task(*args)`` in the pool for each tuple of ``calls``, submitted as they are made
@@ -263,37 +374,20 @@ class ProcessEvaluator:
 
     def _submit(self, task: Callable, args: tuple) -> Future | None:
         """Start ``task(*args)`` on the pool; None when the pool is already broken."""
-        try:
-            return self._pool.submit(task, *args)
-        except BrokenProcessPool:
-            return None
+        return self.pool.submit(task, args)
 
     def _replace_pool(self) -> None:
-        """A new pool in place of a broken one, with new log queues (see ``_WorkerLogging``)."""
-        self.pool_restarts += 1
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        self._log_setup.renew()
-        self._pool = self._new_pool()
+        self.pool.replace()
 
     def close(self) -> None:
-        """Shut the pool down and stop forwarding worker logs."""
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        self._log_setup.close()
-
-    def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            max_workers=self.workers,
-            mp_context=self._context,
-            initializer=_init_worker,
-            initargs=(*self._initargs, self._log_setup.queue, self._crash_marker),
-        )
+        """Shut down a pool of its own (a shared pool stays for the next level)."""
+        if self._own_pool:
+            self.pool.close()
 
     @staticmethod
     def _check_level_rebuilds(level: Level) -> None:
         """Workers rebuild the level from its rows: make sure cell indices are unchanged."""
         from evosoko.sokoban.build import level_from_rows
-
-        import warnings
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -454,6 +548,42 @@ class _WorkerLogging:
 
 
 @contextmanager
+def worker_pool(
+    parallel: ParallelConfig,
+    *,
+    warm_up: Callable[[], None] | None = None,
+    crash_marker: str | None = None,
+) -> Iterator[ProcessPool | DaskPool | None]:
+    """The workers of the configured backend for a whole run, started now and closed on exit:
+    a :class:`ProcessPool`, a Dask connection (:class:`DaskPool`), or None for ``serial``.
+
+    ``warm_up`` (picklable) runs in every worker as it starts, before any task: the run passes
+    the compilation of the kernels it needs, so no worker compiles inside a budget.
+    ``crash_marker``: the test hook of :func:`make_evaluator`.
+    """
+    pool: ProcessPool | DaskPool | None
+    if parallel.backend == "serial":
+        pool = None
+    elif parallel.backend == "processes":
+        pool = ProcessPool(parallel.workers, crash_marker=crash_marker, warm_up=warm_up)
+        pool.prepare(None)
+    elif parallel.backend == "dask":
+        from evosoko.evolve.dask_cluster import require_distributed
+
+        require_distributed()
+        from evosoko.evolve.dask_evaluation import DaskPool
+
+        pool = DaskPool(parallel.address, parallel.local_workers, warm_up=warm_up)
+    else:
+        raise ValueError(f"unknown evaluation backend {parallel.backend!r}")
+    try:
+        yield pool
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+@contextmanager
 def make_evaluator(
     level: Level,
     parallel: ParallelConfig,
@@ -461,9 +591,12 @@ def make_evaluator(
     fitness: FitnessConfig,
     *,
     crash_marker: str | None = None,
+    pool: ProcessPool | DaskPool | None = None,
 ) -> Iterator[SerialEvaluator | ProcessEvaluator | DaskEvaluator]:
     """An evaluator for ``level`` on the configured backend, closed on exit.
 
+    ``pool``: workers from :func:`worker_pool` to use (they stay up for the next level);
+    without it the evaluator starts workers of its own and stops them on exit.
     ``crash_marker`` is a test hook: the first worker that finds this file deletes it and dies.
     The ``dask`` backend imports Dask here, so that it stays an optional dependency.
     """
@@ -479,6 +612,7 @@ def make_evaluator(
             parallel.workers,
             parallel.batch_size,
             crash_marker=crash_marker,
+            pool=pool if isinstance(pool, ProcessPool) else None,
         )
     elif parallel.backend == "dask":
         from evosoko.evolve.dask_cluster import require_distributed
@@ -495,6 +629,7 @@ def make_evaluator(
             batch_size=parallel.batch_size,
             retries=parallel.retries,
             crash_marker=crash_marker,
+            connection=None if pool is None else getattr(pool, "connection", None),
         )
     else:
         raise ValueError(f"unknown evaluation backend {parallel.backend!r}")

@@ -26,9 +26,9 @@ from typing import NamedTuple
 import numpy as np
 
 from evosoko.config import FitnessConfig
-from evosoko.evolve.move_replay import move_tables, replay_move_batch
-from evosoko.evolve.packing import pack_genomes, padded_matrix
-from evosoko.evolve.push_replay import push_tables, replay_push_batch
+from evosoko.evolve.move_replay import BEST, FINAL, move_tables, replay_move_packed
+from evosoko.evolve.packing import pack_genomes
+from evosoko.evolve.push_replay import push_tables, replay_push_packed
 from evosoko.sokoban.level import Level
 
 FITNESS_WEIGHTS = (1.0, -1.0, -1.0, -1.0)
@@ -93,34 +93,36 @@ class FitnessFunction:
         (cheap to send between processes; :func:`evaluations_from_columns` makes the tuples)."""
         if not len(lengths):
             return tuple(np.zeros(0, dtype=np.int64) for _ in Evaluation._fields)
-        array = padded_matrix(genes, lengths)
         if self.encoding == "moves":
-            columns = self._moves(array, lengths)
+            columns = self._moves(genes, lengths)
         else:
-            columns = self._pushes(array, lengths)
+            columns = self._pushes(genes, lengths)
         if self._learned_term is not None:
-            columns = self._learned_term.adjust(columns, array, lengths)
+            columns = self._learned_term.adjust(columns, genes, lengths)
         return columns
 
-    def _moves(self, genomes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _moves(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         config = self.config
-        result = replay_move_batch(
-            self._move_tables, genomes, lengths, config.objective, config.stop_on_deadlock
+        result = replay_move_packed(
+            self._move_tables,
+            genes,
+            lengths,
+            config.objective,
+            config.stop_on_deadlock,
+            BEST if config.trim_to_best else FINAL,
         )
-        if config.trim_to_best:
+        if config.trim_to_best:  # a solved genome's best point is its end
             at, distance = result.best_prefix, result.best_distance
             state_hash, gap = result.best_hash, result.best_gap
         else:
             at = np.where(result.deadlocked, result.steps, lengths)
             distance, state_hash, gap = result.final_distance, result.final_hash, result.final_gap
-        return _columns(
-            result.solved, result.solved_at, result.final_hash, at, distance, state_hash, gap
-        )
+        return _columns(result.solved, result.solved_at, state_hash, at, distance, state_hash, gap)
 
-    def _pushes(self, genomes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _pushes(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         config = self.config
-        result = replay_push_batch(
-            self._push_tables, genomes, lengths, config.objective, config.stop_on_deadlock
+        result = replay_push_packed(
+            self._push_tables, genes, lengths, config.objective, config.stop_on_deadlock
         )
         if config.trim_to_best:
             at, distance, state_hash = result.best_prefix, result.best_distance, result.best_hash

@@ -1,10 +1,11 @@
 """Hybrid mode: classical search seeds the population and improves the best individual.
 
-- :func:`search_seeds`: a push-A* bounded by ``hybrid.node_budget`` runs once per level; its
+- :func:`search_seeds`: a push search (``hybrid.algorithm``, push-A* by default) bounded by
+  ``hybrid.node_budget`` runs once per level; its
   solution, or else its best frontier paths, are converted to genes of the active encoding
   (LURD letters for move genomes, candidate indices for push genomes). The engine puts them,
   each followed by random genes, in front of ``hybrid.fraction`` of the first population.
-- :func:`memetic_improver`: every ``hybrid.memetic_every`` generations, a push-A* bounded by
+- :func:`memetic_improver`: every ``hybrid.memetic_every`` generations, the same search bounded by
   ``hybrid.memetic_node_budget`` starts from the position the best genome reaches; the path to
   its solution or best frontier state is appended to the genome, and the engine keeps the
   result when its fitness is better.
@@ -25,8 +26,6 @@ from evosoko.sokoban.level import Level, State
 
 log = logging.getLogger(__name__)
 
-SEARCH_ALGORITHM = "push-astar"
-
 
 def search_seeds(level: Level, config: Config) -> list[list[int]]:
     """Gene prefixes from a bounded push-A* on ``level`` (the solution alone if it solved)."""
@@ -35,7 +34,9 @@ def search_seeds(level: Level, config: Config) -> list[list[int]]:
     count = round(config.hybrid.fraction * config.ga.population)
     if count == 0:
         return []
-    result = solve(level, SEARCH_ALGORITHM, node_limit=config.hybrid.node_budget, partial=count)
+    result = solve(
+        level, config.hybrid.algorithm, node_limit=config.hybrid.node_budget, partial=count
+    )
     paths = [result.solution] if result.solved else [p.lurd for p in result.partial]
     log.info(
         "level %s: hybrid search %s after %d nodes, %d seed path(s)",
@@ -53,6 +54,7 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list
     encoding = config.ga.encoding
     fitness = config.fitness
     budget = config.hybrid.memetic_node_budget
+    algorithm = config.hybrid.algorithm
 
     def improve(genes: list[int]) -> list[int] | None:
         from evosoko.search import solve
@@ -69,7 +71,7 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list
         start = level_at(level, reached)
         if start is None:
             return None
-        result = solve(start, SEARCH_ALGORITHM, node_limit=budget, partial=1)
+        result = solve(start, algorithm, node_limit=budget, partial=1)
         path = (
             result.solution if result.solved else (result.partial[0].lurd if result.partial else "")
         )

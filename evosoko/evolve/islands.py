@@ -27,9 +27,11 @@ Budgets: ``run.budget.generations`` counts the generations of each island;
 ``run.budget.evaluations`` is shared out among the islands; ``run.budget.seconds`` is the
 level's wall-clock time. The level is solved in the first epoch in which an island solves it:
 every island finishes that epoch (later epochs are discarded), and the outcome is that of the
-island that solved at the earliest generation (the lowest-numbered on a tie), with the
-evaluations of all islands up to that epoch. Statistics stream as one combined record per
-generation once every island still running has passed it.
+island that solved at the earliest generation (the lowest-numbered on a tie). Statistics
+stream as one combined record per generation once every island still running has passed it,
+up to the generation that solved; the outcome's generations, evaluations and seconds are those
+of the last record streamed (so results and metrics agree; work islands did past the solving
+generation to finish their epoch is not counted).
 """
 
 from __future__ import annotations
@@ -195,6 +197,7 @@ class IslandModel:
         self.should_stop = should_stop
         self.islands = [Island() for _ in range(self.count)]
         self.streamed = -1  # the last generation streamed
+        self.last_streamed: GenerationStats | None = None  # its record
         self._seconds_before = 0.0
         self._last_checkpoint = 0
         self._stopping = False
@@ -345,9 +348,10 @@ class IslandModel:
                 if island.pending and island.pending[0].generation == generation:
                     island.latest = island.pending.pop(0)
             self.streamed = generation
+            current = [i.latest for i in self.islands if i.latest is not None]
+            self.last_streamed = combined_stats(generation, current, self.seconds)
             if self.on_generation is not None:
-                current = [i.latest for i in self.islands if i.latest is not None]
-                self.on_generation(combined_stats(generation, current, self.seconds))
+                self.on_generation(self.last_streamed)
 
     def _checkpoint_if_due(self) -> None:
         every = self.config.output.checkpoint_every
@@ -397,34 +401,45 @@ class IslandModel:
 
     # ---- outcomes -------------------------------------------------------------------------------
     def _solved(self) -> LevelOutcome:
-        """The earliest solve of the solving epoch, with every island's counts up to it."""
+        """The earliest solve of the solving epoch; its generation is the last one streamed, and
+        the counts are those of all islands at that generation (as the last statistics record
+        says; what islands ran beyond it to finish the epoch is not part of the run)."""
         epoch = self._solve_epoch
         assert epoch is not None
-        self._stream(epoch * self.config.ga.islands.migration_every)
         # a solve of a later epoch (reported early) comes at a later generation: never chosen
-        _, _, chosen = min(self._solves, key=lambda s: s[:2])
-        counts = [i.counts[min(epoch, i.epochs)] for i in self.islands]
-        return replace(
-            chosen,
-            evaluations=sum(e for e, _ in counts),
-            restarts=sum(r for _, r in counts),
-            seconds=self.seconds,
-            stop_reason="solved",
-        )
+        generation, _, chosen = min(self._solves, key=lambda s: s[:2])
+        self._stream(generation)
+        return self._counted(replace(chosen, stop_reason="solved"))
 
     def _outcome(self, reason: str | None) -> LevelOutcome:
-        """The best island's outcome (``reason``: None keeps its own), with all islands' counts."""
+        """The best island's outcome (``reason``: None keeps its own), with all islands' counts
+        at the last generation streamed."""
         self._final_outcomes()
         outcomes = [i.outcome for i in self.islands if i.outcome is not None]
         best = max(outcomes, key=lambda o: _weighted(o.best_fitness))
-        states = [i.state for i in self.islands if i.state is not None]
+        return self._counted(
+            replace(best, stop_reason=best.stop_reason if reason is None else reason)
+        )
+
+    def _counted(self, outcome: LevelOutcome) -> LevelOutcome:
+        """``outcome`` with the generation, evaluations, restarts and seconds of the last
+        statistics record streamed, so that the results and the metrics agree."""
+        last = self.last_streamed
+        if last is None:  # nothing streamed in this process (a resume that had nothing left)
+            states = [i.state for i in self.islands if i.state is not None]
+            return replace(
+                outcome,
+                generations=max(self.streamed, 0),
+                evaluations=sum(int(s["evaluations"]) for s in states),
+                restarts=sum(int(s["restarts"]) for s in states),
+                seconds=self.seconds,
+            )
         return replace(
-            best,
-            generations=self.streamed if reason == "interrupted" else best.generations,
-            evaluations=sum(int(s["evaluations"]) for s in states),
-            restarts=sum(int(s["restarts"]) for s in states),
-            seconds=self.seconds,
-            stop_reason=best.stop_reason if reason is None else reason,
+            outcome,
+            generations=last.generation,
+            evaluations=last.evaluations,
+            restarts=last.restarts,
+            seconds=last.seconds,
         )
 
     def _final_outcomes(self) -> None:

@@ -25,23 +25,24 @@ import numba
 import numpy as np
 
 from evosoko.evolve.distances import objective_code
-from evosoko.evolve.push_replay import (
-    PushTables,
-    _candidates_here,
-    _move_box,
-    _position_distance,
-    _push,
-    _reach,
-    _scratch,
-    _update_frozen_goals,
-    push_choices,
-    push_tables,
+from evosoko.evolve.push_replay import PushTables, push_choices, push_tables
+from evosoko.evolve.push_rules import (
+    candidates_here,
+    move_box,
+    position_distance,
+    push,
+    push_scratch,
+    reach,
+    set_position,
+    update_frozen_goals,
 )
 from evosoko.sokoban.level import UNREACHABLE, Level
+from evosoko.sokoban.zobrist import boxes_hash
 
-_EVERY_BOX = 1 << 30
-"""A ``known`` count above any box count: :func:`_update_frozen_goals` then only marks the
-frozen boxes and never rebuilds its tables."""
+EVERY_BOX = np.int64(1 << 30)
+"""A ``known`` count above any box count: :func:`update_frozen_goals` then only marks the
+frozen boxes and never rebuilds its tables (typed: a literal would compile apart)."""
+NONE_KNOWN = np.int64(0)
 
 
 VERDICTS_KEPT = 100_000
@@ -114,15 +115,7 @@ def is_lost(
     box_cells = np.array(sorted(boxes), dtype=np.int64)
     return bool(
         _lost_within(
-            tables.deltas,
-            tables.floor,
-            tables.goals,
-            tables.dead,
-            tables.push_distance,
-            tables.nearest,
-            tables.manhattan,
-            tables.zobrist_box,
-            tables.zobrist_player,
+            tables.arrays,
             tables.corrals,
             objective_code(objective),
             bool(stop_on_deadlock),
@@ -145,47 +138,23 @@ def _frozen_signature(boxes, frozen_goals, zobrist_box):  # pragma: no cover - c
 
 @numba.njit(cache=True)
 def _frozen_tables(
-    floor, dead, goals, deltas, boxes, scratch, zobrist_box, built
-):  # pragma: no cover - compiled
-    """Mark the boxes frozen on goals and, when that set is not the one the scratch's tables
-    were built for (signature ``built``), rebuild them. Returns (count or -1, signature)."""
-    stack, frozen_goals, reduced, dead_now, open_cells = (
-        scratch[3],
-        scratch[7],
-        scratch[8],
-        scratch[9],
-        scratch[10],
-    )
-    count = _update_frozen_goals(
-        floor,
-        dead,
-        goals,
-        deltas,
-        boxes,
-        _EVERY_BOX,
-        frozen_goals,
-        reduced,
-        dead_now,
-        open_cells,
-        stack,
-    )
+    floor, dead, goals, deltas, zobrist_box, boxes, frozen_goals, reduced, dead_now, open_cells,
+    queue, built,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Mark the boxes frozen on goals and, when that set is not the one the tables were built
+    for (signature ``built``), rebuild them. Returns (count or -1, signature)."""
+    count = update_frozen_goals(
+        floor, dead, goals, deltas, boxes, EVERY_BOX, frozen_goals, reduced, dead_now,
+        open_cells, queue,
+    )  # fmt: skip
     if count <= 0:
         return count, built
     signature = _frozen_signature(boxes, frozen_goals, zobrist_box)
     if signature != built:
-        _update_frozen_goals(
-            floor,
-            dead,
-            goals,
-            deltas,
-            boxes,
-            0,
-            frozen_goals,
-            reduced,
-            dead_now,
-            open_cells,
-            stack,
-        )
+        update_frozen_goals(
+            floor, dead, goals, deltas, boxes, NONE_KNOWN, frozen_goals, reduced, dead_now,
+            open_cells, queue,
+        )  # fmt: skip
     return count, signature
 
 
@@ -204,30 +173,17 @@ def _seen_before(table, key):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _lost_within(
-    deltas,
-    floor,
-    goals,
-    dead,
-    push_distance,
-    nearest,
-    manhattan,
-    zobrist_box,
-    zobrist_player,
-    corrals,
-    objective,
-    stop_on_deadlock,
-    player,
-    start_boxes,
-    node_limit,
+    arrays, corrals, objective, stop_on_deadlock, player, start_boxes, node_limit
 ):  # pragma: no cover - compiled
     """1 when every position reachable from (``player``, ``start_boxes``) by candidate pushes
     was visited (at most ``node_limit``) and none is solved; 0 otherwise."""
-    cells = floor.shape[0]
+    floor, dead, goals, deltas = arrays.floor, arrays.dead, arrays.goals, arrays.deltas
+    zobrist_box, zobrist_player = arrays.zobrist_box, arrays.zobrist_player
     box_count = start_boxes.shape[0]
-    scratch = _scratch(cells, box_count, push_distance.shape[0])
-    occupied, boxes, mark, stack = scratch[0], scratch[1], scratch[2], scratch[3]
-    out_box, out_direction = scratch[4], scratch[5]
-    frozen_goals, reduced, free_boxes = scratch[7], scratch[8], scratch[11]
+    (
+        occupied, boxes, mark, stamp, queue, out_box, out_direction, frozen, frozen_goals,
+        reduced, dead_now, open_cells, free_boxes, corral, corral_marks, assignment, work,
+    ) = push_scratch(floor.shape[0], box_count, arrays.push_distance.shape[0])  # fmt: skip
     size = 1
     while size < 2 * node_limit:
         size *= 2
@@ -236,7 +192,6 @@ def _lost_within(
     positions[0, :box_count] = start_boxes
     positions[0, box_count] = player
     found = 1
-    stamp = 1
     built = np.uint64(0)
     on_goals = 0
     for k in range(box_count):
@@ -247,52 +202,36 @@ def _lost_within(
     for node in range(node_limit):
         if node == found:
             return 1  # every reachable position visited: none solves
-        occupied[:] = False
-        for k in range(box_count):
-            boxes[k] = positions[node, k]
-            occupied[boxes[k]] = True
+        set_position(occupied, boxes, positions[node, :box_count])
         here = positions[node, box_count]
         frozen_count, built = _frozen_tables(
-            floor, dead, goals, deltas, boxes, scratch, zobrist_box, built
-        )
+            floor, dead, goals, deltas, zobrist_box, boxes, frozen_goals, reduced, dead_now,
+            open_cells, queue, built,
+        )  # fmt: skip
         if frozen_count < 0:
             continue
         if node == 0:
-            smallest = _reach(occupied, floor, deltas, here, mark, stamp, stack)
-            stamp += 1
-            key = np.uint64(zobrist_player[smallest])
-            for k in range(box_count):
-                key ^= zobrist_box[boxes[k]]
+            smallest = reach(floor, deltas, occupied, here, mark, stamp, queue)[1]
+            key = boxes_hash(zobrist_box, boxes) ^ zobrist_player[smallest]
             _seen_before(table, key if key != 0 else np.uint64(1))
-            if (
-                stop_on_deadlock
-                and _position_distance(
-                    objective,
-                    boxes,
-                    push_distance,
-                    nearest,
-                    manhattan,
-                    frozen_count,
-                    frozen_goals,
-                    reduced,
-                    free_boxes,
-                )
-                >= UNREACHABLE
-            ):
+            if stop_on_deadlock and position_distance(
+                objective, arrays.nearest_manhattan, arrays.nearest_push, arrays.push_distance,
+                boxes, frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
+            ) >= UNREACHABLE:  # fmt: skip
                 continue
-        count, _ = _candidates_here(
-            floor, goals, dead, deltas, corrals, here, scratch, stamp, frozen_count
-        )
-        stamp += 1
-        box_hash = np.uint64(0)
-        for k in range(box_count):
-            box_hash ^= zobrist_box[boxes[k]]
+        count, _ = candidates_here(
+            floor, dead, goals, deltas, arrays.floor_cells, corrals, here, occupied, boxes,
+            frozen_count, dead_now, open_cells, mark, stamp, queue, frozen, corral,
+            corral_marks, out_box, out_direction,
+        )  # fmt: skip
+        box_hash = boxes_hash(zobrist_box, boxes)
         for c in range(count):
             box = out_box[c]
             target = box + deltas[out_direction[c]]
-            child_frozen = _push(
-                floor, goals, dead, deltas, scratch, box, out_direction[c], frozen_count
-            )
+            child_frozen = push(
+                floor, dead, goals, deltas, occupied, boxes, assignment, box, out_direction[c],
+                frozen_count, frozen_goals, reduced, dead_now, open_cells, queue,
+            )  # fmt: skip
             if child_frozen > frozen_count:  # the push rebuilt the tables for the child
                 built = _frozen_signature(boxes, frozen_goals, zobrist_box)
             solved = True
@@ -304,35 +243,27 @@ def _lost_within(
                 return 0
             keep = child_frozen >= 0
             if keep and stop_on_deadlock:
-                keep = (
-                    _position_distance(
-                        objective,
-                        boxes,
-                        push_distance,
-                        nearest,
-                        manhattan,
-                        child_frozen,
-                        frozen_goals,
-                        reduced,
-                        free_boxes,
-                    )
-                    < UNREACHABLE
-                )
+                keep = position_distance(
+                    objective, arrays.nearest_manhattan, arrays.nearest_push,
+                    arrays.push_distance, boxes, child_frozen, frozen_goals, reduced, free_boxes,
+                    assignment, work,
+                ) < UNREACHABLE  # fmt: skip
             if keep:
-                smallest = _reach(occupied, floor, deltas, box, mark, stamp, stack)
-                stamp += 1
+                smallest = reach(floor, deltas, occupied, box, mark, stamp, queue)[1]
                 key = box_hash ^ zobrist_box[box] ^ zobrist_box[target] ^ zobrist_player[smallest]
                 if not _seen_before(table, key if key != 0 else np.uint64(1)):
                     if found == node_limit:
                         return 0  # more positions than the limit: nothing proven
-                    positions[found, :box_count] = boxes
+                    for k in range(box_count):
+                        positions[found, k] = boxes[k]
                     positions[found, box_count] = box
                     found += 1
             occupied[target] = False
             occupied[box] = True
-            _move_box(boxes, target, box)
+            move_box(boxes, assignment, target, box)
             if child_frozen != frozen_count:  # back to the parent's frozen boxes and tables
                 frozen_count, built = _frozen_tables(
-                    floor, dead, goals, deltas, boxes, scratch, zobrist_box, built
-                )
+                    floor, dead, goals, deltas, zobrist_box, boxes, frozen_goals, reduced,
+                    dead_now, open_cells, queue, built,
+                )  # fmt: skip
     return 1  # the last position allowed was visited too

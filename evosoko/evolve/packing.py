@@ -29,9 +29,13 @@ def unpack_genomes(genes: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
     return [genes[start:end] for start, end in zip(starts, ends)]
 
 
-def padded_matrix(genes: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """int32[genomes, longest]: one genome per row, zero-padded, for the replay kernels."""
-    width = max(1, int(lengths.max())) if len(lengths) else 1
-    matrix = np.zeros((len(lengths), width), dtype=np.int32)
-    matrix[np.arange(width) < lengths[:, None]] = genes
-    return matrix
+def packed_rows(genomes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The packed form of ``genomes[i, :lengths[i]]`` (a padded matrix, one genome per row)."""
+    genomes = np.asarray(genomes)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int32)
+    if genomes.ndim != 2 or lengths.shape != (len(genomes),):
+        raise ValueError("genomes must be a 2-D array with one length per row")
+    if len(lengths) and (lengths.min() < 0 or lengths.max() > genomes.shape[1]):
+        raise ValueError(f"lengths must lie in 0..{genomes.shape[1]} (the genome array's width)")
+    used = np.arange(genomes.shape[1]) < lengths[:, None]
+    return np.ascontiguousarray(genomes[used], dtype=np.int32), lengths

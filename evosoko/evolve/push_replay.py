@@ -1,58 +1,48 @@
-"""Replay of push genomes in numba kernels.
+"""Replay of push genomes in numba kernels, by the rules of :mod:`evosoko.evolve.push_rules`.
 
-A push genome is a sequence of non-negative integers. Replay starts from the level's start;
-at each step the *candidate pushes* of the current position are enumerated in canonical order
-(boxes by increasing cell, then directions ``u d l r``): a push is a candidate when the player
-can walk behind the box, the cell beyond is free floor, it is not a dead square, and the push
-does not freeze a box off its goal. Frozen boxes are found as a greatest fixpoint: start from
-every box and drop, until nothing changes, each box that is free along some axis (neither side
-a wall or a kept box, and not dead squares on both sides). The boxes left can never move
-(:func:`evosoko.sokoban.freeze.mark_frozen`); this also catches a box frozen by the pushed
-one when the pushed one is held by walls alone, which the classic recursive test started from
-the pushed box misses.
+A push genome is a sequence of non-negative integers. Replay starts from the level's start (or
+the start of the :class:`PushTables`); at each step the candidate pushes of the current position
+are enumerated in canonical order and gene ``g`` chooses candidate ``g % count``; the player
+walks there by a shortest path (only when decoding to LURD) and pushes. Replay stops when the
+genes run out or the level is solved.
 
-Boxes frozen on goals are walls from then on: the distance matches the other boxes to the
-goals left, on push distances recomputed with those walls, and cells from which none of those
-goals can be reached become dead squares (:func:`evosoko.sokoban.deadlocks.frozen_goal_tables`).
-This catches goals filled in the wrong order (a filled goal that walls off another).
-With ``PushTables.corrals`` (the default), when the player's area leaves a PI-corral (see
-:mod:`evosoko.sokoban.corrals`), only the pushes of its barrier boxes are candidates: every
-solution can start with one of them, so solutions are kept while the choices shrink.
-Gene ``g`` chooses candidate ``g % count``; the player walks there by a shortest path (only
-when decoding to LURD) and pushes. Replay stops when the genes run out or the level is solved.
-
-A position is *lost* when no candidate is left, when the pushes forced from it (a single
-candidate at each step) lead to such a position, or (with ``stop_on_deadlock``) when the boxes
-can no longer be matched to goals (distance ``UNREACHABLE``). A genome that reaches a lost
-position is cut back to the last position before it with more than one candidate: its pushes,
-final distance and hash are that position's and it is flagged ``deadlocked``, so the engine
-trims the genes that pushed into the loss (a lost start scores ``UNREACHABLE``).
+A genome that reaches a lost position (see :mod:`evosoko.evolve.push_rules`) is cut back to
+the last position before it with more than one candidate: its pushes, final distance and hash
+are that position's and it is flagged ``deadlocked``, so the engine trims the genes that pushed
+into the loss (a lost start scores ``UNREACHABLE``).
 
 Per genome the batch kernel reports: solved, pushes when solved, the *best point* (pushes
 after which the distance was lowest, earliest on ties; 0 = the start) and that distance, the
-distance and push count at the end, and the Zobrist hash (player normalized, as in
-:mod:`evosoko.sokoban.kernels`) at the best point and at the end.
+distance and push count at the end, and the Zobrist hash (player normalized,
+:mod:`evosoko.sokoban.zobrist`) at the best point and at the end. What every genome of a batch
+shares (the start position's frozen boxes, distance and candidates) is worked out once per batch.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from evosoko.evolve.distances import (
-    MANHATTAN,
-    MATCHING,
-    distance_kernel,
-    manhattan_to_nearest_goal,
-    matching_kernel,
-    objective_code,
+from evosoko.evolve.distances import MATCHING, objective_code
+from evosoko.evolve.packing import packed_rows
+from evosoko.evolve.push_rules import (
+    candidates_here,
+    forced_dead_end,
+    position_distance,
+    push,
+    push_scratch,
+    reach,
+    scratch_candidates,
+    scratch_distance,
+    set_position,
+    update_frozen_tables,
 )
-from evosoko.sokoban.corrals import pi_corral
-from evosoko.sokoban.freeze import frozen_off_goal, mark_frozen
-from evosoko.sokoban.kernels import replay_tables
+from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
 from evosoko.sokoban.level import UNREACHABLE, Level, State
+from evosoko.sokoban.zobrist import boxes_hash
 
 PUSH_GENE_RANGE = 720
 """Push genes are drawn from ``0..PUSH_GENE_RANGE-1``; 720 is divisible by every count 1..10,
@@ -61,45 +51,32 @@ so the choice ``gene % count`` of a random gene is uniform for the usual candida
 
 @dataclass(frozen=True, eq=False)
 class PushTables:
-    """Flat per-level arrays read by the push kernels; build with :func:`push_tables`."""
+    """What push replay reads: the level's arrays, the start and the corral setting."""
 
-    deltas: np.ndarray  # int64[4]
-    floor: np.ndarray  # bool[cells]
-    goals: np.ndarray  # bool[cells]
-    dead: np.ndarray  # bool[cells]: dead squares
-    push_distance: np.ndarray  # int64[goals, cells]
-    nearest: np.ndarray  # int64[cells]: push distance to the nearest goal
-    manhattan: np.ndarray  # int64[cells]: Manhattan distance to the nearest goal
-    zobrist_box: np.ndarray  # uint64[cells]
-    zobrist_player: np.ndarray  # uint64[cells]
+    arrays: LevelArrays
     start_player: int
-    start_boxes: np.ndarray  # int64[boxes], sorted
+    start_boxes: np.ndarray  # int64[boxes], sorted, read-only
     corrals: bool = True  # restrict candidates to a PI-corral's barrier when there is one
+
+    @property
+    def deltas(self) -> np.ndarray:
+        """int64[4]: flat offsets of ``u d l r``."""
+        return self.arrays.deltas
 
 
 def push_tables(level: Level, start: State | None = None, corrals: bool = True) -> PushTables:
     """The :class:`PushTables` of ``level``, replaying from ``start`` (default: the level's);
     ``corrals``: candidates are only the pushes of a PI-corral's barrier when there is one."""
     start = level.start if start is None else start
-    replay = replay_tables(level)
     return PushTables(
-        deltas=np.array(level.deltas, dtype=np.int64),
-        floor=np.ascontiguousarray(level.floor, dtype=np.bool_),
-        goals=np.ascontiguousarray(level.goals, dtype=np.bool_),
-        dead=np.ascontiguousarray(level.dead_squares, dtype=np.bool_),
-        push_distance=level.push_distance.astype(np.int64),
-        nearest=level.nearest_goal_distance.astype(np.int64),
-        manhattan=manhattan_to_nearest_goal(level),
-        zobrist_box=replay.zobrist_box,
-        zobrist_player=replay.zobrist_player,
+        arrays=level_arrays(level),
         start_player=int(start.player),
-        start_boxes=np.array(start.boxes, dtype=np.int64),
+        start_boxes=read_only_cells(sorted(start.boxes)),
         corrals=bool(corrals),
     )
 
 
-@dataclass(frozen=True, eq=False)
-class PushReplay:
+class PushReplay(NamedTuple):
     """Per-genome outcome of :func:`replay_push_batch` (arrays, one entry per genome)."""
 
     solved: np.ndarray  # bool
@@ -112,6 +89,21 @@ class PushReplay:
     final_hash: np.ndarray  # uint64
     deadlocked: np.ndarray  # bool: cut back from a lost position (``steps`` is where)
 
+    @classmethod
+    def empty(cls, count: int) -> PushReplay:
+        """Result arrays for ``count`` genomes."""
+        return cls(
+            solved=np.zeros(count, dtype=np.bool_),
+            solved_at=np.zeros(count, dtype=np.int32),
+            best_prefix=np.zeros(count, dtype=np.int32),
+            best_distance=np.zeros(count, dtype=np.int64),
+            best_hash=np.zeros(count, dtype=np.uint64),
+            steps=np.zeros(count, dtype=np.int32),
+            final_distance=np.zeros(count, dtype=np.int64),
+            final_hash=np.zeros(count, dtype=np.uint64),
+            deadlocked=np.zeros(count, dtype=np.bool_),
+        )
+
 
 def replay_push_batch(
     tables: PushTables,
@@ -120,36 +112,42 @@ def replay_push_batch(
     objective: str = "matching",
     stop_on_deadlock: bool = True,
 ) -> PushReplay:
-    """Replay ``genomes[i, :lengths[i]]`` (int32[n, L], genes >= 0) for every i."""
-    genomes = np.ascontiguousarray(genomes, dtype=np.int32)
+    """Replay ``genomes[i, :lengths[i]]`` (int[n, L], genes >= 0) for every i."""
+    return replay_push_packed(tables, *packed_rows(genomes, lengths), objective, stop_on_deadlock)
+
+
+def replay_push_packed(
+    tables: PushTables,
+    genes: np.ndarray,
+    lengths: np.ndarray,
+    objective: str = "matching",
+    stop_on_deadlock: bool = True,
+) -> PushReplay:
+    """Replay the genomes of a packed batch (:func:`~evosoko.evolve.packing.pack_genomes`:
+    all genes in one int32 array and the length of each genome)."""
+    genes = np.ascontiguousarray(genes, dtype=np.int32)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
-    count = genomes.shape[0]
-    result = PushReplay(
-        solved=np.zeros(count, dtype=np.bool_),
-        solved_at=np.zeros(count, dtype=np.int32),
-        best_prefix=np.zeros(count, dtype=np.int32),
-        best_distance=np.zeros(count, dtype=np.int64),
-        best_hash=np.zeros(count, dtype=np.uint64),
-        steps=np.zeros(count, dtype=np.int32),
-        final_distance=np.zeros(count, dtype=np.int64),
-        final_hash=np.zeros(count, dtype=np.uint64),
-        deadlocked=np.zeros(count, dtype=np.bool_),
-    )
+    return _replay(tables, genes, lengths, objective, stop_on_deadlock, _NO_RECORD)
+
+
+_NO_RECORD = np.empty((0, 2), dtype=np.int64)
+
+
+def _replay(tables, genes, lengths, objective, stop_on_deadlock, record) -> PushReplay:
+    """Replay a packed batch; ``record[j]`` receives the first genome's push j when it has
+    rows (decoding replays one genome so)."""
+    result = PushReplay.empty(len(lengths))
     _replay_batch_kernel(
-        *_table_args(tables),
+        tables.arrays,
+        tables.start_player,
+        tables.start_boxes,
+        tables.corrals,
         objective_code(objective),
         bool(stop_on_deadlock),
-        genomes,
+        genes,
         lengths,
-        result.solved,
-        result.solved_at,
-        result.best_prefix,
-        result.best_distance,
-        result.best_hash,
-        result.steps,
-        result.final_distance,
-        result.final_hash,
-        result.deadlocked,
+        result,
+        record,
     )
     return result
 
@@ -161,9 +159,8 @@ def push_choices(
     them."""
     genes = np.ascontiguousarray(np.asarray(genome, dtype=np.int32).reshape(-1))
     pushes = np.empty((len(genes), 2), dtype=np.int64)
-    made = _choices_kernel(
-        *_table_args(tables), objective_code(objective), bool(stop_on_deadlock), genes, pushes
-    )
+    lengths = np.array([len(genes)], dtype=np.int32)
+    made = _replay(tables, genes, lengths, objective, stop_on_deadlock, pushes).steps[0]
     return [(int(box), int(direction)) for box, direction in pushes[:made]]
 
 
@@ -173,544 +170,186 @@ def genes_for_pushes(tables: PushTables, pushes) -> list[int]:
     Stops before the first push that is not a candidate where it is made (it is illegal, or it
     deadlocks); the genes returned so far replay exactly those pushes.
     """
-    wanted = np.asarray(list(pushes), dtype=np.int64).reshape(-1, 2)
+    wanted = np.ascontiguousarray(np.asarray(list(pushes), dtype=np.int64).reshape(-1, 2))
     genes = np.empty(len(wanted), dtype=np.int32)
-    made = _genes_kernel(*_table_args(tables), np.ascontiguousarray(wanted), genes)
+    made = _genes_kernel(
+        tables.arrays, tables.start_player, tables.start_boxes, tables.corrals, wanted, genes
+    )
     return genes[:made].tolist()
 
 
 def candidate_pushes(tables: PushTables, player: int, boxes) -> list[tuple[int, int]]:
     """The candidate pushes of a position, in the canonical order genes index them."""
     box_cells = np.array(sorted(boxes), dtype=np.int64)
-    out_box = np.empty(4 * len(box_cells), dtype=np.int64)
-    out_direction = np.empty(4 * len(box_cells), dtype=np.int64)
-    count = _candidates_kernel(
-        tables.floor,
-        tables.goals,
-        tables.dead,
-        tables.push_distance,
-        tables.deltas,
-        tables.corrals,
-        int(player),
-        box_cells,
-        out_box,
-        out_direction,
-    )
-    return [(int(out_box[i]), int(out_direction[i])) for i in range(count)]
-
-
-def _table_args(tables: PushTables) -> tuple:
-    return (
-        tables.deltas,
-        tables.floor,
-        tables.goals,
-        tables.dead,
-        tables.push_distance,
-        tables.nearest,
-        tables.manhattan,
-        tables.zobrist_box,
-        tables.zobrist_player,
-        tables.start_player,
-        tables.start_boxes,
-        tables.corrals,
-    )
+    out = np.empty((4 * len(box_cells), 2), dtype=np.int64)
+    count = _candidates_kernel(tables.arrays, tables.corrals, int(player), box_cells, out)
+    return [(int(box), int(direction)) for box, direction in out[:count]]
 
 
 # ---- compiled kernels ---------------------------------------------------------------------------
-@numba.njit(cache=True)
-def _reach(occupied, floor, deltas, player, mark, stamp, stack):  # pragma: no cover - compiled
-    """Mark (with ``stamp``) the cells the player reaches; returns the smallest of them."""
-    mark[player] = stamp
-    stack[0] = player
-    top = 1
-    smallest = player
-    while top > 0:
-        top -= 1
-        cell = stack[top]
-        if cell < smallest:
-            smallest = cell
-        for k in range(4):
-            neighbour = cell + deltas[k]
-            if floor[neighbour] and not occupied[neighbour] and mark[neighbour] != stamp:
-                mark[neighbour] = stamp
-                stack[top] = neighbour
-                top += 1
-    return smallest
+class _Start(NamedTuple):
+    """What every genome of a batch shares: the start position worked out once."""
+
+    frozen_count: int
+    distance: int
+    on_goals: int
+    box_hash: np.uint64
+    count: int  # candidate pushes (when the start is not solved nor lost)
+    smallest: int  # normalized player
+    out_box: np.ndarray
+    out_direction: np.ndarray
+    assignment: np.ndarray
+    frozen_goals: np.ndarray
+    reduced: np.ndarray
+    dead_now: np.ndarray
+    open_cells: np.ndarray
+
+
+class _Positions(NamedTuple):
+    """What a batch has worked out per position, in a direct-mapped table keyed by the hash of
+    the boxes and the player's cell (a hit is checked against both): genomes of a batch share
+    their first pushes, and a population shares far more."""
+
+    keys: np.ndarray  # uint64[slots] (0: none)
+    boxes: np.ndarray  # int64[slots, boxes]: sorted
+    player: np.ndarray  # int64[slots]
+    distance: np.ndarray  # int64[slots]
+    count: np.ndarray  # int64[slots]: candidate pushes
+    smallest: np.ndarray  # int64[slots]: the normalized player
+    out_box: np.ndarray  # int64[slots, 4 * boxes]: the candidates
+    out_direction: np.ndarray  # int64[slots, 4 * boxes]
+
+
+CACHED_VALUES = 1 << 18
+"""Values the position table of a batch holds at most (2 MiB)."""
 
 
 @numba.njit(cache=True)
-def _may_freeze(occupied, floor, dead, deltas, cell):  # pragma: no cover - compiled
-    """Cheap filter: False when a box on ``cell`` can certainly still move along some axis."""
-    for axis in range(2):
-        a = cell + deltas[2 * axis]
-        b = cell + deltas[2 * axis + 1]
-        if (
-            floor[a]
-            and floor[b]
-            and not occupied[a]
-            and not occupied[b]
-            and not (dead[a] and dead[b])
-        ):
-            return False
-    return True
-
-
-@numba.njit(cache=True)
-def _pull_distances(open_cells, deltas, goal, row, queue):  # pragma: no cover - compiled
-    """Fewest pushes taking a lone box from each open cell to ``goal`` (reverse pulls), into
-    ``row`` (``UNREACHABLE`` elsewhere); as :func:`evosoko.sokoban.analysis.pull_distances_from`."""
-    row[:] = UNREACHABLE
-    row[goal] = 0
-    queue[0] = goal
-    head, tail = 0, 1
-    while head < tail:
-        box = queue[head]
-        head += 1
-        for k in range(4):
-            pulled_to = box + deltas[k]
-            player_to = pulled_to + deltas[k]
-            if open_cells[pulled_to] and open_cells[player_to] and row[pulled_to] == UNREACHABLE:
-                row[pulled_to] = row[box] + 1
-                queue[tail] = pulled_to
-                tail += 1
-
-
-@numba.njit(cache=True)
-def _update_frozen_goals(
-    floor,
-    dead,
-    goals,
-    deltas,
-    boxes,
-    known,
-    frozen_goals,
-    reduced,
-    dead_now,
-    open_cells,
-    queue,
-):  # pragma: no cover - compiled
-    """Find the boxes frozen on goals; when there are more than ``known``, rebuild the tables
-    that treat them as walls. Returns their count (-1: a box is frozen off its goal).
-
-    ``frozen_goals`` (bool[cells]) marks them; ``reduced`` (int64[goals, cells]) gets, in rows
-    ``0..m-1``, the push distances to the m goals left free with frozen boxes as walls; and
-    ``dead_now`` the cells from which none of those goals can be reached.
-    """
-    frozen_goals[:] = False
-    mark_frozen(floor, dead, deltas, boxes, -1, -1, frozen_goals)
-    count = 0
-    for k in range(boxes.shape[0]):
-        if frozen_goals[boxes[k]]:
-            if not goals[boxes[k]]:
-                return -1
-            count += 1
-    if count <= known:
-        return count
-    for cell in range(floor.shape[0]):
-        open_cells[cell] = floor[cell] and not frozen_goals[cell]
-    rows = 0
-    for cell in range(floor.shape[0]):
-        if goals[cell] and not frozen_goals[cell]:
-            _pull_distances(open_cells, deltas, cell, reduced[rows], queue)
-            rows += 1
-    for cell in range(floor.shape[0]):
-        unreachable = open_cells[cell]
-        for r in range(rows):
-            if reduced[r, cell] < UNREACHABLE:
-                unreachable = False
-                break
-        dead_now[cell] = dead[cell] or unreachable
-    return count
-
-
-@numba.njit(cache=True)
-def _position_distance(
-    objective,
-    boxes,
-    push_distance,
-    nearest,
-    manhattan,
-    frozen_count,
-    frozen_goals,
-    reduced,
-    free_boxes,
-):  # pragma: no cover - compiled
-    """The objective of ``boxes``; with boxes frozen on goals (``frozen_count`` > 0), the other
-    boxes are matched to the other goals on distances with the frozen boxes as walls."""
-    if frozen_count <= 0 or objective == MANHATTAN:
-        return distance_kernel(objective, boxes, push_distance, nearest, manhattan)
-    m = 0
-    for k in range(boxes.shape[0]):
-        if not frozen_goals[boxes[k]]:
-            free_boxes[m] = boxes[k]
-            m += 1
-    if m == 0:
-        return 0
-    if objective == MATCHING:
-        return matching_kernel(reduced[:m], free_boxes[:m])
-    total = 0
-    for k in range(m):
-        closest = UNREACHABLE
-        for r in range(m):
-            closest = min(closest, reduced[r, free_boxes[k]])
-        total += closest
-    return min(total, UNREACHABLE)
-
-
-@numba.njit(cache=True)
-def _enumerate_pushes(
-    occupied,
-    floor,
-    dead,
-    goals,
-    deltas,
-    boxes,
-    mark,
-    stamp,
-    out_box,
-    out_direction,
-    frozen,
-    dead_targets,
-    allowed,
-    allowed_stamp,
-):  # pragma: no cover - compiled
-    """Write the candidate pushes (canonical order) of the marked position; returns their count.
-
-    ``boxes`` must be sorted; ``mark == stamp`` on the cells the player reaches; ``frozen`` is
-    scratch for :func:`~evosoko.sokoban.freeze.frozen_off_goal`; ``dead_targets``: the cells no box
-    may be pushed to (the dead squares, or with boxes frozen on goals the cells that reach no goal
-    left). With ``allowed_stamp >= 0`` only boxes with ``allowed[box] == allowed_stamp`` are pushed.
-    """
-    count = 0
-    for i in range(boxes.shape[0]):
-        box = boxes[i]
-        if allowed_stamp >= 0 and allowed[box] != allowed_stamp:
-            continue
-        for direction in range(4):
-            delta = deltas[direction]
-            target = box + delta
-            if (
-                mark[box - delta] != stamp
-                or not floor[target]
-                or occupied[target]
-                or dead_targets[target]
-            ):
-                continue
-            occupied[box] = False
-            occupied[target] = True
-            lost = False
-            if _may_freeze(occupied, floor, dead, deltas, target):
-                lost = frozen_off_goal(floor, dead, goals, deltas, boxes, box, target, frozen)
-            occupied[target] = False
-            occupied[box] = True
-            if lost:
-                continue
-            out_box[count] = box
-            out_direction[count] = direction
-            count += 1
-    return count
-
-
-@numba.njit(cache=True)
-def _corral_stamp(
-    corrals,
-    floor,
-    dead_targets,
-    goals,
-    deltas,
-    occupied,
-    boxes,
-    mark,
-    stamp,
-    corral_scratch,
-    corral_marks,
-):  # pragma: no cover - compiled
-    """With ``corrals``: the stamp that ``corral_scratch[5]`` holds on the barrier boxes of a
-    PI-corral of the marked position, the only boxes worth pushing (see
-    :mod:`evosoko.sokoban.corrals`); -1 when there is none (every box may be pushed)."""
-    if not corrals:
-        return -1
-    found = pi_corral(
-        floor,
-        dead_targets,
-        goals,
-        deltas,
-        occupied,
-        boxes,
-        mark,
-        stamp,
-        corral_scratch,
-        corral_marks,
+def _positions(box_count):  # pragma: no cover - compiled
+    slots = 64
+    while slots < 2048 and 2 * slots * (9 * box_count + 5) <= CACHED_VALUES:
+        slots *= 2
+    return _Positions(  # a slot's values are read only once its key and position matched
+        np.zeros(slots, dtype=np.uint64),
+        np.empty((slots, box_count), dtype=np.int64),
+        np.full(slots, -1, dtype=np.int64),  # no player: nothing matches an empty slot
+        np.empty(slots, dtype=np.int64),
+        np.empty(slots, dtype=np.int64),
+        np.empty(slots, dtype=np.int64),
+        np.empty((slots, 4 * box_count), dtype=np.int64),
+        np.empty((slots, 4 * box_count), dtype=np.int64),
     )
-    return corral_marks[3] if found >= 0 else -1
 
 
-@numba.njit(cache=True)
-def _move_box(boxes, source, target):  # pragma: no cover - compiled
-    """Replace ``source`` by ``target`` in the sorted array ``boxes``, keeping it sorted."""
-    n = boxes.shape[0]
-    i = 0
-    while boxes[i] != source:
-        i += 1
-    boxes[i] = target
-    while i > 0 and boxes[i - 1] > boxes[i]:
-        boxes[i - 1], boxes[i] = boxes[i], boxes[i - 1]
-        i -= 1
-    while i < n - 1 and boxes[i + 1] < boxes[i]:
-        boxes[i + 1], boxes[i] = boxes[i], boxes[i + 1]
-        i += 1
-
-
-@numba.njit(cache=True)
-def _candidates_here(
-    floor,
-    goals,
-    dead,
-    deltas,
-    corrals,
-    player,
-    scratch,
-    stamp,
-    frozen_count,
-):  # pragma: no cover - compiled
-    """Mark the player's reach with ``stamp`` and write the position's candidate pushes into
-    the scratch's candidate arrays; returns (count, the smallest reachable cell)."""
-    (
-        occupied,
-        boxes,
-        mark,
-        stack,
-        out_box,
-        out_direction,
-        frozen,
-        _,
-        _,
-        dead_now,
-        open_cells,
-        _,
-        corral_scratch,
-        corral_marks,
-    ) = scratch
-    smallest = _reach(occupied, floor, deltas, player, mark, stamp, stack)
-    dead_targets = dead_now if frozen_count > 0 else dead
-    corral_floor = open_cells if frozen_count > 0 else floor  # boxes frozen on goals are walls
-    allowed_stamp = _corral_stamp(
-        corrals,
-        corral_floor,
-        dead_targets,
-        goals,
-        deltas,
-        occupied,
-        boxes,
-        mark,
-        stamp,
-        corral_scratch,
-        corral_marks,
+@numba.njit(cache=True, inline="always")
+def _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratch):
+    # pragma: no cover - compiled
+    """The :class:`_Start` of a batch (the scratch is left holding the start position)."""
+    set_position(scratch.occupied, scratch.boxes, start_boxes)
+    on_goals = 0
+    for k in range(start_boxes.shape[0]):
+        if arrays.goals[start_boxes[k]]:
+            on_goals += 1
+    frozen_count = update_frozen_tables(arrays, scratch, np.int64(0))
+    distance = UNREACHABLE
+    if frozen_count >= 0:
+        distance = scratch_distance(arrays, objective, scratch, frozen_count)
+    if frozen_count >= 0 and on_goals < start_boxes.shape[0]:
+        count, smallest = scratch_candidates(arrays, corrals, start_player, scratch, frozen_count)
+    else:
+        count = 0
+        smallest = reach(
+            arrays.floor,
+            arrays.deltas,
+            scratch.occupied,
+            start_player,
+            scratch.mark,
+            scratch.stamp,
+            scratch.queue,
+        )[1]
+    return _Start(
+        frozen_count,
+        distance,
+        on_goals,
+        boxes_hash(arrays.zobrist_box, start_boxes),
+        count,
+        smallest,
+        _copied(scratch.out_box),
+        _copied(scratch.out_direction),
+        _copied(scratch.assignment),
+        _copied(scratch.frozen_goals),
+        _copied(scratch.reduced.ravel()).reshape(scratch.reduced.shape),
+        _copied(scratch.dead_now),
+        _copied(scratch.open_cells),
     )
-    count = _enumerate_pushes(
-        occupied,
-        floor,
-        dead,
-        goals,
-        deltas,
-        boxes,
-        mark,
-        stamp,
-        out_box,
-        out_direction,
-        frozen,
-        dead_targets,
-        corral_scratch[5],
-        allowed_stamp,
-    )
-    return count, smallest
 
 
 @numba.njit(cache=True)
-def _push(
-    floor, goals, dead, deltas, scratch, box, direction, frozen_count
-):  # pragma: no cover - compiled
-    """Push ``box`` in ``direction`` in the scratch's position; returns the new frozen count
-    (boxes frozen on goals; -1 when a box is frozen off its goal)."""
-    (occupied, boxes, _, stack, _, _, _, frozen_goals, reduced, dead_now, open_cells, _, _, _) = (
-        scratch
-    )
-    target = box + deltas[direction]
-    occupied[box] = False
-    occupied[target] = True
-    _move_box(boxes, box, target)
-    if goals[target] and _may_freeze(occupied, floor, dead, deltas, target):
-        frozen_count = _update_frozen_goals(
-            floor,
-            dead,
-            goals,
-            deltas,
-            boxes,
-            frozen_count,
-            frozen_goals,
-            reduced,
-            dead_now,
-            open_cells,
-            stack,
-        )
-    return frozen_count
+def _copied(array):  # pragma: no cover - compiled
+    """A copy of the 1-D ``array`` (a loop: ``array.copy()`` compiles far slower)."""
+    copy = np.empty(array.shape[0], dtype=array.dtype)
+    for k in range(array.shape[0]):
+        copy[k] = array[k]
+    return copy
 
 
-@numba.njit(cache=True)
-def _forced_dead_end(
-    floor,
-    goals,
-    dead,
-    deltas,
-    corrals,
-    player,
-    scratch,
-    stamp,
-    frozen_count,
-    on_goals,
-    objective,
-    stop_on_deadlock,
-    push_distance,
-    nearest,
-    manhattan,
-):  # pragma: no cover - compiled
-    """Whether the scratch's position is lost because the pushes forced from it (positions with
-    a single candidate) end where no candidate is left, a box is frozen off its goal or (with
-    ``stop_on_deadlock``) the boxes can no longer be matched to goals.
-    Changes the scratch's position; returns (lost, next stamp)."""
-    boxes = scratch[1]
-    out_box = scratch[4]
-    out_direction = scratch[5]
-    box_count = boxes.shape[0]
-    for chain in range(floor.shape[0]):  # a forced chain never repeats a position: bounded anyway
-        if frozen_count < 0:
-            return True, stamp
-        if (
-            chain > 0
-            and stop_on_deadlock
-            and _position_distance(
-                objective,
-                boxes,
-                push_distance,
-                nearest,
-                manhattan,
-                frozen_count,
-                scratch[7],
-                scratch[8],
-                scratch[11],
-            )
-            >= UNREACHABLE
-        ):
-            return True, stamp
-        if on_goals == box_count:
-            return False, stamp
-        count, _ = _candidates_here(
-            floor, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count
-        )
-        stamp += 1
-        if count != 1:
-            return count == 0, stamp
-        box = out_box[0]
-        target = box + deltas[out_direction[0]]
-        on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
-        frozen_count = _push(
-            floor, goals, dead, deltas, scratch, box, out_direction[0], frozen_count
-        )
-        player = box
-    return False, stamp
+@numba.njit(cache=True, inline="always")
+def _restore_start(start, start_boxes, scratch, tables_dirty):  # pragma: no cover - compiled
+    """Put the start position (and, with boxes frozen on goals there, its tables) back."""
+    set_position(scratch.occupied, scratch.boxes, start_boxes)
+    for k in range(start.assignment.shape[0]):  # loops: slice copies compile slowly
+        scratch.assignment[k] = start.assignment[k]
+    if start.frozen_count > 0:
+        for cell in range(start.frozen_goals.shape[0]):
+            scratch.frozen_goals[cell] = start.frozen_goals[cell]
+        if tables_dirty:
+            for cell in range(start.frozen_goals.shape[0]):
+                scratch.dead_now[cell] = start.dead_now[cell]
+                scratch.open_cells[cell] = start.open_cells[cell]
+                for row in range(start.reduced.shape[0]):
+                    scratch.reduced[row, cell] = start.reduced[row, cell]
 
 
 @numba.njit(cache=True)
 def _replay_one(
-    deltas,
-    floor,
-    goals,
-    dead,
-    push_distance,
-    nearest,
-    manhattan,
-    zobrist_box,
-    zobrist_player,
-    start_player,
-    start_boxes,
-    corrals,
-    objective,
-    stop_on_deadlock,
-    genes,
-    length,
-    scratch,
-    trail,
-    stamp,
-    record,
-):  # pragma: no cover - compiled
-    """Replay one genome; ``record[j]`` receives push j as (box, direction) when it has rows.
+    arrays, corrals, objective, stop_on_deadlock, start, start_player, start_boxes, genes,
+    length, scratch, trail, record, positions,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Replay one genome from ``start`` (the scratch holds the start position); ``record[j]``
+    receives push j as (box, direction) when it has rows.
 
-    A position is *lost* when no candidate push is left, when the pushes forced from it (one
-    candidate at a time) lead to such a position, or (with ``stop_on_deadlock``) when the boxes
-    can no longer be matched to goals. A genome that reaches a lost position is cut back to
-    the last position before it that had a choice (``deadlocked``; ``steps`` and the final
-    distance and hash are that position's), so the genes that pushed into the loss are never
-    scored; the start itself lost scores ``UNREACHABLE``. ``trail`` is int64[3, length + 1]
-    scratch. ``scratch`` is the tuple made by :func:`_scratch`. Returns (solved, solved_at,
-    best_prefix, best_distance, best_hash, steps, final_distance, final_hash, deadlocked, next
-    stamp).
+    ``trail`` is int64[3, length + 1] scratch. Returns (solved, solved_at, best_prefix,
+    best_distance, best_hash, steps, final_distance, final_hash, deadlocked, tables rebuilt).
     """
+    floor, dead, goals, deltas = arrays.floor, arrays.dead, arrays.goals, arrays.deltas
+    push_distance, zobrist_box, zobrist_player = (
+        arrays.push_distance,
+        arrays.zobrist_box,
+        arrays.zobrist_player,
+    )
     (
-        occupied,
-        boxes,
-        _,
-        stack,
-        out_box,
-        out_direction,
-        _,
-        frozen_goals,
-        reduced,
-        dead_now,
-        open_cells,
-        free_boxes,
-        _,
-        _,
-    ) = scratch
+        occupied, boxes, mark, stamp, queue, candidate_box, candidate_direction, frozen,
+        frozen_goals, reduced, dead_now, open_cells, free_boxes, corral, corral_marks,
+        assignment, work,
+    ) = scratch  # fmt: skip
+    keys, known_boxes, known_player, known_distance, known_count, known_smallest = (
+        positions.keys,
+        positions.boxes,
+        positions.player,
+        positions.distance,
+        positions.count,
+        positions.smallest,
+    )
+    known_out_box, known_out_direction = positions.out_box, positions.out_direction
+    mask = np.uint64(keys.shape[0] - 1)
     box_count = start_boxes.shape[0]
-    occupied[:] = False
-    for k in range(box_count):
-        boxes[k] = start_boxes[k]
-        occupied[start_boxes[k]] = True
     player = start_player
-    box_hash = np.uint64(0)
-    on_goals = 0
-    for k in range(box_count):
-        box_hash ^= zobrist_box[boxes[k]]
-        if goals[boxes[k]]:
-            on_goals += 1
-    frozen_count = _update_frozen_goals(
-        floor,
-        dead,
-        goals,
-        deltas,
-        boxes,
-        0,
-        frozen_goals,
-        reduced,
-        dead_now,
-        open_cells,
-        stack,
-    )
-    distance = (
-        _position_distance(
-            objective,
-            boxes,
-            push_distance,
-            nearest,
-            manhattan,
-            frozen_count,
-            frozen_goals,
-            reduced,
-            free_boxes,
-        )
-        if frozen_count >= 0
-        else UNREACHABLE
-    )
+    box_hash = start.box_hash
+    on_goals = start.on_goals
+    frozen_count = start.frozen_count
+    distance = start.distance
+    matched = objective == MATCHING and frozen_count == 0  # the assignment is optimal
+    rebuilt = False
     best = distance
     best_at = 0
     best_hash = np.uint64(0)
@@ -719,11 +358,33 @@ def _replay_one(
     solved_at = 0 if solved else -1
     deadlocked = False
     steps = 0
+    known = -1  # the slot of ``positions`` that holds the position as it stands
     while not solved and steps < length and frozen_count >= 0:
-        count, smallest = _candidates_here(
-            floor, goals, dead, deltas, corrals, player, scratch, stamp, frozen_count
-        )
-        stamp += 1
+        if steps == 0:
+            count, smallest = start.count, start.smallest
+            out_box, out_direction = start.out_box, start.out_direction
+        elif known >= 0:
+            count, smallest = known_count[known], known_smallest[known]
+            out_box, out_direction = known_out_box[known], known_out_direction[known]
+        else:
+            count, smallest = candidates_here(
+                floor, dead, goals, deltas, arrays.floor_cells, corrals, player, occupied,
+                boxes, frozen_count, dead_now, open_cells, mark, stamp, queue, frozen, corral,
+                corral_marks, candidate_box, candidate_direction,
+            )  # fmt: skip
+            out_box, out_direction = candidate_box, candidate_direction
+            key = box_hash ^ zobrist_player[player]
+            slot = np.int64(key & mask)
+            keys[slot] = key
+            known_player[slot] = player
+            known_distance[slot] = distance
+            known_count[slot] = count
+            known_smallest[slot] = smallest
+            for k in range(box_count):
+                known_boxes[slot, k] = boxes[k]
+            for c in range(count):
+                known_out_box[slot, c] = candidate_box[c]
+                known_out_direction[slot, c] = candidate_direction[c]
         here = box_hash ^ zobrist_player[smallest]
         trail[0, steps] = distance
         trail[1, steps] = np.int64(here)
@@ -741,22 +402,46 @@ def _replay_one(
         if record.shape[0] > 0:
             record[steps, 0] = box
             record[steps, 1] = direction
-        frozen_count = _push(floor, goals, dead, deltas, scratch, box, direction, frozen_count)
+        goal = -1
+        if matched:
+            for k in range(box_count):
+                if boxes[k] == box:
+                    goal = assignment[k]
+        before = frozen_count
+        frozen_count = push(
+            floor, dead, goals, deltas, occupied, boxes, assignment, box, direction,
+            frozen_count, frozen_goals, reduced, dead_now, open_cells, queue,
+        )  # fmt: skip
+        rebuilt = rebuilt or frozen_count != before
         player = box
         box_hash ^= zobrist_box[box] ^ zobrist_box[target]
         on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
         steps += 1
-        distance = _position_distance(
-            objective,
-            boxes,
-            push_distance,
-            nearest,
-            manhattan,
-            frozen_count,
-            frozen_goals,
-            reduced,
-            free_boxes,
-        )
+        key = box_hash ^ zobrist_player[player]
+        known = np.int64(key & mask)
+        if keys[known] != key or known_player[known] != player:
+            known = -1
+        else:
+            for k in range(box_count):
+                if known_boxes[known, k] != boxes[k]:
+                    known = -1
+                    break
+        if known >= 0:
+            distance = known_distance[known]
+            matched = False
+        elif (
+            matched
+            and frozen_count == 0
+            and distance < UNREACHABLE
+            and push_distance[goal, target] == push_distance[goal, box] - 1
+        ):
+            distance -= 1  # closer to its goal by one push: the matching stays optimal
+        else:
+            distance = position_distance(
+                objective, arrays.nearest_manhattan, arrays.nearest_push, push_distance, boxes,
+                frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
+            )  # fmt: skip
+            matched = objective == MATCHING and frozen_count == 0
         if on_goals == box_count:
             solved = True
             solved_at = steps
@@ -768,29 +453,27 @@ def _replay_one(
         if distance >= UNREACHABLE and stop_on_deadlock:
             deadlocked = True
             break
-    smallest = _reach(occupied, floor, deltas, player, scratch[2], stamp, stack)
-    stamp += 1
+    if steps == 0:
+        smallest = start.smallest
+    elif known >= 0:
+        smallest = known_smallest[known]
+    else:
+        smallest = reach(floor, deltas, occupied, player, mark, stamp, queue)[1]
     final_hash = box_hash ^ zobrist_player[smallest]
     if pending:
         best_hash = final_hash
     if not solved and not deadlocked:
-        deadlocked, stamp = _forced_dead_end(
-            floor,
-            goals,
-            dead,
-            deltas,
+        deadlocked = forced_dead_end(
+            arrays,
             corrals,
-            player,
-            scratch,
-            stamp,
-            frozen_count,
-            on_goals,
             objective,
             stop_on_deadlock,
-            push_distance,
-            nearest,
-            manhattan,
+            scratch,
+            player,
+            frozen_count,
+            on_goals,
         )
+        rebuilt = True  # the forced chain may have rebuilt the tables
     if deadlocked:
         lost_at = steps
         steps = _last_choice(trail, lost_at)
@@ -815,7 +498,7 @@ def _replay_one(
         distance,
         final_hash,
         deadlocked,
-        stamp,
+        rebuilt,
     )
 
 
@@ -841,232 +524,92 @@ def _best_of_trail(trail, last):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
-    """Work arrays of one replay: occupied, boxes, mark, stack, candidate boxes and directions,
-    frozen, frozen_goals, reduced distances, dead_now, open_cells, free_boxes, the PI-corral
-    scratch and its stamps (see :func:`evosoko.sokoban.corrals.pi_corral`)."""
-    return (
-        np.zeros(cells, dtype=np.bool_),
-        np.empty(box_count, dtype=np.int64),
-        np.zeros(cells, dtype=np.int64),
-        np.empty(cells, dtype=np.int64),
-        np.empty(4 * box_count, dtype=np.int64),
-        np.empty(4 * box_count, dtype=np.int64),
-        np.zeros(cells, dtype=np.bool_),
-        np.zeros(cells, dtype=np.bool_),
-        np.empty((max(goal_count, 1), cells), dtype=np.int64),
-        np.zeros(cells, dtype=np.bool_),
-        np.zeros(cells, dtype=np.bool_),
-        np.empty(box_count, dtype=np.int64),
-        (
-            np.zeros(cells, dtype=np.int64),
-            np.zeros(cells, dtype=np.int64),
-            np.zeros(cells, dtype=np.int64),
-            np.zeros(cells, dtype=np.int64),
-            np.zeros(cells, dtype=np.int64),
-            np.zeros(cells, dtype=np.int64),
-            np.zeros(cells, dtype=np.int64),
-        ),
-        np.zeros(4, dtype=np.int64),
-    )
-
-
-@numba.njit(cache=True)
 def _replay_batch_kernel(
-    deltas,
-    floor,
-    goals,
-    dead,
-    push_distance,
-    nearest,
-    manhattan,
-    zobrist_box,
-    zobrist_player,
-    start_player,
-    start_boxes,
-    corrals,
-    objective,
-    stop_on_deadlock,
-    genomes,
-    lengths,
-    solved,
-    solved_at,
-    best_prefix,
-    best_distance,
-    best_hash,
-    steps,
-    final_distance,
-    final_hash,
-    deadlocked,
-):  # pragma: no cover - compiled
-    scratch = _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0])
-    trail = np.empty((3, genomes.shape[1] + 1), dtype=np.int64)
-    no_record = np.empty((0, 2), dtype=np.int64)
-    stamp = 1
-    for i in range(genomes.shape[0]):
+    arrays, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes, lengths, out,
+    record,
+):  # fmt: skip  # pragma: no cover - compiled
+    scratch = push_scratch(
+        arrays.floor.shape[0], start_boxes.shape[0], arrays.push_distance.shape[0]
+    )
+    start = _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratch)
+    longest = 0
+    for i in range(lengths.shape[0]):
+        longest = max(longest, lengths[i])
+    trail = np.empty((3, longest + 1), dtype=np.int64)
+    positions = _positions(start_boxes.shape[0])
+    offset = 0
+    dirty = False
+    for i in range(lengths.shape[0]):
+        _restore_start(start, start_boxes, scratch, dirty)
         outcome = _replay_one(
-            deltas,
-            floor,
-            goals,
-            dead,
-            push_distance,
-            nearest,
-            manhattan,
-            zobrist_box,
-            zobrist_player,
-            start_player,
-            start_boxes,
+            arrays,
             corrals,
             objective,
             stop_on_deadlock,
-            genomes[i],
-            lengths[i],
+            start,
+            start_player,
+            start_boxes,
+            genes[offset : offset + lengths[i]],
+            np.int64(lengths[i]),
             scratch,
             trail,
-            stamp,
-            no_record,
+            record if i == 0 else record[:0],
+            positions,
         )
-        solved[i] = outcome[0]
-        solved_at[i] = outcome[1]
-        best_prefix[i] = outcome[2]
-        best_distance[i] = outcome[3]
-        best_hash[i] = outcome[4]
-        steps[i] = outcome[5]
-        final_distance[i] = outcome[6]
-        final_hash[i] = outcome[7]
-        deadlocked[i] = outcome[8]
-        stamp = outcome[9]
+        offset += lengths[i]
+        out.solved[i] = outcome[0]
+        out.solved_at[i] = outcome[1]
+        out.best_prefix[i] = outcome[2]
+        out.best_distance[i] = outcome[3]
+        out.best_hash[i] = outcome[4]
+        out.steps[i] = outcome[5]
+        out.final_distance[i] = outcome[6]
+        out.final_hash[i] = outcome[7]
+        out.deadlocked[i] = outcome[8]
+        dirty = outcome[9]
 
 
 @numba.njit(cache=True)
-def _choices_kernel(
-    deltas,
-    floor,
-    goals,
-    dead,
-    push_distance,
-    nearest,
-    manhattan,
-    zobrist_box,
-    zobrist_player,
-    start_player,
-    start_boxes,
-    corrals,
-    objective,
-    stop_on_deadlock,
-    genes,
-    record,
-):  # pragma: no cover - compiled
-    outcome = _replay_one(
-        deltas,
-        floor,
-        goals,
-        dead,
-        push_distance,
-        nearest,
-        manhattan,
-        zobrist_box,
-        zobrist_player,
-        start_player,
-        start_boxes,
-        corrals,
-        objective,
-        stop_on_deadlock,
-        genes,
-        genes.shape[0],
-        _scratch(floor.shape[0], start_boxes.shape[0], push_distance.shape[0]),
-        np.empty((3, genes.shape[0] + 1), dtype=np.int64),
-        1,
-        record,
-    )
-    return outcome[5]
-
-
-@numba.njit(cache=True)
-def _candidates_kernel(
-    floor,
-    goals,
-    dead,
-    push_distance,
-    deltas,
-    corrals,
-    player,
-    boxes,
-    out_box,
-    out_direction,
-):  # pragma: no cover - compiled
+def _candidates_kernel(arrays, corrals, player, boxes, out):  # pragma: no cover - compiled
     """The candidate pushes of one position (``boxes`` sorted), as the replay enumerates them."""
-    scratch = _scratch(floor.shape[0], boxes.shape[0], push_distance.shape[0])
-    occupied, own_boxes, stack = scratch[0], scratch[1], scratch[3]
-    for k in range(boxes.shape[0]):
-        own_boxes[k] = boxes[k]
-        occupied[boxes[k]] = True
-    frozen_count = _update_frozen_goals(
-        floor,
-        dead,
-        goals,
-        deltas,
-        own_boxes,
-        0,
-        scratch[7],
-        scratch[8],
-        scratch[9],
-        scratch[10],
-        stack,
-    )
+    scratch = push_scratch(arrays.floor.shape[0], boxes.shape[0], arrays.push_distance.shape[0])
+    return _candidates_in(arrays, corrals, player, boxes, scratch, out)
+
+
+@numba.njit(cache=True)
+def _candidates_in(arrays, corrals, player, boxes, scratch, out):  # pragma: no cover - compiled
+    set_position(scratch.occupied, scratch.boxes, boxes)
+    frozen_count = update_frozen_tables(arrays, scratch, np.int64(0))
     if frozen_count < 0:
         return 0
-    count, _ = _candidates_here(
-        floor, goals, dead, deltas, corrals, player, scratch, 1, frozen_count
-    )
-    out_box[:count] = scratch[4][:count]
-    out_direction[:count] = scratch[5][:count]
+    count, _ = scratch_candidates(arrays, corrals, player, scratch, frozen_count)
+    for c in range(count):
+        out[c, 0] = scratch.out_box[c]
+        out[c, 1] = scratch.out_direction[c]
     return count
 
 
 @numba.njit(cache=True)
-def _genes_kernel(
-    deltas,
-    floor,
-    goals,
-    dead,
-    push_distance,
-    nearest,
-    manhattan,
-    zobrist_box,
-    zobrist_player,
-    start_player,
-    start_boxes,
-    corrals,
-    wanted,
-    genes,
-):  # pragma: no cover - compiled
-    boxes = start_boxes.copy()
-    out_box = np.empty(4 * boxes.shape[0], dtype=np.int64)
-    out_direction = np.empty(4 * boxes.shape[0], dtype=np.int64)
+def _genes_kernel(arrays, start_player, start_boxes, corrals, wanted, genes):  # pragma: no cover
+    boxes = _copied(start_boxes)
+    scratch = push_scratch(arrays.floor.shape[0], boxes.shape[0], arrays.push_distance.shape[0])
+    out = np.empty((4 * boxes.shape[0], 2), dtype=np.int64)
     player = start_player
     for step in range(wanted.shape[0]):
-        count = _candidates_kernel(
-            floor,
-            goals,
-            dead,
-            push_distance,
-            deltas,
-            corrals,
-            player,
-            boxes,
-            out_box,
-            out_direction,
-        )
+        count = _candidates_in(arrays, corrals, player, boxes, scratch, out)
         found = -1
         for c in range(count):
-            if out_box[c] == wanted[step, 0] and out_direction[c] == wanted[step, 1]:
+            if out[c, 0] == wanted[step, 0] and out[c, 1] == wanted[step, 1]:
                 found = c
                 break
         if found < 0:
             return step
         genes[step] = found
         box = wanted[step, 0]
-        _move_box(boxes, box, box + deltas[wanted[step, 1]])
+        target = box + arrays.deltas[wanted[step, 1]]
+        for k in range(boxes.shape[0]):  # keep the boxes sorted
+            if boxes[k] == box:
+                boxes[k] = target
+        boxes.sort()
         player = box
     return wanted.shape[0]

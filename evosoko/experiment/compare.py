@@ -21,6 +21,7 @@ Every stored solution is replay-verified here, in the parent process.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -35,12 +36,21 @@ import tomli_w
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
-from evosoko.errors import ConfigError, EvosokoWarning
+from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.metrics import SolverSummary, summarise
+from evosoko.experiment.report import Throttle, refresh_report
 from evosoko.experiment.runfolder import make_output_folder, output_folder
-from evosoko.experiment.settings import Section, load_model, locate, resolve_path
+from evosoko.experiment.settings import (
+    Section,
+    check_same_experiment,
+    load_model,
+    locate,
+    resolve_path,
+    selection_error,
+)
+from evosoko.experiment.warmup import warm_up_config, warm_up_for
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels, select_levels
@@ -82,6 +92,9 @@ the time and cost to solve when ``solved`` is 1; ``seed`` is empty for determini
 
 UNITS = {"ga": "evaluations", "search": "nodes"}
 
+REPORT_SECONDS = 20.0
+"""While jobs finish, the result files and report.html are rewritten at most this often."""
+
 
 # ---- configuration ------------------------------------------------------------------------------
 
@@ -104,7 +117,9 @@ class CompareSettings(Section):
     name: str = Field(default="compare", min_length=1, description="Used in the folder name.")
     levels: str = Field(description="Level file (relative: current directory, then this file's).")
     select: list[str | int] = Field(
-        default_factory=list, description="Titles or 1-based indices (empty: all levels)."
+        default_factory=list,
+        description="Titles or 1-based indices (#N: the N-th level, title:T: the level titled T; "
+        "empty: all levels).",
     )
     first: int | None = Field(default=None, ge=1, description="Keep the first N selected levels.")
     seeds: list[int] = Field(
@@ -253,16 +268,33 @@ class LevelEntry:
     level: Level
 
 
-def comparison_levels(settings: CompareSettings) -> list[LevelEntry]:
-    """The selected levels (``first`` applied), each with its index in the file."""
-    levels = read_levels(settings.levels)
-    chosen = select_levels(levels, settings.select) if settings.select else levels
+def comparison_levels(
+    settings: CompareSettings,
+    source: tuple[str, str | None] | None = None,
+    keys: tuple[str, ...] = ("compare", "select"),
+    *,
+    strict: bool = False,
+) -> list[LevelEntry]:
+    """The selected levels (``first`` applied), each with its index in the file.
+
+    A selection that names no level, or an ambiguous one, is a :class:`ConfigError` at the
+    line of ``keys`` in ``source`` (the file and its text); ``strict``: an invalid level in
+    the level file is an error, not a warning.
+    """
+    levels = read_levels(settings.levels, strict=strict)
+    try:
+        chosen = select_levels(levels, settings.select) if settings.select else levels
+    except LevelFormatError:  # the selected level itself is invalid: its own file and line
+        raise
+    except EvosokoError as error:
+        path, text = source if source is not None else (None, None)
+        raise selection_error(error, keys, settings.select, path, text) from None
     if settings.first is not None:
         chosen = chosen[: settings.first]
-    position = {id(level): number for number, level in enumerate(levels, start=1)}
     entries: dict[int, LevelEntry] = {}
     for level in chosen:  # a level selected twice runs once
-        entries.setdefault(position[id(level)], LevelEntry(position[id(level)], level))
+        index = level.index if level.index is not None else 1
+        entries.setdefault(index, LevelEntry(index, level))
     return list(entries.values())
 
 
@@ -362,6 +394,7 @@ def _run_ga(level: Level, payload: dict) -> dict:
     from evosoko.evolve import evolve_level, make_evaluator
 
     config = Config.model_validate(tomllib.loads(payload["config"]))
+    warm_up_config(config)  # compiled before the clock starts (once per process)
     with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
         outcome = evolve_level(level, config, evaluator=evaluator, seed=payload["seed"])
     return {
@@ -478,14 +511,26 @@ def run_compare(
     progress: ProgressCallback | None = None,
     stop_after: int | None = None,
     plots: bool = True,
+    strict: bool = False,
 ) -> CompareOutcome:
     """Run (or resume) the comparison in ``folder`` and write its files.
 
-    Jobs already in ``folder/journal.jsonl`` are not run again. ``stop_after``: stop after that
-    many new jobs (the files then describe the jobs done so far; ``complete`` is False).
+    Jobs already in ``folder/journal.jsonl`` are not run again. A folder that holds a
+    different comparison (other than in ``[parallel]``) is refused with a :class:`ConfigError`
+    naming the keys that differ. ``stop_after``: stop after that many new jobs (the files then
+    describe the jobs done so far; ``complete`` is False). ``strict``: an invalid level in the
+    level file is an error, not a warning.
     """
     folder = Path(folder)
-    levels = comparison_levels(config.compare)
+    stored = folder / CONFIG_FILE
+    check_same_experiment(
+        folder,
+        load_compare_config(stored) if stored.is_file() else None,
+        config,
+        "compare",
+        "comparison",
+    )
+    levels = comparison_levels(config.compare, config._source, strict=strict)
     if not levels:
         raise ConfigError("the comparison selects no levels", config.compare.levels)
     jobs = plan_jobs(config, levels)
@@ -494,6 +539,7 @@ def run_compare(
     level_of = {entry.index: entry.level for entry in levels}
     rows: dict[str, dict] = {}
     counts = {"resumed": 0, "done": 0}
+    report_due = Throttle(REPORT_SECONDS)
 
     def on_result(job: Job, result: dict, resumed: bool) -> None:
         rows[job.key] = result_row(job, result, level_of[job.payload["level_index"]])
@@ -501,13 +547,23 @@ def run_compare(
         counts["resumed"] += resumed
         if progress is not None and not resumed:
             progress(counts["done"], len(jobs), rows[job.key])
+        if not resumed and report_due.due():  # the files and report.html show the progress
+            done = [rows[job.key] for job in jobs if job.key in rows]
+            write_compare_files(folder, config, done, len(jobs), plots=False)
 
+    warm_up = functools.partial(
+        warm_up_for,
+        [ga_config(s, config.compare.budget) for s in config.solver if isinstance(s, GASolver)],
+        [s.algorithm for s in config.solver if isinstance(s, SearchSolver)],
+    )
+    warm_up()  # compiled once here, before any job's clock; forked workers inherit it
     parallel = config.parallel
     backend = make_backend(
         parallel.backend,
         parallel.workers,
         address=parallel.address,
         local_workers=parallel.local_workers,
+        warm_up=warm_up,
     )
     journal = Journal(folder / JOURNAL_FILE)
     if progress is not None:
@@ -542,6 +598,7 @@ def write_compare_files(
         from evosoko.experiment.figures import draw_compare
 
         draw_compare(folder, rows, budget.seconds, unit_budgets, [s.label for s in config.solver])
+    refresh_report(folder)
     return summaries
 
 

@@ -34,10 +34,24 @@ class DaskBackend:
     ``local_workers`` processes started here and closed by :meth:`close`."""
 
     def __init__(
-        self, address: str | None = None, local_workers: int | None = None, *, retries: int = 0
+        self,
+        address: str | None = None,
+        local_workers: int | None = None,
+        *,
+        retries: int = 0,
+        warm_up: Callable[[], None] | None = None,
     ) -> None:
         self._connection = DaskConnection(address, local_workers)
         self.client = self._connection.client
+        self._warm_up_name: str | None = None
+        if warm_up is not None:  # on every worker, those that join later too
+            from evosoko.evolve.dask_evaluation import register_warm_up
+
+            try:
+                self._warm_up_name = register_warm_up(self._connection, warm_up)
+            except BaseException:
+                self._connection.close()
+                raise
         self.retries = retries
         self._running: dict[Any, int] = {}
 
@@ -82,11 +96,17 @@ class DaskBackend:
             finished.add(submit())
 
     def close(self) -> None:
-        """Cancel the jobs not finished and disconnect (closing a local cluster)."""
+        """Cancel the jobs not finished, remove the warm-up and disconnect (closing a local
+        cluster)."""
         try:
             if self._running:
                 self.client.cancel(list(self._running))
                 self._running.clear()
+            if self._warm_up_name is not None:
+                from evosoko.evolve.dask_evaluation import unregister_warm_up
+
+                unregister_warm_up(self._connection, self._warm_up_name)
+                self._warm_up_name = None
         finally:
             self._connection.close()
 

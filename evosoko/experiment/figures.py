@@ -129,7 +129,10 @@ def _level_strip(by_solver: dict, rows: Sequence[dict], out: Path, fmt: str) -> 
     axes.set_yticks(range(len(by_solver)), list(by_solver))
     if len(levels) <= 60:
         axes.set_xticks(range(len(levels)), [name for _, name in levels], rotation=90, fontsize=6)
-    style_axes(axes, xlabel="level", ylabel="solver", title="Who solved what")
+    named = any(str(name) != str(index) for index, name in levels)  # ticks: titles, not indices
+    style_axes(
+        axes, xlabel="level (title)" if named else "level", ylabel="solver", title="Who solved what"
+    )
     figure.colorbar(image, ax=axes, label="fraction of runs solved", fraction=0.03)
     return save_figure(figure, out / "levels", fmt)
 
@@ -186,11 +189,19 @@ def _curves(runs: Sequence[Sequence[dict[str, str]]], x: str, y: str) -> list[tu
     return curves
 
 
-def draw_runs(run_dirs: Sequence[Path], out: Path, fmt: str = "png") -> list[Path]:
+def draw_runs(
+    run_dirs: Sequence[Path],
+    out: Path,
+    fmt: str = "png",
+    *,
+    metrics: Sequence[Sequence[dict[str, str]]] | None = None,
+) -> list[Path]:
     """``fitness`` (best/mean distance against generation and evaluations, median and IQR band
-    across every run and level) and ``diversity`` plots of run folders, into ``out``."""
-    runs = [read_metrics(Path(d)) for d in run_dirs]
+    across every run and level) and ``diversity`` plots of run folders, into ``out``
+    (``metrics``: their rows, when already read)."""
+    runs = list(metrics) if metrics is not None else [read_metrics(Path(d)) for d in run_dirs]
     count = sum(len({r["level_index"] for r in rows}) for rows in runs)
+    curves = f"{len(runs)} runs, {count} curves" if len(runs) > 1 else f"{count} curves"
     out.mkdir(parents=True, exist_ok=True)
     figure, panels = new_figure(2)
     for axes, x, xlabel in zip(
@@ -202,7 +213,7 @@ def draw_runs(run_dirs: Sequence[Path], out: Path, fmt: str = "png") -> list[Pat
             axes,
             xlabel=xlabel,
             ylabel="distance to solved (0 = solved)",
-            title=f"Fitness against {xlabel} ({count} curves)",
+            title=f"Fitness against {xlabel} ({curves})",
         )
         axes.legend()
     paths = [save_figure(figure, out / "fitness_band", fmt)]
@@ -212,7 +223,7 @@ def draw_runs(run_dirs: Sequence[Path], out: Path, fmt: str = "png") -> list[Pat
         axes,
         xlabel="generation",
         ylabel="distinct positions per individual",
-        title=f"Diversity ({count} curves)",
+        title=f"Diversity ({curves})",
     )
     axes.set_ylim(bottom=0)
     axes.legend()

@@ -21,6 +21,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from evosoko.experiment.records import level_caption
+
 __all__ = ["JobProgress", "describe_job", "make_job_progress"]
 
 
@@ -30,7 +32,7 @@ def describe_job(detail: Any) -> str:
         seed = "" if detail.get("seed") is None else f" seed {detail['seed']}"
         outcome = "solved" if detail["solved"] else detail["status"]
         return (
-            f"{detail['solver']} on level {detail['level_index']} {detail['level']}{seed}: "
+            f"{detail['solver']} on {level_caption(detail['level_index'], detail['level'])}{seed}: "
             f"{outcome} ({detail['seconds']:.2f} s, {detail['used']:,} {detail['unit']})"
         )
     return "" if detail is None else str(detail)

@@ -102,15 +102,18 @@ class ProcessBackend:
     stopping early wastes little. A pool broken by a dying worker is replaced and its
     unfinished jobs are submitted again (up to :data:`MAX_POOL_RESTARTS` times)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, warm_up: Callable[[], None] | None = None) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
         self.workers = workers
+        self.warm_up = warm_up
         self._pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, initializer=_start_worker, initargs=(self.warm_up,)
+            )
         return self._pool
 
     def imap_unordered(
@@ -166,10 +169,13 @@ class ProcessBackend:
         self._pool = None
 
 
-def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C reaches the whole process group, but only the parent acts on
-    it (it records what finished and ends the workers)."""
+def _start_worker(warm_up: Callable[[], None] | None = None) -> None:
+    """Worker initializer: ignore Ctrl-C (it reaches the whole process group, but only the
+    parent acts on it: it records what finished and ends the workers), then ``warm_up``
+    (compile the kernels the jobs use, so that no job's time includes compiling)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if warm_up is not None:
+        warm_up()
 
 
 def make_backend(
@@ -179,23 +185,26 @@ def make_backend(
     address: str | None = None,
     local_workers: int | None = None,
     retries: int = 0,
+    warm_up: Callable[[], None] | None = None,
 ) -> JobBackend:
     """The backend called ``name`` (one of :data:`BACKENDS`).
 
     ``dask`` takes exactly one of ``address`` (an existing scheduler) and ``local_workers`` (a
     local cluster started for the experiment) and imports Dask only then (it is optional).
+    ``warm_up`` (picklable) runs in every worker process before its first job (the serial
+    backend's caller warms up itself).
     """
     if name == "serial":
         return SerialBackend()
     if name == "processes":
-        return ProcessBackend(workers)
+        return ProcessBackend(workers, warm_up)
     if name == "dask":
         from evosoko.evolve.dask_cluster import require_distributed
 
         require_distributed()
         from evosoko.experiment.dask_jobs import DaskBackend
 
-        return DaskBackend(address, local_workers, retries=retries)
+        return DaskBackend(address, local_workers, retries=retries, warm_up=warm_up)
     raise ConfigError(f"unknown job backend {name!r}; known: {', '.join(BACKENDS)}")
 
 
@@ -243,6 +252,7 @@ def run_jobs(
     journal: Journal | None = None,
     on_result: Callable[[Job, dict, bool], None] | None = None,
     stop_after: int | None = None,
+    close_backend: bool = True,
 ) -> dict[str, dict]:
     """Run the jobs not yet in ``journal``; return every finished result by key.
 
@@ -250,7 +260,8 @@ def run_jobs(
     (``resumed=True``, first) and for each job as it finishes. Results carrying ``"error"``
     are reported but not journaled, so a rerun tries those jobs again. ``stop_after``: stop
     once this many new jobs have finished (the rest stay for a later resume; a test hook and
-    a way to run an experiment in slices).
+    a way to run an experiment in slices). ``close_backend=False`` leaves the backend's
+    workers running for more jobs (an interruption or a crash still ends them).
     """
     jobs = list(jobs)
     keys = [job.key for job in jobs]
@@ -280,5 +291,6 @@ def run_jobs(
     except BaseException:  # Ctrl-C or a crash: finished jobs are journaled; end the rest now
         getattr(backend, "abort", backend.close)()
         raise
-    backend.close()
+    if close_backend:
+        backend.close()
     return results

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import itertools
 import math
 from collections.abc import Sequence
 from pathlib import Path
 
 from evosoko.experiment.atomic import write_bytes_atomic
+from evosoko.experiment.records import level_caption
 
 SMALL_MULTIPLES = 12
 """Up to this many levels get one panel each (best and mean); more share one panel (best)."""
@@ -18,7 +20,9 @@ OUTLIER_RATIO = 100
 
 
 def plot_fitness(rows: Sequence[dict[str, str]], path: Path) -> None:
-    """Best and mean distance against generation, per level, written to ``path`` (PNG)."""
+    """Distance against generation, per level, written to ``path`` (PNG): the best so far (what
+    the results report), the generation's best and its mean. Past ``SMALL_MULTIPLES`` levels,
+    one panel shows each level's best so far."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -35,13 +39,16 @@ def plot_fitness(rows: Sequence[dict[str, str]], path: Path) -> None:
 
 
 def _series_by_level(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, list[float]]]:
-    """``{"<index> <level>": {"generation": [...], "best": [...], "mean": [...]}}`` in run order."""
+    """``{"level 2 seed000-case3": {"generation", "best", "mean", "best_so_far": [...]}}`` in
+    run order."""
     series: dict[str, dict[str, list[float]]] = {}
     for row in rows:
-        label = f"{row['level_index']} {row['level']}"
+        label = level_caption(row["level_index"], row["level"])
         columns = series.setdefault(label, {"generation": [], "best": [], "mean": []})
         for key in columns:
             columns[key].append(float(row[key]))
+    for columns in series.values():
+        columns["best_so_far"] = list(itertools.accumulate(columns["best"], min))
     return series
 
 
@@ -53,8 +60,18 @@ def _small_multiples(figure_class, series: dict[str, dict[str, list[float]]]):
     axes = figure.subplots(rows, columns, squeeze=False)
     for panel, (label, values) in zip(axes.flat, series.items()):
         marker = "o" if len(values["generation"]) < 3 else None
-        panel.plot(values["generation"], values["best"], label="best", marker=marker)
-        panel.plot(values["generation"], values["mean"], label="mean", alpha=0.7, marker=marker)
+        generations = values["generation"]
+        panel.plot(
+            generations,
+            values["best_so_far"],
+            color="0.35",
+            linewidth=3.5,
+            alpha=0.45,
+            label="best so far",
+            zorder=1,
+        )
+        panel.plot(generations, values["best"], label="best of generation", marker=marker)
+        panel.plot(generations, values["mean"], label="mean", alpha=0.7, marker=marker)
         _scale_for_outliers(panel, values)
         panel.set_title(label, fontsize=9)
         panel.set_xlabel("generation")
@@ -77,8 +94,8 @@ def _one_panel(figure_class, series: dict[str, dict[str, list[float]]]):
     figure = figure_class(figsize=(8, 5), layout="constrained")
     panel = figure.subplots()
     for values in series.values():
-        panel.plot(values["generation"], values["best"], linewidth=0.8, alpha=0.5)
-    panel.set_title(f"best distance per level ({len(series)} levels)")
+        panel.plot(values["generation"], values["best_so_far"], linewidth=0.8, alpha=0.5)
+    panel.set_title(f"best distance so far, per level ({len(series)} levels)")
     panel.set_xlabel("generation")
     panel.set_ylabel("distance to solved (lower is better)")
     return figure

@@ -1,14 +1,17 @@
 """``evosoko plot``: recognise run, compare and sweep folders and draw their plots again.
 
-- a run folder (``config.toml`` + ``metrics.csv``): ``fitness_band`` (best and mean distance
-  against generation and evaluations, median and inter-quartile band across levels) and
-  ``diversity``; with ``out`` given, all run folders are drawn together, so the band spans
-  runs (e.g. the same configuration with several seeds);
+- run folders (``config.toml`` + ``metrics.csv``): ``fitness_band`` (best and mean distance
+  against generation and evaluations, the median and inter-quartile band across every (run,
+  level) curve) and ``diversity``. Several run folders are drawn together, so the band spans
+  the runs (e.g. one configuration with several seeds): into ``out``, or by default into a new
+  folder ``<time>_plot_<id>`` beside the first run folder, with ``runs.txt`` naming the runs.
+  A single run folder's plots go to its ``plots/`` (or ``out``);
 - a compare folder (``compare.toml`` + ``results.csv``): the comparison plots;
 - a sweep folder (``sweep.toml`` + ``index.csv``): the sweep plots.
 
-Plots go to each folder's ``plots/`` (or to ``out``, in a sub-folder per compare or sweep
-folder), as PNG or SVG.
+Compare and sweep plots go to each folder's ``plots/`` (or to ``out``, in a sub-folder per
+folder), as PNG or SVG. A folder that cannot be read or written is an :class:`EvosokoError`
+naming it.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.errors import EvosokoError
+from evosoko.experiment.atomic import write_text_atomic
+from evosoko.experiment.runfolder import make_output_folder, output_folder
 from evosoko.experiment.style import FORMATS
 
-__all__ = ["FOLDER_KINDS", "folder_kind", "load_trials", "plot_folders"]
+__all__ = ["FOLDER_KINDS", "folder_kind", "load_trials", "plot_folders", "runs_plot_folder"]
 
 FOLDER_KINDS = ("run", "compare", "sweep")
 
@@ -53,27 +58,69 @@ def plot_folders(
     kinds = [folder_kind(path) for path in paths]  # all checked before drawing anything
     out_dir = Path(out) if out is not None else None
     written: list[Path] = []
-    runs = [path for path, kind in zip(paths, kinds) if kind == "run"]
+    runs = list(dict.fromkeys(path for path, kind in zip(paths, kinds) if kind == "run"))
     if runs:
         written += _plot_runs(runs, out_dir, fmt)
     for path, kind in zip(paths, kinds):
         target = out_dir / path.name if out_dir is not None else path / "plots"
         if kind == "compare":
-            written += _plot_compare(path, target, fmt)
+            written += _plot_compare(path, _folder(target), fmt)
         elif kind == "sweep":
-            written += _plot_sweep(path, target, fmt)
+            written += _plot_sweep(path, _folder(target), fmt)
     return written
+
+
+def runs_plot_folder(runs: list[Path], out: Path | None) -> Path:
+    """Where the plots of ``runs`` go: ``out``; else a single run's ``plots/``; else a new
+    folder ``<time>_plot_<id>`` beside the first run folder."""
+    if out is not None:
+        return out
+    if len(runs) == 1:
+        return runs[0] / "plots"
+    return output_folder("plot", None, runs[0].parent)
 
 
 def _plot_runs(runs: list[Path], out: Path | None, fmt: str) -> list[Path]:
     from evosoko.experiment.figures import draw_runs
 
-    if out is not None:
-        return draw_runs(runs, out, fmt)
-    written = []
-    for run in runs:
-        written += draw_runs([run], run / "plots", fmt)
+    metrics = [_read_metrics(run) for run in runs]
+    target = _folder(runs_plot_folder(runs, out))
+    written = draw_runs(runs, target, fmt, metrics=metrics)
+    if len(runs) > 1:
+        listing = target / "runs.txt"
+        write_text_atomic(listing, "".join(f"{run.resolve()}\n" for run in runs))
+        written.append(listing)
     return written
+
+
+def _folder(path: Path) -> Path:
+    """``path``, created if needed; one that cannot be is an :class:`EvosokoError`."""
+    make_output_folder(path)
+    return path
+
+
+METRICS_NEEDED = ("level_index", "generation", "evaluations", "best", "mean", "diversity")
+
+
+def _read_metrics(run: Path) -> list[dict[str, str]]:
+    """The rows of a run's ``metrics.csv``; an unreadable or malformed file is an error naming
+    it (and the line of a bad row)."""
+    path = run / "metrics.csv"
+    try:
+        rows = _read_csv(path)
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise EvosokoError(f"cannot read the metrics: {error}", str(path)) from None
+    for line, row in enumerate(rows, start=2):
+        missing = [column for column in METRICS_NEEDED if row.get(column) in (None, "")]
+        if missing:
+            raise EvosokoError(f"no {missing[0]} value", str(path), line)
+        try:
+            for column in METRICS_NEEDED:
+                float(row[column])
+        except ValueError:
+            message = f"{column} is not a number: {row[column]!r}"
+            raise EvosokoError(message, str(path), line) from None
+    return rows
 
 
 def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:

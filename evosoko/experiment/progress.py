@@ -23,11 +23,14 @@ from rich.progress import (
 
 from evosoko.config import BudgetConfig
 from evosoko.evolve.engine import GenerationStats
-from evosoko.experiment.records import LevelResult
+from evosoko.experiment.records import LevelResult, level_caption
 
 
 class RunProgress(Protocol):
     """The progress callbacks of a run (all of them cheap)."""
+
+    def compiling(self) -> None:
+        """Kernels are being compiled (a first run on this machine), before the run starts."""
 
     def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
         """The run starts with ``levels`` levels, ``done`` of them finished before (resume),
@@ -49,7 +52,7 @@ class RunProgress(Protocol):
 def describe_result(result: LevelResult) -> str:
     """One line about a finished level,
     e.g. ``level 2 seed000-case3: solved in 4 generations ...``."""
-    head = f"level {result.index} {result.level}: "
+    head = f"{level_caption(result.index, result.level)}: "
     counts = (
         f"{result.generations} generations, {result.evaluations} evaluations, "
         f"{result.seconds:.1f} s"
@@ -62,8 +65,14 @@ def describe_result(result: LevelResult) -> str:
     )
 
 
+COMPILING = "compiling kernels, first run only (they are cached for the next runs) ..."
+
+
 class NoProgress:
     """Shows nothing."""
+
+    def compiling(self) -> None:
+        pass
 
     def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
         pass
@@ -87,6 +96,9 @@ class LineProgress(NoProgress):
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
 
+    def compiling(self) -> None:
+        print(COMPILING, file=self.stream, flush=True)
+
     def level_finished(self, result: LevelResult) -> None:
         print(describe_result(result), file=self.stream, flush=True)
 
@@ -107,6 +119,9 @@ class RichProgress:
         self._overall: TaskID | None = None
         self._level: TaskID | None = None
 
+    def compiling(self) -> None:
+        self.progress.console.print(COMPILING, highlight=False, markup=False)
+
     def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
         self.budget = budget
         self.progress.start()
@@ -114,7 +129,7 @@ class RichProgress:
 
     def level_started(self, index: int, name: str) -> None:
         total, _ = self._bar_measure()
-        self._level = self.progress.add_task(f"level {index} {name}", total=total, detail="")
+        self._level = self.progress.add_task(level_caption(index, name), total=total, detail="")
 
     def generation(self, stats: GenerationStats) -> None:
         if self._level is None:

@@ -48,7 +48,22 @@ RESULT_COLUMNS = (
     "pushes",
     "best_distance",
     "restarts",
+    "best_moves",
+    "best_pushes",
 )
+"""``moves``/``pushes``: of the solution (empty when unsolved); ``best_*``: of the best
+individual's play, its solution or its best prefix (whose LURD is in ``solutions.sok`` and
+``summary.json``)."""
+
+
+def level_caption(index: int | str, name: str) -> str:
+    """``level 2 seed000-case3`` for messages and plots; ``level 93`` for a level named by its
+    index (untitled, or titled with its own index), so the number is not said twice; and
+    ``level 1 (title 0)`` when the title is another number."""
+    name = str(name)
+    if name == str(index):
+        return f"level {index}"
+    return f"level {index} (title {name})" if name.isdigit() else f"level {index} {name}"
 
 
 def metrics_row(level_index: int, level: str, stats: GenerationStats) -> dict[str, str]:
@@ -71,7 +86,10 @@ def metrics_row(level_index: int, level: str, stats: GenerationStats) -> dict[st
 
 @dataclass
 class LevelResult:
-    """What one level of a run produced (``index`` is the level's 1-based index in its file)."""
+    """What one level of a run produced (``index`` is the level's 1-based index in its file).
+
+    ``best``: the best individual's play, ``{"lurd", "distance", "moves", "pushes",
+    "solved"}`` (its solution when solved, else its best prefix), for every level."""
 
     index: int
     level: str
@@ -85,6 +103,7 @@ class LevelResult:
     solution: str | None
     best_distance: float
     restarts: int
+    best: dict[str, Any] | None = None
 
     @staticmethod
     def from_outcome(index: int, outcome: LevelOutcome) -> LevelResult:
@@ -102,12 +121,17 @@ class LevelResult:
             solution=outcome.solution_lurd,
             best_distance=float(outcome.best_fitness[1]),
             restarts=outcome.restarts,
+            best=None if outcome.best is None else outcome.best.as_dict(),
         )
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> LevelResult:
-        """Inverse of :meth:`as_dict` (as stored in ``summary.json``)."""
-        return LevelResult(**{name: data[name] for name in LevelResult.__dataclass_fields__})
+        """Inverse of :meth:`as_dict` (as stored in ``summary.json``; ``best`` may be absent
+        from older summaries)."""
+        fields = LevelResult.__dataclass_fields__
+        return LevelResult(
+            **{name: data[name] for name in fields if name in data or name != "best"}
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -127,6 +151,8 @@ class LevelResult:
             "pushes": "" if self.pushes is None else str(self.pushes),
             "best_distance": _number(self.best_distance),
             "restarts": str(self.restarts),
+            "best_moves": "" if self.best is None else str(self.best["moves"]),
+            "best_pushes": "" if self.best is None else str(self.best["pushes"]),
         }
 
 

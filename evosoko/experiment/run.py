@@ -14,9 +14,11 @@ SIGINT/SIGTERM stop a run gracefully after the current generation (see
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import platform
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,14 +28,16 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.config import Config, dump_config, load_config
-from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning
+from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.evolve.engine import GenerationStats, evolve_level
-from evosoko.evolve.evaluation import make_evaluator
+from evosoko.evolve.evaluation import make_evaluator, worker_pool
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.plots import plot_fitness
 from evosoko.experiment.progress import NoProgress, RunProgress
-from evosoko.experiment.records import LevelResult, metrics_row
+from evosoko.experiment.records import LevelResult, level_caption, metrics_row
 from evosoko.experiment.runfolder import CONFIG_FILE, LOG_FILE, PLOTS_DIR, RunFolder, utc_now
+from evosoko.experiment.settings import selection_error
+from evosoko.experiment.warmup import warm_up_config, watch_compilation
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
@@ -59,17 +63,20 @@ class RunReport:
     message: str | None = None
 
     def json_summary(self) -> dict[str, Any]:
-        """The ``--json`` object: the run folder, status and one entry per finished level."""
+        """The ``--json`` object: the run folder, status and one entry per finished level, its
+        ``best`` individual's play beside its ``solution`` (see :class:`LevelResult`)."""
         keys = (
             "index",
             "level",
             "solved",
+            "stop_reason",
             "generations",
             "evaluations",
             "seconds",
             "moves",
             "pushes",
             "solution",
+            "best",
         )
         return {
             "run_dir": str(self.run_dir),
@@ -78,14 +85,23 @@ class RunReport:
         }
 
 
-def load_run_levels(config: Config, source: str | None = None) -> tuple[list[Level], list[Level]]:
+def load_run_levels(
+    config: Config, source: str | None = None, *, strict: bool = False
+) -> tuple[list[Level], list[Level]]:
     """The level file of a configuration and the levels it runs (``run.select`` applied, in
     order). A level selected twice runs once (a run is a function of level, configuration and
-    seed)."""
+    seed). A selection that names no level, or an ambiguous one, is a :class:`ConfigError` at
+    the line of ``run.select`` in ``source``; ``strict``: an invalid level in the file is an
+    error, not a warning."""
     if config.run.levels is None:
         raise ConfigError("run.levels is not set: name the level file to run", source)
-    levels = read_levels(config.run.levels)
-    chosen = select_levels(levels, config.run.select) if config.run.select else list(levels)
+    levels = read_levels(config.run.levels, strict=strict)
+    try:
+        chosen = select_levels(levels, config.run.select) if config.run.select else list(levels)
+    except LevelFormatError:  # the selected level itself is invalid: its own file and line
+        raise
+    except EvosokoError as error:
+        raise selection_error(error, ("run", "select"), config.run.select, source) from None
     unique: dict[int, Level] = {}
     for level in chosen:
         if _index(level) in unique:
@@ -106,13 +122,14 @@ def start_run(
     config_source: str | None = None,
     progress: RunProgress | None = None,
     interrupts: GracefulInterrupts | None = None,
+    strict: bool = False,
 ) -> RunReport:
     """Run ``config`` in a new run folder under ``output.dir``; see the module docstring.
 
     Bad input (levels that cannot be read or selected) raises :class:`EvosokoError` before the
-    folder is created.
+    folder is created; ``strict``: so does an invalid level anywhere in the level file.
     """
-    file_levels, levels = load_run_levels(config, config_source)
+    file_levels, levels = load_run_levels(config, config_source, strict=strict)
     folder = RunFolder.create(config.output.dir, config.run.name)
     folder.write_config(dump_config(config))
     summary = {
@@ -148,6 +165,7 @@ def resume_run(
     *,
     progress: RunProgress | None = None,
     interrupts: GracefulInterrupts | None = None,
+    strict: bool = False,
 ) -> RunReport:
     """Continue the run in ``run_dir`` exactly as it would have gone on; see the module docstring.
 
@@ -156,7 +174,7 @@ def resume_run(
     folder = RunFolder.open(run_dir)
     config = load_config(folder.file(CONFIG_FILE))
     summary = folder.read_summary()
-    file_levels, levels = load_run_levels(config, str(folder.file(CONFIG_FILE)))
+    file_levels, levels = load_run_levels(config, str(folder.file(CONFIG_FILE)), strict=strict)
     if summary.get("planned") != _plan(levels):
         raise EvosokoError(
             f"the levels of {config.run.levels} no longer match the ones this run started with",
@@ -215,14 +233,19 @@ class _Execution:
         self.results = list(finished or [])
         self.status = "running"
         self.error: str | None = None
+        self.pool = None  # the workers of the whole run (see worker_pool)
 
     def run(self) -> RunReport:
         with _run_log(self.folder.file(LOG_FILE)):
             aborted = False
-            self.progress.start(len(self.levels), len(self.results), self.config.run.budget)
             try:
                 with self.interrupts:
-                    self._run_levels()
+                    self._warm_up()
+                    self.progress.start(len(self.levels), len(self.results), self.config.run.budget)
+                    warm_up = functools.partial(warm_up_config, self.config)
+                    with worker_pool(self.config.parallel, warm_up=warm_up) as pool:
+                        self.pool = pool
+                        self._run_levels()
             except KeyboardInterrupt:
                 aborted = True
                 self.status = "interrupted"
@@ -241,6 +264,21 @@ class _Execution:
                 self._finish(draw_plots=not aborted)
         return self._report()
 
+    def _warm_up(self) -> None:
+        """Compile the kernels this run needs before any level's clock starts (the progress
+        display says so when they are not in the cache yet)."""
+        started = time.perf_counter()
+        compiled = []
+
+        def compiling() -> None:
+            compiled.append(True)
+            self.progress.compiling()
+
+        with watch_compilation(compiling):
+            warm_up_config(self.config)
+        if compiled:
+            log.info("compiled the kernels in %.1f s", time.perf_counter() - started)
+
     def _run_levels(self) -> None:
         done = {result.index for result in self.results}
         for level in self.levels:
@@ -256,6 +294,7 @@ class _Execution:
             self.results.append(result)
             self.folder.write_results(self.results, self.file_levels)
             self._write_summary()
+            self._refresh_report()
             self.progress.level_finished(result)
         self.status = "completed"
 
@@ -295,16 +334,15 @@ class _Execution:
             from_generation=None if resume_state is None else resume_state["generation"],
         )
         log.info(
-            "level %d %s: %s",
-            index,
-            level.name,
+            "%s: %s",
+            level_caption(index, level.name),
             "started"
             if resume_state is None
             else f"resumed at generation {resume_state['generation']}",
         )
         self.progress.level_started(index, level.name)
         with make_evaluator(
-            level, config.parallel, config.ga.encoding, config.fitness
+            level, config.parallel, config.ga.encoding, config.fitness, pool=self.pool
         ) as evaluator:
             outcome = evolve_level(
                 level,
@@ -369,6 +407,7 @@ class _Execution:
             solved=sum(result.solved for result in self.results),
         )
         self._write_summary()
+        self._refresh_report()
         self.folder.close()
 
     def _write_summary(self) -> None:
@@ -394,6 +433,12 @@ class _Execution:
 
     def _resume_command(self) -> str:
         return f"evosoko run --resume {self.folder.path}"
+
+    def _refresh_report(self) -> None:
+        """Rewrite report.html (a failure is logged, never raised)."""
+        from evosoko.experiment.report import refresh_report
+
+        refresh_report(self.folder.path)
 
     def _report(self) -> RunReport:
         exit_code, message = 0, None

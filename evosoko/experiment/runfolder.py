@@ -37,8 +37,9 @@ from evosoko.experiment.records import (
     csv_text,
 )
 from evosoko.sokoban.build import level_from_rows
-from evosoko.sokoban.formats import format_levels
+from evosoko.sokoban.formats import InvalidLevel, format_levels
 from evosoko.sokoban.level import Level
+from evosoko.sokoban.solution_files import BEST_NOTE, DISTANCE_NOTE, SOLUTION_NOTE
 
 CONFIG_FILE = "config.toml"
 METRICS_FILE = "metrics.csv"
@@ -142,9 +143,9 @@ class RunFolder:
         """
         rows = [result.csv_row() for result in results]
         write_text_atomic(self.file(RESULTS_FILE), csv_text(RESULT_COLUMNS, rows))
-        solutions = {r.index: r.solution for r in results if r.solution is not None}
-        text = format_levels(solution_collection(file_levels, solutions))
-        write_text_atomic(self.file(SOLUTIONS_FILE), text)
+        notes = {result.index: result_notes(result) for result in results}
+        notes = {index: found for index, found in notes.items() if found}
+        write_text_atomic(self.file(SOLUTIONS_FILE), solutions_text(file_levels, notes))
 
     # ---- checkpoints --------------------------------------------------------------------------
     def checkpoint_path(self, index: int) -> Path:
@@ -215,26 +216,61 @@ class RunFolder:
         self._metrics = self._events = None
 
 
-def solution_collection(file_levels: Sequence[Level], solutions: dict[int, str]) -> list[Level]:
-    """The levels of ``solutions.sok``: each solved level with ``Solution: <LURD>`` as its note.
+def result_notes(result: LevelResult) -> tuple[tuple[str, str], ...]:
+    """The notes of a level in ``solutions.sok``: ``Solution`` when solved, else the best
+    individual's prefix as ``Best`` with its ``Distance`` (never a ``Solution``)."""
+    if result.solution is not None:
+        return ((SOLUTION_NOTE, result.solution),)
+    if result.best is not None:
+        return ((BEST_NOTE, result.best["lurd"]), (DISTANCE_NOTE, str(result.best["distance"])))
+    return ()
+
+
+Notes = str | Sequence[tuple[str, str]]
+"""The notes of one level: a LURD string is a ``Solution`` note."""
+
+
+def solution_collection(
+    file_levels: Sequence[Level], notes: dict[int, Notes]
+) -> list[Level | InvalidLevel]:
+    """The levels of ``solutions.sok``: each level with its notes (a LURD string is a
+    ``Solution`` note), by file index.
 
     Solutions are matched to levels by title (``evosoko verify LEVELS --solutions FILE``), and
-    untitled levels by position; so when an untitled level is solved, the collection holds
-    every level of the file up to the last solved one, the unsolved ones without a note.
+    untitled levels by position; so when an untitled level has notes, the collection holds
+    every level of the file up to the last one with notes, the others without notes, and a
+    level the file holds but could not read (``file_levels.invalid``) as its own text, so that
+    positions stay those of the file.
     """
-    if all(file_levels[index - 1].title for index in solutions):
-        return [_with_solution(file_levels[index - 1], lurd) for index, lurd in solutions.items()]
-    last = max(solutions)
-    return [
-        _with_solution(level, solutions.get(position))
-        for position, level in enumerate(file_levels[:last], start=1)
-    ]
+    by_index = {level.index: level for level in file_levels}
+    invalid = {bad.index: bad for bad in getattr(file_levels, "invalid", [])}
+    if all(by_index[index].title for index in notes):
+        return [_with_notes(by_index[index], found) for index, found in notes.items()]
+    collection: list[Level | InvalidLevel] = []
+    for index in range(1, max(notes) + 1):
+        if index in by_index:
+            collection.append(_with_notes(by_index[index], notes.get(index, ())))
+        elif index in invalid:
+            collection.append(invalid[index])
+    return collection
 
 
-def _with_solution(level: Level, solution: str | None) -> Level:
-    """``level`` with its title and, when given, ``Solution: <LURD>`` as its only note."""
-    notes = () if solution is None else (("Solution", solution),)
-    return level_from_rows(level.rows(), title=level.title, notes=notes)
+def solutions_text(file_levels: Sequence[Level], notes: dict[int, Notes]) -> str:
+    """The text of ``solutions.sok`` (see :func:`solution_collection`)."""
+    blocks = []
+    for entry in solution_collection(file_levels, notes) if notes else []:
+        if isinstance(entry, InvalidLevel):
+            blocks.append(entry.text.rstrip("\n") + "\n")
+        else:
+            blocks.append(format_levels([entry]))
+    return "\n".join(blocks)
+
+
+def _with_notes(level: Level, notes: Notes) -> Level:
+    """``level`` with its title and ``notes`` as its only notes."""
+    if isinstance(notes, str):
+        notes = ((SOLUTION_NOTE, notes),)
+    return level_from_rows(level.rows(), title=level.title, notes=tuple(notes))
 
 
 def _read_json(path: Path) -> Any:

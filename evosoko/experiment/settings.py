@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import tomllib
 import typing
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,14 +20,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from evosoko.config import (
     OVERRIDE_SOURCE,
     assign_override,
-    read_toml,
-    toml_type_name,
     locate_key,
     parse_override,
+    read_toml,
+    toml_type_name,
 )
-from evosoko.errors import ConfigError
+from evosoko.errors import ConfigError, EvosokoError
 
-__all__ = ["Section", "load_model", "resolve_path", "toml_value"]
+__all__ = ["Section", "load_model", "resolve_path", "selection_error", "toml_value"]
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -199,3 +200,86 @@ def _suggestion(model: type[BaseModel], loc: tuple) -> str:
     if valid:
         return f"; valid keys here: {', '.join(valid)}"
     return ""
+
+
+def selection_error(
+    error: EvosokoError,
+    keys: tuple[str, ...],
+    select: list,
+    source: str | None,
+    text: str | None = None,
+) -> ConfigError:
+    """A level selection error of a configuration key (such as ``run.select``) as a
+    :class:`ConfigError` at the key's line in ``source`` (whose ``text`` is read when not
+    given; ``--set`` when the value there is not the one used)."""
+    message = f"{'.'.join(keys)}: {error.message}"
+    if error.path:
+        message += f" (in {error.path})"
+    if source is None:
+        return ConfigError(message)
+    try:
+        text = Path(source).read_text(encoding="utf-8") if text is None else text
+        data: Any = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return ConfigError(message, source)
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    if data != select:
+        return ConfigError(message, OVERRIDE_SOURCE)
+    return ConfigError(message, source, locate(text, keys))
+
+
+def settings_changes(stored: Any, given: Any, prefix: str = "") -> list[str]:
+    """The dotted keys whose values differ between two plain-data settings, each as
+    ``key: STORED in the folder, GIVEN here`` (list items by position, ``solver[1].set``)."""
+    if isinstance(stored, dict) and isinstance(given, dict):
+        changes = []
+        for key in list(stored) + [k for k in given if k not in stored]:
+            dotted = f"{prefix}.{key}" if prefix else str(key)
+            changes += settings_changes(stored.get(key), given.get(key), dotted)
+        return changes
+    if (
+        isinstance(stored, list)
+        and isinstance(given, list)
+        and len(stored) == len(given)
+        and any(isinstance(item, dict) for item in stored)
+    ):
+        changes = []
+        for position, (old, new) in enumerate(zip(stored, given)):
+            changes += settings_changes(old, new, f"{prefix}[{position}]")
+        return changes
+    if stored == given:
+        return []
+    return [f"{prefix}: {_shown(stored)} in the folder, {_shown(given)} here"]
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, list):
+        if len(value) > 8:
+            return f"[{len(value)} items]"
+        return "[" + ", ".join(_shown(item) for item in value) + "]"
+    return toml_value(value) if not isinstance(value, dict) else "{...}"
+
+
+def check_same_experiment(
+    folder: Path, stored: BaseModel | None, given: BaseModel, command: str, noun: str
+) -> None:
+    """Refuse to continue the experiment of ``folder`` (its settings ``stored``, None when it
+    has none yet) with different ``given`` settings: a :class:`ConfigError` naming the keys
+    that differ and how to resume. The ``parallel`` table may differ (results do not depend on
+    where the jobs run)."""
+    if stored is None:
+        return
+    changes = settings_changes(
+        stored.model_dump(exclude={"parallel"}), given.model_dump(exclude={"parallel"})
+    )
+    if not changes:
+        return
+    shown = "; ".join(changes[:3]) + (f"; and {len(changes) - 3} more" if len(changes) > 3 else "")
+    raise ConfigError(
+        f"the folder holds a different {noun} ({shown}); continue it with "
+        f"'evosoko {command} --resume {folder}', or write to another --out folder",
+        str(folder),
+    )

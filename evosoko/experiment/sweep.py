@@ -22,11 +22,13 @@ processes may share), ``index.csv`` (one row per trial), ``results.csv`` (one ro
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import itertools
 import json
 import math
+import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,7 +45,15 @@ from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare import JobsParallel, LevelEntry, comparison_levels, run_job
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.runfolder import make_output_folder, output_folder
-from evosoko.experiment.settings import Section, load_model, locate, resolve_path, toml_value
+from evosoko.experiment.settings import (
+    Section,
+    check_same_experiment,
+    load_model,
+    locate,
+    resolve_path,
+    toml_value,
+)
+from evosoko.experiment.warmup import warm_up_for
 
 __all__ = [
     "SweepConfig",
@@ -280,8 +290,9 @@ def _limit(value: float | None) -> str:
     return "none" if value is None else toml_value(value)
 
 
-def sweep_levels(config: SweepConfig) -> list[LevelEntry]:
-    """The sweep's levels: its own level file, else the base configuration's."""
+def sweep_levels(config: SweepConfig, *, strict: bool = False) -> list[LevelEntry]:
+    """The sweep's levels: its own level file, else the base configuration's (``strict``: an
+    invalid level in the file is an error, not a warning)."""
     from evosoko.experiment.compare import CompareSettings
 
     base = (
@@ -293,9 +304,17 @@ def sweep_levels(config: SweepConfig) -> list[LevelEntry]:
     if not levels:
         source = config._source[0] if config._source else None
         raise ConfigError("no levels: set sweep.levels or run.levels in the base", source)
-    select = config.sweep.select or (base.run.select if base and not config.sweep.levels else [])
+    source: tuple[str, str | None] | None = config._source
+    keys = ("sweep", "select")
+    select = config.sweep.select
+    if not select and base and not config.sweep.levels:
+        select = base.run.select
+        source, keys = (config.sweep.base, None) if config.sweep.base else None, ("run", "select")
     return comparison_levels(
-        CompareSettings(levels=levels, select=select, first=config.sweep.first)
+        CompareSettings(levels=levels, select=select, first=config.sweep.first),
+        source,  # type: ignore[arg-type]
+        keys,
+        strict=strict,
     )
 
 
@@ -397,13 +416,21 @@ def run_sweep(
     progress: ProgressCallback | None = None,
     stop_after: int | None = None,
     plots: bool = True,
+    strict: bool = False,
 ) -> SweepOutcome:
     """Run (or resume) the sweep in ``folder`` and write its files.
 
-    ``stop_after``: stop after that many new jobs (grid and random) or trials (Optuna).
+    A folder that holds a different sweep (other than in ``[parallel]``) is refused with a
+    :class:`ConfigError` naming the keys that differ. ``stop_after``: stop after that many new
+    jobs (grid and random) or trials (Optuna). ``strict``: an invalid level in the level file
+    is an error, not a warning.
     """
     folder = Path(folder)
-    levels = sweep_levels(config)
+    stored = folder / CONFIG_FILE
+    check_same_experiment(
+        folder, load_sweep_config(stored) if stored.is_file() else None, config, "sweep", "sweep"
+    )
+    levels = sweep_levels(config, strict=strict)
     if not levels:
         raise ConfigError("the sweep selects no levels", config.sweep.levels)
     planned = []
@@ -449,13 +476,7 @@ def _run_planned(
                 f"{job.payload['level_index']} seed {job.payload['seed']}: {outcome}",
             )
 
-    parallel = config.parallel
-    backend = make_backend(
-        parallel.backend,
-        parallel.workers,
-        address=parallel.address,
-        local_workers=parallel.local_workers,
-    )
+    backend = sweep_backend(config, [run_config for _, run_config in planned])
     results = run_jobs(
         unique, run_job, backend, journal=journal, on_result=on_result, stop_after=stop_after
     )
@@ -465,6 +486,21 @@ def _run_planned(
             score_trial(trial, [results[job.key] for job in jobs], names, config.sweep.budget, jobs)
     complete = all(trial.status == "complete" for trial in trials)
     return trials, complete
+
+
+def sweep_backend(config: SweepConfig, run_configs: list[Config]):
+    """The job backend of a sweep, its workers warmed up for ``run_configs`` (compiled here
+    first, before any job's clock; forked workers inherit it)."""
+    warm_up = functools.partial(warm_up_for, run_configs)
+    warm_up()
+    parallel = config.parallel
+    return make_backend(
+        parallel.backend,
+        parallel.workers,
+        address=parallel.address,
+        local_workers=parallel.local_workers,
+        warm_up=warm_up,
+    )
 
 
 def best_trial(trials: list[Trial]) -> Trial | None:
@@ -506,7 +542,7 @@ def write_sweep_files(
     write_text_atomic(folder / RESULTS_FILE, _csv(job_columns, rows))
     best = best_trial(trials)
     if best is not None:
-        write_text_atomic(folder / BEST_FILE, best_toml(config, best, levels))
+        write_text_atomic(folder / BEST_FILE, best_toml(config, best, levels, folder))
     if plots and any(trial.status == "complete" for trial in trials):
         from evosoko.experiment.sweep_figures import draw_sweep
 
@@ -568,18 +604,23 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def best_toml(config: SweepConfig, best: Trial, levels: list[LevelEntry]) -> str:
+def best_toml(
+    config: SweepConfig, best: Trial, levels: list[LevelEntry], folder: Path | None = None
+) -> str:
     """The best trial as a complete run configuration: its parameters, the sweep's levels,
-    budget and first seed, and the default (serial) evaluation backend."""
+    budget and first seed, and the default (serial) evaluation backend. The level file is
+    written relative to ``folder`` (where ``best.toml`` goes), so that the configuration runs
+    wherever the folder and the level file move together."""
     run_config = trial_config(config, best.params)
-    indices = [entry.index for entry in levels]
+    indices = [f"#{entry.index}" for entry in levels]
+    level_file = (
+        levels[0].level.origin.path if levels[0].level.origin else str(run_config.run.levels)
+    )
     run = run_config.run.model_copy(
         update={
             "name": f"{config.sweep.name}-best",
             "seed": config.sweep.seeds[0],
-            "levels": str(Path(levels[0].level.origin.path).resolve())
-            if levels[0].level.origin
-            else run_config.run.levels,
+            "levels": _relative_to(level_file, folder),
             "select": indices,
         }
     )
@@ -592,3 +633,14 @@ def best_toml(config: SweepConfig, best: Trial, levels: list[LevelEntry]) -> str
         + "".join(f"# {key} = {json.dumps(value)}\n" for key, value in best.params.items())
     )
     return header + dump_config(resolved)
+
+
+def _relative_to(path: str, folder: Path | None) -> str:
+    """``path`` relative to ``folder`` (POSIX separators), or as it is when it cannot be."""
+    if folder is None:
+        return path
+    try:
+        relative = os.path.relpath(Path(path).resolve(), Path(folder).resolve())
+    except ValueError:  # another drive
+        return path
+    return Path(relative).as_posix()

@@ -17,7 +17,7 @@ from typing import Any
 
 from evosoko.errors import ConfigError, EvosokoError
 from evosoko.experiment.compare import LevelEntry, run_job
-from evosoko.experiment.jobs import Journal, make_backend, run_jobs
+from evosoko.experiment.jobs import Journal, run_jobs
 from evosoko.experiment.sweep import (
     OPTUNA_FILE,
     ParameterRange,
@@ -26,9 +26,11 @@ from evosoko.experiment.sweep import (
     Trial,
     objective_value,
     score_trial,
+    sweep_backend,
     trial_config,
     trial_jobs,
 )
+from evosoko.experiment.warmup import warm_up_config
 
 __all__ = ["open_study", "require_optuna", "run_optuna"]
 
@@ -95,14 +97,10 @@ def run_optuna(
             if progress is not None:
                 progress(counter["jobs"], target * per_trial, f"trial {trial.number}")
 
-        parallel = config.parallel
-        backend = make_backend(
-            parallel.backend,
-            parallel.workers,
-            address=parallel.address,
-            local_workers=parallel.local_workers,
+        warm_up_config(run_config)  # a trial's settings may need other kernels
+        results = run_jobs(
+            jobs, run_job, backend, journal=journal, on_result=on_result, close_backend=False
         )
-        results = run_jobs(jobs, run_job, backend, journal=journal, on_result=on_result)
         score_trial(trial, [results[job.key] for job in jobs], names, config.sweep.budget, jobs)
         if trial.status != "complete":
             optuna_trial.set_user_attr("error", trial.error)
@@ -111,13 +109,17 @@ def run_optuna(
             optuna_trial.set_user_attr(attr, getattr(trial, attr))
         return objective_value(trial, config.sweep.budget)
 
+    backend = sweep_backend(config, [trial_config(config, {})])  # one for the whole study
     ran = 0
-    while _completed(study) < target and (stop_after is None or ran < stop_after):
-        study.sampler = TPESampler(
-            seed=config.sweep.sampler_seed + len(study.trials), n_startup_trials=startup
-        )
-        study.optimize(objective, n_trials=1, catch=(EvosokoError,))
-        ran += 1
+    try:
+        while _completed(study) < target and (stop_after is None or ran < stop_after):
+            study.sampler = TPESampler(
+                seed=config.sweep.sampler_seed + len(study.trials), n_startup_trials=startup
+            )
+            study.optimize(objective, n_trials=1, catch=(EvosokoError,))
+            ran += 1
+    finally:
+        backend.close()
     trials = [_trial(frozen, config, levels, journal, names) for frozen in study.trials]
     return trials, _completed(study) >= target
 

@@ -52,14 +52,15 @@ class LearnedLostTerm:
             self._push_tables = push_tables(level)
 
     def adjust(
-        self, columns: tuple[np.ndarray, ...], genomes: np.ndarray, lengths: np.ndarray
+        self, columns: tuple[np.ndarray, ...], genes: np.ndarray, lengths: np.ndarray
     ) -> tuple[np.ndarray, ...]:
-        """The columns ``(solved, distance, length, keep, state_hash, gap)`` with the term."""
+        """The columns ``(solved, distance, length, keep, state_hash, gap)`` with the term, for
+        genomes packed as by :func:`evosoko.evolve.packing.pack_genomes`."""
         solved, distance, length, keep, state_hash, gap = columns
         rows = np.flatnonzero(~solved)
         if len(rows) == 0:
             return columns
-        p = self.probabilities(genomes, keep, state_hash, rows)
+        p = self.probabilities(genes, lengths, keep, state_hash, rows)
         if self.mode == "penalty":
             distance = distance.copy()
             distance[rows] += np.round(self.weight * p).astype(np.int64)
@@ -69,9 +70,15 @@ class LearnedLostTerm:
         return solved, distance, length, keep, state_hash, gap
 
     def probabilities(
-        self, genomes: np.ndarray, keep: np.ndarray, state_hash: np.ndarray, rows: np.ndarray
+        self,
+        genes: np.ndarray,
+        lengths: np.ndarray,
+        keep: np.ndarray,
+        state_hash: np.ndarray,
+        rows: np.ndarray,
     ) -> np.ndarray:
-        """The dead probability of the position of each genome in ``rows`` at ``keep`` genes."""
+        """The dead probability of the position of each (packed) genome in ``rows`` at ``keep``
+        genes."""
         hashes = state_hash[rows].tolist()
         missing = sorted({h for h in hashes if h not in self.cache})
         if missing:
@@ -79,7 +86,7 @@ class LearnedLostTerm:
             for row, h in zip(rows.tolist(), hashes):
                 first_row.setdefault(h, row)
             chosen = np.array([first_row[h] for h in missing], dtype=np.int64)
-            boxes, players = self.positions(genomes[chosen], keep[chosen])
+            boxes, players = self.positions(_kept_genes(genes, lengths, chosen, keep), keep[chosen])
             codes = self.encoder.encode(boxes, players)
             with self.network.single_threaded():
                 found = self.network.probabilities(codes)
@@ -89,7 +96,8 @@ class LearnedLostTerm:
         return np.array([self.cache[h] for h in hashes], dtype=np.float64)
 
     def positions(self, genomes: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Box rows and player cells after the first ``keep[i]`` genes of each genome."""
+        """Box rows and player cells after the first ``keep[i]`` genes of each genome (rows of
+        ``genomes``, at least ``keep[i]`` genes long)."""
         count = len(keep)
         boxes = np.empty((count, len(self._start_boxes)), dtype=np.int64)
         players = np.empty(count, dtype=np.int64)
@@ -124,6 +132,19 @@ class LearnedLostTerm:
             boxes[row] = sorted(cells)
             players[row] = player
         return boxes, players
+
+
+def _kept_genes(
+    genes: np.ndarray, lengths: np.ndarray, rows: np.ndarray, keep: np.ndarray
+) -> np.ndarray:
+    """``int64[len(rows), most kept]``: the first ``keep[row]`` genes of each packed genome of
+    ``rows``, zero-padded."""
+    starts = np.cumsum(lengths, dtype=np.int64) - lengths
+    kept = keep[rows].astype(np.int64)
+    out = np.zeros((len(rows), max(1, int(kept.max(initial=0)))), dtype=np.int64)
+    for k, (start, count) in enumerate(zip(starts[rows].tolist(), kept.tolist())):
+        out[k, :count] = genes[start : start + count]
+    return out
 
 
 @numba.njit(cache=True)

@@ -25,9 +25,12 @@ class Algorithm:
     The heap priority is ``g * g_weight + h * h_weight`` (``h_weight`` None: the caller's
     ``weight``). ``reopen``: a closed state found again at a lower cost is expanded again.
     ``optimal``: finds a cost-optimal solution (moves or pushes). ``iterative``: IDA* iterations
-    with a growing f threshold, the store serving as transposition table. ``guided``: ordered
-    by a learned deadlock network (:mod:`evosoko.search.learned`), node by node, instead of by
-    the kernel's frontier. ``heuristic``: the default heuristic, when not the level's usual one.
+    with a growing f threshold, the store serving as transposition table. ``feature_space``:
+    the cells of a feature space take turns instead of one frontier
+    (:mod:`evosoko.search.fess`), each expanding its best state by the priority. ``guided``:
+    ordered by a learned deadlock network (:mod:`evosoko.search.learned`), node by node,
+    instead of by the kernel's frontier. ``heuristic``: the default heuristic, when not the
+    level's usual one.
     """
 
     name: str
@@ -40,6 +43,7 @@ class Algorithm:
     shuffle: bool = False
     iterative: bool = False
     optimal: bool = False
+    feature_space: bool = False
     description: str = ""
     guided: bool = False
     heuristic: str | None = None
@@ -166,6 +170,18 @@ ALGORITHMS: dict[str, Algorithm] = {
             iterative=True,
             optimal=True,
             description="IDA* over pushes with a transposition table",
+        ),
+        Algorithm(
+            "push-fess",
+            PUSH,
+            HEAP,
+            100,
+            None,
+            AT_GENERATION,
+            False,
+            feature_space=True,
+            description="feature-space search over pushes: cells of (packing, connectivity) "
+            "take turns, each expanding its best state by g + weight * h",
         ),
         Algorithm(
             "push-learned",

@@ -1,5 +1,8 @@
 """Heuristic estimates of the remaining cost, compiled, and their names.
 
+The box term is :func:`evosoko.sokoban.matching.goal_distance` (imported here as ``box_term``),
+which the GA's fitness measures too.
+
 Box terms (each a lower bound on the pushes left, and consistent: one push changes them by at
 most one): ``manhattan`` (each box's Manhattan distance to its nearest goal), ``push-distance``
 (each box's push distance to its nearest goal, other boxes ignored) and ``matching`` (minimum
@@ -13,10 +16,13 @@ from __future__ import annotations
 
 import numba
 
-from evosoko.sokoban.matching import matching_kernel
 from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.matching import MANHATTAN, MATCHING, PUSH_DISTANCE
+from evosoko.sokoban.matching import goal_distance as box_term  # noqa: F401 - kernels use it
 
-MANHATTAN, PUSH_DISTANCE, MATCHING, MANHATTAN_SOURCE = 0, 1, 2, 3
+MANHATTAN_SOURCE = 3
+"""The source document's variant: the Manhattan box term (:func:`box_term` reads it as
+``MANHATTAN``) plus a player term without the "less one"."""
 HEURISTICS = {
     "manhattan": MANHATTAN,
     "push-distance": PUSH_DISTANCE,
@@ -27,22 +33,6 @@ HEURISTICS = {
 
 PUSH_HEURISTICS = ("manhattan", "push-distance", "matching")
 """Heuristics that push-level searches accept (no player term)."""
-
-
-@numba.njit(cache=True)
-def box_term(
-    kind, nearest_manhattan, nearest_push, push_distance, boxes, assignment, work
-):  # pragma: no cover - compiled
-    """The box term of heuristic ``kind`` for ``boxes`` (fills ``assignment`` for matching)."""
-    if kind == MATCHING:
-        return matching_kernel(push_distance, boxes, assignment, work)
-    total = 0
-    for b in boxes:
-        if kind == PUSH_DISTANCE:
-            total += nearest_push[b]
-        else:
-            total += nearest_manhattan[b]
-    return total
 
 
 @numba.njit(cache=True)

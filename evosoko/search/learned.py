@@ -1,6 +1,6 @@
 """Push-level best-first search ordered by a learned deadlock network (``push-learned*``).
 
-The push kernel expands one node at a time (:func:`push_kernel.push_search` with a chunk of one
+The push kernel expands one node at a time (:func:`evosoko.search.push_kernel.push_search` with a chunk of one
 and a stack as its own frontier, so the children it generates are left there in one piece);
 this driver then encodes all of them at once, asks the network for each child's probability of
 being dead in one batched call, and files them in its own priority queue by a
@@ -27,7 +27,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from evosoko.search import push_kernel
 from evosoko.search.result import NODE_LIMIT, SOLVED, TIMEOUT, UNSOLVABLE
 from evosoko.search.store import (
     CHUNK,
@@ -96,8 +95,7 @@ def run_guided(run) -> str:
     network = guide_network(run.model).for_level(run.level)
     encoder = PositionEncoder(run.level)
     store = run.store
-    params = run.params
-    params[CHUNK] = 1
+    run.params[CHUNK] = 1
     queue: list[tuple[int, int, int, int]] = []
     order = 0
     known: dict[int, float] = {}  # node -> p: a node reached again by a shorter path is the
@@ -133,7 +131,6 @@ def run_guided(run) -> str:
 
 def _expand_in_order(run, queue: list, file_children) -> str:
     store = run.store
-    params = run.params
     while queue:
         if run.node_limit is not None and int(store.counters[EXPANDED]) >= run.node_limit:
             return NODE_LIMIT
@@ -146,17 +143,7 @@ def _expand_in_order(run, queue: list, file_children) -> str:
             frontier_keys, frontier_ids = store.frontier
             frontier_keys[0], frontier_ids[0] = 0, node
             store.counters[FRONT_SIZE], store.counters[FRONT_HEAD] = 1, 0
-            code = push_kernel.push_search(
-                run.tab,
-                run.room_tab,
-                params,
-                store.nodes,
-                store.table,
-                store.frontier,
-                store.counters,
-                run.scratch,
-                run.work,
-            )
+            code = run._call_kernel()
             if code != NEED_SPACE:
                 break
             if not run.make_room():

@@ -61,9 +61,13 @@ def seed_random(seed):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def move_root(tab, params, nodes, table, counters, boxes, player, work):  # pragma: no cover
     """Store the start position as node 0; returns ``(node, h, frontier key)``."""
-    _, _, _, goals, _, rows, columns, push_distance, nearest_push, nearest_manhattan, zb, zp, _ = (
-        tab
+    goals, rows, columns = tab.goals, tab.rows, tab.columns
+    push_distance, nearest_push, nearest_manhattan = (
+        tab.push_distance,
+        tab.nearest_push,
+        tab.nearest_manhattan,
     )
+    zb, zp = tab.zobrist_box, tab.zobrist_player
     kind = params[HEURISTIC]
     assignment = np.zeros(boxes.shape[0], dtype=np.int16)
     h = box_term(kind, nearest_manhattan, nearest_push, push_distance, boxes, assignment, work)
@@ -81,21 +85,14 @@ def move_search(
     tab, params, nodes, table, frontier, counters, scratch, work
 ):  # pragma: no cover - compiled
     """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE."""
-    (
-        _,
-        blocked,
-        dead,
-        goals,
-        deltas,
-        rows,
-        columns,
-        push_distance,
-        nearest_push,
-        nearest_manhattan,
-        zb,
-        zp,
-        _,
-    ) = tab
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    rows, columns = tab.rows, tab.columns
+    push_distance, nearest_push, nearest_manhattan = (
+        tab.push_distance,
+        tab.nearest_push,
+        tab.nearest_manhattan,
+    )
+    zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, _, parent, step, g_of, moves_of, h_of, hash_of, closed, _ = nodes
     occupied, assignment = scratch
     mode = params[MODE]
@@ -137,7 +134,7 @@ def move_search(
         candidates = 0
         for d in directions:
             target = player + deltas[d]
-            if blocked[target]:
+            if not floor[target]:
                 continue
             pushed = occupied[target]
             child[:] = boxes
@@ -145,7 +142,7 @@ def move_search(
             child_box_part = box_part
             if pushed:
                 beyond = target + deltas[d]
-                if blocked[beyond] or occupied[beyond] or dead[beyond]:
+                if not floor[beyond] or occupied[beyond] or dead[beyond]:
                     continue
                 _replace_sorted(child, target, beyond)
                 key_hash ^= zb[target] ^ zb[beyond]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 
 import numpy as np
@@ -39,8 +40,18 @@ def move_path(store: Store, node: int) -> str:
     return "".join(letters)
 
 
-def push_path(level: Level, store: Store, node: int, goal_room: GoalRoom | None = None) -> str:
-    """LURD of a push-level node: shortest walks (``rules.walk_path``) between the pushes."""
+def push_path(
+    level: Level,
+    store: Store,
+    node: int,
+    goal_room: GoalRoom | None = None,
+    macro_pushes: Callable[[np.ndarray, np.ndarray, int, int], list] | None = None,
+) -> str:
+    """LURD of a push-level node: shortest walks (``rules.walk_path``) between the pushes.
+
+    ``macro_pushes(parent boxes, child boxes, player, step code)`` gives the pushes of a step
+    code this function does not know (a search's own macros), or None for the known ones.
+    """
     boxes = store.field("boxes")
     actual = store.field("actual")
     steps = store.field("step")
@@ -53,7 +64,12 @@ def push_path(level: Level, store: Store, node: int, goal_room: GoalRoom | None 
         occupied[:] = False
         occupied[boxes[previous]] = True
         code = int(steps[current])
-        if code >= GOAL_MACRO_STEP:
+        custom = (
+            macro_pushes(boxes[previous], boxes[current], player, code) if macro_pushes else None
+        )
+        if custom is not None:
+            pushes = custom
+        elif code >= GOAL_MACRO_STEP:
             pushes = _goal_macro_pushes(level, goal_room, code - GOAL_MACRO_STEP)
         else:
             direction, count = code % 4, code // 4 + 1

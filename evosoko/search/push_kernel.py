@@ -21,7 +21,6 @@ import numpy as np
 from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.search.heuristics import MANHATTAN, MATCHING, PUSH_DISTANCE, box_term
-from evosoko.search.reach import explore, normalized_after_push, smallest_reachable
 from evosoko.search.store import (
     AT_EXPANSION,
     AT_GENERATION,
@@ -60,6 +59,7 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
 
 REACH_STAMP, NORM_STAMP = 0, 1
 
@@ -85,12 +85,14 @@ def push_root(
     tab, params, nodes, table, counters, scratch, boxes, player, work
 ):  # pragma: no cover - compiled
     """Store the start position as node 0; returns its heuristic value."""
-    floor, _, _, _, deltas, _, _, push_distance, nearest_push, nearest_manhattan, zb, zp, _ = tab
+    floor, deltas, push_distance = tab.floor, tab.deltas, tab.push_distance
+    nearest_push, nearest_manhattan = tab.nearest_push, tab.nearest_manhattan
+    zb, zp = tab.zobrist_box, tab.zobrist_player
     _, _, queue, norm_mark, occupied, _, _, stamps, _ = scratch
     for b in boxes:
         occupied[b] = True
     stamps[NORM_STAMP] += 1
-    normalized = smallest_reachable(
+    normalized = normalized_player(
         floor, occupied, deltas, player, norm_mark, stamps[NORM_STAMP], queue
     )
     for b in boxes:
@@ -120,21 +122,13 @@ def push_search(
     ``params[GOAL_MACROS]``): room mask, (entrance, inward direction), packing goals, pushes
     of each macro and the player's cell after it.
     """
-    (
-        floor,
-        blocked,
-        dead,
-        goals,
-        deltas,
-        _,
-        _,
-        push_distance,
-        nearest_push,
-        nearest_manhattan,
-        zb,
-        zp,
-        dead_end_tunnel,
-    ) = tab
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    push_distance, nearest_push, nearest_manhattan = (
+        tab.push_distance,
+        tab.nearest_push,
+        tab.nearest_manhattan,
+    )
+    zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
     node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, assign = (
         nodes
     )
@@ -199,7 +193,7 @@ def push_search(
             occupied[parent_boxes[k]] = True
         stamps[REACH_STAMP] += 1
         reach = stamps[REACH_STAMP]
-        explore(floor, occupied, deltas, actual[node], reach_mark, reach, distance, queue)
+        explore(floor, occupied, deltas, actual[node], reach_mark, reach, queue, distance)
         restricted = False
         if corrals:
             restricted = (
@@ -231,11 +225,11 @@ def push_search(
                 if reach_mark[behind] != reach:
                     continue
                 target = b + deltas[d]
-                if blocked[target] or occupied[target] or dead[target]:
+                if not floor[target] or occupied[target] or dead[target]:
                     continue
                 pushes = 1
                 if tunnels and dead_end_tunnel[d, target]:
-                    extra = _deepest_goal_ahead(blocked, goals, occupied, deltas[d], target)
+                    extra = _deepest_goal_ahead(floor, goals, occupied, deltas[d], target)
                     if extra < 0:
                         continue  # the box can only go deeper, and no goal lies there
                     target += extra * deltas[d]
@@ -255,7 +249,7 @@ def push_search(
                 ok = not (
                     freeze
                     and freeze_deadlock(
-                        blocked, dead, goals, occupied, deltas, target, freeze_scratch
+                        floor, dead, goals, occupied, deltas, target, freeze_scratch
                     )
                 )
                 h = 0
@@ -304,7 +298,7 @@ def push_search(
                             queue,
                         )
                     else:
-                        normalized = smallest_reachable(
+                        normalized = normalized_player(
                             floor,
                             occupied,
                             deltas,
@@ -393,7 +387,7 @@ def _push_candidates(frontier, counters, mode, ids, keys, count):  # pragma: no 
 
 
 @numba.njit(cache=True)
-def _deepest_goal_ahead(blocked, goals, occupied, delta, cell):  # pragma: no cover - compiled
+def _deepest_goal_ahead(floor, goals, occupied, delta, cell):  # pragma: no cover - compiled
     """Steps from ``cell`` to the deepest goal of the free run ahead in a dead-end tunnel, or -1.
 
     Nobody can get past a box in a dead-end tunnel, so it only ever moves deeper; stopping
@@ -406,7 +400,7 @@ def _deepest_goal_ahead(blocked, goals, occupied, delta, cell):  # pragma: no co
         if goals[cell]:
             deepest = steps
         cell += delta
-        if blocked[cell] or occupied[cell]:
+        if not floor[cell] or occupied[cell]:
             return deepest
         steps += 1
 

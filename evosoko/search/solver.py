@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +39,7 @@ from evosoko.search.store import (
     MODE,
     NEED_SPACE,
     NO_THRESHOLD,
+    NODES,
     PARAM_COUNT,
     REOPEN,
     SHUFFLE,
@@ -48,7 +50,7 @@ from evosoko.search.store import (
     Store,
     frontier_push,
 )
-from evosoko.search.tables import search_tables
+from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.level import Level
 
 DEFAULT_MEMORY = 2 * 1024**3
@@ -104,8 +106,11 @@ def solve(
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
     check_arguments(time_limit, node_limit, weight, partial)
-    warm_up()
-    run = _Run(
+    warm_up([algorithm.name])
+    run_class = _Run
+    if algorithm.feature_space:
+        from evosoko.search.fess import FeatureSpaceRun as run_class
+    run = run_class(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
     run.model = model
@@ -149,7 +154,7 @@ class _Run:
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.is_move = algorithm.level == MOVE
-        self.tab = search_tables(level).packed()
+        self.tab = level_arrays(level)
         box_count = level.box_count
         kind = HEURISTICS[heuristic]
         self.store = Store(box_count, with_assignment=kind == MATCHING and not self.is_move)
@@ -242,12 +247,33 @@ class _Run:
         frontier_push(store.frontier, store.counters, self.algorithm.mode, key, 0)
         return int(h)
 
+    def _call_kernel(self) -> int:
+        """One kernel call of ``params[CHUNK]`` expansions; returns its code."""
+        store = self.store
+        if self.is_move:
+            kernel, arguments = move_kernel.move_search, (self.tab,)
+        else:
+            kernel, arguments = push_kernel.push_search, (self.tab, self.room_tab)
+        return kernel(
+            *arguments,
+            self.params,
+            store.nodes,
+            store.table,
+            store.frontier,
+            store.counters,
+            self.scratch,
+            self.work,
+        )
+
+    def _grow(self) -> None:
+        """Make room after a kernel asked for it."""
+        self.store.grow()
+
     def _run_kernel(self) -> str:
         if self.algorithm.guided:
             from evosoko.search.learned import run_guided
 
             return run_guided(self)
-        kernel = move_kernel.move_search if self.is_move else push_kernel.push_search
         store = self.store
         chunk = 64
         while True:
@@ -258,17 +284,7 @@ class _Run:
                 chunk = min(chunk, left)
             self.params[CHUNK] = chunk
             called = time.perf_counter()
-            arguments = (self.tab,) if self.is_move else (self.tab, self.room_tab)
-            code = kernel(
-                *arguments,
-                self.params,
-                store.nodes,
-                store.table,
-                store.frontier,
-                store.counters,
-                self.scratch,
-                self.work,
-            )
+            code = self._call_kernel()
             now = time.perf_counter()
             if code == EXHAUSTED:
                 return UNSOLVABLE
@@ -289,7 +305,7 @@ class _Run:
             and store.size + 8 * store.box_count >= store.capacity
         ):
             return False
-        store.grow()
+        self._grow()
         return True
 
     # ---- reporting ----------------------------------------------------------------------------
@@ -347,22 +363,30 @@ class _Run:
         return tuple(paths)
 
 
-_WARM = False
+_WARMED: set[str] = set()
 _WARM_UP_ROWS = ["#######", "#     #", "# $$. #", "#@  . #", "#######"]
 
 
-def warm_up() -> None:
-    """Compile (or load from the numba cache) every kernel once, outside any timed search."""
-    global _WARM
-    if _WARM:
-        return
-    _WARM = True
+def warm_up(algorithms: Iterable[str] | None = None) -> None:
+    """Compile (or load from the numba cache) the kernels of ``algorithms`` (default: every
+    algorithm) once, outside any timed search."""
     from evosoko.search.algorithms import ALGORITHMS
     from evosoko.sokoban.build import level_from_rows
 
+    names = list(ALGORITHMS) if algorithms is None else list(algorithms)
+    todo = [name for name in names if name not in _WARMED]
+    if not todo:
+        return
+    first = not _WARMED
+    _WARMED.update(todo)
     level = level_from_rows(_WARM_UP_ROWS, title="warm-up")
-    for name, algorithm in ALGORITHMS.items():
-        if algorithm.guided:
-            continue  # the same push kernel; its network needs no compiling
-        for heuristic in algorithm.heuristics:
+    for name in todo:
+        if algorithm_named(name).guided:  # push-astar's kernel; the network needs no compiling
+            warm_up(["push-astar"])
+            continue
+        for heuristic in algorithm_named(name).heuristics:
             solve(level, name, heuristic, node_limit=50)
+    if first:  # a long search grows its store: rehashing is a kernel of its own
+        store = Store(level.box_count, capacity=64)
+        store.counters[NODES] = 60
+        store.grow()

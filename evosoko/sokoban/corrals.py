@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numba
 
+from evosoko.sokoban.reach import explore
+
 _PASS, _FAIL = -1, -2
 
 
@@ -107,6 +109,8 @@ def _label(
     region_goal,
     queue,
 ):  # pragma: no cover - compiled
+    """Number the regions of free floor outside the player's (``region``, ``region_goal``:
+    whether it holds a goal); returns how many there are."""
     count = 0
     for cell in range(floor.shape[0]):
         if (
@@ -116,29 +120,14 @@ def _label(
             or region_mark[cell] == region_stamp
         ):
             continue
+        size, _ = explore(
+            floor, occupied, deltas, cell, region_mark, region_stamp, queue, queue[:0]
+        )
         region_goal[count] = 0
-        region_mark[cell] = region_stamp
-        region[cell] = count
-        queue[0] = cell
-        head = 0
-        tail = 1
-        while head < tail:
-            current = queue[head]
-            head += 1
-            if goals[current]:
+        for i in range(size):
+            region[queue[i]] = count
+            if goals[queue[i]]:
                 region_goal[count] = 1
-            for k in range(4):
-                neighbour = current + deltas[k]
-                if (
-                    floor[neighbour]
-                    and not occupied[neighbour]
-                    and reach_mark[neighbour] != stamp
-                    and region_mark[neighbour] != region_stamp
-                ):
-                    region_mark[neighbour] = region_stamp
-                    region[neighbour] = count
-                    queue[tail] = neighbour
-                    tail += 1
         count += 1
     return count
 

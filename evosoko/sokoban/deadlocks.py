@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from evosoko.sokoban.analysis import pull_distances_from
-from evosoko.sokoban.freeze import freeze_deadlock, frozen_group, make_freeze_scratch
+from evosoko.sokoban.freeze import freeze_deadlock, frozen_group, make_freeze_scratch, mark_frozen
 from evosoko.sokoban.level import UNREACHABLE, Level, State
 from evosoko.sokoban.rules import delta_array
 
@@ -38,7 +38,7 @@ def is_freeze_deadlock(level: Level, occupied: np.ndarray, box: int) -> bool:
         raise ValueError(f"is_freeze_deadlock: no box at cell {box}")
     return bool(
         freeze_deadlock(
-            ~level.floor,
+            level.floor,
             level.dead_squares,
             level.goals,
             occupied,
@@ -53,7 +53,7 @@ def frozen_boxes(level: Level, occupied: np.ndarray, box: int) -> tuple[int, ...
     """The sorted boxes of the frozen group found from ``box``; empty when ``box`` can move."""
     scratch = make_freeze_scratch(level.cells)
     size = frozen_group(
-        ~level.floor, level.dead_squares, occupied, delta_array(level.width), int(box), scratch
+        level.floor, level.dead_squares, occupied, delta_array(level.width), int(box), scratch
     )
     return tuple(sorted(set(scratch[5][:size].tolist())))
 
@@ -85,20 +85,12 @@ def _assignment_cost(costs: np.ndarray) -> int:
 
 def frozen_cells(level: Level, boxes: Iterable[int]) -> frozenset[int]:
     """The boxes that can never move: the greatest set of boxes each blocked on both axes by
-    walls, boxes of the set, or dead squares on both sides."""
-    frozen = {int(box) for box in boxes}
-    width = level.width
-    changed = True
-    while changed:
-        changed = False
-        for cell in sorted(frozen):
-            for a, b in ((cell - width, cell + width), (cell - 1, cell + 1)):
-                blocked = not level.floor[a] or not level.floor[b] or a in frozen or b in frozen
-                if not blocked and not (level.dead_squares[a] and level.dead_squares[b]):
-                    frozen.discard(cell)
-                    changed = True
-                    break
-    return frozenset(frozen)
+    walls, boxes of the set, or dead squares on both sides (the compiled
+    :func:`~evosoko.sokoban.freeze.mark_frozen` that the GA's replay runs)."""
+    cells = np.fromiter(boxes, dtype=np.int64)
+    frozen = np.zeros(level.cells, dtype=np.bool_)
+    mark_frozen(level.floor, level.dead_squares, delta_array(level.width), cells, -1, -1, frozen)
+    return frozenset(np.flatnonzero(frozen).tolist())
 
 
 def frozen_goal_tables(
@@ -145,12 +137,11 @@ def is_deadlocked(level: Level, state: State) -> bool:
         return True
     occupied = np.zeros(level.cells, dtype=bool)
     occupied[list(boxes)] = True
-    blocked = ~level.floor
     deltas = delta_array(level.width)
     scratch = make_freeze_scratch(level.cells)
     for box in boxes:
         if not level.goals[box] and freeze_deadlock(
-            blocked, dead, level.goals, occupied, deltas, box, scratch
+            level.floor, dead, level.goals, occupied, deltas, box, scratch
         ):
             return True
     return frozen_goal_matching_cost(level, boxes) >= UNREACHABLE

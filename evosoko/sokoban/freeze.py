@@ -1,17 +1,24 @@
-"""The freeze deadlock kernel, allocation-free so that search loops can call it per push.
+"""Freeze deadlocks, compiled and allocation-free so that search and replay loops can test
+every push: boxes that can never move again.
 
-The classic rule (:func:`evosoko.sokoban.deadlocks.is_freeze_deadlock` is its Python entry
+:func:`may_freeze` is the cheap filter every caller tries first. The classic rule (:func:`evosoko.sokoban.deadlocks.is_freeze_deadlock` is its Python entry
 point; a test holds it equal to a recursive reference): a box is blocked along an axis by a
 wall on either side, dead squares on both sides, or a neighbouring box on that axis that is
 itself frozen, examined with the boxes under examination taken as walls. Numba cannot cache
 recursive functions, so the recursion runs on an explicit stack held in caller-owned scratch
-arrays (:func:`make_freeze_scratch`), which are left clean for the next call.
+arrays (:func:`make_freeze_scratch`), which are left clean for the next call. The GA's replay
+uses the stronger greatest fixpoint over all boxes (:func:`mark_frozen`, :func:`frozen_off_goal`).
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+
+NO_CELL = np.int64(-1)
+"""``moved_from`` and ``moved_to`` of :func:`mark_frozen` when no box moved: a typed constant, so
+that kernels passing it share one compilation with those passing cells (a literal ``-1`` would
+compile one of its own)."""
 
 
 def make_freeze_scratch(cells: int) -> tuple:
@@ -27,10 +34,28 @@ def make_freeze_scratch(cells: int) -> tuple:
     )
 
 
+@numba.njit(cache=True, inline="always")
+def may_freeze(floor, occupied, dead, deltas, cell):  # pragma: no cover - compiled
+    """Cheap filter: False when a box on ``cell`` can certainly still move along some axis
+    (free floor on both sides, not dead squares on both)."""
+    for axis in range(2):
+        a = cell + deltas[2 * axis]
+        b = cell + deltas[2 * axis + 1]
+        if (
+            floor[a]
+            and floor[b]
+            and not occupied[a]
+            and not occupied[b]
+            and not (dead[a] and dead[b])
+        ):
+            return False
+    return True
+
+
 @numba.njit(cache=True)
-def freeze_deadlock(blocked, dead, goals, occupied, deltas, box, scratch):  # pragma: no cover
+def freeze_deadlock(floor, dead, goals, occupied, deltas, box, scratch):  # pragma: no cover
     """True when ``box`` is frozen together with at least one box off goal."""
-    size = frozen_group(blocked, dead, occupied, deltas, box, scratch)
+    size = frozen_group(floor, dead, occupied, deltas, box, scratch)
     group = scratch[5]
     for k in range(size):
         if not goals[group[k]]:
@@ -39,7 +64,7 @@ def freeze_deadlock(blocked, dead, goals, occupied, deltas, box, scratch):  # pr
 
 
 @numba.njit(cache=True)
-def frozen_group(blocked, dead, occupied, deltas, box, scratch):  # pragma: no cover - compiled
+def frozen_group(floor, dead, occupied, deltas, box, scratch):  # pragma: no cover - compiled
     """Size of the frozen group found from ``box`` (0 when it can move), left in ``scratch[5]``."""
     as_wall, frame_box, frame_axis, frame_side, frame_size, group = scratch
     size = 0
@@ -69,8 +94,8 @@ def frozen_group(blocked, dead, occupied, deltas, box, scratch):  # pragma: no c
                 frame_side[top] = 2
                 enter = side_b
         elif (
-            blocked[side_a]
-            or blocked[side_b]
+            not floor[side_a]
+            or not floor[side_b]
             or as_wall[side_a]
             or as_wall[side_b]
             or (dead[side_a] and dead[side_b])

@@ -1,6 +1,9 @@
-"""Minimum-cost perfect matching of boxes to goals on push distances, compiled.
+"""How far boxes are from goals, compiled: the minimum-cost perfect matching of boxes to goals
+on push distances, and the two simpler sums, for the search's heuristics and the GA's fitness.
 
-The same quantity as :func:`evosoko.sokoban.deadlocks.matching_cost` (tests hold the two
+:func:`goal_distance` measures a box configuration one of three ways (``MANHATTAN``: each box's
+Manhattan distance to its nearest goal; ``PUSH_DISTANCE``: its push distance to the nearest goal;
+``MATCHING``: the matching below). The matching is the same quantity as :func:`evosoko.sokoban.deadlocks.matching_cost` (tests hold the two
 equal), computed by the Hungarian algorithm (shortest augmenting paths with potentials,
 O(n^3)) so it can run inside compiled loops: the search's heuristic and the GA's fitness both
 call it. A result of ``UNREACHABLE`` or more means no
@@ -15,6 +18,26 @@ import numpy as np
 from evosoko.sokoban.level import UNREACHABLE
 
 _INFINITY = 1 << 60
+
+MANHATTAN, PUSH_DISTANCE, MATCHING = 0, 1, 2
+"""Codes of the three measures of :func:`goal_distance`."""
+
+
+@numba.njit(cache=True)
+def goal_distance(
+    kind, nearest_manhattan, nearest_push, push_distance, boxes, assignment, work
+):  # pragma: no cover - compiled
+    """How far ``boxes`` are from the goals by measure ``kind`` (uncapped sums; the matching
+    fills ``assignment`` with each box's goal, ``work`` is its scratch)."""
+    if kind == MATCHING:
+        return matching_kernel(push_distance, boxes, assignment, work)
+    total = 0
+    for b in boxes:
+        if kind == PUSH_DISTANCE:
+            total += nearest_push[b]
+        else:
+            total += nearest_manhattan[b]
+    return total
 
 
 @numba.njit(cache=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ import numpy as np
 from rich.text import Text
 
 from evosoko.atomic import atomic_path
+from evosoko.errors import EvosokoWarning
 from evosoko.sokoban.level import (
     BOX,
     BOX_ON_GOAL,
@@ -132,16 +134,24 @@ def save_gif(
 ) -> int:
     """Animate ``states`` (start first) into a looping GIF; return the number of frames written.
 
-    ``fps`` is clamped to 1..``MAX_FPS``; the final position is held for an extra second.
+    ``fps`` outside 1..``MAX_FPS`` is clamped into it, with an :class:`EvosokoWarning`; the
+    final position is held for an extra second. Every frame shares one palette that holds the
+    board's colours exactly as :func:`save_png` draws them.
     """
     from PIL import Image
 
     if not states:
         raise ValueError("a GIF needs at least one state")
-    fps = min(max(float(fps), 1.0), MAX_FPS)
+    clamped = min(max(float(fps), 1.0), MAX_FPS)
+    if clamped != fps:
+        warnings.warn(
+            EvosokoWarning(f"{fps:g} frames per second is out of 1..{MAX_FPS}; using {clamped:g}"),
+            stacklevel=2,
+        )
+    fps = clamped
     steps = gif_frame_steps(len(states) - 1, max_frames)
     figure, show = _board_figure(level, cell_pixels)
-    frames = _quantized_frames(figure, show, [states[i] for i in steps])
+    frames = _quantized_frames(figure, show, [states[i] for i in steps], level)
     first = next(frames)
     frame_ms = round(1000 / fps)
     durations = [frame_ms] * len(steps)
@@ -162,22 +172,44 @@ def save_gif(
 
 
 def _quantized_frames(
-    figure: Figure, show: Callable[[State], None], states: Sequence[State]
+    figure: Figure, show: Callable[[State], None], states: Sequence[State], level: Level
 ) -> Iterator[Image.Image]:
-    """Render each state and quantize it to the palette of the first frame (1 byte per pixel)."""
+    """Render each state and map it onto one palette shared by every frame (1 byte per pixel).
+
+    The palette is made from pictures that hold every kind of cell: the first and last
+    positions and one with every box on a goal. So a colour that appears only later (a box on a
+    goal) keeps its own entry, exactly as the PNG renderer draws it.
+    """
     from PIL import Image
 
-    palette = None
-    for state in states:
+    def rendered(state: State) -> Image.Image:
         show(state)
-        canvas = figure.canvas
-        canvas.draw()
-        rgb = Image.fromarray(np.asarray(canvas.buffer_rgba())[:, :, :3].copy(), mode="RGB")
-        if palette is None:
-            palette = rgb.quantize(colors=64, dither=Image.Dither.NONE)
-            yield palette
-        else:
-            yield rgb.quantize(palette=palette, dither=Image.Dither.NONE)
+        figure.canvas.draw()
+        rgba = np.asarray(figure.canvas.buffer_rgba())
+        return Image.fromarray(rgba[:, :, :3].copy(), mode="RGB")
+
+    solved = State.of(states[0].player, level.goal_cells.tolist())
+    palette = _palette([rendered(states[0]), rendered(states[-1]), rendered(solved)])
+    for state in states:
+        yield rendered(state).quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
+    """A palette image holding every colour of ``pictures`` exactly when there are at most 256,
+    else the 256 that median cut chooses over all of them."""
+    from PIL import Image
+
+    width, height = pictures[0].size
+    sheet = Image.new("RGB", (width, height * len(pictures)))
+    for number, picture in enumerate(pictures):
+        sheet.paste(picture, (0, number * height))
+    colours = sheet.getcolors(maxcolors=256)
+    if colours is None:
+        return sheet.quantize(colors=256, dither=Image.Dither.NONE)
+    flat = [channel for _, colour in colours for channel in colour]
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(flat + flat[:3] * (256 - len(colours)))
+    return palette
 
 
 def _board_figure(

@@ -6,8 +6,9 @@ flat ``bool[cells]`` array of box cells. One *step* moves the player one cell in
 cell beyond is free floor. Steps are recorded so that :meth:`Board.undo` restores the previous
 position exactly.
 
-Reachability, the normalized player position and shortest walks are numba kernels on the
-level's flat arrays; a level is closed, so ``cell + delta`` of a floor cell is always on the board.
+Reachability, the normalized player position and shortest walks come from the one compiled
+walk of :mod:`evosoko.sokoban.reach`; a level is closed, so ``cell + delta`` of a floor cell is
+always on the board.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import numba
 import numpy as np
 
 from evosoko.sokoban.level import DIRECTIONS, Level, State
+from evosoko.sokoban.reach import explore
+from evosoko.sokoban.reach import normalized_player as compiled_normalized_player
 
 OPPOSITE = (1, 0, 3, 2)
 """The reverse of each direction ``u d l r``."""
@@ -141,7 +144,7 @@ class Board:
     def legal_pushes(self) -> list[tuple[int, int]]:
         """``(box, direction)`` pairs the player can walk to and push, sorted."""
         pairs = _legal_pushes(
-            self._floor, self.occupied, delta_array(self.level.width), self.player
+            self._floor, _board(self.occupied), delta_array(self.level.width), self.player
         )
         return [(int(box), int(direction)) for box, direction in pairs]
 
@@ -192,12 +195,28 @@ def _check_state(level: Level, state: State) -> None:
 # ---- module functions ------------------------------------------------------------------------
 def reachable_cells(level: Level, player: int, occupied: np.ndarray) -> np.ndarray:
     """``bool[cells]``: cells the player can walk to from ``player`` around the boxes."""
-    return _reachable(level.floor, occupied, delta_array(level.width), int(player))
+    mark, queue = _scratch(level.cells)
+    explore(
+        level.floor,
+        _board(occupied),
+        delta_array(level.width),
+        int(player),
+        mark,
+        1,
+        queue,
+        queue[:0],
+    )
+    return mark == 1
 
 
 def normalized_player(level: Level, player: int, occupied: np.ndarray) -> int:
     """The smallest cell the player can walk to from ``player``."""
-    return int(_smallest_reachable(level.floor, occupied, delta_array(level.width), int(player)))
+    mark, queue = _scratch(level.cells)
+    return int(
+        compiled_normalized_player(
+            level.floor, _board(occupied), delta_array(level.width), int(player), mark, 1, queue
+        )
+    )
 
 
 def walk_path(level: Level, occupied: np.ndarray, start: int, target: int) -> str | None:
@@ -207,7 +226,7 @@ def walk_path(level: Level, occupied: np.ndarray, start: int, target: int) -> st
     """
     if not 0 <= target < level.cells:
         return None
-    path = _walk(level.floor, occupied, delta_array(level.width), int(start), int(target))
+    path = _walk(level.floor, _board(occupied), delta_array(level.width), int(start), int(target))
     if len(path) == 1 and path[0] < 0:
         return None
     return "".join(DIRECTIONS[d] for d in path.tolist())
@@ -221,88 +240,67 @@ def delta_array(width: int) -> np.ndarray:
     return deltas
 
 
+def _scratch(cells: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
+
+
+def _board(occupied: np.ndarray) -> np.ndarray:
+    """``occupied`` as a writable bool array (the kernels' one signature)."""
+    occupied = np.ascontiguousarray(occupied, dtype=np.bool_)
+    return occupied if occupied.flags.writeable else occupied.copy()
+
+
 # ---- kernels ---------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _reachable(floor, occupied, deltas, start):  # pragma: no cover - compiled
-    reached = np.zeros(floor.shape[0], dtype=np.bool_)
-    stack = np.empty(floor.shape[0], dtype=np.int64)
-    reached[start] = True
-    stack[0] = start
-    top = 1
-    while top > 0:
-        top -= 1
-        cell = stack[top]
-        for k in range(4):
-            neighbour = cell + deltas[k]
-            if floor[neighbour] and not occupied[neighbour] and not reached[neighbour]:
-                reached[neighbour] = True
-                stack[top] = neighbour
-                top += 1
-    return reached
-
-
-@numba.njit(cache=True)
-def _smallest_reachable(floor, occupied, deltas, start):  # pragma: no cover - compiled
-    reached = _reachable(floor, occupied, deltas, start)
-    for cell in range(reached.shape[0]):
-        if reached[cell]:
-            return cell
-    return start
-
-
-@numba.njit(cache=True)
 def _walk(floor, occupied, deltas, start, target):  # pragma: no cover - compiled
-    """Directions of a shortest walk; ``[-1]`` when the target cannot be reached."""
+    """Directions of a shortest walk; ``[-1]`` when the target cannot be reached.
+
+    The walk of a breadth-first search that tries ``u d l r`` in turn: each cell is entered
+    from the neighbour that the search took from its queue first (lowest ``order``).
+    """
     if start == target:
         return np.empty(0, dtype=np.int64)
-    if not floor[target] or occupied[target]:
+    cells = floor.shape[0]
+    mark = np.zeros(cells, dtype=np.int64)
+    queue = np.empty(cells, dtype=np.int64)
+    distance = np.empty(cells, dtype=np.int64)
+    count, _ = explore(floor, occupied, deltas, start, mark, np.int64(1), queue, distance)
+    if not floor[target] or occupied[target] or mark[target] != 1:
         return np.full(1, -1, dtype=np.int64)
-    came_by = np.full(floor.shape[0], -1, dtype=np.int64)
-    queue = np.empty(floor.shape[0], dtype=np.int64)
-    came_by[start] = 4
-    queue[0] = start
-    head = 0
-    tail = 1
-    while head < tail:
-        cell = queue[head]
-        head += 1
+    order = np.empty(cells, dtype=np.int64)
+    for i in range(count):
+        order[queue[i]] = i
+    path = np.empty(distance[target], dtype=np.int64)
+    cell = target
+    for step in range(distance[target] - 1, -1, -1):
+        best = -1
         for k in range(4):
-            neighbour = cell + deltas[k]
-            if floor[neighbour] and not occupied[neighbour] and came_by[neighbour] < 0:
-                came_by[neighbour] = k
-                if neighbour == target:
-                    return _trace_back(came_by, deltas, start, target)
-                queue[tail] = neighbour
-                tail += 1
-    return np.full(1, -1, dtype=np.int64)
-
-
-@numba.njit(cache=True)
-def _trace_back(came_by, deltas, start, target):  # pragma: no cover - compiled
-    length = 0
-    cell = target
-    while cell != start:
-        cell -= deltas[came_by[cell]]
-        length += 1
-    path = np.empty(length, dtype=np.int64)
-    cell = target
-    for i in range(length - 1, -1, -1):
-        path[i] = came_by[cell]
-        cell -= deltas[came_by[cell]]
+            previous = cell - deltas[k]
+            if (
+                mark[previous] == 1
+                and distance[previous] == distance[cell] - 1
+                and (best < 0 or order[previous] < order[cell - deltas[best]])
+            ):
+                best = k
+        path[step] = best
+        cell -= deltas[best]
     return path
 
 
 @numba.njit(cache=True)
 def _legal_pushes(floor, occupied, deltas, player):  # pragma: no cover - compiled
-    reached = _reachable(floor, occupied, deltas, player)
-    pairs = np.empty((4 * floor.shape[0], 2), dtype=np.int64)
+    cells = floor.shape[0]
+    mark = np.zeros(cells, dtype=np.int64)
+    queue = np.empty(cells, dtype=np.int64)
+    explore(floor, occupied, deltas, player, mark, np.int64(1), queue, queue[:0])
+    pairs = np.empty((4 * cells, 2), dtype=np.int64)
     count = 0
-    for box in range(floor.shape[0]):
+    for box in range(cells):
         if not occupied[box]:
             continue
         for k in range(4):
             target = box + deltas[k]
-            if reached[box - deltas[k]] and floor[target] and not occupied[target]:
+            if mark[box - deltas[k]] == 1 and floor[target] and not occupied[target]:
                 pairs[count, 0] = box
                 pairs[count, 1] = k
                 count += 1

@@ -231,3 +231,32 @@ def test_dask_needs_exactly_one_of_address_and_local_workers():
         load_config(None, ["parallel.backend=dask", "parallel.address=localhost"])
     config = load_config(None, ["parallel.backend=dask", "parallel.local_workers=3"])
     assert (config.parallel.local_workers, config.parallel.address) == (3, None)
+
+
+def _warmed(marker: str) -> None:
+    """A stand-in warm-up: leaves a file per worker process that ran it."""
+    with open(f"{marker}-{os.getpid()}", "w") as stream:
+        stream.write("warm")
+
+
+def test_one_connection_serves_every_level_of_a_run(cluster, client, tmp_path):
+    import functools
+
+    from evosoko.evolve.evaluation import worker_pool
+
+    config = on_cluster(cluster)
+    levels = [small_level("two-boxes"), small_level("corridor")]
+    warm_up = functools.partial(_warmed, str(tmp_path / "warm"))
+    with worker_pool(config, warm_up=warm_up) as pool:
+        assert len(list(tmp_path.glob("warm-*"))) == 2  # every worker warmed up first
+        for level in levels:
+            genomes = genomes_for("pushes", 30)
+            with make_evaluator(level, config, "pushes", FitnessConfig(), pool=pool) as evaluator:
+                assert evaluator.map(genomes) == serial_map(level, "pushes", genomes)
+                name = evaluator.plugin_name
+            assert set(client.run(has_plugin, name).values()) == {False}  # the level removed
+            assert pool.connection.client.status == "running"  # the connection stays up
+    plugins = client.run(lambda dask_worker: list(dask_worker.plugins))
+    assert not any(
+        name.startswith("evosoko-warm-up") for names in plugins.values() for name in names
+    )

@@ -135,6 +135,53 @@ def test_evaluation_budget(microban):
     assert verify_solution(microban[HARD_ENOUGH], outcome.best_lurd).valid
 
 
+@pytest.mark.parametrize(
+    "encoding, extra",
+    [
+        ("pushes", ["fitness.trim_to_best=true"]),
+        ("pushes", ["fitness.trim_to_best=false"]),
+        ("moves", ["fitness.trim_to_best=true", "ga.min_length=60", "ga.initial_length=80"]),
+        ("moves", ["fitness.trim_to_best=false"]),
+    ],
+)
+def test_an_unsolved_levels_best_prefix_replays_to_its_distance(microban, encoding, extra):
+    """The best individual's play is the prefix its fitness scores: replayed, it reaches a
+    position of the reported distance (genes beyond it, kept for min_length, are not played)."""
+    from evosoko.config import FitnessConfig
+    from evosoko.evolve.distances import box_distance
+    from evosoko.evolve.fitness import FitnessFunction
+    from evosoko.evolve.genomes import genes_from_lurd
+
+    level = microban[HARD_ENOUGH]
+    outcome, stats = run(level, [f"ga.encoding={encoding}", "run.budget.generations=8", *extra])
+    best = outcome.best
+    assert not outcome.solved and not best.solved and best.lurd == outcome.best_lurd
+    check = verify_solution(level, best.lurd)
+    assert check.valid and not check.solved
+    assert (check.moves, check.pushes) == (best.moves, best.pushes)
+    assert best.distance == outcome.best_fitness[1] == min(s.best_distance for s in stats)
+    if encoding == "moves":  # the distance of the position the plain replay ends in
+        assert box_distance(level, "matching", check.final.boxes) == best.distance
+    config = load_config(None, [f"ga.encoding={encoding}", *extra])
+    (scored,) = FitnessFunction(level, encoding, config.fitness)([outcome.best_genes])
+    at_end = FitnessFunction(level, encoding, FitnessConfig(trim_to_best=False))
+    (replayed,) = at_end([genes_from_lurd(level, encoding, best.lurd)])
+    # the prefix ends at the position the fitness scored: same boxes, same player area
+    assert (replayed.distance, replayed.state_hash) == (best.distance, scored.state_hash)
+
+
+def test_a_solved_levels_best_is_its_solution():
+    level = small_level("two-boxes")
+    outcome, _ = run(level, ["run.budget.generations=300"])
+    assert outcome.solved
+    assert (outcome.best.lurd, outcome.best.distance, outcome.best.solved) == (
+        outcome.solution_lurd,
+        0,
+        True,
+    )
+    assert (outcome.best.moves, outcome.best.pushes) == (outcome.moves, outcome.pushes)
+
+
 def test_stagnation_restarts_keep_the_hall_of_fame(microban):
     level = microban[HARD_ENOUGH]
     outcome, stats = run(

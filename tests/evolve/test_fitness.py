@@ -10,8 +10,8 @@ from evolve_levels import small_level
 from evosoko.config import FitnessConfig
 from evosoko.evolve.fitness import Evaluation, FitnessCache, FitnessFunction
 from evosoko.evolve.genomes import decode, gene_range, genes_from_lurd, random_genes
-from evosoko.sokoban.kernels import replay_tables, state_hash
 from evosoko.sokoban.solutions import verify_solution
+from evosoko.sokoban.zobrist import state_hash
 
 
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])
@@ -50,12 +50,11 @@ def test_trimmed_genome_evaluates_the_same(microban, encoding, objective):
 def test_state_hash_is_the_hash_of_the_scored_position(microban, encoding):
     rng = random.Random(3)
     level = microban[3]
-    tables = replay_tables(level)
     fitness = FitnessFunction(level, encoding, FitnessConfig())
     genomes = [random_genes(rng, 30, encoding) for _ in range(30)]
     for genes, evaluation in zip(genomes, fitness(genomes)):
         final = decode(level, encoding, genes[: evaluation.keep]).final
-        assert evaluation.state_hash == state_hash(tables, final)
+        assert evaluation.state_hash == state_hash(level, final)
 
 
 def test_without_trimming_the_whole_genome_counts(microban):

@@ -39,6 +39,8 @@ def test_islands_solve_a_small_level_with_a_verified_solution():
     assert verify_solution(level, outcome.solution_lurd).solved
     assert stats[0].generation == 0 and stats[-1].solved
     assert outcome.evaluations == stats[-1].evaluations
+    assert outcome.generations == stats[-1].generation  # not the end of the solving epoch
+    assert not any(s.solved for s in stats[:-1])
 
 
 def test_islands_give_the_same_run_serial_and_processes(microban):
@@ -305,6 +307,7 @@ def test_a_solve_is_settled_at_its_epoch_whatever_the_order(microban, index, lag
             fifo.generations,
         )
     assert fifo.evaluations == fifo_stats[-1].evaluations
+    assert fifo.generations == fifo_stats[-1].generation
 
 
 def test_island_seeds_differ_and_repeat():

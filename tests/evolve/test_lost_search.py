@@ -11,9 +11,9 @@ from evosoko.evolve.hybrid import level_at
 from evosoko.evolve.lost_search import LostPositionSearch, is_lost, lost_position_search
 from evosoko.evolve.push_replay import PUSH_GENE_RANGE, push_choices, push_tables, replay_push_batch
 from evosoko.search import solve
-from evosoko.sokoban.kernels import replay_tables, state_hash
 from evosoko.sokoban.level import State
 from evosoko.sokoban.rules import Board
+from evosoko.sokoban.zobrist import state_hash
 
 
 def cell_of(level):
@@ -94,12 +94,11 @@ def test_genome_position_is_the_scored_position(microban):
     level = microban[20]
     tables = push_tables(level)
     search = LostPositionSearch(level, 100)
-    zobrist = replay_tables(level)
     genomes = [[rng.randrange(PUSH_GENE_RANGE) for _ in range(30)] for _ in range(20)]
     result = replay_push_batch(tables, np.array(genomes), np.full(20, 30))
     for i, genes in enumerate(genomes):
         player, boxes = search.position(genes, int(result.steps[i]))
-        assert state_hash(zobrist, State.of(player, boxes)) == result.final_hash[i]
+        assert state_hash(level, State.of(player, boxes)) == result.final_hash[i]
 
 
 def test_one_search_per_level_and_settings_remembers_its_verdicts(microban, monkeypatch):

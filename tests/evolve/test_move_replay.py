@@ -5,18 +5,16 @@ from __future__ import annotations
 import random
 from collections import deque
 
+import numpy as np
 import pytest
-
-from evosoko.evolve.genomes import random_genes
-from evosoko.evolve.move_replay import move_tables, replay_move_batch
-from evosoko.sokoban.deadlocks import matching_cost
-from evosoko.sokoban.kernels import replay_tables, state_hash
-from evosoko.sokoban.level import UNREACHABLE
-from evosoko.sokoban.rules import Board
-
 from evolve_levels import small_level
 
-import numpy as np
+from evosoko.evolve.genomes import random_genes
+from evosoko.evolve.move_replay import BEST, BOTH, FINAL, move_tables, replay_move_batch
+from evosoko.sokoban.deadlocks import matching_cost
+from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.rules import Board
+from evosoko.sokoban.zobrist import state_hash
 
 
 def walk_distance(level, source, target):
@@ -58,17 +56,16 @@ def test_without_deadlock_stops_the_kernel_plays_the_rules_and_finds_the_best_po
     rng = random.Random(7)
     genomes = [random_genes(rng, rng.randint(1, 40), "moves") for _ in range(60)]
     result = batch(level, genomes, stop_on_deadlock=False)
-    tables = replay_tables(level)
     for i, genes in enumerate(genomes):
         board = Board(level)
         keys = [key_of(level, board)]
-        hashes = [state_hash(tables, board.state())]
+        hashes = [state_hash(level, board.state())]
         for gene in genes:
             if board.is_solved():
                 break
             board.step(gene)
             keys.append(key_of(level, board))
-            hashes.append(state_hash(tables, board.state()))
+            hashes.append(state_hash(level, board.state()))
         assert bool(result.solved[i]) == board.is_solved()
         assert result.final_hash[i] == hashes[-1]
         best = min(keys)
@@ -103,3 +100,55 @@ def test_the_gap_rewards_walking_towards_a_box():
     result = batch(level, [[2], [3]], stop_on_deadlock=True)
     assert list(result.final_gap) == [2, 1]
     assert list(result.best_prefix) == [0, 1]
+
+
+# Shortest solutions by breadth-first search over moves.
+SOLUTIONS = {
+    "microban-1": "dlUrrrdLullddrUluRuulDrddrruLdlUU",
+    "corridor": "rRR",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_a_known_solution_solves_and_stops_there(name):
+    level = small_level(name)
+    genes = ["udlr".index(letter.lower()) for letter in SOLUTIONS[name]]
+    result = batch(level, [genes + [0, 1, 2, 3]], stop_on_deadlock=True)
+    assert result.solved[0] and result.solved_at[0] == result.steps[0] == len(genes)
+    assert (result.best_distance[0], result.best_gap[0]) == (0, 0)
+    assert result.best_prefix[0] == len(genes) and result.best_hash[0] == result.final_hash[0]
+
+
+@pytest.mark.parametrize("stop_on_deadlock", [True, False])
+def test_a_genome_scores_alike_alone_and_in_a_batch(microban, stop_on_deadlock):
+    """The batch kernel keeps what it works out per box configuration for the genomes after:
+    no genome's figures may depend on the others."""
+    level = microban[3]
+    rng = random.Random(5)
+    genomes = [random_genes(rng, rng.randint(0, 120), "moves") for _ in range(150)]
+    together = batch(level, genomes, stop_on_deadlock)
+    for i in range(0, len(genomes), 7):
+        alone = batch(level, [genomes[i]], stop_on_deadlock)
+        for name, column in together._asdict().items():
+            assert getattr(alone, name)[0] == column[i], (i, name)
+
+
+def test_points_choose_which_hashes_and_gaps_are_worked_out(microban):
+    level = microban[5]
+    rng = random.Random(6)
+    genomes = [random_genes(rng, 60, "moves") for _ in range(40)]
+    lengths = np.array([len(g) for g in genomes], dtype=np.int32)
+    array = np.array(genomes, dtype=np.int8)
+    both = replay_move_batch(move_tables(level), array, lengths, points=BOTH)
+    final = replay_move_batch(move_tables(level), array, lengths, points=FINAL)
+    best = replay_move_batch(move_tables(level), array, lengths, points=BEST)
+    assert np.array_equal(final.final_hash, both.final_hash)
+    assert np.array_equal(final.final_gap, both.final_gap)
+    assert np.array_equal(best.best_hash, both.best_hash)
+    assert np.array_equal(best.best_distance, both.best_distance)
+
+
+def test_genes_outside_the_directions_are_refused():
+    level = small_level("corridor")
+    with pytest.raises(ValueError, match="0..3"):
+        batch(level, [[0, 4]], stop_on_deadlock=True)

@@ -6,6 +6,7 @@ import random
 
 import numpy as np
 import pytest
+from evolve_levels import small_level
 
 from evosoko.evolve.distances import box_distance
 from evosoko.evolve.push_replay import (
@@ -23,11 +24,9 @@ from evosoko.sokoban.deadlocks import (
     is_deadlocked,
     matching_cost,
 )
-from evosoko.sokoban.kernels import replay_tables, state_hash
 from evosoko.sokoban.level import UNREACHABLE, State
 from evosoko.sokoban.rules import Board
-
-from evolve_levels import small_level
+from evosoko.sokoban.zobrist import state_hash
 
 
 def reference_candidates(level, board):
@@ -146,7 +145,6 @@ def test_kernel_matches_reference(microban, corrals):
 
         genomes = [[rng.randrange(PUSH_GENE_RANGE) for _ in range(25)] for _ in range(6)]
         result = replay_push_batch(tables, np.array(genomes), np.full(6, 25))
-        zobrist = replay_tables(level)
         for i, genes in enumerate(genomes):
             made, best, best_at, best_state, solved, distance, final, lost = reference_replay(
                 level, genes, candidates_of=candidates_of
@@ -155,9 +153,9 @@ def test_kernel_matches_reference(microban, corrals):
             assert result.steps[i] == len(made)
             assert (result.best_distance[i], result.best_prefix[i]) == (best, best_at)
             assert result.solved[i] == solved and result.deadlocked[i] == lost
-            assert result.best_hash[i] == state_hash(zobrist, best_state)
+            assert result.best_hash[i] == state_hash(level, best_state)
             assert result.final_distance[i] == distance
-            assert result.final_hash[i] == state_hash(zobrist, final)
+            assert result.final_hash[i] == state_hash(level, final)
 
 
 def test_lost_genomes_are_cut_back_to_their_last_choice(microban):
@@ -250,7 +248,7 @@ def test_matching_equals_scipy(microban):
 def test_goal_filled_in_the_wrong_order_is_a_deadlock(microban):
     """Microban 98: four boxes frozen in the goal column wall off the top goal."""
     level = microban[97]
-    cell = lambda row, column: row * level.width + column  # noqa: E731
+    cell = lambda row, column: row * level.width + column
     boxes = [cell(3, 7), cell(3, 9), cell(4, 9), cell(5, 9), cell(6, 9)]
     start = State.of(cell(3, 6), boxes)
     assert matching_cost(level, boxes) == 3  # the bound that ignores boxes sees no problem
@@ -273,7 +271,7 @@ def test_corral_walled_in_by_boxes_frozen_on_goals_is_lost(microban):
     from evosoko.search import solve
 
     level = microban[35]
-    cell = lambda row, column: row * level.width + column  # noqa: E731
+    cell = lambda row, column: row * level.width + column
     boxes = [cell(2, 2), cell(3, 3), cell(3, 4), cell(3, 5), cell(3, 7)]
     start = State.of(cell(3, 8), boxes)
     assert frozen_cells(level, boxes) == frozenset(boxes[1:4])
@@ -290,7 +288,7 @@ def test_forced_push_that_leaves_a_goal_unmatched_is_lost(microban):
     column, so the one candidate pushes that box down, after which no box can reach the top
     goal: the position is lost where the genome ends, and the genome is cut back from it."""
     level = microban[97]
-    cell = lambda row, column: row * level.width + column  # noqa: E731
+    cell = lambda row, column: row * level.width + column
     boxes = sorted([cell(2, 3), cell(4, 3), cell(3, 9), cell(5, 9), cell(6, 9)])
     start = State.of(cell(3, 8), boxes)
     tables = push_tables(level, start)
@@ -338,3 +336,33 @@ def test_kernel_matches_reference_when_goals_freeze(microban):
                 assert result.final_distance[i] == distance
             frozen_seen += bool(frozen_cells(level, start.boxes))
     assert frozen_seen >= 5  # the rule was exercised
+
+
+@pytest.mark.parametrize("corrals", [True, False])
+def test_a_genome_scores_alike_alone_and_in_a_batch(microban, corrals):
+    """The batch kernel keeps the start's analysis and each position's candidates for the
+    genomes after, and puts back the start's frozen-goal tables: no genome's figures may depend
+    on the others, also from starts with boxes frozen on goals."""
+    rng = random.Random(9)
+    checked_frozen = 0
+    for level in (microban[97], microban[35], microban[10]):
+        states = solution_states(level)
+        with_frozen = [state for state in states if frozen_cells(level, state.boxes)]
+        for start in [level.start, *with_frozen[:2]]:
+            tables = push_tables(level, start, corrals=corrals)
+            genomes = [
+                [rng.randrange(PUSH_GENE_RANGE) for _ in range(rng.randint(0, 40))]
+                for _ in range(60)
+            ]
+            width = max(map(len, genomes))
+            array = np.zeros((len(genomes), width), dtype=np.int64)
+            for row, genes in enumerate(genomes):
+                array[row, : len(genes)] = genes
+            lengths = np.array([len(genes) for genes in genomes])
+            together = replay_push_batch(tables, array, lengths)
+            for i in range(0, len(genomes), 5):
+                alone = replay_push_batch(tables, array[i : i + 1], lengths[i : i + 1])
+                for name, column in together._asdict().items():
+                    assert getattr(alone, name)[0] == column[i], (level.title, i, name)
+            checked_frozen += start is not level.start
+    assert checked_frozen >= 3

@@ -108,11 +108,19 @@ def test_interrupted_compare_resumes_without_redoing_finished_jobs(
     assert _stable(second.rows) == _stable(uninterrupted.rows)
 
 
-def test_changing_a_solver_reruns_only_its_jobs(tiny_config, tmp_path):
+def test_a_folder_of_another_comparison_is_refused_and_left_as_it_was(tiny_config, tmp_path):
     run_compare(load_compare_config(tiny_config), tmp_path / "out", plots=False)
-    changed = load_compare_config(tiny_config, ["compare.budget.nodes=30000"])
-    outcome = run_compare(changed, tmp_path / "out", plots=False)
-    assert outcome.resumed == 4  # the GA jobs; both searches ran again with the new budget
+    stored = (tmp_path / "out" / "compare.toml").read_text()
+    changed = load_compare_config(tiny_config, ["compare.budget.nodes=30000", "compare.first=1"])
+    with pytest.raises(ConfigError) as error:
+        run_compare(changed, tmp_path / "out", plots=False)
+    assert "compare.first: unset in the folder, 1 here" in str(error.value)
+    assert "compare.budget.nodes: 20000 in the folder, 30000 here" in str(error.value)
+    assert f"evosoko compare --resume {tmp_path / 'out'}" in str(error.value)
+    assert (tmp_path / "out" / "compare.toml").read_text() == stored
+    # where the jobs run is not part of the experiment: it may change
+    elsewhere = load_compare_config(tiny_config, ["parallel.backend=processes"])
+    assert run_compare(elsewhere, tmp_path / "out", plots=False).resumed == 8
 
 
 def test_processes_backend_gives_the_serial_results(tiny_config, tmp_path):

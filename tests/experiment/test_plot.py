@@ -96,7 +96,78 @@ def test_runs_drawn_together_and_as_svg(folders, tmp_path):
     svg = (tmp_path / "plots" / "fitness_band.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "generation" in svg
     curves = sum(len({row["level_index"] for row in read_csv(run / "metrics.csv")}) for run in runs)
-    assert f"({curves} curves)" in svg  # one curve per (run, level), across both runs
+    assert f"(2 runs, {curves} curves)" in svg  # one curve per (run, level), across both runs
+
+
+def test_several_runs_give_one_band_figure_beside_them(folders):
+    _, runs, _, _ = folders
+    before = [sorted((run / "plots").iterdir()) for run in runs]
+    written = plot_folders(runs)
+    folder = written[0].parent
+    assert folder.parent == runs[0].parent and folder.name.split("_")[1] == "plot"
+    assert sorted(p.name for p in written) == ["diversity.png", "fitness_band.png", "runs.txt"]
+    assert (folder / "runs.txt").read_text().split() == [str(run.resolve()) for run in runs]
+    assert [sorted((run / "plots").iterdir()) for run in runs] == before  # left as they were
+
+
+def test_the_plot_command_draws_runs_together(folders):
+    from typer.testing import CliRunner
+
+    from evosoko.cli import app
+
+    _, runs, _, _ = folders
+    result = CliRunner().invoke(app, ["plot", *map(str, runs)])
+    assert result.exit_code == 0, result.output
+    wrote = [line.split(" ", 1)[1] for line in result.stdout.splitlines()]
+    assert len(wrote) == 3 and len({Path(p).parent for p in wrote}) == 1
+    svg = CliRunner().invoke(
+        app, ["plot", *map(str, runs), "--svg", "--out", str(runs[0].parent / "svg")]
+    )
+    assert svg.exit_code == 0 and (runs[0].parent / "svg" / "fitness_band.svg").is_file()
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "read-only"])
+def test_plot_out_to_an_unwritable_place_is_one_error_line(folders, tmp_path, where):
+    import os
+
+    from typer.testing import CliRunner
+
+    from evosoko.cli import app
+
+    _, runs, compare, _ = folders
+    if where == "under-a-file":
+        (tmp_path / "file").write_text("not a folder")
+        out = tmp_path / "file" / "plots"
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root writes into read-only folders")
+        (tmp_path / "locked").mkdir(mode=0o500)
+        out = tmp_path / "locked" / "plots"
+    for targets in (runs, [compare]):
+        result = CliRunner().invoke(app, ["plot", *map(str, targets), "--out", str(out)])
+        assert result.exit_code == 2, result.output
+        assert (
+            "Traceback" not in result.output
+            and result.exception is None
+            or isinstance(result.exception, SystemExit)
+        )
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith(f"error: {out}") and "cannot create the output folder" in line
+
+
+def test_a_malformed_metrics_file_is_one_error_naming_its_line(tmp_path, folders):
+    import shutil
+
+    _, runs, _, _ = folders
+    broken = tmp_path / "broken-run"
+    shutil.copytree(runs[0], broken)
+    metrics = broken / "metrics.csv"
+    lines = metrics.read_text().splitlines()
+    lines[3] = lines[3].replace(lines[3].split(",")[4], "oops", 1)
+    metrics.write_text("\n".join(lines) + "\n")
+    with pytest.raises(EvosokoError) as error:
+        plot_folders([broken], out=tmp_path / "out")
+    assert error.value.path == str(metrics) and error.value.line == 4
 
 
 def test_bad_format_is_refused(folders):

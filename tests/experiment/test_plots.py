@@ -30,6 +30,17 @@ def test_plot_is_a_png(tmp_path, levels):
 
 def test_series_keep_run_order_and_values():
     series = _series_by_level(rows(2, 3))
-    assert list(series) == ["1 L1", "2 L2"]
-    assert series["1 L1"]["generation"] == [0.0, 1.0, 2.0]
-    assert series["2 L2"]["best"] == [10.0, 9.0, 8.0]
+    assert list(series) == ["level 1 L1", "level 2 L2"]
+    assert series["level 1 L1"]["generation"] == [0.0, 1.0, 2.0]
+    assert series["level 2 L2"]["best"] == [10.0, 9.0, 8.0]
+
+
+def test_an_untitled_level_is_labelled_once_and_best_so_far_never_rises():
+    data = [
+        {"level_index": "93", "level": "93", "generation": str(g), "best": str(b), "mean": "20"}
+        for g, b in enumerate([7, 5, 6, 4, 9, 3])
+    ]
+    series = _series_by_level(data)
+    assert list(series) == ["level 93"]
+    assert series["level 93"]["best"] == [7.0, 5.0, 6.0, 4.0, 9.0, 3.0]
+    assert series["level 93"]["best_so_far"] == [7.0, 5.0, 5.0, 4.0, 4.0, 3.0]

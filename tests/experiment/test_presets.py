@@ -11,7 +11,7 @@ from evosoko.config import load_config
 from evosoko.sokoban.formats import read_levels, select_levels
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-RUN_PRESETS = ("default", "seed004", "moves", "pushes", "hybrid", "microban")
+RUN_PRESETS = ("default", "seed004", "moves", "pushes", "hybrid", "microban", "hybrid-fess")
 BUNDLED = ("default", "seed004", "moves", "pushes", "hybrid")
 
 
@@ -71,3 +71,26 @@ def test_seed004_is_the_source_ga():
     assert fitness.objective == "manhattan"
     assert not (fitness.trim_to_best or fitness.stop_on_deadlock or fitness.length_objective)
     assert not config.hybrid.enabled
+
+
+def test_hybrid_fess_preset_seeds_and_improves_with_the_feature_space_search():
+    config = load_config(CONFIGS / "hybrid-fess.toml")
+    assert config.hybrid.enabled and config.hybrid.algorithm == "push-fess"
+    assert config.hybrid.memetic_every and config.output.optimize_seconds
+    assert Path(config.run.levels).name == "xsokoban.txt"
+
+
+def test_hybrid_algorithm_must_be_a_push_search():
+    from evosoko.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="push search"):
+        load_config(CONFIGS / "hybrid.toml", ["hybrid.algorithm=astar"])
+
+
+def test_compare_xsokoban_pits_the_ga_presets_against_the_searches():
+    from evosoko.experiment.compare import load_compare_config
+
+    compare = load_compare_config(CONFIGS / "compare-xsokoban.toml")
+    names = {getattr(s, "name", None) or getattr(s, "algorithm", None) for s in compare.solver}
+    assert {"ga-pushes", "ga-hybrid", "ga-hybrid-fess", "push-wastar", "push-fess"} <= names
+    assert compare.compare.budget.seconds == 60.0 and compare.compare.first == 30

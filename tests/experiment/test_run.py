@@ -112,18 +112,66 @@ def test_events_tell_the_story(finished_run):
     assert all(event["time"].endswith("Z") for event in events)
 
 
-def test_solutions_file_verifies_against_the_levels(finished_run):
+def test_solutions_file_holds_solutions_and_best_prefixes(finished_run):
     _, report = finished_run
-    solved = [result for result in report.results if result.solved]
-    assert solved, "the tiny run should solve at least one seed level"
+    assert any(r.solved for r in report.results), "the tiny run should solve a seed level"
+    assert not all(r.solved for r in report.results), "and leave one unsolved"
     written = parse_levels((report.run_dir / "solutions.sok").read_text(), "solutions.sok")
     originals = {level.title: level for level in read_levels(SEED_LEVELS)}
-    assert [level.title for level in written] == [result.level for result in solved]
-    for level, result in zip(written, solved):
+    assert [level.title for level in written] == [result.level for result in report.results]
+    for level, result in zip(written, report.results):
         notes = dict(level.notes)
-        assert notes["Solution"] == result.solution
-        check = verify_solution(originals[level.title], notes["Solution"])
-        assert check.valid and check.solved and check.moves == result.moves
+        if result.solved:
+            assert notes == {"Solution": result.solution}
+            check = verify_solution(originals[level.title], notes["Solution"])
+            assert check.valid and check.solved and check.moves == result.moves
+        else:
+            assert "Solution" not in notes
+            assert notes == {"Best": result.best["lurd"], "Distance": str(result.best["distance"])}
+
+
+def test_every_level_reports_its_best_individual(finished_run):
+    _, report = finished_run
+    summary = json.loads((report.run_dir / "summary.json").read_text())
+    rows = read_csv(report.run_dir / "results.csv")
+    for entry, row, result in zip(summary["levels"], rows, report.results):
+        best = entry["best"]
+        assert set(best) == {"lurd", "distance", "moves", "pushes", "solved"}
+        assert best == result.best == report.json_summary()["levels"][result.index - 1]["best"]
+        assert best["solved"] == entry["solved"]
+        assert (row["best_moves"], row["best_pushes"]) == (str(best["moves"]), str(best["pushes"]))
+        assert row["best_distance"] == str(best["distance"])
+        if entry["solved"]:
+            assert best["lurd"] == entry["solution"] and best["distance"] == 0
+            assert (best["moves"], best["pushes"]) == (entry["moves"], entry["pushes"])
+        else:
+            assert entry["solution"] is None and best["distance"] > 0
+
+
+def test_verify_replays_an_unsolved_levels_best_prefix_to_its_distance(finished_run):
+    from typer.testing import CliRunner
+
+    from evosoko.cli import app
+    from evosoko.evolve.distances import box_distance
+
+    _, report = finished_run
+    solutions = report.run_dir / "solutions.sok"
+    result = CliRunner().invoke(
+        app, ["verify", str(SEED_LEVELS), "--solutions", str(solutions), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    checked = {record["index"]: record for record in map(json.loads, result.stdout.splitlines())}
+    levels = read_levels(SEED_LEVELS)
+    unsolved = [r for r in report.results if not r.solved]
+    for entry in unsolved:
+        record = checked[entry.index]
+        assert record["kind"] == "best" and record["valid"] and not record["solved"]
+        assert (record["moves"], record["pushes"]) == (entry.best["moves"], entry.best["pushes"])
+        final = verify_solution(levels[entry.index - 1], entry.best["lurd"]).final
+        # the run's objective (matching) of the position the prefix reaches (move genomes)
+        assert (
+            box_distance(levels[entry.index - 1], "matching", final.boxes) == entry.best["distance"]
+        )
 
 
 def test_saved_config_loads_back_equal(finished_run):
@@ -146,6 +194,8 @@ def test_json_summary_keys(finished_run):
         "moves",
         "pushes",
         "solution",
+        "stop_reason",
+        "best",
     }
     assert all(set(entry) == keys for entry in data["levels"])
 
@@ -303,3 +353,35 @@ def test_worker_log_records_reach_the_run_log(tmp_path, monkeypatch):
     worker_lines = [line for line in log_text.splitlines() if "evosoko.test.worker" in line]
     assert worker_lines
     assert all(f"worker {os.getpid()} " not in line for line in worker_lines)
+
+
+def test_show_animates_a_stored_solution_or_best_prefix(finished_run, tmp_path):
+    from PIL import Image
+    from typer.testing import CliRunner
+
+    from evosoko.cli import app
+    from evosoko.sokoban.render import gif_frame_steps
+
+    _, report = finished_run
+    solutions = report.run_dir / "solutions.sok"
+    for result in report.results:
+        gif = tmp_path / f"level-{result.index}.gif"
+        shown = CliRunner().invoke(
+            app,
+            ["show", str(SEED_LEVELS), "-l", f"#{result.index}", "--solutions", str(solutions)]
+            + ["--gif", str(gif)],
+        )
+        assert shown.exit_code == 0, shown.output
+        with Image.open(gif) as image:  # one frame per step (sampled past 400)
+            assert image.n_frames == len(gif_frame_steps(result.best["moves"]))
+        expected = "solved" if result.solved else "not solved (the GA's best prefix, distance"
+        assert f"{result.best['moves']} moves, {result.best['pushes']} pushes: {expected}" in (
+            shown.stdout
+        )
+    # the solutions file itself: each level animates the note it carries
+    own = CliRunner().invoke(
+        app, ["show", str(solutions), "-l", "1", "--gif", str(tmp_path / "x.gif")]
+    )
+    assert own.exit_code == 0 and (tmp_path / "x.gif").is_file()
+    nothing = CliRunner().invoke(app, ["show", str(SEED_LEVELS), "-l", "1", "--gif", "y.gif"])
+    assert nothing.exit_code == 2 and "--gif needs something to animate" in nothing.stderr

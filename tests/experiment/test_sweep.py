@@ -1,6 +1,7 @@
 """evosoko sweep: grid, random and Optuna searches, their files, resuming, config errors."""
 
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -64,10 +65,49 @@ def test_grid_sweep_writes_index_results_best_and_plots(tmp_path):
     best = load_config(folder / "best.toml")
     assert best.ga.mutation.replace_rate == outcome.best.params["ga.mutation.replace_rate"]
     assert best.ga.tournament_size == outcome.best.params["ga.tournament_size"]
-    assert (best.run.select, best.run.budget.evaluations, best.ga.population) == ([1, 2], 400, 20)
+    assert (best.run.select, best.run.budget.evaluations, best.ga.population) == (
+        ["#1", "#2"],
+        400,
+        20,
+    )
     assert outcome.best.rank_key() == max(t.rank_key() for t in outcome.trials)
+    stored = tomllib.loads((folder / "best.toml").read_text())["run"]["levels"]
+    assert not Path(stored).is_absolute()  # relative to best.toml, so it travels
+    assert (folder / stored).resolve() == SEEDS.resolve()
     for plot in ("parameters", "heatmap", "history"):
         assert (folder / "plots" / f"{plot}.png").stat().st_size > 1000
+
+
+def test_best_toml_runs_on_another_machine(tmp_path):
+    """The sweep folder and the levels copied elsewhere (another machine, another user): the
+    best configuration still finds its level file and runs."""
+    import shutil
+
+    from evosoko.experiment.run import start_run
+
+    project = tmp_path / "project"
+    (project / "levels").mkdir(parents=True)
+    shutil.copy(SEEDS, project / "levels" / "seeds.xsb")
+    sweep = GRID.replace(str(SEEDS), "../levels/seeds.xsb")
+    (project / "configs").mkdir()
+    run_sweep(
+        load_sweep_config(_write(project / "configs", sweep)), project / "runs" / "sw", plots=False
+    )
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(project, moved)
+    shutil.rmtree(project)
+    config = load_config(moved / "runs" / "sw" / "best.toml", ["run.budget.evaluations=60"])
+    assert Path(config.run.levels).resolve() == (moved / "levels" / "seeds.xsb").resolve()
+    report = start_run(
+        config.model_copy(
+            update={
+                "output": config.output.model_copy(
+                    update={"dir": str(tmp_path / "r"), "plots": False}
+                )
+            }
+        )
+    )
+    assert report.status == "completed" and len(report.results) == 2
 
 
 def test_rerunning_a_finished_sweep_runs_no_job(tmp_path, monkeypatch):

@@ -50,13 +50,14 @@ def test_positions_are_where_the_genomes_are_scored(encoding):
     config = FitnessConfig(learned_lost="tiebreak", trim_to_best=False)
     term = LearnedLostTerm(level, encoding, config)
     genomes = _genomes(encoding, 15, 20)
-    from evosoko.evolve.packing import pack_genomes, padded_matrix
+    from evosoko.evolve.packing import pack_genomes
+    from evosoko.learn.fitness_term import _kept_genes
 
     genes, lengths = pack_genomes(genomes)
-    array = padded_matrix(genes, lengths)
     evaluations = FitnessFunction(level, encoding, FitnessConfig(trim_to_best=False))(genomes)
     keep = np.array([e.keep for e in evaluations])
-    boxes, players = term.positions(array, keep)
+    rows = np.arange(len(genomes))
+    boxes, players = term.positions(_kept_genes(genes, lengths, rows, keep), keep)
     for k, genome in enumerate(genomes):
         final = decode(level, encoding, genome[: keep[k]], stop_on_deadlock=True).final
         assert tuple(boxes[k]) == final.boxes

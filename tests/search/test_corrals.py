@@ -6,9 +6,9 @@ import numpy as np
 from tiny_levels import quiet_level
 
 from evosoko.search import Pruning, solve
+from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.corrals import pi_corral
-from evosoko.search.reach import explore
-from evosoko.search.tables import search_tables
+from evosoko.sokoban.reach import explore
 
 # The three boxes of column 4 fence off the goals of column 6; each can only be pushed right.
 FENCED = ["########",
@@ -39,7 +39,7 @@ DONE = ["########",
 def corral_boxes(rows):
     """(legal barrier pushes or -1, barrier boxes as (row, column)) of the start position."""
     level = quiet_level(rows)
-    tables = search_tables(level)
+    tables = level_arrays(level)
     cells = level.cells
     occupied = np.zeros(cells, dtype=bool)
     boxes = np.array(level.start.boxes, dtype=np.int64)
@@ -55,7 +55,7 @@ def corral_boxes(rows):
         mark,
         1,
         np.zeros(cells, dtype=np.int64),
-        np.zeros(cells, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
     )
     pushes = pi_corral(
         tables.floor,

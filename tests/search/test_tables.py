@@ -1,4 +1,4 @@
-"""Per-level search tables: dead-end tunnels and the macro that pushes boxes through them."""
+"""Dead-end tunnels (a table of the level arrays) and the macro that pushes boxes through them."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 from tiny_levels import quiet_level
 
 from evosoko.search import Pruning, solve
-from evosoko.search.tables import dead_end_tunnels
+from evosoko.sokoban.arrays import dead_end_tunnels
 
 GOAL_TUNNEL = ["#######",
                "#.#####",

@@ -41,7 +41,7 @@ def shared(name: str, *titles: str) -> list[Level]:
     path = SHARED_LEVELS / name
     if not path.is_file():
         pytest.skip(f"no shared levels at {SHARED_LEVELS}")
-    return select_levels(read_levels(path), list(titles))
+    return select_levels(read_levels(path), [f"title:{title}" for title in titles])
 
 
 @st.composite

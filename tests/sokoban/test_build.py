@@ -12,7 +12,7 @@ from evosoko.sokoban.formats import parse_levels
 
 def rejection(text: str) -> LevelFormatError:
     with pytest.raises(LevelFormatError) as error:
-        parse_levels(text, "v.xsb")
+        parse_levels(text, "v.xsb", strict=True)
     assert error.value.path == "v.xsb"
     return error.value
 

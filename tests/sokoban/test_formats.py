@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import warnings
 
 import pytest
@@ -220,10 +221,51 @@ def test_select_by_index_and_title_keeps_the_order_of_the_specs():
     assert select_levels([first, second, third], [3, "two", "3"]) == [third, second, third]
 
 
-def test_a_title_made_of_digits_wins_over_the_index():
+def test_a_number_that_is_an_index_and_another_levels_title_is_ambiguous():
     first, second, third = quiet_parse(COLLECTION, "c.xsb")
-    assert select_levels([first, second, third], ["2"]) == [first]
-    assert select_levels([first, second, third], [2]) == [second]
+    for spec in ("2", 2, " 2 "):
+        with pytest.raises(EvosokoError) as error:
+            select_levels([first, second, third], [spec])
+        assert str(error.value) == (
+            "c.xsb: level 2 is ambiguous: index 2 is level #2 'two', title '2' is level #1 '2'; "
+            "write #2 for the index or title:2 for the title"
+        )
+
+
+def test_the_explicit_spellings_choose_the_index_or_the_title():
+    first, second, third = quiet_parse(COLLECTION, "c.xsb")
+    levels = [first, second, third]
+    assert select_levels(levels, ["#2", "title:2", "# 3", "TITLE:two", "title: 2"]) == [
+        second,
+        first,
+        third,
+        second,
+        first,
+    ]
+
+
+def test_an_unambiguous_number_keeps_working():
+    first, second, third = quiet_parse(COLLECTION, "c.xsb")
+    # 3 is an index only; 1 is an index and no title; a level whose own title is its index
+    assert select_levels([first, second, third], [3, "3", 1]) == [third, third, first]
+    own = quiet_parse("; 1\n" + SMALL + "\n; x\n" + SMALL, "d.xsb")
+    assert select_levels(own, ["1", 1]) == [own[0], own[0]]
+    titled_only = quiet_parse("; 7\n" + SMALL, "e.xsb")
+    assert select_levels(titled_only, ["7", 7]) == [titled_only[0], titled_only[0]]
+
+
+@pytest.mark.parametrize(
+    "spec, reason",
+    [("#4", "no level '#4' (the file has 3 levels"), ("#x", "'#' must be followed by a number")],
+)
+def test_explicit_index_out_of_range(spec, reason):
+    with pytest.raises(EvosokoError, match=re.escape(reason)):
+        select_levels(quiet_parse(COLLECTION, "c.xsb"), [spec])
+
+
+def test_explicit_title_that_is_missing():
+    with pytest.raises(EvosokoError, match=re.escape("no level 'title:3'")):
+        select_levels(quiet_parse(COLLECTION, "c.xsb"), ["title:3"])
 
 
 @pytest.mark.parametrize("spec, shown", [("foo", "'foo'"), (4, "4"), (0, "0"), ("-1", "'-1'")])
@@ -239,3 +281,60 @@ def test_unknown_level_names_the_file_and_the_choices(spec, shown):
 def test_unknown_level_in_a_file_without_titles():
     with pytest.raises(EvosokoError, match=r"the file has 1 level, none with a title"):
         select_levels(quiet_parse(SMALL, "c.xsb"), ["x"])
+
+
+# ---- collections with an invalid level --------------------------------------------------------
+BROKEN = "; one\n" + SMALL + "\n; two\n#####\n#@$x#\n#####\n\n; three\n" + SMALL + "\n" + SMALL
+
+
+def test_an_invalid_level_is_left_out_with_one_warning_and_the_others_keep_their_index():
+    with pytest.warns(EvosokoWarning) as caught:
+        levels = parse_levels(BROKEN, "b.xsb")
+    messages = [str(w.message) for w in caught if issubclass(w.category, EvosokoWarning)]
+    assert messages == [
+        "b.xsb:8: level 2 (two): unknown character 'x' in column 4 (this level is left out)"
+    ]
+    assert [(level.index, level.title) for level in levels] == [(1, "one"), (3, "three"), (4, None)]
+    assert [(bad.index, bad.title, bad.error.line) for bad in levels.invalid] == [(2, "two", 8)]
+
+
+def test_selecting_the_invalid_level_is_its_error_and_the_others_are_selectable():
+    levels = quiet_parse(BROKEN, "b.xsb")
+    assert select_levels(levels, ["#3", 4, "one", "title:three"]) == [
+        levels[1],
+        levels[2],
+        levels[0],
+        levels[1],
+    ]
+    for spec in (2, "2", "#2", "two", "title:two"):
+        with pytest.raises(LevelFormatError) as error:
+            select_levels(levels, [spec])
+        assert str(error.value) == (
+            "b.xsb:8: level 2 (two): unknown character 'x' in column 4 "
+            "(this level cannot be selected)"
+        )
+
+
+def test_an_invalid_level_counts_in_ambiguity():
+    text = SMALL + "\n#####\n#@$.#\n###\n\n; 2\n" + SMALL  # level 2 is open, level 3 titled '2'
+    with pytest.raises(EvosokoError, match="index 2 is level #2 \\(untitled\\), title '2'"):
+        select_levels(quiet_parse(text, "c.xsb"), ["2"])
+
+
+def test_strict_reading_refuses_the_collection(tmp_path):
+    path = tmp_path / "b.xsb"
+    path.write_text(BROKEN)
+    with pytest.raises(LevelFormatError, match=r"b.xsb:8: level 2 \(two\): unknown character"):
+        read_levels(path, strict=True)
+    assert len(quiet_read(path)) == 3
+
+
+def test_a_file_whose_every_level_is_invalid_raises_the_first_error():
+    with pytest.raises(LevelFormatError, match=r"<text>:2: level 1: unknown character"):
+        parse_levels("#####\n#@$x#\n#####\n\n#####\n#@$y#\n#####\n")
+
+
+def quiet_read(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EvosokoWarning)
+        return read_levels(path)

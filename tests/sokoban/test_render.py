@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from matplotlib.colors import to_rgb
 from PIL import Image, ImageSequence
 
-from evosoko.errors import EvosokoError
+from evosoko.errors import EvosokoError, EvosokoWarning
 from evosoko.sokoban import render
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.level import State
@@ -135,13 +135,44 @@ def test_a_long_solution_is_sampled_down_to_max_frames_ending_on_the_final_posit
     there_and_back = [(3, c) for c in range(1, 6)] + [(3, c) for c in range(4, 0, -1)]
     states = walk(level, there_and_back * 6 + [(1, 5)])
     path = tmp_path / "long.gif"
-    frames = render.save_gif(level, states, path, fps=100, max_frames=10, cell_pixels=CELL)
+    with pytest.warns(EvosokoWarning, match="100 frames per second is out of 1..50; using 50"):
+        frames = render.save_gif(level, states, path, fps=100, max_frames=10, cell_pixels=CELL)
     assert 2 <= frames <= 10
     with Image.open(path) as image:
         assert image.n_frames == frames
         assert image.info["duration"] == 1000 // render.MAX_FPS  # fps clamped
         image.seek(frames - 1)
         assert_colour(pixel(image, 1.5, 5.5), "player")
+
+
+def test_every_gif_frame_has_the_colours_of_the_png_of_its_position(tmp_path):
+    """A box reaches a goal only in later frames: its colour (box on goal) must be the PNG's in
+    them, not the nearest colour of the first frame's palette (which has no box on a goal)."""
+    from evosoko.sokoban.solutions import replay_states
+
+    rows = ["#########", "#@$.  $.#", "#       #", "#########"]
+    level = level_from_rows(rows, title="two goals")
+    states = replay_states(level, "RdrrruR")  # the first box onto a goal, then the second
+    assert all(box in level.goal_cells for box in states[-1].boxes)
+    path = tmp_path / "solution.gif"
+    assert render.save_gif(level, states, path, cell_pixels=CELL) == len(states)
+    cells = [(r + 0.5, c + 0.5) for r in range(level.height) for c in range(level.width)]
+    edges = [(r + 0.18, c + 0.5) for r in range(level.height) for c in range(level.width)]
+    with Image.open(path) as gif:
+        for number, frame in enumerate(ImageSequence.Iterator(gif)):
+            png_path = tmp_path / f"frame-{number}.png"
+            render.save_png(level, png_path, states[number], cell_pixels=CELL)
+            with Image.open(png_path) as png:
+                decoded, drawn = frame.convert("RGB"), png.convert("RGB")
+                for row, column in cells + edges:
+                    assert pixel(decoded, row, column) == pixel(drawn, row, column), (
+                        number,
+                        row,
+                        column,
+                    )
+        gif.seek(len(states) - 1)
+        box = level.position(states[-1].boxes[0])
+        assert_colour(pixel(gif, box[0] + 0.5, box[1] + 0.5), "box_on_goal")
 
 
 def test_a_gif_needs_states(level, tmp_path):

@@ -1,0 +1,313 @@
+"""The HTML of ``report.html``: tables written here, boards and plots drawn by an inline script.
+
+Every string that comes from a file (titles, level names, configurations) is escaped here or,
+inside the page, set as text by the script; the data travels as JSON in a
+``<script type="application/json">`` block with ``<``, ``>`` and ``&`` escaped, so nothing in
+it can end the block or be read as markup.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from importlib import resources
+from typing import Any
+
+from evosoko import __version__
+
+__all__ = ["render_page"]
+
+
+def render_page(data: dict[str, Any]) -> str:
+    """The whole page for the report data of :func:`evosoko.experiment.report.report_data`."""
+    body = {"run": _run_body, "compare": _compare_body, "sweep": _sweep_body}[data["kind"]](data)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(data['title'])} · evosoko report</title>\n"
+        f"<style>\n{_asset('report.css')}</style>\n</head>\n<body>\n"
+        f"{_header(data)}<main>\n{body}</main>\n"
+        f'<script type="application/json" id="report-data">{_json(data)}</script>\n'
+        f"<script>\n{_asset('report.js')}</script>\n</body>\n</html>\n"
+    )
+
+
+def _asset(name: str) -> str:
+    return resources.files("evosoko.experiment").joinpath("report_assets", name).read_text("utf-8")
+
+
+def _json(data: dict[str, Any]) -> str:
+    """Compact JSON that cannot end its ``<script>`` block."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+# ---- pieces -------------------------------------------------------------------------------------
+
+
+def _header(data: dict[str, Any]) -> str:
+    status = str(data.get("status") or "")
+    facts = [f"<b>{escape(data['folder'])}</b>"]
+    if status:
+        css = "status-" + "-".join(status.split())
+        facts.append(f'<span class="{escape(css)}">{escape(status)}</span>')
+    if data["kind"] == "compare":
+        planned = data.get("jobs_planned")
+        done = data.get("jobs_done", 0)
+        facts.append(f"{done} of {planned} jobs" if planned else f"{done} jobs")
+    for key, label in (("seed", "seed"), ("method", "method"), ("levels_file", "levels")):
+        if data.get(key) is not None:
+            facts.append(f"{label} {escape(str(data[key]))}")
+    facts.append(f"written {escape(data['generated'])} by evosoko {escape(__version__)}")
+    error = data.get("error")
+    error_line = f'<p class="meta error">{escape(str(error))}</p>\n' if error else ""
+    return (
+        f"<header>\n<h1>{escape(data['title'])}</h1>\n"
+        f'<p class="meta">{" · ".join(facts)}</p>\n{error_line}</header>\n'
+    )
+
+
+def _cell(value: Any, css: str = "", digits: int = 3) -> str:
+    if value is None or value == "":
+        text, sort = "–", ""
+    elif isinstance(value, bool):
+        text, sort = ("yes", "1") if value else ("no", "0")
+        css = (css + " " + ("yes" if value else "no")).strip()
+    elif isinstance(value, float):
+        text = f"{value:,.{digits}f}" if abs(value) < 1e6 else f"{value:,.0f}"
+        sort = repr(value)
+    elif isinstance(value, int):
+        text, sort = f"{value:,}", str(value)
+    else:
+        text, sort = str(value), None
+    attributes = f' class="{css}"' if css else ""
+    if sort is not None:
+        attributes += f' data-value="{escape(sort)}"'
+    return f"<td{attributes}>{escape(text)}</td>"
+
+
+def _table(
+    table_id: str, headers: list[tuple[str, str]], rows: list[str], sortable: bool = True
+) -> str:
+    classes = "sortable" if sortable else ""
+    head = "".join(f'<th class="{css}">{escape(name)}</th>' for name, css in headers)
+    return (
+        f'<div class="scroll"><table id="{table_id}" class="{classes}">\n'
+        f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "".join(rows) + "</tbody></table></div>\n"
+    )
+
+
+def _config(text: str, title: str = "Configuration") -> str:
+    return (
+        f"<section><details><summary>{escape(title)}</summary>"
+        f"<pre>{escape(text)}</pre></details></section>\n"
+    )
+
+
+# ---- a run --------------------------------------------------------------------------------------
+
+
+RUN_HEADERS = [
+    ("#", ""),
+    ("level", "text"),
+    ("solved", ""),
+    ("stop", "text"),
+    ("generations", ""),
+    ("evaluations", ""),
+    ("seconds", ""),
+    ("moves", ""),
+    ("pushes", ""),
+    ("best distance", ""),
+]
+
+
+def _run_body(data: dict[str, Any]) -> str:
+    rows = []
+    for position, level in enumerate(data["levels"]):
+        result = level["result"]
+        cells = [_cell(level["index"]), _cell(level["name"], "text")]
+        if result is None:
+            cells.append('<td class="text" colspan="8">not finished</td>')
+        else:
+            distance = result.get("best_distance")
+            cells += [
+                _cell(bool(result.get("solved"))),
+                _cell(result.get("stop_reason"), "text"),
+                _cell(result.get("generations")),
+                _cell(result.get("evaluations")),
+                _cell(result.get("seconds")),
+                _cell(result.get("moves")),
+                _cell(result.get("pushes")),
+                _cell(
+                    int(distance)
+                    if isinstance(distance, float) and distance.is_integer()
+                    else distance
+                ),
+            ]
+        rows.append(f'<tr class="pick" data-position="{position}">{"".join(cells)}</tr>\n')
+    totals = data.get("totals") or {}
+    summary = ""
+    if totals:
+        summary = (
+            f'<p class="note">{totals.get("solved", 0)} of {totals.get("levels", len(rows))} '
+            f"levels solved; {totals.get('finished', 0)} finished; "
+            f"{totals.get('generations', 0):,} generations, "
+            f"{totals.get('evaluations', 0):,} evaluations, {totals.get('seconds', 0)} s.</p>\n"
+        )
+    return (
+        '<section id="results"><h2>Results</h2>\n'
+        + summary
+        + _table("results-table", RUN_HEADERS, rows)
+        + '<p class="note">Click a row to see that level below.</p></section>\n'
+        '<section id="level"><div class="picker"><h2 id="level-title">Level</h2>'
+        '<select id="level-select" aria-label="level"></select></div>\n'
+        '<div class="row">\n'
+        '<div class="chart"><h3>Fitness</h3><canvas id="curve"></canvas>'
+        '<div class="legend" id="curve-legend"></div><p class="note" id="curve-note"></p></div>\n'
+        '<div class="player"><h3>The GA\'s best individual</h3>'
+        '<p class="note" id="player-note"></p><div id="player"></div></div>\n'
+        "</div></section>\n" + _config(data["config"])
+    )
+
+
+# ---- a comparison -------------------------------------------------------------------------------
+
+
+SUMMARY_HEADERS = [
+    ("solver", "text"),
+    ("runs", ""),
+    ("solved", ""),
+    ("solve rate", ""),
+    ("median s to solve", ""),
+    ("ERT s", ""),
+    ("ERT (own unit)", ""),
+    ("median moves", ""),
+    ("median pushes", ""),
+]
+
+JOB_HEADERS = [
+    ("solver", "text"),
+    ("seed", ""),
+    ("status", "text"),
+    ("solved", ""),
+    ("seconds", ""),
+    ("evaluations / nodes", ""),
+    ("moves", ""),
+    ("pushes", ""),
+]
+
+
+def _compare_body(data: dict[str, Any]) -> str:
+    rows = []
+    for summary in data["summary"]:
+        ert_units = summary["ert_units"]
+        rows.append(
+            "<tr>"
+            + _cell(summary["solver"], "text")
+            + _cell(summary["runs"])
+            + _cell(summary["solved"])
+            + f'<td data-value="{summary["solve_rate"]}">{100 * summary["solve_rate"]:.0f}%</td>'
+            + _cell(summary["median_seconds"], digits=4)
+            + _cell(summary["ert_seconds"], digits=4)
+            + (
+                _cell(None)
+                if ert_units is None
+                else f'<td data-value="{ert_units}">{ert_units:,.0f} {escape(summary["unit"])}</td>'
+            )
+            + _cell(summary["median_moves"], digits=0)
+            + _cell(summary["median_pushes"], digits=0)
+            + "</tr>\n"
+        )
+    budget = data["budget"]
+    limits = [f"{budget['seconds']:g} s"]
+    if budget.get("evaluations"):
+        limits.append(f"{budget['evaluations']:,} evaluations (GA)")
+    if budget.get("nodes"):
+        limits.append(f"{budget['nodes']:,} expanded nodes (search)")
+    units = [unit for unit in ("evaluations", "nodes") if unit in data["units"]]
+    unit_charts = "".join(
+        f'<div class="chart"><h3>Solved runs against {unit}</h3>'
+        f'<canvas id="ecdf-{unit}"></canvas><div class="legend" id="ecdf-{unit}-legend"></div>'
+        "</div>\n"
+        for unit in units
+    )
+    level_error = data.get("level_error")
+    level_note = (
+        f'<p class="note error">No boards: {escape(level_error)}</p>\n' if level_error else ""
+    )
+    return (
+        '<section id="summary"><h2>Summary</h2>\n'
+        f'<p class="note">Budget per job: {escape(", ".join(limits))}. Medians over solved runs; '
+        "ERT counts a failed run at the full budget of that measure.</p>\n"
+        + _table("summary-table", SUMMARY_HEADERS, rows)
+        + "</section>\n"
+        '<section id="ecdf"><h2>Run-time ECDF</h2><div class="row">\n'
+        '<div class="chart"><h3>Solved runs against time</h3><canvas id="ecdf-time"></canvas>'
+        '<div class="legend" id="ecdf-time-legend"></div></div>\n'
+        + unit_charts
+        + "</div></section>\n"
+        '<section id="who"><h2>Who solved what</h2>\n'
+        '<p class="note">One column per level, darker green for more of its runs solved, pink '
+        "for none; click a column to watch that level.</p>\n"
+        '<div class="strip-box"><canvas id="strip"></canvas></div></section>\n'
+        '<section id="level"><div class="picker"><h2 id="level-title">Level</h2>'
+        '<select id="level-select" aria-label="level"></select></div>\n'
+        + level_note
+        + '<div id="player" class="player"></div>\n'
+        + _table("jobs-table", JOB_HEADERS, [])
+        + "</section>\n"
+        + _config(data["config"])
+    )
+
+
+# ---- a sweep ------------------------------------------------------------------------------------
+
+
+def _sweep_body(data: dict[str, Any]) -> str:
+    columns = data["columns"]
+    headers = [(name, "text" if name == "status" else "") for name in columns]
+    best_trial = _best_trial(data)
+    rows = []
+    for trial in data["trials"]:
+        css = ' class="best"' if best_trial is not None and trial[0] == best_trial else ""
+        cells = "".join(_sweep_cell(value) for value in trial)
+        rows.append(f"<tr{css}>{cells}</tr>\n")
+    figures = "".join(
+        f'<figure><img alt="{escape(figure["name"])}" '
+        f'src="data:image/png;base64,{figure["png"]}"></figure>\n'
+        for figure in data["figures"]
+    )
+    best = (
+        _config(data["best"], "best.toml: the best trial, ready for evosoko run")
+        if data["best"]
+        else ""
+    )
+    return (
+        '<section id="trials"><h2>Trials</h2>\n'
+        f'<p class="note">{len(rows)} trials over {escape(", ".join(data["parameters"]))}; '
+        "click a column to sort; the best trial is in bold.</p>\n"
+        + _table("trials-table", headers, rows)
+        + "</section>\n"
+        + (f'<section class="figures"><h2>Figures</h2>\n{figures}</section>\n' if figures else "")
+        + best
+        + _config(data["config"])
+    )
+
+
+def _best_trial(data: dict[str, Any]) -> str | None:
+    text = data.get("best") or ""
+    marker = "trial "
+    first = text.splitlines()[0] if text else ""
+    if marker in first:
+        return first.split(marker, 1)[1].split(",", 1)[0].strip()
+    return None
+
+
+def _sweep_cell(value: str) -> str:
+    try:
+        number = float(value)
+    except ValueError:
+        return _cell(value, "text")
+    text = value if len(value) <= 10 else f"{number:.6g}"
+    return f'<td data-value="{escape(value)}">{escape(text)}</td>'

@@ -1,0 +1,127 @@
+"""Box paths: the fewest pushes taking one box to a target cell, the other boxes staying put.
+
+The packing macro of ``push-fess`` (FESS's packing advisor): a box is carried to the next goal
+of the packing order in one step of the search. A search state here is the box's cell and the
+side the player stands on (``cell * 4 + d``: the player on ``cell - delta[d]``, able to push
+in direction ``d``); each push moves the box one cell, after which the player's region is
+walked again with the box in its new place. Breadth-first, so the path has the fewest pushes;
+the same kernel rebuilds the path for the solution (:func:`box_path_pushes`), so the search
+and the replayed solution agree push for push.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from evosoko.sokoban.reach import explore
+
+SEEN, PREVIOUS, QUEUE, REGION, REGION_QUEUE, REGION_DISTANCE, STAMPS = range(7)
+
+
+def make_box_path_scratch(cells: int) -> tuple:
+    """Scratch arrays of :func:`box_path` for a level of ``cells`` cells."""
+    return (
+        np.zeros(4 * cells, dtype=np.int64),  # seen stamp per state
+        np.zeros(4 * cells, dtype=np.int64),  # previous state, -1 for a start state
+        np.zeros(4 * cells, dtype=np.int64),  # queue of states
+        np.zeros(cells, dtype=np.int64),  # region mark
+        np.zeros(cells, dtype=np.int64),  # region queue
+        np.zeros(cells, dtype=np.int64),  # region walking distance (unused)
+        np.zeros(2, dtype=np.int64),  # stamps: states, regions
+    )
+
+
+@numba.njit(cache=True)
+def box_path(
+    floor, dead, occupied, deltas, box, reach_mark, reach, target, limit, scratch
+):  # pragma: no cover - compiled
+    """Fewest pushes taking the box on ``box`` to ``target``: returns the final state
+    (``target``'s predecessor cell * 4 + last direction) and the push count, or (-1, 0).
+
+    ``occupied`` holds every box, ``box`` included (it is lifted during the search and put
+    back); ``reach_mark == reach`` marks where the player can walk now. At most ``limit``
+    states are visited. The chain of states back from the final one is left in ``scratch``.
+    """
+    seen, previous, queue, region, region_queue, _, stamps = scratch
+    stamps[0] += 1
+    stamp = stamps[0]
+    head = 0
+    tail = 0
+    for d in range(4):
+        if reach_mark[box - deltas[d]] == reach:
+            state = box * 4 + d
+            seen[state] = stamp
+            previous[state] = -1
+            queue[tail] = state
+            tail += 1
+    occupied[box] = False
+    found = -1
+    pushes = 0
+    while head < min(tail, limit):
+        state = queue[head]
+        head += 1
+        cell = state // 4
+        d = state % 4
+        after = cell + deltas[d]
+        if not floor[after] or occupied[after] or dead[after]:
+            continue
+        if after == target:
+            found = state
+            break
+        occupied[after] = True
+        stamps[1] += 1
+        explore(floor, occupied, deltas, cell, region, stamps[1], region_queue, region_queue[:0])
+        occupied[after] = False
+        for e in range(4):
+            side = after - deltas[e]
+            if region[side] != stamps[1]:
+                continue
+            next_state = after * 4 + e
+            if seen[next_state] == stamp:
+                continue
+            seen[next_state] = stamp
+            previous[next_state] = state
+            queue[tail] = next_state
+            tail += 1
+    occupied[box] = True
+    if found < 0:
+        return -1, 0
+    state = found
+    while state >= 0:
+        pushes += 1
+        state = previous[state]
+    return found, pushes
+
+
+def box_path_pushes(
+    floor: np.ndarray,
+    dead: np.ndarray,
+    occupied: np.ndarray,
+    deltas: np.ndarray,
+    box: int,
+    player: int,
+    target: int,
+    last_direction: int,
+) -> list[tuple[int, int]] | None:
+    """The pushes ``(box cell, direction)`` of the fewest-push path of :func:`box_path` from the
+    position (``occupied``, player on ``player``) to ``target``, ending with a push in
+    ``last_direction``; None when there is none."""
+    cells = floor.shape[0]
+    scratch = make_box_path_scratch(cells)
+    reach_mark = np.zeros(cells, dtype=np.int64)
+    queue = np.zeros(cells, dtype=np.int64)
+    explore(floor, occupied, deltas, player, reach_mark, 1, queue, queue[:0])
+    occupied = occupied.copy()
+    found, _ = box_path(
+        floor, dead, occupied, deltas, box, reach_mark, 1, target, 4 * cells, scratch
+    )
+    if found < 0 or found % 4 != last_direction:
+        return None
+    previous = scratch[PREVIOUS]
+    chain = []
+    state = found
+    while state >= 0:
+        chain.append((int(state // 4), int(state % 4)))
+        state = int(previous[state])
+    return chain[::-1]

@@ -1,0 +1,131 @@
+"""``push-fess``: the push-level search run over the cells of a feature space.
+
+The state store, successors, budgets and paths are those of every push search
+(:mod:`evosoko.search.solver`); what differs is the order of expansion, kept by
+:mod:`evosoko.search.fess_kernel`: the cells of (packing, connectivity) take turns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evosoko.search import fess_kernel
+from evosoko.search.box_paths import box_path_pushes
+from evosoko.search.packing_order import packing_order
+from evosoko.search.paths import SearchBug, push_path
+from evosoko.search.result import UNSOLVABLE
+from evosoko.search.solver import _Run
+from evosoko.search.store import G_WEIGHT, GOAL_MACROS, H_WEIGHT
+
+ALTERNATE = 3
+"""Every third expansion takes the best state of the whole frontier (weighted A*'s choice), the
+others cycle through the cells. Measured on XSokoban 1-19 at 200,000 nodes: every second
+expansion solved 7 (1 2 3 6 7 9 17), every third 8 (and 10), pure cycling was slower on 1-3,
+greedy keys in the cells lost 9 (docs/xsokoban/)."""
+
+
+PACK_MACROS = 0
+"""Packing macros per empty goal of the first unfinished layer: the nearest boxes tried (0:
+off; measured on XSokoban 1-30 at 200,000 nodes, 2 solved the same 9 levels as 0, faster on 7
+and slower per node elsewhere)."""
+
+
+CELL_WEIGHTS = (-1, -1)
+"""Weights of g and h in the key within a cell ((-1, -1): the search's own priority)."""
+
+
+CORRIDOR_MACROS = False
+"""Push a box through one-wide corridors in one step (see ``fess_kernel._through_corridor``).
+Off: measured on XSokoban 1-30 at 200,000 nodes it solved 8 levels against 9 without (it lost
+7, where a box has to wait in a corridor), though fewer nodes on 1, 2, 3, 6 and 9."""
+
+
+class FeatureSpaceRun(_Run):
+    """A :class:`evosoko.search.solver._Run` whose frontier is the feature space."""
+
+    def __init__(self, level, *arguments):
+        super().__init__(level, *arguments)
+        self.order = packing_order(level)
+        self.features = fess_kernel.make_features(self.order, level.cells, level.goal_cells)
+        self.space = None
+        self.corridor_macros = CORRIDOR_MACROS
+
+    def search(self) -> str:
+        outcome = super().search()
+        if outcome == UNSOLVABLE and self.corridor_macros:
+            self.corridor_macros = False  # a box may have had to wait inside a corridor
+            self.params[GOAL_MACROS] = self.goal_room is not None
+            self.store.clear()
+            outcome = super().search()
+        return outcome
+
+    def _add_root(self) -> int:
+        h = super()._add_root()
+        self.space = fess_kernel.make_feature_space(
+            self.store.capacity,
+            self.level.box_count,
+            self.order.layers,
+            ALTERNATE,
+            PACK_MACROS,
+            CELL_WEIGHTS,
+            self.corridor_macros,
+        )
+        floor, deltas = self.tab.floor, self.tab.deltas
+        fess_kernel.fess_root(
+            self.features,
+            self.space,
+            floor,
+            deltas,
+            self.start_boxes,
+            h,
+            self.params[G_WEIGHT],
+            self.params[H_WEIGHT],
+        )
+        return h
+
+    def _call_kernel(self) -> int:
+        store = self.store
+        return fess_kernel.fess_search(
+            self.tab,
+            self.room_tab,
+            self.features,
+            self.params,
+            store.nodes,
+            store.table,
+            self.space,
+            store.frontier,
+            store.counters,
+            self.scratch,
+            self.work,
+        )
+
+    def _path(self, node: int) -> str:
+        return push_path(self.level, self.store, node, self.goal_room, self._macro_pushes)
+
+    def _macro_pushes(self, parent_boxes, child_boxes, player, code):
+        """The pushes of a packing macro step (None for the steps push_path knows)."""
+        if code < fess_kernel.PACK_MACRO_STEP:
+            return None
+        source = int(np.setdiff1d(parent_boxes, child_boxes)[0])
+        target = int(np.setdiff1d(child_boxes, parent_boxes)[0])
+        occupied = np.zeros(self.level.cells, dtype=np.bool_)
+        occupied[parent_boxes] = True
+        floor, dead, deltas = self.tab.floor, self.tab.dead, self.tab.deltas
+        pushes = box_path_pushes(
+            floor,
+            dead,
+            occupied,
+            deltas,
+            source,
+            player,
+            target,
+            code - fess_kernel.PACK_MACRO_STEP,
+        )
+        if pushes is None:
+            raise SearchBug(f"{self.level.name}: a packing macro could not be rebuilt")
+        return pushes
+
+    def _grow(self) -> None:
+        self.store.grow()
+        if len(self.space[0]) < self.store.capacity:
+            self.space = fess_kernel.grown_feature_space(self.space, self.store.capacity)

@@ -1,0 +1,786 @@
+"""The feature-space search kernel: push-level states spread over cells of a feature space.
+
+In the spirit of FESS (Shoham and Schaeffer 2020): every stored state is projected onto a
+cell of a small feature space, here *packing* (boxes on goals filled in the retrograde
+packing order, :mod:`evosoko.search.packing_order`) times *connectivity* (the number of
+separate regions of free floor: 1 when the player can walk everywhere). The search does not
+follow one priority queue; it cycles through the non-empty cells and expands, in each, the
+state with the best key (``g * g_weight + h * h_weight`` on the matching heuristic). States
+that made progress of either kind are a small cell among many, and still get one expansion
+per cycle: the search pursues many kinds of partial plans at once instead of the few that
+one heuristic likes.
+
+Each cell's queue is a pairing heap threaded through the node ids (``child``/``sibling``
+arrays grown with the store), so the cells need no storage of their own. Successors are
+those of :mod:`evosoko.search.push_kernel` (dead squares, freeze, PI-corrals, dead-end
+tunnel macros and the goal-room macro); the key and path bookkeeping are the same too, so
+:func:`evosoko.search.paths.push_path` rebuilds solutions unchanged.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from evosoko.search.box_paths import box_path, make_box_path_scratch
+from evosoko.search.push_kernel import (
+    NORM_STAMP,
+    REACH_STAMP,
+    _child_h,
+    _clear,
+    _deepest_goal_ahead,
+    _moved,
+    _packed_prefix,
+    _solved,
+)
+from evosoko.search.store import (
+    CHUNK,
+    CONTINUE,
+    CORRALS,
+    DUPLICATES,
+    EMPTY,
+    EXHAUSTED,
+    EXPANDED,
+    FREEZE,
+    FRONT_SIZE,
+    G_WEIGHT,
+    GENERATED,
+    GOAL_MACRO_STEP,
+    GOAL_MACROS,
+    H_WEIGHT,
+    HEAP,
+    HEURISTIC,
+    NEED_SPACE,
+    NODES,
+    SOLUTION,
+    SOLVED,
+    TUNNELS,
+    add_node,
+    find_slot,
+    frontier_pop,
+    frontier_push,
+    priority,
+)
+from evosoko.sokoban.corrals import pi_corral
+from evosoko.sokoban.freeze import freeze_deadlock
+from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
+
+(
+    CURSOR,
+    IN_HEAPS,
+    CONNECTIVITY_CAP,
+    LAYERS,
+    ALTERNATE,
+    TURN,
+    PACK_MACROS,
+    CELL_G,
+    CELL_H,
+    CORRIDOR_MACROS,
+) = range(10)
+"""Slots of the int64 ``state`` array of the feature space. ``ALTERNATE`` = k > 0: every k-th
+expansion takes the best state of the whole frontier instead of the next cell's.
+``PACK_MACROS`` = k > 0: each expansion also carries, for every empty goal of the first
+unfinished packing layer, each of the k boxes nearest to it there in one step (a box path).
+``CELL_G``, ``CELL_H``: the weights of ``g`` and ``h`` in the key of a state within its cell
+(-1: those of the search's priority). ``CORRIDOR_MACROS``: a box pushed into a one-wide
+corridor (walls on both sides of the box and of the player behind it) is pushed on through it in
+the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`)."""
+
+MACRO_CAP = 6
+"""Most packing macros per expansion: with the 4 pushes per box, an expansion adds at most the
+store's growth margin of nodes."""
+
+PACK_MACRO_STEP = 1 << 13
+"""A ``step`` of ``PACK_MACRO_STEP + d``: a packing macro whose last push went in direction
+``d`` (the pushes are rebuilt by :func:`evosoko.search.box_paths.box_path_pushes`)."""
+
+CONNECTIVITY_LIMIT = 8
+"""Connectivity values at or above this share one cell."""
+
+
+def make_feature_space(
+    capacity: int,
+    box_count: int,
+    layers: int,
+    alternate: int,
+    pack_macros: int = 0,
+    cell_weights: tuple[int, int] = (-1, -1),
+    corridor_macros: bool = False,
+) -> tuple:
+    """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity`` nodes."""
+    cells = (box_count + 1) * CONNECTIVITY_LIMIT
+    state = np.zeros(10, dtype=np.int64)
+    state[ALTERNATE] = alternate
+    state[PACK_MACROS] = pack_macros
+    state[CELL_G], state[CELL_H] = cell_weights
+    state[CORRIDOR_MACROS] = corridor_macros
+    state[CURSOR] = -1
+    state[CONNECTIVITY_CAP] = CONNECTIVITY_LIMIT
+    state[LAYERS] = layers
+    return (
+        np.zeros(capacity, dtype=np.int64),
+        np.full(capacity, EMPTY, dtype=np.int32),
+        np.full(capacity, EMPTY, dtype=np.int32),
+        np.full(cells, EMPTY, dtype=np.int64),
+        np.zeros(cells, dtype=np.int64),
+        state,
+        np.zeros(capacity, dtype=np.int64),
+    )
+
+
+def grown_feature_space(space: tuple, capacity: int) -> tuple:
+    """``space`` with its per-node arrays grown to ``capacity``."""
+    key, child, sibling, root, size, state, _ = space
+
+    def grow(array, fill):
+        bigger = np.full(capacity, fill, dtype=array.dtype)
+        bigger[: len(array)] = array
+        return bigger
+
+    return (
+        grow(key, 0),
+        grow(child, EMPTY),
+        grow(sibling, EMPTY),
+        root,
+        size,
+        state,
+        np.zeros(capacity, dtype=np.int64),
+    )
+
+
+# ---- pairing heaps, one per cell -------------------------------------------------------------
+@numba.njit(cache=True)
+def _meld(key, child, sibling, a, b):  # pragma: no cover - compiled
+    if a < 0:
+        return b
+    if b < 0:
+        return a
+    if key[b] < key[a]:
+        a, b = b, a
+    sibling[b] = child[a]
+    child[a] = b
+    return a
+
+
+@numba.njit(cache=True)
+def heap_insert(space, cell, node, node_key):  # pragma: no cover - compiled
+    """Put ``node`` with ``node_key`` into the heap of ``cell``."""
+    key, child, sibling, root, size, state, _ = space
+    key[node] = node_key
+    child[node] = EMPTY
+    sibling[node] = EMPTY
+    root[cell] = _meld(key, child, sibling, root[cell], node)
+    size[cell] += 1
+    state[IN_HEAPS] += 1
+
+
+@numba.njit(cache=True)
+def heap_pop(space, cell):  # pragma: no cover - compiled
+    """Remove and return the best node of ``cell`` (two-pass pairing)."""
+    key, child, sibling, root, size, state, pairs = space
+    top = root[cell]
+    count = 0
+    current = child[top]
+    while current >= 0:
+        following = sibling[current]
+        sibling[current] = EMPTY
+        pairs[count] = current
+        count += 1
+        current = following
+    merged = 0
+    k = 0
+    while k < count:
+        if k + 1 < count:
+            pairs[merged] = _meld(key, child, sibling, pairs[k], pairs[k + 1])
+        else:
+            pairs[merged] = pairs[k]
+        merged += 1
+        k += 2
+    result = EMPTY
+    for k in range(merged - 1, -1, -1):
+        result = _meld(key, child, sibling, pairs[k], result)
+    root[cell] = result
+    child[top] = EMPTY
+    size[cell] -= 1
+    state[IN_HEAPS] -= 1
+    return top
+
+
+@numba.njit(cache=True)
+def next_cell(space):  # pragma: no cover - compiled
+    """The next non-empty cell after the cursor, cyclically (the cursor moves there), or -1."""
+    root = space[3]
+    state = space[5]
+    cells = root.shape[0]
+    start = state[CURSOR]
+    for step in range(1, cells + 1):
+        cell = (start + step) % cells
+        if root[cell] >= 0:
+            state[CURSOR] = cell
+            return cell
+    return -1
+
+
+# ---- features --------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def packing_feature(layer, goals_per_layer, boxes, counts):  # pragma: no cover - compiled
+    """Boxes on goals filled in order (see :mod:`evosoko.search.packing_order`)."""
+    layers = goals_per_layer.shape[0]
+    for k in range(layers):
+        counts[k] = 0
+    for b in boxes:
+        if layer[b] >= 0:
+            counts[layer[b]] += 1
+    total = 0
+    for k in range(layers):
+        total += counts[k]
+        if counts[k] < goals_per_layer[k]:
+            break
+    return total
+
+
+@numba.njit(cache=True)
+def connectivity(floor, occupied, deltas, mark, stamp, queue):  # pragma: no cover - compiled
+    """Number of connected regions of free floor (floor without boxes)."""
+    regions = 0
+    for cell in range(floor.shape[0]):
+        if not floor[cell] or occupied[cell] or mark[cell] == stamp:
+            continue
+        regions += 1
+        explore(floor, occupied, deltas, cell, mark, stamp, queue, queue[:0])
+    return regions
+
+
+@numba.njit(cache=True)
+def cell_of(packing, regions, cap):  # pragma: no cover - compiled
+    """The feature-space cell of a state."""
+    return packing * cap + min(regions, cap) - 1
+
+
+# ---- the search ------------------------------------------------------------------------------
+def make_features(order, cells: int, goal_cells=None) -> tuple:
+    """(goal layers, goals per layer, per-layer scratch, stamp, region mark, goal index of
+    each cell (-1 off goals), box-path scratch) of the kernel."""
+    layer = order.layer.astype(np.int64)
+    goals_per_layer = np.bincount(layer[layer >= 0], minlength=order.layers).astype(np.int64)
+    goal_index = np.full(cells, -1, dtype=np.int64)
+    if goal_cells is not None:
+        goal_index[np.asarray(goal_cells, dtype=np.int64)] = np.arange(len(goal_cells))
+    return (
+        layer,
+        goals_per_layer,
+        np.zeros(max(1, order.layers), dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+        np.zeros(cells, dtype=np.int64),
+        goal_index,
+        make_box_path_scratch(cells),
+    )
+
+
+def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> None:
+    """Put the root (node 0, the start with ``boxes``) into the heap of its cell."""
+    layer, goals_per_layer, counts, stamp, mark, _, _ = features
+    boxes = np.asarray(boxes, dtype=np.int64)
+    occupied = np.zeros(floor.shape[0], dtype=np.bool_)
+    occupied[boxes] = True
+    packing = packing_feature(layer, goals_per_layer, boxes, counts)
+    stamp[0] += 1
+    regions = connectivity(floor, occupied, deltas, mark, stamp[0], np.zeros_like(mark))
+    cell = cell_of(packing, regions, space[5][CONNECTIVITY_CAP])
+    heap_insert(space, cell, 0, priority(0, h, 0, g_weight, h_weight))
+
+
+@numba.njit(cache=True)
+def fess_search(
+    tab, room_tab, features, params, nodes, table, space, frontier, counters, scratch, work
+):  # pragma: no cover - compiled
+    """Expand up to ``params[CHUNK]`` nodes, one per visited cell; returns CONTINUE, SOLVED,
+    EXHAUSTED or NEED_SPACE.
+
+    ``features``: see :func:`make_features`.
+    """
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    push_distance, nearest_push, nearest_manhattan = (
+        tab.push_distance,
+        tab.nearest_push,
+        tab.nearest_manhattan,
+    )
+    zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
+    node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, assign = (
+        nodes
+    )
+    (
+        reach_mark,
+        distance,
+        queue,
+        norm_mark,
+        occupied,
+        corral_scratch,
+        corral_marks,
+        stamps,
+        freeze_scratch,
+    ) = scratch
+    layer, goals_per_layer, layer_counts, feature_stamp, conn_mark, _, _ = features
+    space_state = space[5]
+    cap = space_state[CONNECTIVITY_CAP]
+    alternate = space_state[ALTERNATE]
+    pack_macros = space_state[PACK_MACROS] > 0
+    corridor_macros = space_state[CORRIDOR_MACROS] > 0
+    kind = params[HEURISTIC]
+    g_weight = params[G_WEIGHT]
+    h_weight = params[H_WEIGHT]
+    freeze = params[FREEZE] != 0
+    corrals = params[CORRALS] != 0
+    tunnels = params[TUNNELS] != 0
+    room, entrance_data, pack_goal, pack_pushes, pack_player = room_tab
+    entrance = entrance_data[0]
+    inward = entrance_data[1]
+    goal_macros = params[GOAL_MACROS] != 0 and entrance >= 0
+    box_count = node_boxes.shape[1]
+    capacity = node_boxes.shape[0]
+    margin = 4 * box_count + 2 + MACRO_CAP
+    child = np.empty(box_count, dtype=np.int16)
+    child_assign = np.empty(box_count, dtype=np.int16)
+    parent_boxes = np.empty(box_count, dtype=np.int64)
+    with_assignment = assign.shape[1] == box_count
+
+    expanded_here = 0
+    while expanded_here < params[CHUNK]:
+        if (
+            counters[NODES] + margin >= capacity
+            or space[0].shape[0] < capacity
+            or counters[FRONT_SIZE] + margin >= frontier[0].shape[0]
+        ):
+            return NEED_SPACE
+        space_state[TURN] += 1
+        if alternate > 0 and space_state[TURN] % alternate == 0:
+            node = frontier_pop(frontier, counters, HEAP)
+        else:
+            cell = next_cell(space)
+            node = heap_pop(space, cell) if cell >= 0 else frontier_pop(frontier, counters, HEAP)
+        if node < 0:
+            return EXHAUSTED
+        if closed[node]:
+            continue
+        closed[node] = 1
+        counters[EXPANDED] += 1
+        expanded_here += 1
+
+        for k in range(box_count):
+            parent_boxes[k] = node_boxes[node, k]
+            occupied[parent_boxes[k]] = True
+        stamps[REACH_STAMP] += 1
+        reach = stamps[REACH_STAMP]
+        explore(floor, occupied, deltas, actual[node], reach_mark, reach, queue, distance)
+        restricted = False
+        if corrals:
+            restricted = (
+                pi_corral(
+                    floor,
+                    dead,
+                    goals,
+                    deltas,
+                    occupied,
+                    parent_boxes,
+                    reach_mark,
+                    reach,
+                    corral_scratch,
+                    corral_marks,
+                )
+                >= 0
+            )
+        allowed = corral_scratch[5]
+        allowed_stamp = corral_marks[3]
+        packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
+
+        for i in range(box_count):
+            b = parent_boxes[i]
+            if restricted and allowed[b] != allowed_stamp:
+                continue
+            for d in range(4):
+                behind = b - deltas[d]
+                if reach_mark[behind] != reach:
+                    continue
+                target = b + deltas[d]
+                if not floor[target] or occupied[target] or dead[target]:
+                    continue
+                pushes = 1
+                if tunnels and dead_end_tunnel[d, target]:
+                    extra = _deepest_goal_ahead(floor, goals, occupied, deltas[d], target)
+                    if extra < 0:
+                        continue
+                    target += extra * deltas[d]
+                    pushes += extra
+                elif corridor_macros:
+                    extra = _through_corridor(floor, dead, goals, occupied, deltas, d, b, target)
+                    target += extra * deltas[d]
+                    pushes += extra
+                player_after = target - deltas[d]
+                code = d + 4 * (pushes - 1)
+                if goal_macros:
+                    if room[b] or room[target]:
+                        continue
+                    if target == entrance and d == inward and 0 <= packed < pack_goal.shape[0]:
+                        target = pack_goal[packed]
+                        pushes = 1 + pack_pushes[packed]
+                        player_after = pack_player[packed]
+                        code = GOAL_MACRO_STEP + packed
+                occupied[b] = False
+                occupied[target] = True
+                ok = not (
+                    freeze
+                    and freeze_deadlock(
+                        floor, dead, goals, occupied, deltas, target, freeze_scratch
+                    )
+                )
+                h = 0
+                if ok:
+                    _moved(
+                        node_boxes[node],
+                        assign[node],
+                        i,
+                        target,
+                        child,
+                        child_assign,
+                        with_assignment,
+                    )
+                    h = _child_h(
+                        kind,
+                        h_of[node],
+                        assign[node],
+                        i,
+                        b,
+                        target,
+                        pushes,
+                        child,
+                        child_assign,
+                        push_distance,
+                        nearest_push,
+                        nearest_manhattan,
+                        work,
+                    )
+                    ok = h < UNREACHABLE
+                normalized = 0
+                child_cell = 0
+                if ok:
+                    stamps[NORM_STAMP] += 1
+                    if pushes == 1 and code < GOAL_MACRO_STEP:
+                        normalized = normalized_after_push(
+                            floor,
+                            occupied,
+                            deltas,
+                            reach_mark,
+                            reach,
+                            key_player[node],
+                            b,
+                            target,
+                            d,
+                            norm_mark,
+                            stamps[NORM_STAMP],
+                            queue,
+                        )
+                    else:
+                        normalized = normalized_player(
+                            floor,
+                            occupied,
+                            deltas,
+                            player_after,
+                            norm_mark,
+                            stamps[NORM_STAMP],
+                            queue,
+                        )
+                g = g_of[node] + pushes
+                moves = moves_of[node] + distance[behind] + pushes
+                key_hash = np.uint64(0)
+                slot = 0
+                if ok:
+                    key_hash = (
+                        hash_of[node] ^ zb[b] ^ zb[target] ^ zp[key_player[node]] ^ zp[normalized]
+                    )
+                    slot = find_slot(nodes, table, key_hash, child, normalized)
+                    other = table[slot]
+                    if other != EMPTY:
+                        counters[DUPLICATES] += 1
+                        if not closed[other] and (
+                            g < g_of[other] or (g == g_of[other] and moves < moves_of[other])
+                        ):
+                            g_of[other] = g
+                            moves_of[other] = moves
+                            parent[other] = node
+                            actual[other] = player_after
+                            step[other] = code
+                            if alternate > 0:  # the cell keeps its stale key; the frontier not
+                                frontier_push(
+                                    frontier,
+                                    counters,
+                                    HEAP,
+                                    priority(g, h, moves, g_weight, h_weight),
+                                    other,
+                                )
+                        ok = False
+                if ok:
+                    packing = packing_feature(layer, goals_per_layer, child, layer_counts)
+                    feature_stamp[0] += 1
+                    regions = connectivity(
+                        floor, occupied, deltas, conn_mark, feature_stamp[0], queue
+                    )
+                    child_cell = cell_of(packing, regions, cap)
+                occupied[target] = False
+                occupied[b] = True
+                if not ok:
+                    continue
+                new = add_node(
+                    nodes,
+                    table,
+                    counters,
+                    slot,
+                    child,
+                    normalized,
+                    player_after,
+                    node,
+                    code,
+                    g,
+                    moves,
+                    h,
+                    key_hash,
+                )
+                if with_assignment:
+                    assign[new, :] = child_assign
+                counters[GENERATED] += 1
+                if _solved(goals, child):
+                    counters[SOLUTION] = new
+                    _clear(occupied, parent_boxes)
+                    return SOLVED
+                node_key = priority(g, h, moves, g_weight, h_weight)
+                heap_insert(space, child_cell, new, _cell_key(space_state, g, h, moves, node_key))
+                if alternate > 0:
+                    frontier_push(frontier, counters, HEAP, node_key, new)
+        if pack_macros:
+            solved_node = _packing_macros(
+                tab,
+                room,
+                goal_macros,
+                features,
+                params,
+                nodes,
+                table,
+                space,
+                frontier,
+                counters,
+                scratch,
+                work,
+                node,
+                parent_boxes,
+                reach,
+                child,
+                child_assign,
+            )
+            if solved_node >= 0:
+                counters[SOLUTION] = solved_node
+                _clear(occupied, parent_boxes)
+                return SOLVED
+        _clear(occupied, parent_boxes)
+    return CONTINUE
+
+
+@numba.njit(cache=True)
+def _through_corridor(floor, dead, goals, occupied, deltas, d, source, target):  # pragma: no cover
+    """Further pushes in direction ``d`` that carry a box just pushed from ``source`` to
+    ``target`` through a one-wide corridor: while the box and the player behind it both have
+    walls on either side across ``d``, the box is off goal and the next cell is free and not
+    dead, nothing but pushing on can use the box's place, so the macro does it at once. Not
+    complete (a box may have to wait inside a corridor), so only ``push-fess`` uses it, and
+    a search that exhausts its space with it runs again without it."""
+    across = 2 if d < 2 else 0
+    extra = 0
+    behind = source
+    cell = target
+    while True:
+        if goals[cell]:
+            return extra
+        for k in range(across, across + 2):
+            if floor[cell + deltas[k]] or floor[behind + deltas[k]]:
+                return extra
+        after = cell + deltas[d]
+        if not floor[after] or occupied[after] or dead[after]:
+            return extra
+        behind = cell
+        cell = after
+        extra += 1
+
+
+@numba.njit(cache=True)
+def _cell_key(space_state, g, h, moves, node_key):  # pragma: no cover - compiled
+    """The key of a state in its cell's heap (``node_key`` unless ``CELL_G`` is set)."""
+    if space_state[CELL_G] < 0:
+        return node_key
+    return priority(g, h, moves, space_state[CELL_G], space_state[CELL_H])
+
+
+@numba.njit(cache=True)
+def _packing_macros(
+    tab,
+    room,
+    goal_macros,
+    features,
+    params,
+    nodes,
+    table,
+    space,
+    frontier,
+    counters,
+    scratch,
+    work,
+    node,
+    parent_boxes,
+    reach,
+    child,
+    child_assign,
+):  # pragma: no cover - compiled
+    """Add the packing macros of ``node`` (see ``PACK_MACROS``); returns a solved node or -1.
+
+    ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark == reach`` its
+    player region, as the expansion left them.
+    """
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    push_distance, nearest_push, nearest_manhattan = (
+        tab.push_distance,
+        tab.nearest_push,
+        tab.nearest_manhattan,
+    )
+    zb, zp = tab.zobrist_box, tab.zobrist_player
+    node_boxes, key_player, _, _, _, g_of, moves_of, h_of, hash_of, _, assign = nodes
+    reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch = scratch
+    layer, goals_per_layer, counts, feature_stamp, conn_mark, goal_index, path_scratch = features
+    space_state = space[5]
+    cap = space_state[CONNECTIVITY_CAP]
+    per_goal = space_state[PACK_MACROS]
+    alternate = space_state[ALTERNATE]
+    freeze = params[FREEZE] != 0
+    g_weight = params[G_WEIGHT]
+    h_weight = params[H_WEIGHT]
+    box_count = parent_boxes.shape[0]
+    with_assignment = assign.shape[1] == box_count
+    layers = goals_per_layer.shape[0]
+    for k in range(layers):
+        counts[k] = 0
+    for b in parent_boxes:
+        if layer[b] >= 0:
+            counts[layer[b]] += 1
+    first_open = -1
+    for k in range(layers):
+        if counts[k] < goals_per_layer[k]:
+            first_open = k
+            break
+    if first_open < 0:
+        return -1
+    limit = path_scratch[0].shape[0]
+    made = 0
+    for goal in range(floor.shape[0]):
+        if made >= MACRO_CAP:
+            break
+        if layer[goal] != first_open or occupied[goal] or (goal_macros and room[goal]):
+            continue
+        row = goal_index[goal]
+        tried = 0
+        last_distance = -1
+        while tried < per_goal and made < MACRO_CAP:
+            # the next nearest box (by push distance, others ignored) not packed in order
+            best = -1
+            best_distance = UNREACHABLE
+            for i in range(box_count):
+                b = parent_boxes[i]
+                if 0 <= layer[b] <= first_open:
+                    continue
+                distance = push_distance[row, b]
+                if distance <= last_distance or distance >= best_distance:
+                    continue
+                best = i
+                best_distance = distance
+            if best < 0:
+                break
+            tried += 1
+            last_distance = best_distance
+            b = parent_boxes[best]
+            found, pushes = box_path(
+                floor, dead, occupied, deltas, b, reach_mark, reach, goal, limit, path_scratch
+            )
+            if found < 0:
+                continue
+            player_after = found // 4
+            occupied[b] = False
+            occupied[goal] = True
+            ok = not (
+                freeze
+                and freeze_deadlock(floor, dead, goals, occupied, deltas, goal, freeze_scratch)
+            )
+            h = 0
+            normalized = 0
+            if ok:
+                _moved(
+                    node_boxes[node], assign[node], best, goal, child, child_assign, with_assignment
+                )
+                h = _child_h(
+                    params[HEURISTIC],
+                    h_of[node],
+                    assign[node],
+                    best,
+                    b,
+                    goal,
+                    pushes,
+                    child,
+                    child_assign,
+                    push_distance,
+                    nearest_push,
+                    nearest_manhattan,
+                    work,
+                )
+                ok = h < UNREACHABLE
+            regions = 0
+            if ok:
+                stamps[NORM_STAMP] += 1
+                normalized = normalized_player(
+                    floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
+                )
+                feature_stamp[0] += 1
+                regions = connectivity(floor, occupied, deltas, conn_mark, feature_stamp[0], queue)
+            occupied[goal] = False
+            occupied[b] = True
+            if not ok:
+                continue
+            key_hash = hash_of[node] ^ zb[b] ^ zb[goal] ^ zp[key_player[node]] ^ zp[normalized]
+            slot = find_slot(nodes, table, key_hash, child, normalized)
+            if table[slot] != EMPTY:
+                counters[DUPLICATES] += 1
+                continue
+            g = g_of[node] + pushes
+            moves = moves_of[node] + 2 * pushes
+            new = add_node(
+                nodes,
+                table,
+                counters,
+                slot,
+                child,
+                normalized,
+                player_after,
+                node,
+                PACK_MACRO_STEP + found % 4,
+                g,
+                moves,
+                h,
+                key_hash,
+            )
+            if with_assignment:
+                assign[new, :] = child_assign
+            counters[GENERATED] += 1
+            made += 1
+            if _solved(goals, child):
+                return new
+            packing = packing_feature(layer, goals_per_layer, child, counts)
+            node_key = priority(g, h, moves, g_weight, h_weight)
+            cell_key = _cell_key(space_state, g, h, moves, node_key)
+            heap_insert(space, cell_of(packing, regions, cap), new, cell_key)
+            if alternate > 0:
+                frontier_push(frontier, counters, HEAP, node_key, new)
+    return -1

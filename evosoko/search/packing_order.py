@@ -1,0 +1,116 @@
+"""Packing order by retrograde analysis: which goals must be filled before which.
+
+Start from the solved position (a box on every goal) and play backwards: a box is *removable*
+when the player, walking from where it stands at the start, can pull it off the goals onto a
+cell that is no goal, the other boxes still on their goals. All removable boxes form the last
+*layer* of the forward packing order; take them away and repeat. The layer of a goal says how
+deep it lies in the goal area: goals of layer 0 are filled first (a goal room's innermost
+cells), the last layer last (its doorway), and goals scattered in open floor all share layer 0.
+
+The *packing* feature of a position (FESS, Shoham and Schaeffer 2020) is the number of boxes
+on goals that are filled in order: a filled goal counts when no goal of an earlier layer is
+still empty. It grows by one with each goal filled in plan and never counts a goal filled too
+early, which would wall off the goals behind it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from evosoko.sokoban.level import Level
+
+
+@dataclass(frozen=True, eq=False)
+class PackingOrder:
+    """The forward layer of every goal (``layer[cell]``, -1 off goals) and the layer count."""
+
+    layer: np.ndarray  # int64[cells]
+    layers: int
+
+    def packing(self, boxes) -> int:
+        """The packing feature of a position with boxes on ``boxes``."""
+        return packing_value(self.layer, np.asarray(boxes, dtype=np.int64), self.layers)
+
+
+def packing_order(level: Level) -> PackingOrder:
+    """The :class:`PackingOrder` of ``level`` (retrograde, layer by layer)."""
+    filled = set(level.goal_cells.tolist())
+    rounds: list[list[int]] = []
+    while filled:
+        region = _player_region(level, filled)
+        removable = [goal for goal in sorted(filled) if _can_pull_off(level, filled, goal, region)]
+        if not removable:
+            rounds.append(sorted(filled))  # stuck: what is left goes first, in one layer
+            break
+        rounds.append(removable)
+        filled.difference_update(removable)
+    layer = np.full(level.cells, -1, dtype=np.int64)
+    count = len(rounds)
+    for removed_in, goals in enumerate(rounds):
+        layer[goals] = count - 1 - removed_in
+    return PackingOrder(layer=layer, layers=count)
+
+
+def packing_value(layer: np.ndarray, boxes: np.ndarray, layers: int) -> int:
+    """Boxes on goals filled in order: no goal of an earlier layer is empty (see module doc)."""
+    on_goal = layer[boxes]
+    filled_per_layer = np.bincount(on_goal[on_goal >= 0], minlength=layers)
+    goals_per_layer = np.bincount(layer[layer >= 0], minlength=layers)
+    total = 0
+    for k in range(layers):
+        total += int(filled_per_layer[k])
+        if filled_per_layer[k] < goals_per_layer[k]:
+            break
+    return total
+
+
+def _player_region(level: Level, filled: set[int]) -> set[int]:
+    """Cells the player reaches from its start with boxes on ``filled`` (its own cell free)."""
+    floor = level.floor
+    start = level.start.player
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        cell = queue.popleft()
+        for delta in level.deltas:
+            nxt = cell + delta
+            if floor[nxt] and nxt not in filled and nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return seen
+
+
+def _can_pull_off(level: Level, filled: set[int], goal: int, region: set[int]) -> bool:
+    """True when the box on ``goal`` can be pulled onto a non-goal cell, others staying put.
+
+    Breadth-first over (box, player) states; the player starts on any cell of ``region`` next
+    to the box (the rest of the region is reachable from there), and may walk anywhere that
+    is floor and holds no box.
+    """
+    floor = level.floor
+    goals = level.goals
+    deltas = level.deltas
+    others = filled - {goal}
+    starts = [(goal, goal + d) for d in deltas if goal + d in region]
+    seen = set(starts)
+    queue = deque(starts)
+    while queue:
+        box, player = queue.popleft()
+        for delta in deltas:
+            step = player + delta
+            if not floor[step] or step in others:
+                continue
+            if step != box and (box, step) not in seen:
+                seen.add((box, step))
+                queue.append((box, step))
+            if player - delta == box and step != box:
+                pulled = (player, step)
+                if not goals[player]:
+                    return True
+                if pulled not in seen:
+                    seen.add(pulled)
+                    queue.append(pulled)
+    return False

@@ -1,0 +1,50 @@
+"""Zobrist hashing of positions: one 64-bit key per box cell and per player cell.
+
+The hash of a position is the XOR of the keys of its box cells and the key of its *normalized*
+player cell (the smallest cell the player can reach, :mod:`evosoko.sokoban.reach`), so positions
+that differ only by a walk hash alike. Search states, the GA's state hashes and duplicate
+elimination all use these keys, so one position has one hash everywhere. A push changes the
+box part by two XORs (``hash ^ box_keys[source] ^ box_keys[target]``).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+ZOBRIST_SEED = 0x5EED_B0C5
+"""Seed of the generator that draws the keys: hashes are the same in every run and process."""
+
+
+def zobrist_keys(cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """(box keys, player keys): uint64[cells] each, the same for every level of ``cells``."""
+    keys = np.random.default_rng(ZOBRIST_SEED).integers(
+        0, 2**64, size=2 * cells, dtype=np.uint64, endpoint=False
+    )
+    return keys[:cells].copy(), keys[cells:].copy()
+
+
+@numba.njit(cache=True)
+def boxes_hash(box_keys, boxes):  # pragma: no cover - compiled
+    """The box part of the hash: the XOR of the keys of the cells in ``boxes``."""
+    value = np.uint64(0)
+    for k in range(boxes.shape[0]):
+        value ^= box_keys[boxes[k]]
+    return value
+
+
+def state_hash(level, state) -> int:
+    """The hash of ``state`` (a :class:`~evosoko.sokoban.level.State` of ``level``)."""
+    from evosoko.sokoban.arrays import level_arrays
+    from evosoko.sokoban.reach import normalized_player
+
+    arrays = level_arrays(level)
+    boxes = np.array(state.boxes, dtype=np.int64)
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[boxes] = True
+    mark = np.zeros(level.cells, dtype=np.int64)
+    queue = np.zeros(level.cells, dtype=np.int64)
+    player = normalized_player(
+        arrays.floor, occupied, arrays.deltas, int(state.player), mark, 1, queue
+    )
+    return int(boxes_hash(arrays.zobrist_box, boxes)) ^ int(arrays.zobrist_player[player])

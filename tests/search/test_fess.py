@@ -1,0 +1,234 @@
+"""push-fess: packing order, features, the per-cell pairing heaps and the search itself."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tiny_levels import microban, quiet_level, tiny_levels
+
+from evosoko.search import Pruning, solve
+from evosoko.search import fess_kernel as fk
+from evosoko.search.packing_order import packing_order, packing_value
+from evosoko.sokoban.solutions import verify_solution
+
+# A goal room three cells deep behind one doorway (column 6 of row 2).
+ROOM = ["##########",
+        "#..   #  #",
+        "#..      #",
+        "#..   #  #",
+        "#######$ #",
+        "#  $  $  #",
+        "#  $$ @$ #",
+        "#        #",
+        "##########"]  # fmt: skip
+# A one-cell-wide dead end holding three goals: they can only be filled deepest first.
+CORRIDOR = ["#########",
+            "#...    #",
+            "##### # #",
+            "#   $$$ #",
+            "#@      #",
+            "#########"]  # fmt: skip
+
+
+def test_a_dead_end_is_packed_from_its_far_end():
+    level = quiet_level(CORRIDOR)
+    order = packing_order(level)
+    first, second, third = (level.cell(1, c) for c in (1, 2, 3))
+    assert order.layers == 3
+    assert (order.layer[first], order.layer[second], order.layer[third]) == (0, 1, 2)
+    elsewhere = level.cell(3, 4)
+    assert order.packing([first, elsewhere]) == 1
+    assert order.packing([first, second, elsewhere]) == 2
+    assert order.packing([first, second, third]) == 3
+    # the doorway goal filled before the far ones counts for nothing: it walls them off
+    assert order.packing([third, elsewhere]) == 0
+
+
+def test_scattered_goals_share_one_layer():
+    level = quiet_level(["#######", "#.  . #", "# $$  #", "#@    #", "#######"])
+    order = packing_order(level)
+    assert order.layers == 1
+    goals = level.goal_cells.tolist()
+    assert order.packing([goals[1], level.cell(2, 2)]) == 1
+
+
+def test_goal_room_layers_grow_towards_the_doorway():
+    level = quiet_level(ROOM)
+    order = packing_order(level)
+    layers_by_column = {
+        level.position(g)[1]: int(order.layer[g]) for g in level.goal_cells.tolist()
+    }
+    assert layers_by_column[1] <= layers_by_column[2]
+    assert order.layers >= 2
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels(), st.data())
+def test_compiled_features_match_the_python_ones(level, data):
+    order = packing_order(level)
+    features = fk.make_features(order, level.cells)
+    layer, goals_per_layer, counts, stamp, mark, _, _ = features
+    floor = level.floor
+    free = np.flatnonzero(floor).tolist()
+    boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free)), label="boxes"))
+    array = np.array(boxes, dtype=np.int64)
+    assert fk.packing_feature(layer, goals_per_layer, array, counts) == packing_value(
+        order.layer, array, order.layers
+    )
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[boxes] = True
+    stamp[0] += 1
+    regions = fk.connectivity(
+        floor, occupied, np.array(level.deltas, dtype=np.int64), mark, stamp[0], np.zeros_like(mark)
+    )
+    assert regions == _regions(level, set(boxes))
+
+
+def _regions(level, boxes):
+    seen, count = set(), 0
+    for cell in np.flatnonzero(level.floor).tolist():
+        if cell in boxes or cell in seen:
+            continue
+        count += 1
+        stack = [cell]
+        seen.add(cell)
+        while stack:
+            current = stack.pop()
+            for delta in level.deltas:
+                nxt = current + delta
+                if level.floor[nxt] and nxt not in boxes and nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    return count
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 50)), min_size=1, max_size=60))
+def test_pairing_heaps_pop_each_cell_in_key_order_and_cycle_through_cells(entries):
+    space = fk.make_feature_space(len(entries), box_count=0, layers=1, alternate=0)
+    for node, (cell, key) in enumerate(entries):
+        fk.heap_insert(space, cell, node, key)
+    popped: dict[int, list[int]] = {}
+    visits = []
+    while True:
+        cell = fk.next_cell(space)
+        if cell < 0:
+            break
+        visits.append(cell)
+        node = fk.heap_pop(space, cell)
+        popped.setdefault(cell, []).append(entries[node][1])
+    for cell, keys in popped.items():
+        assert keys == sorted(k for c, k in entries if c == cell)
+    assert sum(map(len, popped.values())) == len(entries)
+    # while two cells hold states, neither is visited twice in a row
+    assert all(
+        a != b or len({c for c, _ in entries}) == 1 or _only_one_left(visits, i, entries)
+        for i, (a, b) in enumerate(itertools.pairwise(visits))
+    )
+
+
+def _only_one_left(visits, i, entries):
+    remaining = {c: sum(1 for cc, _ in entries if cc == c) for c, _ in entries}
+    for cell in visits[: i + 1]:
+        remaining[cell] -= 1
+    return sum(1 for n in remaining.values() if n > 0) == 1
+
+
+def test_push_fess_solves_microban_levels_with_verified_solutions():
+    for level in microban("1", "10", "60", "100"):
+        result = solve(level, "push-fess", node_limit=200_000)
+        assert result.status == "solved", level.name
+        check = verify_solution(level, result.solution)
+        assert check.valid and check.solved
+        assert (check.moves, check.pushes) == (result.moves, result.pushes)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels())
+def test_push_fess_agrees_with_plain_push_bfs_on_solvability(level):
+    reference = solve(
+        level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
+    )
+    result = solve(level, "push-fess")
+    assert result.status == reference.status
+    if result.solved:
+        check = verify_solution(level, result.solution)
+        assert check.valid and check.solved
+        assert result.pushes >= reference.pushes
+
+
+@pytest.mark.parametrize("rows", [CORRIDOR, ROOM])
+def test_push_fess_solves_goal_areas(rows):
+    level = quiet_level(rows)
+    result = solve(level, "push-fess")
+    assert result.solved
+    assert verify_solution(level, result.solution).solved
+
+
+def test_box_paths_take_the_fewest_pushes_round_corners():
+    from evosoko.search.box_paths import box_path_pushes
+
+    level = quiet_level(["#######", "#     #", "# $   #", "#@  # #", "#   #.#", "#######"])
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    box = level.start.boxes[0]
+    occupied[box] = True
+    deltas = np.array(level.deltas, dtype=np.int64)
+    goal = int(level.goal_cells[0])
+    for last in range(4):
+        pushes = box_path_pushes(
+            level.floor, level.dead_squares, occupied, deltas, box, level.start.player, goal, last
+        )
+        if pushes is not None:
+            break
+    assert pushes is not None
+    assert len(pushes) == level.push_distance[0, box]
+    cell = box
+    for pushed, direction in pushes:  # a chain of pushes of the one box, ending on the goal
+        assert pushed == cell
+        cell = pushed + level.deltas[direction]
+    assert cell == goal
+
+
+@pytest.mark.parametrize(
+    "setting, value",
+    [("PACK_MACROS", 2), ("CELL_WEIGHTS", (0, 1)), ("ALTERNATE", 0), ("CORRIDOR_MACROS", False)],
+)
+def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
+    from evosoko.search import fess
+
+    monkeypatch.setattr(fess, setting, value)
+    for level in [*microban("1", "10", "60"), quiet_level(CORRIDOR)]:
+        result = solve(level, "push-fess", node_limit=200_000)
+        assert result.solved, level.name
+        check = verify_solution(level, result.solution)
+        assert check.valid and check.solved
+        assert (check.moves, check.pushes) == (result.moves, result.pushes)
+
+
+def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
+    # a one-wide corridor from column 4 to 7 of row 2, a goal at its end
+    level = quiet_level(["#########", "#   #####", "#@$    .#", "#   #####", "#########"])
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    deltas = np.array(level.deltas, dtype=np.int64)
+    floor, dead, goals = level.floor, level.dead_squares, level.goals
+    right = 3
+
+    def extra(column):
+        source = level.cell(2, column)
+        occupied[:] = False
+        occupied[source + 1] = True
+        return fk._through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1)
+
+    assert extra(2) == 0  # the box is not in the corridor yet
+    assert extra(3) == 0  # the box is, but the player behind it is not
+    assert extra(4) == 2  # pushed on to the goal at the end
+    occupied[level.cell(2, 6)] = True
+    source = level.cell(2, 4)
+    occupied[source + 1] = True
+    assert (
+        fk._through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1) == 0
+    )
