@@ -80,12 +80,12 @@ def test_learn_train_fits_a_model_that_eval_reads(small_data, tmp_path):
     pytest.importorskip("torch")
     out = tmp_path / "model"
     result = invoke(
-        "learn", "train", small_data, "--out", out, "--epochs", "2", "--channels", "4",
+        "learn", "train", small_data, "--out", out, "--epochs", "1", "--channels", "4",
         "--threads", "1",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     metrics = json.loads((out / "metrics.json").read_text())
-    assert len(metrics["history"]) == 2 and metrics["best_epoch"] in (1, 2)
+    assert len(metrics["history"]) == 1 and metrics["best_epoch"] == 1
     assert metrics["settings"]["architecture"]["floor_only"] is True
     scored = invoke("learn", "eval", small_data, "--model", out / "model.npz", "--json")
     assert scored.exit_code == 0, scored.output
