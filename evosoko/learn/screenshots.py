@@ -6,17 +6,16 @@ logistic regression: across tile sets the floor of one is the colour of another'
 no linear model of the pixels separates (it named 76 % of held-out cells right, the network
 over 99 %). Trained with scikit-learn (:mod:`evosoko.learn.cell_training`), it is evaluated
 with numpy, so reading needs no extra. Cells that look alike in one picture are the same tile,
-so they are grouped (by distance) and each group takes the class its cells vote for together;
-and a player standing on a goal may hide it (evosoko's renderer draws it over the goal), so
-when the boxes outnumber the goals by one, the player is read as standing on a goal. The grid comes
-from the picture: every tile of a tile set is drawn at the same place within its cell, so the
-sum of colour changes along each column (and each row) of pixels repeats with the cell size. The
-cell size that best explains that repetition on both axes, and the offset of the cell edges,
-give the grid; with ``size`` (columns x rows, as the source document required) the search is
-narrowed around ``picture width / columns``. A grid of twice the cell size repeats as well, so
-the smallest period nearly as regular as the most regular one is taken. Cells cut off at the picture's edge are read when at least half
-of them shows (their missing part is filled with their edge pixels), and rows and columns of
-nothing but background around the board are dropped.
+so they are grouped (by distance), and the groups take the classes their cells' summed
+log-probabilities favour most among those that make a level (one player, as many goals as
+boxes: :func:`consistent_labels`); a player standing on a goal may hide it (evosoko's renderer
+draws it over the goal), so when the boxes outnumber the goals by one, the player is read as
+standing on a goal. The grid comes from the picture alone (:func:`find_grid`): the cell size
+and the edges' offsets that cut it into the fewest distinct tiles; with ``size`` (columns x
+rows, as the source document required) the cell size is bounded by it. Cells cut off at the
+picture's edge are read when at least half of them shows (their missing part is filled with
+their edge pixels), and rows and columns of nothing but background around the board are
+dropped.
 """
 
 from __future__ import annotations
@@ -40,6 +39,8 @@ SAME_TILE = 0.05
 CELLS_WEIGHT = 2.0
 """How many distinct tiles a grid may show more than another for each doubling of the cells
 it shows, and still fit better (see :func:`find_grid`)."""
+MOST_TILES = 48
+"""A grid whose cells show more distinct tiles than this is no board's (see _group_tiles)."""
 SMALLEST_CELL = 8
 """No grid of smaller cells is considered (pixels)."""
 DEFAULT_CELLS = "cells.npz"
@@ -314,20 +315,22 @@ def find_grid(
     (a tile's own lines, such as a brick wall's joints, repeat at fractions of a cell; a grid
     of twice the cell size repeats too), each as a whole number of pixels and refined to a
     tenth; each is tried with the ``phases`` best placements of the cell edges along each axis.
-    The grid with the smallest share of distinct tiles among its cells (:func:`tile_count`)
-    wins. A grid at a multiple of the cell size has few cells that are nearly all distinct, so
-    it loses; a grid at a half or a third of the cell size has a smaller share (uniform tiles
-    cut in pieces are still one tile), but it cuts every goal, box and player in pieces that
-    all differ: a winner showing more than twice as many distinct tiles as a grid two or three
-    times coarser gives way to it. The winner's edges are then moved by up to three pixels
-    where that fits better (a tile's line along the cell edge may hide it). ``size``
-    (columns, rows), when known, bounds the cell size."""
+    The grid wins whose cells show the fewest distinct tiles (:func:`tile_count`) less
+    :data:`CELLS_WEIGHT` per doubling of its cells: a grid at a multiple of the cell size has
+    few cells, nearly all distinct; a grid at a half or a third of it has four or nine times
+    the cells, but every goal, box and player cut in pieces that all differ (measured over five
+    seeds of ``bench_import.py``, the weight that separates both lies between 1 and 4). The
+    winner's edges are then moved by up to three pixels where its cells fit their tiles better
+    (a tile's line along the cell edge may hide the edge). ``size`` (columns, rows), when
+    known, bounds the cell size: the board fits in the picture and spans at least two fifths
+    of it."""
     height, width, _ = image.shape
     across_x, across_y = _profiles(image)
-    # At least three cells along each axis (or the board's size), the outer ones maybe cropped.
+    # At least three cells along each axis (or the board's size), the outer ones maybe cropped;
+    # a board of known size spans at least two fifths of the picture along one axis.
     columns, rows = size if size is not None else (3, 3)
-    low = SMALLEST_CELL
-    high = max(low, int(min((width + 8) / columns, (height + 8) / rows)))
+    high = max(SMALLEST_CELL, int(min((width + 8) / columns, (height + 8) / rows)))
+    low = SMALLEST_CELL if size is None else max(SMALLEST_CELL, int(0.4 * high))
     scores = _period_scores(across_x, across_y, low, high)
     best = max(scores)[0] if scores else -1.0
     if best <= 0:
@@ -427,11 +430,12 @@ def tile_count(cutter: CellCutter, grid: Grid, width: int, height: int) -> tuple
 
 
 @numba.njit(cache=True)
-def _group_tiles(cells, same):  # pragma: no cover - compiled
-    """Leader grouping of cell features (``float32[n, features]``): each cell joins the first
-    group whose first cell it differs from by less than ``same`` (root mean square), else
+def _group_tiles(cells, same, most=MOST_TILES):  # pragma: no cover - compiled
+    """Leader grouping of cell features (``float32[n, features]``): each cell joins the group
+    whose first cell it differs from least, if by less than ``same`` (root mean square), else
     starts one. Returns the number of groups and the summed distance of the cells to the first
-    cell of their group."""
+    cell of their group; past ``most`` groups it stops and counts every cell a group (no grid
+    of a board shows that many kinds of tile)."""
     count, size = cells.shape
     leaders = np.empty(count, dtype=np.int64)
     groups = 0
@@ -450,6 +454,8 @@ def _group_tiles(cells, same):  # pragma: no cover - compiled
             if value < best_value:
                 best, best_value = k, value
         if best < 0:
+            if groups == most:
+                return count, 0.0
             leaders[groups] = index
             groups += 1
         else:

@@ -4,8 +4,8 @@ Batches hold boards of one size (the network is fully convolutional) and each ba
 in one of the eight symmetries of the square, drawn at random: a position and its rotations
 and reflections are equally dead. AdamW minimises the binary cross-entropy; after each epoch the
 validation split is scored, the best weights so far are kept, the step size is halved after
-each epoch that did not improve the validation loss, and training stops when it has not
-improved for ``patience`` epochs (or at ``epochs``, or ``minutes``).
+every two epochs in a row that did not improve the validation loss, and training stops when it
+has not improved for ``patience`` epochs (or at ``epochs``, or ``minutes``).
 The result is a numpy model file (:func:`evosoko.learn.network.save_model`) and a metrics file.
 """
 
@@ -222,7 +222,7 @@ def train_model(
         elif epoch - best_epoch >= settings.patience:
             stop_reason = "early stop"
             break
-        else:  # no better: smaller steps
+        elif (epoch - best_epoch) % 2 == 0:  # two epochs in a row no better: smaller steps
             for group in optimizer.param_groups:
                 group["lr"] *= 0.5
         if settings.minutes is not None and time.perf_counter() - started >= 60 * settings.minutes:
