@@ -1,4 +1,4 @@
-"""Experiment commands: ``compare``, ``sweep`` and ``plot``."""
+"""Experiment commands: ``compare``, ``sweep``, ``plot`` and ``export``."""
 
 from __future__ import annotations
 
@@ -149,14 +149,45 @@ def sweep_command(
     if quiet:
         stdout.print(str(folder), markup=False)
     else:
-        best = outcome.best
-        if best is not None:
-            stdout.print(
-                f"best trial: {best.params} (solve rate {best.solve_rate:.0%})", markup=False
-            )
+        for line in _best_trial_lines(outcome, settings.sweep.budget):
+            stdout.print(line, markup=False)
         stdout.print(f"results in {folder} (index.csv, best.toml)", markup=False)
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _best_trial_lines(outcome, budget) -> list[str]:
+    """The best trial and, when the data cannot separate them, the trials that tie with it."""
+    from evosoko.experiment.sweep import trial_intervals
+
+    def described(trial) -> str:
+        rate = trial_intervals(trial, budget)[0]
+        return (
+            f"trial {trial.number} {trial.params} (solve rate {trial.solve_rate:.0%} "
+            f"[{rate.low:.0%}, {rate.high:.0%}], median evaluations "
+            f"{trial.median_evaluations:g})"
+        )
+
+    best, tied = outcome.best, outcome.tied
+    if best is None:
+        return []
+    if not tied:
+        lines = [f"best trial: {described(best)}"]
+        if outcome.ties and outcome.ties.tests:
+            lines.append(
+                "no tie: every other trial is worse by a paired test over the levels "
+                "(Holm-adjusted p <= 0.05)"
+            )
+        return lines
+    return [
+        (
+            f"tie for best: {len(tied) + 1} trials that no paired test over the levels separates "
+            "(Holm-adjusted p > 0.05):"
+        ),
+        f"  {described(best)}   <- best.toml, first by point estimate only",
+        *(f"  {described(trial)}" for trial in tied),
+        "more levels or seeds may separate them",
+    ]
 
 
 @app.command("plot")
@@ -182,3 +213,26 @@ def plot_command(
 
     for path in plot_folders(folders, out, "svg" if svg else "png"):
         stdout.print(f"wrote {path}", markup=False)
+
+
+@app.command("export")
+@reports_errors
+def export_command(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="A compare or sweep folder.")],
+    ioh: Annotated[
+        Path | None,
+        typer.Option(
+            "--ioh",
+            metavar="OUT",
+            help="Where to write the IOHprofiler data (default: DIR/ioh; replaced if present).",
+        ),
+    ] = None,
+) -> None:
+    """Export a comparison's or sweep's runs in IOHprofiler's format, for IOHanalyzer: one
+    view per cost axis (budget/: evaluations or expanded nodes; time/: milliseconds)."""
+    from evosoko.experiment.ioh import export_folder
+
+    target = export_folder(folder, ioh)
+    stdout.print(
+        f"wrote {target} (budget/ and time/: load one of them into IOHanalyzer)", markup=False
+    )

@@ -13,7 +13,9 @@ Every job gets the same wall-clock budget (``budget.seconds``) and its solver's 
 (``budget.evaluations`` for the GA, ``budget.nodes`` expanded for search). The output folder
 holds ``compare.toml`` (the resolved comparison), ``journal.jsonl`` (one line per finished job:
 a rerun skips those), ``results.csv`` (one row per job), ``summary.md`` / ``summary.json``
-(per solver: solve rate, median time to solve, ERT, median moves and pushes) and ``plots/``.
+(per solver: solve rate, median time to solve, ERT, median moves and pushes, each with its
+95 % interval, and paired tests between solvers), ``ioh/`` (the runs in IOHprofiler's format,
+:mod:`evosoko.experiment.ioh`) and ``plots/``.
 A job's key holds a digest of its settings, so changing a solver or the budget reruns it.
 Every stored solution is replay-verified here, in the parent process.
 """
@@ -38,6 +40,7 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
+from evosoko.experiment.ioh import IOH_DIR, write_comparison_ioh
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.metrics import SolverSummary, summarise
 from evosoko.experiment.report import Throttle, refresh_report
@@ -49,6 +52,13 @@ from evosoko.experiment.settings import (
     locate,
     resolve_path,
     selection_error,
+)
+from evosoko.experiment.statistics import (
+    Interval,
+    Uncertainty,
+    comparison_uncertainty,
+    methods_markdown,
+    paired_tests_markdown,
 )
 from evosoko.experiment.warmup import warm_up_config, warm_up_for
 from evosoko.search.algorithms import ALGORITHMS
@@ -576,6 +586,7 @@ def run_compare(
     finally:
         ordered = [rows[job.key] for job in jobs if job.key in rows]
         summaries = write_compare_files(folder, config, ordered, len(jobs), plots=plots)
+        write_comparison_ioh(folder / IOH_DIR, config, ordered, level_of)
     complete = len(ordered) == len(jobs) and all(row["status"] != "error" for row in ordered)
     return CompareOutcome(folder, ordered, summaries, len(jobs), counts["resumed"], complete)
 
@@ -587,12 +598,17 @@ def write_compare_files(
     budget = config.compare.budget
     unit_budgets = {"evaluations": budget.evaluations, "nodes": budget.nodes}
     summaries = summarise(rows, budget.seconds, unit_budgets)
+    uncertainty = comparison_uncertainty(
+        rows, budget.seconds, unit_budgets, [s.label for s in config.solver]
+    )
     write_text_atomic(folder / RESULTS_FILE, results_csv(rows))
     write_text_atomic(
-        folder / SUMMARY_MD, summary_markdown(config, summaries, len(rows), total_jobs)
+        folder / SUMMARY_MD,
+        summary_markdown(config, summaries, len(rows), total_jobs, uncertainty),
     )
     write_json_atomic(
-        folder / SUMMARY_JSON, summary_json(folder, config, summaries, len(rows), total_jobs)
+        folder / SUMMARY_JSON,
+        summary_json(folder, config, summaries, len(rows), total_jobs, uncertainty),
     )
     if plots and rows:
         from evosoko.experiment.figures import draw_compare
@@ -644,9 +660,15 @@ def _cell(value: Any) -> str:
 
 
 def summary_markdown(
-    config: CompareConfig, summaries: list[SolverSummary], done: int, total: int
+    config: CompareConfig,
+    summaries: list[SolverSummary],
+    done: int,
+    total: int,
+    uncertainty: Uncertainty | None = None,
 ) -> str:
-    """``summary.md``: the setting and a table with one line per solver."""
+    """``summary.md``: the setting, a table with one line per solver (each figure with its
+    95 % interval [low, high]), the paired tests between solvers and how they were made."""
+    intervals = uncertainty.intervals if uncertainty else {}
     settings, budget = config.compare, config.compare.budget
     limits = [f"{budget.seconds:g} s"]
     if budget.evaluations:
@@ -666,21 +688,41 @@ def summary_markdown(
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in summaries:
+        ci = intervals.get(s.solver)
         ert_units = "–" if s.ert_units is None else f"{_number(s.ert_units)} {s.unit}"
+        if s.ert_units is not None and ci:
+            ert_units += _bracket(ci.ert_units)
         lines.append(
-            f"| {s.solver} | {s.runs} | {s.solved} | {100 * s.solve_rate:.0f}% "
-            f"| {_number(s.median_seconds, 3)} | {_number(s.ert_seconds, 3)} | {ert_units} "
-            f"| {_number(s.median_moves)} | {_number(s.median_pushes)} |"
+            f"| {s.solver} | {s.runs} | {s.solved} "
+            f"| {100 * s.solve_rate:.0f}%{_bracket(ci and ci.solve_rate, percent=True)} "
+            f"| {_number(s.median_seconds, 3)}{_bracket(ci and ci.median_seconds, 3)} "
+            f"| {_number(s.ert_seconds, 3)}{_bracket(ci and ci.ert_seconds, 3)} | {ert_units} "
+            f"| {_number(s.median_moves)}{_bracket(ci and ci.median_moves)} "
+            f"| {_number(s.median_pushes)}{_bracket(ci and ci.median_pushes)} |"
         )
     lines += [
         "",
         "Medians are over solved runs. ERT (expected running time) = the total cost of all runs, "
         "a failed run counted at the full budget of that measure (" + "; ".join(limits) + ") even "
-        "when another limit stopped it first, divided by the number of solved runs.",
+        "when another limit stopped it first, divided by the number of solved runs. "
+        "[low, high]: the 95 % confidence interval.",
     ]
+    if uncertainty and uncertainty.tests:
+        lines += ["", *paired_tests_markdown(uncertainty.tests)]
+    if uncertainty:
+        lines += ["", *methods_markdown()]
     if done < total:
         lines += ["", f"**Incomplete:** {done} of {total} jobs finished; resume to finish."]
     return "\n".join(lines) + "\n"
+
+
+def _bracket(interval: Interval | None, digits: int = 0, *, percent: bool = False) -> str:
+    """`` [low, high]`` after a figure, or nothing when the interval is unknown."""
+    if not interval or not interval.known:
+        return ""
+    if percent:
+        return f" [{100 * interval.low:.0f}%, {100 * interval.high:.0f}%]"
+    return f" [{_number(interval.low, digits)}, {_number(interval.high, digits)}]"
 
 
 def _level_description(settings: CompareSettings) -> str:
@@ -703,9 +745,17 @@ def _number(value: float | None, digits: int = 0) -> str:
 
 
 def summary_json(
-    folder: Path, config: CompareConfig, summaries: list[SolverSummary], done: int, total: int
+    folder: Path,
+    config: CompareConfig,
+    summaries: list[SolverSummary],
+    done: int,
+    total: int,
+    uncertainty: Uncertainty | None = None,
 ) -> dict[str, Any]:
-    """The summary as JSON-ready data (``--json`` prints it); infinities become None."""
+    """The summary as JSON-ready data (``--json`` prints it); infinities become None.
+    ``intervals``: per solver, ``[low, high]`` of each figure; ``paired_tests``: one object
+    per test (see :class:`evosoko.experiment.statistics.PairedTest`)."""
+    intervals = uncertainty.intervals if uncertainty else {}
 
     def finite(value: float | None) -> float | None:
         return None if value is None or not math.isfinite(value) else value
@@ -728,7 +778,9 @@ def summary_json(
                 "ert_units": finite(s.ert_units),
                 "median_moves": s.median_moves,
                 "median_pushes": s.median_pushes,
+                "intervals": intervals[s.solver].as_dict() if s.solver in intervals else None,
             }
             for s in summaries
         ],
+        "paired_tests": [test.as_dict() for test in uncertainty.tests] if uncertainty else [],
     }

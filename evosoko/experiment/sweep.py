@@ -53,6 +53,16 @@ from evosoko.experiment.settings import (
     resolve_path,
     toml_value,
 )
+from evosoko.experiment.statistics import (
+    Cost,
+    Interval,
+    TieReport,
+    level_groups,
+    median_interval,
+    rate_interval,
+    stable_seed,
+    sweep_ties,
+)
 from evosoko.experiment.warmup import warm_up_for
 
 __all__ = [
@@ -398,6 +408,14 @@ class SweepOutcome:
     trials: list[Trial]
     best: Trial | None
     complete: bool
+    ties: TieReport | None = None
+    """Which trials the data cannot tell from ``best`` (see :func:`tie_report`)."""
+
+    @property
+    def tied(self) -> list[Trial]:
+        """The trials that tie with ``best`` (``best`` not included)."""
+        numbers = set(self.ties.tied) if self.ties else set()
+        return [trial for trial in self.trials if trial.number in numbers]
 
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -452,7 +470,7 @@ def run_sweep(
     else:
         trials, complete = _run_planned(config, planned, levels, journal, progress, stop_after)
     best = write_sweep_files(folder, config, trials, levels, plots=plots)
-    return SweepOutcome(folder, trials, best, complete)
+    return SweepOutcome(folder, trials, best, complete, tie_report(config, trials))
 
 
 def _run_planned(
@@ -510,6 +528,30 @@ def best_trial(trials: list[Trial]) -> Trial | None:
     return max(finished, key=Trial.rank_key) if finished else None
 
 
+def tie_report(config: SweepConfig, trials: list[Trial]) -> TieReport | None:
+    """Which complete trials no paired test separates from the best one (None: no trial
+    is complete). The cost the tests compare is evaluations, a failure counted at the
+    evaluation budget (or, without one, at the most evaluations any run spent)."""
+    best = best_trial(trials)
+    if best is None:
+        return None
+    finished = {trial.number: trial.rows for trial in trials if trial.status == "complete"}
+    spent = [row["evaluations"] for rows in finished.values() for row in rows]
+    budget = config.sweep.budget.evaluations or max(spent, default=0)
+    return sweep_ties(best.number, finished, Cost("evaluations", "evaluations", budget))
+
+
+def trial_intervals(trial: Trial, budget: SweepBudget) -> tuple[Interval, Interval]:
+    """95 % intervals of a trial's solve rate and median evaluations, over levels."""
+    groups = level_groups(trial.rows)
+    cap = budget.evaluations
+    spent = [[r["evaluations"] if r["solved"] or cap is None else cap for r in g] for g in groups]
+    return (
+        rate_interval([[row["solved"] for row in group] for group in groups]),
+        median_interval(spent, stable_seed("trial", trial.number)),
+    )
+
+
 def write_sweep_files(
     folder: Path,
     config: SweepConfig,
@@ -520,7 +562,8 @@ def write_sweep_files(
 ) -> Trial | None:
     """Write ``index.csv``, ``results.csv``, ``best.toml`` and (optionally) the plots."""
     keys = list(config.parameters)
-    write_text_atomic(folder / INDEX_FILE, index_csv(trials, keys, config.sweep.budget))
+    ties = tie_report(config, trials)
+    write_text_atomic(folder / INDEX_FILE, index_csv(trials, keys, config.sweep.budget, ties))
     rows = [
         {**row, **{k: toml_value(v) for k, v in trial.params.items() if isinstance(v, bool)}}
         for trial in trials
@@ -542,11 +585,11 @@ def write_sweep_files(
     write_text_atomic(folder / RESULTS_FILE, _csv(job_columns, rows))
     best = best_trial(trials)
     if best is not None:
-        write_text_atomic(folder / BEST_FILE, best_toml(config, best, levels, folder))
+        write_text_atomic(folder / BEST_FILE, best_toml(config, best, levels, folder, ties))
     if plots and any(trial.status == "complete" for trial in trials):
         from evosoko.experiment.sweep_figures import draw_sweep
 
-        draw_sweep(folder, config, trials)
+        draw_sweep(folder, config, trials, ties=ties)
     return best
 
 
@@ -554,14 +597,27 @@ INDEX_METRICS = (
     "runs",
     "solved",
     "solve_rate",
+    "solve_rate_low",
+    "solve_rate_high",
     "median_evaluations",
+    "median_evaluations_low",
+    "median_evaluations_high",
     "median_seconds",
     "objective",
+    "tied_with_best",
+    "p_vs_best",
 )
+"""``*_low``/``*_high``: the 95 % confidence interval (over levels); ``tied_with_best``: 1 for
+the best trial and every trial no paired test separates from it, else 0; ``p_vs_best``: the
+smaller Holm-adjusted p-value of the trial's two tests against the best (see
+:func:`evosoko.experiment.statistics.sweep_ties`)."""
 
 
-def index_csv(trials: list[Trial], keys: list[str], budget: SweepBudget) -> str:
+def index_csv(
+    trials: list[Trial], keys: list[str], budget: SweepBudget, ties: TieReport | None = None
+) -> str:
     """``index.csv``: trial number, status, parameters, metrics."""
+    tied = {ties.best, *ties.tied} if ties else set()
     rows = []
     for trial in trials:
         params = {k: toml_value(v) if isinstance(v, bool) else v for k, v in trial.params.items()}
@@ -574,6 +630,15 @@ def index_csv(trials: list[Trial], keys: list[str], budget: SweepBudget) -> str:
                 median_evaluations=trial.median_evaluations,
                 median_seconds=trial.median_seconds,
                 objective=objective_value(trial, budget),
+                tied_with_best=trial.number in tied,
+                p_vs_best=ties.p_against_best(trial.number) if ties else None,
+            )
+            rate, median = trial_intervals(trial, budget)
+            row.update(
+                solve_rate_low=rate.as_list()[0],
+                solve_rate_high=rate.as_list()[1],
+                median_evaluations_low=median.as_list()[0],
+                median_evaluations_high=median.as_list()[1],
             )
         rows.append(row)
     return _csv(["trial", "status", *keys, *INDEX_METRICS], rows)
@@ -605,7 +670,11 @@ def _cell(value: Any) -> str:
 
 
 def best_toml(
-    config: SweepConfig, best: Trial, levels: list[LevelEntry], folder: Path | None = None
+    config: SweepConfig,
+    best: Trial,
+    levels: list[LevelEntry],
+    folder: Path | None = None,
+    ties: TieReport | None = None,
 ) -> str:
     """The best trial as a complete run configuration: its parameters, the sweep's levels,
     budget and first seed, and the default (serial) evaluation backend. The level file is
@@ -631,8 +700,26 @@ def best_toml(
         f"solve rate {best.solve_rate:.0%} over {best.runs} runs, "
         f"median evaluations {best.median_evaluations:g}\n"
         + "".join(f"# {key} = {json.dumps(value)}\n" for key, value in best.params.items())
+        + tie_comment(ties)
     )
     return header + dump_config(resolved)
+
+
+def tie_comment(ties: TieReport | None) -> str:
+    """Comment lines for ``best.toml`` saying whether other trials tie with the best."""
+    if ties is None or not ties.tests:
+        return ""
+    if not ties.tied:
+        return (
+            "# No tie: every other trial is worse by a paired test over the levels "
+            "(Holm-adjusted p <= 0.05; index.csv, p_vs_best).\n"
+        )
+    others = ", ".join(map(str, ties.tied))
+    return (
+        f"# TIE: no paired test over the levels separates this trial from trial(s) {others}\n"
+        "# (Holm-adjusted p > 0.05; index.csv, tied_with_best). It comes first by its point\n"
+        "# estimates only; more levels or seeds may separate them.\n"
+    )
 
 
 def _relative_to(path: str, folder: Path | None) -> str:

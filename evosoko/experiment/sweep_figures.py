@@ -4,8 +4,9 @@
   the evaluation budget) for each value, the value's solve rate under its label; parameters
   with many distinct values (sampled ranges) show each trial's solve rate against the value;
 - ``heatmap`` (grid searches over exactly two parameters): solve rate and median evaluations
-  of every combination;
-- ``history``: each trial's objective in trial order, and the best so far.
+  of every combination, the best trial and the trials tied with it outlined;
+- ``history``: each trial's objective in trial order, and the best so far; the best trial and
+  the trials tied with it (no paired test separates them) marked apart.
 """
 
 from __future__ import annotations
@@ -14,9 +15,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from matplotlib.patches import Rectangle
 
+from evosoko.experiment.statistics import TieReport
 from evosoko.experiment.style import colour, new_figure, save_figure, style_axes
-from evosoko.experiment.sweep import ParameterRange, SweepConfig, Trial, objective_value
+from evosoko.experiment.sweep import (
+    ParameterRange,
+    SweepConfig,
+    Trial,
+    objective_value,
+    tie_report,
+)
 
 __all__ = ["draw_sweep"]
 
@@ -30,17 +39,27 @@ def draw_sweep(
     trials: Sequence[Trial],
     fmt: str = "png",
     out: Path | None = None,
+    ties: TieReport | None = None,
 ) -> list[Path]:
-    """Draw the sweep plots of the complete ``trials`` into ``out`` (default ``folder/plots``)."""
+    """Draw the sweep plots of the complete ``trials`` into ``out`` (default ``folder/plots``);
+    ``ties``: the trials tied for best (default: computed from the trials' rows)."""
     out = out or folder / "plots"
     out.mkdir(parents=True, exist_ok=True)
     done = [trial for trial in trials if trial.status == "complete"]
     if not done:
         return []
-    paths = [_parameters(config, done, out, fmt), _history(config, trials, out, fmt)]
+    ties = ties or tie_report(config, list(trials))
+    leaders = {ties.best, *ties.tied} if ties else set()
+    paths = [_parameters(config, done, out, fmt), _history(config, trials, leaders, out, fmt)]
     if config.sweep.method == "grid" and len(config.parameters) == 2:
-        paths.append(_heatmap(config, done, out, fmt))
+        paths.append(_heatmap(config, done, leaders, ties.best if ties else -1, out, fmt))
     return paths
+
+
+def _tie_caption(leaders: set[int]) -> str:
+    if len(leaders) > 1:
+        return f"{len(leaders)} trials tie for best (no paired test separates them)"
+    return "best trial (every other is worse by a paired test)"
 
 
 def _spent(config: SweepConfig, row: dict) -> float:
@@ -93,11 +112,15 @@ def _scatter(axes, config, trials, key, position) -> None:
     style_axes(axes, xlabel=key, ylabel="trial solve rate")
 
 
-def _heatmap(config: SweepConfig, trials: list[Trial], out: Path, fmt: str) -> Path:
+def _heatmap(
+    config: SweepConfig, trials: list[Trial], leaders: set[int], best: int, out: Path, fmt: str
+) -> Path:
     first, second = list(config.parameters)
     rows_values, column_values = config.parameters[first], config.parameters[second]
     rate = np.full((len(rows_values), len(column_values)), np.nan)
     evaluations = np.full_like(rate, np.nan)
+    outlined: list[tuple[int, int]] = []
+    best_cell = None
     for trial in trials:
         i = rows_values.index(trial.params[first])
         j = column_values.index(trial.params[second])
@@ -105,6 +128,10 @@ def _heatmap(config: SweepConfig, trials: list[Trial], out: Path, fmt: str) -> P
         evaluations[i, j] = (
             trial.median_evaluations if trial.median_evaluations is not None else np.nan
         )
+        if trial.number in leaders:
+            outlined.append((i, j))
+        if trial.number == best:
+            best_cell = (i, j)
     figure, (axes,) = new_figure(
         width=1.6 + 1.1 * len(column_values), height=1.4 + 0.8 * len(rows_values)
     )
@@ -124,18 +151,51 @@ def _heatmap(config: SweepConfig, trials: list[Trial], out: Path, fmt: str) -> P
             )
     axes.set_xticks(range(len(column_values)), [_label(v) for v in column_values])
     axes.set_yticks(range(len(rows_values)), [_label(v) for v in rows_values])
-    style_axes(axes, xlabel=second, ylabel=first, title="Solve rate (median evaluations)")
+    if best_cell is not None and len(outlined) > 1:  # a tie: say which one best.toml holds
+        i, j = best_cell
+        axes.text(j, i + 0.32, "best.toml", ha="center", va="center", fontsize=6, color="red")
+    for i, j in outlined:
+        axes.add_patch(
+            Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, fill=False, edgecolor="red", linewidth=2)
+        )
+    style_axes(
+        axes,
+        xlabel=second,
+        ylabel=first,
+        title=f"Solve rate (median evaluations)\noutlined: {_tie_caption(set(leaders))}",
+    )
     figure.colorbar(image, ax=axes, label="solve rate")
     return save_figure(figure, out / "heatmap", fmt)
 
 
-def _history(config: SweepConfig, trials: Sequence[Trial], out: Path, fmt: str) -> Path:
+def _history(
+    config: SweepConfig, trials: Sequence[Trial], leaders: set[int], out: Path, fmt: str
+) -> Path:
     budget = config.sweep.budget
     done = sorted((t for t in trials if t.status == "complete"), key=lambda t: t.number)
     numbers = [t.number for t in done]
     scores = [objective_value(t, budget) for t in done]
     figure, (axes,) = new_figure()
-    axes.scatter(numbers, scores, color=colour(0), s=16, alpha=0.7, label="trial")
+    lead = [n in leaders for n in numbers]
+    if not all(lead):
+        axes.scatter(
+            [n for n, flag in zip(numbers, lead) if not flag],
+            [v for v, flag in zip(scores, lead) if not flag],
+            color=colour(0),
+            s=16,
+            alpha=0.7,
+            label="trial",
+        )
+    axes.scatter(
+        [n for n, flag in zip(numbers, lead) if flag],
+        [v for v, flag in zip(scores, lead) if flag],
+        color=colour(2),
+        edgecolor="black",
+        marker="D",
+        s=34,
+        zorder=3,
+        label=_tie_caption(leaders),
+    )
     axes.step(
         numbers, np.maximum.accumulate(scores), where="post", color=colour(1), label="best so far"
     )
@@ -145,5 +205,5 @@ def _history(config: SweepConfig, trials: Sequence[Trial], out: Path, fmt: str) 
         ylabel="objective (solve rate, ties: fewer evaluations)",
         title=f"Optimisation history ({config.sweep.method})",
     )
-    axes.legend(loc="lower right")
+    axes.legend(loc="best")
     return save_figure(figure, out / "history", fmt)

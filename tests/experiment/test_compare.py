@@ -1,5 +1,6 @@
 """evosoko compare: its files, resuming after an interruption, backends, config errors."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -72,7 +73,15 @@ def test_compare_writes_results_summary_and_plots(tiny_config, tmp_path):
     assert all(r["unit"] == "evaluations" for r in rows[:4]) and rows[4]["unit"] == "nodes"
     assert all(r["used"] <= 600 + 20 for r in rows[:4])  # GA budget (one generation of slack)
     summary = (folder / "summary.md").read_text()
-    assert "| bfs | 2 | 2 | 100% |" in summary and "ERT" in summary
+    # Two levels solved of two: Wilson's interval, not a bootstrap's point [100%, 100%].
+    assert "| bfs | 2 | 2 | 100% [34%, 100%] |" in summary and "ERT" in summary
+    assert "## Paired tests" in summary and "| ga-small | bfs | 2 |" in summary
+    assert "Holm" in summary and "### How these figures were made" in summary
+    data = json.loads((folder / "summary.json").read_text())
+    bfs = next(s for s in data["solvers"] if s["solver"] == "bfs")
+    assert bfs["intervals"]["solve_rate"] == [pytest.approx(0.3424, abs=1e-4), 1.0]
+    assert len(data["paired_tests"]) == 6  # 3 pairs x (solved, cost)
+    assert {t["measure"] for t in data["paired_tests"]} == {"solved", "seconds", "nodes"}
     assert outcome.complete and [s.solver for s in outcome.summaries] == [
         "ga-small",
         "bfs",

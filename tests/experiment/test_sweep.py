@@ -169,3 +169,44 @@ def test_optuna_without_optuna_is_a_config_error_naming_the_extra(tmp_path, monk
         run_sweep(config, tmp_path / "out", plots=False)
     assert caught.value.path == str(path) and caught.value.line == 4
     assert not (tmp_path / "out").exists()
+
+
+TIED = GRID.replace(
+    """"ga.mutation.replace_rate" = [0.01, 0.1]
+"ga.tournament_size" = [2, 4]""",
+    '"output.checkpoint_every" = [0, 7]',  # cannot change what the GA does: a true tie
+)
+
+
+def test_trials_that_cannot_differ_are_reported_as_a_tie(tmp_path):
+    from typer.testing import CliRunner
+
+    from evosoko.cli import app
+
+    result = CliRunner().invoke(
+        app, ["sweep", str(_write(tmp_path, TIED)), "--out", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "tie for best: 2 trials" in result.stdout and "best.toml" in result.stdout
+    folder = tmp_path / "out"
+    index = read_index_csv(folder / "index.csv")
+    assert [row["tied_with_best"] for row in index] == ["1", "1"]
+    assert [row["solve_rate"] for row in index] == [index[0]["solve_rate"]] * 2
+    assert index[0]["p_vs_best"] == "" and float(index[1]["p_vs_best"]) == 1.0
+    low, high = float(index[0]["solve_rate_low"]), float(index[0]["solve_rate_high"])
+    assert low <= float(index[0]["solve_rate"]) <= high
+    assert (
+        "# TIE: no paired test over the levels separates this trial from trial(s) 1"
+        in (folder / "best.toml").read_text()
+    )
+    assert load_config(folder / "best.toml").output.checkpoint_every == 10  # still runs
+
+
+def test_a_clear_winner_is_crowned_without_a_tie():
+    from evosoko.experiment.statistics import PairedTest, TieReport
+    from evosoko.experiment.sweep import tie_comment
+
+    worse = PairedTest("trial-0", "trial-1", "solved", 30, 20, 0, None, 1e-6, 2e-6)
+    report = TieReport(best=0, tied=[], tests={1: (worse, worse)})
+    assert tie_comment(report).startswith("# No tie: every other trial is worse")
+    assert tie_comment(TieReport(best=0)) == ""  # a single trial: nothing to say

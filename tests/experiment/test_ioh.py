@@ -1,0 +1,171 @@
+"""IOHprofiler export: the files IOHanalyzer reads, parsed back run by run."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evosoko.errors import EvosokoError
+from evosoko.experiment.ioh import (
+    FORMAT_VERSION,
+    IOH_DIR,
+    VIEWS,
+    export_folder,
+    read_ioh,
+    safe_name,
+    write_ioh,
+)
+
+
+def _row(solver, level, seed, solved, seconds, used, unit="evaluations", title=None):
+    return {
+        "solver": solver,
+        "level_index": level,
+        "level": title or str(level - 1),
+        "seed": seed,
+        "solved": solved,
+        "seconds": seconds,
+        "used": used,
+        "unit": unit,
+    }
+
+
+ROWS = [
+    _row("ga", 1, 1, True, 0.25, 700),
+    _row("ga", 1, 2, False, 10.0, 30000),
+    _row("ga", 2, 1, True, 0.0004, 1),  # solved at the first evaluation
+    _row("ga", 2, 2, True, 1.5, 4100),
+    _row("bfs", 1, None, True, 0.031, 82153, "nodes"),
+    _row("bfs", 2, None, False, 10.0, 1000000, "nodes", title="level two"),
+]
+
+
+def test_every_run_reads_back_with_its_outcome_and_cost(tmp_path):
+    write_ioh(tmp_path, ROWS, {1: 4, 2: 3}, algorithms=["ga", "bfs"])
+    for view in VIEWS:
+        runs = read_ioh(tmp_path / view)
+        assert len(runs) == len(ROWS)
+        by_key = {(r.algorithm, r.function_id, r.seed): r for r in runs}
+        for row in ROWS:
+            run = by_key[(row["solver"], row["level_index"], row["seed"])]
+            cost = row["used"] if view == "budget" else math.ceil(row["seconds"] * 1000)
+            assert run.solved == row["solved"]
+            assert run.evals == max(1, cost) == run.trajectory[-1][0]
+            assert run.dimension == {1: 4, 2: 3}[row["level_index"]]
+            assert run.instance == 1
+            # The format's rules: a run starts at evaluation 1, never repeats it, and ends
+            # at its last evaluation; best-so-far reaches 0 exactly when it solved.
+            evaluations = [e for e, _ in run.trajectory]
+            assert evaluations[0] == 1 and evaluations == sorted(set(evaluations))
+            assert (min(y for _, y in run.trajectory) == 0) == row["solved"]
+
+
+def test_layout_and_meta_data_follow_iohexperimenter(tmp_path):
+    write_ioh(tmp_path, ROWS, {1: 4, 2: 3}, info={"ga": "GA preset"})
+    meta_path = tmp_path / "budget" / "bfs" / "IOHprofiler_f2_level-two.json"
+    meta = json.loads(meta_path.read_text())
+    version = tuple(map(int, meta["version"].split(".")))
+    assert meta["version"] == FORMAT_VERSION and version >= (0, 3, 3)  # IOHanalyzer's reader
+    assert {"suite", "function_id", "function_name", "maximization", "algorithm"} <= set(meta)
+    assert meta["attributes"] == ["evaluations", "raw_y"] and meta["maximization"] is False
+    assert "run_attributes" not in meta  # a deterministic search has no seeds
+    (scenario,) = meta["scenarios"]
+    assert scenario["path"] == "data_f2_level-two/IOHprofiler_f2_DIM3.dat"
+    dat = (meta_path.parent / scenario["path"]).read_text().splitlines()
+    assert dat == ["evaluations raw_y", "1 1", "1000000 1"]
+    ga = json.loads((tmp_path / "time" / "ga" / "IOHprofiler_f1_0.json").read_text())
+    assert ga["run_attributes"] == ["seed"] and [r["seed"] for r in ga["scenarios"][0]["runs"]]
+    assert ga["algorithm"]["info"] == "GA preset (cost: milliseconds)"
+
+
+def test_export_replaces_an_older_export(tmp_path):
+    write_ioh(tmp_path, ROWS, {})
+    write_ioh(tmp_path, ROWS[:1], {})
+    assert len(read_ioh(tmp_path / "budget")) == 1
+
+
+def test_a_data_file_that_disagrees_with_its_json_is_an_error(tmp_path):
+    write_ioh(tmp_path, ROWS, {})
+    dat = next((tmp_path / "budget" / "ga").rglob("*.dat"))
+    dat.write_text(dat.read_text().split("evaluations", 2)[1])
+    with pytest.raises(EvosokoError, match="runs in the data file"):
+        read_ioh(tmp_path / "budget")
+
+
+@given(st.text(max_size=20))
+def test_safe_names_are_file_names(title):
+    name = safe_name(title)
+    assert name and "/" not in name and " " not in name and not name.startswith(".")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.booleans(), st.integers(0, 10**6), st.floats(0, 100)),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_round_trip_of_any_outcomes(tmp_path_factory, outcomes):
+    folder = tmp_path_factory.mktemp("ioh")
+    rows = [
+        _row("s", 1 + i % 3, i, solved, seconds, used)
+        for i, (solved, used, seconds) in enumerate(outcomes)
+    ]
+    write_ioh(folder, rows, {})
+    runs = {(r.function_id, r.seed): r for r in read_ioh(folder / "budget")}
+    for row in rows:
+        run = runs[(row["level_index"], row["seed"])]
+        assert (run.solved, run.evals) == (row["solved"], max(1, row["used"]))
+
+
+def test_compare_writes_its_runs_for_iohanalyzer(tmp_path):
+    from test_compare import TINY
+
+    from evosoko.experiment.compare import load_compare_config, read_results_csv, run_compare
+
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY)
+    run_compare(load_compare_config(path), tmp_path / "out", plots=False)
+    rows = read_results_csv(tmp_path / "out" / "results.csv")
+    runs = read_ioh(tmp_path / "out" / IOH_DIR / "budget")
+    assert sorted((r.algorithm, r.function_id, r.solved, r.evals) for r in runs) == sorted(
+        (row["solver"], row["level_index"], row["solved"], max(1, row["used"])) for row in rows
+    )
+    from test_compare import SEEDS
+
+    from evosoko.sokoban.formats import read_levels
+
+    boxes = {level.index: level.box_count for level in read_levels(SEEDS)}
+    assert all(run.dimension == boxes[run.function_id] for run in runs)  # dimension: boxes
+    again = export_folder(tmp_path / "out", tmp_path / "again")
+    assert len(read_ioh(again / "time")) == len(rows)
+
+
+def test_iohinspector_reads_the_export(tmp_path):
+    """The field's own Python reader, when it is installed (``pip install iohinspector``)."""
+    inspector = pytest.importorskip("iohinspector")
+    write_ioh(tmp_path, ROWS, {1: 4, 2: 3})
+    manager = inspector.DataManager()
+    manager.add_folder(str(tmp_path / "budget"))
+    overview = manager.overview
+    assert overview.height == len(ROWS)
+    assert sorted(overview["best_y"].to_list()) == sorted(0.0 if r["solved"] else 1.0 for r in ROWS)
+
+
+def test_an_export_that_cannot_be_written_is_one_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(EvosokoError, match="cannot write the export here"):
+        write_ioh(blocker / "ioh", ROWS, {})
+
+
+def test_export_of_a_run_folder_is_refused(tmp_path):
+    (tmp_path / "config.toml").write_text("")
+    (tmp_path / "metrics.csv").write_text("")
+    with pytest.raises(EvosokoError, match="give a compare or sweep folder"):
+        export_folder(tmp_path)
