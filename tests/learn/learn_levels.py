@@ -8,12 +8,18 @@ from pathlib import Path
 import pytest
 
 from evosoko.errors import EvosokoWarning
+from evosoko.learn.training import TORCH_HINT
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHARED_LEVELS = REPO_ROOT.parent / "shared" / "levels"
+
+
+def needs_torch():
+    """The ``torch`` module; skips the test, saying how to install it, when it is absent."""
+    return pytest.importorskip("torch", reason=f"PyTorch is not installed: {TORCH_HINT}")
 
 
 def seed_level(title: str) -> Level:

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from learn_levels import REPO_ROOT, seed_level
+from learn_levels import REPO_ROOT, needs_torch, seed_level
 from PIL import Image
 from typer.testing import CliRunner
 
 from evosoko.cli import app
+from evosoko.learn.cell_training import SKLEARN_HINT
 from evosoko.learn.data import load_split, read_manifest
+from evosoko.learn.screenshots import load_cell_classifier
 from evosoko.learn.tilesets import draw_board
 from evosoko.sokoban.formats import read_levels
 
@@ -77,7 +79,7 @@ def test_learn_eval_prints_a_table_per_level_file(small_data):
 
 
 def test_learn_train_fits_a_model_that_eval_reads(small_data, tmp_path):
-    pytest.importorskip("torch")
+    needs_torch()
     out = tmp_path / "model"
     result = invoke(
         "learn", "train", small_data, "--out", out, "--epochs", "1", "--channels", "4",
@@ -120,7 +122,7 @@ def test_bad_input_is_one_error_line(small_data, tmp_path, args, needles):
 
 
 def test_learn_train_on_a_missing_folder_is_an_error(tmp_path):
-    pytest.importorskip("torch")
+    needs_torch()
     error_line(invoke("learn", "train", tmp_path / "none", "--out", tmp_path / "m"), "none")
 
 
@@ -135,6 +137,21 @@ def test_without_scikit_learn_learn_cells_says_how_to_install_it(tmp_path, monke
     monkeypatch.setitem(sys.modules, "sklearn", None)
     line = error_line(invoke("learn", "cells", "--out", tmp_path / "c.npz"))
     assert "pip install" in line and ".[learn]" in line
+
+
+def test_learn_cells_trains_a_classifier_that_import_reads(tmp_path):
+    pytest.importorskip("sklearn", reason=f"scikit-learn is not installed: {SKLEARN_HINT}")
+    out = tmp_path / "cells.npz"
+    result = invoke("learn", "cells", "--out", out, "--pictures", "2", "--seed", "0")
+    assert result.exit_code == 0, result.output
+    accuracy = float(result.stdout.split(": ", 1)[1].split()[0])
+    assert accuracy > 0.8, result.stdout  # far above chance even from two pictures per set
+    load_cell_classifier(out)
+    picture = tmp_path / "board.png"
+    Image.fromarray(draw_board(seed_level("seed000-case3"), None, 24, "evosoko")).save(picture)
+    read = invoke("import", picture, "--out", tmp_path / "x.xsb", "--cells", out)
+    if read.exit_code != 0:  # two pictures per set may misread a cell: then one error line
+        error_line(read, "board.png")
 
 
 def test_import_writes_the_level_a_picture_shows(tmp_path):

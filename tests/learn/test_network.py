@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from learn_levels import seed_level
+from learn_levels import needs_torch, seed_level
 
 from evosoko.errors import ConfigError
 from evosoko.learn.features import encode_states
@@ -42,7 +42,7 @@ def test_a_saved_model_loads_with_the_same_outputs(tmp_path):
 
 @pytest.mark.parametrize("floor_only", [True, False])
 def test_numpy_evaluation_matches_pytorch(tmp_path, floor_only):
-    torch = pytest.importorskip("torch")
+    torch = needs_torch()
     from evosoko.learn.features import floor_mask, planes
     from evosoko.learn.training import torch_network
 
