@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from evosoko.cli.common import (
     JsonOption,
@@ -216,14 +217,14 @@ def eval_command(
         return
     stdout.print(f"{report['data']}: model {report['model']}, dead from p >= {threshold}")
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)  # 80 columns
-    table.add_column("positions", min_width=10)
+    table.add_column("positions", min_width=10, overflow="fold")
     for column in ("n", "dead P/R/F1", "alive P/R/F1", "exact R", "agree", "beyond"):
         table.add_column(column, justify="right", no_wrap=True)
     groups = [("all", report["all"]), *report["by_file"].items()]
     for name, group in groups:
         net, detectors = group["network"], group["detectors"]
         table.add_row(
-            _short(name),
+            Text(_short(name)),  # a file name, never markup
             str(group["positions"]),
             *(
                 "/".join(_fraction(net[kind][key]) for key in ("precision", "recall", "f1"))
