@@ -19,7 +19,7 @@ from evosoko.learn.screenshots import (
     makes_a_level,
     read_board,
 )
-from evosoko.learn.tilesets import DRAWN, TILE_SETS, background, draw_board, picture
+from evosoko.learn.tilesets import DRAWN, TILE_SETS, draw_board, picture
 
 
 def _boards(count: int, seed: int):
@@ -94,7 +94,6 @@ def test_a_file_that_is_no_picture_is_an_error(tmp_path, content):
     path.write_bytes(content)
     with pytest.raises(LevelFormatError, match="x.png"):
         import_picture(path)
-    background("evosoko")
 
 
 def _scores(*rows):
