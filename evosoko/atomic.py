@@ -18,10 +18,13 @@ from typing import Any
 from evosoko.errors import EvosokoError
 
 
+class WriteFailed(EvosokoError):
+    """A file could not be written (a full disk, no permission, a missing folder); the old
+    version of the file is intact."""
+
+
 @contextmanager
-def atomic_path(
-    path: str | os.PathLike, error: type[EvosokoError] = EvosokoError
-) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike, error: type[EvosokoError] = WriteFailed) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it over ``path`` when the body succeeds.
 
     An OSError becomes ``error`` (an :class:`EvosokoError` kind) naming the target.
@@ -38,7 +41,7 @@ def atomic_path(
 
 
 def write_bytes_atomic(
-    path: str | os.PathLike, data: bytes, error: type[EvosokoError] = EvosokoError
+    path: str | os.PathLike, data: bytes, error: type[EvosokoError] = WriteFailed
 ) -> None:
     """Write ``data`` to ``path`` atomically, synced to disk before the rename."""
     with atomic_path(path, error) as temporary, open(temporary, "wb") as file:
@@ -46,7 +49,7 @@ def write_bytes_atomic(
 
 
 def write_text_atomic(
-    path: str | os.PathLike, text: str, error: type[EvosokoError] = EvosokoError
+    path: str | os.PathLike, text: str, error: type[EvosokoError] = WriteFailed
 ) -> None:
     """Write ``text`` (UTF-8, LF line endings) to ``path`` atomically."""
     with atomic_path(path, error) as temporary:

@@ -609,13 +609,27 @@ def locate_key(text: str, keys: tuple[str | int, ...] | list[str | int]) -> int 
 
 
 def read_toml(path: Path) -> tuple[str, dict]:
-    """The text and parsed table of a TOML file; :class:`ConfigError` with its line when bad."""
+    """The text and parsed table of a TOML file; :class:`ConfigError` with its line when bad.
+
+    A UTF-8 byte-order mark (as some Windows editors write) is allowed, as in level files.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError("configuration file not found", str(path)) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read the configuration file: {error}", str(path)) from None
+    except IsADirectoryError:
+        raise ConfigError("is a directory, not a configuration file", str(path)) from None
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read the configuration file: {error.strerror or error}", str(path)
+        ) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ConfigError(
+            f"not UTF-8 text: byte 0x{data[error.start]:02x} cannot be decoded", str(path), line
+        ) from None
     try:
         return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -2,6 +2,8 @@
 
 Bad input (an :class:`EvosokoError`) is reported by :func:`reports_errors` as one line
 ``error: FILE:LINE: message`` on stderr with exit code 2; warnings become ``warning: ...`` lines.
+Text from files (titles, notes, names) is printed through :mod:`evosoko.text`: never as markup,
+control characters escaped.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from rich.console import Console
 
 from evosoko import __version__
 from evosoko.errors import EvosokoError, EvosokoWarning
+from evosoko.text import plain
 
 EXIT_FAILED = 1
 """A run or check that failed (an invalid solution, a failed run)."""
@@ -34,8 +37,8 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     rich_markup_mode="rich",
 )
-stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+stdout = Console(highlight=False, soft_wrap=True, emoji=False)  # file text: no :codes:
+stderr = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -61,13 +64,13 @@ def reports_errors(command: Command) -> Command:
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
     """Print ``error: message`` on stderr and exit with ``code``."""
-    stderr.print(f"error: {message}", markup=False)
+    stderr.print(f"error: {plain(message)}", markup=False)
     raise typer.Exit(code)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     if issubclass(category, EvosokoWarning):
-        stderr.print(f"warning: {message}", markup=False)
+        stderr.print(f"warning: {plain(message)}", markup=False)
     else:
         warnings._showwarning_orig(message, category, filename, lineno, file, line)  # type: ignore[attr-defined]
 

@@ -19,6 +19,7 @@ from evosoko.cli.common import (
     reports_errors,
     stdout,
 )
+from evosoko.text import plain, plain_lines
 
 OverridesOption = Annotated[
     list[str] | None,
@@ -111,10 +112,10 @@ def compare_command(
     if json_output:
         print_json(json.loads((folder / "summary.json").read_text()))
     elif quiet:
-        stdout.print(str(folder), markup=False)
+        stdout.print(plain(folder), markup=False)
     else:
-        stdout.print((folder / SUMMARY_MD).read_text(), markup=False)
-        stdout.print(f"results in {folder}", markup=False)
+        stdout.print(plain_lines((folder / SUMMARY_MD).read_text()), markup=False)
+        stdout.print(plain(f"results in {folder}"), markup=False)
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
 
@@ -150,8 +151,8 @@ def sweep_command(
         stdout.print(str(folder), markup=False)
     else:
         for line in _best_trial_lines(outcome, settings.sweep.budget):
-            stdout.print(line, markup=False)
-        stdout.print(f"results in {folder} (index.csv, best.toml)", markup=False)
+            stdout.print(plain(line), markup=False)
+        stdout.print(plain(f"results in {folder} (index.csv, best.toml)"), markup=False)
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
 
@@ -212,7 +213,7 @@ def plot_command(
     from evosoko.experiment.plotting import plot_folders
 
     for path in plot_folders(folders, out, "svg" if svg else "png"):
-        stdout.print(f"wrote {path}", markup=False)
+        stdout.print(plain(f"wrote {path}"), markup=False)
 
 
 @app.command("export")
@@ -234,5 +235,6 @@ def export_command(
 
     target = export_folder(folder, ioh)
     stdout.print(
-        f"wrote {target} (budget/ and time/: load one of them into IOHanalyzer)", markup=False
+        plain(f"wrote {target} (budget/ and time/: load one of them into IOHanalyzer)"),
+        markup=False,
     )

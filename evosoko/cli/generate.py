@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from evosoko.cli.common import EXIT_FAILED, app, fail, reports_errors, stderr, stdout
+from evosoko.text import plain
 
 
 @app.command("generate")
@@ -77,7 +78,9 @@ def generate_command(
     write_levels([*existing, *levels], out)
     pushes = sorted(int(dict(level.notes)["Pushes"]) for level in levels)
     stdout.print(
-        f"wrote {len(levels)} levels to {out} (optimal pushes {pushes[0]}..{pushes[-1]}, "
-        f"median {pushes[len(pushes) // 2]})",
+        plain(
+            f"wrote {len(levels)} levels to {out} (optimal pushes {pushes[0]}..{pushes[-1]}, "
+            f"median {pushes[len(pushes) // 2]})"
+        ),
         markup=False,
     )

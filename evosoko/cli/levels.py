@@ -23,6 +23,7 @@ from evosoko.cli.common import (
     reports_errors,
     stdout,
 )
+from evosoko.text import plain, plain_text
 
 
 @app.command("levels")
@@ -53,7 +54,7 @@ def levels_command(
             )
         return
     table = Table(
-        title=str(file),
+        title=plain_text(file),
         caption=f"-l {INDEX_PREFIX}INDEX selects by index, -l {TITLE_PREFIX}TITLE by title",
     )
     for column in ("index", "title", "size", "boxes"):
@@ -61,7 +62,7 @@ def levels_command(
     for level in levels:
         table.add_row(
             str(level.index),
-            level.title or "",
+            plain_text(level.title or ""),
             f"{level.width}×{level.height}",
             str(level.box_count),
         )
@@ -105,7 +106,7 @@ def show_command(
     from evosoko.sokoban.render import MAX_FPS
     from evosoko.sokoban.solutions import replay_states, verify_solution
 
-    if not 1 <= fps <= MAX_FPS:
+    if not 1 <= fps <= MAX_FPS:  # also refuses nan
         fail(f"--fps must be between 1 and {MAX_FPS}, got {fps:g}")
     if max_frames < 2:
         fail(f"--max-frames must be at least 2, got {max_frames}")
@@ -125,7 +126,8 @@ def show_command(
             fail(f"{level.name}: {verification.error}", EXIT_FAILED)
         state = verification.final
     stdout.print(
-        f"{level.name}  ({level.width}×{level.height}, {level.box_count} boxes)", markup=False
+        plain(f"{level.name}  ({level.width}×{level.height}, {level.box_count} boxes)"),
+        markup=False,
     )
     stdout.print(render.styled_board(level, state))
     if play is not None:
@@ -136,11 +138,11 @@ def show_command(
         stdout.print(f"{verification.moves} moves, {verification.pushes} pushes: {verdict}")
     if png is not None:
         render.save_png(level, png, state)
-        stdout.print(f"wrote {png}", markup=False)
+        stdout.print(plain(f"wrote {png}"), markup=False)
     if gif is not None:
         states = replay_states(level, verification.lurd)
         frames = render.save_gif(level, states, gif, fps=fps, max_frames=max_frames)
-        stdout.print(f"wrote {gif} ({frames} frames)", markup=False)
+        stdout.print(plain(f"wrote {gif} ({frames} frames)"), markup=False)
 
 
 def _stored_play(levels, level, solutions: Path | None, solution: str | None, for_gif: bool):
@@ -230,17 +232,20 @@ def _report_verification(entry, json_output: bool) -> bool:
     elif error is None and best:
         distance = "" if entry.distance is None else f", distance {entry.distance}"
         stdout.print(
-            f"BEST    {level.name}: {result.moves} moves, {result.pushes} pushes "
-            f"(a best prefix, not a solution{distance})",
+            plain(
+                f"BEST    {level.name}: {result.moves} moves, {result.pushes} pushes "
+                f"(a best prefix, not a solution{distance})"
+            ),
             markup=False,
         )
     elif error is None:
         stdout.print(
-            f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes", markup=False
+            plain(f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes"),
+            markup=False,
         )
     else:
         stdout.print(
-            f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} pushes)",
+            plain(f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} pushes)"),
             markup=False,
         )
     return error is None

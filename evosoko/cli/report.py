@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from evosoko.cli.common import app, reports_errors, stdout
+from evosoko.text import plain
 
 
 @app.command("report")
@@ -27,4 +28,4 @@ def report_command(
     for folder in folders:
         path = write_report(folder)
         size = path.stat().st_size
-        stdout.print(f"wrote {path} ({size / 1024:,.0f} KB)", markup=False)
+        stdout.print(plain(f"wrote {path} ({size / 1024:,.0f} KB)"), markup=False)

@@ -16,6 +16,7 @@ from evosoko.cli.common import (
     stderr,
     stdout,
 )
+from evosoko.text import plain
 
 
 @app.command("run")
@@ -64,10 +65,10 @@ def run_command(
     if json_output:
         print_json(report.json_summary())
     elif quiet:  # the one line a script needs: where the run is
-        stdout.print(str(report.run_dir), markup=False)
+        stdout.print(plain(report.run_dir), markup=False)
     else:
-        stdout.print(f"{report.status}: {report.run_dir}", markup=False)
+        stdout.print(plain(f"{report.status}: {report.run_dir}"), markup=False)
     if report.message:
-        stderr.print(report.message, markup=False)
+        stderr.print(plain(report.message), markup=False)
     if report.exit_code:
         raise typer.Exit(report.exit_code)

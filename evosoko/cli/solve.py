@@ -21,6 +21,7 @@ from evosoko.cli.common import (
     reports_errors,
     stdout,
 )
+from evosoko.text import plain, plain_text
 
 
 @app.command("solve")
@@ -61,7 +62,7 @@ def solve_command(
     with compile_notice():
         warm_up([algo] if algo in ALGORITHMS else [])
     outcomes = solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)
-    table = Table(title=f"{file} — {algo}")
+    table = Table(title=plain_text(f"{file} — {algo}"))
     table.add_column("level", no_wrap=True)
     table.add_column("status", no_wrap=True)
     for column in ("moves", "pushes", "expanded", "generated", "duplicates", "seconds"):
@@ -75,7 +76,7 @@ def solve_command(
             print_json(record)
             continue
         table.add_row(
-            outcome.level.name,
+            plain_text(outcome.level.name),
             *(
                 str(record[key])
                 for key in ("status", "moves", "pushes", "expanded", "generated", "duplicates")
@@ -83,7 +84,7 @@ def solve_command(
             f"{record['seconds']:.3f}",
         )
         if record["solution"] is not None:
-            solutions.append(f"{outcome.level.name}: {record['solution']}")
+            solutions.append(plain(f"{outcome.level.name}: {record['solution']}"))
     if not json_output:
         stdout.print(table)
         for line in solutions:

@@ -19,7 +19,13 @@ from typing import Any
 
 from evosoko.errors import ConfigError, EvosokoError
 
-__all__ = ["CONNECT_TIMEOUT", "DaskConnection", "require_distributed"]
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "DaskConnection",
+    "check_backend_reachable",
+    "check_scheduler",
+    "require_distributed",
+]
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +45,20 @@ def require_distributed() -> ModuleType:
             + INSTALL_HINT
         ) from None
     return distributed
+
+
+def check_backend_reachable(parallel: Any) -> None:
+    """For ``parallel.backend == "dask"`` with an ``address``: make sure Dask is installed and
+    a scheduler answers there (an :class:`EvosokoError` otherwise), so that a run finds out
+    before it creates its folder. Other backends need no check."""
+    if getattr(parallel, "backend", None) == "dask" and getattr(parallel, "address", None):
+        check_scheduler(parallel.address)
+
+
+def check_scheduler(address: str, timeout: float | None = None) -> None:
+    """Connect to the scheduler at ``address`` and leave; :class:`EvosokoError` naming the
+    address when none answers within ``timeout`` seconds (default :data:`CONNECT_TIMEOUT`)."""
+    DaskConnection(address, timeout=CONNECT_TIMEOUT if timeout is None else timeout).close()
 
 
 class DaskConnection:

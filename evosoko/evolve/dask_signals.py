@@ -15,6 +15,8 @@ from typing import Any
 
 from distributed import WorkerPlugin
 
+from evosoko.evolve.worker_lifetime import exit_with_parent
+
 __all__ = ["IGNORE_INTERRUPTS", "IgnoreInterrupts"]
 
 IGNORE_INTERRUPTS = "evosoko-ignore-interrupts"
@@ -22,8 +24,10 @@ IGNORE_INTERRUPTS = "evosoko-ignore-interrupts"
 
 
 class IgnoreInterrupts(WorkerPlugin):
-    """Each worker process (restarted ones too) ignores SIGINT."""
+    """Each worker process of a local cluster (restarted ones too) ignores SIGINT and ends
+    when the process that started the cluster dies."""
 
     def setup(self, worker: Any) -> None:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+        exit_with_parent()

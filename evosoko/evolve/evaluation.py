@@ -42,6 +42,7 @@ import numpy as np
 from evosoko.config import FitnessConfig, ParallelConfig
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
 from evosoko.evolve.packing import pack_genomes
+from evosoko.evolve.worker_lifetime import exit_with_parent
 from evosoko.sokoban.level import Level
 
 if TYPE_CHECKING:
@@ -142,6 +143,7 @@ def _init_worker(log_queue, crash_marker: str | None, barrier, warm_up: Callable
     an interrupt stops (Ctrl-C reaches the whole process group)."""
     global _worker_crash_marker, _worker_barrier
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()  # no orphans when the run's process is killed
     if log_queue is not None:
         root = logging.getLogger()
         root.handlers[:] = [logging.handlers.QueueHandler(log_queue)]

@@ -9,9 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evosoko.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
+from evosoko.atomic import WriteFailed, write_bytes_atomic, write_json_atomic, write_text_atomic
 
-__all__ = ["LineAppender", "write_bytes_atomic", "write_json_atomic", "write_text_atomic"]
+__all__ = [
+    "LineAppender",
+    "WriteFailed",
+    "write_bytes_atomic",
+    "write_json_atomic",
+    "write_text_atomic",
+]
 
 
 class LineAppender:
@@ -19,14 +25,43 @@ class LineAppender:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._file = open(path, "a", encoding="utf-8", newline="\n")  # noqa: SIM115 (kept open)
+        try:
+            cut = _ends_without_newline(path)
+            self._file = open(path, "a", encoding="utf-8", newline="\n")  # noqa: SIM115
+            if cut:  # a line cut short by a crash or a full disk: end it, it stays on its own
+                self._file.write("\n")
+        except OSError as error:
+            raise WriteFailed(
+                f"cannot open this file: {error.strerror or error}", str(path)
+            ) from None
 
     def write_line(self, line: str) -> None:
-        """Append ``line`` (without its newline) and flush."""
-        self._file.write(line + "\n")
-        self._file.flush()
+        """Append ``line`` (without its newline) and flush; :class:`WriteFailed` when the
+        disk refuses it (the line may then be cut short: a resume drops such a line)."""
+        try:
+            self._file.write(line + "\n")
+            self._file.flush()
+        except OSError as error:
+            raise WriteFailed(
+                f"cannot write this file: {error.strerror or error}", str(self.path)
+            ) from None
 
     def close(self) -> None:
-        """Close the file (idempotent)."""
+        """Close the file (idempotent; a flush refused by the disk is given up)."""
         if not self._file.closed:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError:
+                pass
+
+
+def _ends_without_newline(path: Path) -> bool:
+    try:
+        with open(path, "rb") as file:
+            file.seek(0, 2)
+            if file.tell() == 0:
+                return False
+            file.seek(-1, 2)
+            return file.read(1) != b"\n"
+    except FileNotFoundError:
+        return False

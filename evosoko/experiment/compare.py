@@ -39,6 +39,7 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
+from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
 from evosoko.experiment.ioh import IOH_DIR, write_comparison_ioh
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
@@ -544,6 +545,7 @@ def run_compare(
     if not levels:
         raise ConfigError("the comparison selects no levels", config.compare.levels)
     jobs = plan_jobs(config, levels)
+    check_backend_reachable(config.parallel)  # before anything is written
     make_output_folder(folder)
     write_text_atomic(folder / CONFIG_FILE, dump_compare_config(config))
     level_of = {entry.index: entry.level for entry in levels}

@@ -22,6 +22,7 @@ import numpy as np
 
 from evosoko.experiment.metrics import ecdf_steps, quantile_band
 from evosoko.experiment.style import colour, new_figure, save_figure, style_axes
+from evosoko.text import plain
 
 __all__ = ["draw_compare", "draw_runs", "read_metrics"]
 
@@ -128,7 +129,8 @@ def _level_strip(by_solver: dict, rows: Sequence[dict], out: Path, fmt: str) -> 
     axes.grid(False)
     axes.set_yticks(range(len(by_solver)), list(by_solver))
     if len(levels) <= 60:
-        axes.set_xticks(range(len(levels)), [name for _, name in levels], rotation=90, fontsize=6)
+        names = [plain(name) for _, name in levels]  # titles: no control characters
+        axes.set_xticks(range(len(levels)), names, rotation=90, fontsize=6)
     named = any(str(name) != str(index) for index, name in levels)  # ticks: titles, not indices
     style_axes(
         axes, xlabel="level (title)" if named else "level", ylabel="solver", title="Who solved what"

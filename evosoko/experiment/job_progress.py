@@ -22,6 +22,7 @@ from rich.progress import (
 )
 
 from evosoko.experiment.records import level_caption
+from evosoko.text import plain
 
 __all__ = ["JobProgress", "describe_job", "make_job_progress"]
 
@@ -52,7 +53,9 @@ class JobProgress:
             return
         if self.mode == "lines":
             if detail is not None:
-                print(f"[{done}/{total}] {describe_job(detail)}", file=self.stream, flush=True)
+                print(
+                    plain(f"[{done}/{total}] {describe_job(detail)}"), file=self.stream, flush=True
+                )
             elif done:
                 print(f"[{done}/{total}] done before: resuming", file=self.stream, flush=True)
             return
@@ -64,12 +67,13 @@ class JobProgress:
                 TimeElapsedColumn(),
                 TextColumn("eta"),
                 TimeRemainingColumn(),
-                TextColumn("{task.fields[detail]}"),
-                console=Console(file=self.stream),
+                TextColumn("{task.fields[detail]}", markup=False),  # titles are not markup
+                console=Console(file=self.stream, emoji=False),
             )
             self._bar.start()
             self._task = self._bar.add_task("jobs", total=total, completed=done, detail="")
-        self._bar.update(self._task, total=total, completed=done, detail=describe_job(detail)[:60])
+        detail_text = plain(describe_job(detail))[:60]
+        self._bar.update(self._task, total=total, completed=done, detail=detail_text)
 
     def close(self) -> None:
         """Stop drawing (idempotent)."""

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evosoko.errors import ConfigError
+from evosoko.evolve.worker_lifetime import exit_with_parent
 
 __all__ = [
     "BACKENDS",
@@ -171,9 +172,11 @@ class ProcessBackend:
 
 def _start_worker(warm_up: Callable[[], None] | None = None) -> None:
     """Worker initializer: ignore Ctrl-C (it reaches the whole process group, but only the
-    parent acts on it: it records what finished and ends the workers), then ``warm_up``
-    (compile the kernels the jobs use, so that no job's time includes compiling)."""
+    parent acts on it: it records what finished and ends the workers), end with the parent,
+    then ``warm_up`` (compile the kernels the jobs use, so that no job's time includes
+    compiling)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()
     if warm_up is not None:
         warm_up()
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from evosoko.experiment.atomic import write_bytes_atomic
 from evosoko.experiment.records import level_caption
+from evosoko.text import plain
 
 SMALL_MULTIPLES = 12
 """Up to this many levels get one panel each (best and mean); more share one panel (best)."""
@@ -43,7 +44,7 @@ def _series_by_level(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, list
     run order."""
     series: dict[str, dict[str, list[float]]] = {}
     for row in rows:
-        label = level_caption(row["level_index"], row["level"])
+        label = plain(level_caption(row["level_index"], row["level"]))  # no control characters
         columns = series.setdefault(label, {"generation": [], "best": [], "mean": []})
         for key in columns:
             columns[key].append(float(row[key]))

@@ -24,6 +24,7 @@ from rich.progress import (
 from evosoko.config import BudgetConfig
 from evosoko.evolve.engine import GenerationStats
 from evosoko.experiment.records import LevelResult, level_caption
+from evosoko.text import plain, plain_text
 
 
 class RunProgress(Protocol):
@@ -100,7 +101,7 @@ class LineProgress(NoProgress):
         print(COMPILING, file=self.stream, flush=True)
 
     def level_finished(self, result: LevelResult) -> None:
-        print(describe_result(result), file=self.stream, flush=True)
+        print(plain(describe_result(result)), file=self.stream, flush=True)
 
 
 class RichProgress:
@@ -109,10 +110,10 @@ class RichProgress:
     def __init__(self, console: Console | None = None) -> None:
         self.budget = BudgetConfig()
         self.progress = Progress(
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),  # a level's title is not markup
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[detail]}"),
+            TextColumn("{task.fields[detail]}", markup=False),
             TimeElapsedColumn(),
             console=console,
         )
@@ -129,7 +130,9 @@ class RichProgress:
 
     def level_started(self, index: int, name: str) -> None:
         total, _ = self._bar_measure()
-        self._level = self.progress.add_task(level_caption(index, name), total=total, detail="")
+        self._level = self.progress.add_task(
+            plain(level_caption(index, name)), total=total, detail=""
+        )
 
     def generation(self, stats: GenerationStats) -> None:
         if self._level is None:
@@ -151,7 +154,7 @@ class RichProgress:
             self._level = None
         if self._overall is not None:
             self.progress.advance(self._overall)
-        self.progress.console.print(describe_result(result), highlight=False)
+        self.progress.console.print(plain_text(describe_result(result)), highlight=False)
 
     def stop(self) -> None:
         self.progress.stop()
@@ -172,5 +175,5 @@ def make_progress(*, quiet: bool, stream: IO[str] | None = None) -> RunProgress:
     if quiet:
         return NoProgress()
     if stream.isatty():
-        return RichProgress(Console(file=stream))
+        return RichProgress(Console(file=stream, emoji=False))
     return LineProgress(stream)

@@ -29,13 +29,23 @@ from typing import Any
 
 from evosoko.config import Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
+from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.evolve.engine import GenerationStats, evolve_level
 from evosoko.evolve.evaluation import make_evaluator, worker_pool
+from evosoko.experiment.atomic import WriteFailed
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.plots import plot_fitness
 from evosoko.experiment.progress import NoProgress, RunProgress
 from evosoko.experiment.records import LevelResult, level_caption, metrics_row
-from evosoko.experiment.runfolder import CONFIG_FILE, LOG_FILE, PLOTS_DIR, RunFolder, utc_now
+from evosoko.experiment.resume_checks import check_resume, finished_results
+from evosoko.experiment.runfolder import (
+    CONFIG_FILE,
+    LOG_FILE,
+    PLOTS_DIR,
+    SUMMARY_FILE,
+    RunFolder,
+    utc_now,
+)
 from evosoko.experiment.settings import selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
 from evosoko.sokoban.formats import read_levels, select_levels
@@ -126,12 +136,19 @@ def start_run(
 ) -> RunReport:
     """Run ``config`` in a new run folder under ``output.dir``; see the module docstring.
 
-    Bad input (levels that cannot be read or selected) raises :class:`EvosokoError` before the
-    folder is created; ``strict``: so does an invalid level anywhere in the level file.
+    Bad input (levels that cannot be read or selected, a Dask scheduler that does not answer)
+    raises :class:`EvosokoError` before the folder is created; ``strict``: so does an invalid
+    level anywhere in the level file. A folder that cannot be set up (a full disk) is removed
+    again.
     """
     file_levels, levels = load_run_levels(config, config_source, strict=strict)
+    try:
+        check_backend_reachable(config.parallel)
+    except EvosokoError as error:
+        if error.path is not None:
+            raise
+        raise EvosokoError(f"parallel.address: {error.message}", config_source) from None
     folder = RunFolder.create(config.output.dir, config.run.name)
-    folder.write_config(dump_config(config))
     summary = {
         "run_dir": str(folder.path),
         "name": config.run.name,
@@ -148,15 +165,20 @@ def start_run(
         "error": None,
         "resume": None,
     }
-    folder.write_summary(summary)
-    folder.add_event(
-        "run_started",
-        name=config.run.name,
-        seed=config.run.seed,
-        levels=len(levels),
-        config_file=config_source,
-        levels_file=config.run.levels,
-    )
+    try:
+        folder.write_config(dump_config(config))
+        folder.write_summary(summary)
+        folder.add_event(
+            "run_started",
+            name=config.run.name,
+            seed=config.run.seed,
+            levels=len(levels),
+            config_file=config_source,
+            levels_file=config.run.levels,
+        )
+    except BaseException:
+        folder.discard()  # without its summary the folder could not be resumed
+        raise
     return _Execution(folder, config, file_levels, levels, summary, progress, interrupts).run()
 
 
@@ -171,42 +193,58 @@ def resume_run(
 
     A run that already completed is reported as it is.
     """
-    folder = RunFolder.open(run_dir)
-    config = load_config(folder.file(CONFIG_FILE))
-    summary = folder.read_summary()
-    file_levels, levels = load_run_levels(config, str(folder.file(CONFIG_FILE)), strict=strict)
-    if summary.get("planned") != _plan(levels):
-        raise EvosokoError(
-            f"the levels of {config.run.levels} no longer match the ones this run started with",
-            str(folder.path),
-        )
-    finished = [LevelResult.from_dict(data) for data in summary.get("levels", [])]
-    if summary.get("status") == "completed":
-        return RunReport(
-            folder.path,
-            "completed",
-            finished,
-            summary,
-            message="nothing to resume: the run is completed",
-        )
-    done = {result.index for result in finished}
-    current = next((level for level in levels if _index(level) not in done), None)
-    checkpoint = folder.load_checkpoint(_index(current)) if current is not None else None
-    position = None if checkpoint is None else (_index(current), int(checkpoint["generation"]))
-    folder.repair_metrics(done, position)
+    folder = RunFolder.open(run_dir)  # holds the folder's lock from here on
+    try:
+        config = load_config(folder.file(CONFIG_FILE))
+        summary = folder.read_summary()
+        file_levels, levels = load_run_levels(config, str(folder.file(CONFIG_FILE)), strict=strict)
+        if summary.get("planned") != _plan(levels):
+            raise EvosokoError(
+                f"the levels of {config.run.levels} no longer match the ones this run started with",
+                str(folder.path),
+            )
+        if summary.get("status") == "completed":
+            finished = finished_results(summary, levels, str(folder.file(SUMMARY_FILE)))
+            folder.unlock()
+            return RunReport(
+                folder.path,
+                "completed",
+                finished,
+                summary,
+                message="nothing to resume: the run is completed",
+            )
+        try:
+            point = check_resume(folder, config, summary, levels)
+        except EvosokoError as error:
+            _mark_failed(folder, summary, error)
+            raise
+        folder.repair_metrics({result.index for result in point.finished}, point.position)
+    except BaseException:
+        folder.unlock()
+        raise
+    current, position = point.current, point.position
     summary.update(status="running", finished=None, error=None, resume=None)
     summary["resumed"] = [*summary.get("resumed", []), _timestamp()]
     folder.write_summary(summary)
     folder.add_event(
         "run_resumed",
-        finished_levels=len(finished),
+        finished_levels=len(point.finished),
         level=None if current is None else current.name,
         generation=None if position is None else position[1],
     )
     execution = _Execution(
-        folder, config, file_levels, levels, summary, progress, interrupts, finished
+        folder, config, file_levels, levels, summary, progress, interrupts, point.finished
     )
     return execution.run()
+
+
+def _mark_failed(folder: RunFolder, summary: dict[str, Any], error: EvosokoError) -> None:
+    """Record in the summary why a resume was refused (when the summary can be written)."""
+    summary.update(status="failed", error=str(error), resume=None)
+    try:
+        folder.write_summary(summary)
+    except EvosokoError:
+        log.warning("could not record the failure in the summary: %s", error)
 
 
 class _Execution:
@@ -251,6 +289,10 @@ class _Execution:
                 self.status = "interrupted"
                 self.folder.add_event("aborted", reason="second interrupt")
                 log.warning("run aborted by a second interrupt")
+            except WriteFailed as error:  # a full disk: the folder stays resumable
+                self.status = "failed"
+                self.error = str(error)
+                log.error("run failed: %s", error)
             except EvosokoError as error:  # bad input met on the way (a broken checkpoint)
                 self.status = "failed"
                 self.error = str(error)
@@ -260,7 +302,10 @@ class _Execution:
                 self.error = f"{type(error).__name__}: {error}"
                 log.exception("run failed")
             finally:
-                self.progress.stop()
+                try:
+                    self.progress.stop()
+                except Exception:  # the display must not keep the summary from its status
+                    log.exception("the progress display failed")
                 self._finish(draw_plots=not aborted)
         return self._report()
 
@@ -401,14 +446,21 @@ class _Execution:
                 )
             except Exception:  # a plot must never lose the run's results
                 log.exception("could not draw plots/fitness.png")
-        self.folder.add_event(
-            self.status,
-            levels=len(self.results),
-            solved=sum(result.solved for result in self.results),
-        )
-        self._write_summary()
-        self._refresh_report()
-        self.folder.close()
+        try:
+            self.folder.add_event(
+                self.status,
+                levels=len(self.results),
+                solved=sum(result.solved for result in self.results),
+            )
+            self._write_summary()
+            self._refresh_report()
+        except WriteFailed as error:  # the summary on disk keeps its last state: resumable
+            if self.status != "failed":
+                self.status, self.error = "failed", str(error)
+            log.error("could not record the end of the run: %s", error)
+        finally:
+            self.folder.close()
+            self.folder.unlock()
 
     def _write_summary(self) -> None:
         results = self.results
@@ -447,7 +499,10 @@ class _Execution:
             message = f"interrupted; continue with: {self._resume_command()}"
         elif self.status == "failed":
             exit_code = EXIT_FAILED
-            message = f"run failed: {self.error} (see {self.folder.file(LOG_FILE)})"
+            message = (
+                f"run failed: {self.error} (see {self.folder.file(LOG_FILE)}); "
+                f"once fixed, continue with: {self._resume_command()}"
+            )
         return RunReport(
             self.folder.path, self.status, self.results, self.summary, exit_code, message
         )
@@ -485,10 +540,18 @@ def _versions() -> dict[str, str]:
     return versions
 
 
+class _LogFile(logging.FileHandler):
+    """``run.log``: a record the disk refuses is dropped quietly (no traceback on stderr for
+    every record when the disk is full; the run reports the failure once)."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass
+
+
 @contextmanager
 def _run_log(path: Path) -> Iterator[None]:
     """Send INFO and above of every logger (worker processes too) to ``run.log`` meanwhile."""
-    handler = logging.FileHandler(path, encoding="utf-8")
+    handler = _LogFile(path, encoding="utf-8")
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s: %(message)s")
     )

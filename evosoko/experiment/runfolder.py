@@ -13,7 +13,8 @@ Layout of ``<output.dir>/<UTC time>_<name>_<short id>/``::
     checkpoints/     level-<index>.json: the engine's latest state on each level
 
 Whole files are replaced atomically; rows of metrics.csv and events.jsonl are appended and
-flushed one by one.
+flushed one by one. A process writing the folder holds its lock (``.lock``,
+:mod:`evosoko.experiment.folder_lock`): a second ``--resume`` of the same folder is refused.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import csv
 import json
 import os
 import re
+import shutil
+import unicodedata
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +32,7 @@ from typing import Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import LineAppender, write_json_atomic, write_text_atomic
+from evosoko.experiment.folder_lock import FolderLock
 from evosoko.experiment.records import (
     METRICS_COLUMNS,
     RESULT_COLUMNS,
@@ -40,6 +44,7 @@ from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import InvalidLevel, format_levels
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solution_files import BEST_NOTE, DISTANCE_NOTE, SOLUTION_NOTE
+from evosoko.text import plain
 
 CONFIG_FILE = "config.toml"
 METRICS_FILE = "metrics.csv"
@@ -85,6 +90,7 @@ class RunFolder:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.lock = FolderLock(path)
         self._metrics: LineAppender | None = None
         self._events: LineAppender | None = None
 
@@ -95,16 +101,31 @@ class RunFolder:
         path = Path(parent) / folder_name(name, utc_now(), os.urandom(3).hex())
         try:
             path.mkdir(parents=True)
-            (path / PLOTS_DIR).mkdir()
-            (path / CHECKPOINTS_DIR).mkdir()
         except OSError as error:
             raise EvosokoError(
                 f"cannot create the run folder: {error.strerror or error}", str(path)
-            )
+            ) from None
         folder = RunFolder(path)
-        write_text_atomic(folder.file(METRICS_FILE), csv_text(METRICS_COLUMNS, []))
-        folder.file(EVENTS_FILE).touch()
+        try:
+            folder.lock.acquire()
+            (path / PLOTS_DIR).mkdir()
+            (path / CHECKPOINTS_DIR).mkdir()
+            write_text_atomic(folder.file(METRICS_FILE), csv_text(METRICS_COLUMNS, []))
+            folder.file(EVENTS_FILE).touch()
+        except (OSError, EvosokoError) as error:
+            folder.discard()
+            if isinstance(error, EvosokoError):
+                raise
+            raise EvosokoError(
+                f"cannot create the run folder: {error.strerror or error}", str(path)
+            ) from None
         return folder
+
+    def discard(self) -> None:
+        """Remove a folder that could not be set up (nothing in it is worth keeping)."""
+        self.close()
+        self.unlock()
+        shutil.rmtree(self.path, ignore_errors=True)
 
     @staticmethod
     def open(path: str | Path) -> RunFolder:
@@ -115,9 +136,27 @@ class RunFolder:
         for required in (CONFIG_FILE, SUMMARY_FILE):
             if not folder.file(required).is_file():
                 raise EvosokoError(f"not a run folder: it has no {required}", str(path))
-        (folder.path / PLOTS_DIR).mkdir(exist_ok=True)
-        (folder.path / CHECKPOINTS_DIR).mkdir(exist_ok=True)
+        for name in (PLOTS_DIR, CHECKPOINTS_DIR):
+            place = folder.path / name
+            if place.exists() and not place.is_dir():
+                raise EvosokoError(
+                    f"{name} is a file where the run keeps a folder: move it away, then resume",
+                    str(place),
+                )
+        folder.lock.acquire()
+        try:
+            for name in (PLOTS_DIR, CHECKPOINTS_DIR):
+                (folder.path / name).mkdir(exist_ok=True)
+        except OSError as error:
+            folder.unlock()
+            raise EvosokoError(
+                f"cannot create a folder in the run: {error.strerror or error}", str(path)
+            ) from None
         return folder
+
+    def unlock(self) -> None:
+        """Let another process write the folder (idempotent)."""
+        self.lock.release()
 
     def file(self, name: str) -> Path:
         """The path of ``name`` inside the folder."""
@@ -133,8 +172,8 @@ class RunFolder:
         write_json_atomic(self.file(SUMMARY_FILE), summary)
 
     def read_summary(self) -> dict[str, Any]:
-        """The saved ``summary.json``."""
-        return _read_json(self.file(SUMMARY_FILE))
+        """The saved ``summary.json`` (a JSON object, else :class:`EvosokoError`)."""
+        return _read_json_object(self.file(SUMMARY_FILE))
 
     def write_results(self, results: Sequence[LevelResult], file_levels: Sequence[Level]) -> None:
         """Replace ``results.csv`` and ``solutions.sok`` with the finished levels' results.
@@ -159,9 +198,11 @@ class RunFolder:
         return path
 
     def load_checkpoint(self, index: int) -> dict[str, Any] | None:
-        """The saved checkpoint of level ``index``, or None when there is none."""
+        """The saved checkpoint of level ``index`` (a JSON object), or None when there is none."""
         path = self.checkpoint_path(index)
-        return _read_json(path) if path.is_file() else None
+        if path.exists() and not path.is_file():
+            raise EvosokoError("a checkpoint is a file, not a folder: remove it", str(path))
+        return _read_json_object(path) if path.is_file() else None
 
     # ---- appended rows ----------------------------------------------------------------------
     def add_metrics(self, row: dict[str, str]) -> None:
@@ -241,10 +282,13 @@ def solution_collection(
     every level of the file up to the last one with notes, the others without notes, and a
     level the file holds but could not read (``file_levels.invalid``) as its own text, so that
     positions stay those of the file.
+    A title that cannot be written as it is (a control character in it) is written escaped
+    (:func:`evosoko.text.plain`), and the levels are then matched by position.
     """
     by_index = {level.index: level for level in file_levels}
     invalid = {bad.index: bad for bad in getattr(file_levels, "invalid", [])}
-    if all(by_index[index].title for index in notes):
+    writable = all(_writable_title(level.title) == level.title for level in file_levels)
+    if writable and all(by_index[index].title for index in notes):
         return [_with_notes(by_index[index], found) for index, found in notes.items()]
     collection: list[Level | InvalidLevel] = []
     for index in range(1, max(notes) + 1):
@@ -270,7 +314,43 @@ def _with_notes(level: Level, notes: Notes) -> Level:
     """``level`` with its title and ``notes`` as its only notes."""
     if isinstance(notes, str):
         notes = ((SOLUTION_NOTE, notes),)
-    return level_from_rows(level.rows(), title=level.title, notes=tuple(notes))
+    return level_from_rows(level.rows(), title=_writable_title(level.title), notes=tuple(notes))
+
+
+def _writable_title(title: str | None) -> str | None:
+    """``title`` as a collection can hold it: control characters escaped."""
+    if title is None:
+        return None
+    return "".join(
+        _escaped(char) if unicodedata.category(char) in _UNWRITABLE else char for char in title
+    )
+
+
+def _escaped(char: str) -> str:
+    shown = plain(char)
+    return shown if shown != char else f"\\u{ord(char):04x}"
+
+
+_UNWRITABLE = {"Cc", "Cs", "Zl", "Zp"}
+"""Characters a level file cannot hold in a title (see :mod:`evosoko.sokoban.writing`)."""
+
+
+def _read_json_object(path: Path) -> dict[str, Any]:
+    data = _read_json(path)
+    if not isinstance(data, dict):
+        raise EvosokoError(
+            f"not a {path.name} written by evosoko: it holds a JSON {_json_kind(data)}, "
+            "not an object",
+            str(path),
+            1,
+        )
+    return data
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number"
+    )
 
 
 def _read_json(path: Path) -> Any:

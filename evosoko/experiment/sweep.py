@@ -41,6 +41,7 @@ from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_valid
 
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.errors import ConfigError
+from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare import JobsParallel, LevelEntry, comparison_levels, run_job
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
@@ -460,6 +461,7 @@ def run_sweep(
         require_optuna(path, line)
     else:  # every trial's configuration checked before running
         planned = [(trial, trial_config(config, trial.params)) for trial in plan_trials(config)]
+    check_backend_reachable(config.parallel)  # before anything is written
     make_output_folder(folder)
     write_text_atomic(folder / CONFIG_FILE, dump_sweep_config(config))
     journal = Journal(folder / JOURNAL_FILE)

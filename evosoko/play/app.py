@@ -38,6 +38,7 @@ from evosoko.play.hints import (
 )
 from evosoko.play.stored import StoredSolution, save_solution, stored_solution
 from evosoko.sokoban.level import DIRECTIONS, Level, State
+from evosoko.text import plain
 
 CELLS = {
     "wall": ("██", "#555b66"),
@@ -55,11 +56,6 @@ HINT_BACKGROUND = "on #6b5a12"
 SPEEDS = (1, 2, 4, 8, 16, 32, 64)
 """Replay speeds, in steps per second."""
 DEFAULT_SPEED = 8
-
-
-def plain(text: str) -> str:
-    """``text`` with control characters shown as escapes (text from files is never markup)."""
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def board_text(

@@ -15,7 +15,7 @@ from evosoko.search.packing_order import packing_order
 from evosoko.search.paths import SearchBug, push_path
 from evosoko.search.result import UNSOLVABLE
 from evosoko.search.solver import _Run
-from evosoko.search.store import G_WEIGHT, GOAL_MACROS, H_WEIGHT
+from evosoko.search.store import G_WEIGHT, GOAL_MACRO_STEP, GOAL_MACROS, H_WEIGHT
 
 ALTERNATE = 3
 """Every third expansion takes the best state of the whole frontier (weighted A*'s choice), the
@@ -104,7 +104,7 @@ class FeatureSpaceRun(_Run):
 
     def _macro_pushes(self, parent_boxes, child_boxes, player, code):
         """The pushes of a packing macro step (None for the steps push_path knows)."""
-        if code < fess_kernel.PACK_MACRO_STEP:
+        if not fess_kernel.PACK_MACRO_STEP <= code < GOAL_MACRO_STEP:
             return None
         source = int(np.setdiff1d(parent_boxes, child_boxes)[0])
         target = int(np.setdiff1d(child_boxes, parent_boxes)[0])

@@ -52,9 +52,13 @@ from evosoko.search.store import (
     HEURISTIC,
     NEED_SPACE,
     NODES,
+    RESUME_AT,
+    RESUME_NODE,
     SOLUTION,
     SOLVED,
     TUNNELS,
+    WORK,
+    WORK_LIMIT,
     add_node,
     find_slot,
     frontier_pop,
@@ -91,9 +95,11 @@ MACRO_CAP = 6
 """Most packing macros per expansion: with the 4 pushes per box, an expansion adds at most the
 store's growth margin of nodes."""
 
-PACK_MACRO_STEP = 1 << 13
+PACK_MACRO_STEP = 1 << 29
 """A ``step`` of ``PACK_MACRO_STEP + d``: a packing macro whose last push went in direction
-``d`` (the pushes are rebuilt by :func:`evosoko.search.box_paths.box_path_pushes`)."""
+``d`` (the pushes are rebuilt by :func:`evosoko.search.box_paths.box_path_pushes`). Between the
+tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has cells) and the
+goal macros' (``GOAL_MACRO_STEP + k``)."""
 
 CONNECTIVITY_LIMIT = 8
 """Connectivity values at or above this share one cell."""
@@ -320,6 +326,7 @@ def fess_search(
         corral_marks,
         stamps,
         freeze_scratch,
+        _,
     ) = scratch
     layer, goals_per_layer, layer_counts, feature_stamp, conn_mark, _, _ = features
     space_state = space[5]
@@ -340,31 +347,45 @@ def fess_search(
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
     margin = 4 * box_count + 2 + MACRO_CAP
-    child = np.empty(box_count, dtype=np.int16)
-    child_assign = np.empty(box_count, dtype=np.int16)
+    child = np.empty(box_count, dtype=node_boxes.dtype)  # int16 or int32: the store's cells
+    child_assign = np.empty(box_count, dtype=assign.dtype)
     parent_boxes = np.empty(box_count, dtype=np.int64)
     with_assignment = assign.shape[1] == box_count
 
+    work_limit = params[WORK_LIMIT]  # as in push_search: a call may stop inside an expansion
+    spent = 0
+    full_matching = box_count * box_count * box_count
+    successors_here = 0
     expanded_here = 0
-    while expanded_here < params[CHUNK]:
+    while expanded_here < params[CHUNK] and (expanded_here == 0 or spent < work_limit):
         if (
             counters[NODES] + margin >= capacity
             or space[0].shape[0] < capacity
             or counters[FRONT_SIZE] + margin >= frontier[0].shape[0]
         ):
+            counters[WORK] += spent
             return NEED_SPACE
-        space_state[TURN] += 1
-        if alternate > 0 and space_state[TURN] % alternate == 0:
-            node = frontier_pop(frontier, counters, HEAP)
+        first_successor = 0
+        if counters[RESUME_NODE] >= 0:  # an expansion the last call left unfinished
+            node = counters[RESUME_NODE]
+            first_successor = counters[RESUME_AT]
+            counters[RESUME_NODE] = -1
         else:
-            cell = next_cell(space)
-            node = heap_pop(space, cell) if cell >= 0 else frontier_pop(frontier, counters, HEAP)
-        if node < 0:
-            return EXHAUSTED
-        if closed[node]:
-            continue
-        closed[node] = 1
-        counters[EXPANDED] += 1
+            space_state[TURN] += 1
+            if alternate > 0 and space_state[TURN] % alternate == 0:
+                node = frontier_pop(frontier, counters, HEAP)
+            else:
+                cell = next_cell(space)
+                node = (
+                    heap_pop(space, cell) if cell >= 0 else frontier_pop(frontier, counters, HEAP)
+                )
+            if node < 0:
+                counters[WORK] += spent
+                return EXHAUSTED
+            if closed[node]:
+                continue
+            closed[node] = 1
+            counters[EXPANDED] += 1
         expanded_here += 1
 
         for k in range(box_count):
@@ -372,7 +393,10 @@ def fess_search(
             occupied[parent_boxes[k]] = True
         stamps[REACH_STAMP] += 1
         reach = stamps[REACH_STAMP]
-        explore(floor, occupied, deltas, actual[node], reach_mark, reach, queue, distance)
+        reached, _ = explore(
+            floor, occupied, deltas, actual[node], reach_mark, reach, queue, distance
+        )
+        spent += box_count + reached
         restricted = False
         if corrals:
             restricted = (
@@ -394,11 +418,19 @@ def fess_search(
         allowed_stamp = corral_marks[3]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
-        for i in range(box_count):
+        for i in range(first_successor >> 2, box_count):
             b = parent_boxes[i]
             if restricted and allowed[b] != allowed_stamp:
                 continue
             for d in range(4):
+                if 4 * i + d < first_successor:
+                    continue
+                if spent >= work_limit and successors_here > 0:
+                    counters[RESUME_NODE] = node  # go on from this successor next call
+                    counters[RESUME_AT] = 4 * i + d
+                    _clear(occupied, parent_boxes)
+                    counters[WORK] += spent
+                    return CONTINUE
                 behind = b - deltas[d]
                 if reach_mark[behind] != reach:
                     continue
@@ -428,6 +460,8 @@ def fess_search(
                         code = GOAL_MACRO_STEP + packed
                 occupied[b] = False
                 occupied[target] = True
+                successors_here += 1
+                spent += box_count
                 ok = not (
                     freeze
                     and freeze_deadlock(
@@ -445,7 +479,7 @@ def fess_search(
                         child_assign,
                         with_assignment,
                     )
-                    h = _child_h(
+                    h, full = _child_h(
                         kind,
                         h_of[node],
                         assign[node],
@@ -460,6 +494,8 @@ def fess_search(
                         nearest_manhattan,
                         work,
                     )
+                    if full:
+                        spent += full_matching
                     ok = h < UNREACHABLE
                 normalized = 0
                 child_cell = 0
@@ -551,6 +587,7 @@ def fess_search(
                 if _solved(goals, child):
                     counters[SOLUTION] = new
                     _clear(occupied, parent_boxes)
+                    counters[WORK] += spent
                     return SOLVED
                 node_key = priority(g, h, moves, g_weight, h_weight)
                 heap_insert(space, child_cell, new, _cell_key(space_state, g, h, moves, node_key))
@@ -579,8 +616,10 @@ def fess_search(
             if solved_node >= 0:
                 counters[SOLUTION] = solved_node
                 _clear(occupied, parent_boxes)
+                counters[WORK] += spent
                 return SOLVED
         _clear(occupied, parent_boxes)
+    counters[WORK] += spent
     return CONTINUE
 
 
@@ -651,7 +690,7 @@ def _packing_macros(
     )
     zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, _, _, _, g_of, moves_of, h_of, hash_of, _, assign = nodes
-    reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch = scratch
+    reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch, _ = scratch
     layer, goals_per_layer, counts, feature_stamp, conn_mark, goal_index, path_scratch = features
     space_state = space[5]
     cap = space_state[CONNECTIVITY_CAP]
@@ -721,7 +760,7 @@ def _packing_macros(
                 _moved(
                     node_boxes[node], assign[node], best, goal, child, child_assign, with_assignment
                 )
-                h = _child_h(
+                h, _ = _child_h(
                     params[HEURISTIC],
                     h_of[node],
                     assign[node],

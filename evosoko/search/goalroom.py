@@ -54,21 +54,48 @@ def no_goal_room(cells: int) -> tuple:
     )
 
 
-def find_goal_room(level: Level) -> GoalRoom | None:
-    """The goal room with the most goals that can be packed, or None."""
+SEARCH_STEPS = 1_000_000
+"""Most breadth-first steps spent looking for a goal room (the search is quadratic in the board
+size): on a board where that is not enough, no goal room is used. Microban, XSokoban and Boxoban
+levels need at most 85,000."""
+
+
+class _OutOfSteps(Exception):
+    pass
+
+
+class _Steps:
+    """A countdown of breadth-first steps; raises :class:`_OutOfSteps` when spent."""
+
+    def __init__(self, steps: int) -> None:
+        self.left = steps
+
+    def spend(self, steps: int = 1) -> None:
+        self.left -= steps
+        if self.left < 0:
+            raise _OutOfSteps
+
+
+def find_goal_room(level: Level, steps: int = SEARCH_STEPS) -> GoalRoom | None:
+    """The goal room with the most goals that can be packed, or None (also when finding it
+    would take more than ``steps`` breadth-first steps)."""
+    budget = _Steps(steps)
     best = None
-    for entrance, inward, room in _candidate_rooms(level):
-        goals_inside = [g for g in level.goal_cells.tolist() if room[g]]
-        if best is not None and len(goals_inside) <= len(best.goals):
-            continue
-        order = _packing_order(level, room, entrance, inward, goals_inside)
-        if order is not None:
-            goals, pushes = order
-            best = GoalRoom(room, entrance, inward, goals, pushes)
+    try:
+        for entrance, inward, room in _candidate_rooms(level, budget):
+            goals_inside = [g for g in level.goal_cells.tolist() if room[g]]
+            if best is not None and len(goals_inside) <= len(best.goals):
+                continue
+            order = _packing_order(level, room, entrance, inward, goals_inside, budget)
+            if order is not None:
+                goals, pushes = order
+                best = GoalRoom(room, entrance, inward, goals, pushes)
+    except _OutOfSteps:
+        return None
     return best
 
 
-def _candidate_rooms(level: Level):
+def _candidate_rooms(level: Level, budget: _Steps):
     floor = level.floor
     deltas = level.deltas
     start_boxes = set(level.start.boxes)
@@ -80,7 +107,7 @@ def _candidate_rooms(level: Level):
         if len(open_directions) != 2 or open_directions[0] // 2 != open_directions[1] // 2:
             continue  # an entrance is a straight corridor cell
         for inward in open_directions:
-            room = _component(level, cell + deltas[inward], blocked=cell)
+            room = _component(level, cell + deltas[inward], cell, budget)
             if level.start.player in room or room & start_boxes:
                 continue
             if sum(1 for g in level.goal_cells.tolist() if g in room) < 2:
@@ -94,11 +121,12 @@ def _candidate_rooms(level: Level):
             yield cell, inward, mask
 
 
-def _component(level: Level, start: int, blocked: int) -> set[int]:
+def _component(level: Level, start: int, blocked: int, budget: _Steps) -> set[int]:
     floor = level.floor
     seen = {start}
     queue = deque([start])
     while queue:
+        budget.spend()
         cell = queue.popleft()
         for delta in level.deltas:
             nxt = cell + delta
@@ -108,7 +136,7 @@ def _component(level: Level, start: int, blocked: int) -> set[int]:
     return seen
 
 
-def _packing_order(level, room, entrance, inward, goals_inside):
+def _packing_order(level, room, entrance, inward, goals_inside, budget):
     """(goals in packing order, forward pushes of each) or None when the room cannot be emptied."""
     deltas = level.deltas
     outside = entrance - deltas[inward]
@@ -118,7 +146,7 @@ def _packing_order(level, room, entrance, inward, goals_inside):
     while filled:
         best = None
         for box in sorted(filled):
-            pulls = _pull_out(deltas, area, filled - {box}, box, entrance, outside)
+            pulls = _pull_out(deltas, area, filled - {box}, box, entrance, outside, budget)
             if pulls is not None and (best is None or len(pulls) < len(best[1])):
                 best = (box, pulls)
         if best is None:
@@ -130,7 +158,7 @@ def _packing_order(level, room, entrance, inward, goals_inside):
     return tuple(g for g, _ in removed), tuple(p for _, p in removed)
 
 
-def _pull_out(deltas, area, others, box, entrance, outside):
+def _pull_out(deltas, area, others, box, entrance, outside, budget):
     """Pulls ``(box cell, player cell, direction)`` taking ``box`` out to the entrance, or None.
 
     Breadth-first over (box, player) inside ``area``; the player starts outside and the search
@@ -140,6 +168,7 @@ def _pull_out(deltas, area, others, box, entrance, outside):
     came_from = {start: None}
     queue = deque([start])
     while queue:
+        budget.spend()
         state = queue.popleft()
         box_cell, player = state
         if box_cell == entrance and player == outside:

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from evosoko.search.result import NODE_LIMIT, SOLVED, TIMEOUT, UNSOLVABLE
+from evosoko.search.result import MEMORY_LIMIT, NODE_LIMIT, SOLVED, TIMEOUT, UNSOLVABLE
 from evosoko.search.store import (
     CHUNK,
     EXHAUSTED,
@@ -36,6 +36,7 @@ from evosoko.search.store import (
     FRONT_SIZE,
     NEED_SPACE,
     NODE_FIELDS,
+    RESUME_NODE,
     SOLUTION,
 )
 
@@ -139,15 +140,19 @@ def _expand_in_order(run, queue: list, file_children) -> str:
         node = heapq.heappop(queue)[3]
         if store.nodes[_CLOSED][node]:
             continue
-        while True:
-            frontier_keys, frontier_ids = store.frontier
-            frontier_keys[0], frontier_ids[0] = 0, node
-            store.counters[FRONT_SIZE], store.counters[FRONT_HEAD] = 1, 0
+        frontier_keys, frontier_ids = store.frontier
+        frontier_keys[0], frontier_ids[0] = 0, node
+        store.counters[FRONT_SIZE], store.counters[FRONT_HEAD] = 1, 0
+        while True:  # one expansion, over several calls when the store grows or its work
+            # limit cuts it short (the kernel then goes on from the successor it stopped at)
             code = run._call_kernel()
-            if code != NEED_SPACE:
+            if code == NEED_SPACE:
+                if not run.make_room():
+                    return MEMORY_LIMIT
+            elif store.counters[RESUME_NODE] < 0 or store.counters[SOLUTION] >= 0:
                 break
-            if not run.make_room():
-                return NODE_LIMIT
+            if run.time_limit is not None and time.perf_counter() - run.started >= run.time_limit:
+                return TIMEOUT
         if store.counters[SOLUTION] >= 0:
             return SOLVED
         if code == EXHAUSTED:  # cannot happen: the node was open

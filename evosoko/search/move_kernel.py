@@ -35,6 +35,8 @@ from evosoko.search.store import (
     SHUFFLE,
     SOLUTION,
     SOLVED,
+    WORK,
+    WORK_LIMIT,
     add_node,
     find_slot,
     frontier_pop,
@@ -49,7 +51,7 @@ PUSHED = 4
 
 def make_scratch(cells: int, box_count: int) -> tuple:
     """Per-search scratch arrays of the move kernel."""
-    return (np.zeros(cells, dtype=np.bool_), np.zeros(box_count, dtype=np.int16))
+    return (np.zeros(cells, dtype=np.bool_), np.zeros(box_count, dtype=np.int32))
 
 
 @numba.njit(cache=True)
@@ -69,7 +71,7 @@ def move_root(tab, params, nodes, table, counters, boxes, player, work):  # prag
     )
     zb, zp = tab.zobrist_box, tab.zobrist_player
     kind = params[HEURISTIC]
-    assignment = np.zeros(boxes.shape[0], dtype=np.int16)
+    assignment = np.zeros(boxes.shape[0], dtype=np.int32)
     h = box_term(kind, nearest_manhattan, nearest_push, push_distance, boxes, assignment, work)
     h += player_term(kind, rows, columns, goals, boxes, player)
     key_hash = zp[player]
@@ -104,13 +106,15 @@ def move_search(
     at_generation = params[GOAL_AT_GENERATION] == AT_GENERATION
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
-    child = np.empty(box_count, dtype=np.int16)
+    child = np.empty(box_count, dtype=node_boxes.dtype)
     candidate_ids = np.empty(4, dtype=np.int64)
     candidate_keys = np.empty(4, dtype=np.int64)
     directions = np.arange(4)
 
+    full_matching = box_count * box_count * box_count if kind == MATCHING else box_count
+    work_limit = counters[WORK] + params[WORK_LIMIT]
     expanded_here = 0
-    while expanded_here < params[CHUNK]:
+    while expanded_here < params[CHUNK] and (expanded_here == 0 or counters[WORK] < work_limit):
         if counters[NODES] + 8 >= capacity or counters[FRONT_SIZE] + 8 >= frontier[0].shape[0]:
             return NEED_SPACE
         node = frontier_pop(frontier, counters, mode)
@@ -120,6 +124,7 @@ def move_search(
             continue
         closed[node] = 1
         counters[EXPANDED] += 1
+        counters[WORK] += 4 + box_count
         expanded_here += 1
         boxes = node_boxes[node]
         if not at_generation and _all_on_goals(goals, boxes):
@@ -146,6 +151,7 @@ def move_search(
                     continue
                 _replace_sorted(child, target, beyond)
                 key_hash ^= zb[target] ^ zb[beyond]
+                counters[WORK] += full_matching
                 child_box_part = box_term(
                     kind, nearest_manhattan, nearest_push, push_distance, child, assignment, work
                 )

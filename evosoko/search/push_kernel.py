@@ -18,8 +18,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from evosoko.sokoban.corrals import pi_corral
-from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.search.heuristics import MANHATTAN, MATCHING, PUSH_DISTANCE, box_term
 from evosoko.search.store import (
     AT_EXPANSION,
@@ -48,23 +46,29 @@ from evosoko.search.store import (
     NO_THRESHOLD,
     NODES,
     REOPEN,
+    RESUME_AT,
+    RESUME_NODE,
     SOLUTION,
     SOLVED,
     THRESHOLD,
     TUNNELS,
+    WORK,
+    WORK_LIMIT,
     add_node,
     find_slot,
     frontier_pop,
     frontier_push,
     priority,
 )
+from evosoko.sokoban.corrals import pi_corral
+from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
 
 REACH_STAMP, NORM_STAMP = 0, 1
 
 
-def make_scratch(cells: int) -> tuple:
+def make_scratch(cells: int, box_count: int) -> tuple:
     """Per-search scratch arrays of the push kernel."""
     corral_scratch = tuple(np.zeros(cells, dtype=np.int64) for _ in range(7))
     return (
@@ -77,6 +81,11 @@ def make_scratch(cells: int) -> tuple:
         np.zeros(4, dtype=np.int64),  # corral stamps
         np.zeros(2, dtype=np.int64),  # reach and normalization stamps
         make_freeze_scratch(cells),
+        (  # successors of the expansion in progress, kept across calls until it ends
+            np.zeros(4 * box_count, dtype=np.int64),  # node ids
+            np.zeros(4 * box_count, dtype=np.int64),  # frontier keys
+            np.zeros(1, dtype=np.int64),  # how many
+        ),
     )
 
 
@@ -88,7 +97,7 @@ def push_root(
     floor, deltas, push_distance = tab.floor, tab.deltas, tab.push_distance
     nearest_push, nearest_manhattan = tab.nearest_push, tab.nearest_manhattan
     zb, zp = tab.zobrist_box, tab.zobrist_player
-    _, _, queue, norm_mark, occupied, _, _, stamps, _ = scratch
+    _, _, queue, norm_mark, occupied, _, _, stamps, _, _ = scratch
     for b in boxes:
         occupied[b] = True
     stamps[NORM_STAMP] += 1
@@ -142,6 +151,7 @@ def push_search(
         corral_marks,
         stamps,
         freeze_scratch,
+        (pending_ids, pending_keys, pending),
     ) = scratch
     mode = params[MODE]
     kind = params[HEURISTIC]
@@ -161,39 +171,59 @@ def push_search(
     capacity = node_boxes.shape[0]
     frontier_capacity = frontier[0].shape[0]
     margin = 4 * box_count + 2
-    child = np.empty(box_count, dtype=np.int16)
-    child_assign = np.empty(box_count, dtype=np.int16)
+    child = np.empty(box_count, dtype=node_boxes.dtype)
+    child_assign = np.empty(box_count, dtype=assign.dtype)
     parent_boxes = np.empty(box_count, dtype=np.int64)
-    candidate_ids = np.empty(4 * box_count, dtype=np.int64)
-    candidate_keys = np.empty(4 * box_count, dtype=np.int64)
     with_assignment = assign.shape[1] == box_count
+    candidate_ids = np.empty(4 * box_count, dtype=np.int64)  # local: no aliasing in the loop
+    candidate_keys = np.empty(4 * box_count, dtype=np.int64)
 
+    work_limit = params[WORK_LIMIT]
+    spent = 0  # work units of this call; added to counters[WORK] on the way out
+    full_matching = box_count * box_count * box_count
+    successors_here = 0
     expanded_here = 0
-    while expanded_here < params[CHUNK]:
+    while expanded_here < params[CHUNK] and (expanded_here == 0 or spent < work_limit):
         if (
             counters[NODES] + margin >= capacity
             or counters[FRONT_SIZE] + margin >= frontier_capacity
         ):
+            counters[WORK] += spent
             return NEED_SPACE
-        node = frontier_pop(frontier, counters, mode)
-        if node < 0:
-            return EXHAUSTED
-        if closed[node]:
-            continue
-        closed[node] = 1
-        counters[EXPANDED] += 1
+        first_successor = 0
+        candidates = 0
+        if counters[RESUME_NODE] >= 0:  # an expansion the last call left unfinished
+            node = counters[RESUME_NODE]
+            first_successor = counters[RESUME_AT]
+            candidates = pending[0]
+            candidate_ids[:candidates] = pending_ids[:candidates]
+            candidate_keys[:candidates] = pending_keys[:candidates]
+            counters[RESUME_NODE] = -1
+        else:
+            node = frontier_pop(frontier, counters, mode)
+            if node < 0:
+                counters[WORK] += spent
+                return EXHAUSTED
+            if closed[node]:
+                continue
+            closed[node] = 1
+            counters[EXPANDED] += 1
+            if goal_test != AT_GENERATION and _solved(goals, node_boxes[node]):
+                counters[SOLUTION] = node
+                counters[WORK] += spent
+                return SOLVED
         expanded_here += 1
         bound_h = h_of[node] if h_weight > 0 else 0
-        if goal_test != AT_GENERATION and _solved(goals, node_boxes[node]):
-            counters[SOLUTION] = node
-            return SOLVED
 
         for k in range(box_count):
             parent_boxes[k] = node_boxes[node, k]
             occupied[parent_boxes[k]] = True
         stamps[REACH_STAMP] += 1
         reach = stamps[REACH_STAMP]
-        explore(floor, occupied, deltas, actual[node], reach_mark, reach, queue, distance)
+        reached, _ = explore(
+            floor, occupied, deltas, actual[node], reach_mark, reach, queue, distance
+        )
+        spent += box_count + reached
         restricted = False
         if corrals:
             restricted = (
@@ -215,12 +245,22 @@ def push_search(
         allowed_stamp = corral_marks[3]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
-        candidates = 0
-        for i in range(box_count):
+        for i in range(first_successor >> 2, box_count):
             b = parent_boxes[i]
             if restricted and allowed[b] != allowed_stamp:
                 continue
             for d in range(4):
+                if 4 * i + d < first_successor:
+                    continue
+                if spent >= work_limit and successors_here > 0:
+                    counters[RESUME_NODE] = node  # go on from this successor next call
+                    counters[RESUME_AT] = 4 * i + d
+                    pending[0] = candidates
+                    pending_ids[:candidates] = candidate_ids[:candidates]
+                    pending_keys[:candidates] = candidate_keys[:candidates]
+                    _clear(occupied, parent_boxes)
+                    counters[WORK] += spent
+                    return CONTINUE
                 behind = b - deltas[d]
                 if reach_mark[behind] != reach:
                     continue
@@ -246,6 +286,8 @@ def push_search(
                         code = GOAL_MACRO_STEP + packed
                 occupied[b] = False
                 occupied[target] = True
+                successors_here += 1
+                spent += box_count
                 ok = not (
                     freeze
                     and freeze_deadlock(
@@ -263,7 +305,7 @@ def push_search(
                         child_assign,
                         with_assignment,
                     )
-                    h = _child_h(
+                    h, full = _child_h(
                         kind,
                         h_of[node],
                         assign[node],
@@ -278,6 +320,8 @@ def push_search(
                         nearest_manhattan,
                         work,
                     )
+                    if full:
+                        spent += full_matching
                     ok = h < UNREACHABLE
                 normalized = 0
                 if ok:
@@ -365,12 +409,14 @@ def push_search(
                 ):
                     counters[SOLUTION] = new
                     _clear(occupied, parent_boxes)
+                    counters[WORK] += spent
                     return SOLVED
                 candidate_ids[candidates] = new
                 candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
                 candidates += 1
         _clear(occupied, parent_boxes)
         _push_candidates(frontier, counters, mode, candidate_ids, candidate_keys, candidates)
+    counters[WORK] += spent
     return CONTINUE
 
 
@@ -476,19 +522,20 @@ def _child_h(
     nearest_manhattan,
     work,
 ):  # pragma: no cover - compiled
-    """Heuristic of the child, incremental where possible.
+    """Heuristic of the child, incremental where possible, and whether a full matching ran.
 
     Matching: when the moved box came ``pushes`` pushes closer to its assigned goal, the
     parent's assignment stays optimal (``pushes`` pushes lower any matching by at most that),
     so ``h - pushes``.
     """
     if kind == MANHATTAN:
-        return parent_h - nearest_manhattan[source] + nearest_manhattan[target]
+        return parent_h - nearest_manhattan[source] + nearest_manhattan[target], False
     if kind == PUSH_DISTANCE:
-        return parent_h - nearest_push[source] + nearest_push[target]
+        return parent_h - nearest_push[source] + nearest_push[target], False
     goal = parent_assign[index]
     if push_distance[goal, target] == push_distance[goal, source] - pushes:
-        return parent_h - pushes
-    return box_term(
+        return parent_h - pushes, False
+    h = box_term(
         MATCHING, nearest_manhattan, nearest_push, push_distance, child, child_assign, work
     )
+    return h, True

@@ -9,8 +9,11 @@ from evosoko.sokoban.level import State
 SOLVED = "solved"
 TIMEOUT = "timeout"
 NODE_LIMIT = "node-limit"
+MEMORY_LIMIT = "memory-limit"
 UNSOLVABLE = "unsolvable"
-STATUSES = (SOLVED, TIMEOUT, NODE_LIMIT, UNSOLVABLE)
+STATUSES = (SOLVED, TIMEOUT, NODE_LIMIT, MEMORY_LIMIT, UNSOLVABLE)
+"""``unsolvable`` only when the search exhausted its space; ``memory-limit`` when its tables
+or its state store would outgrow the memory it may use."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
 from evosoko.search.paths import move_path, push_path, verified
 from evosoko.search.result import (
+    MEMORY_LIMIT,
     NODE_LIMIT,
     SOLVED,
     TIMEOUT,
@@ -42,22 +43,69 @@ from evosoko.search.store import (
     NODES,
     PARAM_COUNT,
     REOPEN,
+    RESUME_NODE,
     SHUFFLE,
     SOLUTION,
     THRESHOLD,
     TUNNELS,
     WEIGHT_SCALE,
+    WORK,
+    WORK_LIMIT,
     Store,
+    cell_dtype,
     frontier_push,
 )
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.level import Level
 
 DEFAULT_MEMORY = 2 * 1024**3
-"""Bytes the state store of one search may use; past that the search stops with node-limit."""
+"""Bytes the tables and the state store of one search may use; past that the search stops with
+``memory-limit`` (tables that would not fit are not built at all)."""
 
 _CHUNK_SECONDS = 0.01
 """Target wall time of one kernel call: the clock is read between calls."""
+_FIRST_WORK_LIMIT = 1 << 14
+"""Work units of the first kernel call; the next ones follow the measured rate."""
+_UNLIMITED = 1 << 62
+
+
+def table_bytes(level: Level) -> int:
+    """Memory the per-level tables of a search take: push distances of every goal from every
+    cell (kept as int32 by the level and int64 by the kernels) and a few arrays per cell."""
+    return level.box_count * level.cells * 12 + 256 * level.cells
+
+
+def _next_work_limit(limit: int, done: int, seconds: float) -> int:
+    """The work limit of the next kernel call: what the measured rate does in
+    ``_CHUNK_SECONDS``, changed at most fourfold per call."""
+    if done <= 0:
+        return limit
+    wanted = done * _CHUNK_SECONDS / max(seconds, 1e-6)
+    return int(min(max(wanted, limit / 4, 1), limit * 4, _UNLIMITED))
+
+
+_SECONDS_PER_UNIT: list[float] = []
+
+
+def _seconds_per_work_unit() -> float:
+    """Seconds one work unit of a full matching takes here, measured once per process."""
+    if not _SECONDS_PER_UNIT:
+        from evosoko.sokoban.matching import matching_kernel
+
+        size = 96
+        rng = np.random.default_rng(0)
+        distances = rng.integers(0, 50, size=(size, size)).astype(np.int64)
+        boxes = np.arange(size, dtype=np.int64)
+        assignment = np.zeros(size, dtype=np.int16)  # as on small boards: compiled already
+        scratch = np.zeros((6, size + 1), dtype=np.int64)
+        matching_kernel(distances, boxes, assignment, scratch)  # compiled before timing
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            matching_kernel(distances, boxes, assignment, scratch)
+            best = min(best, time.perf_counter() - started)
+        _SECONDS_PER_UNIT.append(best / size**3)
+    return _SECONDS_PER_UNIT[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,16 +154,22 @@ def solve(
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
     check_arguments(time_limit, node_limit, weight, partial)
-    warm_up([algorithm.name])
-    run_class = _Run
-    if algorithm.feature_space:
-        from evosoko.search.fess import FeatureSpaceRun as run_class
-    run = run_class(
+    warm_up([algorithm.name], level.cells)
+    run = _run_class(algorithm)(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
     run.model = model
     status = run.search()
     return run.result(status, partial)
+
+
+def _run_class(algorithm: Algorithm) -> type[_Run]:
+    """The class that drives ``algorithm``'s search (the feature space has its own)."""
+    if algorithm.feature_space:
+        from evosoko.search.fess import FeatureSpaceRun
+
+        return FeatureSpaceRun
+    return _Run
 
 
 def check_arguments(
@@ -135,6 +189,9 @@ def check_arguments(
 class _Run:
     """One search in progress: its store, kernel parameters and budget."""
 
+    model: str | None = None
+    """The deadlock model a guided algorithm orders by (None: the shipped one)."""
+
     def __init__(
         self,
         level,
@@ -146,6 +203,7 @@ class _Run:
         pruning,
         seed,
         memory_limit,
+        store_cells: int = 0,
     ):
         self.started = time.perf_counter()
         self.level = level
@@ -153,22 +211,38 @@ class _Run:
         self.heuristic = heuristic
         self.time_limit = time_limit
         self.node_limit = node_limit
+        self.memory_limit = memory_limit
+        self.weight = weight
+        self.pruning = pruning
+        self.seed = seed
         self.is_move = algorithm.level == MOVE
-        self.tab = level_arrays(level)
+        self.store_cells = max(level.cells, store_cells)
+        self.store = Store(level.box_count, capacity=16, cells=self.store_cells)  # until prepared
+        self._prepared = False
+
+    def _prepare(self) -> str | None:
+        """Build the tables, store and parameters; a status when the budget forbids it."""
+        level, algorithm = self.level, self.algorithm
         box_count = level.box_count
-        kind = HEURISTICS[heuristic]
-        self.store = Store(box_count, with_assignment=kind == MATCHING and not self.is_move)
-        self.max_nodes = max(1 << 12, memory_limit // self.store.bytes_per_node())
+        kind = HEURISTICS[self.heuristic]
+        if table_bytes(level) >= self.memory_limit:
+            return MEMORY_LIMIT
+        self.tab = level_arrays(level)
+        self.store = Store(
+            box_count, with_assignment=kind == MATCHING and not self.is_move, cells=self.store_cells
+        )
+        room_for_nodes = self.memory_limit - table_bytes(level)
+        self.max_nodes = max(1 << 12, room_for_nodes // self.store.bytes_per_node())
         self.params = np.zeros(PARAM_COUNT, dtype=np.int64)
         self.params[MODE] = algorithm.mode
         self.params[HEURISTIC] = kind
         self.params[G_WEIGHT] = algorithm.g_weight
         h_weight = algorithm.h_weight
-        self.params[H_WEIGHT] = round(weight * WEIGHT_SCALE) if h_weight is None else h_weight
-        self.params[FREEZE] = pruning.freeze
-        self.params[CORRALS] = pruning.corrals
-        self.params[TUNNELS] = pruning.tunnels
-        goal_rooms = pruning.goal_rooms
+        self.params[H_WEIGHT] = round(self.weight * WEIGHT_SCALE) if h_weight is None else h_weight
+        self.params[FREEZE] = self.pruning.freeze
+        self.params[CORRALS] = self.pruning.corrals
+        self.params[TUNNELS] = self.pruning.tunnels
+        goal_rooms = self.pruning.goal_rooms
         if goal_rooms is None:
             goal_rooms = not algorithm.optimal
         self.goal_room = find_goal_room(level) if goal_rooms and not self.is_move else None
@@ -180,18 +254,35 @@ class _Run:
         self.params[THRESHOLD] = NO_THRESHOLD
         self.params[GOAL_AT_GENERATION] = algorithm.goal_test
         self.params[SHUFFLE] = algorithm.shuffle
-        self.params[CHUNK] = 64
+        self.params[CHUNK] = 1
+        self.params[WORK_LIMIT] = _FIRST_WORK_LIMIT
         self.work = np.zeros((6, box_count + 1), dtype=np.int64)
         if self.is_move:
             self.scratch = move_kernel.make_scratch(level.cells, box_count)
-            move_kernel.seed_random(seed)
+            move_kernel.seed_random(self.seed)
         else:
-            self.scratch = push_kernel.make_scratch(level.cells)
+            self.scratch = push_kernel.make_scratch(level.cells, box_count)
         self.start_boxes = np.array(level.start.boxes, dtype=np.int64)
+        if self._out_of_time(time.perf_counter()):
+            return TIMEOUT
+        if kind == MATCHING and self.time_limit is not None:
+            # one matching cannot be cut short: do not start one that cannot end in time
+            needed = box_count**3 * _seconds_per_work_unit()
+            if self._out_of_time(time.perf_counter() + needed):
+                return TIMEOUT
+        return None
+
+    def _out_of_time(self, now: float) -> bool:
+        return self.time_limit is not None and now - self.started >= self.time_limit
 
     # ---- running ------------------------------------------------------------------------------
     def search(self) -> str:
         """Run to the end or the budget; returns the status."""
+        if not self._prepared:
+            refused = self._prepare()
+            if refused is not None:
+                return refused
+            self._prepared = True
         if all(self.level.goals[b] for b in self.level.start.boxes):
             self._add_root()
             self.store.counters[SOLUTION] = 0
@@ -270,20 +361,31 @@ class _Run:
         self.store.grow()
 
     def _run_kernel(self) -> str:
+        """Call the kernel until it ends or a limit is reached.
+
+        Each call takes about ``_CHUNK_SECONDS``: both its expansions (``CHUNK``) and its work
+        units (``WORK_LIMIT``, which a push-level call honours even inside an expansion, going
+        on from there on the next call) follow the rates measured on the calls before, so the
+        clock and Ctrl-C are looked at often however costly one expansion is. A guided
+        algorithm (``push-learned*``) runs its own loop (:func:`evosoko.search.learned.run_guided`).
+        """
         if self.algorithm.guided:
             from evosoko.search.learned import run_guided
 
             return run_guided(self)
         store = self.store
-        chunk = 64
+        chunk = 1
         while True:
+            self.params[CHUNK] = chunk
             if self.node_limit is not None:
                 left = self.node_limit - int(store.counters[EXPANDED])
                 if left <= 0:
-                    return NODE_LIMIT
-                chunk = min(chunk, left)
-            self.params[CHUNK] = chunk
+                    if store.counters[RESUME_NODE] < 0:
+                        return NODE_LIMIT
+                    left = 1  # a node limit counts whole expansions: finish the one cut short
+                self.params[CHUNK] = min(chunk, left)
             called = time.perf_counter()
+            work_before = int(store.counters[WORK])
             code = self._call_kernel()
             now = time.perf_counter()
             if code == EXHAUSTED:
@@ -291,11 +393,14 @@ class _Run:
             if store.counters[SOLUTION] >= 0:
                 return SOLVED
             if code == NEED_SPACE and not self.make_room():
-                return NODE_LIMIT
-            if self.time_limit is not None and now - self.started >= self.time_limit:
+                return MEMORY_LIMIT
+            if self._out_of_time(now):
                 return TIMEOUT
             elapsed = max(now - called, 1e-6)
-            chunk = int(min(max(chunk * _CHUNK_SECONDS / elapsed, 16), 1 << 16))
+            chunk = int(min(max(chunk * _CHUNK_SECONDS / elapsed, 1), 4 * chunk, 1 << 16))
+            self.params[WORK_LIMIT] = _next_work_limit(
+                int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, elapsed
+            )
 
     def make_room(self) -> bool:
         """Grow the store for the kernel; False when that would pass the memory limit."""
@@ -318,7 +423,7 @@ class _Run:
             lurd = self._path(int(counters[SOLUTION]))
             verification = verified(self.level, lurd, must_solve=True)
             solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
-        elif partial and status in (TIMEOUT, NODE_LIMIT):
+        elif partial and status in (TIMEOUT, NODE_LIMIT, MEMORY_LIMIT):
             partial_paths = self._partial_paths(partial)
         return SearchResult(
             status=status,
@@ -363,30 +468,39 @@ class _Run:
         return tuple(paths)
 
 
-_WARMED: set[str] = set()
+_WARMED: set[tuple[str, type]] = set()
 _WARM_UP_ROWS = ["#######", "#     #", "# $$. #", "#@  . #", "#######"]
 
 
-def warm_up(algorithms: Iterable[str] | None = None) -> None:
+def warm_up(algorithms: Iterable[str] | None = None, cells: int = 0) -> None:
     """Compile (or load from the numba cache) the kernels of ``algorithms`` (default: every
-    algorithm) once, outside any timed search."""
+    algorithm) once, outside any timed search.
+
+    ``cells``: the size of the boards to come; the kernels are compiled once for boards that
+    store cells in 16 bits and once for larger ones (:func:`evosoko.search.store.cell_dtype`).
+    """
     from evosoko.search.algorithms import ALGORITHMS
     from evosoko.sokoban.build import level_from_rows
 
+    dtype = cell_dtype(cells)
     names = list(ALGORITHMS) if algorithms is None else list(algorithms)
-    todo = [name for name in names if name not in _WARMED]
+    todo = [name for name in names if (name, dtype) not in _WARMED]
     if not todo:
         return
     first = not _WARMED
-    _WARMED.update(todo)
+    _WARMED.update((name, dtype) for name in todo)
     level = level_from_rows(_WARM_UP_ROWS, title="warm-up")
     for name in todo:
-        if algorithm_named(name).guided:  # push-astar's kernel; the network needs no compiling
-            warm_up(["push-astar"])
+        algorithm = algorithm_named(name)
+        if algorithm.guided:  # push-astar's kernel; the network needs no compiling
+            warm_up(["push-astar"], cells)
             continue
-        for heuristic in algorithm_named(name).heuristics:
-            solve(level, name, heuristic, node_limit=50)
+        for heuristic in algorithm.heuristics:
+            run = _run_class(algorithm)(
+                level, algorithm, heuristic, None, 50, 3.0, Pruning(), 0, DEFAULT_MEMORY, cells
+            )
+            run.result(run.search(), 0)
     if first:  # a long search grows its store: rehashing is a kernel of its own
-        store = Store(level.box_count, capacity=64)
+        store = Store(level.box_count, capacity=64, cells=cells or level.cells)
         store.counters[NODES] = 60
         store.grow()

@@ -13,8 +13,22 @@ import numba
 import numpy as np
 
 # ---- counters: one int64 array shared with the kernels ------------------------------------------
-NODES, FRONT_SIZE, FRONT_HEAD, EXPANDED, GENERATED, DUPLICATES, SOLUTION, MIN_EXCEEDED = range(8)
-COUNTER_COUNT = 8
+(
+    NODES,
+    FRONT_SIZE,
+    FRONT_HEAD,
+    EXPANDED,
+    GENERATED,
+    DUPLICATES,
+    SOLUTION,
+    MIN_EXCEEDED,
+    WORK,
+    RESUME_NODE,
+    RESUME_AT,
+) = range(11)
+COUNTER_COUNT = 11
+"""``WORK``: work units done so far (see ``WORK_LIMIT``). ``RESUME_NODE``, ``RESUME_AT``: a
+node whose expansion a kernel call left unfinished (-1: none) and its next successor."""
 
 # ---- kernel parameters: one int64 array --------------------------------------------------------
 (
@@ -31,11 +45,17 @@ COUNTER_COUNT = 8
     SHUFFLE,
     TUNNELS,
     GOAL_MACROS,
-) = range(13)
-PARAM_COUNT = 13
-GOAL_MACRO_STEP = 1 << 12
+    WORK_LIMIT,
+) = range(14)
+PARAM_COUNT = 14
+"""``CHUNK``: most expansions per kernel call. ``WORK_LIMIT``: most work units per call, where a
+unit is roughly one elementary step (a cell walked, a box copied, ``n**3`` for a full matching
+of ``n`` boxes); a push-level call may stop in the middle of an expansion and go on from there on
+the next call, so that no call runs long however many boxes a level has."""
+GOAL_MACRO_STEP = 1 << 30
 """A push-level ``step`` of ``GOAL_MACRO_STEP + k``: pushed onto the goal room's entrance and
-carried on to the room's ``k``-th goal in packing order."""
+carried on to the room's ``k``-th goal in packing order. Above every tunnel macro's code
+(``direction + 4 * (pushes - 1)`` with fewer pushes than the board has cells)."""
 
 # ---- when a solved successor ends the search (GOAL_AT_GENERATION) -------------------------------
 AT_EXPANSION, AT_GENERATION, AT_GENERATION_IF_OPTIMAL = 0, 1, 2
@@ -55,12 +75,15 @@ EMPTY = -1
 NO_THRESHOLD = -1
 
 MOVES_BITS, H_BITS = 20, 16
+F_LIMIT = (1 << (63 - H_BITS - MOVES_BITS)) - 1
+"""Largest ``f`` a heap key holds; larger ones (weighted searches on huge boards) saturate
+instead of wrapping into negative keys."""
 
 
 @numba.njit(cache=True)
 def priority(g, h, moves, g_weight, h_weight):  # pragma: no cover - compiled
     """Heap key: ``g*g_weight + h*h_weight``, then smaller ``h``, then fewer moves."""
-    f = g * g_weight + h * h_weight
+    f = min(g * g_weight + h * h_weight, F_LIMIT)
     return (
         (f << (H_BITS + MOVES_BITS))
         | (min(h, (1 << H_BITS) - 1) << MOVES_BITS)
@@ -68,46 +91,69 @@ def priority(g, h, moves, g_weight, h_weight):  # pragma: no cover - compiled
     )
 
 
+SMALL_BOARD_CELLS = 1 << 15
+"""Boards with fewer cells store box cells and goal numbers as int16, larger ones as int32."""
+
+
+def cell_dtype(cells: int) -> type[np.integer]:
+    """The integer type of stored box cells and goal numbers on a board of ``cells`` cells.
+
+    int16 halves the box rows of the store on the boards people play (the kernels are compiled
+    once per type); int32 holds every board the level parser accepts.
+    """
+    return np.int16 if cells <= SMALL_BOARD_CELLS else np.int32
+
+
 NODE_FIELDS = (
-    "boxes",  # int16[cap, boxes]: sorted box cells
+    "boxes",  # int16 or int32 (cell_dtype)[cap, boxes]: sorted box cells
     "player",  # int32: the player cell of the state key (normalized at push level)
     "actual",  # int32: where the player really stands when the node is reached
     "parent",  # int32: parent node, -1 for the root
-    "step",  # int16: direction of the last step (+4 when a move-level step pushed); at push
+    "step",  # int32: direction of the last step (+4 when a move-level step pushed); at push
     # level direction + 4 * (pushes - 1), several pushes when a tunnel macro pushed on
     "g",  # int32: cost so far (pushes at push level, moves at move level)
     "moves",  # int32: moves so far along the stored path
     "h",  # int32: heuristic value
     "hash",  # uint64: Zobrist hash of the state key
     "closed",  # uint8: expanded (1) or not (0)
-    "assign",  # int16[cap, boxes or 1]: goal assigned to each box by the matching heuristic
+    "assign",  # cell_dtype[cap, boxes or 1]: goal assigned to each box by the matching heuristic
 )
 
 
 class Store:
     """Growable node arrays, hash table, frontier and counters of one search."""
 
-    def __init__(self, box_count: int, capacity: int = 1 << 12, with_assignment: bool = False):
+    def __init__(
+        self,
+        box_count: int,
+        capacity: int = 1 << 12,
+        with_assignment: bool = False,
+        cells: int | None = None,
+    ):
+        """A store for states of ``box_count`` boxes on a board of ``cells`` cells (None: any
+        board, cells stored as int32)."""
         self.box_count = box_count
+        self.cell_dtype = cell_dtype(cells) if cells is not None else np.int32
         self.assign_width = box_count if with_assignment else 1
         self.capacity = capacity
         self.nodes = (
-            np.zeros((capacity, box_count), dtype=np.int16),
+            np.zeros((capacity, box_count), dtype=self.cell_dtype),
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),
-            np.zeros(capacity, dtype=np.int16),
+            np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.uint64),
             np.zeros(capacity, dtype=np.uint8),
-            np.zeros((capacity, self.assign_width), dtype=np.int16),
+            np.zeros((capacity, self.assign_width), dtype=self.cell_dtype),
         )
         self.table = np.full(4 * capacity, EMPTY, dtype=np.int32)
         self.frontier = (np.zeros(capacity, dtype=np.int64), np.zeros(capacity, dtype=np.int32))
         self.counters = np.zeros(COUNTER_COUNT, dtype=np.int64)
         self.counters[SOLUTION] = -1
+        self.counters[RESUME_NODE] = -1
 
     def field(self, name: str) -> np.ndarray:
         """The live array of one node field, trimmed to the stored nodes."""
@@ -142,6 +188,7 @@ class Store:
         self.table.fill(EMPTY)
         self.counters[NODES] = self.counters[FRONT_SIZE] = self.counters[FRONT_HEAD] = 0
         self.counters[SOLUTION] = -1
+        self.counters[RESUME_NODE] = -1
 
 
 def _resized(array: np.ndarray, length: int) -> np.ndarray:

@@ -24,25 +24,61 @@ def pull_distances_from(level: Level, goal: int, floor: np.ndarray | None = None
     open_cells = np.array(level.floor if floor is None else floor, dtype=np.bool_)
     row = np.empty(level.cells, dtype=np.int64)
     queue = np.empty(level.cells, dtype=np.int64)
-    deltas = np.array(level.deltas, dtype=np.int64)
-    deltas.setflags(write=False)  # as in the level's arrays: the kernel compiles once
-    pull_distances(open_cells, deltas, int(goal), row, queue)
+    pull_distances(open_cells, _read_only_deltas(level), int(goal), row, queue)
     return row.astype(np.int32)
 
 
 def push_distances(level: Level) -> np.ndarray:
-    """int32[goals, cells]: :func:`pull_distances_from` for every goal, in ``goal_cells`` order."""
+    """int32[goals, cells]: :func:`pull_distances_from` for every goal, in ``goal_cells`` order.
+
+    Raises :class:`LevelFormatError` (naming the level) when the table would have more than
+    :data:`MAX_DISTANCE_ENTRIES` entries, before allocating it.
+    """
     goal_cells = level.goal_cells
-    table = np.full((len(goal_cells), level.cells), UNREACHABLE, dtype=np.int32)
-    for row, goal in enumerate(goal_cells.tolist()):
-        table[row] = pull_distances_from(level, goal)
+    entries = len(goal_cells) * level.cells
+    if entries > MAX_DISTANCE_ENTRIES:
+        raise _too_large(level, entries)
+    table = np.empty((len(goal_cells), level.cells), dtype=np.int32)
+    open_cells = np.array(level.floor, dtype=np.bool_)
+    deltas = _read_only_deltas(level)
+    row = np.empty(level.cells, dtype=np.int64)  # one row of scratch: no goals x cells int64
+    queue = np.empty(level.cells, dtype=np.int64)
+    for index, goal in enumerate(goal_cells.tolist()):
+        pull_distances(open_cells, deltas, goal, row, queue)
+        table[index] = row
     return table
+
+
+def _read_only_deltas(level: Level) -> np.ndarray:
+    deltas = np.array(level.deltas, dtype=np.int64)
+    deltas.setflags(write=False)  # as in the level's arrays: the kernel compiles once
+    return deltas
+
+
+MAX_DISTANCE_ENTRIES = 1 << 28
+"""Most entries (goals x cells) of a level's push-distance table: 1 GiB of int32. A level with
+more goals on a larger board cannot be analysed (searched or evolved); reading and showing it
+still work."""
+
+
+def _too_large(level: Level, entries: int):
+    from evosoko.errors import LevelFormatError
+
+    origin = level.origin
+    label = f"level {level.name}"
+    return LevelFormatError(
+        f"{label}: {level.box_count:,} goals on {level.cells:,} cells need a push-distance table "
+        f"of {entries:,} entries, more than the {MAX_DISTANCE_ENTRIES:,} evosoko allows",
+        origin.path if origin else None,
+        origin.line if origin else None,
+    )
 
 
 @numba.njit(cache=True)
 def pull_distances(open_cells, deltas, goal, row, queue):  # pragma: no cover - compiled
     """Fewest pushes taking a lone box from each cell to ``goal`` (reverse pulls over
-    ``open_cells``), written into ``row`` (``UNREACHABLE`` where there is none)."""
+    ``open_cells``), written into ``row`` (``UNREACHABLE`` where there is none); ``queue`` is
+    scratch of the board's size. The one pull-distance kernel (the GA's push rules call it)."""
     for cell in range(row.shape[0]):
         row[cell] = UNREACHABLE
     row[goal] = 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import weakref
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from evosoko.sokoban.level import UNREACHABLE, Level
@@ -97,10 +98,10 @@ def manhattan_to_nearest_goal(level: Level) -> np.ndarray:
     (``UNREACHABLE`` off the floor)."""
     rows, columns = np.divmod(np.arange(level.cells, dtype=np.int64), level.width)
     goal_rows, goal_columns = np.divmod(level.goal_cells.astype(np.int64), level.width)
-    distance = np.abs(rows[:, None] - goal_rows[None, :]) + np.abs(
-        columns[:, None] - goal_columns[None, :]
-    )
-    return np.where(level.floor, distance.min(axis=1), UNREACHABLE).astype(np.int64)
+    nearest = np.full(level.cells, UNREACHABLE, dtype=np.int64)
+    for goal_row, goal_column in zip(goal_rows.tolist(), goal_columns.tolist()):  # memory: cells
+        np.minimum(nearest, np.abs(rows - goal_row) + np.abs(columns - goal_column), out=nearest)
+    return np.where(level.floor, nearest, UNREACHABLE).astype(np.int64)
 
 
 def dead_end_tunnels(level: Level) -> np.ndarray:
@@ -112,15 +113,28 @@ def dead_end_tunnels(level: Level) -> np.ndarray:
     deepest free goal ahead of it (short of it that goal is sealed, past it the box stays off
     goal); so pushing it there at once loses nothing, and with no goal ahead it is lost.
     """
-    floor = level.floor
+    floor = np.asarray(level.floor, dtype=np.bool_)
     deltas = level.deltas
     across = {0: (2, 3), 1: (2, 3), 2: (0, 1), 3: (0, 1)}
     table = np.zeros((4, level.cells), dtype=np.bool_)
     for direction in range(4):
         side_a, side_b = (deltas[k] for k in across[direction])
-        for cell in np.flatnonzero(floor).tolist():
-            current = cell
-            while floor[current] and not floor[current + side_a] and not floor[current + side_b]:
-                current += deltas[direction]
-            table[direction, cell] = current != cell and not floor[current]
+        _mark_dead_end_tunnels(floor, deltas[direction], side_a, side_b, table[direction])
     return table
+
+
+@numba.njit(cache=True)
+def _mark_dead_end_tunnels(floor, delta, side_a, side_b, marks):  # pragma: no cover - compiled
+    """One direction of :func:`dead_end_tunnels` in one sweep against ``delta`` (linear in the
+    board): a tunnel cell ends blocked when the cell ahead is not floor, or is a tunnel cell
+    that ends blocked."""
+    cells = floor.shape[0]
+    start, stop, step = (cells - 1, -1, -1) if delta > 0 else (0, cells, 1)
+    for cell in range(start, stop, step):
+        if not floor[cell] or floor[cell + side_a] or floor[cell + side_b]:
+            continue  # not a tunnel cell (floor cells are never on the border)
+        ahead = cell + delta
+        if floor[ahead] and not floor[ahead + side_a] and not floor[ahead + side_b]:
+            marks[cell] = marks[ahead]
+        else:
+            marks[cell] = not floor[ahead]

@@ -60,6 +60,8 @@ _DIALECTS = {
     "grid": _Dialect(grids.is_grid_line, grids.grid_board_rows),
     "num": _Dialect(grids.is_num_line, grids.num_board_rows),
 }
+MAX_FILE_BYTES = 256 * 1024**2
+"""The largest level file evosoko reads (every Boxoban file together is far smaller)."""
 INDEX_PREFIX = "#"
 """``#11`` selects the 11th level of a file, whatever the titles."""
 TITLE_PREFIX = "title:"
@@ -177,6 +179,13 @@ def read_levels(
     if file.is_dir():
         raise LevelFormatError("is a directory, not a level file", name)
     try:
+        size = file.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise LevelFormatError(
+                f"the file is too large: {size:,} bytes, more than the {MAX_FILE_BYTES:,} "
+                "evosoko reads (split the collection)",
+                name,
+            )
         data = file.read_bytes()
     except FileNotFoundError:
         raise LevelFormatError("no such file", name) from None
@@ -312,7 +321,8 @@ def _decode(data: bytes, path: str) -> str:
         except UnicodeDecodeError:
             raise LevelFormatError("undecodable UTF-16 text", path) from None
     if b"\0" in data:
-        raise LevelFormatError("binary data (NUL bytes), not a level file", path)
+        line = data.count(b"\n", 0, data.index(b"\0")) + 1
+        raise LevelFormatError("binary data (NUL bytes), not a level file", path, line)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

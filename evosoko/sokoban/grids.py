@@ -13,6 +13,7 @@ A board row is a line whose first non-blank character is a decimal digit and tha
 from __future__ import annotations
 
 from evosoko.errors import LevelFormatError
+from evosoko.sokoban.build import BoardSize
 from evosoko.sokoban.collection import RawBoard, has_word
 
 GRID_GOAL, GRID_BOX, GRID_PLAYER = 2, 4, 8
@@ -38,8 +39,10 @@ def grid_board_rows(board: RawBoard, label: str, path: str) -> tuple[list[str], 
     rows = []
     width = None
     last = len(board.lines) - 1
+    size = BoardSize()
     for row, (number, line) in enumerate(board.lines):
         digits = _cells(line, _HEX_DIGITS, label, path, number)
+        _check_size(size, len(digits), label, path, number)
         width = len(digits) if width is None else width
         if len(digits) != width:
             raise LevelFormatError(
@@ -58,8 +61,10 @@ def grid_board_rows(board: RawBoard, label: str, path: str) -> tuple[list[str], 
 def num_board_rows(board: RawBoard, label: str, path: str) -> tuple[list[str], list[int]]:
     """Canonical rows of a numeric matrix (padding ``0`` becomes floor)."""
     rows = []
+    size = BoardSize()
     for number, line in board.lines:
         digits = _cells(line, "0123456789", label, path, number)
+        _check_size(size, _indent(line) + len(digits), label, path, number)
         for column, digit in enumerate(digits, start=_indent(line) + 1):
             if digit not in _NUM_CELLS:
                 raise LevelFormatError(
@@ -71,9 +76,17 @@ def num_board_rows(board: RawBoard, label: str, path: str) -> tuple[list[str], l
     return rows, [number for number, _ in board.lines]
 
 
+def _check_size(size: BoardSize, row_length: int, label: str, path: str, number: int) -> None:
+    too_large = size.add(row_length)
+    if too_large:
+        raise LevelFormatError(f"{label}: {too_large}", path, number)
+
+
 def _cells(line: str, allowed: str, label: str, path: str, number: int) -> str:
     """The cell digits of a row (surrounding blanks dropped), rejecting other characters."""
     text = line.strip()
+    if set(text) <= set(allowed):
+        return text
     for column, char in enumerate(text, start=_indent(line) + 1):
         if char not in allowed:
             raise LevelFormatError(

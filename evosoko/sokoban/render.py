@@ -4,6 +4,8 @@ Images are drawn with matplotlib on an Agg canvas (no display needed): walls, fl
 boxes (another colour on a goal) and the player; cells outside the walls stay blank. A GIF has
 one frame per step of the solution; a long solution is sampled down to at most ``max_frames``
 frames (every k-th step, the final position always included) so that memory stays bounded.
+A board too large for :data:`MAX_IMAGE_PIXELS` is drawn with smaller cells, and a GIF of it
+keeps fewer frames (:data:`MAX_GIF_PIXELS`).
 Every file is written atomically: to a temporary file beside the target, then renamed over it.
 """
 
@@ -40,6 +42,14 @@ MAX_FPS = 50
 
 DEFAULT_MAX_FRAMES = 400
 """Frames kept in memory while a GIF is encoded (each one byte per pixel once quantized)."""
+
+MAX_IMAGE_PIXELS = 16_000_000
+"""The largest picture drawn (4000x4000): a larger board is drawn with smaller cells (at least
+4 pixels, so that every board the parser accepts fits)."""
+
+MAX_GIF_PIXELS = 400_000_000
+"""Pixels of all the frames a GIF encoder holds (one byte each once quantized): a GIF of a
+large board keeps fewer frames."""
 
 FINAL_FRAME_HOLD_MS = 1000
 """Extra time the solved position stays on screen before the animation loops."""
@@ -87,7 +97,9 @@ def styled_board(level: Level, state: State | None = None) -> Text:
 def save_png(
     level: Level, path: str | os.PathLike, state: State | None = None, cell_pixels: int = 32
 ) -> None:
-    """Draw the board in ``state`` (default: the start) to a PNG of ``cell_pixels`` per cell."""
+    """Draw the board in ``state`` (default: the start) to a PNG of ``cell_pixels`` per cell
+    (fewer on a board too large for :data:`MAX_IMAGE_PIXELS`)."""
+    cell_pixels = fitted_cell_pixels(level, cell_pixels)
     figure, show = _board_figure(level, cell_pixels)
     show(state if state is not None else level.start)
     with atomic_path(path) as temporary:
@@ -106,6 +118,12 @@ def board_image(
     show(state if state is not None else level.start)
     figure.canvas.draw()
     return np.asarray(figure.canvas.buffer_rgba())[:, :, :3].copy()
+
+
+def fitted_cell_pixels(level: Level, cell_pixels: int) -> int:
+    """``cell_pixels``, or fewer (never below 4) so that the picture of ``level`` has at most
+    :data:`MAX_IMAGE_PIXELS` pixels."""
+    return max(4, min(cell_pixels, math.isqrt(MAX_IMAGE_PIXELS // level.cells)))
 
 
 def gif_frame_steps(step_count: int, max_frames: int = DEFAULT_MAX_FRAMES) -> list[int]:
@@ -134,14 +152,18 @@ def save_gif(
 ) -> int:
     """Animate ``states`` (start first) into a looping GIF; return the number of frames written.
 
-    ``fps`` outside 1..``MAX_FPS`` is clamped into it, with an :class:`EvosokoWarning`; the
-    final position is held for an extra second. Every frame shares one palette that holds the
-    board's colours exactly as :func:`save_png` draws them.
+    ``fps`` outside 1..``MAX_FPS`` is clamped into it, with an :class:`EvosokoWarning` (nan is
+    a ``ValueError``); the final position is held for an extra second. Every frame shares one
+    palette that holds the board's colours exactly as :func:`save_png` draws them. A board too
+    large for :data:`MAX_IMAGE_PIXELS` gets smaller cells, and fewer frames are kept when they
+    would pass :data:`MAX_GIF_PIXELS`.
     """
     from PIL import Image
 
     if not states:
         raise ValueError("a GIF needs at least one state")
+    if math.isnan(float(fps)):
+        raise ValueError("fps must be a number of frames per second, not nan")
     clamped = min(max(float(fps), 1.0), MAX_FPS)
     if clamped != fps:
         warnings.warn(
@@ -149,6 +171,9 @@ def save_gif(
             stacklevel=2,
         )
     fps = clamped
+    cell_pixels = fitted_cell_pixels(level, cell_pixels)
+    frame_pixels = level.cells * cell_pixels**2
+    max_frames = max(2, min(max_frames, MAX_GIF_PIXELS // frame_pixels))
     steps = gif_frame_steps(len(states) - 1, max_frames)
     figure, show = _board_figure(level, cell_pixels)
     frames = _quantized_frames(figure, show, [states[i] for i in steps], level)
@@ -222,7 +247,6 @@ def _board_figure(
     """
     palette = {**COLOURS, **(colours or {})}
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.colors import to_rgba
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyBboxPatch
 
@@ -236,10 +260,10 @@ def _board_figure(
     axes.set_xlim(0, width)
     axes.set_ylim(height, 0)
 
-    tiles = np.zeros((level.cells, 4))
-    tiles[:] = to_rgba(palette["outside"])
-    tiles[level.floor] = to_rgba(palette["floor"])
-    tiles[level.walls] = to_rgba(palette["wall"])
+    tiles = np.zeros((level.cells, 4), dtype=np.uint8)  # bytes: a quarter of floats' memory
+    tiles[:] = _rgba_bytes(palette["outside"])
+    tiles[level.floor] = _rgba_bytes(palette["floor"])
+    tiles[level.walls] = _rgba_bytes(palette["wall"])
     axes.imshow(
         tiles.reshape(height, width, 4),
         extent=(0, width, height, 0),
@@ -278,3 +302,9 @@ def _board_figure(
         player.set_center((column + 0.5, row + 0.5))
 
     return figure, show
+
+
+def _rgba_bytes(colour) -> tuple[int, ...]:
+    from matplotlib.colors import to_rgba
+
+    return tuple(round(255 * channel) for channel in to_rgba(colour))

@@ -14,7 +14,10 @@ RLE_MARKERS = frozenset("0123456789()|")
 
 ROW_SEPARATOR = "|"
 MAX_EXPANDED_LENGTH = 1_000_000
-"""Refuse to expand beyond this many characters (a typo like ``9999999#`` must not eat memory)."""
+"""Refuse to expand beyond this many characters (a typo like ``9999999#`` must not eat memory);
+the board size limit of every format (:data:`evosoko.sokoban.build.MAX_BOARD_CELLS`)."""
+MAX_COUNT_DIGITS = 7
+"""A longer count is refused before it is converted (counts above the limit fail anyway)."""
 
 
 class RunLengthError(ValueError):
@@ -102,6 +105,12 @@ def _encode_row(row: str) -> str:
 def _count(count_text: str, column: int) -> int:
     if not count_text:
         return 1
+    if len(count_text.lstrip("0")) > MAX_COUNT_DIGITS:
+        raise RunLengthError(
+            f"the count {count_text[:12]}... has {len(count_text):,} digits: the board would "
+            f"expand to more than {MAX_EXPANDED_LENGTH:,} cells",
+            column,
+        )
     count = int(count_text)
     if count == 0:
         raise RunLengthError("a count of 0 repeats nothing", column)
@@ -111,5 +120,6 @@ def _count(count_text: str, column: int) -> int:
 def _check_length(length: int, column: int) -> None:
     if length > MAX_EXPANDED_LENGTH:
         raise RunLengthError(
-            f"the board expands to more than {MAX_EXPANDED_LENGTH:,} cells", column
+            f"the board is too large: it expands to more than {MAX_EXPANDED_LENGTH:,} cells",
+            column,
         )

@@ -9,6 +9,7 @@ other character is an error naming its column. Leading blanks are outside the bo
 from __future__ import annotations
 
 from evosoko.errors import LevelFormatError
+from evosoko.sokoban.build import BoardSize
 from evosoko.sokoban.collection import RawBoard, has_word
 from evosoko.sokoban.rle import RLE_MARKERS, RunLengthError, is_run_length_encoded, rle_decode_rows
 
@@ -34,14 +35,18 @@ def board_rows(board: RawBoard, label: str, path: str) -> tuple[list[str], list[
     """Canonical rows (floor as space) and the file line of each row."""
     rows: list[str] = []
     row_lines: list[int] = []
+    size = BoardSize()
     for number, line in board.lines:
         line = line.rstrip()
-        for column, char in enumerate(line, start=1):
-            if char not in ROW_CHARACTERS:
-                raise LevelFormatError(
-                    f"{label}: unknown character {char!r} in column {column}", path, number
-                )
+        if not ROW_CHARACTERS.issuperset(line):
+            column, char = next((c, x) for c, x in enumerate(line, 1) if x not in ROW_CHARACTERS)
+            raise LevelFormatError(
+                f"{label}: unknown character {char!r} in column {column}", path, number
+            )
         decoded = _decode(line, label, path, number) if is_run_length_encoded(line) else [line]
+        too_large = size.add(max(map(len, decoded), default=0), len(decoded))
+        if too_large:
+            raise LevelFormatError(f"{label}: {too_large}", path, number)
         rows.extend(row.translate(_TO_CANONICAL) for row in decoded)
         row_lines.extend([number] * len(decoded))
     return rows, row_lines

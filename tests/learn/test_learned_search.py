@@ -8,7 +8,7 @@ from learn_levels import microban, quiet_level, seed_level
 
 from evosoko.errors import ConfigError
 from evosoko.learn.network import Architecture, save_model
-from evosoko.search import solve
+from evosoko.search import solve, solver
 from evosoko.search.learned import RULES
 from evosoko.sokoban.solutions import verify_solution
 
@@ -36,6 +36,22 @@ def test_node_and_time_limits_stop_the_search():
     result = solve(level, "push-learned", node_limit=7)
     assert (result.status, result.expanded) == ("node-limit", 7)
     assert solve(level, "push-learned", time_limit=0.01).status in ("timeout", "solved")
+
+
+@pytest.mark.parametrize("algo", LEARNED)
+def test_expansions_cut_short_by_the_work_limit_give_the_same_search(algo, monkeypatch):
+    # a work limit of one unit makes the kernel stop after every successor and go on from
+    # there on the next call: the guided search must see each expansion whole all the same
+    level = microban("5")[0]
+    whole = solve(level, algo)
+    monkeypatch.setattr(solver, "_FIRST_WORK_LIMIT", 1)
+    sliced = solve(level, algo)
+    assert sliced.status == whole.status == "solved"
+    assert (sliced.solution, sliced.expanded, sliced.generated) == (
+        whole.solution,
+        whole.expanded,
+        whole.generated,
+    )
 
 
 def test_a_model_that_calls_everything_dead_still_finds_the_solution(tmp_path):

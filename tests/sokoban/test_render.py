@@ -140,7 +140,7 @@ def test_a_long_solution_is_sampled_down_to_max_frames_ending_on_the_final_posit
     assert 2 <= frames <= 10
     with Image.open(path) as image:
         assert image.n_frames == frames
-        assert image.info["duration"] == 1000 // render.MAX_FPS  # fps clamped
+        assert image.info["duration"] == 1000 // render.MAX_FPS
         image.seek(frames - 1)
         assert_colour(pixel(image, 1.5, 5.5), "player")
 
