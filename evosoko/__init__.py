@@ -1,3 +1,136 @@
-"""evosoko: evolutionary optimization and classical search for Sokoban."""
+"""evosoko: evolutionary optimization and classical search for Sokoban.
+
+The public API (:mod:`evosoko.api`), importable from the package itself::
+
+    import evosoko
+
+    level = evosoko.load_levels("levels/seeds.xsb", ["seed000-case3"])[0]
+    result = evosoko.evolve(level, evosoko.preset("default"))
+    result.history.to_pandas()
+
+Levels, configurations and results: :func:`load_levels`, :class:`Config`, :func:`preset`,
+:class:`Result`, :class:`Budget`. Solving: :func:`evolve` (the GA), :func:`solve` (search),
+:func:`verify`. Experiments: :func:`run` / :func:`resume` / :func:`open_run` (run folders),
+:func:`compare`, :func:`sweep`, :func:`report`, :func:`plot`, :func:`export` (IOHprofiler).
+Your own parts: :func:`register_mutation`, :func:`register_crossover`,
+:func:`register_parent_selection`, :func:`register_survival`, :func:`register_fitness_term` and
+:class:`Callback`. Shortening
+solutions lives in :mod:`evosoko.optimize`, level generation in :mod:`evosoko.generate`.
+
+Every name is imported on first use, so ``import evosoko`` loads nothing else (no numba
+kernels, no pydantic) until you use it. ``evosoko.evolve`` is both the GA's package and the
+function :func:`evosoko.api.evolve`: calling it evolves.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from evosoko.api import (
+        compare,
+        export,
+        load_config,
+        load_levels,
+        open_run,
+        plot,
+        preset,
+        presets,
+        report,
+        resume,
+        run,
+        select_levels,
+        solve,
+        stored_solutions,
+        sweep,
+        verify,
+    )
+    from evosoko.budget import Budget
+    from evosoko.config import Config
+    from evosoko.errors import ConfigError, EvosokoError, LevelFormatError, SolutionError
+    from evosoko.evolve.callbacks import Callback, Generation
+    from evosoko.result import GenerationStats, History, Result
+    from evosoko.sokoban.level import Level, State
+
+_MODULES = {
+    "Budget": "evosoko.budget",
+    "Config": "evosoko.config",
+    "EvosokoError": "evosoko.errors",
+    "ConfigError": "evosoko.errors",
+    "LevelFormatError": "evosoko.errors",
+    "SolutionError": "evosoko.errors",
+    "Callback": "evosoko.evolve.callbacks",
+    "Generation": "evosoko.evolve.callbacks",
+    "GenerationStats": "evosoko.result",
+    "History": "evosoko.result",
+    "Result": "evosoko.result",
+    "Level": "evosoko.sokoban.level",
+    "State": "evosoko.sokoban.level",
+}
+"""Where each public name that is not a function of :mod:`evosoko.api` lives."""
+_REGISTRIES = {
+    "register_mutation": "mutations",
+    "register_crossover": "crossovers",
+    "register_parent_selection": "parent_selections",
+    "register_survival": "survivals",
+    "register_fitness_term": "fitness_terms",
+}
+
+__all__ = [
+    "Budget",
+    "Callback",
+    "Config",
+    "ConfigError",
+    "EvosokoError",
+    "Generation",
+    "GenerationStats",
+    "History",
+    "Level",
+    "LevelFormatError",
+    "Result",
+    "SolutionError",
+    "State",
+    "compare",
+    "evolve",
+    "export",
+    "load_config",
+    "load_levels",
+    "open_run",
+    "plot",
+    "preset",
+    "presets",
+    "register_crossover",
+    "register_fitness_term",
+    "register_mutation",
+    "register_parent_selection",
+    "register_survival",
+    "report",
+    "resume",
+    "run",
+    "select_levels",
+    "solve",
+    "stored_solutions",
+    "sweep",
+    "verify",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "evolve":  # the subpackage, callable as evosoko.api.evolve
+        value = importlib.import_module("evosoko.evolve")
+    elif name in _REGISTRIES:
+        registry = importlib.import_module("evosoko.evolve.registry")
+        value = getattr(registry, _REGISTRIES[name]).register
+    elif name in __all__:
+        value = getattr(importlib.import_module(_MODULES.get(name, "evosoko.api")), name)
+    else:
+        raise AttributeError(f"module 'evosoko' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -16,20 +16,23 @@ is unset by leaving it out, or by writing the string ``"none"`` (``--set run.bud
 
 from __future__ import annotations
 
-import difflib
 import re
-import tomllib
-from pathlib import Path
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
-import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from evosoko.errors import ConfigError
 
 __all__ = [
+    "OVERRIDE_SOURCE",
     "BudgetConfig",
     "Config",
+    "ConfigError",
     "CrossoverConfig",
     "FitnessConfig",
     "GAConfig",
@@ -39,30 +42,31 @@ __all__ = [
     "OutputConfig",
     "ParallelConfig",
     "RunConfig",
+    "assign_override",
     "dump_config",
     "load_config",
     "locate_key",
     "parse_override",
+    "read_toml",
+    "toml_type_name",
 ]
 
-OVERRIDE_SOURCE = "--set"
-"""The pseudo path of errors caused by an override rather than by the file."""
 
-_NONE_WORDS = frozenset({"none", "null"})
-
-
-class _Section(BaseModel):
-    """Base of every section: unknown keys are errors, values are checked strictly."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, validate_default=True)
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
 
 
-def _none_word(value: Any) -> Any:
-    """Map the strings ``"none"``/``"null"`` to None (TOML has no null)."""
-    if isinstance(value, str) and value.strip().lower() in _NONE_WORDS:
-        return None
-    return value
+UNSET: Any = _Unset()
+"""The value of :meth:`Config.set` when the key holds ``KEY=VALUE``."""
 
+from evosoko.config_tables import (  # the base of every table, and tables that name a part
+    OMIT_DEFAULT,
+    _known_part,
+    _none_word,
+    _PartTable,
+    _Section,
+)
 
 # ---- [run] ----------------------------------------------------------------------------------
 
@@ -118,23 +122,36 @@ class RunConfig(_Section):
 # ---- [ga] -----------------------------------------------------------------------------------
 
 
-class CrossoverConfig(_Section):
+class CrossoverConfig(_PartTable):
     """How two parents are recombined."""
 
-    kind: Literal["block", "one_point", "two_point", "messy"] = Field(
+    part: ClassVar[str] = "crossover"
+    kind: str = Field(
         default="messy",
         description="block: each block of block_size genes from either parent (the source GA); "
         "one_point / two_point: the same cut points in both parents; messy: one cut point "
-        "chosen separately in each parent (lengths change).",
+        "chosen separately in each parent (lengths change); or a crossover of your own, "
+        '"package.module:function" or a registered name, with its parameters in this table.',
     )
     probability: float = Field(
         default=0.7, ge=0, le=1, description="Chance that a pair of parents is recombined."
     )
     block_size: int = Field(default=3, ge=1, description="Genes per block of block crossover.")
 
+    _known = _known_part("crossover")
 
-class MutationConfig(_Section):
+
+class MutationConfig(_PartTable):
     """How one individual is mutated: per-gene rates and per-individual block operations."""
+
+    part: ClassVar[str] = "mutation"
+    kind: str = Field(
+        default="standard",
+        description="standard: the rates and block operations below; or a mutation of your own, "
+        '"package.module:function" or a registered name, with its parameters in this table '
+        "(the rates below then do nothing).",
+        json_schema_extra=OMIT_DEFAULT,
+    )
 
     probability: float = Field(
         default=0.9, ge=0, le=1, description="Chance that an offspring is mutated at all."
@@ -184,6 +201,35 @@ class MutationConfig(_Section):
     )
 
     _unset = field_validator("tail_genes", mode="before")(_none_word)
+    _known = _known_part("mutation")
+
+
+class ParentsConfig(_PartTable):
+    """Parent selection, when not the one of ``ga.selection``'s scheme."""
+
+    part: ClassVar[str] = "parent_selection"
+    kind: str | None = Field(
+        default=None,
+        description="tournament, truncation, random, pareto_tournament, or a selection of your "
+        'own ("package.module:function" or a registered name) with its parameters in this '
+        "table (unset: the scheme's).",
+    )
+
+    _known = _known_part("parent_selection")
+
+
+class SurvivalConfig(_PartTable):
+    """Survivor selection, when not the one of ``ga.selection``'s scheme."""
+
+    part: ClassVar[str] = "survival"
+    kind: str | None = Field(
+        default=None,
+        description="generational, truncation, plus, nsga2, or a survival of your own "
+        '("package.module:function" or a registered name) with its parameters in this table '
+        "(unset: the scheme's).",
+    )
+
+    _known = _known_part("survival")
 
 
 class IslandsConfig(_Section):
@@ -234,7 +280,8 @@ class GAConfig(_Section):
             description="tournament: parents by tournaments, children replace the population "
             "(elites kept); truncation: parents drawn from the best fraction (the source GA); "
             "mu_plus_lambda / mu_comma_lambda: survivors are the best of parents+children / "
-            "children; nsga2: Pareto selection on (distance, length).",
+            "children; nsga2: Pareto selection on (distance, length). Each is a parent "
+            "selection with a survival; [ga.parents] and [ga.survival] replace either.",
         )
     )
     tournament_size: int = Field(default=3, ge=1, description="Contestants per tournament.")
@@ -290,6 +337,16 @@ class GAConfig(_Section):
     )
     hall_of_fame: int = Field(default=10, ge=1, description="Best distinct individuals kept.")
     islands: IslandsConfig = Field(default_factory=IslandsConfig, description="Island model.")
+    parents: ParentsConfig = Field(
+        default_factory=ParentsConfig,
+        description="Parent selection other than the scheme's.",
+        json_schema_extra=OMIT_DEFAULT,
+    )
+    survival: SurvivalConfig = Field(
+        default_factory=SurvivalConfig,
+        description="Survivor selection other than the scheme's.",
+        json_schema_extra=OMIT_DEFAULT,
+    )
 
     _unset = field_validator("stagnation_restart", "age_patience", mode="before")(_none_word)
 
@@ -315,6 +372,45 @@ class GAConfig(_Section):
 
 
 # ---- [fitness] ------------------------------------------------------------------------------
+
+
+FITNESS_VALUES = ("solved", "distance", "gap", "length")
+"""The built-in fitness values, compared in this order (a term goes after one of them)."""
+
+
+class FitnessTermConfig(_PartTable):
+    """A fitness term of your own: a number for the position a genome reaches."""
+
+    part: ClassVar[str] = "fitness_term"
+    kind: str = Field(
+        description='The term: "package.module:function" or a registered name (built in: '
+        "boxes_on_goals, box_regions); its parameters go in this table."
+    )
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Its name among the fitness values (default: the function's).",
+    )
+    after: Literal["solved", "distance", "gap", "length"] = Field(
+        default="distance",
+        description="The value it follows in the lexicographic comparison (distance: it breaks "
+        "ties between equal distances).",
+    )
+    maximize: bool | None = Field(
+        default=None, description="Larger is better (unset: as the term was registered)."
+    )
+
+    _known = _known_part("fitness_term")
+
+    @property
+    def label(self) -> str:
+        """Its name among the fitness values."""
+        return self.name or self.kind.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+
+    @property
+    def maximizes(self) -> bool:
+        """Whether larger values are better."""
+        return self.operator.options["maximize"] if self.maximize is None else self.maximize
 
 
 class FitnessConfig(_Section):
@@ -382,6 +478,22 @@ class FitnessConfig(_Section):
         min_length=1,
         description="The deadlock model file of learned_lost ('default': the shipped one).",
     )
+    terms: list[FitnessTermConfig] = Field(
+        default_factory=list,
+        description="Fitness terms of your own ([[fitness.terms]] tables), compared after the "
+        "value each names; every genome's position is replayed in Python to score them.",
+        json_schema_extra=OMIT_DEFAULT,
+    )
+
+    @model_validator(mode="after")
+    def _distinct_terms(self) -> FitnessConfig:
+        labels = [term.label for term in self.terms]
+        for label in labels:
+            if label in FITNESS_VALUES or labels.count(label) > 1:
+                raise ValueError(
+                    f"fitness term name {label!r} is taken; give the term a name = ..."
+                )
+        return self
 
 
 # ---- [parallel] -----------------------------------------------------------------------------
@@ -507,7 +619,8 @@ class OutputConfig(_Section):
 
 
 class Config(_Section):
-    """A complete, validated run configuration."""
+    """A complete, validated run configuration: ``load_config(path)`` or ``Config()`` (every
+    default); :meth:`set` changes a key as ``--set`` does, :meth:`to_toml` writes it."""
 
     run: RunConfig = Field(default_factory=RunConfig, description="What to run.")
     ga: GAConfig = Field(default_factory=GAConfig, description="The genetic algorithm.")
@@ -524,255 +637,29 @@ class Config(_Section):
             )
         return self
 
+    def set(self, key: str | Mapping[str, Any], value: Any = UNSET) -> Config:
+        """A copy with a key changed, validated exactly as ``--set KEY=VALUE`` (the same
+        checks and messages): ``config.set("ga.population", 50)``;
+        ``config.set("ga.population=50")`` with the value read as TOML; or several keys that
+        must change together, ``config.set({"parallel.backend": "dask",
+        "parallel.local_workers": 2})``."""
+        from evosoko.config_loading import set_key
 
-# ---- loading --------------------------------------------------------------------------------
+        return set_key(self, key, value)
 
-
-def load_config(
-    path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
-) -> Config:
-    """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate.
-
-    Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an
-    unknown key (with the closest valid key suggested) or a value of the wrong type.
-    """
-    text, data = "", {}
-    source = str(path) if path is not None else None
-    if path is not None:
-        text, data = read_toml(Path(path))
-    override_keys: list[tuple[str, ...]] = []
-    for override in overrides:
-        keys, value = parse_override(override)
-        assign_override(data, keys, value, override)
-        override_keys.append(keys)
-    try:
-        config = Config.model_validate(data)
-    except ValidationError as error:
-        raise _config_error(error, text, source, override_keys) from None
-    if path is not None:
-        config = _resolve_levels(config, Path(path).parent)
-    return config
+    def to_toml(self) -> str:
+        """The configuration as TOML, every value written out (:func:`dump_config`)."""
+        return dump_config(self)
 
 
-def dump_config(config: Config) -> str:
-    """The configuration as TOML, every value written out; :func:`load_config` reads it back
-    equal."""
-    return tomli_w.dumps(_plain(config))
-
-
-def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
-    """Split ``KEY=VALUE`` into the dotted key's parts and the value.
-
-    The value is read as a TOML value (``2``, ``true``, ``["a", 3]``, ``"x"``); anything that is
-    not valid TOML, such as a bare word, counts as a string.
-    """
-    key, sep, raw = text.partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise ConfigError(f"override {text!r} is not KEY=VALUE", OVERRIDE_SOURCE)
-    parts = tuple(part.strip() for part in key.split("."))
-    if any(not re.fullmatch(r"[A-Za-z0-9_-]+", part) for part in parts):
-        raise ConfigError(f"override {text!r}: {key!r} is not a dotted key", OVERRIDE_SOURCE)
-    raw = raw.strip()
-    try:
-        value = tomllib.loads(f"value = {raw}")["value"]
-    except tomllib.TOMLDecodeError:
-        value = raw
-    return parts, value
-
-
-def locate_key(text: str, keys: tuple[str | int, ...] | list[str | int]) -> int | None:
-    """1-based line of TOML ``text`` where the dotted key ``keys`` is defined (best effort).
-
-    Falls back to the line of the longest enclosing key or table that is found, and to None.
-    """
-    wanted = tuple(k for k in keys if isinstance(k, str))
-    best_line, best_depth = None, 0
-    table: tuple[str, ...] = ()
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        header = re.match(r"^\[\[?\s*([^\]]+?)\s*\]\]?", stripped)
-        if header:
-            table = _split_dotted(header.group(1))
-            full = table
-        else:
-            assignment = re.match(r"^([A-Za-z0-9_\-\"'. ]+?)\s*=", stripped)
-            if not assignment:
-                continue
-            full = table + _split_dotted(assignment.group(1))
-        depth = _common_prefix(full, wanted)
-        if depth == len(wanted) and len(full) == depth:
-            return number
-        if depth > best_depth and depth == len(full):
-            best_line, best_depth = number, depth
-    return best_line
-
-
-def read_toml(path: Path) -> tuple[str, dict]:
-    """The text and parsed table of a TOML file; :class:`ConfigError` with its line when bad.
-
-    A UTF-8 byte-order mark (as some Windows editors write) is allowed, as in level files.
-    """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError("configuration file not found", str(path)) from None
-    except IsADirectoryError:
-        raise ConfigError("is a directory, not a configuration file", str(path)) from None
-    except OSError as error:
-        raise ConfigError(
-            f"cannot read the configuration file: {error.strerror or error}", str(path)
-        ) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise ConfigError(
-            f"not UTF-8 text: byte 0x{data[error.start]:02x} cannot be decoded", str(path), line
-        ) from None
-    try:
-        return text, tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        message = str(error)
-        match = re.search(r"\(at line (\d+), column (\d+)\)", message)
-        line = int(match.group(1)) if match else max(1, len(text.splitlines()))
-        message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
-        if match:
-            message += f" (column {match.group(2)})"
-        raise ConfigError(f"TOML syntax error: {message}", str(path), line) from None
-
-
-def assign_override(data: dict, keys: tuple[str, ...], value: Any, override: str) -> None:
-    """Set ``data[keys...] = value`` for a ``--set`` override, creating tables on the way."""
-    node = data
-    for depth, key in enumerate(keys[:-1]):
-        child = node.setdefault(key, {})
-        if not isinstance(child, dict):
-            where = ".".join(keys[: depth + 1])
-            raise ConfigError(
-                f"override {override!r}: {where} is a value, not a table", OVERRIDE_SOURCE
-            )
-        node = child
-    node[keys[-1]] = value
-
-
-def _config_error(
-    error: ValidationError, text: str, source: str | None, override_keys: list[tuple[str, ...]]
-) -> ConfigError:
-    """The first validation problem as a ConfigError pointing at the file line or override."""
-    problem = error.errors()[0]
-    loc = tuple(problem["loc"])
-    key_path = tuple(k for k in loc if isinstance(k, str))
-    dotted = ".".join(str(k) for k in loc)
-    reason = problem["msg"].removeprefix("Value error, ")
-    if problem["type"] == "extra_forbidden":
-        message = f"unknown key {dotted!r}" + _suggestion(key_path)
-    elif _model_at(key_path) is not None:  # a rule across a whole table
-        message = f"[{dotted}]: {reason}" if dotted else reason
-    else:
-        got = problem.get("input")
-        message = f"{dotted}: {reason} (got {got!r}, {toml_type_name(got)})"
-    if any(
-        _common_prefix(key_path, keys) == min(len(key_path), len(keys)) for keys in override_keys
-    ):
-        return ConfigError(message, OVERRIDE_SOURCE)
-    line = locate_key(text, key_path) if text else None
-    return ConfigError(message, source, line)
-
-
-def _suggestion(key_path: tuple[str, ...]) -> str:
-    """``; did you mean 'x'?`` for an unknown key, searching its table, then every table."""
-    *table, unknown = key_path
-    model = _model_at(tuple(table))
-    valid = list(model.model_fields) if model else []
-    close = difflib.get_close_matches(unknown, valid, n=1, cutoff=0.6)
-    if close:
-        return f"; did you mean {'.'.join([*table, close[0]])!r}?"
-    everywhere = [".".join(k) for k in _all_keys(Config)]
-    elsewhere = [k for k in everywhere if k.rsplit(".", 1)[-1] == unknown]
-    if not elsewhere:
-        names = {k.rsplit(".", 1)[-1]: k for k in everywhere}
-        elsewhere = [names[n] for n in difflib.get_close_matches(unknown, names, n=1, cutoff=0.75)]
-    if elsewhere:
-        return f"; did you mean {elsewhere[0]!r}?"
-    if valid:
-        return f"; valid keys here: {', '.join(valid)}"
-    return ""
-
-
-def _model_at(keys: tuple[str, ...]) -> type[BaseModel] | None:
-    model: type[BaseModel] = Config
-    for key in keys:
-        field = model.model_fields.get(key)
-        annotation = field.annotation if field else None
-        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
-            return None
-        model = annotation
-    return model
-
-
-def _all_keys(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    keys = []
-    for name, field in model.model_fields.items():
-        annotation = field.annotation
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            keys.extend(_all_keys(annotation, prefix + (name,)))
-        else:
-            keys.append(prefix + (name,))
-    return keys
-
-
-def toml_type_name(value: Any) -> str:
-    """The TOML kind of ``value`` for messages ("an integer", "a string", ...)."""
-    kinds = (
-        (bool, "a boolean"),
-        (int, "an integer"),
-        (float, "a float"),
-        (str, "a string"),
-        (list, "an array"),
-        (dict, "a table"),
-    )
-    for kind, name in kinds:
-        if isinstance(value, kind):
-            return name
-    return type(value).__name__
-
-
-def _split_dotted(key: str) -> tuple[str, ...]:
-    return tuple(part.strip().strip("\"'") for part in key.split("."))
-
-
-def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
-    depth = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        depth += 1
-    return depth
-
-
-def _resolve_levels(config: Config, config_dir: Path) -> Config:
-    levels = config.run.levels
-    if levels is None or Path(levels).is_absolute():
-        return config
-    for candidate in (Path(levels), config_dir / levels):
-        if candidate.exists():
-            run = config.run.model_copy(update={"levels": str(candidate.resolve())})
-            return config.model_copy(update={"run": run})
-    return config
-
-
-def _plain(model: BaseModel) -> dict:
-    """A model as TOML-ready data: an unset value is left out when that is its default and
-    written as ``"none"`` otherwise, so the text loads back to an equal model."""
-    data = {}
-    for name, field in type(model).model_fields.items():
-        value = getattr(model, name)
-        if isinstance(value, BaseModel):
-            data[name] = _plain(value)
-        elif value is None:
-            if field.get_default(call_default_factory=True) is not None:
-                data[name] = "none"
-        else:
-            data[name] = list(value) if isinstance(value, list) else value
-    return data
+# the loading functions live in config_loading (imported here last: they use the models above)
+from evosoko.config_loading import (
+    OVERRIDE_SOURCE,
+    assign_override,
+    dump_config,
+    load_config,
+    locate_key,
+    parse_override,
+    read_toml,
+    toml_type_name,
+)

@@ -16,7 +16,6 @@ from typer.testing import CliRunner
 
 from evosoko.cli import app
 from evosoko.experiment.progress import RichProgress, describe_result
-from evosoko.experiment.records import LevelResult
 from evosoko.text import plain, plain_text
 
 HOSTILE_TITLES = [
@@ -99,15 +98,31 @@ def test_json_output_keeps_the_title_exactly(tmp_path, title):
 
 
 @pytest.mark.parametrize("title", HOSTILE_TITLES)
-def test_run_progress_bars_show_hostile_titles(title):
+def test_run_progress_bars_show_hostile_titles(tmp_path, title):
+    from evosoko.budget import Budget
+    from evosoko.result import Result
+    from evosoko.sokoban.formats import read_levels
+
+    level = read_levels(_level_file(tmp_path, title))[0]
     stream = io.StringIO()
     progress = RichProgress(Console(file=stream, force_terminal=True, width=200))
-    from evosoko.config import BudgetConfig
-
-    progress.start(1, 0, BudgetConfig(generations=5))
-    progress.level_started(1, title)
-    result = LevelResult(1, title, False, "generations", 5, 100, 0.5, None, None, None, 3.0, 0)
-    progress.level_finished(result)
+    progress.start(1, 0, Budget(generations=5))
+    progress.on_level_start(level)
+    result = Result(
+        level_name=level.name,
+        solver="ga",
+        status="generations",
+        solution=None,
+        moves=None,
+        pushes=None,
+        cost=100,
+        unit="evaluations",
+        seconds=0.5,
+        index=1,
+        generations=5,
+        fitness={"distance": 3.0},
+    )
+    progress.on_level_end(result)
     progress.stop()
     output = stream.getvalue()
     assert "\x1b]0;" not in output and "\x1b[2J" not in output

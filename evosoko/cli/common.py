@@ -124,10 +124,10 @@ JsonOption = Annotated[bool, typer.Option("--json", help="One JSON object per li
 
 def read_and_select(path: Path, format: str | None, ids: list[str] | None, strict: bool = False):
     """The levels of ``path`` and the ones ``ids`` chooses (all of them without ``ids``)."""
-    from evosoko.sokoban.formats import read_levels, select_levels
+    from evosoko import api
 
-    levels = read_levels(path, format, strict=strict)
-    return levels, (select_levels(levels, ids) if ids else levels)
+    levels = api.load_levels(path, format=format, strict=strict)
+    return levels, (api.select_levels(levels, ids) if ids else levels)
 
 
 EXIT_INTERRUPTED = 130

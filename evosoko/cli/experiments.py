@@ -89,12 +89,12 @@ def compare_command(
     strict: StrictOption = False,
 ) -> None:
     """Compare GA presets and classical search on a level set at equal budgets."""
+    from evosoko import api
     from evosoko.experiment.compare import (
         CONFIG_FILE,
         SUMMARY_MD,
         compare_folder,
         load_compare_config,
-        run_compare,
     )
     from evosoko.experiment.job_progress import make_job_progress
 
@@ -104,7 +104,7 @@ def compare_command(
     progress = make_job_progress(quiet=quiet or json_output)
     try:
         with compile_notice():
-            outcome = run_compare(settings, folder, progress=progress, strict=strict)
+            outcome = api.compare(settings, out=folder, progress=progress, strict=strict)
     except KeyboardInterrupt:
         progress.close()
         _interrupted("compare", folder, "jobs")
@@ -133,8 +133,9 @@ def sweep_command(
     strict: StrictOption = False,
 ) -> None:
     """Tune GA parameters: grid, random or Optuna search; writes index.csv and best.toml."""
+    from evosoko import api
     from evosoko.experiment.job_progress import make_job_progress
-    from evosoko.experiment.sweep import CONFIG_FILE, load_sweep_config, run_sweep, sweep_folder
+    from evosoko.experiment.sweep import CONFIG_FILE, load_sweep_config, sweep_folder
 
     config = _experiment_file(config, resume, out, overrides, CONFIG_FILE)
     settings = load_sweep_config(config, overrides or [])
@@ -142,7 +143,7 @@ def sweep_command(
     progress = make_job_progress(quiet=quiet)
     try:
         with compile_notice():
-            outcome = run_sweep(settings, folder, progress=progress, strict=strict)
+            outcome = api.sweep(settings, out=folder, progress=progress, strict=strict)
     except KeyboardInterrupt:
         progress.close()
         _interrupted("sweep", folder, "trials")
@@ -210,9 +211,9 @@ def plot_command(
 ) -> None:
     """Draw the plots of run, compare and sweep folders (PNG, or SVG on request). Several run
     folders give one figure: the median and inter-quartile band across all of them."""
-    from evosoko.experiment.plotting import plot_folders
+    from evosoko import api
 
-    for path in plot_folders(folders, out, "svg" if svg else "png"):
+    for path in api.plot(folders, out, "svg" if svg else "png"):
         stdout.print(plain(f"wrote {path}"), markup=False)
 
 
@@ -231,9 +232,9 @@ def export_command(
 ) -> None:
     """Export a comparison's or sweep's runs in IOHprofiler's format, for IOHanalyzer: one
     view per cost axis (budget/: evaluations or expanded nodes; time/: milliseconds)."""
-    from evosoko.experiment.ioh import export_folder
+    from evosoko import api
 
-    target = export_folder(folder, ioh)
+    target = api.export(folder, ioh)
     stdout.print(
         plain(f"wrote {target} (budget/ and time/: load one of them into IOHanalyzer)"),
         markup=False,

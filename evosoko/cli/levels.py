@@ -102,9 +102,10 @@ def show_command(
 ) -> None:
     """Print a level as text; draw it to PNG, or animate a solution (or a GA's best prefix) to
     GIF."""
+    from evosoko import api
     from evosoko.sokoban import render
     from evosoko.sokoban.render import MAX_FPS
-    from evosoko.sokoban.solutions import replay_states, verify_solution
+    from evosoko.sokoban.solutions import replay_states
 
     if not 1 <= fps <= MAX_FPS:  # also refuses nan
         fail(f"--fps must be between 1 and {MAX_FPS}, got {fps:g}")
@@ -121,7 +122,7 @@ def show_command(
         )
     state = None
     if play is not None:
-        verification = verify_solution(level, play.lurd, path=play.path, line=play.line)
+        verification = api.verify(level, play.lurd, path=play.path, line=play.line)
         if not verification.valid:
             fail(f"{level.name}: {verification.error}", EXIT_FAILED)
         state = verification.final
@@ -148,13 +149,13 @@ def show_command(
 def _stored_play(levels, level, solutions: Path | None, solution: str | None, for_gif: bool):
     """What ``show`` replays: ``--solution``, the entry of ``--solutions`` for ``level``, or
     (for a GIF) the level's own Solution or Best note; None when there is nothing."""
-    from evosoko.sokoban.formats import read_levels
-    from evosoko.sokoban.solution_files import SolutionEntry, match_solutions, stored_entry
+    from evosoko import api
+    from evosoko.sokoban.solution_files import SolutionEntry, stored_entry
 
     if solution is not None:
         return SolutionEntry(level, solution, "--solution")
     if solutions is not None:
-        entries = match_solutions(levels, read_levels(solutions), include_best=True)
+        entries = api.stored_solutions(levels, solutions)
         for entry in entries:
             if entry.level is level:
                 return entry
@@ -183,8 +184,8 @@ def verify_command(
 ) -> None:
     """Replay solutions and check them: exit 0 when every one is legal and solves its level
     (and every best prefix is legal)."""
-    from evosoko.sokoban.formats import read_levels
-    from evosoko.sokoban.solution_files import SolutionEntry, match_solutions
+    from evosoko import api
+    from evosoko.sokoban.solution_files import SolutionEntry
 
     if (solution is None) == (solutions is None):
         fail("give exactly one of --solution and --solutions")
@@ -194,7 +195,7 @@ def verify_command(
     if solution is not None:
         entries = [SolutionEntry(level, solution, "--solution", None) for level in chosen]
     else:
-        entries = match_solutions(levels, read_levels(solutions), include_best=True)
+        entries = api.stored_solutions(levels, solutions)
         if level_ids:
             wanted = {id(level) for level in chosen}
             entries = [entry for entry in entries if id(entry.level) in wanted]
@@ -208,10 +209,10 @@ def verify_command(
 
 
 def _report_verification(entry, json_output: bool) -> bool:
-    from evosoko.sokoban.solutions import verify_solution
+    from evosoko import api
 
     level = entry.level
-    result = verify_solution(level, entry.lurd, path=entry.path, line=entry.line)
+    result = api.verify(level, entry.lurd, path=entry.path, line=entry.line)
     best = entry.kind == "best"
     error = result.error if not result.valid else None
     if result.valid and not result.solved and not best:

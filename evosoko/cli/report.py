@@ -21,11 +21,12 @@ def report_command(
 ) -> None:
     """Write report.html into each folder: tables, curves and animated boards, in one file
     that a browser opens from disk (no network needed)."""
-    from evosoko.experiment.report import folder_kind, write_report
+    from evosoko import api
+    from evosoko.experiment.report import folder_kind
 
     for folder in folders:
         folder_kind(folder)  # refuse a folder that is none of the three before writing any
     for folder in folders:
-        path = write_report(folder)
+        path = api.report(folder)
         size = path.stat().st_size
         stdout.print(plain(f"wrote {path} ({size / 1024:,.0f} KB)"), markup=False)

@@ -48,9 +48,8 @@ def run_command(
     strict: StrictOption = False,
 ) -> None:
     """Evolve solutions for the levels of a configuration; everything goes to a run folder."""
-    from evosoko.config import load_config
+    from evosoko import api
     from evosoko.experiment.progress import make_progress
-    from evosoko.experiment.run import resume_run, start_run
 
     if resume is not None and (config is not None or overrides):
         fail("--resume continues a run with its saved configuration: give no CONFIG or --set")
@@ -58,10 +57,9 @@ def run_command(
         fail("give a configuration file (e.g. configs/default.toml) or --resume RUN_DIR")
     progress = make_progress(quiet=quiet or json_output)
     if resume is not None:
-        report = resume_run(resume, progress=progress, strict=strict)
+        report = api.resume(resume, progress=progress, strict=strict)
     else:
-        settings = load_config(config, overrides or [])
-        report = start_run(settings, config_source=str(config), progress=progress, strict=strict)
+        report = api.run(config, overrides=overrides or [], progress=progress, strict=strict)
     if json_output:
         print_json(report.json_summary())
     elif quiet:  # the one line a script needs: where the run is

@@ -54,14 +54,18 @@ def solve_command(
     strict: StrictOption = False,
 ) -> None:
     """Solve levels by classical search: exit 0 when every chosen level is solved."""
+    from evosoko import api
     from evosoko.search import warm_up
-    from evosoko.search.algorithms import ALGORITHMS
-    from evosoko.search.batch import solve_levels
+    from evosoko.search.algorithms import ALGORITHMS, algorithm_named, heuristic_for
+    from evosoko.search.solver import check_arguments
 
     _, chosen = read_and_select(file, format, level_ids, strict)
+    heuristic_for(algorithm_named(algo), heuristic)  # a typo fails before any search
+    check_arguments(time_limit, node_limit, weight, 0)
     with compile_notice():
         warm_up([algo] if algo in ALGORITHMS else [])
-    outcomes = solve_levels(chosen, algo, heuristic, time_limit, node_limit, weight)
+    limits = {"seconds": time_limit, "nodes": node_limit, "heuristic": heuristic, "weight": weight}
+    outcomes = (api.solve(level, algo, **limits) for level in chosen)
     table = Table(title=plain_text(f"{file} — {algo}"))
     table.add_column("level", no_wrap=True)
     table.add_column("status", no_wrap=True)
@@ -70,13 +74,13 @@ def solve_command(
     solutions = []
     all_solved = True
     for outcome in outcomes:
-        record = outcome.as_json()
+        record = _json_record(outcome)
         all_solved &= record["status"] == "solved"
         if json_output:
             print_json(record)
             continue
         table.add_row(
-            plain_text(outcome.level.name),
+            plain_text(outcome.level_name),
             *(
                 str(record[key])
                 for key in ("status", "moves", "pushes", "expanded", "generated", "duplicates")
@@ -84,10 +88,43 @@ def solve_command(
             f"{record['seconds']:.3f}",
         )
         if record["solution"] is not None:
-            solutions.append(plain(f"{outcome.level.name}: {record['solution']}"))
+            solutions.append(plain(f"{outcome.level_name}: {record['solution']}"))
     if not json_output:
         stdout.print(table)
         for line in solutions:
             stdout.print(line, markup=False)
     if not all_solved:
         raise typer.Exit(EXIT_FAILED)
+
+
+JSON_KEYS = (
+    "index",
+    "level",
+    "status",
+    "moves",
+    "pushes",
+    "expanded",
+    "generated",
+    "duplicates",
+    "seconds",
+    "solution",
+)
+"""Keys of one JSON line of ``evosoko solve --json``, in order."""
+
+
+def _json_record(result) -> dict[str, object]:
+    """The JSON object of one level: its index and label, the search's status, solution and
+    statistics (moves and pushes 0 when unsolved)."""
+    level = result.level
+    return {
+        "index": level.index,
+        "level": level.json_label,
+        "status": result.status,
+        "moves": result.moves or 0,
+        "pushes": result.pushes or 0,
+        "expanded": result.details["expanded"],
+        "generated": result.details["generated"],
+        "duplicates": result.details["duplicates"],
+        "seconds": round(result.seconds, 6),
+        "solution": result.solution,
+    }

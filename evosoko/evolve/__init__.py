@@ -3,29 +3,75 @@
 Entry points for the runner:
 
 - :func:`make_evaluator` (a context manager) builds the evaluation backend for one level;
-- :func:`evolve_level` evolves that level and returns a :class:`LevelOutcome`, streaming
-  :class:`GenerationStats` and JSON-able checkpoints through callbacks.
+- :func:`evolve_level` evolves that level and returns a :class:`~evosoko.result.Result`,
+  streaming :class:`~evosoko.result.GenerationStats` and JSON-able checkpoints to callbacks
+  (:mod:`evosoko.evolve.callbacks`);
+- the registries of mutations, crossovers, selections, survivals and fitness terms
+  (:mod:`evosoko.evolve.registry`).
+
+Names are imported on first use, so importing a part of the package (the registry, to read a
+configuration) does not load the compiled kernels.
+
+The package is callable: ``evosoko.evolve(levels, config, callbacks=...)`` is
+:func:`evosoko.api.evolve` (the public API names the function after the package).
 """
 
-from evosoko.evolve.engine import (
-    STOP_REASONS,
-    Engine,
-    GenerationStats,
-    HallOfFameEntry,
-    LevelOutcome,
-    evolve_level,
-)
-from evosoko.evolve.evaluation import Evaluator, make_evaluator
-from evosoko.evolve.fitness import Evaluation
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evosoko.evolve.callbacks import Callback, Generation
+    from evosoko.evolve.engine import STOP_REASONS, Engine, evolve_level
+    from evosoko.evolve.evaluation import Evaluator, make_evaluator
+    from evosoko.evolve.fitness import Evaluation
+    from evosoko.result import GenerationStats, HallOfFameEntry, Result
+
+_NAMES = {
+    "STOP_REASONS": "evosoko.evolve.engine",
+    "Engine": "evosoko.evolve.engine",
+    "evolve_level": "evosoko.evolve.engine",
+    "Evaluator": "evosoko.evolve.evaluation",
+    "make_evaluator": "evosoko.evolve.evaluation",
+    "Evaluation": "evosoko.evolve.fitness",
+    "Callback": "evosoko.evolve.callbacks",
+    "Generation": "evosoko.evolve.callbacks",
+    "GenerationStats": "evosoko.result",
+    "HallOfFameEntry": "evosoko.result",
+    "Result": "evosoko.result",
+}
 
 __all__ = [
     "STOP_REASONS",
+    "Callback",
     "Engine",
     "Evaluation",
     "Evaluator",
+    "Generation",
     "GenerationStats",
     "HallOfFameEntry",
-    "LevelOutcome",
+    "Result",
     "evolve_level",
     "make_evaluator",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NAMES:
+        return getattr(importlib.import_module(_NAMES[name]), name)
+    raise AttributeError(f"module 'evosoko.evolve' has no attribute {name!r}")
+
+
+class _CallablePackage(types.ModuleType):
+    """This package, callable as :func:`evosoko.api.evolve`."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from evosoko.api import evolve
+
+        return evolve(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

@@ -69,7 +69,7 @@ class LevelPlugin(WorkerPlugin):
         rows: list[str],
         title: str | None,
         encoding: str,
-        fitness: dict,
+        fitness: FitnessConfig,
         crash_marker: str | None = None,
     ) -> None:
         self.name = name
@@ -87,7 +87,7 @@ class LevelPlugin(WorkerPlugin):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             level = level_from_rows(self.rows, title=self.title)
-        self.fitness_function = FitnessFunction(level, self.encoding, FitnessConfig(**self.fitness))
+        self.fitness_function = FitnessFunction(level, self.encoding, self.fitness)
 
     def evaluate(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         """Score one packed batch; the evaluation columns out (as the process pool's workers)."""
@@ -141,9 +141,7 @@ class DaskEvaluator:
         self.client = self._connection.client
         self.plugin_name = f"evosoko-level-{uuid.uuid4().hex}"
         rows, title = level.rows(), level.title
-        plugin = LevelPlugin(
-            self.plugin_name, rows, title, encoding, fitness.model_dump(), crash_marker
-        )
+        plugin = LevelPlugin(self.plugin_name, rows, title, encoding, fitness, crash_marker)
         try:
             self.client.register_plugin(plugin, name=self.plugin_name)
         except BaseException:

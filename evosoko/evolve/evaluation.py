@@ -4,7 +4,8 @@
 :class:`Evaluator`. The ``processes`` backend runs a :class:`ProcessPool` (a
 ``ProcessPoolExecutor``) that may live for a whole run: :func:`worker_pool` starts it once,
 outside every level's budget, and each level's evaluator uses it. A level reaches the workers
-as plain data (its XSB rows, title, encoding and fitness settings, pickled once per level) with
+as plain data (its XSB rows, title, encoding and fitness settings, the configuration's own
+fitness terms included, pickled once per level) with
 its tasks; a worker rebuilds it when it first meets it, and every worker does so before the
 level's first generation (:meth:`ProcessPool.prepare`). Genomes travel in batches packed as two
 flat arrays (``evosoko.evolve.packing``); workers return the evaluations as columns (a few
@@ -165,7 +166,7 @@ def _fitness_for(level: LevelPayload) -> FitnessFunction:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rebuilt = level_from_rows(rows, title=title)
-        _worker_level = (key, FitnessFunction(rebuilt, encoding, FitnessConfig(**fitness)))
+        _worker_level = (key, FitnessFunction(rebuilt, encoding, fitness))
         log.debug("evaluation worker %d ready for level %s", os.getpid(), rebuilt.name)
     return _worker_level[1]
 
@@ -331,7 +332,8 @@ class ProcessEvaluator:
         self.pool = pool if pool is not None else ProcessPool(workers, crash_marker=crash_marker)
         self.workers = self.pool.workers
         self._restarts_before = self.pool.restarts
-        data = (level.rows(), level.title, encoding, fitness.model_dump())
+        # the fitness settings travel as the validated model: its own fitness terms with them
+        data = (level.rows(), level.title, encoding, fitness)
         self.payload: LevelPayload = (uuid.uuid4().hex, pickle.dumps(data))
         self.pool.prepare(self.payload)
 

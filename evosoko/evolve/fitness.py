@@ -12,15 +12,19 @@ what every evaluation backend runs (in this process or in a worker). Each genome
   position scored, for duplicate elimination;
 - ``gap`` (move genomes; 0 for push genomes): the player's walking distance to the nearest box
   off its goal at the scored point, the tie-breaker between equal distances that rewards walking
-  towards the next push (:mod:`evosoko.evolve.move_replay`).
+  towards the next push (:mod:`evosoko.evolve.move_replay`);
+- ``terms``: the values of the configuration's own fitness terms (``[[fitness.terms]]``), in
+  their order, computed in Python at the scored position (:mod:`evosoko.evolve.term_values`).
 
-The DEAP fitness is ``(solved, distance, gap, length)``, compared lexicographically.
+The fitness compares named values built from these (:mod:`evosoko.evolve.objectives`): solved,
+distance, gap, length, lexicographically, with the terms among them.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -30,10 +34,6 @@ from evosoko.evolve.move_replay import BEST, FINAL, move_tables, replay_move_pac
 from evosoko.evolve.packing import pack_genomes
 from evosoko.evolve.push_replay import push_tables, replay_push_packed
 from evosoko.sokoban.level import Level
-
-FITNESS_WEIGHTS = (1.0, -1.0, -1.0, -1.0)
-"""DEAP weights of the fitness values (solved, distance, gap, length): compared
-lexicographically."""
 
 
 class Evaluation(NamedTuple):
@@ -45,18 +45,7 @@ class Evaluation(NamedTuple):
     keep: int
     state_hash: int
     gap: int = 0
-
-    def fitness_values(
-        self, length_objective: bool = True, gap_objective: bool = True
-    ) -> tuple[float, float, float, float]:
-        """The DEAP fitness values ``(solved, distance, gap, length)`` (gap and length 0 when
-        they are not objectives)."""
-        return (
-            1.0 if self.solved else 0.0,
-            float(self.distance),
-            float(self.gap) if gap_objective else 0.0,
-            float(self.length) if length_objective else 0.0,
-        )
+    terms: tuple[float, ...] = ()
 
 
 class FitnessFunction:
@@ -89,16 +78,24 @@ class FitnessFunction:
         return evaluations_from_columns(self.evaluate_columns(genes, lengths))
 
     def evaluate_columns(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
-        """The evaluations of a packed batch as six arrays, one per :class:`Evaluation` field
-        (cheap to send between processes; :func:`evaluations_from_columns` makes the tuples)."""
+        """The evaluations of a packed batch as arrays, one per :class:`Evaluation` field but
+        ``terms``, then (with fitness terms) one matrix of term values (cheap to send between
+        processes; :func:`evaluations_from_columns` makes the tuples)."""
         if not len(lengths):
-            return tuple(np.zeros(0, dtype=np.int64) for _ in Evaluation._fields)
-        if self.encoding == "moves":
+            columns = tuple(np.zeros(0, dtype=np.int64) for _ in Evaluation._fields[:-1])
+        elif self.encoding == "moves":
             columns = self._moves(genes, lengths)
         else:
             columns = self._pushes(genes, lengths)
-        if self._learned_term is not None:
+        if self._learned_term is not None and len(lengths):
             columns = self._learned_term.adjust(columns, genes, lengths)
+        if self.config.terms:
+            from evosoko.evolve.term_values import term_matrix
+
+            columns = (
+                *columns,
+                term_matrix(self.level, self.encoding, self.config, genes, lengths, columns),
+            )
         return columns
 
     def _moves(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -154,7 +151,12 @@ def _columns(
 def evaluations_from_columns(columns: tuple[np.ndarray, ...]) -> list[Evaluation]:
     """The :class:`Evaluation` tuples of columns made by
     :meth:`FitnessFunction.evaluate_columns`."""
-    return list(map(Evaluation._make, zip(*(column.tolist() for column in columns))))
+    fields = [column.tolist() for column in columns[: len(Evaluation._fields) - 1]]
+    if len(columns) == len(fields):
+        terms: Iterable[tuple[float, ...]] = itertools.repeat(())
+    else:
+        terms = map(tuple, columns[-1].tolist())
+    return list(map(Evaluation._make, zip(*fields, terms)))
 
 
 class FitnessCache:

@@ -39,23 +39,25 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from evosoko.config import BudgetConfig, Config
+from evosoko.budget import Budget
+from evosoko.config import Config
 from evosoko.errors import EvosokoError
-from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND
-from evosoko.evolve.engine import (
-    CheckpointCallback,
-    Engine,
-    GenerationCallback,
-    GenerationStats,
-    LevelOutcome,
-    _weighted,
+from evosoko.evolve.callbacks import BestGenome, Callback, Callbacks, Generation
+from evosoko.evolve.checkpoint import (
+    ISLANDS_CHECKPOINT_KIND,
+    evaluation_from_json,
+    evaluation_to_json,
+    position_of,
 )
+from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import SerialEvaluator
-from evosoko.evolve.fitness import Evaluation, FitnessFunction
+from evosoko.evolve.fitness import FitnessFunction
+from evosoko.evolve.objectives import Objectives
+from evosoko.result import GenerationStats, History, Result
 from evosoko.sokoban.level import Level
 
 
@@ -65,49 +67,54 @@ class EpochTask:
 
     seed: int
     state: dict[str, Any] | None
-    until_generation: int | None
-    evaluations: int | None
-    seconds: float | None
+    budget: Budget
     initial_genomes: tuple[tuple[int, ...], ...] = ()
+
+
+Streamed = tuple[GenerationStats, BestGenome | None]
+"""A generation's statistics with the island's best individual after it."""
 
 
 @dataclass
 class EpochReport:
-    """One island after an epoch: its state, the statistics of its generations, its outcome."""
+    """One island after an epoch: its state, the statistics of its generations, its result."""
 
     state: dict[str, Any]
-    stats: list[GenerationStats]
-    outcome: LevelOutcome
+    stats: list[Streamed]
+    result: Result
+
+
+class _Collector(Callback):
+    def __init__(self) -> None:
+        self.streamed: list[Streamed] = []
+
+    def on_generation(self, generation: Generation) -> None:
+        self.streamed.append((generation.stats, generation.best))
 
 
 def run_epoch(
     level: Level, fitness_function: FitnessFunction, config: Config, task: EpochTask
 ) -> EpochReport:
     """Evolve one island from ``task.state`` (None: a new population) to its epoch's end."""
-    budget = BudgetConfig(
-        generations=task.until_generation, evaluations=task.evaluations, seconds=task.seconds
-    )
-    island_config = config.model_copy(
-        update={"run": config.run.model_copy(update={"budget": budget})}
-    )
     improve = None
     if config.hybrid.enabled and config.hybrid.memetic_every:
         from evosoko.evolve.hybrid import memetic_improver
 
         improve = memetic_improver(level, config)
-    stats: list[GenerationStats] = []
+    collector = _Collector()
     engine = Engine(
         level,
-        island_config,
+        config,
         SerialEvaluator.around(fitness_function, config.parallel.batch_size),
         seed=task.seed,
+        budget=task.budget,
         initial_genomes=task.initial_genomes,
         improve=improve,
-        on_generation=stats.append,
+        callbacks=[collector],
         resume_state=task.state,
     )
-    outcome = engine.run()
-    return EpochReport(engine.checkpoint(), stats, outcome)
+    result = engine.run()
+    return EpochReport(engine.checkpoint(), collector.streamed, result)
 
 
 def island_seed(seed: int, island: int) -> int:
@@ -133,10 +140,10 @@ class Island:
     finished: bool = False
     outbox: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     counts: dict[int, tuple[int, int]] = field(default_factory=dict)
-    pending: list[GenerationStats] = field(default_factory=list)
-    latest: GenerationStats | None = None
+    pending: list[Streamed] = field(default_factory=list)
+    latest: Streamed | None = None
     running: bool = False
-    outcome: LevelOutcome | None = None  # of its last epoch run in this process (not saved)
+    result: Result | None = None  # of its last epoch run in this process (not saved)
 
     @property
     def generation(self) -> int:
@@ -150,20 +157,41 @@ class Island:
             "epochs": self.epochs,
             "outbox": [[epoch, members] for epoch, members in sorted(self.outbox.items())],
             "counts": [[epoch, *count] for epoch, count in sorted(self.counts.items())],
-            "pending": [s.as_dict() for s in self.pending],
-            "latest": None if self.latest is None else self.latest.as_dict(),
+            "pending": [_streamed_to_json(s) for s in self.pending],
+            "latest": None if self.latest is None else _streamed_to_json(self.latest),
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Island":
+    def from_dict(cls, data: dict[str, Any]) -> Island:
         return cls(
             state=data["state"],
             epochs=int(data["epochs"]),
             outbox={int(epoch): members for epoch, members in data["outbox"]},
             counts={int(epoch): (int(e), int(r)) for epoch, e, r in data["counts"]},
-            pending=[GenerationStats(**s) for s in data["pending"]],
-            latest=None if data["latest"] is None else GenerationStats(**data["latest"]),
+            pending=[streamed_from_json(s) for s in data["pending"]],
+            latest=None if data["latest"] is None else streamed_from_json(data["latest"]),
         )
+
+
+def _streamed_to_json(streamed: Streamed) -> dict[str, Any]:
+    stats, best = streamed
+    data = stats.as_dict()
+    if best is not None:
+        data["best"] = {
+            "genes": list(best.genes),
+            "fitness": dict(best.fitness),
+            "evaluation": evaluation_to_json(best.evaluation),
+        }
+    return data
+
+
+def streamed_from_json(data: dict[str, Any]) -> Streamed:
+    """A streamed record (checkpoints before named fitness values have no ``best``)."""
+    best = data.get("best")
+    if best is not None:
+        evaluation = evaluation_from_json(best["evaluation"])
+        best = BestGenome([int(g) for g in best["genes"]], dict(best["fitness"]), evaluation)
+    return GenerationStats.from_dict(data), best
 
 
 class IslandModel:
@@ -176,9 +204,9 @@ class IslandModel:
         evaluator: Any,
         *,
         seed: int | None = None,
+        budget: Budget | None = None,
         initial_genomes: Sequence[Sequence[int]] = (),
-        on_generation: GenerationCallback | None = None,
-        on_checkpoint: CheckpointCallback | None = None,
+        callbacks: Iterable[Callback] = (),
         should_stop: Callable[[], bool] | None = None,
         resume_state: dict[str, Any] | None = None,
     ) -> None:
@@ -187,22 +215,25 @@ class IslandModel:
         self.level = level
         self.config = config
         self.evaluator = evaluator
+        self.budget = budget or Budget.of(config.run.budget)
+        self.objectives = Objectives.of(config)
         self.count = config.ga.islands.count
         self.lag = config.ga.islands.migration_lag
         base_seed = config.run.seed if seed is None else seed
         self.seeds = [island_seed(base_seed, i) for i in range(self.count)]
         self.initial_genomes = tuple(tuple(g) for g in initial_genomes)
-        self.on_generation = on_generation
-        self.on_checkpoint = on_checkpoint
+        self.callbacks = Callbacks(callbacks)
         self.should_stop = should_stop
         self.islands = [Island() for _ in range(self.count)]
         self.streamed = -1  # the last generation streamed
         self.last_streamed: GenerationStats | None = None  # its record
+        self.history = History()
         self._seconds_before = 0.0
         self._last_checkpoint = 0
         self._stopping = False
+        self._stopped_by_callback = False
         self._solve_epoch: int | None = None
-        self._solves: list[tuple[int, int, LevelOutcome]] = []  # (generation, island, outcome)
+        self._solves: list[tuple[int, int, Result]] = []  # (generation, island, result)
         if resume_state is not None:
             self._restore(resume_state)
         self._started = time.perf_counter()
@@ -212,9 +243,10 @@ class IslandModel:
         """Wall-clock seconds spent on this level, across resumes."""
         return self._seconds_before + time.perf_counter() - self._started
 
-    def run(self) -> LevelOutcome:
-        """Evolve until an island solves the level, every island is out of budget, or
-        ``should_stop`` says so (then the running epochs finish and a checkpoint is taken)."""
+    def run(self) -> Result:
+        """Evolve until an island solves the level, every island is out of budget, a callback
+        or ``should_stop`` says so (then the running epochs finish; an interrupt also takes a
+        checkpoint)."""
         queue = self.evaluator.task_queue(run_epoch)
         self._launch(queue)
         while self._awaited():
@@ -223,6 +255,8 @@ class IslandModel:
             if self._solve_epoch is not None and epoch > self._solve_epoch:
                 continue  # past the epoch that solved: not part of this run
             self._accept(index, epoch, report)
+            if not self._stopping and self.callbacks.stop_requested:
+                self._stopping = self._stopped_by_callback = True
             if not self._stopping and self.should_stop is not None and self.should_stop():
                 self._stopping = True
             if self._solve_epoch is None and not self._stopping:
@@ -232,6 +266,8 @@ class IslandModel:
         if self._solve_epoch is not None:
             return self._solved()
         if self._stopping and not all(island.finished for island in self.islands):
+            if self._stopped_by_callback:
+                return self._outcome("stopped")
             self._checkpoint()  # the statistics not streamed yet stay in the islands
             return self._outcome("interrupted")
         self._stream(math.inf)
@@ -262,38 +298,39 @@ class IslandModel:
             island.running = True
 
     def _task(self, index: int, island: Island, incoming: list[dict[str, Any]]) -> EpochTask:
-        budget = self.config.run.budget
         step = self.config.ga.islands.migration_every
         until = island.epochs * step + step
-        if budget.generations is not None:
-            until = min(until, budget.generations)
-        remaining = None if budget.seconds is None else max(0.0, budget.seconds - self.seconds)
+        if self.budget.generations is not None:
+            until = min(until, self.budget.generations)
+        remaining = self.budget.seconds_left(self.seconds)
         own_seconds = 0.0 if island.state is None else float(island.state["seconds"])
         return EpochTask(
             seed=self.seeds[index],
             state=with_migrants(island.state, incoming, self._rank),
-            until_generation=until,
-            evaluations=self._evaluation_share(index),
-            seconds=None if remaining is None else own_seconds + remaining,
+            budget=Budget(
+                generations=until,
+                evaluations=self._share(index).evaluations,
+                seconds=None if remaining is None else own_seconds + remaining,
+            ),
             initial_genomes=self.initial_genomes if island.state is None else (),
         )
 
     def _accept(self, index: int, epoch: int, report: EpochReport) -> None:
         """Take in an island's finished epoch."""
         island = self.islands[index]
-        island.state, island.epochs, island.outcome = report.state, epoch, report.outcome
+        island.state, island.epochs, island.result = report.state, epoch, report.result
         island.finished = (
-            report.outcome.solved
-            or report.outcome.stop_reason == "seconds"
+            report.result.solved
+            or report.result.status == "seconds"
             or (self._out_of_budget(index, report.state))
         )
         island.counts[epoch] = (int(report.state["evaluations"]), int(report.state["restarts"]))
         island.pending.extend(report.stats)
         lost = set(report.state.get("lost_positions", ()))
-        sendable = [m for m in report.state["population"] if m["evaluation"][4] not in lost]
+        sendable = [m for m in report.state["population"] if position_of(m) not in lost]
         island.outbox[epoch] = best_distinct(sendable, self.config.ga.islands.migrants, self._rank)
-        if report.outcome.solved:
-            self._solves.append((report.outcome.generations, index, report.outcome))
+        if report.result.solved:
+            self._solves.append((report.result.generations, index, report.result))
             self._solve_epoch = min(epoch, self._solve_epoch or epoch)
         self._forget_delivered()
         if self._solve_epoch is None:
@@ -314,44 +351,45 @@ class IslandModel:
                 last = island.epochs
                 island.counts = {e: c for e, c in island.counts.items() if e > oldest or e == last}
 
-    def _evaluation_share(self, island: int) -> int | None:
-        total = self.config.run.budget.evaluations
-        if total is None:
-            return None
-        return total // self.count + (1 if island < total % self.count else 0)
+    def _share(self, island: int) -> Budget:
+        """One island's budget: its share of the evaluations (see :meth:`Budget.share`)."""
+        return self.budget.share(island, self.count)
 
     def _out_of_budget(self, index: int, state: dict[str, Any]) -> bool:
         """Whether an island has used its generations or its share of the evaluations."""
-        budget = self.config.run.budget
-        share = self._evaluation_share(index)
-        return (
-            budget.generations is not None and int(state["generation"]) >= budget.generations
-        ) or (share is not None and int(state["evaluations"]) >= share)
+        limits = self._share(index).replace(seconds=None, nodes=None)
+        spent = {"generations": int(state["generation"]), "evaluations": int(state["evaluations"])}
+        return limits.exhausted(**spent) is not None
 
     def _rank(self, record: dict[str, Any]) -> tuple[float, ...]:
         """Sort key of a member record, best first: its weighted fitness, negated."""
-        solved, distance, length, _, _, *gap = record["evaluation"]
-        values = Evaluation(bool(solved), distance, length, 0, 0, sum(gap)).fitness_values(
-            self.config.fitness.length_objective, gap_objective=self.config.ga.selection != "nsga2"
-        )
-        return tuple(-v for v in _weighted(values))
+        values = self.objectives.values(evaluation_from_json(record["evaluation"]))
+        return tuple(-v for v in self.objectives.weighted(values))
 
     # ---- reporting ------------------------------------------------------------------------------
     def _stream(self, limit: float) -> None:
         """One combined statistics record per generation up to ``limit`` not streamed yet, each
         island at its latest record."""
         generations = sorted(
-            {s.generation for i in self.islands for s in i.pending if s.generation <= limit}
+            {s.generation for i in self.islands for s, _ in i.pending if s.generation <= limit}
         )
         for generation in generations:
             for island in self.islands:
-                if island.pending and island.pending[0].generation == generation:
+                if island.pending and island.pending[0][0].generation == generation:
                     island.latest = island.pending.pop(0)
             self.streamed = generation
             current = [i.latest for i in self.islands if i.latest is not None]
-            self.last_streamed = combined_stats(generation, current, self.seconds)
-            if self.on_generation is not None:
-                self.on_generation(self.last_streamed)
+            self.last_streamed = combined_stats(generation, [s for s, _ in current], self.seconds)
+            self.history.append(self.last_streamed)
+            best = self._best_of([b for _, b in current if b is not None])
+            self.callbacks.on_generation(Generation(self.level, self.last_streamed, best))
+
+    def _best_of(self, bests: list[BestGenome]) -> BestGenome | None:
+        """The best of the islands' best individuals (the first island's on a tie)."""
+        if not bests:
+            return None
+        weighted = self.objectives.weighted
+        return max(bests, key=lambda b: weighted(self.objectives.from_named(b.fitness)))
 
     def _checkpoint_if_due(self) -> None:
         every = self.config.output.checkpoint_every
@@ -360,8 +398,7 @@ class IslandModel:
 
     def _checkpoint(self) -> None:
         self._last_checkpoint = self.streamed
-        if self.on_checkpoint is not None:
-            self.on_checkpoint(self.checkpoint())
+        self.callbacks.on_checkpoint(self.level, self.checkpoint())
 
     def checkpoint(self) -> dict[str, Any]:
         """Every island after its last finished epoch, as JSON-able plain data; ``generation``
@@ -399,8 +436,8 @@ class IslandModel:
         self._seconds_before = float(data.get("seconds", 0.0))
         self._last_checkpoint = self.streamed
 
-    # ---- outcomes -------------------------------------------------------------------------------
-    def _solved(self) -> LevelOutcome:
+    # ---- results --------------------------------------------------------------------------------
+    def _solved(self) -> Result:
         """The earliest solve of the solving epoch; its generation is the last one streamed, and
         the counts are those of all islands at that generation (as the last statistics record
         says; what islands ran beyond it to finish the epoch is not part of the run)."""
@@ -409,62 +446,65 @@ class IslandModel:
         # a solve of a later epoch (reported early) comes at a later generation: never chosen
         generation, _, chosen = min(self._solves, key=lambda s: s[:2])
         self._stream(generation)
-        return self._counted(replace(chosen, stop_reason="solved"))
+        return self._counted(replace(chosen, status="solved"))
 
-    def _outcome(self, reason: str | None) -> LevelOutcome:
-        """The best island's outcome (``reason``: None keeps its own), with all islands' counts
+    def _outcome(self, status: str | None) -> Result:
+        """The best island's result (``status``: None keeps its own), with all islands' counts
         at the last generation streamed."""
-        self._final_outcomes()
-        outcomes = [i.outcome for i in self.islands if i.outcome is not None]
-        best = max(outcomes, key=lambda o: _weighted(o.best_fitness))
-        return self._counted(
-            replace(best, stop_reason=best.stop_reason if reason is None else reason)
-        )
+        self._final_results()
+        results = [i.result for i in self.islands if i.result is not None]
+        objectives = self.objectives
+        best = max(results, key=lambda r: objectives.weighted(objectives.from_named(r.fitness)))
+        return self._counted(replace(best, status=best.status if status is None else status))
 
-    def _counted(self, outcome: LevelOutcome) -> LevelOutcome:
-        """``outcome`` with the generation, evaluations, restarts and seconds of the last
-        statistics record streamed, so that the results and the metrics agree."""
+    def _counted(self, result: Result) -> Result:
+        """``result`` with the generation, evaluations, restarts and seconds of the last
+        statistics record streamed, so that the results and the metrics agree, and the history
+        of the combined statistics."""
         last = self.last_streamed
         if last is None:  # nothing streamed in this process (a resume that had nothing left)
             states = [i.state for i in self.islands if i.state is not None]
             return replace(
-                outcome,
+                result,
                 generations=max(self.streamed, 0),
-                evaluations=sum(int(s["evaluations"]) for s in states),
+                cost=sum(int(s["evaluations"]) for s in states),
                 restarts=sum(int(s["restarts"]) for s in states),
                 seconds=self.seconds,
+                history=self.history,
             )
         return replace(
-            outcome,
+            result,
             generations=last.generation,
-            evaluations=last.evaluations,
+            cost=last.evaluations,
             restarts=last.restarts,
             seconds=last.seconds,
+            history=self.history,
         )
 
-    def _final_outcomes(self) -> None:
-        """Outcomes of islands that finished before a resume: from their saved state, no work."""
+    def _final_results(self) -> None:
+        """Results of islands that finished before a resume: from their saved state, no work."""
         missing = [
-            (n, i) for n, i in enumerate(self.islands) if i.outcome is None and i.state is not None
+            (n, i) for n, i in enumerate(self.islands) if i.result is None and i.state is not None
         ]
         if not missing:
             return
-        budget = self.config.run.budget
         tasks = [
             (
                 self.config,
                 EpochTask(  # the budget it ran out of is still out: the engine stops at once
                     seed=self.seeds[index],
                     state=island.state,
-                    until_generation=budget.generations,
-                    evaluations=self._evaluation_share(index),
-                    seconds=float(island.state["seconds"]),  # type: ignore[index]
+                    budget=Budget(
+                        generations=self.budget.generations,
+                        evaluations=self._share(index).evaluations,
+                        seconds=float(island.state["seconds"]),  # type: ignore[index]
+                    ),
                 ),
             )
             for index, island in missing
         ]
         for (_, island), report in zip(missing, self.evaluator.run_each(run_epoch, tasks)):
-            island.outcome = report.outcome
+            island.result = report.result
 
 
 def best_distinct(
@@ -475,7 +515,7 @@ def best_distinct(
     for record in sorted(records, key=rank):
         if len(chosen) == count:
             break
-        chosen.setdefault(record["evaluation"][4], record)
+        chosen.setdefault(position_of(record), record)
     return list(chosen.values())
 
 
@@ -489,11 +529,11 @@ def with_migrants(
         return state
     receiver = list(state["population"])
     lost = set(state.get("lost_positions", ()))
-    held = {m["evaluation"][4] for m in receiver} | lost
-    arriving = [m for m in incoming if m["evaluation"][4] not in held]
+    held = {position_of(m) for m in receiver} | lost
+    arriving = [m for m in incoming if position_of(m) not in held]
     worst_first = sorted(
         range(len(receiver)),
-        key=lambda i: (receiver[i]["evaluation"][4] in lost, rank(receiver[i])),
+        key=lambda i: (position_of(receiver[i]) in lost, rank(receiver[i])),
         reverse=True,
     )
     for slot, member in zip(worst_first, arriving):

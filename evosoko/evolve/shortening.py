@@ -4,27 +4,22 @@ from __future__ import annotations
 
 import dataclasses
 
-from evosoko.evolve.engine import LevelOutcome
+from evosoko.result import Result
 from evosoko.sokoban.level import Level
 
 
-def shortened(level: Level, outcome: LevelOutcome, seconds: float) -> LevelOutcome:
-    """``outcome`` with its solution shortened (moves first) for up to ``seconds``.
+def shortened(level: Level, result: Result, seconds: float) -> Result:
+    """``result`` with its solution shortened (moves first) for up to ``seconds``.
 
     The optimizer verifies what it returns; the GA's own counts stay in the statistics
     (generations, evaluations), only the solution, its moves and pushes change.
     """
     from evosoko.optimize import optimize_solution
 
-    best = optimize_solution(level, outcome.solution_lurd, "moves", seconds).best
-    played = outcome.best
+    best = optimize_solution(level, result.solution, "moves", seconds).best
+    played = result.best
     if played is not None:  # the contract: a solved level's best individual plays its solution
         played = dataclasses.replace(played, lurd=best.lurd, moves=best.moves, pushes=best.pushes)
     return dataclasses.replace(
-        outcome,
-        solution_lurd=best.lurd,
-        best_lurd=best.lurd,
-        moves=best.moves,
-        pushes=best.pushes,
-        best=played,
+        result, solution=best.lurd, moves=best.moves, pushes=best.pushes, best=played
     )

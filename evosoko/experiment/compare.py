@@ -18,42 +18,50 @@ a rerun skips those), ``results.csv`` (one row per job), ``summary.md`` / ``summ
 :mod:`evosoko.experiment.ioh`) and ``plots/``.
 A job's key holds a digest of its settings, so changing a solver or the budget reruns it.
 Every stored solution is replay-verified here, in the parent process.
+
+The settings live in :mod:`evosoko.experiment.compare_config`, the jobs in
+:mod:`evosoko.experiment.compare_jobs`; this module runs them and writes the summaries.
 """
 
 from __future__ import annotations
 
 import csv
 import functools
-import hashlib
 import io
-import json
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-import tomli_w
-from pydantic import Field, PrivateAttr, field_validator, model_validator
-
-from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
-from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
+from evosoko.errors import ConfigError
 from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
+from evosoko.experiment.compare_config import (
+    CompareBudget,
+    CompareConfig,
+    CompareSettings,
+    GASolver,
+    JobsParallel,
+    SearchSolver,
+    dump_compare_config,
+    load_compare_config,
+)
+from evosoko.experiment.compare_jobs import (
+    UNITS,
+    LevelEntry,
+    comparison_levels,
+    ga_config,
+    plan_jobs,
+    result_row,
+    run_job,
+)
 from evosoko.experiment.ioh import IOH_DIR, write_comparison_ioh
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.metrics import SolverSummary, summarise
 from evosoko.experiment.report import Throttle, refresh_report
 from evosoko.experiment.runfolder import make_output_folder, output_folder
-from evosoko.experiment.settings import (
-    Section,
-    check_same_experiment,
-    load_model,
-    locate,
-    resolve_path,
-    selection_error,
-)
+from evosoko.experiment.settings import check_same_experiment
 from evosoko.experiment.statistics import (
     Interval,
     Uncertainty,
@@ -61,19 +69,27 @@ from evosoko.experiment.statistics import (
     methods_markdown,
     paired_tests_markdown,
 )
-from evosoko.experiment.warmup import warm_up_config, warm_up_for
-from evosoko.search.algorithms import ALGORITHMS
-from evosoko.sokoban.build import level_from_rows
-from evosoko.sokoban.formats import read_levels, select_levels
-from evosoko.sokoban.level import Level
-from evosoko.sokoban.solutions import verify_solution
+from evosoko.experiment.warmup import warm_up_for
 
 __all__ = [
     "RESULT_COLUMNS",
+    "UNITS",
+    "CompareBudget",
     "CompareConfig",
     "CompareOutcome",
+    "CompareSettings",
+    "GASolver",
+    "JobsParallel",
+    "LevelEntry",
+    "SearchSolver",
+    "comparison_levels",
+    "dump_compare_config",
+    "ga_config",
     "load_compare_config",
+    "plan_jobs",
+    "result_row",
     "run_compare",
+    "run_job",
 ]
 
 CONFIG_FILE = "compare.toml"
@@ -101,392 +117,9 @@ RESULT_COLUMNS = (
 """``seconds``/``used``: wall time and evaluations (GA) or expanded nodes (search) spent, i.e.
 the time and cost to solve when ``solved`` is 1; ``seed`` is empty for deterministic search."""
 
-UNITS = {"ga": "evaluations", "search": "nodes"}
 
 REPORT_SECONDS = 20.0
 """While jobs finish, the result files and report.html are rewritten at most this often."""
-
-
-# ---- configuration ------------------------------------------------------------------------------
-
-
-class CompareBudget(Section):
-    """The budget of every job (one solver on one level with one seed)."""
-
-    seconds: float = Field(default=60.0, gt=0, description="Wall-clock seconds per job.")
-    evaluations: int | None = Field(
-        default=None, ge=1, description="Fitness evaluations per GA job (unset: no limit)."
-    )
-    nodes: int | None = Field(
-        default=None, ge=1, description="Expanded nodes per search job (unset: no limit)."
-    )
-
-
-class CompareSettings(Section):
-    """Name, levels, seeds and budget of a comparison."""
-
-    name: str = Field(default="compare", min_length=1, description="Used in the folder name.")
-    levels: str = Field(description="Level file (relative: current directory, then this file's).")
-    select: list[str | int] = Field(
-        default_factory=list,
-        description="Titles or 1-based indices (#N: the N-th level, title:T: the level titled T; "
-        "empty: all levels).",
-    )
-    first: int | None = Field(default=None, ge=1, description="Keep the first N selected levels.")
-    seeds: list[int] = Field(
-        default_factory=lambda: [0], min_length=1, description="Seeds of stochastic solvers."
-    )
-    budget: CompareBudget = Field(default_factory=CompareBudget, description="Per-job budget.")
-
-    @field_validator("seeds")
-    @classmethod
-    def _distinct(cls, seeds: list[int]) -> list[int]:
-        if len(set(seeds)) != len(seeds):
-            raise ValueError("seeds must be distinct")
-        return seeds
-
-
-class GASolver(Section):
-    """A GA preset: a run configuration file plus overrides."""
-
-    kind: Literal["ga"]
-    name: str | None = Field(default=None, min_length=1, description="Label (default: file stem).")
-    config: str | None = Field(default=None, description="Run configuration (default: defaults).")
-    set: list[str] = Field(default_factory=list, description="KEY=VALUE overrides on it.")
-
-    @property
-    def label(self) -> str:
-        """The solver's name in tables and plots."""
-        return self.name or (Path(self.config).stem if self.config else "ga")
-
-
-class SearchSolver(Section):
-    """A classical search and its parameters."""
-
-    kind: Literal["search"]
-    name: str | None = Field(default=None, min_length=1, description="Label (default: algorithm).")
-    algorithm: str = Field(description="One of evosoko.search.ALGORITHMS.")
-    heuristic: str | None = Field(default=None, description="Heuristic (default: the algorithm's).")
-    weight: float = Field(default=3.0, ge=1, description="Heuristic weight of push-wastar.")
-    freeze: bool = Field(default=True, description="Prune freeze deadlocks (push searches).")
-    corrals: bool = Field(default=True, description="PI-corral pruning (push searches).")
-
-    @field_validator("algorithm")
-    @classmethod
-    def _known(cls, algorithm: str) -> str:
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm; known: {', '.join(ALGORITHMS)}")
-        return algorithm
-
-    @model_validator(mode="after")
-    def _heuristic_fits(self) -> SearchSolver:
-        allowed = ALGORITHMS[self.algorithm].heuristics
-        if self.heuristic is not None and self.heuristic not in allowed:
-            raise ValueError(
-                f"heuristic {self.heuristic!r} does not fit {self.algorithm}; use one of "
-                + ", ".join(allowed)
-            )
-        return self
-
-    @property
-    def label(self) -> str:
-        """The solver's name in tables and plots."""
-        return self.name or self.algorithm
-
-    @property
-    def stochastic(self) -> bool:
-        """True when the search depends on its seed (so it runs once per seed)."""
-        return ALGORITHMS[self.algorithm].shuffle
-
-
-class JobsParallel(Section):
-    """Where the jobs run; results do not depend on it (wall-clock limits aside)."""
-
-    backend: Literal["serial", "processes", "dask"] = Field(
-        default="serial",
-        description="Job backend: serial, processes (a local pool) or dask (each job a task on "
-        "a Dask cluster: give address or local_workers; needs pip install 'evosoko[dask]').",
-    )
-    workers: int = Field(default=2, ge=1, description="Processes of the processes backend.")
-    address: str | None = Field(
-        default=None, description="dask: the scheduler to use, such as tcp://HOST:8786."
-    )
-    local_workers: int | None = Field(
-        default=None, ge=1, description="dask: start a local cluster of this many workers."
-    )
-
-    @model_validator(mode="after")
-    def _dask_target(self) -> JobsParallel:
-        if self.backend == "dask" and (self.address is None) == (self.local_workers is None):
-            raise ValueError("backend 'dask' needs exactly one of address or local_workers")
-        return self
-
-
-Solver = Annotated[GASolver | SearchSolver, Field(discriminator="kind")]
-
-
-class CompareConfig(Section):
-    """A whole comparison file."""
-
-    compare: CompareSettings
-    parallel: JobsParallel = Field(default_factory=JobsParallel)
-    solver: list[Solver] = Field(min_length=1, description="The solvers, in table order.")
-    _source: tuple[str, str] | None = PrivateAttr(default=None)
-    """The file and its text, to point at the line of a bad GA override."""
-
-    @model_validator(mode="after")
-    def _unique_labels(self) -> CompareConfig:
-        labels = [solver.label for solver in self.solver]
-        for label in labels:
-            if labels.count(label) > 1:
-                raise ValueError(f"two solvers are called {label!r}; give them distinct names")
-        return self
-
-
-def load_compare_config(
-    path: str | Path, overrides: list[str] | tuple[str, ...] = ()
-) -> CompareConfig:
-    """Read and validate a comparison file; relative paths in it become absolute."""
-    config, text = load_model(CompareConfig, path, overrides)
-    base = Path(path).parent
-    settings = config.compare.model_copy(
-        update={"levels": resolve_path(config.compare.levels, base)}
-    )
-    solvers = [
-        solver.model_copy(update={"config": resolve_path(solver.config, base)})
-        if isinstance(solver, GASolver) and solver.config
-        else solver
-        for solver in config.solver
-    ]
-    resolved = config.model_copy(update={"compare": settings, "solver": solvers})
-    resolved._source = (str(path), text)  # for error lines of GA overrides
-    return resolved
-
-
-def dump_compare_config(config: CompareConfig) -> str:
-    """The comparison as TOML; :func:`load_compare_config` reads it back equal."""
-    return tomli_w.dumps(config.model_dump(exclude_none=True))
-
-
-# ---- jobs ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LevelEntry:
-    """A level of the comparison with its 1-based index in its file."""
-
-    index: int
-    level: Level
-
-
-def comparison_levels(
-    settings: CompareSettings,
-    source: tuple[str, str | None] | None = None,
-    keys: tuple[str, ...] = ("compare", "select"),
-    *,
-    strict: bool = False,
-) -> list[LevelEntry]:
-    """The selected levels (``first`` applied), each with its index in the file.
-
-    A selection that names no level, or an ambiguous one, is a :class:`ConfigError` at the
-    line of ``keys`` in ``source`` (the file and its text); ``strict``: an invalid level in
-    the level file is an error, not a warning.
-    """
-    levels = read_levels(settings.levels, strict=strict)
-    try:
-        chosen = select_levels(levels, settings.select) if settings.select else levels
-    except LevelFormatError:  # the selected level itself is invalid: its own file and line
-        raise
-    except EvosokoError as error:
-        path, text = source if source is not None else (None, None)
-        raise selection_error(error, keys, settings.select, path, text) from None
-    if settings.first is not None:
-        chosen = chosen[: settings.first]
-    entries: dict[int, LevelEntry] = {}
-    for level in chosen:  # a level selected twice runs once
-        index = level.index if level.index is not None else 1
-        entries.setdefault(index, LevelEntry(index, level))
-    return list(entries.values())
-
-
-def ga_config(
-    solver: GASolver,
-    budget: CompareBudget,
-    source: tuple[str, str] | None = None,
-    position: int = 0,
-) -> Config:
-    """The GA preset's run configuration with the comparison's budget, evaluated serially
-    in its job (the jobs themselves run in parallel), without plots or checkpoints."""
-    budget_overrides = [
-        f"run.budget.seconds={budget.seconds!r}",
-        f"run.budget.evaluations={budget.evaluations if budget.evaluations else 'none'}",
-        "run.budget.generations=none",
-        "parallel.backend=serial",
-        "output.plots=false",
-        "output.checkpoint_every=0",
-    ]
-    try:
-        return load_config(solver.config, [*solver.set, *budget_overrides])
-    except ConfigError as error:
-        if error.path != OVERRIDE_SOURCE or source is None:
-            raise
-        raise ConfigError(
-            f"solver {solver.label!r}: {error.message}",
-            source[0],
-            locate(source[1], ("solver", position, "set")),
-        ) from None
-
-
-def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
-    """Every (solver, level, seed) job, in a fixed order: solver, then level, then seed."""
-    budget = config.compare.budget
-    jobs = []
-    for position, solver in enumerate(config.solver):
-        if isinstance(solver, GASolver):
-            run_config = ga_config(solver, budget, config._source, position)
-            settings: dict[str, Any] = {"kind": "ga", "config": dump_config(run_config)}
-            seeds: list[int | None] = list(config.compare.seeds)
-        else:
-            settings = {
-                "kind": "search",
-                "algorithm": solver.algorithm,
-                "heuristic": solver.heuristic,
-                "weight": solver.weight,
-                "freeze": solver.freeze,
-                "corrals": solver.corrals,
-                "seconds": budget.seconds,
-                "nodes": budget.nodes,
-            }
-            seeds = list(config.compare.seeds) if solver.stochastic else [None]
-        for entry in levels:
-            rows, title = entry.level.rows(), entry.level.title
-            digest = _digest(settings, rows, title)
-            for seed in seeds:
-                payload = {
-                    **settings,
-                    "rows": rows,
-                    "title": title,
-                    "seed": seed,
-                    "solver": solver.label,
-                    "level_index": entry.index,
-                }
-                key = f"{solver.label}|{entry.index}|{'-' if seed is None else seed}|{digest}"
-                jobs.append(Job(key, payload))
-    return jobs
-
-
-def _digest(settings: dict, rows: list[str], title: str | None) -> str:
-    text = json.dumps([settings, rows, title], sort_keys=True)
-    return hashlib.sha1(text.encode()).hexdigest()[:10]
-
-
-_LEVEL_CACHE: dict[tuple, Level] = {}
-
-
-def _level(payload: dict) -> Level:
-    key = (tuple(payload["rows"]), payload["title"])
-    if key not in _LEVEL_CACHE:
-        _LEVEL_CACHE[key] = level_from_rows(payload["rows"], title=payload["title"])
-    return _LEVEL_CACHE[key]
-
-
-def run_job(payload: dict) -> dict:
-    """Run one job (in a worker); returns its outcome as plain values."""
-    level = _level(payload)
-    if payload["kind"] == "ga":
-        return _run_ga(level, payload)
-    return _run_search(level, payload)
-
-
-def _run_ga(level: Level, payload: dict) -> dict:
-    import tomllib
-
-    from evosoko.config import Config
-    from evosoko.evolve import evolve_level, make_evaluator
-
-    config = Config.model_validate(tomllib.loads(payload["config"]))
-    warm_up_config(config)  # compiled before the clock starts (once per process)
-    with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
-        outcome = evolve_level(level, config, evaluator=evaluator, seed=payload["seed"])
-    return {
-        "status": outcome.stop_reason,
-        "solved": outcome.solved,
-        "seconds": outcome.seconds,
-        "used": outcome.evaluations,
-        "moves": outcome.moves,
-        "pushes": outcome.pushes,
-        "solution": outcome.solution_lurd,
-    }
-
-
-def _run_search(level: Level, payload: dict) -> dict:
-    from evosoko.search import Pruning, solve
-
-    result = solve(
-        level,
-        payload["algorithm"],
-        heuristic=payload["heuristic"],
-        time_limit=payload["seconds"],
-        node_limit=payload["nodes"],
-        weight=payload["weight"],
-        pruning=Pruning(freeze=payload["freeze"], corrals=payload["corrals"]),
-        seed=payload["seed"] or 0,
-    )
-    return {
-        "status": result.status,
-        "solved": result.solved,
-        "seconds": result.seconds,
-        "used": result.expanded,
-        "moves": result.moves if result.solved else None,
-        "pushes": result.pushes if result.solved else None,
-        "solution": result.solution,
-    }
-
-
-def result_row(job: Job, result: dict, level: Level) -> dict[str, Any]:
-    """The ``results.csv`` row of a finished job, its solution replay-verified against the level.
-
-    A job that failed (``error``) or whose solution does not solve the level counts as unsolved
-    with status ``error`` / ``rejected`` and a warning.
-    """
-    payload = job.payload
-    row = {
-        "solver": payload["solver"],
-        "kind": payload["kind"],
-        "level_index": payload["level_index"],
-        "level": level.name,
-        "seed": payload["seed"],
-        "unit": UNITS[payload["kind"]],
-        "status": "error",
-        "solved": False,
-        "seconds": 0.0,
-        "used": 0,
-        "moves": None,
-        "pushes": None,
-        "solution": None,
-    }
-    if "error" in result:
-        warnings.warn(EvosokoWarning(f"job {job.key} failed: {result['error']}"), stacklevel=2)
-        return row
-    row.update(
-        {
-            k: result[k]
-            for k in ("status", "solved", "seconds", "used", "moves", "pushes", "solution")
-        }
-    )
-    if row["solved"]:
-        check = verify_solution(level, row["solution"] or "")
-        if not (check.valid and check.solved):
-            warnings.warn(
-                EvosokoWarning(
-                    f"job {job.key}: its solution does not solve level {level.name}: {check.error}"
-                ),
-                stacklevel=2,
-            )
-            row.update(status="rejected", solved=False, moves=None, pushes=None, solution=None)
-        else:
-            row.update(moves=check.moves, pushes=check.pushes, solution=check.lurd)
-    return row
 
 
 # ---- running ------------------------------------------------------------------------------------
@@ -502,6 +135,11 @@ class CompareOutcome:
     jobs: int
     resumed: int
     complete: bool
+
+    def _repr_html_(self) -> str:
+        from evosoko.display import comparison_html
+
+        return comparison_html(self)
 
 
 ProgressCallback = Callable[[int, int, dict | None], None]

@@ -21,13 +21,15 @@ OUTLIER_RATIO = 100
 
 
 def plot_fitness(rows: Sequence[dict[str, str]], path: Path) -> None:
-    """Distance against generation, per level, written to ``path`` (PNG): the best so far (what
+    """Write :func:`fitness_png` of ``rows`` to ``path``."""
+    write_bytes_atomic(path, fitness_png(rows))
+
+
+def fitness_png(rows: Sequence[dict[str, str]]) -> bytes:
+    """Distance against generation, per level, as a PNG: the best so far (what
     the results report), the generation's best and its mean. Past ``SMALL_MULTIPLES`` levels,
     one panel shows each level's best so far."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # no pyplot: a notebook keeps its own backend
 
     series = _series_by_level(rows)
     if len(series) <= SMALL_MULTIPLES:
@@ -36,7 +38,7 @@ def plot_fitness(rows: Sequence[dict[str, str]], path: Path) -> None:
         figure = _one_panel(Figure, series)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100)
-    write_bytes_atomic(path, buffer.getvalue())
+    return buffer.getvalue()
 
 
 def _series_by_level(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, list[float]]]:
@@ -54,6 +56,8 @@ def _series_by_level(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, list
 
 
 def _small_multiples(figure_class, series: dict[str, dict[str, list[float]]]):
+    from matplotlib.ticker import MaxNLocator
+
     count = max(1, len(series))
     columns = min(3, count)
     rows = math.ceil(count / columns)
@@ -76,6 +80,7 @@ def _small_multiples(figure_class, series: dict[str, dict[str, list[float]]]):
         _scale_for_outliers(panel, values)
         panel.set_title(label, fontsize=9)
         panel.set_xlabel("generation")
+        panel.xaxis.set_major_locator(MaxNLocator(integer=True))  # no generation 0.5
         panel.set_ylabel("distance to solved (lower is better)")
         panel.legend(fontsize=8)
     for panel in list(axes.flat)[len(series) :]:
@@ -92,11 +97,14 @@ def _scale_for_outliers(panel, values: dict[str, list[float]]) -> None:
 
 
 def _one_panel(figure_class, series: dict[str, dict[str, list[float]]]):
+    from matplotlib.ticker import MaxNLocator
+
     figure = figure_class(figsize=(8, 5), layout="constrained")
     panel = figure.subplots()
     for values in series.values():
         panel.plot(values["generation"], values["best_so_far"], linewidth=0.8, alpha=0.5)
     panel.set_title(f"best distance so far, per level ({len(series)} levels)")
     panel.set_xlabel("generation")
+    panel.xaxis.set_major_locator(MaxNLocator(integer=True))
     panel.set_ylabel("distance to solved (lower is better)")
     return figure

@@ -1,15 +1,17 @@
 """What a run shows while it works: rich progress bars on a terminal, plain lines otherwise.
 
-:class:`RichProgress` draws an overall bar (levels) and one bar for the level in progress
-(generation, best distance, evaluations per second) and prints a line per finished level above
-them. :class:`LineProgress` prints only those lines (for logs and pipes); :class:`NoProgress`
-prints nothing. :func:`make_progress` picks one.
+A progress display is a callback on the loop (:class:`~evosoko.evolve.callbacks.Callback`)
+that also hears when the run starts and stops. :class:`RichProgress` draws an overall bar
+(levels) and one bar for the level in progress (generation, best distance, evaluations per
+second) and prints a line per finished level above them. :class:`LineProgress` prints only
+those lines (for logs and pipes); :class:`NoProgress` prints nothing. :func:`make_progress`
+picks one.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import (
@@ -21,39 +23,21 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from evosoko.config import BudgetConfig
-from evosoko.evolve.engine import GenerationStats
-from evosoko.experiment.records import LevelResult, level_caption
+from evosoko.budget import Budget
+from evosoko.evolve.callbacks import Callback, Generation
+from evosoko.experiment.records import level_caption
+from evosoko.result import Result
 from evosoko.text import plain, plain_text
 
-
-class RunProgress(Protocol):
-    """The progress callbacks of a run (all of them cheap)."""
-
-    def compiling(self) -> None:
-        """Kernels are being compiled (a first run on this machine), before the run starts."""
-
-    def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
-        """The run starts with ``levels`` levels, ``done`` of them finished before (resume),
-        and ``budget`` per level."""
-
-    def level_started(self, index: int, name: str) -> None:
-        """A level starts (or resumes)."""
-
-    def generation(self, stats: GenerationStats) -> None:
-        """A generation of the current level ended."""
-
-    def level_finished(self, result: LevelResult) -> None:
-        """The current level ended."""
-
-    def stop(self) -> None:
-        """The run ended (or stopped); release the terminal."""
+if TYPE_CHECKING:
+    from evosoko.sokoban.level import Level
 
 
-def describe_result(result: LevelResult) -> str:
+def describe_result(result: Result) -> str:
     """One line about a finished level,
     e.g. ``level 2 seed000-case3: solved in 4 generations ...``."""
-    head = f"{level_caption(result.index, result.level)}: "
+    where = result.index if result.index is not None else result.level_name
+    head = f"{level_caption(where, result.level_name)}: "
     counts = (
         f"{result.generations} generations, {result.evaluations} evaluations, "
         f"{result.seconds:.1f} s"
@@ -61,7 +45,7 @@ def describe_result(result: LevelResult) -> str:
     if result.solved:
         return head + f"solved ({result.moves} moves, {result.pushes} pushes) after {counts}"
     return head + (
-        f"not solved (stopped by {result.stop_reason}; "
+        f"not solved (stopped by {result.status}; "
         f"best distance {result.best_distance:g}) after {counts}"
     )
 
@@ -69,29 +53,25 @@ def describe_result(result: LevelResult) -> str:
 COMPILING = "compiling kernels, first run only (they are cached for the next runs) ..."
 
 
-class NoProgress:
-    """Shows nothing."""
+class RunProgress(Callback):
+    """A progress display: a callback that also hears when the run starts and stops; this
+    one shows nothing."""
 
     def compiling(self) -> None:
-        pass
+        """Kernels are being compiled (a first run on this machine), before the run starts."""
 
-    def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
-        pass
-
-    def level_started(self, index: int, name: str) -> None:
-        pass
-
-    def generation(self, stats: GenerationStats) -> None:
-        pass
-
-    def level_finished(self, result: LevelResult) -> None:
-        pass
+    def start(self, levels: int, done: int, budget: Budget) -> None:
+        """The run starts with ``levels`` levels, ``done`` of them finished before (resume),
+        and ``budget`` per level."""
 
     def stop(self) -> None:
-        pass
+        """The run ended (or stopped); release the terminal."""
 
 
-class LineProgress(NoProgress):
+NoProgress = RunProgress
+
+
+class LineProgress(RunProgress):
     """Prints one line per finished level to ``stream``."""
 
     def __init__(self, stream: IO[str]) -> None:
@@ -100,15 +80,16 @@ class LineProgress(NoProgress):
     def compiling(self) -> None:
         print(COMPILING, file=self.stream, flush=True)
 
-    def level_finished(self, result: LevelResult) -> None:
-        print(plain(describe_result(result)), file=self.stream, flush=True)
+    def on_level_end(self, result: Result) -> None:
+        if result.status != "interrupted":
+            print(plain(describe_result(result)), file=self.stream, flush=True)
 
 
-class RichProgress:
+class RichProgress(RunProgress):
     """Live bars for the run and the current level (see the module docstring)."""
 
     def __init__(self, console: Console | None = None) -> None:
-        self.budget = BudgetConfig()
+        self.budget = Budget()
         self.progress = Progress(
             TextColumn("{task.description}", markup=False),  # a level's title is not markup
             BarColumn(),
@@ -123,18 +104,18 @@ class RichProgress:
     def compiling(self) -> None:
         self.progress.console.print(COMPILING, highlight=False, markup=False)
 
-    def start(self, levels: int, done: int, budget: BudgetConfig) -> None:
+    def start(self, levels: int, done: int, budget: Budget) -> None:
         self.budget = budget
         self.progress.start()
         self._overall = self.progress.add_task("levels", total=levels, completed=done, detail="")
 
-    def level_started(self, index: int, name: str) -> None:
+    def on_level_start(self, level: Level) -> None:
         total, _ = self._bar_measure()
-        self._level = self.progress.add_task(
-            plain(level_caption(index, name)), total=total, detail=""
-        )
+        caption = plain(level_caption(level.index or 1, level.name))
+        self._level = self.progress.add_task(caption, total=total, detail="")
 
-    def generation(self, stats: GenerationStats) -> None:
+    def on_generation(self, generation: Generation) -> None:
+        stats = generation.stats
         if self._level is None:
             return
         _, measure = self._bar_measure()
@@ -148,10 +129,12 @@ class RichProgress:
         )
         self.progress.update(self._level, completed=completed, detail=detail)
 
-    def level_finished(self, result: LevelResult) -> None:
+    def on_level_end(self, result: Result) -> None:
         if self._level is not None:
             self.progress.remove_task(self._level)
             self._level = None
+        if result.status == "interrupted":
+            return
         if self._overall is not None:
             self.progress.advance(self._overall)
         self.progress.console.print(plain_text(describe_result(result)), highlight=False)
@@ -161,12 +144,8 @@ class RichProgress:
 
     def _bar_measure(self) -> tuple[int | None, str]:
         """What the level bar counts: the first budget limit that is set."""
-        budget = self.budget
-        if budget.generations is not None:
-            return budget.generations, "generations"
-        if budget.evaluations is not None:
-            return budget.evaluations, "evaluations"
-        return (int(budget.seconds) if budget.seconds else None), "seconds"
+        measure, limit = self.budget.measure()
+        return (None if limit is None else int(limit)), measure
 
 
 def make_progress(*, quiet: bool, stream: IO[str] | None = None) -> RunProgress:

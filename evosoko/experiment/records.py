@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import asdict, dataclass
+import math
 from typing import Any
 
-from evosoko.evolve.engine import GenerationStats, LevelOutcome
+from evosoko.result import BestIndividual, GenerationStats, Result
 
 METRICS_COLUMNS = (
     "level_index",
@@ -84,76 +84,101 @@ def metrics_row(level_index: int, level: str, stats: GenerationStats) -> dict[st
     }
 
 
-@dataclass
-class LevelResult:
-    """What one level of a run produced (``index`` is the level's 1-based index in its file).
+def stats_from_row(row: dict[str, str]) -> GenerationStats:
+    """The statistics of a ``metrics.csv`` row (the fitness cache's hits are not kept: 0)."""
+    return GenerationStats(
+        generation=int(row["generation"]),
+        evaluations=int(row["evaluations"]),
+        best_distance=float(row["best"]),
+        mean_distance=float(row["mean"]),
+        std_distance=float(row["std"]),
+        best_length=int(row["best_length"]),
+        solved=row["solved"] == "1",
+        diversity=float(row["diversity"]),
+        restarts=int(row["restarts"]),
+        cache_hits=0,
+        seconds=float(row["seconds"]),
+    )
 
-    ``best``: the best individual's play, ``{"lurd", "distance", "moves", "pushes",
-    "solved"}`` (its solution when solved, else its best prefix), for every level."""
 
-    index: int
-    level: str
-    solved: bool
-    stop_reason: str
-    generations: int
-    evaluations: int
-    seconds: float
-    moves: int | None
-    pushes: int | None
-    solution: str | None
-    best_distance: float
-    restarts: int
-    best: dict[str, Any] | None = None
+SUMMARY_KEYS = (
+    "index",
+    "level",
+    "solved",
+    "stop_reason",
+    "generations",
+    "evaluations",
+    "seconds",
+    "moves",
+    "pushes",
+    "solution",
+    "best_distance",
+    "restarts",
+    "best",
+)
+"""Keys of a level's entry in ``summary.json``; ``best`` is the best individual's play,
+``{"lurd", "distance", "moves", "pushes", "solved"}`` (its solution when solved, else its best
+prefix), for every level (absent from summaries written before it existed)."""
 
-    @staticmethod
-    def from_outcome(index: int, outcome: LevelOutcome) -> LevelResult:
-        """The result of a level from the engine's outcome."""
-        return LevelResult(
-            index=index,
-            level=outcome.level,
-            solved=outcome.solved,
-            stop_reason=outcome.stop_reason,
-            generations=outcome.generations,
-            evaluations=outcome.evaluations,
-            seconds=round(outcome.seconds, 3),
-            moves=outcome.moves,
-            pushes=outcome.pushes,
-            solution=outcome.solution_lurd,
-            best_distance=float(outcome.best_fitness[1]),
-            restarts=outcome.restarts,
-            best=None if outcome.best is None else outcome.best.as_dict(),
-        )
 
-    @staticmethod
-    def from_dict(data: dict[str, Any]) -> LevelResult:
-        """Inverse of :meth:`as_dict` (as stored in ``summary.json``; ``best`` may be absent
-        from older summaries)."""
-        fields = LevelResult.__dataclass_fields__
-        return LevelResult(
-            **{name: data[name] for name in fields if name in data or name != "best"}
-        )
+def summary_entry(result: Result) -> dict[str, Any]:
+    """A level's entry in ``summary.json`` (and in ``--json``), from its GA result."""
+    return {
+        "index": result.index,
+        "level": result.level_name,
+        "solved": result.solved,
+        "stop_reason": result.status,
+        "generations": result.generations,
+        "evaluations": result.cost,
+        "seconds": result.seconds,
+        "moves": result.moves,
+        "pushes": result.pushes,
+        "solution": result.solution,
+        "best_distance": float(result.fitness.get("distance", math.inf)),
+        "restarts": result.restarts,
+        "best": None if result.best is None else result.best.as_dict(),
+    }
 
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        return asdict(self)
 
-    def csv_row(self) -> dict[str, str]:
-        """The ``results.csv`` row (the solution itself goes to ``solutions.sok``)."""
-        return {
-            "index": str(self.index),
-            "level": self.level,
-            "solved": _flag(self.solved),
-            "stop_reason": self.stop_reason,
-            "generations": str(self.generations),
-            "evaluations": str(self.evaluations),
-            "seconds": f"{self.seconds:.3f}",
-            "moves": "" if self.moves is None else str(self.moves),
-            "pushes": "" if self.pushes is None else str(self.pushes),
-            "best_distance": _number(self.best_distance),
-            "restarts": str(self.restarts),
-            "best_moves": "" if self.best is None else str(self.best["moves"]),
-            "best_pushes": "" if self.best is None else str(self.best["pushes"]),
-        }
+def result_from_entry(data: dict[str, Any]) -> Result:
+    """The GA result of a ``summary.json`` entry (inverse of :func:`summary_entry`)."""
+    best = data.get("best")
+    return Result(
+        level_name=str(data["level"]),
+        solver="ga",
+        status=data["stop_reason"],
+        solution=data["solution"] if data["solved"] else None,
+        moves=data["moves"],
+        pushes=data["pushes"],
+        cost=data["evaluations"],
+        unit="evaluations",
+        seconds=data["seconds"],
+        index=data["index"],
+        generations=data["generations"],
+        restarts=data["restarts"],
+        best=None if best is None else BestIndividual(**best),
+        fitness={"distance": float(data["best_distance"])},
+    )
+
+
+def result_row(result: Result) -> dict[str, str]:
+    """The ``results.csv`` row of a level (the solution itself goes to ``solutions.sok``)."""
+    best = result.best
+    return {
+        "index": str(result.index),
+        "level": result.level_name,
+        "solved": _flag(result.solved),
+        "stop_reason": result.status,
+        "generations": str(result.generations),
+        "evaluations": str(result.cost),
+        "seconds": f"{result.seconds:.3f}",
+        "moves": "" if result.moves is None else str(result.moves),
+        "pushes": "" if result.pushes is None else str(result.pushes),
+        "best_distance": _number(result.fitness.get("distance", math.inf)),
+        "restarts": str(result.restarts),
+        "best_moves": "" if best is None else str(best.moves),
+        "best_pushes": "" if best is None else str(best.pushes),
+    }
 
 
 def csv_line(columns: tuple[str, ...], row: dict[str, str]) -> str:

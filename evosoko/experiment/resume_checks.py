@@ -24,17 +24,23 @@ from __future__ import annotations
 import csv
 import math
 import random
-from dataclasses import MISSING, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evosoko.config import Config
 from evosoko.errors import EvosokoError
-from evosoko.evolve.checkpoint import CHECKPOINT_VERSION, ISLANDS_CHECKPOINT_KIND
-from evosoko.evolve.engine import STOP_REASONS, GenerationStats
+from evosoko.evolve.checkpoint import (
+    ISLANDS_CHECKPOINT_KIND,
+    READABLE_VERSIONS,
+    evaluation_from_json,
+)
+from evosoko.evolve.engine import STOP_REASONS
 from evosoko.evolve.genomes import gene_range
-from evosoko.experiment.records import METRICS_COLUMNS, LevelResult
+from evosoko.evolve.islands import streamed_from_json
+from evosoko.experiment.records import METRICS_COLUMNS, SUMMARY_KEYS, result_from_entry
 from evosoko.experiment.runfolder import METRICS_FILE, SUMMARY_FILE, RunFolder
+from evosoko.result import Result
 from evosoko.sokoban.level import UNREACHABLE, Level
 
 RUN_STATUSES = ("running", "completed", "interrupted", "failed")
@@ -48,7 +54,7 @@ class ResumePoint:
     every level is finished), that level's checkpoint (None: it starts from generation 0)
     and ``(level index, checkpoint generation)``."""
 
-    finished: list[LevelResult]
+    finished: list[Result]
     current: Level | None
     checkpoint: dict[str, Any] | None
     position: tuple[int, int] | None
@@ -82,7 +88,7 @@ def check_resume(
 
 
 # ---- summary.json ---------------------------------------------------------------------------------
-def finished_results(summary: dict[str, Any], levels: list[Level], path: str) -> list[LevelResult]:
+def finished_results(summary: dict[str, Any], levels: list[Level], path: str) -> list[Result]:
     """The finished levels of a summary, checked against the run's levels."""
     status = summary.get("status")
     if status not in RUN_STATUSES:
@@ -105,9 +111,10 @@ def finished_results(summary: dict[str, Any], levels: list[Level], path: str) ->
                 path,
             )
         level = by_index[result.index]
-        if result.level != level.name:
+        if result.level_name != level.name:
             raise EvosokoError(
-                f"{where} names level {result.level!r}, but level {result.index} is {level.name!r}",
+                f"{where} names level {result.level_name!r}, but level {result.index} is "
+                f"{level.name!r}",
                 path,
             )
         _check_solution(result, level, where, path)
@@ -115,11 +122,11 @@ def finished_results(summary: dict[str, Any], levels: list[Level], path: str) ->
     return results
 
 
-def _level_result(entry: Any, where: str, path: str) -> LevelResult:
+def _level_result(entry: Any, where: str, path: str) -> Result:
     if not isinstance(entry, dict):
         raise EvosokoError(f"{where} is not a JSON object", path)
-    fields = LevelResult.__dataclass_fields__
-    missing = [name for name, f in fields.items() if f.default is MISSING and name not in entry]
+    optional = ("best",)  # summaries written before it existed lack it
+    missing = [name for name in SUMMARY_KEYS if name not in optional and name not in entry]
     if missing:
         raise EvosokoError(f"{where} has no {', '.join(repr(m) for m in missing)}", path)
     checks = {
@@ -140,7 +147,7 @@ def _level_result(entry: Any, where: str, path: str) -> LevelResult:
     for name, valid in checks.items():
         if name in entry and not valid(entry[name]):
             raise EvosokoError(f"{where}.{name} = {entry[name]!r} is not a valid value", path)
-    return LevelResult.from_dict(entry)
+    return result_from_entry(entry)
 
 
 def _is_best(best: Any) -> bool:
@@ -154,7 +161,7 @@ def _is_best(best: Any) -> bool:
     )
 
 
-def _check_solution(result: LevelResult, level: Level, where: str, path: str) -> None:
+def _check_solution(result: Result, level: Level, where: str, path: str) -> None:
     from evosoko.sokoban.solutions import verify_solution
 
     if result.solved != (result.solution is not None):
@@ -264,7 +271,7 @@ def _metrics_row(fields: list[str], line: int, path: str, indices: set[int]) -> 
 
 def _check_rows_cover(
     rows: dict[int, list[MetricsRow]],
-    finished: list[LevelResult],
+    finished: list[Result],
     current: Level | None,
     checkpoint: dict[str, Any] | None,
     config: Config,
@@ -277,20 +284,17 @@ def _check_rows_cover(
         level_rows = rows.get(result.index, [])
         if not level_rows:
             raise EvosokoError(
-                f"no rows for the finished level {result.index} ({result.level}): the file "
+                f"no rows for the finished level {result.index} ({result.level_name}): the file "
                 f"was deleted or cut; {_RESTORE}",
                 path,
             )
         last = level_rows[-1]
         reaches = last.generation == result.generations if single else True
-        if not reaches or (last.evaluations, last.restarts) != (
-            result.evaluations,
-            result.restarts,
-        ):
+        if not reaches or (last.evaluations, last.restarts) != (result.cost, result.restarts):
             raise EvosokoError(
-                f"the rows of the finished level {result.index} ({result.level}) end at "
+                f"the rows of the finished level {result.index} ({result.level_name}) end at "
                 f"generation {last.generation} with {last.evaluations} evaluations, not where "
-                f"the level ended ({result.evaluations} evaluations); {_RESTORE}",
+                f"the level ended ({result.cost} evaluations); {_RESTORE}",
                 path,
                 last.line,
             )
@@ -316,7 +320,10 @@ def _check_rows_cover(
             str(folder.checkpoint_path(_index(current))),
         )
     if checkpoint.get("kind") != ISLANDS_CHECKPOINT_KIND and checkpoint["population"]:
-        best = min(member["evaluation"][1] for member in checkpoint["population"])
+        best = min(
+            evaluation_from_json(member["evaluation"]).distance
+            for member in checkpoint["population"]
+        )
         if best != row.best:
             raise EvosokoError(
                 f"the checkpoint's population is at distance {best} at generation {generation}"
@@ -391,8 +398,8 @@ def _check_islands(data: dict[str, Any], config: Config) -> None:
             *([island.get("latest")] if island.get("latest") else []),
         ]:
             try:
-                GenerationStats(**stats)
-            except TypeError:
+                streamed_from_json(stats)
+            except (TypeError, KeyError, ValueError, AttributeError):
                 raise _Bad(f"{where}pending or latest holds malformed statistics") from None
     if states and data["evaluations"] != sum(s["evaluations"] for s in states):
         raise _Bad("its evaluations are not the sum of its islands'")
@@ -401,8 +408,10 @@ def _check_islands(data: dict[str, Any], config: Config) -> None:
 def _check_population_state(data: dict[str, Any], config: Config, where: str) -> None:
     """One engine's checkpoint (:class:`evosoko.evolve.checkpoint.Checkpoint`)."""
     ga, budget = config.ga, config.run.budget
-    if data.get("version") != CHECKPOINT_VERSION:
-        raise _Bad(f"{where}version is {data.get('version')!r}, not {CHECKPOINT_VERSION}")
+    version = data.get("version")
+    if version not in READABLE_VERSIONS:
+        readable = " or ".join(map(str, READABLE_VERSIONS))
+        raise _Bad(f"{where}version is {version!r}, not {readable}")
     if data.get("encoding") != ga.encoding:
         raise _Bad(f"{where}encoding is {data.get('encoding')!r}; the configuration {ga.encoding}")
     most = budget.generations if budget.generations is not None else float("inf")
@@ -411,12 +420,23 @@ def _check_population_state(data: dict[str, Any], config: Config, where: str) ->
     _need(data, "seconds", lambda v: _is_number(v) and v >= 0, where)
     _need(data, "restarts", lambda v: _is_int(v) and v >= 0, where)
     _need(data, "stagnant", lambda v: _is_int(v) and v >= 0, where)
-    _need(
-        data,
-        "best_values",
-        lambda v: v is None or (isinstance(v, list) and all(map(_is_number, v))),
-        where,
-    )
+    if version == 1:
+        _need(
+            data,
+            "best_values",
+            lambda v: v is None or (isinstance(v, list) and all(map(_is_number, v))),
+            where,
+        )
+    else:
+        _need(
+            data,
+            "best_fitness",
+            lambda v: (
+                v is None
+                or (isinstance(v, dict) and all(map(_is_number, v.values())) and "distance" in v)
+            ),
+            where,
+        )
     population = _need(data, "population", lambda v: isinstance(v, list), where)
     if len(population) != ga.population:
         raise _Bad(
@@ -454,9 +474,7 @@ def _check_member(member: Any, config: Config, where: str) -> None:
                 f"genomes (0..{top - 1})"
             )
     evaluation = member.get("evaluation")
-    if not (isinstance(evaluation, list) and len(evaluation) in (5, 6)):
-        raise _Bad(f"{where}.evaluation is not a list of 5 or 6 numbers")
-    solved, distance, length, keep, state_hash, *gap = evaluation
+    solved, distance, length, keep, state_hash, gap, terms = _evaluation_values(evaluation, where)
     valid = (
         solved in (0, 1, True, False)
         and _is_int(distance)
@@ -468,12 +486,32 @@ def _check_member(member: Any, config: Config, where: str) -> None:
         and _is_int(state_hash)
         and 0 <= state_hash < _HASH_LIMIT
         and all(_is_int(g) and g >= 0 for g in gap)
+        and all(_is_number(t) for t in terms)
     )
     if not valid or (bool(solved) and distance != 0):
         raise _Bad(f"{where}.evaluation = {evaluation!r} is out of range")
     age = member.get("age", 0)
     if not (_is_int(age) and age >= 0):
         raise _Bad(f"{where}.age = {age!r} is not a count")
+
+
+def _evaluation_values(evaluation: Any, where: str) -> tuple:
+    """``(solved, distance, length, keep, state_hash, [gap], [terms])`` of a member's
+    evaluation: by name (version 2) or a positional list (version 1)."""
+    if isinstance(evaluation, dict):
+        names = ("solved", "distance", "length", "keep", "state_hash")
+        missing = [name for name in names if name not in evaluation]
+        if missing:
+            raise _Bad(f"{where}.evaluation has no {', '.join(map(repr, missing))}")
+        terms = evaluation.get("terms", [])
+        if not isinstance(terms, list):
+            raise _Bad(f"{where}.evaluation.terms is not a list of numbers")
+        gap = [evaluation["gap"]] if "gap" in evaluation else []
+        return (*(evaluation[name] for name in names), gap, terms)
+    if not (isinstance(evaluation, list) and len(evaluation) in (5, 6)):
+        raise _Bad(f"{where}.evaluation is neither an evaluation by name nor a list of 5 or 6")
+    solved, distance, length, keep, state_hash, *gap = evaluation
+    return solved, distance, length, keep, state_hash, gap, []
 
 
 def _check_rng_state(state: Any, where: str) -> None:

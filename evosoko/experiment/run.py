@@ -14,29 +14,38 @@ SIGINT/SIGTERM stop a run gracefully after the current generation (see
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import logging
 import platform
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from evosoko.budget import Budget
 from evosoko.config import Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
+from evosoko.evolve.callbacks import Callback
 from evosoko.evolve.dask_cluster import check_backend_reachable
-from evosoko.evolve.engine import GenerationStats, evolve_level
+from evosoko.evolve.engine import evolve_level
 from evosoko.evolve.evaluation import make_evaluator, worker_pool
 from evosoko.experiment.atomic import WriteFailed
 from evosoko.experiment.interrupts import GracefulInterrupts
+from evosoko.experiment.level_writer import LevelWriter
 from evosoko.experiment.plots import plot_fitness
 from evosoko.experiment.progress import NoProgress, RunProgress
-from evosoko.experiment.records import LevelResult, level_caption, metrics_row
+from evosoko.experiment.records import (
+    SUMMARY_KEYS,
+    result_from_entry,
+    stats_from_row,
+    summary_entry,
+)
 from evosoko.experiment.resume_checks import check_resume, finished_results
 from evosoko.experiment.runfolder import (
     CONFIG_FILE,
@@ -48,6 +57,7 @@ from evosoko.experiment.runfolder import (
 )
 from evosoko.experiment.settings import selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
+from evosoko.result import History, Result
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
@@ -67,32 +77,60 @@ class RunReport:
 
     run_dir: Path
     status: str
-    results: list[LevelResult]
+    results: list[Result]
     summary: dict[str, Any]
     exit_code: int = 0
     message: str | None = None
 
+    def _repr_html_(self) -> str:
+        from evosoko.display import run_html
+
+        return run_html(self)
+
     def json_summary(self) -> dict[str, Any]:
         """The ``--json`` object: the run folder, status and one entry per finished level, its
-        ``best`` individual's play beside its ``solution`` (see :class:`LevelResult`)."""
-        keys = (
-            "index",
-            "level",
-            "solved",
-            "stop_reason",
-            "generations",
-            "evaluations",
-            "seconds",
-            "moves",
-            "pushes",
-            "solution",
-            "best",
-        )
+        ``best`` individual's play beside its ``solution`` (see
+        :func:`~evosoko.experiment.records.summary_entry`)."""
+        keys = [key for key in SUMMARY_KEYS if key not in ("best_distance", "restarts")]
         return {
             "run_dir": str(self.run_dir),
             "status": self.status,
-            "levels": [{key: getattr(result, key) for key in keys} for result in self.results],
+            "levels": [
+                {key: entry[key] for key in keys} for entry in map(summary_entry, self.results)
+            ],
         }
+
+
+def read_run(run_dir: str | Path) -> RunReport:
+    """A run folder as it stands, read only: its status, a result per finished level with its
+    history (from ``metrics.csv``) and, when the level file is still there, its level."""
+    folder = RunFolder(Path(run_dir))
+    for required in (CONFIG_FILE, "summary.json"):
+        if not folder.file(required).is_file():
+            raise EvosokoError(f"not a run folder: it has no {required}", str(run_dir))
+    summary = folder.read_summary()
+    results = [result_from_entry(entry) for entry in summary.get("levels", [])]
+    histories: dict[int, History] = {}
+    for row in folder.read_metrics():
+        histories.setdefault(int(row["level_index"]), History()).append(stats_from_row(row))
+    levels = _quietly_read_levels(load_config(folder.file(CONFIG_FILE)))
+    results = [
+        dataclasses.replace(
+            result, history=histories.get(result.index, History()), level=levels.get(result.index)
+        )
+        for result in results
+    ]
+    return RunReport(folder.path, summary.get("status", "unknown"), results, summary)
+
+
+def _quietly_read_levels(config: Config) -> dict[int, Level]:
+    """The levels of a run's level file by index ({} when it cannot be read any more)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return {_index(level): level for level in read_levels(config.run.levels or "")}
+    except (EvosokoError, OSError):
+        return {}
 
 
 def load_run_levels(
@@ -133,8 +171,10 @@ def start_run(
     progress: RunProgress | None = None,
     interrupts: GracefulInterrupts | None = None,
     strict: bool = False,
+    callbacks: Sequence[Callback] = (),
 ) -> RunReport:
     """Run ``config`` in a new run folder under ``output.dir``; see the module docstring.
+    ``callbacks`` see every level and generation after the folder's own writers.
 
     Bad input (levels that cannot be read or selected, a Dask scheduler that does not answer)
     raises :class:`EvosokoError` before the folder is created; ``strict``: so does an invalid
@@ -179,7 +219,10 @@ def start_run(
     except BaseException:
         folder.discard()  # without its summary the folder could not be resumed
         raise
-    return _Execution(folder, config, file_levels, levels, summary, progress, interrupts).run()
+    execution = _Execution(
+        folder, config, file_levels, levels, summary, progress, interrupts, callbacks=callbacks
+    )
+    return execution.run()
 
 
 def resume_run(
@@ -188,6 +231,7 @@ def resume_run(
     progress: RunProgress | None = None,
     interrupts: GracefulInterrupts | None = None,
     strict: bool = False,
+    callbacks: Sequence[Callback] = (),
 ) -> RunReport:
     """Continue the run in ``run_dir`` exactly as it would have gone on; see the module docstring.
 
@@ -233,7 +277,15 @@ def resume_run(
         generation=None if position is None else position[1],
     )
     execution = _Execution(
-        folder, config, file_levels, levels, summary, progress, interrupts, point.finished
+        folder,
+        config,
+        file_levels,
+        levels,
+        summary,
+        progress,
+        interrupts,
+        point.finished,
+        callbacks,
     )
     return execution.run()
 
@@ -259,7 +311,8 @@ class _Execution:
         summary: dict[str, Any],
         progress: RunProgress | None,
         interrupts: GracefulInterrupts | None,
-        finished: list[LevelResult] | None = None,
+        finished: list[Result] | None = None,
+        callbacks: Sequence[Callback] = (),
     ) -> None:
         self.folder = folder
         self.config = config
@@ -267,6 +320,7 @@ class _Execution:
         self.file_levels = file_levels
         self.summary = summary
         self.progress = progress or NoProgress()
+        self.callbacks = list(callbacks)
         self.interrupts = interrupts or GracefulInterrupts()
         self.results = list(finished or [])
         self.status = "running"
@@ -279,7 +333,8 @@ class _Execution:
             try:
                 with self.interrupts:
                     self._warm_up()
-                    self.progress.start(len(self.levels), len(self.results), self.config.run.budget)
+                    budget = Budget.of(self.config.run.budget)
+                    self.progress.start(len(self.levels), len(self.results), budget)
                     warm_up = functools.partial(warm_up_config, self.config)
                     with worker_pool(self.config.parallel, warm_up=warm_up) as pool:
                         self.pool = pool
@@ -340,89 +395,28 @@ class _Execution:
             self.folder.write_results(self.results, self.file_levels)
             self._write_summary()
             self._refresh_report()
-            self.progress.level_finished(result)
         self.status = "completed"
 
-    def _run_level(self, level: Level) -> LevelResult | None:
+    def _run_level(self, level: Level) -> Result | None:
         """Evolve one level (from its checkpoint, if any); None when interrupted."""
-        config, folder, index = self.config, self.folder, _index(level)
-        resume_state = folder.load_checkpoint(index)
-        restarts = [0 if resume_state is None else int(resume_state["restarts"])]
-
-        def on_generation(stats: GenerationStats) -> None:
-            folder.add_metrics(metrics_row(index, level.name, stats))
-            if stats.restarts > restarts[0]:
-                restarts[0] = stats.restarts
-                folder.add_event(
-                    "restart",
-                    index=index,
-                    level=level.name,
-                    generation=stats.generation,
-                    restarts=stats.restarts,
-                )
-            self.progress.generation(stats)
-
-        def on_checkpoint(data: dict[str, Any]) -> None:
-            path = folder.save_checkpoint(index, data)
-            folder.add_event(
-                "checkpoint",
-                index=index,
-                level=level.name,
-                generation=data["generation"],
-                file=str(path.relative_to(folder.path)),
-            )
-
-        folder.add_event(
-            "level_started",
-            index=index,
-            level=level.name,
-            from_generation=None if resume_state is None else resume_state["generation"],
-        )
-        log.info(
-            "%s: %s",
-            level_caption(index, level.name),
-            "started"
-            if resume_state is None
-            else f"resumed at generation {resume_state['generation']}",
-        )
-        self.progress.level_started(index, level.name)
+        config, index = self.config, _index(level)
+        resume_state = self.folder.load_checkpoint(index)
+        writer = LevelWriter(self.folder, index, resume_state)
         with make_evaluator(
             level, config.parallel, config.ga.encoding, config.fitness, pool=self.pool
         ) as evaluator:
-            outcome = evolve_level(
+            result = evolve_level(
                 level,
                 config,
                 evaluator=evaluator,
-                on_generation=on_generation,
-                on_checkpoint=on_checkpoint,
+                callbacks=[writer, self.progress, *self.callbacks],
                 resume_state=resume_state,
                 should_stop=self.interrupts.should_stop,
             )
-        if outcome.stop_reason == "interrupted":
-            self._interrupted(level, outcome.generations)
+        if result.status == "interrupted":
+            self._interrupted(level, result.generations)
             return None
-        result = LevelResult.from_outcome(index, outcome)
-        if result.solved:
-            folder.add_event(
-                "solved",
-                index=index,
-                level=level.name,
-                generation=result.generations,
-                evaluations=result.evaluations,
-                moves=result.moves,
-                pushes=result.pushes,
-            )
-        folder.add_event(
-            "level_finished",
-            index=index,
-            level=level.name,
-            solved=result.solved,
-            stop_reason=result.stop_reason,
-            generations=result.generations,
-            evaluations=result.evaluations,
-            seconds=result.seconds,
-        )
-        return result
+        return dataclasses.replace(result, index=index)
 
     def _interrupted(self, level: Level, generation: int | None) -> None:
         self.status = "interrupted"
@@ -468,14 +462,14 @@ class _Execution:
         self.summary.update(
             status=self.status,
             finished=None if self.status == "running" else _timestamp(),
-            levels=[result.as_dict() for result in results],
+            levels=[summary_entry(result) for result in results],
             totals={
                 "levels": len(self.levels),
                 "finished": len(results),
                 "solved": solved,
                 "solve_rate": solved / len(self.levels),
                 "generations": sum(result.generations for result in results),
-                "evaluations": sum(result.evaluations for result in results),
+                "evaluations": sum(result.cost for result in results),
                 "seconds": round(sum(result.seconds for result in results), 3),
             },
             error=self.error,

@@ -36,10 +36,11 @@ from evosoko.experiment.folder_lock import FolderLock
 from evosoko.experiment.records import (
     METRICS_COLUMNS,
     RESULT_COLUMNS,
-    LevelResult,
     csv_line,
     csv_text,
+    result_row,
 )
+from evosoko.result import Result
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import InvalidLevel, format_levels
 from evosoko.sokoban.level import Level
@@ -175,12 +176,12 @@ class RunFolder:
         """The saved ``summary.json`` (a JSON object, else :class:`EvosokoError`)."""
         return _read_json_object(self.file(SUMMARY_FILE))
 
-    def write_results(self, results: Sequence[LevelResult], file_levels: Sequence[Level]) -> None:
+    def write_results(self, results: Sequence[Result], file_levels: Sequence[Level]) -> None:
         """Replace ``results.csv`` and ``solutions.sok`` with the finished levels' results.
 
         ``file_levels`` is the whole level file (a result's ``index`` is 1-based into it).
         """
-        rows = [result.csv_row() for result in results]
+        rows = [result_row(result) for result in results]
         write_text_atomic(self.file(RESULTS_FILE), csv_text(RESULT_COLUMNS, rows))
         notes = {result.index: result_notes(result) for result in results}
         notes = {index: found for index, found in notes.items() if found}
@@ -257,13 +258,13 @@ class RunFolder:
         self._metrics = self._events = None
 
 
-def result_notes(result: LevelResult) -> tuple[tuple[str, str], ...]:
+def result_notes(result: Result) -> tuple[tuple[str, str], ...]:
     """The notes of a level in ``solutions.sok``: ``Solution`` when solved, else the best
     individual's prefix as ``Best`` with its ``Distance`` (never a ``Solution``)."""
     if result.solution is not None:
         return ((SOLUTION_NOTE, result.solution),)
     if result.best is not None:
-        return ((BEST_NOTE, result.best["lurd"]), (DISTANCE_NOTE, str(result.best["distance"])))
+        return ((BEST_NOTE, result.best.lurd), (DISTANCE_NOTE, str(result.best.distance)))
     return ()
 
 

@@ -186,10 +186,18 @@ def load_sweep_config(path: str | Path, overrides: list[str] | tuple[str, ...] =
     return resolved
 
 
+PART_TABLES = ("ga.mutation.", "ga.crossover.", "ga.parents.", "ga.survival.")
+"""Tables whose plugin part may take keys of its own (checked when a trial is configured)."""
+
+
 def _check_key(key: str, path: str, text: str) -> None:
-    """A parameter key must name a value of the run configuration."""
+    """A parameter key must name a value of the run configuration (or a parameter of a plugin
+    part, whose table then checks it for every trial)."""
     keys = [".".join(k) for k in _value_keys(Config)]
     if key in keys:
+        return
+    table, _, name = key.rpartition(".")
+    if f"{table}." in PART_TABLES and name.isidentifier():
         return
     import difflib
 

@@ -12,7 +12,8 @@ solution, moves, pushes, states expanded/generated/duplicates, seconds, and with
   bipartite deadlocks (matching), PI-corral pruning and dead-end tunnel macros (all keep
   push-optimality and completeness), and goal-room packing macros in the non-optimal ones.
 
-:mod:`evosoko.search.batch` solves the levels of a file for ``evosoko solve``.
+``evosoko.solve`` (:mod:`evosoko.api`) returns a search's outcome as the
+:class:`~evosoko.result.Result` every solver returns (:meth:`SearchResult.as_result`).
 """
 
 from evosoko.search.algorithms import ALGORITHMS, Algorithm

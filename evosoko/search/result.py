@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from evosoko.sokoban.level import State
+
+if TYPE_CHECKING:
+    from evosoko.result import Result
+    from evosoko.sokoban.level import Level
 
 SOLVED = "solved"
 TIMEOUT = "timeout"
@@ -73,3 +78,29 @@ class SearchResult:
             "seconds": round(self.seconds, 6),
             "solution": self.solution,
         }
+
+    def as_result(self, level: Level) -> Result:
+        """This outcome as the :class:`~evosoko.result.Result` every solver returns: cost in
+        expanded nodes, the search's statistics in ``details``."""
+        from evosoko.result import Result
+
+        return Result(
+            level_name=level.name,
+            solver=self.algorithm,
+            status=self.status,
+            solution=self.solution if self.solved else None,
+            moves=self.moves if self.solved else None,
+            pushes=self.pushes if self.solved else None,
+            cost=self.expanded,
+            unit="nodes",
+            seconds=self.seconds,
+            index=level.index,
+            details={
+                "heuristic": self.heuristic,
+                "expanded": self.expanded,
+                "generated": self.generated,
+                "duplicates": self.duplicates,
+                "partial": [path.lurd for path in self.partial],
+            },
+            level=level,
+        )

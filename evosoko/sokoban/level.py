@@ -48,7 +48,7 @@ class State:
     boxes: tuple[int, ...]
 
     @staticmethod
-    def of(player: int, boxes) -> "State":
+    def of(player: int, boxes) -> State:
         """A state with its boxes sorted (the canonical form)."""
         return State(int(player), tuple(sorted(int(b) for b in boxes)))
 
@@ -152,6 +152,21 @@ class Level:
     def __str__(self) -> str:
         return "\n".join(self.rows())
 
+    def __repr__(self) -> str:
+        """One line that names the level (its index and title, escaped) and its size, in
+        place of the arrays a dataclass would print; ``str(level)`` is the board."""
+        label = " ".join(
+            part
+            for part in (
+                f"#{self.index}" if self.index else "",
+                repr(self.title) if self.title else "",
+            )
+            if part
+        )
+        return (
+            f"<Level {label or '(untitled)'}: {self.width}x{self.height}, {self.box_count} boxes>"
+        )
+
     def key(self) -> tuple:
         """Value identity of the level (board and title), for equality and round-trip tests."""
         return (self.title, tuple(self.rows()))
@@ -178,6 +193,12 @@ class Level:
     def json_label(self) -> str | int | None:
         """The ``"level"`` value of JSON output: the title, or the index when it has none."""
         return self.title if self.title else self.index
+
+    def _repr_png_(self) -> bytes:
+        """The board as a PNG: how a level shows itself in Jupyter."""
+        from evosoko.display import board_png
+
+        return board_png(self)
 
 
 def neighbour_table(width: int, height: int) -> np.ndarray:

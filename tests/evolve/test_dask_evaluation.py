@@ -179,7 +179,7 @@ def evolve_metrics(level, parallel=(), *, crash_marker=None, on_generation=None)
     ) as evaluator:
         outcome = evolve_level(level, config, evaluator=evaluator, on_generation=collect)
     rows = [{k: v for k, v in s.as_dict().items() if k != "seconds"} for s in stats]
-    return rows, outcome.best_genes, outcome.evaluations
+    return rows, outcome.best.genes, outcome.evaluations
 
 
 def ignores_ctrl_c():
@@ -260,3 +260,17 @@ def test_one_connection_serves_every_level_of_a_run(cluster, client, tmp_path):
     assert not any(
         name.startswith("evosoko-warm-up") for names in plugins.values() for name in names
     )
+
+
+def test_plugin_parts_give_the_same_run_on_dask(cluster):
+    """A plugin mutation (run in this process) and a plugin fitness term (run where genomes
+    are scored: the Dask workers, which import its module themselves) give the serial run."""
+    level = small_level("two-boxes")
+    plugins = [
+        'ga.mutation.kind="plugin_parts:swap_genes"',
+        "ga.mutation.swap_rate=0.2",
+        'fitness.terms=[{kind = "plugin_parts:boxes_on_walls", after = "distance"}]',
+    ]
+    serial = evolve_metrics(level, plugins)
+    on_dask = evolve_metrics(level, [*plugins, *dask_overrides(cluster)])
+    assert on_dask == serial

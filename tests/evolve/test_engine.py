@@ -19,8 +19,8 @@ HARD_ENOUGH = 64  # Microban 65: not solved in a few generations
 def test_solves_a_small_level_with_a_verified_solution(encoding):
     level = small_level("two-boxes")
     outcome, stats = run(level, [f"ga.encoding={encoding}", "run.budget.generations=300"])
-    assert outcome.solved and outcome.stop_reason == "solved"
-    verification = verify_solution(level, outcome.solution_lurd)
+    assert outcome.solved and outcome.status == "solved"
+    verification = verify_solution(level, outcome.solution)
     assert verification.valid and verification.solved
     assert (outcome.moves, outcome.pushes) == (verification.moves, verification.pushes)
     assert stats[0].generation == 0 and stats[-1].solved
@@ -50,8 +50,8 @@ def test_same_seed_same_run(microban, encoding, extra):
     first, first_stats = run(level, overrides)
     second, second_stats = run(level, overrides)
     assert comparable(first_stats) == comparable(second_stats)
-    assert first.best_genes == second.best_genes
-    other, other_stats = run(level, overrides[:-1] + ["run.seed=6"])
+    assert first.best.genes == second.best.genes
+    _other, other_stats = run(level, overrides[:-1] + ["run.seed=6"])
     assert comparable(other_stats) != comparable(first_stats)
 
 
@@ -98,7 +98,7 @@ def test_resume_equals_uninterrupted(microban, selection, extra):
     half, half_stats = run(
         level, overrides + ["run.budget.generations=10"], on_checkpoint=checkpoints.append
     )
-    assert half.stop_reason == "generations"
+    assert half.status == "generations"
     saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
     assert saved["generation"] == 10
     assert bool(saved["lost_positions"]) == (extra is LOST_SEARCH)  # the search was exercised
@@ -106,7 +106,7 @@ def test_resume_equals_uninterrupted(microban, selection, extra):
         level, overrides + ["run.budget.generations=20"], resume_state=saved
     )
     assert comparable(half_stats + resumed_stats) == comparable(whole_stats)
-    assert resumed.best_genes == whole.best_genes
+    assert resumed.best.genes == whole.best.genes
     assert resumed.evaluations == whole.evaluations
     assert [e.genes for e in resumed.hall_of_fame] == [e.genes for e in whole.hall_of_fame]
 
@@ -115,24 +115,24 @@ def test_should_stop_interrupts_with_a_checkpoint(microban):
     level = microban[HARD_ENOUGH]
     calls = []
     checkpoints = []
-    outcome, stats = run(
+    outcome, _stats = run(
         level,
         ["run.budget.generations=50", "output.checkpoint_every=0"],
         should_stop=lambda: calls.append(1) or len(calls) > 3,
         on_checkpoint=checkpoints.append,
     )
-    assert outcome.stop_reason == "interrupted" and outcome.generations == 3
+    assert outcome.status == "interrupted" and outcome.generations == 3
     assert len(checkpoints) == 1 and checkpoints[0]["generation"] == 3
 
 
 def test_evaluation_budget(microban):
-    outcome, stats = run(
+    outcome, _stats = run(
         microban[HARD_ENOUGH], ["run.budget.evaluations=500", "ga.population=50", "ga.offspring=50"]
     )
-    assert outcome.stop_reason == "evaluations"
+    assert outcome.status == "evaluations"
     assert 500 <= outcome.evaluations < 550
-    assert not outcome.solved and outcome.solution_lurd is None
-    assert verify_solution(microban[HARD_ENOUGH], outcome.best_lurd).valid
+    assert not outcome.solved and outcome.solution is None
+    assert verify_solution(microban[HARD_ENOUGH], outcome.best.lurd).valid
 
 
 @pytest.mark.parametrize(
@@ -155,15 +155,15 @@ def test_an_unsolved_levels_best_prefix_replays_to_its_distance(microban, encodi
     level = microban[HARD_ENOUGH]
     outcome, stats = run(level, [f"ga.encoding={encoding}", "run.budget.generations=8", *extra])
     best = outcome.best
-    assert not outcome.solved and not best.solved and best.lurd == outcome.best_lurd
+    assert not outcome.solved and not best.solved and best.lurd == outcome.best.lurd
     check = verify_solution(level, best.lurd)
     assert check.valid and not check.solved
     assert (check.moves, check.pushes) == (best.moves, best.pushes)
-    assert best.distance == outcome.best_fitness[1] == min(s.best_distance for s in stats)
+    assert best.distance == outcome.fitness["distance"] == min(s.best_distance for s in stats)
     if encoding == "moves":  # the distance of the position the plain replay ends in
         assert box_distance(level, "matching", check.final.boxes) == best.distance
     config = load_config(None, [f"ga.encoding={encoding}", *extra])
-    (scored,) = FitnessFunction(level, encoding, config.fitness)([outcome.best_genes])
+    (scored,) = FitnessFunction(level, encoding, config.fitness)([outcome.best.genes])
     at_end = FitnessFunction(level, encoding, FitnessConfig(trim_to_best=False))
     (replayed,) = at_end([genes_from_lurd(level, encoding, best.lurd)])
     # the prefix ends at the position the fitness scored: same boxes, same player area
@@ -175,7 +175,7 @@ def test_a_solved_levels_best_is_its_solution():
     outcome, _ = run(level, ["run.budget.generations=300"])
     assert outcome.solved
     assert (outcome.best.lurd, outcome.best.distance, outcome.best.solved) == (
-        outcome.solution_lurd,
+        outcome.solution,
         0,
         True,
     )
@@ -196,7 +196,7 @@ def test_stagnation_restarts_keep_the_hall_of_fame(microban):
     )
     assert outcome.restarts >= 1 and stats[-1].restarts == outcome.restarts
     best_so_far = [s.best_distance for s in stats]
-    assert outcome.best_fitness[1] <= min(best_so_far)
+    assert outcome.fitness["distance"] <= min(best_so_far)
     assert len(outcome.hall_of_fame) == 3
 
 
@@ -205,7 +205,7 @@ def test_duplicates_are_eliminated(microban):
     common = ["run.budget.generations=20", "ga.age_patience=none"]
     _, with_elimination = run(level, common + ["fitness.eliminate_duplicates=true"])
     _, without = run(level, common + ["fitness.eliminate_duplicates=false"])
-    mean = lambda stats: sum(s.diversity for s in stats) / len(stats)  # noqa: E731
+    mean = lambda stats: sum(s.diversity for s in stats) / len(stats)
     assert mean(with_elimination) > mean(without)
 
 
@@ -258,22 +258,32 @@ def test_checkpoint_of_another_level_is_refused(microban):
 
 def _individual(distance, state_hash, age=0):
     """A one-gene individual scored at ``distance`` in the position ``state_hash``."""
-    from deap import creator
-
     from evosoko.evolve.fitness import Evaluation
+    from evosoko.evolve.individuals import Individuals
+    from evosoko.evolve.objectives import Objectives
 
-    individual = creator.EvosokoGenome([0])
-    individual.evaluation = Evaluation(False, distance, 1, 1, state_hash)
-    individual.fitness.values = individual.evaluation.fitness_values()
-    individual.age = age
-    return individual
+    return Individuals(Objectives()).new([0], Evaluation(False, distance, 1, 1, state_hash), age)
+
+
+def _aged_rank(patience):
+    from evosoko.evolve.objectives import Objectives
+    from evosoko.evolve.ranking import rank_key
+
+    return rank_key(Objectives(), patience, 0.0)
+
+
+def _rank_key(patience, pressure, lost):
+    from evosoko.evolve.objectives import Objectives
+    from evosoko.evolve.ranking import rank_key
+
+    return rank_key(Objectives(), patience, pressure, lost)
 
 
 def test_aging_ranks_old_positions_lower():
-    from evosoko.evolve.engine import _aged_rank, _share_ages
+    from evosoko.evolve.ranking import share_ages
 
     old_close, young_far, child_of_old = _individual(1, 5, 9), _individual(3, 6), _individual(1, 5)
-    _share_ages([old_close, young_far, child_of_old])
+    share_ages([old_close, young_far, child_of_old])
     assert child_of_old.age == 9  # a child reaching an old position is not young
     assert _aged_rank(4)(young_far) == _aged_rank(4)(old_close)  # 1 + 9 // 4 = 3
     assert _aged_rank(3)(young_far) > _aged_rank(3)(old_close)  # 1 + 9 // 3 = 4 > 3
@@ -281,8 +291,6 @@ def test_aging_ranks_old_positions_lower():
 
 
 def test_lost_positions_rank_behind_all_others():
-    from evosoko.evolve.engine import _rank_key
-
     near_but_lost = _individual(distance=1, state_hash=7)
     far = _individual(distance=90, state_hash=8)
     lost = {7}
@@ -342,6 +350,8 @@ def test_toolbox_operators_keep_deaps_contract_on_one_gene_parents(encoding, cro
             "ga.mutation.tail_genes=2",
         ],
     )
+    from evosoko.evolve.genomes import gene_range
+
     engine = Engine(level, config, SerialEvaluator(level, encoding, config.fitness), seed=3)
     toolbox = engine.toolbox
     for _ in range(50):
@@ -352,4 +362,4 @@ def test_toolbox_operators_keep_deaps_contract_on_one_gene_parents(encoding, cro
         assert mutant is first and type(mutant) is creator.EvosokoGenome
         for genome in (first, second):
             assert 1 <= len(genome) <= 6
-            assert all(0 <= gene < engine.gene_range for gene in genome)
+            assert all(0 <= gene < gene_range(encoding) for gene in genome)

@@ -161,5 +161,5 @@ def test_same_seed_same_metrics_serial_and_processes(microban):
         ) as evaluator:
             outcome = evolve_level(level, config, evaluator=evaluator, on_generation=stats.append)
         rows = [{k: v for k, v in s.as_dict().items() if k != "seconds"} for s in stats]
-        results.append((rows, outcome.best_genes, outcome.evaluations))
+        results.append((rows, outcome.best.genes, outcome.evaluations))
     assert results[0] == results[1]

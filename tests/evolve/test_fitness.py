@@ -69,16 +69,25 @@ def test_without_trimming_the_whole_genome_counts(microban):
 
 
 def test_fitness_values_order_solved_first():
+    from evosoko.evolve.objectives import Objectives
+
     solved_long = Evaluation(True, 0, 90, 90, 1)
     close = Evaluation(False, 1, 5, 5, 2)
     far_short = Evaluation(False, 4, 2, 2, 3)
-    weights = (1.0, -1.0, -1.0, -1.0)
+    objectives = Objectives()
 
     def key(e):
-        return tuple(v * w for v, w in zip(e.fitness_values(), weights))
+        return objectives.weighted(objectives.values(e))
 
     assert key(solved_long) > key(close) > key(far_short)
-    assert close.fitness_values(length_objective=False)[3] == 0.0
+    assert objectives.named(objectives.values(close)) == {
+        "solved": 0.0,
+        "distance": 1.0,
+        "gap": 0.0,
+        "length": 5.0,
+    }
+    without_length = Objectives(length_objective=False)
+    assert without_length.named(without_length.values(close))["length"] == 0.0
 
 
 def test_genes_from_lurd_round_trip():

@@ -31,7 +31,7 @@ def test_a_solving_search_seeds_its_solution(microban, encoding):
     with make_evaluator(level, config.parallel, encoding, config.fitness) as evaluator:
         outcome = evolve_level(level, config, evaluator=evaluator)
     assert outcome.solved and outcome.generations == 0
-    assert verify_solution(level, outcome.solution_lurd).solved
+    assert verify_solution(level, outcome.solution).solved
 
 
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])

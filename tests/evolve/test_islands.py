@@ -11,11 +11,11 @@ from evolve_levels import comparable, run, small_level
 
 from evosoko.config import Config, ConfigError, load_config
 from evosoko.errors import EvosokoError
+from evosoko.evolve import evolve_level
 from evosoko.evolve.checkpoint import Member
 from evosoko.evolve.engine import GenerationStats
-from evosoko.evolve.fitness import Evaluation
-from evosoko.evolve import evolve_level
 from evosoko.evolve.evaluation import SerialEvaluator, SerialTaskQueue
+from evosoko.evolve.fitness import Evaluation
 from evosoko.evolve.islands import best_distinct, combined_stats, island_seed, with_migrants
 from evosoko.sokoban.solutions import verify_solution
 
@@ -35,8 +35,8 @@ SMALL_ISLANDS = [
 def test_islands_solve_a_small_level_with_a_verified_solution():
     level = small_level("two-boxes")
     outcome, stats = run(level, ["ga.islands.count=2", "run.budget.generations=300"])
-    assert outcome.solved and outcome.stop_reason == "solved"
-    assert verify_solution(level, outcome.solution_lurd).solved
+    assert outcome.solved and outcome.status == "solved"
+    assert verify_solution(level, outcome.solution).solved
     assert stats[0].generation == 0 and stats[-1].solved
     assert outcome.evaluations == stats[-1].evaluations
     assert outcome.generations == stats[-1].generation  # not the end of the solving epoch
@@ -49,10 +49,10 @@ def test_islands_give_the_same_run_serial_and_processes(microban):
     serial, serial_stats = run(level, overrides + ["parallel.backend=serial"])
     processes, processes_stats = run(level, overrides + ["parallel.backend=processes"])
     assert comparable(serial_stats) == comparable(processes_stats)
-    assert serial.best_genes == processes.best_genes
+    assert serial.best.genes == processes.best.genes
     assert serial.evaluations == processes.evaluations
     assert [s.generation for s in serial_stats] == list(range(11))
-    other, other_stats = run(level, overrides + ["run.seed=5", "parallel.backend=serial"])
+    _other, other_stats = run(level, overrides + ["run.seed=5", "parallel.backend=serial"])
     assert comparable(other_stats) != comparable(serial_stats)
 
 
@@ -68,7 +68,7 @@ def test_island_resume_equals_uninterrupted(microban):
     overrides = SMALL_ISLANDS + ["output.checkpoint_every=3", "parallel.backend=serial"]
     whole, whole_stats = run(level, overrides + ["run.budget.generations=12"])
     checkpoints = []
-    half, half_stats = run(
+    _half, half_stats = run(
         level, overrides + ["run.budget.generations=6"], on_checkpoint=checkpoints.append
     )
     saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
@@ -77,7 +77,7 @@ def test_island_resume_equals_uninterrupted(microban):
         level, overrides + ["run.budget.generations=12"], resume_state=saved
     )
     assert comparable(half_stats + resumed_stats) == comparable(whole_stats)
-    assert resumed.best_genes == whole.best_genes
+    assert resumed.best.genes == whole.best.genes
     assert resumed.evaluations == whole.evaluations
 
 
@@ -92,17 +92,17 @@ def test_islands_stopped_by_should_stop_resume_as_if_never_stopped(microban):
         should_stop=lambda: calls.append(1) or len(calls) > 4,
         on_checkpoint=checkpoints.append,
     )
-    assert stopped.stop_reason == "interrupted" and len(checkpoints) == 1
+    assert stopped.status == "interrupted" and len(checkpoints) == 1
     saved = json.loads(json.dumps(checkpoints[0]))
     assert stopped.generations == saved["generation"] == stopped_stats[-1].generation < 15
     resumed, resumed_stats = run(level, overrides, resume_state=saved)
     assert comparable(stopped_stats + resumed_stats) == comparable(whole_stats)
-    assert (resumed.best_genes, resumed.evaluations) == (whole.best_genes, whole.evaluations)
+    assert (resumed.best.genes, resumed.evaluations) == (whole.best.genes, whole.evaluations)
 
 
 def test_island_evaluation_budget_is_shared(microban):
     outcome, _ = run(microban[HARD_ENOUGH], SMALL_ISLANDS + ["run.budget.evaluations=200"])
-    assert outcome.stop_reason == "evaluations"
+    assert outcome.status == "evaluations"
     assert 200 <= outcome.evaluations < 200 + 3 * 16
 
 
@@ -142,16 +142,16 @@ def member(distance: int, state_hash: int) -> dict:
 
 
 def by_distance(record: dict) -> tuple:
-    return (record["evaluation"][1],)
+    return (record["evaluation"]["distance"],)
 
 
 def test_migrants_replace_the_worst_and_held_positions_are_not_taken():
     state = {"generation": 3, "population": [member(d, 100 + d) for d in (4, 8, 2, 6)]}
     arrived = with_migrants(state, [member(1, 1), member(3, 3)], by_distance)
-    assert [m["evaluation"][1] for m in arrived["population"]] == [4, 1, 2, 3]
-    assert [m["evaluation"][1] for m in state["population"]] == [4, 8, 2, 6]  # not changed
+    assert [m["evaluation"]["distance"] for m in arrived["population"]] == [4, 1, 2, 3]
+    assert [m["evaluation"]["distance"] for m in state["population"]] == [4, 8, 2, 6]  # not changed
     held = with_migrants(state, [member(2, 102), member(5, 5)], by_distance)
-    assert [m["evaluation"][1] for m in held["population"]] == [4, 5, 2, 6]
+    assert [m["evaluation"]["distance"] for m in held["population"]] == [4, 5, 2, 6]
     assert with_migrants(state, [], by_distance) is state
     assert with_migrants(None, [member(1, 1)], by_distance) is None
 
@@ -163,7 +163,7 @@ def test_lost_members_are_replaced_first_and_lost_migrants_not_taken():
         "lost_positions": [102],
     }
     arrived = with_migrants(state, [member(1, 1), member(3, 3)], by_distance)
-    assert [m["evaluation"][1] for m in arrived["population"]] == [4, 3, 1, 6]
+    assert [m["evaluation"]["distance"] for m in arrived["population"]] == [4, 3, 1, 6]
     refused = with_migrants(state, [member(1, 102)], by_distance)
     assert refused["population"] == state["population"]
 
@@ -181,7 +181,7 @@ def test_islands_with_the_lost_search_resume_exactly_and_agree_across_backends(m
         level, overrides + ["run.budget.generations=12", "parallel.backend=processes"]
     )
     assert comparable(processes_stats) == comparable(whole_stats)
-    assert processes.best_genes == whole.best_genes
+    assert processes.best.genes == whole.best.genes
     checkpoints = []
     run(
         level,
@@ -191,7 +191,7 @@ def test_islands_with_the_lost_search_resume_exactly_and_agree_across_backends(m
     saved = json.loads(json.dumps(checkpoints[-1]))
     assert any(island["state"]["lost_positions"] for island in saved["islands"])
     resumed, _ = run(level, overrides + serial, resume_state=saved)
-    assert resumed.best_genes == whole.best_genes and resumed.evaluations == whole.evaluations
+    assert resumed.best.genes == whole.best.genes and resumed.evaluations == whole.evaluations
 
 
 class _RecordingQueue(SerialTaskQueue):
@@ -245,17 +245,20 @@ def test_migrants_reach_the_next_island_after_the_lag(microban, lag):
             assert log[(island, epoch)]["task"].state == log[(island, epoch - 1)]["report"].state
         epoch = 2 + lag  # the first epoch that starts with migrants: those sent after epoch 1
         sender = log[((island - 1) % 3, 1)]["report"].state["population"]
-        best = sorted(sender, key=lambda m: (m["evaluation"][1], m["evaluation"][2]))
+        best = sorted(
+            sender, key=lambda m: (m["evaluation"]["distance"], m["evaluation"]["length"])
+        )
         best = [
             m
             for i, m in enumerate(best)
-            if m["evaluation"][4] not in {b["evaluation"][4] for b in best[:i]}
+            if m["evaluation"]["state_hash"]
+            not in {b["evaluation"]["state_hash"] for b in best[:i]}
         ][:2]
         before = log[(island, epoch - 1)]["report"].state["population"]
-        held = {m["evaluation"][4] for m in before}
+        held = {m["evaluation"]["state_hash"] for m in before}
         started = log[(island, epoch)]["task"].state["population"]
         new = [m for m in started if m not in before]
-        assert new == [m for m in best if m["evaluation"][4] not in held]
+        assert new == [m for m in best if m["evaluation"]["state_hash"] not in held]
         assert len(started) == len(before)
         arrived += len(new)
     assert arrived > 0
@@ -263,7 +266,7 @@ def test_migrants_reach_the_next_island_after_the_lag(microban, lag):
 
 def test_best_distinct_takes_one_record_per_position():
     records = [member(3, 7), member(1, 5), member(1, 5), member(2, 6)]
-    assert [m["evaluation"][1] for m in best_distinct(records, 2, by_distance)] == [1, 2]
+    assert [m["evaluation"]["distance"] for m in best_distinct(records, 2, by_distance)] == [1, 2]
     assert best_distinct(records, 0, by_distance) == []
 
 
@@ -282,7 +285,7 @@ def test_island_runs_do_not_depend_on_the_order_epochs_finish_in(microban, lag):
     for shuffle_seed in (1, 2):
         shuffled, shuffled_stats, _ = evolve_recorded(level, overrides, shuffle_seed)
         assert comparable(shuffled_stats) == comparable(fifo_stats)
-        assert (shuffled.best_genes, shuffled.evaluations) == (fifo.best_genes, fifo.evaluations)
+        assert (shuffled.best.genes, shuffled.evaluations) == (fifo.best.genes, fifo.evaluations)
 
 
 @pytest.mark.parametrize("index, lag", [(9, 1), (22, 1), (28, 0)])  # solved after 10-40 epochs
@@ -301,8 +304,8 @@ def test_a_solve_is_settled_at_its_epoch_whatever_the_order(microban, index, lag
     for shuffle_seed in range(1, 9):
         shuffled, shuffled_stats, _ = evolve_recorded(level, overrides, shuffle_seed)
         assert comparable(shuffled_stats) == comparable(fifo_stats)
-        assert (shuffled.solution_lurd, shuffled.evaluations, shuffled.generations) == (
-            fifo.solution_lurd,
+        assert (shuffled.solution, shuffled.evaluations, shuffled.generations) == (
+            fifo.solution,
             fifo.evaluations,
             fifo.generations,
         )

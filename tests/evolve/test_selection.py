@@ -8,8 +8,10 @@ from operator import attrgetter
 
 from deap import base, creator
 
-from evosoko.evolve import engine  # noqa: F401  (creates the DEAP classes)
-from evosoko.evolve import selection
+from evosoko.evolve import (
+    engine,  # noqa: F401  (creates the DEAP classes)
+    selection,
+)
 from evosoko.evolve.checkpoint import Checkpoint, Member
 from evosoko.evolve.fitness import Evaluation
 
@@ -84,7 +86,7 @@ def test_best_distinct_prefers_new_states():
         individual(1.0, length=11.0, state=7),
         individual(2.0, state=8),
     ]
-    identity = lambda ind: ind.state  # noqa: E731
+    identity = lambda ind: ind.state
     assert selection.best_distinct(pool, 2, identity) == [pool[0], pool[2]]
     assert selection.best_distinct(pool, 3, identity) == [pool[0], pool[2], pool[1]]
     assert selection.best_distinct(pool, 1, identity, taken={7}) == [pool[2]]
@@ -126,7 +128,7 @@ def test_checkpoint_round_trips_through_plain_data():
         seconds=1.5,
         restarts=0,
         stagnant=2,
-        best_values=[0.0, 4.0, 3.0],
+        best_fitness={"solved": 0.0, "distance": 4.0, "gap": 0.0, "length": 3.0},
         rng_state=rng.getstate(),
         population=[member],
         hall_of_fame=[member],

@@ -14,9 +14,9 @@ def test_optimize_seconds_shortens_the_recorded_solution():
     shortened, _ = run(level, [*overrides, "output.optimize_seconds=30"])
     assert plain.solved and shortened.solved
     assert shortened.generations == plain.generations  # the same run, only the solution differs
-    check = verify_solution(level, shortened.solution_lurd)
+    check = verify_solution(level, shortened.solution)
     assert check.solved and (check.moves, check.pushes) == (shortened.moves, shortened.pushes)
     assert shortened.moves <= plain.moves
-    assert shortened.best_lurd == shortened.solution_lurd
-    assert shortened.best is not None and shortened.best.lurd == shortened.solution_lurd
+    assert shortened.best.lurd == shortened.solution
+    assert shortened.best is not None and shortened.best.lurd == shortened.solution
     assert (shortened.best.moves, shortened.best.pushes) == (check.moves, check.pushes)

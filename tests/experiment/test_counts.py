@@ -34,10 +34,11 @@ class Recorder(LineProgress):
         self.shown: dict[str, tuple[int, int]] = {}
         self.current = None
 
-    def level_started(self, index: int, name: str) -> None:
-        self.current = name
+    def on_level_start(self, level) -> None:
+        self.current = level.name
 
-    def generation(self, stats) -> None:
+    def on_generation(self, generation) -> None:
+        stats = generation.stats
         self.shown[self.current] = (stats.generation, stats.evaluations)
 
 
@@ -89,7 +90,7 @@ def test_generations_evaluations_and_seconds_agree_everywhere(tmp_path, override
             )
         event = finished[position]
         assert (event["generations"], event["evaluations"]) == counts[:2]
-        assert progress.shown[result.level] == counts[:2]
+        assert progress.shown[result.level_name] == counts[:2]
         assert lines[position] == describe_result(result)
         assert (
             f"after {result.generations} generations, {result.evaluations} evaluations"

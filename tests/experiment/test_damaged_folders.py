@@ -31,11 +31,11 @@ class _StopAt(NoProgress):
         self.interrupts = interrupts
         self.current = None
 
-    def level_started(self, index, name):
-        self.current = index
+    def on_level_start(self, level):
+        self.current = level.index
 
-    def generation(self, stats):
-        if self.current == STOP_LEVEL and stats.generation == STOP_GENERATION:
+    def on_generation(self, generation):
+        if self.current == STOP_LEVEL and generation.stats.generation == STOP_GENERATION:
             self.interrupts.request()
 
 
@@ -156,7 +156,7 @@ def _gene(checkpoint, value):
 
 def _distance(checkpoint, value):
     for member in checkpoint["population"]:
-        member["evaluation"][1] = value
+        member["evaluation"]["distance"] = value
     return checkpoint
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import io
+import warnings
 
 from rich.console import Console
 
-from evosoko.config import BudgetConfig
-from evosoko.evolve.engine import GenerationStats
+from evosoko.budget import Budget
+from evosoko.evolve.callbacks import Generation
 from evosoko.experiment.progress import (
     LineProgress,
     NoProgress,
@@ -15,10 +16,36 @@ from evosoko.experiment.progress import (
     describe_result,
     make_progress,
 )
-from evosoko.experiment.records import LevelResult
+from evosoko.result import GenerationStats, Result
+from evosoko.sokoban.formats import parse_levels
 
-SOLVED = LevelResult(2, "case3", True, "solved", 4, 400, 1.25, 34, 10, "uuLL", 0.0, 0)
-UNSOLVED = LevelResult(3, "blog", False, "seconds", 90, 9000, 60.0, None, None, None, 3.0, 1)
+
+def _result(index, name, status, generations, evaluations, seconds, solution, distance):
+    moves, pushes = (34, 10) if solution else (None, None)
+    return Result(
+        level_name=name,
+        solver="ga",
+        status=status,
+        solution=solution,
+        moves=moves,
+        pushes=pushes,
+        cost=evaluations,
+        unit="evaluations",
+        seconds=seconds,
+        index=index,
+        generations=generations,
+        fitness={"distance": distance},
+    )
+
+
+SOLVED = _result(2, "case3", "solved", 4, 400, 1.25, "uuLL", 0.0)
+UNSOLVED = _result(3, "blog", "seconds", 90, 9000, 60.0, None, 3.0)
+
+
+def _level(title):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return parse_levels(f"; {title}\n#####\n#@$.#\n#####\n")[0]
 
 
 class Terminal(io.StringIO):
@@ -33,7 +60,7 @@ def stats(generation: int) -> GenerationStats:
 
 
 def test_make_progress_picks_by_terminal_and_quiet():
-    assert isinstance(make_progress(quiet=True, stream=Terminal()), NoProgress)
+    assert type(make_progress(quiet=True, stream=Terminal())) is NoProgress
     assert isinstance(make_progress(quiet=False, stream=io.StringIO()), LineProgress)
     assert isinstance(make_progress(quiet=False, stream=Terminal()), RichProgress)
 
@@ -48,21 +75,30 @@ def test_result_lines():
 def test_line_progress_prints_one_line_per_level():
     stream = io.StringIO()
     progress = LineProgress(stream)
-    progress.start(2, 0, BudgetConfig())
-    progress.level_started(2, "case3")
-    progress.generation(stats(1))
-    progress.level_finished(SOLVED)
+    level = _level("case3")
+    progress.start(2, 0, Budget(seconds=60))
+    progress.on_level_start(level)
+    progress.on_generation(Generation(level, stats(1)))
+    progress.on_level_end(SOLVED)
     progress.stop()
     assert stream.getvalue() == describe_result(SOLVED) + "\n"
+
+
+def test_an_interrupted_level_prints_no_result_line():
+    stream = io.StringIO()
+    progress = LineProgress(stream)
+    progress.on_level_end(_result(2, "case3", "interrupted", 4, 400, 1.0, None, 2.0))
+    assert stream.getvalue() == ""
 
 
 def test_rich_progress_runs_and_prints_results():
     stream = Terminal()
     progress = RichProgress(Console(file=stream, width=120))
-    progress.start(2, 1, BudgetConfig(generations=10))
-    progress.level_started(3, "blog")
+    level = _level("blog")
+    progress.start(2, 1, Budget(generations=10))
+    progress.on_level_start(level)
     for generation in range(3):
-        progress.generation(stats(generation))
-    progress.level_finished(UNSOLVED)
+        progress.on_generation(Generation(level, stats(generation)))
+    progress.on_level_end(UNSOLVED)
     progress.stop()
     assert "level 3 blog: not solved" in stream.getvalue()

@@ -269,10 +269,10 @@ def test_a_run_in_progress_has_a_report_of_the_levels_it_finished(tmp_path):
     seen = {}
 
     class Probe(NoProgress):
-        def level_started(self, index: int, name: str) -> None:
+        def on_level_start(self, level) -> None:
             (folder,) = tmp_path.glob("*_run_*")
             if (folder / REPORT_FILE).is_file():
-                seen[index] = embedded((folder / REPORT_FILE).read_text(encoding="utf-8"))
+                seen[level.index] = embedded((folder / REPORT_FILE).read_text(encoding="utf-8"))
 
     start_run(tiny_config(tmp_path), progress=Probe())
     assert sorted(seen) == [2, 3]  # none before the first level ends

@@ -12,6 +12,7 @@ from evosoko.errors import ConfigError, EvosokoError
 from evosoko.experiment import run as run_module
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.progress import NoProgress
+from evosoko.experiment.records import summary_entry
 from evosoko.experiment.run import resume_run, start_run
 from evosoko.sokoban.formats import parse_levels, read_levels
 from evosoko.sokoban.solutions import verify_solution
@@ -27,11 +28,11 @@ class StopAt(NoProgress):
         self.interrupts, self.level, self.at, self.abort = interrupts, level, generation, abort
         self.current: int | None = None
 
-    def level_started(self, index: int, name: str) -> None:
-        self.current = index
+    def on_level_start(self, level) -> None:
+        self.current = level.index
 
-    def generation(self, stats) -> None:
-        if self.current == self.level and stats.generation == self.at:
+    def on_generation(self, generation) -> None:
+        if self.current == self.level and generation.stats.generation == self.at:
             if self.abort:
                 raise KeyboardInterrupt
             self.interrupts.request()
@@ -95,7 +96,7 @@ def test_metrics_rows_cover_every_generation(finished_run):
     _, report = finished_run
     rows = deterministic_metrics(report.run_dir)
     for result in report.results:
-        generations = [int(row["generation"]) for row in rows if row["level"] == result.level]
+        generations = [int(row["generation"]) for row in rows if row["level"] == result.level_name]
         assert generations == list(range(result.generations + 1))
 
 
@@ -118,7 +119,7 @@ def test_solutions_file_holds_solutions_and_best_prefixes(finished_run):
     assert not all(r.solved for r in report.results), "and leave one unsolved"
     written = parse_levels((report.run_dir / "solutions.sok").read_text(), "solutions.sok")
     originals = {level.title: level for level in read_levels(SEED_LEVELS)}
-    assert [level.title for level in written] == [result.level for result in report.results]
+    assert [level.title for level in written] == [result.level_name for result in report.results]
     for level, result in zip(written, report.results):
         notes = dict(level.notes)
         if result.solved:
@@ -127,7 +128,7 @@ def test_solutions_file_holds_solutions_and_best_prefixes(finished_run):
             assert check.valid and check.solved and check.moves == result.moves
         else:
             assert "Solution" not in notes
-            assert notes == {"Best": result.best["lurd"], "Distance": str(result.best["distance"])}
+            assert notes == {"Best": result.best.lurd, "Distance": str(result.best.distance)}
 
 
 def test_every_level_reports_its_best_individual(finished_run):
@@ -137,7 +138,11 @@ def test_every_level_reports_its_best_individual(finished_run):
     for entry, row, result in zip(summary["levels"], rows, report.results):
         best = entry["best"]
         assert set(best) == {"lurd", "distance", "moves", "pushes", "solved"}
-        assert best == result.best == report.json_summary()["levels"][result.index - 1]["best"]
+        assert (
+            best
+            == result.best.as_dict()
+            == report.json_summary()["levels"][result.index - 1]["best"]
+        )
         assert best["solved"] == entry["solved"]
         assert (row["best_moves"], row["best_pushes"]) == (str(best["moves"]), str(best["pushes"]))
         assert row["best_distance"] == str(best["distance"])
@@ -166,12 +171,10 @@ def test_verify_replays_an_unsolved_levels_best_prefix_to_its_distance(finished_
     for entry in unsolved:
         record = checked[entry.index]
         assert record["kind"] == "best" and record["valid"] and not record["solved"]
-        assert (record["moves"], record["pushes"]) == (entry.best["moves"], entry.best["pushes"])
-        final = verify_solution(levels[entry.index - 1], entry.best["lurd"]).final
+        assert (record["moves"], record["pushes"]) == (entry.best.moves, entry.best.pushes)
+        final = verify_solution(levels[entry.index - 1], entry.best.lurd).final
         # the run's objective (matching) of the position the prefix reaches (move genomes)
-        assert (
-            box_distance(levels[entry.index - 1], "matching", final.boxes) == entry.best["distance"]
-        )
+        assert box_distance(levels[entry.index - 1], "matching", final.boxes) == entry.best.distance
 
 
 def test_saved_config_loads_back_equal(finished_run):
@@ -235,7 +238,7 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, finished_run, abort):
     assert stopped.exit_code == 130
     assert f"evosoko run --resume {stopped.run_dir}" in stopped.message
     assert summary["resume"] == f"evosoko run --resume {stopped.run_dir}"
-    assert [result.level for result in stopped.results] == LEVEL_TITLES[:1]
+    assert [result.level_name for result in stopped.results] == LEVEL_TITLES[:1]
 
     resumed = resume_run(stopped.run_dir)
     assert resumed.status == "completed" and resumed.run_dir == stopped.run_dir
@@ -259,7 +262,7 @@ def test_resuming_a_completed_run_changes_nothing(finished_run):
     before = (report.run_dir / "metrics.csv").read_text()
     again = resume_run(report.run_dir)
     assert again.status == "completed" and again.exit_code == 0
-    assert [r.as_dict() for r in again.results] == [r.as_dict() for r in report.results]
+    assert [summary_entry(r) for r in again.results] == [summary_entry(r) for r in report.results]
     assert (report.run_dir / "metrics.csv").read_text() == before
 
 
@@ -314,7 +317,7 @@ def test_bad_input_fails_before_a_folder_exists(tmp_path):
 
 def test_select_runs_levels_in_the_order_given(tmp_path):
     report = start_run(tiny_config(tmp_path, 'run.select=[3, "seed000-example"]'))
-    assert [(r.index, r.level) for r in report.results] == [
+    assert [(r.index, r.level_name) for r in report.results] == [
         (3, "seed004-blog"),
         (1, "seed000-example"),
     ]
@@ -373,9 +376,9 @@ def test_show_animates_a_stored_solution_or_best_prefix(finished_run, tmp_path):
         )
         assert shown.exit_code == 0, shown.output
         with Image.open(gif) as image:  # one frame per step (sampled past 400)
-            assert image.n_frames == len(gif_frame_steps(result.best["moves"]))
+            assert image.n_frames == len(gif_frame_steps(result.best.moves))
         expected = "solved" if result.solved else "not solved (the GA's best prefix, distance"
-        assert f"{result.best['moves']} moves, {result.best['pushes']} pushes: {expected}" in (
+        assert f"{result.best.moves} moves, {result.best.pushes} pushes: {expected}" in (
             shown.stdout
         )
     # the solutions file itself: each level animates the note it carries

@@ -58,7 +58,7 @@ CHECK = textwrap.dedent(
         for level in levels:
             with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as ev:
                 outcome = evolve_level(level, config, evaluator=ev)
-            verify_solution(level, outcome.best_lurd)
+            verify_solution(level, outcome.best.lurd)
         new = sorted(
             kernel.py_func.__qualname__
             for kernel, signatures in kernels().items()

@@ -8,7 +8,7 @@ from tiny_levels import BUNDLED_SEEDS
 from typer.testing import CliRunner
 
 from evosoko.cli import app
-from evosoko.search.batch import JSON_KEYS
+from evosoko.cli.solve import JSON_KEYS
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.solutions import verify_solution
 

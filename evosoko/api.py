@@ -1,0 +1,385 @@
+"""The public Python API: everything the command line does, as functions.
+
+::
+
+    import evosoko
+
+    levels = evosoko.load_levels("levels/seeds.xsb")
+    config = evosoko.preset("default").set("run.budget.generations", 50)
+    result = evosoko.evolve(levels[1], config)           # a Result
+    found = evosoko.solve(levels[1], "push-astar", seconds=10)
+    report = evosoko.run(config)                          # a run folder, as `evosoko run` writes
+    table = evosoko.compare("configs/compare-boxoban.toml")
+
+Every command of the ``evosoko`` command line calls one of these functions (one code path, two
+doors). Bad input raises :class:`~evosoko.errors.EvosokoError` (its message names the file and
+line), never a traceback deep inside. The names are re-exported by the package itself
+(``evosoko.evolve``, ``evosoko.Config``, ...), which imports each part only when it is first
+used, so ``import evosoko`` stays instant.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evosoko.budget import Budget
+    from evosoko.config import Config
+    from evosoko.evolve.callbacks import Callback
+    from evosoko.experiment.compare import CompareConfig, CompareOutcome
+    from evosoko.experiment.progress import RunProgress
+    from evosoko.experiment.run import RunReport
+    from evosoko.experiment.sweep import SweepConfig, SweepOutcome
+    from evosoko.result import Result
+    from evosoko.sokoban.level import Level
+    from evosoko.sokoban.solution_files import SolutionEntry
+    from evosoko.sokoban.solutions import Verification
+
+__all__ = [
+    "compare",
+    "evolve",
+    "export",
+    "load_config",
+    "load_levels",
+    "open_run",
+    "plot",
+    "preset",
+    "presets",
+    "report",
+    "resume",
+    "run",
+    "select_levels",
+    "solve",
+    "stored_solutions",
+    "sweep",
+    "verify",
+]
+
+StrPath = str | PathLike[str]
+PRESETS_DIR = Path(__file__).resolve().parent.parent / "configs"
+"""The presets of the source tree (``configs/``)."""
+
+
+# ---- levels and configurations ------------------------------------------------------------------
+def load_levels(
+    path: StrPath,
+    select: Sequence[str | int] | None = None,
+    *,
+    format: str | None = None,
+    strict: bool = False,
+) -> list[Level]:
+    """The levels of a file (XSB/SOK/TXT collections, ``.grid``, ``.num``), or those ``select``
+    names: 1-based indices or titles, ``"#N"`` always the N-th level, ``"title:T"`` always the
+    level titled T. An invalid level in the file is left out with a warning unless ``strict``."""
+    from evosoko.sokoban.formats import read_levels
+
+    levels = read_levels(path, format, strict=strict)
+    return select_levels(levels, select) if select else levels
+
+
+def select_levels(levels: Sequence[Level], select: Sequence[str | int]) -> list[Level]:
+    """The levels ``select`` names, in its order (see :func:`load_levels`)."""
+    from evosoko.sokoban.formats import select_levels as chosen
+
+    return chosen(levels, list(select))
+
+
+def load_config(path: StrPath | None = None, overrides: Sequence[str] = ()) -> Config:
+    """A run configuration from TOML (None: every default) with ``KEY=VALUE`` overrides, as
+    ``evosoko run CONFIG --set KEY=VALUE`` reads it."""
+    from evosoko.config import load_config as load
+
+    return load(path, overrides)
+
+
+def presets() -> list[str]:
+    """The names of the presets in ``configs/`` (run configurations only)."""
+    if not PRESETS_DIR.is_dir():
+        return []
+    return sorted(
+        path.stem
+        for path in PRESETS_DIR.glob("*.toml")
+        if not path.stem.startswith(("compare", "sweep", "tune"))
+    )
+
+
+def preset(name: str = "default") -> Config:
+    """The preset ``configs/<name>.toml`` of the source tree (``default``, ``moves``,
+    ``pushes``, ``hybrid``, ``seed004``, ...)."""
+    from evosoko.errors import ConfigError
+
+    path = PRESETS_DIR / f"{name}.toml"
+    if not path.is_file():
+        known = ", ".join(presets()) or "none found: presets ship with the source tree"
+        raise ConfigError(f"no preset {name!r}; presets: {known}", str(PRESETS_DIR))
+    return load_config(path)
+
+
+# ---- solving --------------------------------------------------------------------------------------
+def evolve(
+    levels: Level | Iterable[Level] | StrPath,
+    config: Config | None = None,
+    *,
+    seed: int | None = None,
+    budget: Budget | None = None,
+    callbacks: Iterable[Callback] = (),
+) -> Result | list[Result]:
+    """Evolve solutions with the GA: a :class:`~evosoko.result.Result` for one level, a list
+    for several (or a level file). Nothing is written to disk.
+
+    ``config``: a :class:`~evosoko.config.Config` (default: the built-in defaults); its
+    ``[parallel]`` backend scores the genomes (its workers start once for all levels).
+    ``seed``: the seed of every level (default ``run.seed``); ``budget``: the limits (default
+    ``run.budget``); ``callbacks``: :class:`~evosoko.evolve.callbacks.Callback` objects that see
+    every level and generation (and may stop a level early).
+    """
+    from evosoko.config import Config
+    from evosoko.evolve.engine import evolve_level
+    from evosoko.evolve.evaluation import make_evaluator, worker_pool
+    from evosoko.experiment.warmup import warm_up_config
+    from evosoko.sokoban.level import Level
+
+    config = config if config is not None else Config()
+    single = isinstance(levels, Level)
+    if isinstance(levels, (str, PathLike)):
+        chosen = load_levels(levels)
+    else:
+        chosen = [levels] if single else list(levels)  # type: ignore[list-item]
+    callbacks = list(callbacks)
+    warm_up_config(config)  # compiled before any level's clock starts
+    results = []
+    warm_up = functools.partial(warm_up_config, config)
+    with worker_pool(config.parallel, warm_up=warm_up) as pool:
+        for level in chosen:
+            with make_evaluator(
+                level, config.parallel, config.ga.encoding, config.fitness, pool=pool
+            ) as evaluator:
+                results.append(
+                    evolve_level(
+                        level,
+                        config,
+                        evaluator=evaluator,
+                        seed=seed,
+                        budget=budget,
+                        callbacks=callbacks,
+                    )
+                )
+    return results[0] if single else results
+
+
+def solve(
+    level: Level,
+    algorithm: str = "push-astar",
+    *,
+    seconds: float | None = None,
+    nodes: int | None = None,
+    budget: Budget | None = None,
+    heuristic: str | None = None,
+    weight: float = 3.0,
+    seed: int = 0,
+) -> Result:
+    """Solve ``level`` by classical search: ``bfs``, ``dfs``, ``random``, ``astar``,
+    ``greedy``, ``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``,
+    ``push-idastar`` or ``push-fess``, within ``seconds`` and ``nodes`` expanded (or a
+    ``budget`` with those limits). The result's cost is in expanded nodes; ``details`` holds
+    the search's statistics."""
+    from evosoko.search import solve as search
+
+    if budget is not None:
+        seconds = budget.seconds if seconds is None else seconds
+        nodes = budget.nodes if nodes is None else nodes
+    found = search(
+        level,
+        algorithm,
+        heuristic,
+        time_limit=seconds,
+        node_limit=nodes,
+        weight=weight,
+        seed=seed,
+    )
+    return found.as_result(level)
+
+
+def verify(
+    level: Level, solution: str, *, path: str | None = None, line: int | None = None
+) -> Verification:
+    """Replay ``solution`` (LURD, run-length allowed) on ``level``: whether it is legal and
+    solves the level, its moves and pushes and, when illegal, the first illegal step (``path``
+    and ``line``: where the solution came from, for messages)."""
+    from evosoko.sokoban.solutions import verify_solution
+
+    return verify_solution(level, solution, path=path, line=line)
+
+
+def stored_solutions(
+    levels: Sequence[Level], solutions: StrPath, *, include_best: bool = True
+) -> list[SolutionEntry]:
+    """The solutions a collection holds for ``levels`` (``Solution:`` notes, and with
+    ``include_best`` the GA's ``Best:`` prefixes), each matched to its level by title, else by
+    index, as ``evosoko verify --solutions`` checks them."""
+    from evosoko.sokoban.formats import read_levels
+    from evosoko.sokoban.solution_files import match_solutions
+
+    return match_solutions(levels, read_levels(solutions), include_best=include_best)
+
+
+# ---- experiments: run folders, comparisons, sweeps ---------------------------------------------
+def run(
+    config: Config | StrPath,
+    *,
+    overrides: Sequence[str] = (),
+    progress: RunProgress | bool = False,
+    callbacks: Iterable[Callback] = (),
+    strict: bool = False,
+) -> RunReport:
+    """Run a configuration (a :class:`~evosoko.config.Config`, or a TOML file with
+    ``overrides``) into a new run folder under ``output.dir``, exactly as ``evosoko run`` does:
+    ``config.toml``, ``metrics.csv``, ``events.jsonl``, ``results.csv``, ``solutions.sok``,
+    ``summary.json``, plots and checkpoints. Returns the report (its folder, status and a
+    :class:`~evosoko.result.Result` per level), which shows itself in a notebook. Ctrl-C stops
+    after the current generation; :func:`resume` continues."""
+    from evosoko.config import Config
+    from evosoko.experiment.run import start_run
+
+    source = None
+    if not isinstance(config, Config):
+        source, config = str(config), load_config(config, overrides)
+    elif overrides:
+        from evosoko.config import parse_override
+
+        changes = dict(parse_override(override) for override in overrides)
+        config = config.set({".".join(keys): value for keys, value in changes.items()})
+    return start_run(
+        config,
+        config_source=source,
+        progress=_progress(progress),
+        strict=strict,
+        callbacks=list(callbacks),
+    )
+
+
+def resume(
+    run_dir: StrPath,
+    *,
+    progress: RunProgress | bool = False,
+    callbacks: Iterable[Callback] = (),
+    strict: bool = False,
+) -> RunReport:
+    """Continue an interrupted run from its folder exactly as it would have gone on."""
+    from evosoko.experiment.run import resume_run
+
+    return resume_run(
+        run_dir, progress=_progress(progress), strict=strict, callbacks=list(callbacks)
+    )
+
+
+def open_run(run_dir: StrPath) -> RunReport:
+    """A run folder as it stands (finished or not), with a result per finished level and its
+    history from ``metrics.csv``; it shows itself in a notebook."""
+    from evosoko.experiment.run import read_run
+
+    return read_run(run_dir)
+
+
+def compare(
+    config: CompareConfig | StrPath | None = None,
+    *,
+    levels: StrPath | Sequence[Level] | None = None,
+    solvers: Mapping[str, Config | str | Mapping[str, Any]] | None = None,
+    select: Sequence[str | int] = (),
+    seeds: Sequence[int] = (0,),
+    budget: Budget | None = None,
+    name: str = "compare",
+    backend: str = "serial",
+    workers: int = 2,
+    overrides: Sequence[str] = (),
+    out: StrPath | None = None,
+    progress: Callable[[int, int, dict | None], None] | None = None,
+    strict: bool = False,
+) -> CompareOutcome:
+    """Compare solvers on levels at equal budgets, as ``evosoko compare`` does, into a folder
+    (``out``, or a new one under ``runs/``; an existing folder of the same comparison resumes).
+
+    Either a comparison file (``config``, with ``overrides``), or in Python: ``levels`` (a
+    file, with ``select``, or Level objects), ``solvers`` (label -> a GA
+    :class:`~evosoko.config.Config`, a search algorithm's name, or a search table such as
+    ``{"algorithm": "push-wastar", "weight": 2}``), the GA's ``seeds``, a ``budget`` per job
+    (``seconds``, ``evaluations`` for the GA, ``nodes`` for search) and the job ``backend``
+    (``serial``, ``processes``). Returns the outcome: every job's row and each solver's
+    summary (solve rate, ERT, medians), shown as a table in a notebook."""
+    from evosoko.experiment.compare import compare_folder, load_compare_config, run_compare
+    from evosoko.experiment.compare_python import python_comparison
+
+    if config is None:
+        if levels is None or not solvers:
+            raise TypeError("compare() needs a comparison file, or levels and solvers")
+        folder, settings = python_comparison(
+            levels, solvers, select, seeds, budget, name, backend, workers, out
+        )
+    else:
+        settings = (
+            config
+            if not isinstance(config, (str, PathLike))
+            else load_compare_config(config, list(overrides))
+        )
+        folder = compare_folder(settings, out)
+    return run_compare(settings, folder, progress=progress, strict=strict)
+
+
+def sweep(
+    config: SweepConfig | StrPath,
+    *,
+    overrides: Sequence[str] = (),
+    out: StrPath | None = None,
+    progress: Callable[[int, int, dict | None], None] | None = None,
+    strict: bool = False,
+) -> SweepOutcome:
+    """Tune GA parameters as ``evosoko sweep`` does (grid, random or Optuna search) into a
+    folder with ``index.csv`` and ``best.toml``."""
+    from evosoko.experiment.sweep import load_sweep_config, run_sweep, sweep_folder
+
+    settings = (
+        config
+        if not isinstance(config, (str, PathLike))
+        else load_sweep_config(config, list(overrides))
+    )
+    folder = sweep_folder(settings, out)
+    return run_sweep(settings, folder, progress=progress, strict=strict)
+
+
+def report(folder: StrPath) -> Path:
+    """Write ``report.html`` of a run, comparison or sweep folder; its path."""
+    from evosoko.experiment.report import write_report
+
+    return write_report(folder)
+
+
+def plot(folders: Sequence[StrPath], out: StrPath | None = None, fmt: str = "png") -> list[Path]:
+    """Draw the plots of run, compare and sweep folders (several runs: one figure with their
+    median and inter-quartile band); the files written."""
+    from evosoko.experiment.plotting import plot_folders
+
+    return plot_folders(list(folders), out, fmt)
+
+
+def export(folder: StrPath, out: StrPath | None = None) -> Path:
+    """Export a comparison's or sweep's runs in IOHprofiler's format (for IOHanalyzer) into
+    ``out`` (default ``folder/ioh``, replaced if present), as ``evosoko export --ioh`` does:
+    one view per cost axis (``budget/``: evaluations or expanded nodes; ``time/``:
+    milliseconds). The folder written."""
+    from evosoko.experiment.ioh import export_folder
+
+    return export_folder(folder, out)
+
+
+def _progress(progress: RunProgress | bool) -> RunProgress | None:
+    """A progress display: True picks one for stdout (bars on a terminal, lines otherwise)."""
+    if progress is True:
+        from evosoko.experiment.progress import make_progress
+
+        return make_progress(quiet=False)
+    return progress or None

@@ -1,0 +1,348 @@
+"""Reading run configurations from TOML: ``KEY=VALUE`` overrides, error lines, dumping.
+
+:func:`load_config` reads a file, applies overrides and validates the result into a
+:class:`~evosoko.config.Config`; a typo becomes a :class:`~evosoko.errors.ConfigError` that names
+the key, suggests the closest valid one and gives the line of the TOML file it is on (also for
+the parameters of a plugin part, whose model the part brings: see :mod:`evosoko.evolve.registry`).
+:func:`dump_config` writes a configuration back with every value; :func:`set_key` is what
+``--set`` and :meth:`Config.set` do to one key. The models themselves are in
+:mod:`evosoko.config`, which re-exports these functions.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import tomli_w
+from pydantic import BaseModel, ValidationError
+
+from evosoko.errors import ConfigError
+
+if TYPE_CHECKING:
+    from evosoko.config import Config
+
+OVERRIDE_SOURCE = "--set"
+"""The pseudo path of errors caused by an override rather than by the file."""
+
+
+def _config_model() -> type[Config]:
+    from evosoko.config import Config  # the models import this module last
+
+    return Config
+
+
+def load_config(
+    path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
+) -> Config:
+    """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate.
+
+    Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an
+    unknown key (with the closest valid key suggested) or a value of the wrong type.
+    """
+    text, data = "", {}
+    source = str(path) if path is not None else None
+    if path is not None:
+        text, data = read_toml(Path(path))
+    override_keys: list[tuple[str, ...]] = []
+    for override in overrides:
+        keys, value = parse_override(override)
+        assign_override(data, keys, value, override)
+        override_keys.append(keys)
+    try:
+        config = _config_model().model_validate(data)
+    except ValidationError as error:
+        raise _config_error(error, text, source, override_keys) from None
+    if path is not None:
+        config = _resolve_levels(config, Path(path).parent)
+    return config
+
+
+def set_key(config: Config, key: str | Mapping[str, Any], value: Any) -> Config:
+    """``config`` with keys changed and validated again, exactly as ``--set`` does
+    (:meth:`Config.set`): one ``key`` and its ``value``, one ``"KEY=VALUE"`` (``value``
+    :data:`~evosoko.config.UNSET`), or a mapping of keys to values, all set before one
+    validation (for keys that must change together)."""
+    from evosoko.config import UNSET
+
+    if isinstance(key, Mapping):
+        changes = [(k, v, f"{k}={v!r}") for k, v in key.items()]
+    elif value is UNSET:
+        changes = [(*parse_override(key), key)]
+    else:
+        changes = [(key, value, f"{key}={value!r}")]
+    data = _plain(config)
+    override_keys = []
+    for name, new, override in changes:
+        keys = parse_override(f"{name}=0")[0] if isinstance(name, str) else tuple(name)
+        assign_override(data, keys, new, override)
+        override_keys.append(keys)
+    try:
+        return _config_model().model_validate(data)
+    except ValidationError as error:
+        raise _config_error(error, "", None, override_keys) from None
+
+
+def dump_config(config: Config) -> str:
+    """The configuration as TOML, every value written out; :func:`load_config` reads it back
+    equal."""
+    return tomli_w.dumps(_plain(config))
+
+
+def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
+    """Split ``KEY=VALUE`` into the dotted key's parts and the value.
+
+    The value is read as a TOML value (``2``, ``true``, ``["a", 3]``, ``"x"``); anything that is
+    not valid TOML, such as a bare word, counts as a string.
+    """
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"override {text!r} is not KEY=VALUE", OVERRIDE_SOURCE)
+    parts = tuple(part.strip() for part in key.split("."))
+    if any(not re.fullmatch(r"[A-Za-z0-9_-]+", part) for part in parts):
+        raise ConfigError(f"override {text!r}: {key!r} is not a dotted key", OVERRIDE_SOURCE)
+    raw = raw.strip()
+    try:
+        value = tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return parts, value
+
+
+def locate_key(text: str, keys: tuple[str | int, ...] | list[str | int]) -> int | None:
+    """1-based line of TOML ``text`` where the dotted key ``keys`` is defined (best effort).
+
+    Falls back to the line of the longest enclosing key or table that is found, and to None.
+    """
+    wanted = tuple(k for k in keys if isinstance(k, str))
+    best_line, best_depth = None, 0
+    table: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        header = re.match(r"^\[\[?\s*([^\]]+?)\s*\]\]?", stripped)
+        if header:
+            table = _split_dotted(header.group(1))
+            full = table
+        else:
+            assignment = re.match(r"^([A-Za-z0-9_\-\"'. ]+?)\s*=", stripped)
+            if not assignment:
+                continue
+            full = table + _split_dotted(assignment.group(1))
+        depth = _common_prefix(full, wanted)
+        if depth == len(wanted) and len(full) == depth:
+            return number
+        if depth > best_depth and depth == len(full):
+            best_line, best_depth = number, depth
+    return best_line
+
+
+def read_toml(path: Path) -> tuple[str, dict]:
+    """The text and parsed table of a TOML file; :class:`ConfigError` with its line when bad.
+
+    A UTF-8 byte-order mark (as some Windows editors write) is allowed, as in level files.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError("configuration file not found", str(path)) from None
+    except IsADirectoryError:
+        raise ConfigError("is a directory, not a configuration file", str(path)) from None
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read the configuration file: {error.strerror or error}", str(path)
+        ) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ConfigError(
+            f"not UTF-8 text: byte 0x{data[error.start]:02x} cannot be decoded", str(path), line
+        ) from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        match = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        line = int(match.group(1)) if match else max(1, len(text.splitlines()))
+        message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
+        if match:
+            message += f" (column {match.group(2)})"
+        raise ConfigError(f"TOML syntax error: {message}", str(path), line) from None
+
+
+def assign_override(data: dict, keys: tuple[str, ...], value: Any, override: str) -> None:
+    """Set ``data[keys...] = value`` for a ``--set`` override, creating tables on the way."""
+    node = data
+    for depth, key in enumerate(keys[:-1]):
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            where = ".".join(keys[: depth + 1])
+            raise ConfigError(
+                f"override {override!r}: {where} is a value, not a table", OVERRIDE_SOURCE
+            )
+        node = child
+    node[keys[-1]] = value
+
+
+def _config_error(
+    error: ValidationError, text: str, source: str | None, override_keys: list[tuple[str, ...]]
+) -> ConfigError:
+    """The first validation problem as a ConfigError pointing at the file line or override."""
+    problem = error.errors()[0]
+    loc = tuple(problem["loc"])
+    key_path = tuple(k for k in loc if isinstance(k, str))
+    dotted = ".".join(str(k) for k in loc)
+    reason = problem["msg"].removeprefix("Value error, ")
+    if problem["type"] == "config_key":  # a key of a part's table (see config._PartTable)
+        key, valid = problem["ctx"]["key"], problem["ctx"]["valid"]
+        key_path, dotted = (*key_path, key), f"{dotted}.{key}" if dotted else key
+        if valid is None:
+            message = f"{dotted}: {problem['ctx']['message']}"
+        else:
+            message = f"unknown key {dotted!r}" + _close_key(key, valid, dotted.rsplit(".", 1)[0])
+    elif problem["type"] == "extra_forbidden":
+        message = f"unknown key {dotted!r}" + _suggestion(key_path)
+    elif _model_at(key_path) is not None:  # a rule across a whole table
+        message = f"[{dotted}]: {reason}" if dotted else reason
+    else:
+        got = problem.get("input")
+        message = f"{dotted}: {reason} (got {got!r}, {toml_type_name(got)})"
+    if any(
+        _common_prefix(key_path, keys) == min(len(key_path), len(keys)) for keys in override_keys
+    ):
+        return ConfigError(message, OVERRIDE_SOURCE)
+    line = locate_key(text, key_path) if text else None
+    return ConfigError(message, source, line)
+
+
+def _close_key(unknown: str, valid: list[str], table: str) -> str:
+    """``; did you mean 'table.x'?`` (or the valid keys) for an unknown key of one table."""
+    close = difflib.get_close_matches(unknown, valid, n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {f'{table}.{close[0]}'!r}?"
+    return f"; valid keys here: {', '.join(valid)}"
+
+
+def _suggestion(key_path: tuple[str, ...]) -> str:
+    """``; did you mean 'x'?`` for an unknown key, searching its table, then every table."""
+    *table, unknown = key_path
+    model = _model_at(tuple(table))
+    valid = list(model.model_fields) if model else []
+    close = difflib.get_close_matches(unknown, valid, n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {'.'.join([*table, close[0]])!r}?"
+    everywhere = [".".join(k) for k in _all_keys(_config_model())]
+    elsewhere = [k for k in everywhere if k.rsplit(".", 1)[-1] == unknown]
+    if not elsewhere:
+        names = {k.rsplit(".", 1)[-1]: k for k in everywhere}
+        elsewhere = [names[n] for n in difflib.get_close_matches(unknown, names, n=1, cutoff=0.75)]
+    if elsewhere:
+        return f"; did you mean {elsewhere[0]!r}?"
+    if valid:
+        return f"; valid keys here: {', '.join(valid)}"
+    return ""
+
+
+def _model_at(keys: tuple[str, ...]) -> type[BaseModel] | None:
+    model: type[BaseModel] = _config_model()
+    for key in keys:
+        field = model.model_fields.get(key)
+        annotation = field.annotation if field else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return None
+        model = annotation
+    return model
+
+
+def _all_keys(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    keys = []
+    for name, field in model.model_fields.items():
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            keys.extend(_all_keys(annotation, prefix + (name,)))
+        else:
+            keys.append(prefix + (name,))
+    return keys
+
+
+def toml_type_name(value: Any) -> str:
+    """The TOML kind of ``value`` for messages ("an integer", "a string", ...)."""
+    kinds = (
+        (bool, "a boolean"),
+        (int, "an integer"),
+        (float, "a float"),
+        (str, "a string"),
+        (list, "an array"),
+        (dict, "a table"),
+    )
+    for kind, name in kinds:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def _split_dotted(key: str) -> tuple[str, ...]:
+    return tuple(part.strip().strip("\"'") for part in key.split("."))
+
+
+def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    depth = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        depth += 1
+    return depth
+
+
+def _resolve_levels(config: Config, config_dir: Path) -> Config:
+    levels = config.run.levels
+    if levels is None or Path(levels).is_absolute():
+        return config
+    for candidate in (Path(levels), config_dir / levels):
+        if candidate.exists():
+            run = config.run.model_copy(update={"levels": str(candidate.resolve())})
+            return config.model_copy(update={"run": run})
+    return config
+
+
+def _plain(model: BaseModel) -> dict:
+    """A model as TOML-ready data: an unset value is left out when that is its default and
+    written as ``"none"`` otherwise, so the text loads back to an equal model."""
+    data = {}
+    for name, field in type(model).model_fields.items():
+        value = getattr(model, name)
+        default = field.get_default(call_default_factory=True)
+        if (field.json_schema_extra or {}).get("omit_default") and value == default:
+            continue
+        if isinstance(value, BaseModel):
+            data[name] = _plain(value)
+        elif value is None:
+            if default is not None:
+                data[name] = "none"
+        elif isinstance(value, list):
+            data[name] = [_plain(v) if isinstance(v, BaseModel) else v for v in value]
+        else:
+            data[name] = value
+    for name, value in (model.model_extra or {}).items():  # a plugin part's parameters
+        data[name] = "none" if value is None else value
+    if "kind" in data:
+        data["kind"] = _where_it_lives(model, data["kind"])
+    return data
+
+
+def _where_it_lives(table: BaseModel, kind: Any) -> Any:
+    """A plugin registered under a name is written as ``"module:function"`` when its module can
+    be imported (not a script), so the written configuration loads in any process."""
+    operator = getattr(table, "_operator", None)
+    if operator is None or operator.builtin or ":" in str(kind):
+        return kind
+    module = getattr(operator.function, "__module__", "__main__")
+    qualname = getattr(operator.function, "__qualname__", "")
+    if module in ("__main__", "__mp_main__") or "<" in qualname:
+        return kind
+    return f"{module}:{qualname}"

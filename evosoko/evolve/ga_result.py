@@ -1,0 +1,87 @@
+"""The :class:`~evosoko.result.Result` of a GA run on a level, from its hall of fame.
+
+The best individual's scored genes are decoded to LURD and replay-verified by ``sokoban/``: a
+solved level's solution, else the best prefix, which reaches the position its distance was
+measured at. A genome that decodes to an illegal move sequence (or a solving genome whose moves
+do not solve) is a bug, not bad input: it raises ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+from evosoko.config import Config
+from evosoko.evolve.genomes import decode
+from evosoko.evolve.objectives import Objectives
+from evosoko.result import BestIndividual, HallOfFameEntry, History, Result
+from evosoko.sokoban.level import Level
+from evosoko.sokoban.solutions import verify_solution
+
+
+def ga_result(
+    level: Level,
+    config: Config,
+    objectives: Objectives,
+    hall_of_fame: list,
+    *,
+    status: str,
+    generations: int,
+    evaluations: int,
+    seconds: float,
+    restarts: int,
+    history: History,
+) -> Result:
+    """The result whose best individual is ``hall_of_fame[0]``."""
+    best = hall_of_fame[0]
+    fitness = config.fitness
+    scored = list(best)[: best.evaluation.keep]  # the genes its fitness counts
+    decoded = decode(
+        level,
+        config.ga.encoding,
+        scored,
+        objective=fitness.objective,
+        stop_on_deadlock=fitness.stop_on_deadlock,
+    )
+    verification = verify_solution(level, decoded.lurd)
+    if not verification.valid:
+        raise RuntimeError(
+            f"level {level.name}: the best genome decodes to an illegal move sequence "
+            f"({verification.error})"
+        )
+    solution = moves = pushes = None
+    if best.evaluation.solved:
+        if not verification.solved:
+            raise RuntimeError(
+                f"level {level.name}: the solving genome decodes to a move sequence that does "
+                "not solve it"
+            )
+        solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
+    return Result(
+        level_name=level.name,
+        solver="ga",
+        status=status,
+        solution=solution,
+        moves=moves,
+        pushes=pushes,
+        cost=evaluations,
+        unit="evaluations",
+        seconds=seconds,
+        index=level.index,
+        generations=generations,
+        restarts=restarts,
+        best=BestIndividual(
+            lurd=verification.lurd,
+            distance=int(best.evaluation.distance),
+            moves=verification.moves,
+            pushes=verification.pushes,
+            solved=solution is not None,
+            genes=list(best),
+        ),
+        fitness=objectives.named(best.fitness.values),
+        history=history,
+        hall_of_fame=[
+            HallOfFameEntry(
+                list(ind), ind.evaluation.solved, ind.evaluation.distance, ind.evaluation.length
+            )
+            for ind in hall_of_fame
+        ],
+        level=level,
+    )

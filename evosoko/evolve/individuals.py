@@ -1,0 +1,70 @@
+"""DEAP individuals of the engine: gene lists with a fitness, an evaluation and an age.
+
+DEAP fitness classes carry their weights, so each set of named fitness values
+(:class:`~evosoko.evolve.objectives.Objectives`) gets its own pair of ``creator`` classes, made
+once per process (the default values keep the names ``EvosokoFitness`` / ``EvosokoGenome``).
+Individuals never leave the process that made them: workers and checkpoints get plain genes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from deap import base, creator
+
+from evosoko.evolve.fitness import Evaluation
+from evosoko.evolve.objectives import WEIGHTS, Objectives
+
+_DEFAULT_WEIGHTS = tuple(WEIGHTS.values())
+
+
+def genome_class(weights: tuple[float, ...]) -> type:
+    """The DEAP individual class whose fitness has ``weights`` (made on first use)."""
+    suffix = ""
+    if weights != _DEFAULT_WEIGHTS:
+        suffix = "_" + hashlib.sha1(repr(weights).encode()).hexdigest()[:10]
+    fitness, genome = f"EvosokoFitness{suffix}", f"EvosokoGenome{suffix}"
+    if not hasattr(creator, fitness):
+        creator.create(fitness, base.Fitness, weights=weights)
+    if not hasattr(creator, genome):
+        creator.create(genome, list, fitness=getattr(creator, fitness), evaluation=None, age=0)
+    return getattr(creator, genome)
+
+
+class Individuals:
+    """Makes, scores, copies and resets individuals for one set of fitness values."""
+
+    def __init__(self, objectives: Objectives) -> None:
+        self.objectives = objectives
+        self.genome = genome_class(objectives.weights)
+
+    def new(self, genes: Sequence[int], evaluation: Evaluation | None = None, age: int = 0):
+        """An individual of ``genes`` (scored when ``evaluation`` is given)."""
+        individual = self.genome(genes)
+        individual.age = age
+        if evaluation is not None:
+            self.assign(individual, evaluation)
+        return individual
+
+    def assign(self, individual, evaluation: Evaluation) -> None:
+        """Give ``individual`` its evaluation and the fitness values made from it."""
+        individual.evaluation = evaluation
+        individual.fitness.values = self.objectives.values(evaluation)
+
+    def clone(self, individual):
+        """A fast copy: genes, fitness, evaluation and age (no deepcopy)."""
+        twin = self.genome(individual)
+        if individual.fitness.valid:
+            twin.fitness.values = individual.fitness.values
+        twin.evaluation = individual.evaluation
+        twin.age = individual.age
+        return twin
+
+
+def invalidate(individual) -> None:
+    """Forget the fitness, evaluation and age of a changed individual."""
+    if individual.fitness.valid:
+        del individual.fitness.values
+    individual.evaluation = None
+    individual.age = 0

@@ -1,0 +1,188 @@
+"""The settings of ``evosoko compare``: a comparison file's models, loaded and dumped.
+
+A comparison file (TOML) has a ``[compare]`` table (name, level file, selection, seeds,
+budget), a ``[parallel]`` table (the job backend) and one ``[[solver]]`` table per solver: a GA
+preset (``kind = "ga"``: a run configuration file and ``set`` overrides) or a classical search
+(``kind = "search"``: an algorithm with its heuristic and pruning). See
+:mod:`evosoko.experiment.compare` for what a comparison runs and writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import tomli_w
+from pydantic import Field, PrivateAttr, field_validator, model_validator
+
+from evosoko.experiment.settings import Section, load_model, resolve_path
+from evosoko.search.algorithms import ALGORITHMS
+
+__all__ = [
+    "CompareBudget",
+    "CompareConfig",
+    "CompareSettings",
+    "GASolver",
+    "JobsParallel",
+    "SearchSolver",
+    "dump_compare_config",
+    "load_compare_config",
+]
+
+
+class CompareBudget(Section):
+    """The budget of every job (one solver on one level with one seed)."""
+
+    seconds: float = Field(default=60.0, gt=0, description="Wall-clock seconds per job.")
+    evaluations: int | None = Field(
+        default=None, ge=1, description="Fitness evaluations per GA job (unset: no limit)."
+    )
+    nodes: int | None = Field(
+        default=None, ge=1, description="Expanded nodes per search job (unset: no limit)."
+    )
+
+
+class CompareSettings(Section):
+    """Name, levels, seeds and budget of a comparison."""
+
+    name: str = Field(default="compare", min_length=1, description="Used in the folder name.")
+    levels: str = Field(description="Level file (relative: current directory, then this file's).")
+    select: list[str | int] = Field(
+        default_factory=list,
+        description="Titles or 1-based indices (#N: the N-th level, title:T: the level titled T; "
+        "empty: all levels).",
+    )
+    first: int | None = Field(default=None, ge=1, description="Keep the first N selected levels.")
+    seeds: list[int] = Field(
+        default_factory=lambda: [0], min_length=1, description="Seeds of stochastic solvers."
+    )
+    budget: CompareBudget = Field(default_factory=CompareBudget, description="Per-job budget.")
+
+    @field_validator("seeds")
+    @classmethod
+    def _distinct(cls, seeds: list[int]) -> list[int]:
+        if len(set(seeds)) != len(seeds):
+            raise ValueError("seeds must be distinct")
+        return seeds
+
+
+class GASolver(Section):
+    """A GA preset: a run configuration file plus overrides."""
+
+    kind: Literal["ga"]
+    name: str | None = Field(default=None, min_length=1, description="Label (default: file stem).")
+    config: str | None = Field(default=None, description="Run configuration (default: defaults).")
+    set: list[str] = Field(default_factory=list, description="KEY=VALUE overrides on it.")
+
+    @property
+    def label(self) -> str:
+        """The solver's name in tables and plots."""
+        return self.name or (Path(self.config).stem if self.config else "ga")
+
+
+class SearchSolver(Section):
+    """A classical search and its parameters."""
+
+    kind: Literal["search"]
+    name: str | None = Field(default=None, min_length=1, description="Label (default: algorithm).")
+    algorithm: str = Field(description="One of evosoko.search.ALGORITHMS.")
+    heuristic: str | None = Field(default=None, description="Heuristic (default: the algorithm's).")
+    weight: float = Field(default=3.0, ge=1, description="Heuristic weight of push-wastar.")
+    freeze: bool = Field(default=True, description="Prune freeze deadlocks (push searches).")
+    corrals: bool = Field(default=True, description="PI-corral pruning (push searches).")
+
+    @field_validator("algorithm")
+    @classmethod
+    def _known(cls, algorithm: str) -> str:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm; known: {', '.join(ALGORITHMS)}")
+        return algorithm
+
+    @model_validator(mode="after")
+    def _heuristic_fits(self) -> SearchSolver:
+        allowed = ALGORITHMS[self.algorithm].heuristics
+        if self.heuristic is not None and self.heuristic not in allowed:
+            raise ValueError(
+                f"heuristic {self.heuristic!r} does not fit {self.algorithm}; use one of "
+                + ", ".join(allowed)
+            )
+        return self
+
+    @property
+    def label(self) -> str:
+        """The solver's name in tables and plots."""
+        return self.name or self.algorithm
+
+    @property
+    def stochastic(self) -> bool:
+        """True when the search depends on its seed (so it runs once per seed)."""
+        return ALGORITHMS[self.algorithm].shuffle
+
+
+class JobsParallel(Section):
+    """Where the jobs run; results do not depend on it (wall-clock limits aside)."""
+
+    backend: Literal["serial", "processes", "dask"] = Field(
+        default="serial",
+        description="Job backend: serial, processes (a local pool) or dask (each job a task on "
+        "a Dask cluster: give address or local_workers; needs pip install 'evosoko[dask]').",
+    )
+    workers: int = Field(default=2, ge=1, description="Processes of the processes backend.")
+    address: str | None = Field(
+        default=None, description="dask: the scheduler to use, such as tcp://HOST:8786."
+    )
+    local_workers: int | None = Field(
+        default=None, ge=1, description="dask: start a local cluster of this many workers."
+    )
+
+    @model_validator(mode="after")
+    def _dask_target(self) -> JobsParallel:
+        if self.backend == "dask" and (self.address is None) == (self.local_workers is None):
+            raise ValueError("backend 'dask' needs exactly one of address or local_workers")
+        return self
+
+
+Solver = Annotated[GASolver | SearchSolver, Field(discriminator="kind")]
+
+
+class CompareConfig(Section):
+    """A whole comparison file."""
+
+    compare: CompareSettings
+    parallel: JobsParallel = Field(default_factory=JobsParallel)
+    solver: list[Solver] = Field(min_length=1, description="The solvers, in table order.")
+    _source: tuple[str, str] | None = PrivateAttr(default=None)
+    """The file and its text, to point at the line of a bad GA override."""
+
+    @model_validator(mode="after")
+    def _unique_labels(self) -> CompareConfig:
+        labels = [solver.label for solver in self.solver]
+        for label in labels:
+            if labels.count(label) > 1:
+                raise ValueError(f"two solvers are called {label!r}; give them distinct names")
+        return self
+
+
+def load_compare_config(
+    path: str | Path, overrides: list[str] | tuple[str, ...] = ()
+) -> CompareConfig:
+    """Read and validate a comparison file; relative paths in it become absolute."""
+    config, text = load_model(CompareConfig, path, overrides)
+    base = Path(path).parent
+    settings = config.compare.model_copy(
+        update={"levels": resolve_path(config.compare.levels, base)}
+    )
+    solvers = [
+        solver.model_copy(update={"config": resolve_path(solver.config, base)})
+        if isinstance(solver, GASolver) and solver.config
+        else solver
+        for solver in config.solver
+    ]
+    resolved = config.model_copy(update={"compare": settings, "solver": solvers})
+    resolved._source = (str(path), text)  # for error lines of GA overrides
+    return resolved
+
+
+def dump_compare_config(config: CompareConfig) -> str:
+    """The comparison as TOML; :func:`load_compare_config` reads it back equal."""
+    return tomli_w.dumps(config.model_dump(exclude_none=True))

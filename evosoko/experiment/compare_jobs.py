@@ -1,0 +1,294 @@
+"""The jobs of ``evosoko compare`` (and ``sweep``): one solver on one level with one seed.
+
+:func:`plan_jobs` lists every (solver, level, seed) job of a comparison with a stable key (a
+digest of the solver's settings and the level, so changing either reruns the job);
+:func:`run_job` runs one (in a worker) and returns its :class:`~evosoko.result.Result` as a
+plain record for the journal; :func:`result_row` turns a finished job into a row of
+``results.csv``, its solution replay-verified in the parent process. A GA job carries the parts
+its configuration names that are not built in (:func:`evosoko.evolve.registry.used_by`), so a
+plugin operator reaches workers that never imported it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any
+
+from evosoko.budget import Budget
+from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
+from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
+from evosoko.evolve.registry import used_by
+from evosoko.experiment.compare_config import (
+    CompareBudget,
+    CompareConfig,
+    CompareSettings,
+    GASolver,
+)
+from evosoko.experiment.jobs import Job
+from evosoko.experiment.settings import locate, selection_error
+from evosoko.experiment.warmup import warm_up_config
+from evosoko.result import Result
+from evosoko.sokoban.build import level_from_rows
+from evosoko.sokoban.formats import read_levels, select_levels
+from evosoko.sokoban.level import Level
+from evosoko.sokoban.solutions import verify_solution
+
+__all__ = [
+    "UNITS",
+    "LevelEntry",
+    "comparison_levels",
+    "ga_config",
+    "job_record",
+    "plan_jobs",
+    "result_row",
+    "run_job",
+    "solver_result",
+]
+
+UNITS = {"ga": "evaluations", "search": "nodes"}
+"""The cost unit of each kind of solver."""
+
+
+@dataclass(frozen=True)
+class LevelEntry:
+    """A level of the comparison with its 1-based index in its file."""
+
+    index: int
+    level: Level
+
+
+def comparison_levels(
+    settings: CompareSettings,
+    source: tuple[str, str | None] | None = None,
+    keys: tuple[str, ...] = ("compare", "select"),
+    *,
+    strict: bool = False,
+) -> list[LevelEntry]:
+    """The selected levels (``first`` applied), each with its index in the file.
+
+    A selection that names no level, or an ambiguous one, is a :class:`ConfigError` at the
+    line of ``keys`` in ``source`` (the file and its text); ``strict``: an invalid level in
+    the level file is an error, not a warning.
+    """
+    levels = read_levels(settings.levels, strict=strict)
+    try:
+        chosen = select_levels(levels, settings.select) if settings.select else levels
+    except LevelFormatError:  # the selected level itself is invalid: its own file and line
+        raise
+    except EvosokoError as error:
+        path, text = source if source is not None else (None, None)
+        raise selection_error(error, keys, settings.select, path, text) from None
+    if settings.first is not None:
+        chosen = chosen[: settings.first]
+    entries: dict[int, LevelEntry] = {}
+    for level in chosen:  # a level selected twice runs once
+        index = level.index if level.index is not None else 1
+        entries.setdefault(index, LevelEntry(index, level))
+    return list(entries.values())
+
+
+def ga_config(
+    solver: GASolver,
+    limits: CompareBudget | Budget,
+    source: tuple[str, str] | None = None,
+    position: int = 0,
+) -> Config:
+    """The GA preset's run configuration with the comparison's per-job budget (its seconds and
+    evaluations become ``run.budget``, which the engine checks through the same
+    :class:`~evosoko.budget.Budget`), evaluated serially in its job (the jobs themselves run in
+    parallel), without plots or checkpoints."""
+    budget = Budget.of(limits)
+    budget_overrides = [
+        f"run.budget.seconds={budget.seconds!r}",
+        f"run.budget.evaluations={budget.evaluations if budget.evaluations else 'none'}",
+        "run.budget.generations=none",
+        "parallel.backend=serial",
+        "output.plots=false",
+        "output.checkpoint_every=0",
+    ]
+    try:
+        return load_config(solver.config, [*solver.set, *budget_overrides])
+    except ConfigError as error:
+        if error.path != OVERRIDE_SOURCE or source is None:
+            raise
+        raise ConfigError(
+            f"solver {solver.label!r}: {error.message}",
+            source[0],
+            locate(source[1], ("solver", position, "set")),
+        ) from None
+
+
+def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
+    """Every (solver, level, seed) job, in a fixed order: solver, then level, then seed."""
+    budget = Budget.of(config.compare.budget)  # one job's limits, GA or search
+    jobs = []
+    for position, solver in enumerate(config.solver):
+        carried: dict[str, Any] = {}  # travels with the job, not part of its key
+        if isinstance(solver, GASolver):
+            run_config = ga_config(solver, budget, config._source, position)
+            settings: dict[str, Any] = {"kind": "ga", "config": dump_config(run_config)}
+            carried["parts"] = used_by(run_config)
+            seeds: list[int | None] = list(config.compare.seeds)
+        else:
+            settings = {
+                "kind": "search",
+                "algorithm": solver.algorithm,
+                "heuristic": solver.heuristic,
+                "weight": solver.weight,
+                "freeze": solver.freeze,
+                "corrals": solver.corrals,
+                "seconds": budget.seconds,
+                "nodes": budget.nodes,
+            }
+            seeds = list(config.compare.seeds) if solver.stochastic else [None]
+        for entry in levels:
+            rows, title = entry.level.rows(), entry.level.title
+            digest = _digest(settings, rows, title)
+            for seed in seeds:
+                payload = {
+                    **settings,
+                    **carried,
+                    "rows": rows,
+                    "title": title,
+                    "seed": seed,
+                    "solver": solver.label,
+                    "level_index": entry.index,
+                }
+                key = f"{solver.label}|{entry.index}|{'-' if seed is None else seed}|{digest}"
+                jobs.append(Job(key, payload))
+    return jobs
+
+
+def _digest(settings: dict, rows: list[str], title: str | None) -> str:
+    text = json.dumps([settings, rows, title], sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+_LEVEL_CACHE: dict[tuple, Level] = {}
+
+
+def _level(payload: dict) -> Level:
+    key = (tuple(payload["rows"]), payload["title"])
+    if key not in _LEVEL_CACHE:
+        _LEVEL_CACHE[key] = level_from_rows(payload["rows"], title=payload["title"])
+    return _LEVEL_CACHE[key]
+
+
+def run_job(payload: dict) -> dict:
+    """Run one job (in a worker); its result as a plain record (:func:`job_record`)."""
+    return job_record(solver_result(_level(payload), payload))
+
+
+def solver_result(level: Level, payload: dict) -> Result:
+    """What the job's solver does on ``level``."""
+    if payload["kind"] == "ga":
+        return _ga_result(level, payload)
+    return _search_result(level, payload)
+
+
+def _ga_result(level: Level, payload: dict) -> Result:
+    import tomllib
+
+    from evosoko.evolve import evolve_level, make_evaluator
+    from evosoko.evolve.registry import install
+
+    install(payload.get("parts", ()))  # plugin parts, for a worker that never imported them
+    config = Config.model_validate(tomllib.loads(payload["config"]))
+    warm_up_config(config)  # compiled before the clock starts (once per process)
+    with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
+        return evolve_level(level, config, evaluator=evaluator, seed=payload["seed"])
+
+
+def _search_result(level: Level, payload: dict) -> Result:
+    from evosoko.search import Pruning, solve
+
+    found = solve(
+        level,
+        payload["algorithm"],
+        heuristic=payload["heuristic"],
+        time_limit=payload["seconds"],
+        node_limit=payload["nodes"],
+        weight=payload["weight"],
+        pruning=Pruning(freeze=payload["freeze"], corrals=payload["corrals"]),
+        seed=payload["seed"] or 0,
+    )
+    return found.as_result(level)
+
+
+RECORD_KEYS = ("status", "solved", "seconds", "used", "moves", "pushes", "solution")
+"""A finished job as the journal keeps it."""
+
+
+def job_record(result: Result) -> dict[str, Any]:
+    """A job's result as the journal keeps it (``used``: its cost in its solver's unit)."""
+    return {
+        "status": result.status,
+        "solved": result.solved,
+        "seconds": result.seconds,
+        "used": result.cost,
+        "moves": result.moves,
+        "pushes": result.pushes,
+        "solution": result.solution,
+    }
+
+
+def record_result(job: Job, record: dict[str, Any], level: Level) -> Result:
+    """The result of a job from its journal record, its solution replay-verified against
+    ``level`` (one that does not solve it is dropped, with status ``rejected`` and a warning)."""
+    payload = job.payload
+    result = Result(
+        level_name=level.name,
+        solver=payload["solver"],
+        status=record["status"],
+        solution=record["solution"] if record["solved"] else None,
+        moves=record["moves"],
+        pushes=record["pushes"],
+        cost=record["used"],
+        unit=UNITS[payload["kind"]],
+        seconds=record["seconds"],
+        index=payload["level_index"],
+        level=level,
+    )
+    if result.solution is None:
+        return result
+    check = verify_solution(level, result.solution)
+    if not (check.valid and check.solved):
+        warnings.warn(
+            EvosokoWarning(
+                f"job {job.key}: its solution does not solve level {level.name}: {check.error}"
+            ),
+            stacklevel=3,
+        )
+        return replace(result, status="rejected", solution=None, moves=None, pushes=None)
+    return replace(result, solution=check.lurd, moves=check.moves, pushes=check.pushes)
+
+
+def result_row(job: Job, record: dict, level: Level) -> dict[str, Any]:
+    """The ``results.csv`` row of a finished job, from its verified result (see
+    :func:`record_result`). A job that failed (``error``) counts as unsolved with status
+    ``error`` and a warning."""
+    payload = job.payload
+    row = {
+        "solver": payload["solver"],
+        "kind": payload["kind"],
+        "level_index": payload["level_index"],
+        "level": level.name,
+        "seed": payload["seed"],
+        "unit": UNITS[payload["kind"]],
+        "status": "error",
+        "solved": False,
+        "seconds": 0.0,
+        "used": 0,
+        "moves": None,
+        "pushes": None,
+        "solution": None,
+    }
+    if "error" in record:
+        warnings.warn(EvosokoWarning(f"job {job.key} failed: {record['error']}"), stacklevel=2)
+        return row
+    result = record_result(job, record, level)
+    row.update(job_record(result))
+    return row

@@ -1,0 +1,195 @@
+"""One noun for what a solver did on a level: :class:`Result`, for the GA and for search alike.
+
+A result says how the solver stopped (``status``), the replay-verified ``solution`` (LURD, None
+when unsolved) with its ``moves`` and ``pushes``, what it spent in its own unit (``cost``
+``unit``: evaluations for the GA, expanded nodes for search) and the wall-clock ``seconds``. A
+GA result also carries its ``best`` individual (solution or best prefix, replay-verified), the
+best individual's named ``fitness`` values, the per-generation ``history`` and the
+``hall_of_fame``; a search result its search statistics in ``details``.
+
+``evosoko.evolve`` and ``evosoko.solve`` return results; ``evosoko compare`` and run folders
+are written from them. In a notebook a result shows itself as a small table with its fitness
+curve and an animation of its solution (or best prefix); ``result.history.to_pandas()`` gives
+the history as a DataFrame when pandas is installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas
+
+    from evosoko.sokoban.level import Level
+
+__all__ = [
+    "GA_STATUSES",
+    "BestIndividual",
+    "GenerationStats",
+    "HallOfFameEntry",
+    "History",
+    "Result",
+]
+
+GA_STATUSES = ("solved", "generations", "evaluations", "seconds", "interrupted", "stopped")
+"""Why a GA run on a level ended: solved, a budget limit, interrupted (resumable from its
+checkpoint) or stopped by a callback."""
+
+
+@dataclass
+class GenerationStats:
+    """Statistics of one generation, streamed to callbacks (generation 0: the start).
+
+    ``best_distance`` / ``mean_distance`` / ``std_distance``: the primary objective over the
+    population (0 = solved); ``best_length``: genes of the best individual; ``diversity``:
+    distinct scored positions per individual; ``cache_hits``: evaluations answered by the
+    fitness cache so far (the cache is not checkpointed, so this count restarts on resume);
+    ``seconds``: wall-clock time since the level started. Neither of the last two is part of
+    determinism.
+    """
+
+    generation: int
+    evaluations: int
+    best_distance: float
+    mean_distance: float
+    std_distance: float
+    best_length: int
+    solved: bool
+    diversity: float
+    restarts: int
+    cache_hits: int
+    seconds: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain dict, e.g. for a CSV row."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GenerationStats:
+        """Inverse of :meth:`as_dict` (other keys are ignored)."""
+        return cls(**{f.name: data[f.name] for f in fields(cls)})
+
+
+class History(list):
+    """The :class:`GenerationStats` of a GA run, one per generation, in order."""
+
+    def column(self, name: str) -> list[Any]:
+        """One statistic over the generations, e.g. ``history.column("best_distance")``."""
+        return [getattr(stats, name) for stats in self]
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """The history as a pandas DataFrame, one row per generation (needs pandas:
+        ``pip install pandas``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError(
+                "History.to_pandas needs pandas, which evosoko does not install: "
+                "pip install pandas (or pip install -e '.[dev]')"
+            ) from None
+        columns = [f.name for f in fields(GenerationStats)]
+        return pandas.DataFrame([stats.as_dict() for stats in self], columns=columns)
+
+
+@dataclass
+class HallOfFameEntry:
+    """A hall-of-fame genome as plain data."""
+
+    genes: list[int]
+    solved: bool
+    distance: int
+    length: int
+
+
+@dataclass
+class BestIndividual:
+    """What the best individual of a level plays, replay-verified: ``lurd`` up to the point its
+    fitness scores (the solution when ``solved``; else its best prefix, which reaches the
+    position of ``distance``, the distance objective), with its ``moves`` and ``pushes``;
+    ``genes`` is its genome."""
+
+    lurd: str
+    distance: int
+    moves: int
+    pushes: int
+    solved: bool
+    genes: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"lurd", "distance", "moves", "pushes", "solved"}``, as summaries store it."""
+        return {
+            "lurd": self.lurd,
+            "distance": self.distance,
+            "moves": self.moves,
+            "pushes": self.pushes,
+            "solved": self.solved,
+        }
+
+
+@dataclass
+class Result:
+    """What one solver did on one level, GA or search (see :mod:`evosoko.result`).
+
+    ``level_name``: the level's title, or its index when it has none; ``index``: its 1-based
+    index in its file (None when unknown); ``level``: the level itself when known (results
+    read back from files may lack it). ``status``: for the GA one of :data:`GA_STATUSES`, for
+    search the search's (``solved``, ``timeout``, ``node-limit``, ``unsolvable``, ...).
+    """
+
+    level_name: str
+    solver: str
+    status: str
+    solution: str | None
+    moves: int | None
+    pushes: int | None
+    cost: int
+    unit: str
+    seconds: float
+    index: int | None = None
+    generations: int | None = None
+    restarts: int = 0
+    best: BestIndividual | None = None
+    fitness: dict[str, float] = field(default_factory=dict)
+    history: History = field(default_factory=History)
+    hall_of_fame: list[HallOfFameEntry] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+    level: Level | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def solved(self) -> bool:
+        """True when the solver found a (verified) solution."""
+        return self.solution is not None
+
+    @property
+    def evaluations(self) -> int | None:
+        """Fitness evaluations spent (GA results; None for search)."""
+        return self.cost if self.unit == "evaluations" else None
+
+    @property
+    def best_distance(self) -> float | None:
+        """The distance objective of the best individual (GA results; 0 when solved)."""
+        return self.fitness.get("distance") if self.fitness else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything but the level itself as JSON-able plain data (:meth:`from_dict` reads it)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "level"}
+        data["best"] = None if self.best is None else asdict(self.best)
+        data["history"] = [stats.as_dict() for stats in self.history]
+        data["hall_of_fame"] = [asdict(entry) for entry in self.hall_of_fame]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], level: Level | None = None) -> Result:
+        """Inverse of :meth:`to_dict`."""
+        values = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+        if values.get("best") is not None:
+            values["best"] = BestIndividual(**values["best"])
+        values["history"] = History(GenerationStats.from_dict(s) for s in data.get("history", []))
+        values["hall_of_fame"] = [HallOfFameEntry(**e) for e in data.get("hall_of_fame", [])]
+        return cls(**values, level=level)
+
+    def _repr_html_(self) -> str:
+        from evosoko.display import result_html
+
+        return result_html(self)
