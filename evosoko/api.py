@@ -181,12 +181,14 @@ def solve(
     heuristic: str | None = None,
     weight: float = 3.0,
     seed: int = 0,
+    model: StrPath | None = None,
 ) -> Result:
     """Solve ``level`` by classical search: ``bfs``, ``dfs``, ``random``, ``astar``,
     ``greedy``, ``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``,
-    ``push-idastar`` or ``push-fess``, within ``seconds`` and ``nodes`` expanded (or a
-    ``budget`` with those limits). The result's cost is in expanded nodes; ``details`` holds
-    the search's statistics."""
+    ``push-idastar``, ``push-fess``, or ``push-learned`` / ``push-learned-source`` (ordered by
+    the deadlock network in ``model``, default the one shipped), within ``seconds`` and
+    ``nodes`` expanded (or a ``budget`` with those limits). The result's cost is in expanded
+    nodes; ``details`` holds the search's statistics."""
     from evosoko.search import solve as search
 
     if budget is not None:
@@ -200,6 +202,7 @@ def solve(
         node_limit=nodes,
         weight=weight,
         seed=seed,
+        model=None if model is None else str(model),
     )
     return found.as_result(level)
 

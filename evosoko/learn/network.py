@@ -277,6 +277,9 @@ def _read_model(path: Path, label: str) -> DeadlockNet:
             f"no model file {label} (train one with `evosoko learn train`)", str(path)
         )
     try:
+        with path.open("rb") as head:
+            if head.read(4) != b"PK\x03\x04":  # else numpy reads it as a pickle, and says so
+                raise ValueError("not an .npz archive")
         with np.load(path, allow_pickle=False) as stored:
             architecture = Architecture.from_json(json.loads(str(stored["architecture"])))
             weights = {name: stored[name] for name in architecture.parameter_names()}

@@ -109,6 +109,10 @@ def test_learn_train_fits_a_model_that_eval_reads(small_data, tmp_path):
         (("import", "{tmp}/board.png", "--out", "{tmp}/x.xsb", "--size", "ten"), ("ten",)),
         (("import", "{tmp}/board.png", "--out", "{tmp}/x.xsb", "--cells", "{tmp}/bad.npz"),
          ("bad.npz",)),
+        (("solve", SEEDS, "-l", "seed000-case3", "--algo", "push-learned", "--model",
+          "{tmp}/bad.npz"), ("bad.npz", "not an .npz")),
+        (("solve", SEEDS, "-l", "seed000-case3", "--algo", "push-astar", "--model",
+          "{tmp}/bad.npz"), ("--model", "push-astar")),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_error_line(small_data, tmp_path, args, needles):
@@ -119,6 +123,15 @@ def test_bad_input_is_one_error_line(small_data, tmp_path, args, needles):
     filled = [str(a).format(tmp=tmp_path, data=small_data) for a in args]
     error_line(invoke(*filled), *needles)
     assert not (tmp_path / "x.xsb").exists() and not (tmp_path / "d").exists()
+
+
+def test_solve_orders_by_the_model_given(tmp_path):
+    shipped = REPO_ROOT / "evosoko" / "learn" / "models" / "deadlock.npz"
+    args = ("solve", SEEDS, "-l", "seed000-case3", "--algo", "push-learned", "--json")
+    default = invoke(*args)
+    given = invoke(*args, "--model", shipped)
+    assert default.exit_code == given.exit_code == 0, given.output
+    assert json.loads(default.stdout)["solution"] == json.loads(given.stdout)["solution"]
 
 
 def test_learn_train_on_a_missing_folder_is_an_error(tmp_path):

@@ -45,6 +45,19 @@ def test_the_term_adds_the_lost_probability_and_leaves_the_rest(encoding):
 
 
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])
+def test_the_term_and_a_term_of_ones_own_work_together(encoding):
+    level = microban("8")[0]
+    genomes = _genomes(encoding)
+    own = {"terms": [{"kind": "boxes_on_goals"}]}
+    with_own = FitnessFunction(level, encoding, FitnessConfig(**own))(genomes)
+    both = FitnessFunction(level, encoding, FitnessConfig(learned_lost="tiebreak", **own))(genomes)
+    tied = FitnessFunction(level, encoding, FitnessConfig(learned_lost="tiebreak"))(genomes)
+    for a, b, c in zip(with_own, both, tied):
+        assert b.terms == a.terms and len(a.terms) == 1
+        assert b._replace(terms=()) == c
+
+
+@pytest.mark.parametrize("encoding", ["moves", "pushes"])
 def test_positions_are_where_the_genomes_are_scored(encoding):
     level = seed_level("seed000-case3")
     config = FitnessConfig(learned_lost="tiebreak", trim_to_best=False)

@@ -71,6 +71,13 @@ def test_a_model_that_calls_everything_dead_still_finds_the_solution(tmp_path):
     result = solve(level, "push-learned", model=str(tmp_path / "dead.npz"))
     assert result.status == "solved"
     assert verify_solution(level, result.solution).solved
+    # the public API passes the model through: the same search, not the shipped model's
+    from evosoko import api
+
+    through_api = api.solve(level, "push-learned", model=tmp_path / "dead.npz")
+    assert (through_api.cost, through_api.solution) == (result.expanded, result.solution)
+    shipped = solve(level, "push-learned")
+    assert (shipped.expanded, shipped.generated) != (result.expanded, result.generated)
 
 
 def test_a_missing_model_is_a_config_error(tmp_path):
