@@ -55,6 +55,7 @@ from evosoko.experiment.compare_jobs import (
     plan_jobs,
     result_row,
     run_job,
+    unit_budgets,
 )
 from evosoko.experiment.ioh import IOH_DIR, write_comparison_ioh
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
@@ -114,8 +115,9 @@ RESULT_COLUMNS = (
     "pushes",
     "solution",
 )
-"""``seconds``/``used``: wall time and evaluations (GA) or expanded nodes (search) spent, i.e.
-the time and cost to solve when ``solved`` is 1; ``seed`` is empty for deterministic search."""
+"""``seconds``/``used``: wall time and evaluations (GA), expanded nodes (search) or iterations
+(mcts) spent, i.e. the time and cost to solve when ``solved`` is 1; ``seed`` is empty for
+deterministic search."""
 
 
 REPORT_SECONDS = 20.0
@@ -236,10 +238,10 @@ def write_compare_files(
 ) -> list[SolverSummary]:
     """Write ``results.csv``, ``summary.md``, ``summary.json`` and (optionally) the plots."""
     budget = config.compare.budget
-    unit_budgets = {"evaluations": budget.evaluations, "nodes": budget.nodes}
-    summaries = summarise(rows, budget.seconds, unit_budgets)
+    budgets = unit_budgets(budget)
+    summaries = summarise(rows, budget.seconds, budgets)
     uncertainty = comparison_uncertainty(
-        rows, budget.seconds, unit_budgets, [s.label for s in config.solver]
+        rows, budget.seconds, budgets, [s.label for s in config.solver]
     )
     write_text_atomic(folder / RESULTS_FILE, results_csv(rows))
     write_text_atomic(
@@ -253,7 +255,7 @@ def write_compare_files(
     if plots and rows:
         from evosoko.experiment.figures import draw_compare
 
-        draw_compare(folder, rows, budget.seconds, unit_budgets, [s.label for s in config.solver])
+        draw_compare(folder, rows, budget.seconds, budgets, [s.label for s in config.solver])
     refresh_report(folder)
     return summaries
 
@@ -314,7 +316,7 @@ def summary_markdown(
     if budget.evaluations:
         limits.append(f"{budget.evaluations:,} evaluations (GA)")
     if budget.nodes:
-        limits.append(f"{budget.nodes:,} expanded nodes (search)")
+        limits.append(f"{budget.nodes:,} {_node_budget_text(config)}")
     lines = [
         f"# Comparison: {settings.name}",
         "",
@@ -363,6 +365,16 @@ def _bracket(interval: Interval | None, digits: int = 0, *, percent: bool = Fals
     if percent:
         return f" [{100 * interval.low:.0f}%, {100 * interval.high:.0f}%]"
     return f" [{_number(interval.low, digits)}, {_number(interval.high, digits)}]"
+
+
+def _node_budget_text(config: CompareConfig) -> str:
+    """What ``budget.nodes`` bounds in this comparison: expanded nodes, mcts's iterations."""
+    units = {s.unit for s in config.solver if isinstance(s, SearchSolver)}
+    if units == {"iterations"}:
+        return "iterations (mcts)"
+    if "iterations" in units:
+        return "expanded nodes (search; mcts: iterations)"
+    return "expanded nodes (search)"
 
 
 def _level_description(settings: CompareSettings) -> str:

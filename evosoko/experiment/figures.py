@@ -26,7 +26,11 @@ from evosoko.text import plain
 
 __all__ = ["draw_compare", "draw_runs", "read_metrics"]
 
-UNIT_LABELS = {"evaluations": "fitness evaluations", "nodes": "expanded search nodes"}
+UNIT_LABELS = {
+    "evaluations": "fitness evaluations",
+    "nodes": "expanded search nodes",
+    "iterations": "mcts iterations",
+}
 
 
 # ---- comparisons -------------------------------------------------------------------------------

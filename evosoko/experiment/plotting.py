@@ -129,6 +129,7 @@ def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
         RESULTS_FILE,
         load_compare_config,
         read_results_csv,
+        unit_budgets,
     )
     from evosoko.experiment.figures import draw_compare
 
@@ -137,7 +138,7 @@ def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
     if not rows:
         return []
     budget = config.compare.budget
-    units = {"evaluations": budget.evaluations, "nodes": budget.nodes}
+    units = unit_budgets(budget)
     labels = [solver.label for solver in config.solver]
     return draw_compare(folder, rows, budget.seconds, units, labels, fmt=fmt, out=out)
 

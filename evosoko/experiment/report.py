@@ -369,10 +369,10 @@ def _curve(points: list[tuple[float, ...]]) -> dict[str, list]:
 
 def _compare_data(folder: Path) -> dict[str, Any]:
     from evosoko.experiment.compare import (
-        UNITS,
         comparison_levels,
         load_compare_config,
         read_results_csv,
+        unit_budgets,
     )
     from evosoko.experiment.metrics import summarise
 
@@ -381,7 +381,7 @@ def _compare_data(folder: Path) -> dict[str, Any]:
     settings, budget = config.compare, config.compare.budget
     rows = read_results_csv(folder / "results.csv") if (folder / "results.csv").is_file() else []
     solvers = [solver.label for solver in config.solver]
-    units = [UNITS[solver.kind] for solver in config.solver]
+    units = [solver.unit for solver in config.solver]
     try:
         entries = comparison_levels(settings)
         level_error = None
@@ -415,8 +415,7 @@ def _compare_data(folder: Path) -> dict[str, Any]:
         for row in rows
         if row["solver"] in solver_position
     ]
-    unit_budgets = {"evaluations": budget.evaluations, "nodes": budget.nodes}
-    summaries = summarise(rows, budget.seconds, unit_budgets)
+    summaries = summarise(rows, budget.seconds, unit_budgets(budget))
     planned = _planned_jobs(config, len(entries))
     return {
         "title": f"Comparison {settings.name}",
