@@ -57,7 +57,12 @@ class FitnessFunction:
         self.level = level
         self.encoding = encoding
         self.config = config
-        if encoding == "moves":
+        self._holes_tables = None
+        if level.pairing is not None:  # given holes: evosoko.evolve.given_holes replays them
+            from evosoko.evolve.given_holes import holes_tables
+
+            self._holes_tables = holes_tables(level, config.objective)
+        elif encoding == "moves":
             self._move_tables = move_tables(level)
         else:
             self._push_tables = push_tables(level)
@@ -83,6 +88,10 @@ class FitnessFunction:
         processes; :func:`evaluations_from_columns` makes the tuples)."""
         if not len(lengths):
             columns = tuple(np.zeros(0, dtype=np.int64) for _ in Evaluation._fields[:-1])
+        elif self._holes_tables is not None:
+            from evosoko.evolve.given_holes import holes_columns
+
+            columns = holes_columns(self._holes_tables, self.encoding, self.config, genes, lengths)
         elif self.encoding == "moves":
             columns = self._moves(genes, lengths)
         else:

@@ -44,6 +44,7 @@ from evosoko.errors import ConfigError
 from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare import JobsParallel, LevelEntry, comparison_levels, run_job
+from evosoko.experiment.compare_jobs import rules_payload
 from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.runfolder import make_output_folder, output_folder
 from evosoko.experiment.settings import (
@@ -359,6 +360,7 @@ def trial_jobs(
                 "seed": seed,
                 "solver": f"trial-{trial.number}",
                 "level_index": entry.index,
+                **rules_payload(entry.level),
             }
             jobs.append(Job(f"{digest}|{entry.index}|{seed}", payload))
     return jobs
