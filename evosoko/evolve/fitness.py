@@ -67,7 +67,9 @@ class FitnessFunction:
         else:
             self._push_tables = push_tables(level)
         self._learned_term = None
-        if config.learned_lost != "off":  # imported only when on: workers stay lean without it
+        # imported only when on: workers stay lean without it; the network knows standard
+        # rules only, so a given-holes level is scored without it
+        if config.learned_lost != "off" and level.pairing is None:
             from evosoko.learn.fitness_term import LearnedLostTerm
 
             self._learned_term = LearnedLostTerm(level, encoding, config)

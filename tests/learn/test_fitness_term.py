@@ -82,3 +82,15 @@ def test_the_term_is_off_by_default_and_needs_no_model():
     assert FitnessConfig().learned_lost == "off"
     function = FitnessFunction(seed_level("seed000-case3"), "pushes", FitnessConfig())
     assert function._learned_term is None
+
+
+def test_a_given_holes_level_is_scored_without_the_network():
+    from learn_levels import REPO_ROOT
+
+    from evosoko.sokoban.formats import read_levels
+
+    level = read_levels(REPO_ROOT / "levels" / "given-holes.xsb")[0]
+    genomes = _genomes("pushes")
+    plain = FitnessFunction(level, "pushes", FitnessConfig())(genomes)
+    tied = FitnessFunction(level, "pushes", FitnessConfig(learned_lost="tiebreak"))(genomes)
+    assert plain == tied
