@@ -140,6 +140,7 @@ def solve(
     pruning: Pruning = Pruning(),
     seed: int = 0,
     memory_limit: int = DEFAULT_MEMORY,
+    model: str | None = None,
 ) -> SearchResult:
     """Search ``level`` with algorithm ``algo`` and return a :class:`SearchResult`.
 
@@ -148,7 +149,8 @@ def solve(
     ``weight`` is the heuristic weight of ``push-wastar``; ``seed`` orders ``random``'s
     successors. With ``partial=k`` an interrupted search also returns its ``k`` best frontier
     states (lowest ``h``, then lowest cost) with their paths. Every solution and partial path
-    is replay-verified; a failure raises :class:`evosoko.search.paths.SearchBug`.
+    is replay-verified; a failure raises :class:`evosoko.search.paths.SearchBug`. ``model`` is
+    the deadlock network file of the ``push-learned`` searches (None: the one shipped).
     """
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
@@ -161,6 +163,7 @@ def solve(
     run = _run_class(algorithm)(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
+    run.model = model
     status = run.search()
     return run.result(status, partial)
 
@@ -196,6 +199,9 @@ def check_arguments(
 
 class _Run:
     """One search in progress: its store, kernel parameters and budget."""
+
+    model: str | None = None
+    """The deadlock model a guided algorithm orders by (None: the shipped one)."""
 
     def __init__(
         self,
@@ -371,8 +377,13 @@ class _Run:
         Each call takes about ``_CHUNK_SECONDS``: both its expansions (``CHUNK``) and its work
         units (``WORK_LIMIT``, which a push-level call honours even inside an expansion, going
         on from there on the next call) follow the rates measured on the calls before, so the
-        clock and Ctrl-C are looked at often however costly one expansion is.
+        clock and Ctrl-C are looked at often however costly one expansion is. A guided
+        algorithm (``push-learned*``) runs its own loop (:func:`evosoko.search.learned.run_guided`).
         """
+        if self.algorithm.guided:
+            from evosoko.search.learned import run_guided
+
+            return run_guided(self)
         store = self.store
         chunk = 1
         while True:
@@ -392,13 +403,8 @@ class _Run:
                 return UNSOLVABLE
             if store.counters[SOLUTION] >= 0:
                 return SOLVED
-            if code == NEED_SPACE:
-                if (
-                    store.capacity * 2 > self.max_nodes
-                    and store.size + 8 * store.box_count >= store.capacity
-                ):
-                    return MEMORY_LIMIT
-                self._grow()
+            if code == NEED_SPACE and not self.make_room():
+                return MEMORY_LIMIT
             if self._out_of_time(now):
                 return TIMEOUT
             elapsed = max(now - called, 1e-6)
@@ -406,6 +412,17 @@ class _Run:
             self.params[WORK_LIMIT] = _next_work_limit(
                 int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, elapsed
             )
+
+    def make_room(self) -> bool:
+        """Grow the store for the kernel; False when that would pass the memory limit."""
+        store = self.store
+        if (
+            store.capacity * 2 > self.max_nodes
+            and store.size + 8 * store.box_count >= store.capacity
+        ):
+            return False
+        self._grow()
+        return True
 
     # ---- reporting ----------------------------------------------------------------------------
     def result(self, status: str, partial: int) -> SearchResult:
@@ -486,6 +503,9 @@ def warm_up(algorithms: Iterable[str] | None = None, cells: int = 0) -> None:
     level = level_from_rows(_WARM_UP_ROWS, title="warm-up")
     for name in todo:
         algorithm = algorithm_named(name)
+        if algorithm.guided:  # push-astar's kernel; the network needs no compiling
+            warm_up(["push-astar"], cells)
+            continue
         for heuristic in algorithm.heuristics:
             run = _run_class(algorithm)(
                 level, algorithm, heuristic, None, 50, 3.0, Pruning(), 0, DEFAULT_MEMORY, cells
