@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,6 +35,7 @@ from evosoko.sokoban.level import (
 )
 
 if TYPE_CHECKING:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.typing import ColorType
     from PIL import Image
@@ -121,14 +122,15 @@ def board_image(
     level: Level,
     state: State | None = None,
     cell_pixels: int = 32,
-    colours: dict[str, object] | None = None,
+    colours: Mapping[str, ColorType] | None = None,
 ) -> np.ndarray:
     """The board in ``state`` as an ``uint8[height, width, 3]`` RGB array, as :func:`save_png`
     draws it; ``colours`` replaces some of :data:`COLOURS` (another tile set)."""
     figure, show = _board_figure(level, cell_pixels, colours)
     show(state if state is not None else level.start)
-    figure.canvas.draw()
-    return np.asarray(figure.canvas.buffer_rgba())[:, :, :3].copy()
+    canvas = _agg_canvas(figure)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
 
 
 def fitted_cell_pixels(level: Level, cell_pixels: int) -> int:
@@ -216,12 +218,9 @@ def _quantized_frames(
     positions and one with every box on a goal. So a colour that appears only later (a box on a
     goal) keeps its own entry, exactly as the PNG renderer draws it.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
-    canvas = figure.canvas
-    if not isinstance(canvas, FigureCanvasAgg):
-        raise TypeError("frames are drawn on an Agg canvas (see _board_figure)")
+    canvas = _agg_canvas(figure)
 
     def rendered(state: State) -> Image.Image:
         show(state)
@@ -233,6 +232,16 @@ def _quantized_frames(
     palette = _palette([rendered(states[0]), rendered(states[-1]), rendered(solved)])
     for state in states:
         yield rendered(state).quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+def _agg_canvas(figure: Figure) -> FigureCanvasAgg:
+    """The Agg canvas :func:`_board_figure` gives its figure (pixels are read from it)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = figure.canvas
+    if not isinstance(canvas, FigureCanvasAgg):
+        raise TypeError("boards are drawn on an Agg canvas (see _board_figure)")
+    return canvas
 
 
 def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
@@ -254,14 +263,14 @@ def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
 
 
 def _board_figure(
-    level: Level, cell_pixels: int, colours: dict[str, object] | None = None
+    level: Level, cell_pixels: int, colours: Mapping[str, ColorType] | None = None
 ) -> tuple[Figure, Callable[[State], None]]:
     """A figure of the static board and a function that moves its boxes and player to a state.
 
     The figure is ``width x height`` inches at ``cell_pixels`` dots per inch, so every cell is
     exactly ``cell_pixels`` pixels wide in the output. ``colours`` overrides :data:`COLOURS`.
     """
-    palette = {**COLOURS, **(colours or {})}
+    palette: dict[str, ColorType] = {**COLOURS, **(colours or {})}
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyBboxPatch
