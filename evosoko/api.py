@@ -138,8 +138,8 @@ def evolve(
     every level and generation (and may stop a level early).
     """
     from evosoko.config import Config
+    from evosoko.evolve.backends import make_evaluator, worker_pool
     from evosoko.evolve.engine import evolve_level
-    from evosoko.evolve.evaluation import make_evaluator, worker_pool
     from evosoko.experiment.warmup import warm_up_config
     from evosoko.sokoban.level import Level
 

@@ -24,9 +24,10 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from evosoko.evolve.backends import make_evaluator
     from evosoko.evolve.callbacks import Callback, Generation
     from evosoko.evolve.engine import STOP_REASONS, Engine, evolve_level
-    from evosoko.evolve.evaluation import Evaluator, make_evaluator
+    from evosoko.evolve.evaluation import Evaluator
     from evosoko.evolve.fitness import Evaluation
     from evosoko.result import GenerationStats, HallOfFameEntry, Result
 
@@ -35,7 +36,7 @@ _NAMES = {
     "Engine": "evosoko.evolve.engine",
     "evolve_level": "evosoko.evolve.engine",
     "Evaluator": "evosoko.evolve.evaluation",
-    "make_evaluator": "evosoko.evolve.evaluation",
+    "make_evaluator": "evosoko.evolve.backends",
     "Evaluation": "evosoko.evolve.fitness",
     "Callback": "evosoko.evolve.callbacks",
     "Generation": "evosoko.evolve.callbacks",

@@ -31,8 +31,8 @@ import numpy as np
 
 from evosoko.config import FitnessConfig
 from evosoko.evolve.move_replay import BEST, FINAL, move_tables, replay_move_packed
-from evosoko.evolve.packing import pack_genomes
 from evosoko.evolve.push_replay import push_tables, replay_push_packed
+from evosoko.parallel.packing import pack_genomes
 from evosoko.sokoban.level import Level
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from evosoko.config import FitnessConfig
 from evosoko.evolve.genomes import decode
-from evosoko.evolve.packing import unpack_genomes
+from evosoko.parallel.packing import unpack_genomes
 from evosoko.sokoban.level import Level
 
 

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.errors import ConfigError
-from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
 from evosoko.experiment.compare_config import (
     CompareBudget,
@@ -57,7 +56,6 @@ from evosoko.experiment.compare_jobs import (
     run_job,
 )
 from evosoko.experiment.ioh import IOH_DIR, write_comparison_ioh
-from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.metrics import SolverSummary, summarise
 from evosoko.experiment.report import Throttle, refresh_report
 from evosoko.experiment.runfolder import make_output_folder, output_folder
@@ -70,6 +68,8 @@ from evosoko.experiment.statistics import (
     paired_tests_markdown,
 )
 from evosoko.experiment.warmup import warm_up_for
+from evosoko.parallel.dask_cluster import check_backend_reachable
+from evosoko.parallel.jobs import Job, Journal, make_backend, run_jobs
 
 __all__ = [
     "RESULT_COLUMNS",
@@ -207,14 +207,7 @@ def run_compare(
         [s.algorithm for s in config.solver if isinstance(s, SearchSolver)],
     )
     warm_up()  # compiled once here, before any job's clock; forked workers inherit it
-    parallel = config.parallel
-    backend = make_backend(
-        parallel.backend,
-        parallel.workers,
-        address=parallel.address,
-        local_workers=parallel.local_workers,
-        warm_up=warm_up,
-    )
+    backend = make_backend(config.parallel, warm_up=warm_up)
     journal = Journal(folder / JOURNAL_FILE)
     if progress is not None:
         already = len([job for job in jobs if job.key in journal.finished()])

@@ -27,9 +27,9 @@ from evosoko.experiment.compare_config import (
     CompareSettings,
     GASolver,
 )
-from evosoko.experiment.jobs import Job
 from evosoko.experiment.settings import locate, selection_error
 from evosoko.experiment.warmup import warm_up_config
+from evosoko.parallel.jobs import Job
 from evosoko.result import Result
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels, select_levels
@@ -192,7 +192,8 @@ def solver_result(level: Level, payload: dict) -> Result:
 def _ga_result(level: Level, payload: dict) -> Result:
     import tomllib
 
-    from evosoko.evolve import evolve_level, make_evaluator
+    from evosoko.evolve.backends import make_evaluator
+    from evosoko.evolve.engine import evolve_level
     from evosoko.evolve.registry import install
 
     install(payload.get("parts", ()))  # plugin parts, for a worker that never imported them

@@ -31,10 +31,9 @@ from typing import Any
 from evosoko.budget import Budget
 from evosoko.config import Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
+from evosoko.evolve.backends import make_evaluator, worker_pool
 from evosoko.evolve.callbacks import Callback
-from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.evolve.engine import evolve_level
-from evosoko.evolve.evaluation import make_evaluator, worker_pool
 from evosoko.experiment.atomic import WriteFailed
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.level_writer import LevelWriter
@@ -57,6 +56,7 @@ from evosoko.experiment.runfolder import (
 )
 from evosoko.experiment.settings import selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
+from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.result import History, Result
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level

@@ -41,10 +41,8 @@ from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_valid
 
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.errors import ConfigError
-from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare import JobsParallel, LevelEntry, comparison_levels, run_job
-from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.runfolder import make_output_folder, output_folder
 from evosoko.experiment.settings import (
     Section,
@@ -65,6 +63,8 @@ from evosoko.experiment.statistics import (
     sweep_ties,
 )
 from evosoko.experiment.warmup import warm_up_for
+from evosoko.parallel.dask_cluster import check_backend_reachable
+from evosoko.parallel.jobs import Job, Journal, make_backend, run_jobs
 
 __all__ = [
     "SweepConfig",
@@ -521,14 +521,7 @@ def sweep_backend(config: SweepConfig, run_configs: list[Config]):
     first, before any job's clock; forked workers inherit it)."""
     warm_up = functools.partial(warm_up_for, run_configs)
     warm_up()
-    parallel = config.parallel
-    return make_backend(
-        parallel.backend,
-        parallel.workers,
-        address=parallel.address,
-        local_workers=parallel.local_workers,
-        warm_up=warm_up,
-    )
+    return make_backend(config.parallel, warm_up=warm_up)
 
 
 def best_trial(trials: list[Trial]) -> Trial | None:

@@ -17,7 +17,6 @@ from typing import Any
 
 from evosoko.errors import ConfigError, EvosokoError
 from evosoko.experiment.compare import LevelEntry, run_job
-from evosoko.experiment.jobs import Journal, run_jobs
 from evosoko.experiment.sweep import (
     OPTUNA_FILE,
     ParameterRange,
@@ -31,6 +30,7 @@ from evosoko.experiment.sweep import (
     trial_jobs,
 )
 from evosoko.experiment.warmup import warm_up_config
+from evosoko.parallel.jobs import Journal, run_jobs
 
 __all__ = ["open_study", "require_optuna", "run_optuna"]
 

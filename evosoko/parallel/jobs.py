@@ -5,7 +5,7 @@
   pickles by name.
 - A backend runs the function on payloads and yields ``(position, result)`` as jobs finish
   (:class:`SerialBackend` in this process, :class:`ProcessBackend` on a local process pool,
-  :class:`evosoko.experiment.dask_jobs.DaskBackend` on a Dask cluster, each job a task).
+  :class:`evosoko.parallel.dask_jobs.DaskBackend` on a Dask cluster, each job a task).
   Any object with the same ``imap_unordered``/``close`` methods plugs in.
 - A :class:`Journal` appends each finished job's result as one flushed JSON line; rerunning
   with the same journal skips the jobs already in it, so an interrupted experiment resumes
@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evosoko.errors import ConfigError
-from evosoko.evolve.worker_lifetime import exit_with_parent
+from evosoko.parallel.worker_lifetime import exit_with_parent
 
 __all__ = [
     "BACKENDS",
+    "BackendSettings",
     "Job",
     "JobBackend",
     "Journal",
@@ -181,33 +182,44 @@ def _start_worker(warm_up: Callable[[], None] | None = None) -> None:
         warm_up()
 
 
-def make_backend(
-    name: str,
-    workers: int = 1,
-    *,
-    address: str | None = None,
-    local_workers: int | None = None,
-    retries: int = 0,
-    warm_up: Callable[[], None] | None = None,
-) -> JobBackend:
-    """The backend called ``name`` (one of :data:`BACKENDS`).
+class BackendSettings(Protocol):
+    """What :func:`make_backend` reads: a ``[parallel]`` table (:class:`evosoko.config.
+    ParallelConfig` of a run, ``JobsParallel`` of a comparison or a sweep)."""
 
-    ``dask`` takes exactly one of ``address`` (an existing scheduler) and ``local_workers`` (a
-    local cluster started for the experiment) and imports Dask only then (it is optional).
-    ``warm_up`` (picklable) runs in every worker process before its first job (the serial
-    backend's caller warms up itself).
+    backend: str
+    workers: int
+    address: str | None
+    local_workers: int | None
+
+
+def make_backend(
+    parallel: BackendSettings, *, warm_up: Callable[[], None] | None = None
+) -> JobBackend:
+    """The job backend that ``parallel.backend`` names (one of :data:`BACKENDS`).
+
+    ``dask`` takes exactly one of ``parallel.address`` (an existing scheduler) and
+    ``parallel.local_workers`` (a local cluster started for the experiment), retries a task
+    ``parallel.retries`` times (0 when the table has no such field) and imports Dask only then
+    (it is optional). ``warm_up`` (picklable) runs in every worker process before its first job
+    (the serial backend's caller warms up itself).
     """
+    name = parallel.backend
     if name == "serial":
         return SerialBackend()
     if name == "processes":
-        return ProcessBackend(workers, warm_up)
+        return ProcessBackend(parallel.workers, warm_up)
     if name == "dask":
-        from evosoko.evolve.dask_cluster import require_distributed
+        from evosoko.parallel.dask_cluster import require_distributed
 
         require_distributed()
-        from evosoko.experiment.dask_jobs import DaskBackend
+        from evosoko.parallel.dask_jobs import DaskBackend
 
-        return DaskBackend(address, local_workers, retries=retries, warm_up=warm_up)
+        return DaskBackend(
+            parallel.address,
+            parallel.local_workers,
+            retries=getattr(parallel, "retries", 0),
+            warm_up=warm_up,
+        )
     raise ConfigError(f"unknown job backend {name!r}; known: {', '.join(BACKENDS)}")
 
 
