@@ -32,6 +32,7 @@ import numpy as np
 from evosoko.config import FitnessConfig
 from evosoko.evolve.move_replay import BEST, FINAL, move_tables, replay_move_packed
 from evosoko.evolve.push_replay import push_tables, replay_push_packed
+from evosoko.evolve.term_values import term_matrix
 from evosoko.parallel.packing import pack_genomes
 from evosoko.sokoban.level import Level
 
@@ -83,11 +84,10 @@ class FitnessFunction:
         else:
             columns = self._pushes(genes, lengths)
         if self.config.terms:
-            from evosoko.evolve.term_values import term_matrix
-
+            evaluations = evaluations_from_columns(columns)
             columns = (
                 *columns,
-                term_matrix(self.level, self.encoding, self.config, genes, lengths, columns),
+                term_matrix(self.level, self.encoding, self.config, genes, lengths, evaluations),
             )
         return columns
 
