@@ -139,7 +139,7 @@ def evolve(
     """
     from evosoko.config import Config
     from evosoko.evolve.backends import make_evaluator, worker_pool
-    from evosoko.evolve.engine import evolve_level
+    from evosoko.evolve.runner import evolve_level
     from evosoko.experiment.warmup import warm_up_config
     from evosoko.sokoban.level import Level
 

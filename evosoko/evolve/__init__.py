@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from evosoko.evolve.backends import make_evaluator
     from evosoko.evolve.callbacks import Callback, Generation
-    from evosoko.evolve.engine import STOP_REASONS, Engine, evolve_level
+    from evosoko.evolve.engine import STOP_REASONS, Engine
+    from evosoko.evolve.runner import evolve_level
     from evosoko.evolve.evaluation import Evaluator
     from evosoko.evolve.fitness import Evaluation
     from evosoko.result import GenerationStats, HallOfFameEntry, Result
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 _NAMES = {
     "STOP_REASONS": "evosoko.evolve.engine",
     "Engine": "evosoko.evolve.engine",
-    "evolve_level": "evosoko.evolve.engine",
+    "evolve_level": "evosoko.evolve.runner",
     "Evaluator": "evosoko.evolve.evaluation",
     "make_evaluator": "evosoko.evolve.backends",
     "Evaluation": "evosoko.evolve.fitness",

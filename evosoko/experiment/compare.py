@@ -68,8 +68,9 @@ from evosoko.experiment.statistics import (
     paired_tests_markdown,
 )
 from evosoko.experiment.warmup import warm_up_for
+from evosoko.parallel.backends import make_backend
 from evosoko.parallel.dask_cluster import check_backend_reachable
-from evosoko.parallel.jobs import Job, Journal, make_backend, run_jobs
+from evosoko.parallel.jobs import Job, Journal, run_jobs
 
 __all__ = [
     "RESULT_COLUMNS",

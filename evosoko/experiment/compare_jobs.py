@@ -193,7 +193,7 @@ def _ga_result(level: Level, payload: dict) -> Result:
     import tomllib
 
     from evosoko.evolve.backends import make_evaluator
-    from evosoko.evolve.engine import evolve_level
+    from evosoko.evolve.runner import evolve_level
     from evosoko.evolve.registry import install
 
     install(payload.get("parts", ()))  # plugin parts, for a worker that never imported them

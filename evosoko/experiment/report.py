@@ -547,6 +547,6 @@ def _compact(value: float | None) -> float | int | None:
 
 
 def _now() -> str:
-    from evosoko.experiment.runfolder import utc_now
+    from evosoko.experiment.clock import utc_now
 
     return utc_now().isoformat().replace("+00:00", "Z")

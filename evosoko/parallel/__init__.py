@@ -1,7 +1,8 @@
 """Running work on several processes or machines, for the GA and for experiments alike.
 
 - :mod:`~evosoko.parallel.jobs`: independent jobs (compare, sweep) on a backend, journaled so
-  an interrupted experiment resumes; :func:`~evosoko.parallel.jobs.make_backend` builds the
+  an interrupted experiment resumes;
+- :mod:`~evosoko.parallel.backends`: :func:`~evosoko.parallel.backends.make_backend`, the job
   backend a ``[parallel]`` table names (serial, processes or dask);
 - :mod:`~evosoko.parallel.dask_jobs`: the Dask job backend;
 - :mod:`~evosoko.parallel.dask_cluster`: connecting to a scheduler or starting a local cluster

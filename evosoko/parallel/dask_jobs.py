@@ -2,7 +2,7 @@
 
 :class:`DaskBackend` has the interface of :class:`evosoko.parallel.jobs.JobBackend`, so
 ``compare``, ``sweep`` and Optuna tuning use it unchanged through
-:func:`evosoko.parallel.jobs.make_backend`. At most ``2 ×`` the cluster's worker threads
+:func:`evosoko.parallel.backends.make_backend`. At most ``2 ×`` the cluster's worker threads
 (counted again as jobs finish, so workers that join later get work) are queued at a time, so
 stopping early wastes little. A job that raises becomes an ``{"error":
 ...}`` result (in the worker, like every backend); a job whose workers kept dying

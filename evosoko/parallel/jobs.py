@@ -6,7 +6,8 @@
 - A backend runs the function on payloads and yields ``(position, result)`` as jobs finish
   (:class:`SerialBackend` in this process, :class:`ProcessBackend` on a local process pool,
   :class:`evosoko.parallel.dask_jobs.DaskBackend` on a Dask cluster, each job a task).
-  Any object with the same ``imap_unordered``/``close`` methods plugs in.
+  Any object with the same ``imap_unordered``/``close`` methods plugs in;
+  :func:`evosoko.parallel.backends.make_backend` builds the one a ``[parallel]`` table names.
 - A :class:`Journal` appends each finished job's result as one flushed JSON line; rerunning
   with the same journal skips the jobs already in it, so an interrupted experiment resumes
   where it stopped.
@@ -29,24 +30,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from evosoko.errors import ConfigError
 from evosoko.parallel.worker_lifetime import exit_with_parent
 
 __all__ = [
-    "BACKENDS",
-    "BackendSettings",
     "Job",
     "JobBackend",
     "Journal",
     "ProcessBackend",
     "SerialBackend",
-    "make_backend",
     "run_jobs",
 ]
 
 log = logging.getLogger(__name__)
 
-BACKENDS = ("serial", "processes", "dask")
 MAX_POOL_RESTARTS = 3
 """How often a broken process pool (a worker died) is replaced before giving up."""
 
@@ -180,47 +176,6 @@ def _start_worker(warm_up: Callable[[], None] | None = None) -> None:
     exit_with_parent()
     if warm_up is not None:
         warm_up()
-
-
-class BackendSettings(Protocol):
-    """What :func:`make_backend` reads: a ``[parallel]`` table (:class:`evosoko.config.
-    ParallelConfig` of a run, ``JobsParallel`` of a comparison or a sweep)."""
-
-    backend: str
-    workers: int
-    address: str | None
-    local_workers: int | None
-
-
-def make_backend(
-    parallel: BackendSettings, *, warm_up: Callable[[], None] | None = None
-) -> JobBackend:
-    """The job backend that ``parallel.backend`` names (one of :data:`BACKENDS`).
-
-    ``dask`` takes exactly one of ``parallel.address`` (an existing scheduler) and
-    ``parallel.local_workers`` (a local cluster started for the experiment), retries a task
-    ``parallel.retries`` times (0 when the table has no such field) and imports Dask only then
-    (it is optional). ``warm_up`` (picklable) runs in every worker process before its first job
-    (the serial backend's caller warms up itself).
-    """
-    name = parallel.backend
-    if name == "serial":
-        return SerialBackend()
-    if name == "processes":
-        return ProcessBackend(parallel.workers, warm_up)
-    if name == "dask":
-        from evosoko.parallel.dask_cluster import require_distributed
-
-        require_distributed()
-        from evosoko.parallel.dask_jobs import DaskBackend
-
-        return DaskBackend(
-            parallel.address,
-            parallel.local_workers,
-            retries=getattr(parallel, "retries", 0),
-            warm_up=warm_up,
-        )
-    raise ConfigError(f"unknown job backend {name!r}; known: {', '.join(BACKENDS)}")
 
 
 class Journal:

@@ -19,7 +19,8 @@ from evosoko.errors import ConfigError
 from evosoko.experiment.compare import load_compare_config, run_compare
 from evosoko.experiment.compare_config import JobsParallel
 from evosoko.experiment.sweep import load_sweep_config, run_sweep
-from evosoko.parallel.jobs import Job, Journal, make_backend, run_jobs
+from evosoko.parallel.backends import make_backend
+from evosoko.parallel.jobs import Job, Journal, run_jobs
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
