@@ -368,12 +368,9 @@ def _curve(points: list[tuple[float, ...]]) -> dict[str, list]:
 
 
 def _compare_data(folder: Path) -> dict[str, Any]:
-    from evosoko.experiment.compare import (
-        UNITS,
-        comparison_levels,
-        load_compare_config,
-        read_results_csv,
-    )
+    from evosoko.experiment.compare_config import load_compare_config
+    from evosoko.experiment.compare_files import read_results_csv
+    from evosoko.experiment.compare_jobs import UNITS, comparison_levels
     from evosoko.experiment.metrics import summarise
 
     config_text = _read_text(folder / "compare.toml")

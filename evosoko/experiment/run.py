@@ -37,7 +37,7 @@ from evosoko.evolve.runner import evolve_level
 from evosoko.experiment.atomic import WriteFailed
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.level_writer import LevelWriter
-from evosoko.experiment.plots import plot_fitness
+from evosoko.experiment.plots.fitness import plot_fitness
 from evosoko.experiment.progress import NoProgress, RunProgress
 from evosoko.experiment.records import (
     SUMMARY_KEYS,

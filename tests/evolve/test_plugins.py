@@ -262,7 +262,8 @@ def test_a_registered_plugin_of_a_module_is_written_where_it_lives():
 
 
 def test_a_sweep_tunes_a_plugin_parameter(tmp_path):
-    from evosoko.experiment.sweep import load_sweep_config, plan_trials, trial_config
+    from evosoko.experiment.sweep_config import load_sweep_config
+    from evosoko.experiment.sweep_trials import plan_trials, trial_config
 
     levels = Path(__file__).resolve().parents[2] / "levels" / "starter.xsb"
     path = tmp_path / "sweep.toml"

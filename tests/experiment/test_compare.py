@@ -7,7 +7,9 @@ import pytest
 
 from evosoko.errors import ConfigError
 from evosoko.experiment import compare
-from evosoko.experiment.compare import load_compare_config, read_results_csv, run_compare
+from evosoko.experiment.compare import run_compare
+from evosoko.experiment.compare_config import load_compare_config
+from evosoko.experiment.compare_files import read_results_csv
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
