@@ -4,6 +4,8 @@ Suites (single process, one level after the other, kernels compiled before timin
 
 - ``microban``: the 155 Microban levels with ``push-astar`` (default 10 s per level);
 - ``boxoban``: the 3,000 Boxoban levels (unfiltered, medium, hard; default 10 s per level);
+- ``boxoban-medium``: the 1,000 levels of Boxoban's medium ``train-000.txt`` alone (with
+  ``--levels 1-50``: the levels of ``configs/compare-mcts.toml``);
 - ``xsokoban``: the 90 XSokoban screens (default 60 s per level);
 - ``seeds``: every move-level algorithm on ``seed000-case3`` beside the source document's
   figures (moves, states searched).
@@ -14,7 +16,9 @@ which shows how much of the wall time the (shared) machine actually gave the sea
 
     python benchmarks/bench_search.py --suite microban --suite seeds [--time-limit 10]
         [--algo push-astar] [--heuristic matching] [--levels 1-40] [--node-limit N]
-        [--results FILE.jsonl]
+        [--seed N] [--results FILE.jsonl]
+
+``--seed`` drives the stochastic algorithms (``random``, ``mcts``).
 
 ``--results FILE.jsonl`` appends one line per level as it finishes and reuses the lines of the
 same suite, file, level, algorithm, heuristic, weight and limits when run again, so a long run
@@ -47,6 +51,7 @@ SUITES = {
         ),
         10.0,
     ),
+    "boxoban-medium": (("boxoban/medium/train-000.txt",), 10.0),
     "xsokoban": (("xsokoban.txt",), 60.0),
 }
 SEED_LEVEL = ("seeds/seeds.xsb", "seed000-case3")
@@ -77,6 +82,7 @@ def parse_arguments() -> argparse.Namespace:
     )
     parser.add_argument("--node-limit", type=int, default=None, help="expansions per level")
     parser.add_argument("--weight", type=float, default=3.0, help="weight of push-wastar")
+    parser.add_argument("--seed", type=int, default=0, help="seed of random and mcts")
     parser.add_argument(
         "--levels", default=None, help="1-based index range within each file, e.g. 1-40"
     )
@@ -101,7 +107,7 @@ class ResultStore:
     @staticmethod
     def key(record: dict) -> tuple:
         return tuple(
-            record.get(name)
+            record.get(name, 0 if name == "seed" else None)  # files before --seed: seed 0
             for name in (
                 "suite",
                 "file",
@@ -111,6 +117,7 @@ class ResultStore:
                 "weight",
                 "time_limit",
                 "node_limit",
+                "seed",
             )
         )
 
@@ -148,6 +155,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                 "weight": args.weight,
                 "time_limit": limit,
                 "node_limit": args.node_limit,
+                "seed": args.seed,
             }
             row = store.get(key)
             if row is None:
@@ -159,6 +167,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                     time_limit=limit,
                     node_limit=args.node_limit,
                     weight=args.weight,
+                    seed=args.seed,
                 )
                 cpu_seconds = time.process_time() - cpu_started
                 row = {
@@ -186,6 +195,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
         "algo": args.algo,
         "heuristic": args.heuristic,
         "weight": args.weight,
+        "seed": args.seed,
         "time_limit": limit,
         "levels": len(rows),
         "solved": len(solved),

@@ -186,9 +186,11 @@ def solve(
 ) -> Result:
     """Solve ``level`` by classical search: ``bfs``, ``dfs``, ``random``, ``astar``,
     ``greedy``, ``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``,
-    ``push-idastar`` or ``push-fess``, within ``seconds`` and ``nodes`` expanded (or a
-    ``budget`` with those limits). The result's cost is in expanded nodes; ``details`` holds
-    the search's statistics."""
+    ``push-idastar`` or ``push-fess``, or by Monte Carlo tree search (``mcts``), within
+    ``seconds`` and ``nodes`` expanded (mcts: iterations; or a ``budget`` with those limits);
+    ``seed`` drives the stochastic ones (``random``, ``mcts``). The result's cost is in
+    expanded nodes (mcts: iterations); ``details`` holds the search's statistics and ``best``
+    the position closest to solved it reached (mcts: its best rollout)."""
     from evosoko.search import solve as search
 
     if budget is not None:
@@ -202,6 +204,7 @@ def solve(
         node_limit=nodes,
         weight=weight,
         seed=seed,
+        partial=1,
     )
     return found.as_result(level)
 

@@ -34,21 +34,24 @@ def solve_command(
         typer.Option(
             "--algo",
             help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
-            "push-wastar, push-greedy, push-idastar or push-fess.",
+            "push-wastar, push-greedy, push-idastar, push-fess or mcts.",
         ),
     ] = "push-astar",
     heuristic: Annotated[
         str | None,
         typer.Option(
             help="manhattan, push-distance, matching (push level default), "
-            "manhattan-source (move level only)."
+            "manhattan-source (move level only); mcts: the objective of its reward."
         ),
     ] = None,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per level.")] = None,
-    node_limit: Annotated[int | None, typer.Option(help="States expanded per level.")] = None,
+    node_limit: Annotated[
+        int | None, typer.Option(help="States expanded per level (mcts: iterations).")
+    ] = None,
     weight: Annotated[
         float, typer.Option(help="Heuristic weight of push-wastar and push-fess.")
     ] = 3.0,
+    seed: Annotated[int, typer.Option(help="Seed of the stochastic searches (random, mcts).")] = 0,
     format: FormatOption = None,
     json_output: JsonOption = False,
     strict: StrictOption = False,
@@ -65,7 +68,7 @@ def solve_command(
     with compile_notice():
         warm_up([algo] if algo in ALGORITHMS else [])
     limits = {"seconds": time_limit, "nodes": node_limit, "heuristic": heuristic, "weight": weight}
-    outcomes = (api.solve(level, algo, **limits) for level in chosen)
+    outcomes = (api.solve(level, algo, seed=seed, **limits) for level in chosen)
     table = Table(title=plain_text(f"{file} — {algo}"))
     table.add_column("level", no_wrap=True)
     table.add_column("status", no_wrap=True)
@@ -108,13 +111,15 @@ JSON_KEYS = (
     "duplicates",
     "seconds",
     "solution",
+    "best",
 )
 """Keys of one JSON line of ``evosoko solve --json``, in order."""
 
 
 def _json_record(result) -> dict[str, object]:
     """The JSON object of one level: its index and label, the search's status, solution and
-    statistics (moves and pushes 0 when unsolved)."""
+    statistics (moves and pushes 0 when unsolved), and its ``best`` (see
+    :meth:`evosoko.search.result.SearchResult.best`)."""
     level = result.level
     return {
         "index": level.index,
@@ -127,4 +132,5 @@ def _json_record(result) -> dict[str, object]:
         "duplicates": result.details["duplicates"],
         "seconds": round(result.seconds, 6),
         "solution": result.solution,
+        "best": None if result.best is None else result.best.as_dict(),
     }

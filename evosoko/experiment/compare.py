@@ -57,6 +57,7 @@ from evosoko.experiment.compare_jobs import (
     plan_jobs,
     result_row,
     run_job,
+    unit_budgets,
 )
 from evosoko.experiment.ioh import IOH_DIR, write_comparison_ioh
 from evosoko.experiment.metrics import SolverSummary, summarise
@@ -181,10 +182,10 @@ def write_compare_files(
 ) -> list[SolverSummary]:
     """Write ``results.csv``, ``summary.md``, ``summary.json`` and (optionally) the plots."""
     budget = config.compare.budget
-    unit_budgets = {"evaluations": budget.evaluations, "nodes": budget.nodes}
-    summaries = summarise(rows, budget.seconds, unit_budgets)
+    budgets = unit_budgets(budget)
+    summaries = summarise(rows, budget.seconds, budgets)
     uncertainty = comparison_uncertainty(
-        rows, budget.seconds, unit_budgets, [s.label for s in config.solver]
+        rows, budget.seconds, budgets, [s.label for s in config.solver]
     )
     write_text_atomic(folder / RESULTS_FILE, results_csv(rows))
     write_text_atomic(
@@ -198,6 +199,6 @@ def write_compare_files(
     if plots and rows:
         from evosoko.experiment.plots.compare import draw_compare
 
-        draw_compare(folder, rows, budget.seconds, unit_budgets, [s.label for s in config.solver])
+        draw_compare(folder, rows, budget.seconds, budgets, [s.label for s in config.solver])
     refresh_report(folder)
     return summaries

@@ -79,6 +79,11 @@ class GASolver(Section):
         """The solver's name in tables and plots."""
         return self.name or (Path(self.config).stem if self.config else "ga")
 
+    @property
+    def unit(self) -> str:
+        """What its cost counts."""
+        return "evaluations"
+
 
 class SearchSolver(Section):
     """A classical search and its parameters."""
@@ -116,7 +121,12 @@ class SearchSolver(Section):
     @property
     def stochastic(self) -> bool:
         """True when the search depends on its seed (so it runs once per seed)."""
-        return ALGORITHMS[self.algorithm].shuffle
+        return ALGORITHMS[self.algorithm].stochastic
+
+    @property
+    def unit(self) -> str:
+        """What its cost counts (expanded nodes; mcts: iterations)."""
+        return ALGORITHMS[self.algorithm].unit
 
 
 class JobsParallel(Section):

@@ -13,6 +13,7 @@ from typing import Any
 from evosoko.experiment.compare_config import (
     CompareConfig,
     CompareSettings,
+    SearchSolver,
 )
 from evosoko.experiment.metrics import SolverSummary
 from evosoko.experiment.statistics import (
@@ -53,8 +54,9 @@ RESULT_COLUMNS = (
     "pushes",
     "solution",
 )
-"""``seconds``/``used``: wall time and evaluations (GA) or expanded nodes (search) spent, i.e.
-the time and cost to solve when ``solved`` is 1; ``seed`` is empty for deterministic search."""
+"""``seconds``/``used``: wall time and evaluations (GA), expanded nodes (search) or iterations
+(mcts) spent, i.e. the time and cost to solve when ``solved`` is 1; ``seed`` is empty for
+deterministic search."""
 
 
 def results_csv(rows: list[dict]) -> str:
@@ -113,7 +115,7 @@ def summary_markdown(
     if budget.evaluations:
         limits.append(f"{budget.evaluations:,} evaluations (GA)")
     if budget.nodes:
-        limits.append(f"{budget.nodes:,} expanded nodes (search)")
+        limits.append(f"{budget.nodes:,} {_node_budget_text(config)}")
     lines = [
         f"# Comparison: {settings.name}",
         "",
@@ -162,6 +164,16 @@ def _bracket(interval: Interval | None, digits: int = 0, *, percent: bool = Fals
     if percent:
         return f" [{100 * interval.low:.0f}%, {100 * interval.high:.0f}%]"
     return f" [{_number(interval.low, digits)}, {_number(interval.high, digits)}]"
+
+
+def _node_budget_text(config: CompareConfig) -> str:
+    """What ``budget.nodes`` bounds in this comparison: expanded nodes, mcts's iterations."""
+    units = {s.unit for s in config.solver if isinstance(s, SearchSolver)}
+    if units == {"iterations"}:
+        return "iterations (mcts)"
+    if "iterations" in units:
+        return "expanded nodes (search; mcts: iterations)"
+    return "expanded nodes (search)"
 
 
 def _level_description(settings: CompareSettings) -> str:

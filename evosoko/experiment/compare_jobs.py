@@ -31,6 +31,7 @@ from evosoko.experiment.settings import locate, selection_error
 from evosoko.experiment.warmup import warm_up_config
 from evosoko.parallel.jobs import Job
 from evosoko.result import Result
+from evosoko.search.algorithms import ALGORITHMS
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
@@ -46,10 +47,25 @@ __all__ = [
     "result_row",
     "run_job",
     "solver_result",
+    "unit_budgets",
 ]
 
 UNITS = {"ga": "evaluations", "search": "nodes"}
-"""The cost unit of each kind of solver."""
+"""The cost unit of each kind of solver (a search algorithm may name its own: mcts counts
+iterations, see :attr:`evosoko.search.algorithms.Algorithm.unit`)."""
+
+
+def unit_budgets(budget: CompareBudget) -> dict[str, int | None]:
+    """Each cost unit's budget per job: ``budget.nodes`` bounds both expanded nodes and mcts's
+    iterations (a search's ``node_limit``), which are not the same work, so not one unit."""
+    return {"evaluations": budget.evaluations, "nodes": budget.nodes, "iterations": budget.nodes}
+
+
+def job_unit(payload: dict) -> str:
+    """The cost unit of a job's solver."""
+    if payload["kind"] == "ga":
+        return UNITS["ga"]
+    return ALGORITHMS[payload["algorithm"]].unit
 
 
 @dataclass(frozen=True)
@@ -248,7 +264,7 @@ def record_result(job: Job, record: dict[str, Any], level: Level) -> Result:
         moves=record["moves"],
         pushes=record["pushes"],
         cost=record["used"],
-        unit=UNITS[payload["kind"]],
+        unit=job_unit(payload),
         seconds=record["seconds"],
         index=payload["level_index"],
         level=level,
@@ -278,7 +294,7 @@ def result_row(job: Job, record: dict, level: Level) -> dict[str, Any]:
         "level_index": payload["level_index"],
         "level": level.name,
         "seed": payload["seed"],
-        "unit": UNITS[payload["kind"]],
+        "unit": job_unit(payload),
         "status": "error",
         "solved": False,
         "seconds": 0.0,

@@ -370,7 +370,7 @@ def _curve(points: list[tuple[float, ...]]) -> dict[str, list]:
 def _compare_data(folder: Path) -> dict[str, Any]:
     from evosoko.experiment.compare_config import load_compare_config
     from evosoko.experiment.compare_files import read_results_csv
-    from evosoko.experiment.compare_jobs import UNITS, comparison_levels
+    from evosoko.experiment.compare_jobs import comparison_levels, unit_budgets
     from evosoko.experiment.metrics import summarise
 
     config_text = _read_text(folder / "compare.toml")
@@ -378,7 +378,7 @@ def _compare_data(folder: Path) -> dict[str, Any]:
     settings, budget = config.compare, config.compare.budget
     rows = read_results_csv(folder / "results.csv") if (folder / "results.csv").is_file() else []
     solvers = [solver.label for solver in config.solver]
-    units = [UNITS[solver.kind] for solver in config.solver]
+    units = [solver.unit for solver in config.solver]
     try:
         entries = comparison_levels(settings)
         level_error = None
@@ -412,8 +412,7 @@ def _compare_data(folder: Path) -> dict[str, Any]:
         for row in rows
         if row["solver"] in solver_position
     ]
-    unit_budgets = {"evaluations": budget.evaluations, "nodes": budget.nodes}
-    summaries = summarise(rows, budget.seconds, unit_budgets)
+    summaries = summarise(rows, budget.seconds, unit_budgets(budget))
     planned = _planned_jobs(config, len(entries))
     return {
         "title": f"Comparison {settings.name}",

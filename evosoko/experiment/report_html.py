@@ -224,8 +224,13 @@ def _compare_body(data: dict[str, Any]) -> str:
     if budget.get("evaluations"):
         limits.append(f"{budget['evaluations']:,} evaluations (GA)")
     if budget.get("nodes"):
-        limits.append(f"{budget['nodes']:,} expanded nodes (search)")
-    units = [unit for unit in ("evaluations", "nodes") if unit in data["units"]]
+        nodes = (
+            "expanded nodes (search; mcts: iterations)"
+            if "iterations" in data["units"]
+            else "expanded nodes (search)"
+        )
+        limits.append(f"{budget['nodes']:,} {nodes}")
+    units = [unit for unit in ("evaluations", "nodes", "iterations") if unit in data["units"]]
     unit_charts = "".join(
         f'<div class="chart"><h3>Solved runs against {unit}</h3>'
         f'<canvas id="ecdf-{unit}"></canvas><div class="legend" id="ecdf-{unit}-legend"></div>'

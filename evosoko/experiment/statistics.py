@@ -409,8 +409,8 @@ class PairedTest:
     """One test between two solvers (or trials) over the levels both ran.
 
     ``measure``: ``"solved"`` (sign / McNemar test on the levels' solve fractions) or the
-    cost unit (``"seconds"``, ``"evaluations"``, ``"nodes"``: Wilcoxon signed-rank on the
-    levels' mean cost, a failure counted at the budget). ``first_better`` /
+    cost unit (``"seconds"``, ``"evaluations"``, ``"nodes"``, ``"iterations"``: Wilcoxon
+    signed-rank on the levels' mean cost, a failure counted at the budget). ``first_better`` /
     ``second_better``: levels where each solved more often, or cost less.
     ``median_difference``: cost tests only, first minus second. ``p_adjusted``: Holm-adjusted
     over every test of the table.
@@ -698,6 +698,7 @@ CLAIMS = {
     "seconds": "is faster than",
     "evaluations": "needs fewer evaluations than",
     "nodes": "expands fewer nodes than",
+    "iterations": "needs fewer iterations than",
 }
 
 

@@ -55,12 +55,12 @@ def warm_up_config(config: Config) -> None:
         config.ga.encoding,
         config.fitness.model_dump_json(),
         config.ga.mutation.push_macro > 0,
-        config.hybrid.enabled,
+        config.hybrid.algorithm if config.hybrid.enabled else None,
     )
 
 
 @functools.cache
-def _warm_ga(encoding: str, fitness_json: str, push_macro: bool, hybrid: bool) -> None:
+def _warm_ga(encoding: str, fitness_json: str, push_macro: bool, hybrid: str | None) -> None:
     from evosoko.evolve.fitness import FitnessFunction
     from evosoko.evolve.genomes import decode, genes_from_lurd
     from evosoko.sokoban.solutions import verify_solution
@@ -92,7 +92,7 @@ def _warm_ga(encoding: str, fitness_json: str, push_macro: bool, hybrid: bool) -
 
         mut_append_push(list(_GENOMES[0]), random.Random(0), level, push_tables(level), 400)
     if hybrid:
-        warm_up_search(["push-astar"])
+        warm_up_search([hybrid])
 
 
 def warm_up_search(algorithms: Iterable[str]) -> None:

@@ -10,7 +10,10 @@ solution, moves, pushes, states expanded/generated/duplicates, seconds, and with
 - push level (boxes + normalized player; compiled kernels): ``push-bfs``, ``push-astar``,
   ``push-wastar``, ``push-greedy``, ``push-idastar``, with dead squares, freeze deadlocks,
   bipartite deadlocks (matching), PI-corral pruning and dead-end tunnel macros (all keep
-  push-optimality and completeness), and goal-room packing macros in the non-optimal ones.
+  push-optimality and completeness), and goal-room packing macros in the non-optimal ones;
+- ``push-fess`` (:mod:`evosoko.search.fess`), a feature-space search for large levels;
+- ``mcts`` (:mod:`evosoko.search.mcts`), Monte Carlo tree search over the push genomes'
+  candidate pushes, seeded (``seed``); ``expanded`` counts its iterations.
 
 ``evosoko.solve`` (:mod:`evosoko.api`) returns a search's outcome as the
 :class:`~evosoko.result.Result` every solver returns (:meth:`SearchResult.as_result`).

@@ -27,7 +27,13 @@ class Algorithm:
     ``optimal``: finds a cost-optimal solution (moves or pushes). ``iterative``: IDA* iterations
     with a growing f threshold, the store serving as transposition table. ``feature_space``:
     the cells of a feature space take turns instead of one frontier
-    (:mod:`evosoko.search.fess`), each expanding its best state by the priority.
+    (:mod:`evosoko.search.fess`), each expanding its best state by the priority. ``seeded``:
+    the search draws random numbers from its seed. ``runner``: ``"module:Class"`` of the run
+    class that drives a search of its own instead of the state store's kernels (the
+    interface of :class:`evosoko.search.solver._Run`: ``search()``, ``result(status,
+    partial)``); the store's fields above then do not apply to it. ``unit``: what its
+    ``expanded`` counts, the cost comparisons report (``nodes``: expanded states; mcts:
+    ``iterations``, each of which does far more than one expansion).
     """
 
     name: str
@@ -41,7 +47,15 @@ class Algorithm:
     iterative: bool = False
     optimal: bool = False
     feature_space: bool = False
+    seeded: bool = False
+    runner: str | None = None
+    unit: str = "nodes"
     description: str = ""
+
+    @property
+    def stochastic(self) -> bool:
+        """True when the outcome depends on the seed (comparisons run it once per seed)."""
+        return self.shuffle or self.seeded
 
     @property
     def default_heuristic(self) -> str:
@@ -175,6 +189,20 @@ ALGORITHMS: dict[str, Algorithm] = {
             feature_space=True,
             description="feature-space search over pushes: cells of (packing, connectivity) "
             "take turns, each expanding its best state by g + weight * h",
+        ),
+        Algorithm(
+            "mcts",
+            PUSH,
+            HEAP,  # the store's fields (mode .. reopen) do not apply: it has a runner
+            0,
+            1,
+            AT_GENERATION,
+            False,
+            seeded=True,
+            runner="evosoko.search.mcts:MctsRun",
+            unit="iterations",
+            description="Monte Carlo tree search (UCT) over the push genomes' candidate pushes, "
+            "policy-guided rollouts rewarded by the distance objective",
         ),
     )
 }

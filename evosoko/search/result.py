@@ -19,6 +19,8 @@ UNSOLVABLE = "unsolvable"
 STATUSES = (SOLVED, TIMEOUT, NODE_LIMIT, MEMORY_LIMIT, UNSOLVABLE)
 """``unsolvable`` only when the search exhausted its space; ``memory-limit`` when its tables
 or its state store would outgrow the memory it may use."""
+BEST_KEYS = ("lurd", "distance", "moves", "pushes", "solved")
+"""Keys of :meth:`SearchResult.best`, those of a GA run's best individual."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,21 @@ class SearchResult:
         """True when a solution was found."""
         return self.status == SOLVED
 
+    def best(self) -> dict[str, object] | None:
+        """The position closest to solved that the search reached, as a GA run reports its
+        best individual (:data:`BEST_KEYS`; ``distance``: the search's heuristic there): the
+        solution (distance 0), else the first partial path (mcts: its best rollout; the other
+        searches: the open state of lowest heuristic); None when there is neither (a proof of
+        unsolvability, or no partial paths asked for)."""
+        if self.solved:
+            values = (self.solution, 0, self.moves, self.pushes, True)
+        elif self.partial:
+            path = self.partial[0]
+            values = (path.lurd, path.h, path.moves, path.pushes, False)
+        else:
+            return None
+        return dict(zip(BEST_KEYS, values, strict=True))
+
     def as_dict(self) -> dict[str, object]:
         """The statistics and solution as plain JSON-ready values (partial paths left out)."""
         return {
@@ -81,9 +98,12 @@ class SearchResult:
 
     def as_result(self, level: Level) -> Result:
         """This outcome as the :class:`~evosoko.result.Result` every solver returns: cost in
-        expanded nodes, the search's statistics in ``details``."""
-        from evosoko.result import Result
+        expanded nodes (mcts: iterations), the search's statistics in ``details``,
+        :meth:`best` as its ``best``."""
+        from evosoko.result import BestIndividual, Result
+        from evosoko.search.algorithms import ALGORITHMS
 
+        best = self.best()
         return Result(
             level_name=level.name,
             solver=self.algorithm,
@@ -92,9 +112,10 @@ class SearchResult:
             moves=self.moves if self.solved else None,
             pushes=self.pushes if self.solved else None,
             cost=self.expanded,
-            unit="nodes",
+            unit=ALGORITHMS[self.algorithm].unit,
             seconds=self.seconds,
             index=level.index,
+            best=None if best is None else BestIndividual(**best),
             details={
                 "heuristic": self.heuristic,
                 "expanded": self.expanded,

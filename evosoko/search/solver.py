@@ -52,10 +52,16 @@ def solve(
     return run.result(status, partial)
 
 
-def _run_class(algorithm: Algorithm) -> type[SearchRun]:
-    """The class that drives ``algorithm``'s search (the feature space has its own)."""
+def _run_class(algorithm: Algorithm) -> type:
+    """The class that drives ``algorithm``'s search (the feature space has its own, and an
+    algorithm with a :attr:`~evosoko.search.algorithms.Algorithm.runner` names its own)."""
     if algorithm.feature_space:
         return FeatureSpaceRun
+    if algorithm.runner:
+        import importlib
+
+        module, _, name = algorithm.runner.partition(":")
+        return getattr(importlib.import_module(module), name)
     return SearchRun
 
 

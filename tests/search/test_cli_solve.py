@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from evosoko.cli import app
 from evosoko.cli.solve import JSON_KEYS
+from evosoko.search.result import BEST_KEYS
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.solutions import verify_solution
 
@@ -51,3 +52,19 @@ def test_bad_names_exit_2_with_one_error_line():
         assert result.exit_code == 2, arguments
         assert result.stderr.startswith("error: ")
         assert "Traceback" not in result.output
+
+
+def test_an_unfinished_search_reports_its_best_open_state():
+    cut_short = runner.invoke(
+        app,
+        ["solve", str(BUNDLED_SEEDS), "-l", "seed000-case3", "--node-limit", "2", "--json"],
+    )
+    assert cut_short.exit_code == 1
+    record = json.loads(cut_short.stdout)
+    best = record["best"]
+    assert record["status"] == "node-limit" and record["solution"] is None
+    assert tuple(best) == BEST_KEYS and best["solved"] is False and best["distance"] > 0
+    level = select_levels(read_levels(BUNDLED_SEEDS), ["seed000-case3"])[0]
+    check = verify_solution(level, best["lurd"])
+    assert check.valid and not check.solved
+    assert (check.moves, check.pushes) == (best["moves"], best["pushes"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from tiny_levels import microban, quiet_level, seed_level, shared, tiny_levels
+from tiny_levels import BLOCKED, STUCK, microban, quiet_level, seed_level, shared, tiny_levels
 
 from evosoko.errors import ConfigError
 from evosoko.search import ALGORITHMS, Pruning, solve
@@ -13,15 +13,6 @@ from evosoko.sokoban.solutions import replay_states, verify_solution
 MOVE_ALGORITHMS = [name for name, a in ALGORITHMS.items() if a.level == "move"]
 PUSH_ALGORITHMS = [name for name, a in ALGORITHMS.items() if a.level == "push"]
 
-# A level whose only box can never reach the goal: a corner the box cannot leave.
-STUCK = ["######",
-         "#$   #",
-         "#  @.#",
-         "######"]  # fmt: skip
-# Two boxes in a one-cell-wide corridor: the far goal cannot be reached past the near box.
-BLOCKED = ["#######",
-           "#@$$..#",
-           "#######"]  # fmt: skip
 OPEN_ROOM = ["#######",
              "#     #",
              "# $$. #",

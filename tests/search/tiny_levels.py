@@ -19,6 +19,17 @@ SHARED_LEVELS = REPO_ROOT.parent / "shared" / "levels"
 BUNDLED_SEEDS = REPO_ROOT / "levels" / "seeds.xsb"
 
 
+# A level whose only box can never reach the goal: a corner the box cannot leave.
+STUCK = ["######",
+         "#$   #",
+         "#  @.#",
+         "######"]  # fmt: skip
+# Two boxes in a one-cell-wide corridor: the far goal cannot be reached past the near box.
+BLOCKED = ["#######",
+           "#@$$..#",
+           "#######"]  # fmt: skip
+
+
 def quiet_level(rows: list[str], title: str = "test") -> Level:
     """``level_from_rows`` without the "already solved" warning."""
     with warnings.catch_warnings():

@@ -20,7 +20,11 @@ from evosoko.text import plain
 
 __all__ = ["draw_compare"]
 
-UNIT_LABELS = {"evaluations": "fitness evaluations", "nodes": "expanded search nodes"}
+UNIT_LABELS = {
+    "evaluations": "fitness evaluations",
+    "nodes": "expanded search nodes",
+    "iterations": "mcts iterations",
+}
 
 
 # ---- comparisons -------------------------------------------------------------------------------

@@ -126,6 +126,7 @@ def _read_metrics(run: Path) -> list[dict[str, str]]:
 def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
     from evosoko.experiment.compare_config import load_compare_config
     from evosoko.experiment.compare_files import CONFIG_FILE, RESULTS_FILE, read_results_csv
+    from evosoko.experiment.compare_jobs import unit_budgets
     from evosoko.experiment.plots.compare import draw_compare
 
     config = load_compare_config(folder / CONFIG_FILE)
@@ -133,7 +134,7 @@ def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
     if not rows:
         return []
     budget = config.compare.budget
-    units = {"evaluations": budget.evaluations, "nodes": budget.nodes}
+    units = unit_budgets(budget)
     labels = [solver.label for solver in config.solver]
     return draw_compare(folder, rows, budget.seconds, units, labels, fmt=fmt, out=out)
 

@@ -545,6 +545,7 @@
     ecdf("ecdf-time", "ecdf-time-legend", SECONDS, null, budget.seconds, "wall-clock time (s, log scale)");
     ecdf("ecdf-evaluations", "ecdf-evaluations-legend", USED, "evaluations", budget.evaluations, "fitness evaluations (log scale)");
     ecdf("ecdf-nodes", "ecdf-nodes-legend", USED, "nodes", budget.nodes, "expanded search nodes (log scale)");
+    ecdf("ecdf-iterations", "ecdf-iterations-legend", USED, "iterations", budget.nodes, "mcts iterations (log scale)");
 
     const levels = DATA.levels;
     const levelPosition = new Map(levels.map((level, position) => [level.index, position]));
