@@ -16,12 +16,8 @@ from evosoko.experiment.compare_config import (
     SearchSolver,
 )
 from evosoko.experiment.metrics import SolverSummary
-from evosoko.experiment.statistics import (
-    Interval,
-    Uncertainty,
-    methods_markdown,
-    paired_tests_markdown,
-)
+from evosoko.experiment.statistics import Interval, Uncertainty
+from evosoko.experiment.statistics_markdown import methods_markdown, paired_tests_markdown
 
 __all__ = [
     "RESULT_COLUMNS",

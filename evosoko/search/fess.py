@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evosoko.search import fess_kernel
+from evosoko.search import fess_kernel, fess_space
 from evosoko.search.box_paths import box_path_pushes
 from evosoko.search.packing_order import packing_order
 from evosoko.search.paths import SearchBug, push_path
@@ -61,7 +61,7 @@ class FeatureSpaceRun(SearchRun):
 
     def _add_root(self) -> int:
         h = super()._add_root()
-        self.space = fess_kernel.make_feature_space(
+        self.space = fess_space.make_feature_space(
             self.store.capacity,
             self.level.box_count,
             self.order.layers,
@@ -128,4 +128,4 @@ class FeatureSpaceRun(SearchRun):
     def _grow(self) -> None:
         self.store.grow()
         if len(self.space[0]) < self.store.capacity:
-            self.space = fess_kernel.grown_feature_space(self.space, self.store.capacity)
+            self.space = fess_space.grown_feature_space(self.space, self.store.capacity)

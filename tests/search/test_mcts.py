@@ -40,7 +40,7 @@ from evosoko.search.mcts_tree import (
     ROLLOUT_BEST_STEP,
     SOLVED,
 )
-from evosoko.search.solver import table_bytes
+from evosoko.search.search_run import table_bytes
 from evosoko.sokoban.level import State
 from evosoko.sokoban.solutions import replay_states, verify_solution
 
