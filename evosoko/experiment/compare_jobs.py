@@ -19,6 +19,7 @@ from typing import Any
 
 from evosoko.budget import Budget
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
+from evosoko.config_loading import locate
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.evolve.registry import used_by
 from evosoko.experiment.compare_config import (
@@ -27,7 +28,7 @@ from evosoko.experiment.compare_config import (
     CompareSettings,
     GASolver,
 )
-from evosoko.experiment.settings import locate, selection_error
+from evosoko.experiment.settings import selection_error
 from evosoko.experiment.warmup import warm_up_config
 from evosoko.parallel.jobs import Job
 from evosoko.result import Result
@@ -209,8 +210,8 @@ def _ga_result(level: Level, payload: dict) -> Result:
     import tomllib
 
     from evosoko.evolve.backends import make_evaluator
-    from evosoko.evolve.runner import evolve_level
     from evosoko.evolve.registry import install
+    from evosoko.evolve.runner import evolve_level
 
     install(payload.get("parts", ()))  # plugin parts, for a worker that never imported them
     config = Config.model_validate(tomllib.loads(payload["config"]))

@@ -20,13 +20,10 @@ import tomli_w
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from evosoko.config import Config
+from evosoko.config_loading import load_model, resolve_path
 from evosoko.errors import ConfigError
 from evosoko.experiment.compare_config import JobsParallel
-from evosoko.experiment.settings import (
-    Section,
-    load_model,
-    resolve_path,
-)
+from evosoko.experiment.settings import Section
 
 __all__ = ["SweepConfig", "dump_sweep_config", "load_sweep_config"]
 

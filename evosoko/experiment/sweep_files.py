@@ -10,11 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.config import dump_config
+from evosoko.config_loading import toml_value
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare_jobs import LevelEntry
-from evosoko.experiment.settings import (
-    toml_value,
-)
 from evosoko.experiment.statistics import (
     TieReport,
 )

@@ -20,12 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
+from evosoko.config_loading import locate, toml_value
 from evosoko.errors import ConfigError
 from evosoko.experiment.compare_jobs import LevelEntry, comparison_levels
-from evosoko.experiment.settings import (
-    locate,
-    toml_value,
-)
 from evosoko.experiment.statistics import (
     Cost,
     Interval,
