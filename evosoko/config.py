@@ -48,7 +48,6 @@ __all__ = [
     "locate_key",
     "parse_override",
     "read_toml",
-    "toml_type_name",
 ]
 
 
@@ -647,5 +646,4 @@ from evosoko.config_loading import (
     locate_key,
     parse_override,
     read_toml,
-    toml_type_name,
 )

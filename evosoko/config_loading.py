@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import tomli_w
 from pydantic import BaseModel, ValidationError
 
+from evosoko.config_tables import toml_type_name
 from evosoko.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -275,22 +276,6 @@ def _all_keys(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tupl
         else:
             keys.append(prefix + (name,))
     return keys
-
-
-def toml_type_name(value: Any) -> str:
-    """The TOML kind of ``value`` for messages ("an integer", "a string", ...)."""
-    kinds = (
-        (bool, "a boolean"),
-        (int, "an integer"),
-        (float, "a float"),
-        (str, "a string"),
-        (list, "an array"),
-        (dict, "a table"),
-    )
-    for kind, name in kinds:
-        if isinstance(value, kind):
-            return name
-    return type(value).__name__
 
 
 def _split_dotted(key: str) -> tuple[str, ...]:

@@ -26,16 +26,9 @@ KNOWN_CIRCLES: list[set[str]] = [
         "evosoko.sokoban.rules",
         "evosoko.sokoban.solutions",
     },
-    # configuration models and the registry of parts they validate names against
-    {
-        "evosoko.config",
-        "evosoko.config_loading",
-        "evosoko.config_tables",
-        "evosoko.evolve.builtins",
-        "evosoko.evolve.operators",
-        "evosoko.evolve.parts",
-        "evosoko.evolve.registry",
-    },
+    # the configuration models' methods (set, to_toml) and re-exports use the loader, which
+    # validates into those models
+    {"evosoko.config", "evosoko.config_loading"},
 ]
 """Circles still to break (see docs/architecture.md). Each may only shrink: a circle that
 reaches a module outside these sets, or a new one, fails the test."""

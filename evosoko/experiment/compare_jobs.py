@@ -5,7 +5,7 @@ digest of the solver's settings and the level, so changing either reruns the job
 :func:`run_job` runs one (in a worker) and returns its :class:`~evosoko.result.Result` as a
 plain record for the journal; :func:`result_row` turns a finished job into a row of
 ``results.csv``, its solution replay-verified in the parent process. A GA job carries the parts
-its configuration names that are not built in (:func:`evosoko.evolve.registry.used_by`), so a
+its configuration names that are not built in (:func:`evosoko.evolve.parts.used_by`), so a
 plugin operator reaches workers that never imported it.
 """
 
@@ -21,7 +21,7 @@ from evosoko.budget import Budget
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.config_loading import locate
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
-from evosoko.evolve.registry import used_by
+from evosoko.evolve.parts import used_by
 from evosoko.experiment.compare_config import (
     CompareBudget,
     CompareConfig,

@@ -18,7 +18,7 @@ from evosoko.config import Config, load_config
 from evosoko.errors import ConfigError
 from evosoko.evolve import evolve_level, make_evaluator
 from evosoko.evolve.objectives import Objectives
-from evosoko.evolve.parts import parts_of
+from evosoko.evolve.parts import parts_of, used_by
 from evosoko.evolve.registry import (
     crossovers,
     fitness_terms,
@@ -26,7 +26,6 @@ from evosoko.evolve.registry import (
     mutations,
     parent_selections,
     survivals,
-    used_by,
 )
 
 HARD = "hard-04"  # a starter level the default GA does not solve in a few generations
