@@ -45,6 +45,7 @@ def test_levels_json_lists_every_level_with_its_keys():
         "width",
         "height",
         "boxes",
+        "rules",
         "select_index",
         "select_title",
     }

@@ -14,14 +14,20 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "evosoko"
 
 KNOWN_CIRCLES: list[set[str]] = [
-    # notebook displays: Level and Result draw themselves through evosoko.display
+    # notebook displays: Level and Result draw themselves through evosoko.display; and
+    # Level.pairing reads the given-holes notes through sokoban.given_holes, which builds on
+    # Level and the rules
     {
         "evosoko.display",
         "evosoko.experiment.plots.fitness",
         "evosoko.experiment.records",
         "evosoko.result",
         "evosoko.sokoban.analysis",
+        "evosoko.sokoban.build",
+        "evosoko.sokoban.deadlocks",
+        "evosoko.sokoban.given_holes",
         "evosoko.sokoban.level",
+        "evosoko.sokoban.paired_render",
         "evosoko.sokoban.render",
         "evosoko.sokoban.rules",
         "evosoko.sokoban.solutions",

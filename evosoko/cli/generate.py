@@ -34,6 +34,21 @@ def generate_command(
     append: Annotated[
         bool, typer.Option("--append", help="Add to the levels already in --out.")
     ] = False,
+    rules: Annotated[
+        str,
+        typer.Option(
+            "--rules",
+            help="standard, or given-holes: each box belongs to one hole and vanishes in it.",
+        ),
+    ] = "standard",
+    pairing: Annotated[
+        str,
+        typer.Option(
+            "--pairing",
+            help="given-holes: solution (each box's hole is the goal the certified solution "
+            "takes it to) or random (drawn, kept when solvable).",
+        ),
+    ] = "solution",
 ) -> None:
     """Generate levels, each certified by push-A* with its solution stored in the file."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -72,6 +87,8 @@ def generate_command(
                 ),
                 avoid=existing,
                 title_prefix=title,
+                rules=rules,
+                pairing=pairing,
             )
         except GenerationError as error:
             fail(str(error), EXIT_FAILED)

@@ -37,6 +37,7 @@ def levels_command(
     """List the levels of a file: index, title, size and boxes (select one with -l #INDEX or
     -l title:TITLE)."""
     from evosoko.sokoban.formats import INDEX_PREFIX, TITLE_PREFIX
+    from evosoko.sokoban.given_holes import rules_of
 
     levels, _ = read_and_select(file, format, None, strict)
     if json_output:
@@ -48,6 +49,7 @@ def levels_command(
                     "width": level.width,
                     "height": level.height,
                     "boxes": level.box_count,
+                    "rules": rules_of(level),
                     "select_index": f"{INDEX_PREFIX}{level.index}",
                     "select_title": f"{TITLE_PREFIX}{level.title}" if level.title else None,
                 }
@@ -57,14 +59,17 @@ def levels_command(
         title=plain_text(file),
         caption=f"-l {INDEX_PREFIX}INDEX selects by index, -l {TITLE_PREFIX}TITLE by title",
     )
-    for column in ("index", "title", "size", "boxes"):
-        table.add_column(column, justify="right" if column != "title" else "left")
+    variants = any(level.pairing is not None for level in levels)
+    columns = ("index", "title", "size", "boxes") + (("rules",) if variants else ())
+    for column in columns:
+        table.add_column(column, justify="right" if column not in ("title", "rules") else "left")
     for level in levels:
         table.add_row(
             str(level.index),
             plain_text(level.title or ""),
             f"{level.width}×{level.height}",
             str(level.box_count),
+            *((rules_of(level),) if variants else ()),
         )
     stdout.print(table)
 
@@ -131,6 +136,14 @@ def show_command(
         markup=False,
     )
     stdout.print(render.styled_board(level, state))
+    if level.pairing is not None:
+        from evosoko.sokoban.given_holes import PAIRS_KEY, pairs_note
+
+        stdout.print(
+            f"given holes: {PAIRS_KEY} {pairs_note(level.pairing.goal_rows)} (box-hole, both "
+            "numbered in reading order); a box vanishes in its own hole",
+            markup=False,
+        )
     if play is not None:
         verdict = "solved" if verification.solved else "not solved"
         if play.kind == "best":
@@ -216,7 +229,11 @@ def _report_verification(entry, json_output: bool) -> bool:
     best = entry.kind == "best"
     error = result.error if not result.valid else None
     if result.valid and not result.solved and not best:
-        error = "the solution ends before every box is on a goal"
+        error = (
+            "the solution ends before every box has vanished into its hole"
+            if level.pairing is not None
+            else "the solution ends before every box is on a goal"
+        )
     if json_output:
         print_json(
             {

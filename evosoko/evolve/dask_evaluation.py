@@ -37,6 +37,7 @@ from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from
 from evosoko.parallel.dask_cluster import DaskConnection
 from evosoko.parallel.dask_plugins import register_warm_up, unregister_warm_up
 from evosoko.parallel.packing import pack_genomes, unpack_genomes
+from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 
 __all__ = [
@@ -69,8 +70,10 @@ class LevelPlugin(WorkerPlugin):
         encoding: str,
         fitness: FitnessConfig,
         crash_marker: str | None = None,
+        notes: tuple = (),
     ) -> None:
         self.name = name
+        self.notes = tuple(notes)  # the rules notes (given holes) the level plays by
         self.rows = rows
         self.title = title
         self.encoding = encoding
@@ -84,7 +87,7 @@ class LevelPlugin(WorkerPlugin):
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            level = level_from_rows(self.rows, title=self.title)
+            level = level_from_rows(self.rows, title=self.title, notes=self.notes)
         self.fitness_function = FitnessFunction(level, self.encoding, self.fitness)
 
     def evaluate(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -139,7 +142,9 @@ class DaskEvaluator:
         self.client = self._connection.client
         self.plugin_name = f"evosoko-level-{uuid.uuid4().hex}"
         rows, title = level.rows(), level.title
-        plugin = LevelPlugin(self.plugin_name, rows, title, encoding, fitness, crash_marker)
+        plugin = LevelPlugin(
+            self.plugin_name, rows, title, encoding, fitness, crash_marker, rules_notes(level)
+        )
         try:
             self.client.register_plugin(plugin, name=self.plugin_name)
         except BaseException:

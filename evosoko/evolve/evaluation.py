@@ -43,6 +43,7 @@ from evosoko.config import FitnessConfig
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
 from evosoko.parallel.packing import pack_genomes
 from evosoko.parallel.worker_lifetime import exit_with_parent
+from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 
 log = logging.getLogger(__name__)
@@ -158,10 +159,10 @@ def _fitness_for(level: LevelPayload) -> FitnessFunction:
     if _worker_level is None or _worker_level[0] != key:
         from evosoko.sokoban.build import level_from_rows
 
-        rows, title, encoding, fitness = pickle.loads(blob)
+        rows, title, encoding, fitness, notes = pickle.loads(blob)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rebuilt = level_from_rows(rows, title=title)
+            rebuilt = level_from_rows(rows, title=title, notes=notes)
         _worker_level = (key, FitnessFunction(rebuilt, encoding, fitness))
         log.debug("evaluation worker %d ready for level %s", os.getpid(), rebuilt.name)
     return _worker_level[1]
@@ -329,7 +330,7 @@ class ProcessEvaluator:
         self.workers = self.pool.workers
         self._restarts_before = self.pool.restarts
         # the fitness settings travel as the validated model: its own fitness terms with them
-        data = (level.rows(), level.title, encoding, fitness)
+        data = (level.rows(), level.title, encoding, fitness, rules_notes(level))
         self.payload: LevelPayload = (uuid.uuid4().hex, pickle.dumps(data))
         self.pool.prepare(self.payload)
 

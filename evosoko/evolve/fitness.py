@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evosoko.config import FitnessConfig
+from evosoko.evolve.columns import evaluation_columns
 from evosoko.evolve.move_replay import BEST, FINAL, move_tables, replay_move_packed
 from evosoko.evolve.push_replay import push_tables, replay_push_packed
 from evosoko.evolve.term_values import term_matrix
@@ -58,7 +59,12 @@ class FitnessFunction:
         self.level = level
         self.encoding = encoding
         self.config = config
-        if encoding == "moves":
+        self._holes_tables = None
+        if level.pairing is not None:  # given holes: evosoko.evolve.given_holes replays them
+            from evosoko.evolve.given_holes import holes_tables
+
+            self._holes_tables = holes_tables(level, config.objective)
+        elif encoding == "moves":
             self._move_tables = move_tables(level)
         else:
             self._push_tables = push_tables(level)
@@ -79,6 +85,10 @@ class FitnessFunction:
         processes; :func:`evaluations_from_columns` makes the tuples)."""
         if not len(lengths):
             columns = tuple(np.zeros(0, dtype=np.int64) for _ in Evaluation._fields[:-1])
+        elif self._holes_tables is not None:
+            from evosoko.evolve.given_holes import holes_columns
+
+            columns = holes_columns(self._holes_tables, self.encoding, self.config, genes, lengths)
         elif self.encoding == "moves":
             columns = self._moves(genes, lengths)
         else:
@@ -107,7 +117,9 @@ class FitnessFunction:
         else:
             at = np.where(result.deadlocked, result.steps, lengths)
             distance, state_hash, gap = result.final_distance, result.final_hash, result.final_gap
-        return _columns(result.solved, result.solved_at, state_hash, at, distance, state_hash, gap)
+        return evaluation_columns(
+            result.solved, result.solved_at, state_hash, at, distance, state_hash, gap
+        )
 
     def _pushes(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         config = self.config
@@ -120,25 +132,9 @@ class FitnessFunction:
             at = np.where(result.deadlocked, result.steps, lengths)
             distance, state_hash = result.final_distance, result.final_hash
         zero_gap = np.zeros(len(lengths), dtype=np.int64)
-        return _columns(
+        return evaluation_columns(
             result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap
         )
-
-
-def _columns(
-    solved, solved_at, solved_hash, at, distance, state_hash, gap
-) -> tuple[np.ndarray, ...]:
-    """The six :class:`Evaluation` columns: a solved genome counts to its solution (distance 0,
-    gap 0, ``solved_hash``); the others to their scored point ``at``."""
-    length = np.where(solved, solved_at, at).astype(np.int64)
-    return (
-        np.asarray(solved, dtype=np.bool_),
-        np.where(solved, 0, distance).astype(np.int64),
-        length,
-        length,
-        np.where(solved, solved_hash, state_hash).astype(np.uint64),
-        np.where(solved, 0, gap).astype(np.int64),
-    )
 
 
 def evaluations_from_columns(columns: tuple[np.ndarray, ...]) -> list[Evaluation]:

@@ -68,6 +68,13 @@ def decode(
     (they decide where replay stops). A move genome stops when solved; a push genome also
     before a push into a lost position (see :mod:`evosoko.evolve.push_replay`).
     """
+    if level.pairing is not None:
+        from evosoko.evolve.given_holes import decode_holes
+
+        gene_range(encoding)  # raises for an unknown encoding
+        lurd, board = decode_holes(level, encoding, genome, stop_on_deadlock)
+        pushes = sum(1 for letter in lurd if letter.isupper())
+        return Decoded(lurd, len(lurd), pushes, board.is_solved(), board.state())
     board = Board(level)
     letters: list[str] = []
     if encoding == "moves":

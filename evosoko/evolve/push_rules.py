@@ -21,6 +21,10 @@ A position is *lost* when no candidate is left, when the pushes forced from it (
 candidate at each step) lead to such a position, or (with ``stop_on_deadlock``) when the boxes
 can no longer be matched to goals (distance ``UNREACHABLE``).
 
+None of this plays given-holes levels: frozen goals, the matching and PI-corrals do not hold once
+boxes vanish; :mod:`evosoko.evolve.given_holes` replays those with the rules that still hold
+(each box's own hole, every frozen box lost).
+
 The rules take the arrays they read one by one (:func:`candidates_here`, :func:`push`,
 :func:`position_distance`, ...), and ``scratch_*`` forms, inlined where they are called, take the
 level's arrays and the scratch as named tuples. A compiled call pays a reference count update for

@@ -51,6 +51,10 @@ def evolve_level(
     With ``hybrid.enabled`` the first population is seeded by a bounded search (not when
     resuming). With ``output.optimize_seconds`` a solution is shortened before it is returned.
     """
+    if level.pairing is not None:
+        from evosoko.evolve.given_holes import given_holes_config
+
+        config = given_holes_config(level, config)
     hooks = Callbacks([*callbacks, FunctionCallback(on_generation, on_checkpoint)])
     initial: list[list[int]] = []
     improve = None

@@ -35,6 +35,7 @@ from evosoko.result import Result
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels, select_levels
+from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import verify_solution
 
@@ -163,7 +164,8 @@ def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
             seeds = list(config.compare.seeds) if solver.stochastic else [None]
         for entry in levels:
             rows, title = entry.level.rows(), entry.level.title
-            digest = _digest(settings, rows, title)
+            rules = rules_payload(entry.level)
+            digest = _digest(settings, rows, title, rules)
             for seed in seeds:
                 payload = {
                     **settings,
@@ -173,24 +175,34 @@ def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
                     "seed": seed,
                     "solver": solver.label,
                     "level_index": entry.index,
+                    **rules,
                 }
                 key = f"{solver.label}|{entry.index}|{'-' if seed is None else seed}|{digest}"
                 jobs.append(Job(key, payload))
     return jobs
 
 
-def _digest(settings: dict, rows: list[str], title: str | None) -> str:
-    text = json.dumps([settings, rows, title], sort_keys=True)
+def _digest(settings: dict, rows: list[str], title: str | None, rules: dict | None = None) -> str:
+    text = json.dumps([settings, rows, title] + ([rules] if rules else []), sort_keys=True)
     return hashlib.sha1(text.encode()).hexdigest()[:10]
 
 
 _LEVEL_CACHE: dict[tuple, Level] = {}
 
 
+def rules_payload(level: Level) -> dict:
+    """What a job needs besides rows and title to rebuild ``level`` under its rules: nothing
+    for a standard level (so its jobs and digests stay as they were), its ``Rules`` and
+    ``Pairs`` notes for a given-holes level."""
+    notes = rules_notes(level)
+    return {"rules": [list(note) for note in notes]} if notes else {}
+
+
 def _level(payload: dict) -> Level:
-    key = (tuple(payload["rows"]), payload["title"])
+    notes = tuple(tuple(note) for note in payload.get("rules", ()))
+    key = (tuple(payload["rows"]), payload["title"], notes)
     if key not in _LEVEL_CACHE:
-        _LEVEL_CACHE[key] = level_from_rows(payload["rows"], title=payload["title"])
+        _LEVEL_CACHE[key] = level_from_rows(payload["rows"], title=payload["title"], notes=notes)
     return _LEVEL_CACHE[key]
 
 
@@ -216,6 +228,10 @@ def _ga_result(level: Level, payload: dict) -> Result:
     install(payload.get("parts", ()))  # plugin parts, for a worker that never imported them
     config = Config.model_validate(tomllib.loads(payload["config"]))
     warm_up_config(config)  # compiled before the clock starts (once per process)
+    if level.pairing is not None:
+        from evosoko.experiment.warmup import warm_up_given_holes
+
+        warm_up_given_holes(config)
     with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
         return evolve_level(level, config, evaluator=evaluator, seed=payload["seed"])
 

@@ -31,10 +31,13 @@ import tomllib
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
+
+if TYPE_CHECKING:
+    from evosoko.sokoban.level import Level
 
 __all__ = [
     "REPORT_FILE",
@@ -73,6 +76,14 @@ def folder_kind(folder: str | Path) -> str:
         "compare.toml or sweep.toml)",
         str(path),
     )
+
+
+def board_pairs(level: Level) -> dict:
+    """A given-holes level's pairs for the page's boards: ``{"pairs": [[box cell, hole cell],
+    ...]}`` by box number (cells of the level's rows); nothing for a standard level."""
+    if level.pairing is None:
+        return {}
+    return {"pairs": [list(pair) for pair in zip(level.pairing.boxes, level.pairing.holes)]}
 
 
 def report_data(folder: str | Path) -> dict[str, Any]:
@@ -165,6 +176,7 @@ def _run_data(folder: Path) -> dict[str, Any]:
                 "index": index,
                 "name": str(item.get("level") or index),
                 "rows": level.rows() if level is not None else None,
+                **(board_pairs(level) if level is not None else {}),
                 "result": _result_fields(result) if result else None,
                 "track": _run_track(result, best_notes.get(index)),
                 "curve": curves.get(index),
@@ -385,7 +397,12 @@ def _compare_data(folder: Path) -> dict[str, Any]:
     except EvosokoError as error:
         entries, level_error = [], str(error)
     levels = [
-        {"index": entry.index, "name": entry.level.name, "rows": entry.level.rows()}
+        {
+            "index": entry.index,
+            "name": entry.level.name,
+            "rows": entry.level.rows(),
+            **board_pairs(entry.level),
+        }
         for entry in entries
     ]
     known = {entry.index for entry in entries}

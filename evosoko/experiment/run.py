@@ -376,6 +376,10 @@ class _Execution:
 
         with watch_compilation(compiling):
             warm_up_config(self.config)
+            if any(level.pairing is not None for level in self.levels):
+                from evosoko.experiment.warmup import warm_up_given_holes
+
+                warm_up_given_holes(self.config)
         if compiled:
             log.info("compiled the kernels in %.1f s", time.perf_counter() - started)
 

@@ -308,10 +308,13 @@ def solutions_text(file_levels: Sequence[Level], notes: dict[int, Notes]) -> str
 
 
 def _with_notes(level: Level, notes: Notes) -> Level:
-    """``level`` with its title and ``notes`` as its only notes."""
+    """``level`` with its title, its rules notes (given holes) and ``notes``."""
+    from evosoko.sokoban.given_holes import rules_notes
+
     if isinstance(notes, str):
         notes = ((SOLUTION_NOTE, notes),)
-    return level_from_rows(level.rows(), title=_writable_title(level.title), notes=tuple(notes))
+    notes = rules_notes(level) + tuple(notes)
+    return level_from_rows(level.rows(), title=_writable_title(level.title), notes=notes)
 
 
 def _writable_title(title: str | None) -> str | None:

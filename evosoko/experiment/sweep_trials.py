@@ -22,7 +22,7 @@ import numpy as np
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.config_loading import locate, toml_value
 from evosoko.errors import ConfigError
-from evosoko.experiment.compare_jobs import LevelEntry, comparison_levels
+from evosoko.experiment.compare_jobs import LevelEntry, comparison_levels, rules_payload
 from evosoko.experiment.statistics import (
     Cost,
     Interval,
@@ -174,6 +174,7 @@ def trial_jobs(
                 "seed": seed,
                 "solver": f"trial-{trial.number}",
                 "level_index": entry.index,
+                **rules_payload(entry.level),
             }
             jobs.append(Job(f"{digest}|{entry.index}|{seed}", payload))
     return jobs

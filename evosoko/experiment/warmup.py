@@ -95,6 +95,23 @@ def _warm_ga(encoding: str, fitness_json: str, push_macro: bool, hybrid: str | N
         warm_up_search([hybrid])
 
 
+def warm_up_given_holes(config: Config) -> None:
+    """Compile (or load) the given-holes replay kernel (:mod:`evosoko.evolve.given_holes`), for
+    runs that have given-holes levels; standard runs never pay for it."""
+    from evosoko.evolve.fitness import FitnessFunction
+    from evosoko.evolve.genomes import decode
+    from evosoko.sokoban.build import level_from_rows
+    from evosoko.sokoban.given_holes import given_holes_notes
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        level = level_from_rows(
+            list(WARM_UP_ROWS), title="warm-up", notes=given_holes_notes([1, 0])
+        )
+    FitnessFunction(level, config.ga.encoding, config.fitness)(list(_GENOMES))
+    decode(level, config.ga.encoding, _GENOMES[0])
+
+
 def warm_up_search(algorithms: Iterable[str]) -> None:
     """Compile (or load) the kernels of the named search algorithms (``evosoko.search``)."""
     from evosoko.search import warm_up

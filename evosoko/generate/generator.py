@@ -23,6 +23,7 @@ from evosoko.generate.spec import (
     generation_spec,
 )
 from evosoko.sokoban.build import level_from_rows
+from evosoko.sokoban.given_holes import GIVEN_HOLES, RULES, STANDARD
 from evosoko.sokoban.level import Level
 
 ATTEMPTS_PER_LEVEL = 500
@@ -55,6 +56,8 @@ def generate_levels(
     max_attempts: int | None = None,
     avoid: Iterable[Level] = (),
     title_prefix: str | None = None,
+    rules: str = "standard",
+    pairing: str = "solution",
 ) -> list[Level]:
     """``count`` distinct certified levels of ``boxes`` boxes in a ``width`` x ``height`` room.
 
@@ -62,7 +65,10 @@ def generate_levels(
     ``Pushes`` (optimal), ``Moves``, ``Expanded`` and ``Solution`` (replay-verified LURD), and is
     titled ``{title_prefix or method}-01`` ... . ``on_progress(accepted, attempts)`` is called
     after every attempt. Levels equal to one in ``avoid`` (up to the player's start cell within
-    its region) are skipped. Raises ``ConfigError`` for a bad request and
+    its region) are skipped. With ``rules="given-holes"`` every level is a given-holes level
+    (:mod:`evosoko.generate.given_holes`; ``pairing``: ``solution`` or ``random``), its
+    certificate that of the variant. Raises
+    ``ConfigError`` for a bad request and
     :class:`GenerationError` when ``max_attempts`` (default ``500 * count``) run out.
     """
     spec = generation_spec(
@@ -70,6 +76,12 @@ def generate_levels(
     )
     if count < 1:
         raise ConfigError(f"the number of levels must be at least 1, got {count}")
+    if rules not in RULES:
+        raise ConfigError(f"unknown rules {rules!r}; choose {' or '.join(RULES)}")
+    from evosoko.generate.given_holes import PAIRINGS
+
+    if pairing not in PAIRINGS:
+        raise ConfigError(f"unknown pairing {pairing!r}; choose {' or '.join(PAIRINGS)}")
     budget = ATTEMPTS_PER_LEVEL * count if max_attempts is None else max_attempts
     master = random.Random(seed)
     seen = {fingerprint(level) for level in avoid}
@@ -80,7 +92,7 @@ def generate_levels(
             raise GenerationError(_exhausted_message(spec, count, len(accepted), attempts))
         attempts += 1
         attempt_seed = master.getrandbits(63)
-        level = generate_one(spec, attempt_seed)
+        level = generate_one(spec, attempt_seed, rules, pairing)
         if level is not None and fingerprint(level) not in seen:
             seen.add(fingerprint(level))
             accepted.append(level)
@@ -94,9 +106,15 @@ def generate_levels(
     ]
 
 
-def generate_one(spec: GenerationSpec, seed: int) -> Level | None:
+def generate_one(
+    spec: GenerationSpec, seed: int, rules: str = STANDARD, pairing: str = "solution"
+) -> Level | None:
     """The level one attempt with ``seed`` produces, or None (failed, trivial, outside the band)."""
     candidate = _METHODS[spec.method](spec, random.Random(seed))
+    if candidate is not None and rules == GIVEN_HOLES:
+        from evosoko.generate.given_holes import given_holes_candidate
+
+        candidate = given_holes_candidate(candidate, spec.node_limit, pairing, seed)
     if candidate is None:
         return None
     certificate = candidate.certificate

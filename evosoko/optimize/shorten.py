@@ -107,6 +107,11 @@ def optimize_solution(
         )
     if not seconds > 0:
         raise ConfigError(f"optimize seconds must be positive, not {seconds}")
+    if level.pairing is not None:
+        raise ConfigError(
+            f"level {level.name} plays the given-holes rules, which optimize does not support "
+            "yet (its window searches play standard Sokoban)"
+        )
     started = time.perf_counter()
     check = verify_solution(level, lurd)
     if not check.valid or not check.solved:

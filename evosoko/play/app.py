@@ -66,6 +66,7 @@ def board_text(
     marked = {cell: DEAD_BACKGROUND for cell in dead}
     if hint is not None:
         marked[hint.box] = HINT_BACKGROUND
+    paired = _paired_cells(level, state) if level.pairing is not None else {}
     text = Text(no_wrap=True, overflow="ignore")
     for row in range(level.height):
         if row:
@@ -76,10 +77,30 @@ def board_text(
             if kind is None:
                 text.append("  ")
                 continue
-            shape, colour = CELLS[kind]
+            shape, colour = paired.get(cell) or CELLS[kind]
             style = " ".join(part for part in (colour, marked.get(cell)) if part)
             text.append(shape, Style.parse(style) if style else None)
     return text
+
+
+def _paired_cells(level: Level, state) -> dict[int, tuple[str, str]]:
+    """Given holes: box ``n`` shows as ``[n`` and its open hole as ``·n`` in the pair's colour
+    (the numbers of the ``Pairs`` note, 1-9 then letters); a filled hole is floor."""
+    from evosoko.sokoban.paired_render import pair_colour
+
+    cells: dict[int, tuple[str, str]] = {}
+    for number, hole in enumerate(level.pairing.holes):
+        label = "123456789abcdefghijklmnopqrstuvwxyz"[number % 35]
+        colour = f"bold {pair_colour(number)}"
+        cell = state.by_box[number]
+        if cell >= 0:
+            cells.setdefault(hole, ("·" + label, colour))
+            cells[cell] = ("[" + label, colour)
+        elif hole not in cells:
+            cells[hole] = CELLS["player" if hole == state.player else "floor"]
+    if state.player in cells and cells[state.player] != CELLS["player"]:
+        del cells[state.player]  # the player on an open hole: as on a goal
+    return cells
 
 
 def _kind(level: Level, cell: int, player: int, occupied: set[int]) -> str | None:
@@ -459,7 +480,8 @@ class PlayApp(App[None]):
         game = self.game
         text = Text()
         text.append(f"moves {game.moves}  pushes {game.pushes}  ", "bold")
-        text.append(f"boxes on goals {game.boxes_on_goals}/{game.level.box_count}")
+        home = "boxes vanished" if game.level.pairing is not None else "boxes on goals"
+        text.append(f"{home} {game.boxes_on_goals}/{game.level.box_count}")
         if game.solved:
             text.append("   SOLVED", "bold green")
         else:

@@ -15,8 +15,8 @@ from evosoko.sokoban.deadlocks import (
     frozen_goal_matching_cost,
     is_freeze_deadlock,
 )
+from evosoko.sokoban.given_holes import board_for, holes_deadlock
 from evosoko.sokoban.level import DIRECTIONS, UNREACHABLE, Level, State
-from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import to_lurd
 
 
@@ -37,7 +37,7 @@ class Game:
 
     def __init__(self, level: Level) -> None:
         self.level = level
-        self.board = Board(level)
+        self.board = board_for(level)
         self._redo: list[int] = []  # directions undone, the next one to redo last
         self._deadlock_key: State | None = None
         self._deadlock: Deadlock | None = None
@@ -60,7 +60,9 @@ class Game:
 
     @property
     def boxes_on_goals(self) -> int:
-        """How many boxes stand on goals."""
+        """How many boxes stand on goals (given holes: how many have vanished into theirs)."""
+        if self.level.pairing is not None:
+            return sum(1 for cell in self.board.state().by_box if cell < 0)
         return sum(1 for box in self.board.boxes() if self.level.goals[box])
 
     def state(self) -> State:
@@ -144,6 +146,9 @@ def find_deadlock(level: Level, state: State) -> Deadlock | None:
     on a dead square, boxes frozen off their goals, then no matching of boxes to goals (with
     the boxes frozen on goals as walls).
     """
+    if level.pairing is not None:  # given holes: the tests that hold there
+        found = holes_deadlock(level, state)
+        return Deadlock(*found) if found else None
     boxes = state.boxes
     dead = [box for box in boxes if level.dead_squares[box]]
     if dead:

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from evosoko.errors import EvosokoError
 from evosoko.sokoban.build import level_from_rows
+from evosoko.sokoban.given_holes import board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
-from evosoko.sokoban.rules import Board, direction_name
+from evosoko.sokoban.rules import direction_name
 
 HINT_SECONDS = 1.0
 """Time limit of the search behind a hint."""
@@ -86,6 +87,8 @@ def plan_from(level: Level, state: State, seconds: float = HINT_SECONDS) -> Plan
     """Solve ``level`` from ``state`` with push-A* within ``seconds``."""
     from evosoko.search import solve
 
+    if level.pairing is not None:
+        return _given_holes_plan(level, state, seconds)
     if all(level.goals[box] for box in state.boxes):
         return Plan(SOLVED)
     try:
@@ -101,12 +104,25 @@ def plan_from(level: Level, state: State, seconds: float = HINT_SECONDS) -> Plan
     return Plan(status, seconds=result.seconds)
 
 
+def _given_holes_plan(level: Level, state, seconds: float) -> Plan:
+    """:func:`plan_from` for a given-holes level: its search starts from the position itself."""
+    from evosoko.search.given_holes import solve_given_holes
+
+    if state.remaining == 0:
+        return Plan(SOLVED)
+    result = solve_given_holes(level, "push-astar", time_limit=seconds, start=state)
+    if result.solved:
+        return Plan(PUSH, result.solution or "", result.pushes, result.seconds)
+    status = LOST if result.status == "unsolvable" else TIMEOUT
+    return Plan(status, seconds=result.seconds)
+
+
 def hint_from(level: Level, state: State, plan: Plan) -> Hint | None:
     """The first push of ``plan`` (found from ``state``) as a :class:`Hint`; None without one."""
     steps = plan.first_push
     if not steps:
         return None
-    board = Board(level, state)
+    board = board_for(level, state)
     for letter in steps[:-1]:
         if not board.step(DIRECTIONS.index(letter)):
             return None

@@ -16,6 +16,7 @@ from pathlib import Path
 from evosoko.errors import SolutionError
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels
+from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import parse_lurd, verify_solution
 from evosoko.sokoban.writing import write_levels
@@ -136,5 +137,6 @@ def _collection(levels: Sequence[Level], solutions: dict[int, str]) -> list[Leve
     for place in places:
         level = levels[place]
         notes = ((SOLUTION_KEY, solutions[place]),) if place in solutions else ()
+        notes = rules_notes(level) + notes  # a given-holes level stays one
         collection.append(level_from_rows(level.rows(), title=level.title, notes=notes))
     return collection

@@ -9,6 +9,9 @@ a box pushed onto the entrance while the room holds exactly the first ``k`` pack
 carried straight to goal ``k + 1``, and no other push enters the room or moves a box in it.
 That pruning is not complete (the order is fixed), so a search that exhausts its space with it
 is repeated without it before ``unsolvable`` is claimed.
+
+Not applied to given-holes levels (:mod:`evosoko.search.given_holes`): there a box never rests
+on a goal, and each box has its own hole, so a room has no packing order of its own.
 """
 
 from __future__ import annotations

@@ -44,6 +44,10 @@ def solve(
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
     check_arguments(time_limit, node_limit, weight, partial)
+    if level.pairing is not None:
+        from evosoko.search.given_holes import solve_given_holes
+
+        return solve_given_holes(level, algorithm.name, heuristic, time_limit, node_limit, weight)
     warm_up([algorithm.name], level.cells)
     run = _run_class(algorithm)(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit

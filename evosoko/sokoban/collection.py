@@ -20,7 +20,9 @@ NOTE_KEY = r"[A-Za-z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]+){0,2}"
 """A note key: up to three words such as ``Author`` or ``Date Created``."""
 
 _NOTE = re.compile(rf"(?P<key>{NOTE_KEY})\s*:\s*(?P<value>.*)")
-_SOLUTION = re.compile(r"(?P<key>solution)(?:\s*\([^)]*\))?\s*(?::\s*(?P<value>.*))?", re.I)
+_SOLUTION = re.compile(
+    r"(?P<key>solution)(?:\s*\([^)]*\))?\s*(?::\s*(?P<value>.*))?", re.IGNORECASE
+)
 _LURD_LINE = re.compile(r"[0-9()\s]*[lurdLURD][lurdLURD0-9()\s]*")
 _WORD = re.compile(r"[A-Za-z]{3,}")
 
@@ -32,6 +34,8 @@ class RawBoard:
     lines: list[tuple[int, str]]
     title: str | None = None
     notes: list[tuple[str, str]] = field(default_factory=list)
+    note_lines: list[int] = field(default_factory=list)
+    """The 1-based file line of each of ``notes``."""
 
     @property
     def first_line(self) -> int:
@@ -86,12 +90,14 @@ def split_collection(text: str, is_board_line: Callable[[str], bool]) -> list[Ra
         solution = _SOLUTION.fullmatch(stripped)
         note = _NOTE.fullmatch(stripped)
         if solution:
+            boards[-1].note_lines.append(index)
             value, index = _solution_value(solution["value"] or "", lines, index, is_board_line)
             boards[-1].notes.append((solution["key"], value))
         elif note and note["key"].lower() == "title":
             boards[-1].title = note["value"].strip() or boards[-1].title
         elif note:
             boards[-1].notes.append((note["key"], note["value"].strip()))
+            boards[-1].note_lines.append(index)
         else:
             continue  # prose: neither board, title nor note
         comment_block = []  # comments before a note are not the next board's title

@@ -12,6 +12,9 @@ pushes of one PI-corral's barrier: the pruning keeps push-optimal solutions and 
 When a check fails because a push leads into (or starts from) another unreachable region, that
 region is merged into the corral and the check is repeated. Among the PI-corrals found, the one
 whose barrier has the fewest legal pushes is used; if that is none, the position is lost.
+
+Not applied to given-holes levels (:mod:`evosoko.sokoban.given_holes`): the argument counts on
+boxes staying on the board, and a box that vanishes in its hole opens its corral.
 """
 
 from __future__ import annotations

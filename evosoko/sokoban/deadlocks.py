@@ -10,6 +10,13 @@ Four sound tests (each one only reports positions that are truly lost):
 - *frozen-goal deadlocks*: boxes frozen on their goals never move again, so they are walls for
   the others: with them as walls, some other box can reach none of the goals left, or the
   others cannot be matched to those goals (a goal filled in the wrong order).
+
+Under the given-holes rules (:mod:`evosoko.sokoban.given_holes`) only the first two hold, in a
+stronger form: a box is lost on a cell from which it cannot reach *its own* hole, and *every*
+frozen box is lost (on a hole or not: a box that never moves never vanishes). The exemption of
+boxes frozen on goals, the bipartite matching and the frozen-goal test do not apply there (the
+pairing is given); :func:`evosoko.sokoban.given_holes.holes_deadlock` and the given-holes
+search and replay apply the rules that hold, :func:`is_deadlocked` is for standard levels only.
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from evosoko.errors import EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.sokoban import grids, xsb
-from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.collection import RawBoard, level_label, split_collection, text_lines
+from evosoko.sokoban.given_holes import level_with_rules
 from evosoko.sokoban.level import Level, Origin
 from evosoko.sokoban.writing import format_levels, write_levels
 
@@ -138,8 +138,13 @@ def parse_levels(
         index += 1
         origin = Origin(path, board.first_line, index)
         try:
-            level = level_from_rows(
-                rows, title=board.title, origin=origin, row_lines=row_lines, notes=board.notes
+            level = level_with_rules(  # level_from_rows, then the rules notes checked
+                rows,
+                board.note_lines,
+                title=board.title,
+                origin=origin,
+                row_lines=row_lines,
+                notes=board.notes,
             )
         except LevelFormatError as error:
             if strict:

@@ -8,6 +8,9 @@ itself frozen, examined with the boxes under examination taken as walls. Numba c
 recursive functions, so the recursion runs on an explicit stack held in caller-owned scratch
 arrays (:func:`make_freeze_scratch`), which are left clean for the next call. The GA's replay
 uses the stronger greatest fixpoint over all boxes (:func:`mark_frozen`, :func:`frozen_off_goal`).
+
+Under the given-holes rules a frozen box is lost even on a hole (it never vanishes): callers
+there pass ``goals`` all False to :func:`freeze_deadlock`, so that no box is excused.
 """
 
 from __future__ import annotations

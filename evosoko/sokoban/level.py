@@ -132,6 +132,14 @@ class Level:
         """bool[cells]: floor cells from which a box can reach no goal."""
         return _frozen(self.floor & (self.nearest_goal_distance >= UNREACHABLE))
 
+    @cached_property
+    def pairing(self):
+        """The box-hole pairing of a given-holes level (:mod:`evosoko.sokoban.given_holes`),
+        or None for a level played under the standard rules."""
+        from evosoko.sokoban.given_holes import pairing_of
+
+        return pairing_of(self)
+
     # ---- text -----------------------------------------------------------------------------
     def rows(self, state: State | None = None) -> list[str]:
         """Canonical XSB rows of the board in ``state`` (default: the start), trailing blanks

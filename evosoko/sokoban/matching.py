@@ -8,6 +8,10 @@ equal), computed by the Hungarian algorithm (shortest augmenting paths with pote
 O(n^3)) so it can run inside compiled loops: the search's heuristic and the GA's fitness both
 call it. A result of ``UNREACHABLE`` or more means no
 perfect matching avoids an unreachable pair: a bipartite deadlock.
+
+Not applied to given-holes levels (:mod:`evosoko.sokoban.given_holes`): their pairing is given,
+so each box's push distance to its own hole replaces the matching (in the given-holes search's
+heuristic and the GA's fitness there).
 """
 
 from __future__ import annotations

@@ -79,13 +79,22 @@ COLOURS = {
 # ---- text ---------------------------------------------------------------------------------------
 def board_text(level: Level, state: State | None = None) -> str:
     """The board in ``state`` (default: the start) as canonical XSB rows, one per line."""
-    return "\n".join(level.rows(state))
+    return "\n".join(_rows(level, state))
+
+
+def _rows(level: Level, state: State | None) -> list[str]:
+    """XSB rows of ``state``; under the given-holes rules a filled hole is floor."""
+    if state is not None and hasattr(state, "by_box"):
+        from evosoko.sokoban.given_holes import holes_rows
+
+        return holes_rows(level, state)
+    return level.rows(state)
 
 
 def styled_board(level: Level, state: State | None = None) -> Text:
     """The board as rich text, one style per kind of cell (plain when printed to a pipe)."""
     text = Text(no_wrap=True, overflow="ignore")
-    for number, row in enumerate(level.rows(state)):
+    for number, row in enumerate(_rows(level, state)):
         if number:
             text.append("\n")
         for char in row:
@@ -253,6 +262,10 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple[Figure, Callable[[Sta
         interpolation="nearest",
         aspect="auto",
     )
+    if level.pairing is not None:  # given holes: pairs by colour and number, boxes vanish
+        from evosoko.sokoban.paired_render import paired_pieces
+
+        return figure, paired_pieces(level, axes, COLOURS["player"], COLOURS["box_edge"])
     for goal in level.goal_cells.tolist():
         row, column = level.position(goal)
         axes.add_patch(Circle((column + 0.5, row + 0.5), 0.17, color=COLOURS["goal"], zorder=2))

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evosoko.errors import EvosokoWarning, SolutionError
+from evosoko.sokoban.given_holes import board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import Board, direction_name
 
@@ -168,7 +169,7 @@ def verify_solution(
     :class:`EvosokoWarning`; malformed text raises :class:`SolutionError`.
     """
     steps = parse_lurd(lurd, path=path, line=line)
-    board = Board(level)
+    board = board_for(level)
     emitted: list[str] = []
     pushes = mismatches = 0
     first_mismatch = ""
@@ -219,7 +220,7 @@ def replay_states(level: Level, lurd: str) -> list[State]:
 
     Raises :class:`SolutionError` at the first illegal step.
     """
-    board = Board(level)
+    board = board_for(level)
     states = [board.state()]
     for number, letter in enumerate(parse_lurd(lurd), start=1):
         direction = DIRECTIONS.index(letter.lower())

@@ -11,6 +11,10 @@
   const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
     "#17becf", "#7f7f7f", "#bcbd22"];
   const SPEEDS = [1, 2, 5, 10, 20, 50, 100];
+  /* Given holes: box i and its hole in one colour (as evosoko.sokoban.paired_render draws them). */
+  const PAIR_COLOURS = ["#d1495b", "#2e86ab", "#3a9a5b", "#8e5cc4", "#e07a1f", "#17a398", "#b5487f",
+    "#6b7a1f", "#5b6ee1", "#a0522d"];
+  const FILLED_HOLE = "#8a8270";
 
   // ---- small helpers ---------------------------------------------------------------------------
   function el(tag, attributes, text) {
@@ -39,7 +43,9 @@
   function colour(position) { return PALETTE[((position % PALETTE.length) + PALETTE.length) % PALETTE.length]; }
 
   // ---- levels and replays ----------------------------------------------------------------------
-  function parseLevel(rows) {
+  /* pairs (given holes only): [[box cell, hole cell], ...] by box number; then boxes[cell] holds
+     the number + 1 of the box there and a box pushed into its own hole vanishes. */
+  function parseLevel(rows, pairs) {
     const h = rows.length;
     const w = Math.max(...rows.map((row) => row.length));
     const n = w * h;
@@ -68,7 +74,22 @@
         if (!walls[next] && !inside[next]) { inside[next] = 1; stack.push(next); }
       }
     }
-    return { w, h, walls, goals, inside, boxes, player, deltas: [-w, w, -1, 1] };
+    let holes = null;
+    if (pairs && pairs.length) {
+      holes = pairs.map((pair) => pair[1]);
+      pairs.forEach((pair, number) => { boxes[pair[0]] = number + 1; });
+    }
+    return { w, h, walls, goals, inside, boxes, player, holes, deltas: [-w, w, -1, 1] };
+  }
+
+  /* Move the box on `from` to `to`; it vanishes in its own hole (given holes). Returns the
+     number + 1 of a box that vanished, else 0. */
+  function moveBox(level, boxes, from, to) {
+    const id = boxes[from];
+    boxes[from] = 0;
+    if (level.holes && level.holes[id - 1] === to) return id;
+    boxes[to] = id;
+    return 0;
   }
 
   /* A solution replayed on its level: forward and back one step at a time, or seek. */
@@ -77,6 +98,7 @@
       this.level = level;
       this.dirs = [];
       this.pushed = [];
+      this.vanished = [];  // per step: the number + 1 of a box that vanished in it, else 0
       const boxes = level.boxes.slice();
       let player = level.player;
       for (const letter of lurd || "") {
@@ -88,7 +110,10 @@
         if (boxes[target]) {
           const beyond = target + delta;
           if (!level.inside[beyond] || boxes[beyond]) break;
-          boxes[target] = 0; boxes[beyond] = 1; push = true;
+          this.vanished.push(moveBox(level, boxes, target, beyond));
+          push = true;
+        } else {
+          this.vanished.push(0);
         }
         player = target;
         this.dirs.push(d);
@@ -108,7 +133,7 @@
       if (this.step >= this.length) return false;
       const delta = this.level.deltas[this.dirs[this.step]];
       const target = this.player + delta;
-      if (this.pushed[this.step]) { this.boxes[target] = 0; this.boxes[target + delta] = 1; this.pushes++; }
+      if (this.pushed[this.step]) { moveBox(this.level, this.boxes, target, target + delta); this.pushes++; }
       this.player = target;
       this.step++;
       return true;
@@ -118,7 +143,8 @@
       this.step--;
       const delta = this.level.deltas[this.dirs[this.step]];
       if (this.pushed[this.step]) {
-        this.boxes[this.player + delta] = 0; this.boxes[this.player] = 1; this.pushes--;
+        const id = this.vanished[this.step] || this.boxes[this.player + delta];
+        this.boxes[this.player + delta] = 0; this.boxes[this.player] = id; this.pushes--;
       }
       this.player -= delta;
       return true;
@@ -131,13 +157,15 @@
     }
     solved() {
       const { goals, inside } = this.level;
+      if (this.level.holes) return !this.boxes.some((id) => id > 0);  // every box vanished
       for (let cell = 0; cell < goals.length; cell++) {
         if (inside[cell] && this.boxes[cell] && !goals[cell]) return false;
       }
       return true;
     }
     rows() {  // canonical XSB rows of the current position, as the Python side writes them
-      const { w, h, walls, goals } = this.level;
+      const { w, h, walls } = this.level;
+      const goals = openHoles(this.level, this.boxes);
       const out = [];
       for (let r = 0; r < h; r++) {
         let row = "";
@@ -153,6 +181,15 @@
       }
       return out;
     }
+  }
+
+  /* The goals of a position: a given-holes level's filled holes (their box vanished) are floor. */
+  function openHoles(level, boxes) {
+    if (!level.holes) return level.goals;
+    const open = level.goals.slice();
+    const present = new Set(boxes.filter((id) => id > 0));
+    level.holes.forEach((hole, number) => { if (!present.has(number + 1)) open[hole] = 0; });
+    return open;
   }
 
   /* The cell size that fits `count` boards side by side in `width` pixels (fewer per row when
@@ -178,13 +215,15 @@
       if (!level.inside[cell]) continue;
       ctx.fillStyle = COLOURS.floor; ctx.fillRect(x, y, size, size);
       const cx = x + size / 2, cy = y + size / 2;
-      if (level.goals[cell] && !boxes[cell]) {  // a goal: a red diamond
+      if (level.holes) {
+        drawPairedCell(ctx, level, boxes, cell, x, y, size, pad);
+      } else if (level.goals[cell] && !boxes[cell]) {  // a goal: a red diamond
         ctx.fillStyle = COLOURS.goal;
         const g = size * 0.22;
         ctx.beginPath(); ctx.moveTo(cx, cy - g); ctx.lineTo(cx + g, cy); ctx.lineTo(cx, cy + g);
         ctx.lineTo(cx - g, cy); ctx.closePath(); ctx.fill();
       }
-      if (boxes[cell]) {  // a box: a square; on a goal, green with a white cross
+      if (boxes[cell] && !level.holes) {  // a box: a square; on a goal, green with a white cross
         const onGoal = level.goals[cell];
         ctx.fillStyle = onGoal ? COLOURS.boxOnGoal : COLOURS.box;
         ctx.strokeStyle = COLOURS.boxEdge;
@@ -208,11 +247,42 @@
     }
   }
 
+  /* Given holes: a hole is a ring in its box's colour with its number (a grey disc once
+     filled); a box a square in its colour with its number. */
+  function drawPairedCell(ctx, level, boxes, cell, x, y, size, pad) {
+    const cx = x + size / 2, cy = y + size / 2;
+    const number = level.holes.indexOf(cell);
+    const label = (text, colour) => {
+      ctx.fillStyle = colour;
+      ctx.font = `bold ${Math.round(size * 0.42)}px sans-serif`;
+      ctx.textAlign = "center"; ctx.textBaseline = "middle";
+      ctx.fillText(text, cx, cy + size * 0.02);
+    };
+    if (number >= 0 && !boxes[cell]) {
+      const filled = !boxes.some((id) => id === number + 1);
+      const colour = filled ? FILLED_HOLE : PAIR_COLOURS[number % PAIR_COLOURS.length];
+      ctx.beginPath(); ctx.arc(cx, cy, size * 0.3, 0, 2 * Math.PI);
+      if (filled) { ctx.fillStyle = colour; ctx.fill(); } else {
+        ctx.strokeStyle = colour; ctx.lineWidth = Math.max(1, size / 12); ctx.stroke();
+        label(String(number + 1), colour);
+      }
+    }
+    if (boxes[cell]) {
+      const id = boxes[cell];
+      ctx.fillStyle = PAIR_COLOURS[(id - 1) % PAIR_COLOURS.length];
+      ctx.strokeStyle = COLOURS.boxEdge;
+      ctx.lineWidth = Math.max(1, size / 16);
+      ctx.fillRect(x + pad, y + pad, size - 2 * pad, size - 2 * pad);
+      ctx.strokeRect(x + pad, y + pad, size - 2 * pad, size - 2 * pad);
+      label(String(id), COLOURS.mark);
+    }
+  }
+
   // ---- the player: one set of controls, one board per track ------------------------------------
   /* tracks: [{label, lurd, note}]; every board shows step min(k, its length). */
-  function makePlayer(container, rows, tracks) {
+  function makePlayer(container, rows, tracks, pairs) {
     container.replaceChildren();
-    const level = parseLevel(rows);
+    const level = parseLevel(rows, pairs);
     const controls = el("div", { class: "controls" });
     const buttons = {};
     for (const [name, text, title] of [
@@ -501,7 +571,8 @@
         text = "Not finished yet.";
       }
       playerNote.textContent = "";
-      makePlayer(container, level.rows, [{ label, lurd: track ? track.lurd : "", note: text }]);
+      makePlayer(container, level.rows, [{ label, lurd: track ? track.lurd : "", note: text }],
+        level.pairs);
     }
     select.addEventListener("change", () => choose(Number(select.value)));
     rows.forEach((row) => row.addEventListener("click", () => choose(Number(row.dataset.position))));
@@ -647,7 +718,7 @@
         }
         tracks.push(trackOf(runs[first], control));
       });
-      player.current = makePlayer(container, level.rows, tracks);
+      player.current = makePlayer(container, level.rows, tracks, level.pairs);
     }
     select.addEventListener("change", () => choose(Number(select.value)));
     if (levels.length) {
@@ -659,8 +730,8 @@
   }
 
   /* The page's own replay, for tests: the rows after each legal step of `lurd` on `rows`. */
-  window.evosokoReplay = (rows, lurd) => {
-    const track = new Track(parseLevel(rows), lurd);
+  window.evosokoReplay = (rows, lurd, pairs) => {
+    const track = new Track(parseLevel(rows, pairs), lurd);
     const positions = [track.rows().join("|")];
     while (track.forward()) positions.push(track.rows().join("|"));
     for (let step = track.length - 1; step >= 0; step--) {  // and back again, by undoing

@@ -1,0 +1,435 @@
+"""Genome replay and fitness under the given-holes rules (:mod:`evosoko.sokoban.given_holes`).
+
+Both encodings, compiled, with the pairing-aware objective: the distance of a position is the
+sum over the boxes still on the board of each box's distance to *its own* hole (lone-box push
+distance; Manhattan distance with ``objective = "manhattan"``; ``matching`` and
+``nearest_goal`` both mean the paired push distance, since the assignment is given). A vanished
+box adds nothing, so the distance is 0 exactly when the level is solved.
+
+- ``moves``: gene ``0..3`` = ``u d l r``; a step into a wall or a blocked box is skipped; a box
+  pushed into its own hole vanishes; replay stops when solved. With ``stop_on_deadlock`` it
+  stops before the first push that loses the level (the box on a cell from which it can no
+  longer reach its hole, or frozen: a frozen box never reaches its hole, on a hole or not).
+- ``pushes``: at each step the candidate pushes are the legal pushes the player can reach
+  that do not lose the level in that way, in order of box number then direction ``u d l r``;
+  gene ``g`` chooses candidate ``g % count``; replay stops when solved or when no candidate is
+  left (flagged deadlocked).
+
+Each genome gets the same fields as the standard replay (solved and when, the best point and
+its distance, the end, hashes of positions with the player normalized for push genomes), so
+:class:`evosoko.evolve.fitness.FitnessFunction` builds the same :class:`Evaluation` columns.
+The ``gap`` tie-breaker of standard move genomes is 0 here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from evosoko.evolve.columns import evaluation_columns
+from evosoko.evolve.push_replay import PUSH_GENE_RANGE
+from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
+from evosoko.sokoban.given_holes import VANISHED, HolesBoard
+from evosoko.sokoban.level import DIRECTIONS, UNREACHABLE, Level
+from evosoko.sokoban.reach import explore
+from evosoko.sokoban.rules import delta_array
+from evosoko.sokoban.zobrist import ZOBRIST_SEED
+
+__all__ = ["PUSH_GENE_RANGE", "HolesTables", "decode_holes", "holes_tables", "replay_holes"]
+
+MOVES, PUSHES = 0, 1
+
+
+@dataclass(frozen=True, eq=False)
+class HolesTables:
+    """What given-holes replay reads, built once per level and objective."""
+
+    floor: np.ndarray  # bool[cells]
+    dead: np.ndarray  # bool[cells]: dead for every hole (the freeze test's dead squares)
+    no_goals: np.ndarray  # bool[cells], all False: the freeze test excuses no box
+    deltas: np.ndarray  # int64[4]
+    distance: np.ndarray  # int64[boxes, cells]: each box's distance to its own hole
+    lost: np.ndarray  # bool[boxes, cells]: cells from which a box can never reach its hole
+    holes: np.ndarray  # int64[boxes]
+    start_player: int
+    start_boxes: np.ndarray  # int64[boxes], by box number
+    box_keys: np.ndarray  # uint64[boxes, cells]
+    player_keys: np.ndarray  # uint64[cells]
+
+
+def holes_tables(level: Level, objective: str = "matching") -> HolesTables:
+    """The replay tables of a given-holes ``level`` for ``objective``."""
+    pairing = level.pairing
+    if pairing is None:
+        raise ValueError(f"level {level.name} does not play the given-holes rules")
+    push = np.array([level.push_distance[row] for row in pairing.goal_rows], dtype=np.int64)
+    lost = push >= UNREACHABLE
+    if objective == "manhattan":
+        rows, columns = np.divmod(np.arange(level.cells), level.width)
+        distance = np.array(
+            [
+                np.abs(rows - level.position(hole)[0]) + np.abs(columns - level.position(hole)[1])
+                for hole in pairing.holes
+            ],
+            dtype=np.int64,
+        )
+    else:
+        distance = push
+    keys = np.random.default_rng(ZOBRIST_SEED + 1).integers(
+        0, 2**64, size=(len(pairing.holes) + 1, level.cells), dtype=np.uint64, endpoint=False
+    )
+    return HolesTables(
+        floor=np.ascontiguousarray(level.floor, dtype=np.bool_),
+        dead=np.ascontiguousarray(level.dead_squares, dtype=np.bool_),
+        no_goals=np.zeros(level.cells, dtype=np.bool_),
+        deltas=np.array(delta_array(level.width)),
+        distance=np.ascontiguousarray(distance),
+        lost=np.ascontiguousarray(lost),
+        holes=np.array(pairing.holes, dtype=np.int64),
+        start_player=int(level.start.player),
+        start_boxes=np.array(level.start.boxes, dtype=np.int64),
+        box_keys=np.ascontiguousarray(keys[:-1]),
+        player_keys=np.ascontiguousarray(keys[-1]),
+    )
+
+
+class HolesReplay(NamedTuple):
+    """Per-genome replay results, one array each (the fields of the standard replay's result
+    that :func:`holes_columns` reads)."""
+
+    solved: np.ndarray
+    solved_at: np.ndarray
+    best_prefix: np.ndarray
+    best_distance: np.ndarray
+    best_hash: np.ndarray
+    final_distance: np.ndarray
+    final_hash: np.ndarray
+    steps: np.ndarray
+    deadlocked: np.ndarray
+
+
+def replay_holes(
+    tables: HolesTables,
+    encoding: str,
+    genes: np.ndarray,
+    lengths: np.ndarray,
+    stop_on_deadlock: bool = True,
+) -> HolesReplay:
+    """Replay a packed batch (:func:`evosoko.parallel.packing.pack_genomes`)."""
+    return _replay(tables, encoding, genes, lengths, stop_on_deadlock, np.zeros(0, dtype=np.int64))
+
+
+def decode_holes(
+    level: Level, encoding: str, genome, stop_on_deadlock: bool = True
+) -> tuple[str, HolesBoard]:
+    """Play ``genome`` on a given-holes level; returns (LURD, the board after it)."""
+    board = HolesBoard(level)
+    letters: list[str] = []
+    if encoding == "moves":
+        for gene in genome:
+            if board.is_solved():
+                break
+            if board.step(int(gene)):
+                letter = DIRECTIONS[int(gene)]
+                letters.append(letter.upper() if board.history[-1].pushed else letter)
+        return "".join(letters), board
+    genes = np.array(list(genome), dtype=np.int64)
+    record = np.full(2 * len(genes) + 2, -1, dtype=np.int64)  # (cell, direction) per push
+    lengths = np.array([len(genes)], dtype=np.int64)
+    _replay(holes_tables(level), encoding, genes, lengths, stop_on_deadlock, record)
+    for k in range(len(genes)):
+        cell, direction = int(record[2 * k]), int(record[2 * k + 1])
+        if cell < 0:
+            break
+        letters.append(board.push(cell, direction))
+    return "".join(letters), board
+
+
+def _replay(tables, encoding, genes, lengths, stop_on_deadlock, record) -> HolesReplay:
+    count = len(lengths)
+    result = HolesReplay(
+        solved=np.zeros(count, dtype=np.bool_),
+        solved_at=np.zeros(count, dtype=np.int64),
+        best_prefix=np.zeros(count, dtype=np.int64),
+        best_distance=np.zeros(count, dtype=np.int64),
+        best_hash=np.zeros(count, dtype=np.uint64),
+        final_distance=np.zeros(count, dtype=np.int64),
+        final_hash=np.zeros(count, dtype=np.uint64),
+        steps=np.zeros(count, dtype=np.int64),
+        deadlocked=np.zeros(count, dtype=np.bool_),
+    )
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(lengths)
+    _replay_batch(
+        *_kernel_tables(tables),
+        np.ascontiguousarray(genes, dtype=np.int64),
+        offsets,
+        MOVES if encoding == "moves" else PUSHES,
+        bool(stop_on_deadlock),
+        record,
+        *result,  # the kernel's output arrays, in the order of the fields
+    )
+    return result
+
+
+def _kernel_tables(tables: HolesTables) -> tuple:
+    return (
+        tables.floor,
+        tables.dead,
+        tables.no_goals,
+        tables.deltas,
+        tables.distance,
+        tables.lost,
+        tables.holes,
+        np.int64(tables.start_player),
+        tables.start_boxes,
+        tables.box_keys,
+        tables.player_keys,
+        make_freeze_scratch(tables.floor.shape[0]),
+    )
+
+
+# ---- kernels -------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _loses(floor, dead, no_goals, deltas, lost, occupied, box, target, scratch):  # pragma: no cover
+    """Whether pushing box number ``box`` onto ``target`` (not its hole) loses the level:
+    ``target`` is lost for that box, or the box is frozen there (``occupied`` already shows the
+    box on ``target``)."""
+    if lost[box, target]:
+        return True
+    return freeze_deadlock(floor, dead, no_goals, occupied, deltas, target, scratch)
+
+
+@numba.njit(cache=True)
+def _replay_batch(  # pragma: no cover - compiled
+    floor,
+    dead,
+    no_goals,
+    deltas,
+    distance,
+    lost,
+    holes,
+    start_player,
+    start_boxes,
+    box_keys,
+    player_keys,
+    scratch,
+    genes,
+    offsets,
+    encoding,
+    stop_on_deadlock,
+    record,
+    solved,
+    solved_at,
+    best_prefix,
+    best_distance,
+    best_hash,
+    final_distance,
+    final_hash,
+    steps,
+    deadlocked,
+):
+    cells = floor.shape[0]
+    boxes = start_boxes.shape[0]
+    occupied = np.zeros(cells, dtype=np.bool_)
+    owner = np.full(cells, -1, dtype=np.int64)
+    where = np.empty(boxes, dtype=np.int64)
+    mark = np.zeros(cells, dtype=np.int64)
+    queue = np.zeros(cells, dtype=np.int64)
+    candidates = np.empty((4 * boxes, 2), dtype=np.int64)
+    stamp = np.int64(0)
+    for genome in range(offsets.shape[0] - 1):
+        first, last = offsets[genome], offsets[genome + 1]
+        occupied[:] = False
+        owner[:] = -1
+        left = boxes
+        total = np.int64(0)
+        box_hash = np.uint64(0)
+        for b in range(boxes):
+            cell = start_boxes[b]
+            where[b] = cell
+            occupied[cell] = True
+            owner[cell] = b
+            total += distance[b, cell]
+            box_hash ^= box_keys[b, cell]
+        player = start_player
+        stamp += 1
+        _, smallest = explore(floor, occupied, deltas, player, mark, stamp, queue, queue[:0])
+        seen = smallest if encoding == PUSHES else player
+        best_distance[genome] = total
+        best_prefix[genome] = 0
+        best_hash[genome] = box_hash ^ player_keys[seen]
+        solved[genome] = False
+        deadlocked[genome] = False
+        used = np.int64(0)
+        for index in range(first, last):
+            gene = genes[index]
+            if encoding == MOVES:
+                direction = gene & 3
+                target = player + deltas[direction]
+                if not floor[target]:
+                    used += 1
+                    continue
+                if occupied[target]:
+                    beyond = target + deltas[direction]
+                    if not floor[beyond] or occupied[beyond]:
+                        used += 1
+                        continue
+                    b = owner[target]
+                    occupied[target] = False
+                    owner[target] = -1
+                    if beyond != holes[b]:
+                        occupied[beyond] = True
+                        if stop_on_deadlock and _loses(
+                            floor, dead, no_goals, deltas, lost, occupied, b, beyond, scratch
+                        ):
+                            occupied[beyond] = False
+                            occupied[target] = True
+                            owner[target] = b
+                            deadlocked[genome] = True
+                            break
+                    total += _moved(b, target, beyond, holes, occupied, owner, where, distance)
+                    box_hash ^= box_keys[b, target]
+                    if beyond != holes[b]:
+                        box_hash ^= box_keys[b, beyond]
+                    else:
+                        left -= 1
+                player = target
+                seen = player
+            else:
+                stamp += 1
+                explore(floor, occupied, deltas, player, mark, stamp, queue, queue[:0])
+                count = 0
+                for b in range(boxes):
+                    cell = where[b]
+                    if cell == VANISHED:
+                        continue
+                    for k in range(4):
+                        target = cell + deltas[k]
+                        if mark[cell - deltas[k]] != stamp or not floor[target] or occupied[target]:
+                            continue
+                        if target != holes[b]:
+                            if lost[b, target]:
+                                continue
+                            occupied[cell] = False
+                            occupied[target] = True
+                            frozen = freeze_deadlock(
+                                floor, dead, no_goals, occupied, deltas, target, scratch
+                            )
+                            occupied[target] = False
+                            occupied[cell] = True
+                            if frozen:
+                                continue
+                        candidates[count, 0] = b
+                        candidates[count, 1] = k
+                        count += 1
+                if count == 0:
+                    deadlocked[genome] = True
+                    break
+                choice = gene % count
+                b = candidates[choice, 0]
+                k = candidates[choice, 1]
+                cell = where[b]
+                beyond = cell + deltas[k]
+                if record.shape[0] > 0:
+                    record[2 * used] = cell
+                    record[2 * used + 1] = k
+                occupied[cell] = False
+                owner[cell] = -1
+                if beyond != holes[b]:
+                    occupied[beyond] = True
+                total += _moved(b, cell, beyond, holes, occupied, owner, where, distance)
+                box_hash ^= box_keys[b, cell]
+                if beyond != holes[b]:
+                    box_hash ^= box_keys[b, beyond]
+                else:
+                    left -= 1
+                player = cell
+                stamp += 1
+                _, seen = explore(floor, occupied, deltas, player, mark, stamp, queue, queue[:0])
+            used += 1
+            if total < best_distance[genome]:
+                best_distance[genome] = total
+                best_prefix[genome] = used
+                best_hash[genome] = box_hash ^ player_keys[seen]
+            if left == 0:
+                solved[genome] = True
+                solved_at[genome] = used
+                break
+        steps[genome] = used
+        final_distance[genome] = total
+        final_hash[genome] = box_hash ^ player_keys[seen]
+        if solved[genome]:
+            best_prefix[genome] = used
+            best_distance[genome] = 0
+
+
+@numba.njit(cache=True, inline="always")
+def _moved(b, source, target, holes, occupied, owner, where, distance):  # pragma: no cover
+    """Finish moving box ``b`` from ``source`` to ``target`` (``occupied`` already updated):
+    it vanishes in its own hole. Returns the change of the distance."""
+    change = -distance[b, source]
+    if target == holes[b]:
+        where[b] = VANISHED
+    else:
+        owner[target] = b
+        where[b] = target
+        change += distance[b, target]
+    return change
+
+
+def holes_columns(
+    tables: HolesTables, encoding: str, config, genes: np.ndarray, lengths: np.ndarray
+) -> tuple:
+    """The :class:`~evosoko.evolve.fitness.Evaluation` columns of a packed batch, as
+    :meth:`FitnessFunction.evaluate_columns` makes them for standard levels."""
+    result = replay_holes(tables, encoding, genes, lengths, config.stop_on_deadlock)
+    if config.trim_to_best:
+        at, distance, state_hash = result.best_prefix, result.best_distance, result.best_hash
+    else:
+        at = np.where(result.deadlocked, result.steps, lengths)
+        distance, state_hash = result.final_distance, result.final_hash
+    zero_gap = np.zeros(len(lengths), dtype=np.int64)
+    return evaluation_columns(
+        result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap
+    )
+
+
+def given_holes_config(level: Level, config):
+    """``config`` adapted to a given-holes level: the GA features that play standard Sokoban
+    only are switched off with a logged warning (``fitness.lost_search_nodes``,
+    ``ga.mutation.push_macro``, ``output.optimize_seconds``: speed-ups and a post-processing
+    step, so the GA stays the one asked for), and search seeding (``hybrid.enabled``, which
+    changes the algorithm) raises :class:`ConfigError`."""
+    import logging
+
+    from evosoko.errors import ConfigError
+
+    if config.hybrid.enabled:
+        raise ConfigError(
+            f"level {level.name} plays the given-holes rules, which hybrid.enabled (search "
+            "seeding) does not support yet; turn it off for this level"
+        )
+    off = []
+    fitness, mutation, output = config.fitness, config.ga.mutation, config.output
+    if fitness.lost_search_nodes > 0:
+        fitness = fitness.model_copy(update={"lost_search_nodes": 0})
+        off.append("fitness.lost_search_nodes")
+    if mutation.push_macro > 0:
+        mutation = mutation.model_copy(update={"push_macro": 0.0})
+        off.append("ga.mutation.push_macro")
+    if output.optimize_seconds is not None:
+        output = output.model_copy(update={"optimize_seconds": None})
+        off.append("output.optimize_seconds")
+    if not off:
+        return config
+    logging.getLogger(__name__).warning(
+        "level %s plays the given-holes rules: %s switched off (standard Sokoban only)",
+        level.name,
+        ", ".join(off),
+    )
+    ga = config.ga.model_copy(update={"mutation": mutation})
+    return config.model_copy(update={"fitness": fitness, "ga": ga, "output": output})

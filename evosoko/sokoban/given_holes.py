@@ -1,0 +1,428 @@
+"""The "given holes" rules variant: each box belongs to one hole and vanishes in it.
+
+A given-holes level is an ordinary XSB board (goals ``.`` are the holes) with two notes::
+
+    #######
+    #@$ $ #
+    #. . ##
+    #######
+    Rules: given-holes
+    Pairs: 1-2 2-1
+
+``Pairs`` pairs box ``i`` with hole ``j``, both counted in reading order (row by row, left to
+right, from 1; a ``*`` counts as a box and as a hole). A box pushed into *its own* hole
+disappears, and the filled hole is floor from then on; a box pushed into another box's hole
+just stands there (for that box the hole is floor). The level is solved when every box has
+vanished. A box may not start in its own hole. ``Rules: standard`` (or no ``Rules`` note) is
+plain Sokoban.
+
+Since the notes are kept as written, a given-holes level is written back unchanged; levels
+made here (the generators) get the canonical spelling of :func:`pairs_note`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from evosoko.errors import LevelFormatError
+from evosoko.sokoban.level import Level, State
+from evosoko.sokoban.rules import Board, Step
+
+RULES_KEY = "Rules"
+PAIRS_KEY = "Pairs"
+GIVEN_HOLES = "given-holes"
+STANDARD = "standard"
+RULES = (STANDARD, GIVEN_HOLES)
+VANISHED = -1
+"""The cell of a box that has vanished into its hole."""
+
+_PAIR = re.compile(r"(\d+)\s*-\s*(\d+)")
+
+
+# ---- the notation ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Pairing:
+    """Which hole each box belongs to.
+
+    ``boxes``: the start cells of the boxes in reading order (box ``i`` is ``boxes[i]``).
+    ``holes``: the cell of each box's hole, in the same order. ``goal_rows``: the row of each
+    box's hole in the level's ``goal_cells`` (and its ``push_distance`` table).
+    """
+
+    boxes: tuple[int, ...]
+    holes: tuple[int, ...]
+    goal_rows: tuple[int, ...]
+
+    @cached_property
+    def hole_array(self) -> np.ndarray:
+        """int64[boxes]: the hole cell of each box."""
+        return np.array(self.holes, dtype=np.int64)
+
+
+def rules_of(level: Level) -> str:
+    """``"standard"`` or ``"given-holes"``, from the level's ``Rules`` note."""
+    value = _note(level, RULES_KEY)
+    return STANDARD if value is None else value[0].strip().lower()
+
+
+def is_given_holes(level: Level) -> bool:
+    """Whether ``level`` is played under the given-holes rules."""
+    return level.pairing is not None
+
+
+def pairing_of(level: Level, note_lines: Sequence[int] | None = None) -> Pairing | None:
+    """The level's pairing, or None for a standard level.
+
+    Raises :class:`LevelFormatError` (at the note's line when ``note_lines``, the file line of
+    each of ``level.notes``, is given) for an unknown ``Rules`` value, a missing or malformed
+    ``Pairs`` note, a box or hole left without a partner or given two, or a box that starts in
+    its own hole.
+    """
+    rules = _note(level, RULES_KEY)
+    pairs = _note(level, PAIRS_KEY)
+    line_of = _line_finder(level, note_lines)
+    name = _label(level)
+
+    def fail(message: str, key: str) -> LevelFormatError:
+        path = level.origin.path if level.origin else None
+        return LevelFormatError(f"{name}: {message}", path, line_of(key))
+
+    kind = STANDARD if rules is None else rules[0].strip().lower()
+    if kind not in RULES:
+        raise fail(f"unknown rules {rules[0]!r}; choose {' or '.join(RULES)}", RULES_KEY)
+    if kind == STANDARD:
+        if pairs is not None:
+            raise fail(
+                f"a '{PAIRS_KEY}:' note needs '{RULES_KEY}: {GIVEN_HOLES}' (this level plays "
+                "standard rules)",
+                PAIRS_KEY,
+            )
+        return None
+    boxes = level.start.boxes
+    goals = level.goal_cells.tolist()
+    if pairs is None:
+        raise fail(
+            f"a {GIVEN_HOLES} level needs a '{PAIRS_KEY}:' note pairing each box with its hole "
+            f"(reading order, e.g. '{PAIRS_KEY}: {pairs_note(range(len(boxes)))}')",
+            RULES_KEY,
+        )
+    hole_of: dict[int, int] = {}
+    box_of: dict[int, int] = {}
+    tokens = pairs[0].replace(",", " ").split()
+    if not tokens:
+        raise fail(f"the '{PAIRS_KEY}:' note is empty", PAIRS_KEY)
+    for token in tokens:
+        match = _PAIR.fullmatch(token)
+        if match is None:
+            raise fail(f"{PAIRS_KEY}: {token!r} is not BOX-HOLE (two numbers, e.g. 1-2)", PAIRS_KEY)
+        box, hole = int(match[1]), int(match[2])
+        if not 1 <= box <= len(boxes):
+            raise fail(
+                f"{PAIRS_KEY}: there is no box {box} (the board has {len(boxes)})", PAIRS_KEY
+            )
+        if not 1 <= hole <= len(goals):
+            raise fail(
+                f"{PAIRS_KEY}: there is no hole {hole} (the board has {len(goals)})", PAIRS_KEY
+            )
+        if box in hole_of:
+            raise fail(
+                f"{PAIRS_KEY}: box {box} is given two holes ({hole_of[box]} and {hole})", PAIRS_KEY
+            )
+        if hole in box_of:
+            raise fail(
+                f"{PAIRS_KEY}: hole {hole} is given to two boxes ({box_of[hole]} and {box})",
+                PAIRS_KEY,
+            )
+        hole_of[box], box_of[hole] = hole, box
+    missing = [box for box in range(1, len(boxes) + 1) if box not in hole_of]
+    if missing:
+        raise fail(f"{PAIRS_KEY}: box {missing[0]} has no hole", PAIRS_KEY)
+    rows = tuple(hole_of[box] - 1 for box in range(1, len(boxes) + 1))
+    holes = tuple(goals[row] for row in rows)
+    for number, (box, hole) in enumerate(zip(boxes, holes), start=1):
+        if box == hole:
+            row, column = level.position(box)
+            raise fail(
+                f"box {number} starts in its own hole (row {row + 1}, column {column + 1}); "
+                "it would have vanished",
+                PAIRS_KEY,
+            )
+    return Pairing(tuple(boxes), holes, rows)
+
+
+def check_level(level: Level, note_lines: Sequence[int] | None = None) -> None:
+    """Validate the rules notes of a level just read (see :func:`pairing_of`)."""
+    pairing_of(level, note_lines)
+
+
+SOLVED_WARNING = "every box is already on a goal"
+"""The builder's warning for a solved start: never true of a given-holes level (no box may
+start in its own hole, and every box is still on the board)."""
+
+
+def level_with_rules(rows, note_lines: Sequence[int] | None = None, **build) -> Level:
+    """:func:`~evosoko.sokoban.build.level_from_rows` (``build``: its keyword arguments), then
+    the rules notes checked (:func:`check_level`); the builder's "already solved" warning is
+    passed on only for standard levels (boxes standing in other boxes' holes solve nothing)."""
+    import warnings
+
+    from evosoko.sokoban.build import level_from_rows
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        level = level_from_rows(rows, **build)
+    try:
+        check_level(level, note_lines)
+    finally:
+        given_holes = rules_of(level) == GIVEN_HOLES
+        for warning in caught:
+            if given_holes and SOLVED_WARNING in str(warning.message):
+                continue
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    return level
+
+
+def pairs_note(goal_rows: Sequence[int]) -> str:
+    """The canonical ``Pairs`` value for boxes paired with holes ``goal_rows`` (0-based)."""
+    return " ".join(f"{box}-{row + 1}" for box, row in enumerate(goal_rows, start=1))
+
+
+def given_holes_notes(goal_rows: Sequence[int]) -> tuple[tuple[str, str], ...]:
+    """The two notes that make a level given-holes with this pairing."""
+    return ((RULES_KEY, GIVEN_HOLES), (PAIRS_KEY, pairs_note(goal_rows)))
+
+
+def rules_notes(level: Level) -> tuple[tuple[str, str], ...]:
+    """The level's rules notes (``Rules``, ``Pairs``): what a copy of the level rebuilt from
+    its rows needs to play by the same rules."""
+    keys = (RULES_KEY.lower(), PAIRS_KEY.lower())
+    return tuple((key, value) for key, value in level.notes if key.lower() in keys)
+
+
+def with_pairing(level: Level, goal_rows: Sequence[int]) -> Level:
+    """``level`` as a given-holes level whose box ``i`` belongs to hole ``goal_rows[i]``
+    (other notes kept, any earlier rules notes replaced); validated."""
+    from dataclasses import replace
+
+    kept = tuple(
+        (key, value)
+        for key, value in level.notes
+        if key.lower() not in (RULES_KEY.lower(), PAIRS_KEY.lower())
+    )
+    paired = replace(level, notes=given_holes_notes(goal_rows) + kept)
+    paired.__dict__.pop("pairing", None)
+    check_level(paired)
+    return paired
+
+
+def _note(level: Level, key: str) -> tuple[str, int] | None:
+    """The value of note ``key`` (case-insensitive) and its position among the notes."""
+    for position, (name, value) in enumerate(level.notes):
+        if name.lower() == key.lower():
+            return value, position
+    return None
+
+
+def _line_finder(level: Level, note_lines: Sequence[int] | None):
+    def line_of(key: str) -> int | None:
+        found = _note(level, key)
+        if found is not None and note_lines is not None and found[1] < len(note_lines):
+            return note_lines[found[1]]
+        return level.origin.line if level.origin else None
+
+    return line_of
+
+
+def _label(level: Level) -> str:
+    if level.origin is None:
+        return f"level {level.title!r}" if level.title else "level"
+    return f"level {level.origin.index}" + (f" ({level.title})" if level.title else "")
+
+
+# ---- positions and the rules -------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, order=True)
+class HolesState:
+    """A given-holes position: the player and each box's cell (``VANISHED`` once in its hole),
+    boxes in the level's reading order. ``boxes`` gives the cells of the boxes still on the
+    board, sorted, so drawing and printing code written for :class:`State` works unchanged."""
+
+    player: int
+    by_box: tuple[int, ...]
+
+    @property
+    def boxes(self) -> tuple[int, ...]:
+        """Sorted cells of the boxes still on the board."""
+        return tuple(sorted(cell for cell in self.by_box if cell != VANISHED))
+
+    @property
+    def remaining(self) -> int:
+        """Boxes not yet vanished."""
+        return sum(1 for cell in self.by_box if cell != VANISHED)
+
+
+def start_state(level: Level) -> HolesState:
+    """The start position of a given-holes level."""
+    return HolesState(level.start.player, tuple(level.start.boxes))
+
+
+class HolesBoard(Board):
+    """A :class:`Board` under the given-holes rules: a box pushed into its own hole vanishes
+    (and comes back on :meth:`undo`); every other cell behaves as in Sokoban, other boxes'
+    holes included. ``occupied`` holds the boxes still on the board; ``owner[cell]`` is the
+    number (reading order, from 0) of the box there, or -1."""
+
+    def __init__(self, level: Level, state: HolesState | None = None) -> None:
+        pairing = level.pairing
+        if pairing is None:
+            raise ValueError("HolesBoard: the level does not play the given-holes rules")
+        state = start_state(level) if state is None else state
+        if len(state.by_box) != len(pairing.holes):
+            raise ValueError(f"state: {len(state.by_box)} boxes for {len(pairing.holes)} holes")
+        self.level = level
+        self.pairing = pairing
+        self.player = int(state.player)
+        self.occupied = np.zeros(level.cells, dtype=bool)
+        self.owner = np.full(level.cells, -1, dtype=np.int64)
+        for number, cell in enumerate(state.by_box):
+            if cell == VANISHED:
+                continue
+            if not level.floor[cell] or self.occupied[cell] or cell == self.player:
+                raise ValueError(f"state: the box cell {cell} is not free floor")
+            self.occupied[cell] = True
+            self.owner[cell] = number
+        self.by_box = list(state.by_box)
+        self.history: list[Step] = []
+        self.vanished_at: list[int] = []
+        """Per step of ``history``: the number of the box that vanished in it, or -1."""
+        self._floor = level.floor
+        self._goals = level.goals
+        self._deltas = level.deltas
+        self._holes = pairing.holes
+        self._vanishing = -1
+
+    def state(self) -> HolesState:
+        """The current position (boxes by number, ``VANISHED`` ones included)."""
+        return HolesState(self.player, tuple(self.by_box))
+
+    def is_solved(self) -> bool:
+        """True when every box has vanished into its hole."""
+        return not self.occupied.any()
+
+    def key(self) -> tuple[int, tuple[int, ...]]:
+        """``(normalized player, cells by box)``: boxes are told apart under these rules."""
+        return self.normalized_player(), tuple(self.by_box)
+
+    def copy(self) -> HolesBoard:
+        """An independent board in the same position, with an empty history."""
+        return HolesBoard(self.level, self.state())
+
+    def step(self, direction: int) -> bool:
+        """Move or push one cell (see :meth:`Board.step`); a box pushed into its own hole
+        vanishes."""
+        self._vanishing = -1
+        if not super().step(direction):
+            return False
+        self.vanished_at.append(self._vanishing)
+        return True
+
+    def undo(self) -> Step:
+        """Take back the last step; a box that vanished in it comes back."""
+        if not self.history:
+            raise IndexError("undo: no step to take back")
+        step = self.history.pop()
+        vanished = self.vanished_at.pop()
+        delta = self._deltas[step.direction]
+        if step.pushed:
+            pushed_to = self.player + delta
+            number = vanished if vanished >= 0 else int(self.owner[pushed_to])
+            if vanished < 0:
+                self.occupied[pushed_to] = False
+                self.owner[pushed_to] = -1
+            self._place(number, self.player)
+        self.player -= delta
+        return step
+
+    def _move_box(self, source: int, target: int) -> None:
+        number = int(self.owner[source])
+        self.occupied[source] = False
+        self.owner[source] = -1
+        if target == self._holes[number]:
+            self.by_box[number] = VANISHED
+            self._vanishing = number
+        else:
+            self._place(number, target)
+
+    def _place(self, number: int, cell: int) -> None:
+        self.occupied[cell] = True
+        self.owner[cell] = number
+        self.by_box[number] = cell
+
+
+def board_for(level: Level, state: State | HolesState | None = None) -> Board:
+    """The rules board of ``level``: a :class:`HolesBoard` for a given-holes level, else a
+    :class:`Board`."""
+    if level.pairing is not None:
+        return HolesBoard(level, state)  # type: ignore[arg-type]
+    return Board(level, state)  # type: ignore[arg-type]
+
+
+def holes_rows(level: Level, state: HolesState) -> list[str]:
+    """XSB rows of a given-holes position: like :meth:`Level.rows`, but a filled hole (its box
+    vanished) is floor."""
+    rows = [list(row.ljust(level.width)) for row in level.rows(state)]
+    for number, cell in enumerate(state.by_box):
+        if cell == VANISHED:
+            row, column = level.position(level.pairing.holes[number])
+            char = rows[row][column]
+            rows[row][column] = {".": " ", "+": "@", "*": "$"}.get(char, char)
+    return ["".join(row).rstrip() for row in rows]
+
+
+def holes_deadlock(level: Level, state: HolesState) -> tuple[str, tuple[int, ...]] | None:
+    """Why a given-holes position is lost (one line) and the boxes that show it, or None.
+
+    The sound tests that still hold under these rules: a box on a cell from which it can reach
+    *its own* hole by no push sequence, and a frozen box (on a hole or not: a box that never
+    moves never vanishes). The standard rules' "frozen on a goal is fine" and the bipartite
+    matching of boxes to goals do not apply (the pairing is given).
+    """
+    from evosoko.sokoban.deadlocks import frozen_boxes
+    from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
+    from evosoko.sokoban.level import UNREACHABLE
+    from evosoko.sokoban.rules import delta_array
+
+    pairing = level.pairing
+    stuck = [
+        cell
+        for number, cell in enumerate(state.by_box)
+        if cell != VANISHED and level.push_distance[pairing.goal_rows[number], cell] >= UNREACHABLE
+    ]
+    if stuck:
+        noun = "a box" if len(stuck) == 1 else f"{len(stuck)} boxes"
+        return f"{noun} can no longer reach {'its' if len(stuck) == 1 else 'their'} hole", tuple(
+            stuck
+        )
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[list(state.boxes)] = True
+    no_goals = np.zeros(level.cells, dtype=np.bool_)
+    scratch = make_freeze_scratch(level.cells)
+    for box in state.boxes:
+        if freeze_deadlock(
+            level.floor,
+            level.dead_squares,
+            no_goals,
+            occupied,
+            delta_array(level.width),
+            box,
+            scratch,
+        ):
+            group = frozen_boxes(level, occupied, box) or (box,)
+            return "a box frozen for good: it can never reach its hole", group
+    return None
