@@ -25,8 +25,9 @@ parameters, whose model pydantic builds from the annotations and defaults unless
 
 Workers. Configurations carry the operators they use; a configuration pickled to a worker
 (islands, the processes and Dask backends) takes them along, and the jobs of ``compare`` and
-``sweep`` ship the operators of their configuration (:func:`evosoko.evolve.parts.used_by`, :func:`install`). A
-function defined in an importable module travels by reference, one defined in a script by
+``sweep`` ship the operators of their configuration (:func:`evosoko.evolve.parts.used_by`,
+:func:`install`). A function defined in an importable module travels by reference, one defined
+in a script by
 value on Dask; with the processes backend a script's functions reach the workers when they
 start by fork (Linux) or when the script defines them at its top level.
 """
@@ -317,7 +318,8 @@ def registry_of(kind: str) -> Registry:
 
 
 def install(operators: Iterable[Operator]) -> None:
-    """Make ``operators`` known by name in this process (see :func:`evosoko.evolve.parts.used_by`)."""
+    """Make ``operators`` known by name in this process (see
+    :func:`evosoko.evolve.parts.used_by`)."""
     for operator in operators:
         registry_of(operator.kind).install(operator)
 
