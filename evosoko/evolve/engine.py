@@ -1,6 +1,7 @@
 """The generational loop: DEAP's toolbox and hall of fame, the loop of DEAP's ``eaSimple``.
 
-The runner's entry point is :func:`evosoko.evolve.runner.evolve_level`. One generation of :class:`Engine`:
+The runner's entry point is :func:`evosoko.evolve.runner.evolve_level`. One generation of
+:class:`Engine`:
 
 1. parents are selected (the parent selection of ``ga.selection``, or ``[ga.parents]``);
 2. they are cloned and varied (crossover, mutation, growth: :func:`evosoko.evolve.toolbox.vary`);

@@ -27,9 +27,8 @@ Workers. Configurations carry the operators they use; a configuration pickled to
 (islands, the processes and Dask backends) takes them along, and the jobs of ``compare`` and
 ``sweep`` ship the operators of their configuration (:func:`evosoko.evolve.parts.used_by`,
 :func:`install`). A function defined in an importable module travels by reference, one defined
-in a script by
-value on Dask; with the processes backend a script's functions reach the workers when they
-start by fork (Linux) or when the script defines them at its top level.
+in a script by value on Dask; with the processes backend a script's functions reach the
+workers when they start by fork (Linux) or when the script defines them at its top level.
 """
 
 from __future__ import annotations
