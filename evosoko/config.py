@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import (
@@ -51,14 +52,17 @@ __all__ = [
 ]
 
 
-class _Unset:
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Any = _Unset()
-"""The value of :meth:`Config.set` when the key holds ``KEY=VALUE``."""
-
+from evosoko.config_loading import (
+    OVERRIDE_SOURCE,
+    UNSET,
+    assign_override,
+    dump_config,
+    load_config_model,
+    locate_key,
+    parse_override,
+    read_toml,
+    set_key,
+)
 from evosoko.config_tables import (  # the base of every table, and tables that name a part
     OMIT_DEFAULT,
     _known_part,
@@ -628,8 +632,6 @@ class Config(_Section):
         ``config.set("ga.population=50")`` with the value read as TOML; or several keys that
         must change together, ``config.set({"parallel.backend": "dask",
         "parallel.local_workers": 2})``."""
-        from evosoko.config_loading import set_key
-
         return set_key(self, key, value)
 
     def to_toml(self) -> str:
@@ -637,13 +639,12 @@ class Config(_Section):
         return dump_config(self)
 
 
-# the loading functions live in config_loading (imported here last: they use the models above)
-from evosoko.config_loading import (
-    OVERRIDE_SOURCE,
-    assign_override,
-    dump_config,
-    load_config,
-    locate_key,
-    parse_override,
-    read_toml,
-)
+def load_config(
+    path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
+) -> Config:
+    """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate.
+
+    Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an
+    unknown key (with the closest valid key suggested) or a value of the wrong type.
+    """
+    return load_config_model(Config, path, overrides)

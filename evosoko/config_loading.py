@@ -6,13 +6,13 @@ any pydantic model: unknown keys are errors that name the key, suggest the close
 and give the line; arrays of tables such as ``[[solver]]`` are located by their position;
 relative paths are tried against the current directory, then the file's directory).
 
-:func:`load_config` reads a file, applies overrides and validates the result into a
-:class:`~evosoko.config.Config`; a typo becomes a :class:`~evosoko.errors.ConfigError` that names
+:func:`load_config_model` reads a file, applies overrides and validates the result into a
+model (:func:`evosoko.config.load_config`: the run configuration); a typo becomes a :class:`~evosoko.errors.ConfigError` that names
 the key, suggests the closest valid one and gives the line of the TOML file it is on (also for
 the parameters of a plugin part, whose model the part brings: see :mod:`evosoko.evolve.registry`).
 :func:`dump_config` writes a configuration back with every value; :func:`set_key` is what
 ``--set`` and :meth:`Config.set` do to one key. The models themselves are in
-:mod:`evosoko.config`, which re-exports these functions.
+:mod:`evosoko.config`, which imports this module (never the other way round).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import tomllib
 import typing
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import tomli_w
 from pydantic import BaseModel, ValidationError
@@ -31,23 +31,28 @@ from pydantic import BaseModel, ValidationError
 from evosoko.config_tables import toml_type_name
 from evosoko.errors import ConfigError
 
-if TYPE_CHECKING:
-    from evosoko.config import Config
-
 OVERRIDE_SOURCE = "--set"
 """The pseudo path of errors caused by an override rather than by the file."""
 
 
-def _config_model() -> type[Config]:
-    from evosoko.config import Config  # the models import this module last
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
 
-    return Config
+
+UNSET: Any = _Unset()
+"""The value of :meth:`~evosoko.config.Config.set` when the key holds ``KEY=VALUE``."""
+
+ConfigModel = TypeVar("ConfigModel", bound=BaseModel)
 
 
-def load_config(
-    path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
-) -> Config:
-    """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate.
+def load_config_model(
+    model: type[ConfigModel],
+    path: str | Path | None = None,
+    overrides: list[str] | tuple[str, ...] = (),
+) -> ConfigModel:
+    """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate as
+    ``model`` (:func:`evosoko.config.load_config` with the run configuration's model).
 
     Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an
     unknown key (with the closest valid key suggested) or a value of the wrong type.
@@ -62,21 +67,19 @@ def load_config(
         assign_override(data, keys, value, override)
         override_keys.append(keys)
     try:
-        config = _config_model().model_validate(data)
+        config = model.model_validate(data)
     except ValidationError as error:
-        raise _config_error(error, text, source, override_keys) from None
+        raise _config_error(model, error, text, source, override_keys) from None
     if path is not None:
         config = _resolve_levels(config, Path(path).parent)
     return config
 
 
-def set_key(config: Config, key: str | Mapping[str, Any], value: Any) -> Config:
+def set_key(config: ConfigModel, key: str | Mapping[str, Any], value: Any) -> ConfigModel:
     """``config`` with keys changed and validated again, exactly as ``--set`` does
     (:meth:`Config.set`): one ``key`` and its ``value``, one ``"KEY=VALUE"`` (``value``
     :data:`~evosoko.config.UNSET`), or a mapping of keys to values, all set before one
     validation (for keys that must change together)."""
-    from evosoko.config import UNSET
-
     if isinstance(key, Mapping):
         changes = [(k, v, f"{k}={v!r}") for k, v in key.items()]
     elif value is UNSET:
@@ -90,12 +93,12 @@ def set_key(config: Config, key: str | Mapping[str, Any], value: Any) -> Config:
         assign_override(data, keys, new, override)
         override_keys.append(keys)
     try:
-        return _config_model().model_validate(data)
+        return type(config).model_validate(data)
     except ValidationError as error:
-        raise _config_error(error, "", None, override_keys) from None
+        raise _config_error(type(config), error, "", None, override_keys) from None
 
 
-def dump_config(config: Config) -> str:
+def dump_config(config: BaseModel) -> str:
     """The configuration as TOML, every value written out; :func:`load_config` reads it back
     equal."""
     return tomli_w.dumps(_plain(config))
@@ -198,7 +201,11 @@ def assign_override(data: dict, keys: tuple[str, ...], value: Any, override: str
 
 
 def _config_error(
-    error: ValidationError, text: str, source: str | None, override_keys: list[tuple[str, ...]]
+    model: type[BaseModel],
+    error: ValidationError,
+    text: str,
+    source: str | None,
+    override_keys: list[tuple[str, ...]],
 ) -> ConfigError:
     """The first validation problem as a ConfigError pointing at the file line or override."""
     problem = error.errors()[0]
@@ -214,8 +221,8 @@ def _config_error(
         else:
             message = f"unknown key {dotted!r}" + _close_key(key, valid, dotted.rsplit(".", 1)[0])
     elif problem["type"] == "extra_forbidden":
-        message = f"unknown key {dotted!r}" + _suggestion(key_path)
-    elif _model_at(key_path) is not None:  # a rule across a whole table
+        message = f"unknown key {dotted!r}" + _suggestion(model, key_path)
+    elif _model_at(model, key_path) is not None:  # a rule across a whole table
         message = f"[{dotted}]: {reason}" if dotted else reason
     else:
         got = problem.get("input")
@@ -236,15 +243,15 @@ def _close_key(unknown: str, valid: list[str], table: str) -> str:
     return f"; valid keys here: {', '.join(valid)}"
 
 
-def _suggestion(key_path: tuple[str, ...]) -> str:
+def _suggestion(config_model: type[BaseModel], key_path: tuple[str, ...]) -> str:
     """``; did you mean 'x'?`` for an unknown key, searching its table, then every table."""
     *table, unknown = key_path
-    model = _model_at(tuple(table))
+    model = _model_at(config_model, tuple(table))
     valid = list(model.model_fields) if model else []
     close = difflib.get_close_matches(unknown, valid, n=1, cutoff=0.6)
     if close:
         return f"; did you mean {'.'.join([*table, close[0]])!r}?"
-    everywhere = [".".join(k) for k in _all_keys(_config_model())]
+    everywhere = [".".join(k) for k in _all_keys(config_model)]
     elsewhere = [k for k in everywhere if k.rsplit(".", 1)[-1] == unknown]
     if not elsewhere:
         names = {k.rsplit(".", 1)[-1]: k for k in everywhere}
@@ -256,8 +263,7 @@ def _suggestion(key_path: tuple[str, ...]) -> str:
     return ""
 
 
-def _model_at(keys: tuple[str, ...]) -> type[BaseModel] | None:
-    model: type[BaseModel] = _config_model()
+def _model_at(model: type[BaseModel], keys: tuple[str, ...]) -> type[BaseModel] | None:
     for key in keys:
         field = model.model_fields.get(key)
         annotation = field.annotation if field else None
@@ -291,7 +297,7 @@ def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
     return depth
 
 
-def _resolve_levels(config: Config, config_dir: Path) -> Config:
+def _resolve_levels(config: Any, config_dir: Path) -> Any:
     levels = config.run.levels
     if levels is None or Path(levels).is_absolute():
         return config
