@@ -183,14 +183,16 @@ def solve(
     heuristic: str | None = None,
     weight: float = 3.0,
     seed: int = 0,
+    model: StrPath | None = None,
 ) -> Result:
     """Solve ``level`` by classical search: ``bfs``, ``dfs``, ``random``, ``astar``,
     ``greedy``, ``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``,
-    ``push-idastar`` or ``push-fess``, or by Monte Carlo tree search (``mcts``), within
-    ``seconds`` and ``nodes`` expanded (mcts: iterations; or a ``budget`` with those limits);
-    ``seed`` drives the stochastic ones (``random``, ``mcts``). The result's cost is in
-    expanded nodes (mcts: iterations); ``details`` holds the search's statistics and ``best``
-    the position closest to solved it reached (mcts: its best rollout)."""
+    ``push-idastar``, ``push-fess``, ``push-learned`` or ``push-learned-source`` (ordered by
+    the deadlock network in ``model``, default the one shipped), or by Monte Carlo tree search
+    (``mcts``), within ``seconds`` and ``nodes`` expanded (mcts: iterations; or a ``budget``
+    with those limits); ``seed`` drives the stochastic ones (``random``, ``mcts``). The result's
+    cost is in expanded nodes (mcts: iterations); ``details`` holds the search's statistics and
+    ``best`` the position closest to solved it reached (mcts: its best rollout)."""
     from evosoko.search import solve as search
 
     if budget is not None:
@@ -204,6 +206,7 @@ def solve(
         node_limit=nodes,
         weight=weight,
         seed=seed,
+        model=None if model is None else str(model),
         partial=1,
     )
     return found.as_result(level)

@@ -467,6 +467,20 @@ class FitnessConfig(_Section):
         description="Generations the best position must have stayed in the population before "
         "the lost search looks at it.",
     )
+    learned_lost: Literal["off", "tiebreak", "penalty"] = Field(
+        default="off",
+        description="A learned deadlock network's probability that the scored position is "
+        "lost: tiebreak = orders genomes of equal distance (not used by nsga2); penalty = adds "
+        "learned_lost_weight * probability to the distance (evosoko/learn/fitness_term.py).",
+    )
+    learned_lost_weight: float = Field(
+        default=2.0, ge=0, description="Distance added for a certainly lost position (penalty)."
+    )
+    learned_model: str = Field(
+        default="default",
+        min_length=1,
+        description="The deadlock model file of learned_lost ('default': the shipped one).",
+    )
     terms: list[FitnessTermConfig] = Field(
         default_factory=list,
         description="Fitness terms of your own ([[fitness.terms]] tables), compared after the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -16,6 +17,7 @@ from evosoko.cli.common import (
     StrictOption,
     app,
     compile_notice,
+    fail,
     print_json,
     read_and_select,
     reports_errors,
@@ -34,7 +36,8 @@ def solve_command(
         typer.Option(
             "--algo",
             help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
-            "push-wastar, push-greedy, push-idastar, push-fess or mcts.",
+            "push-wastar, push-greedy, push-idastar, push-fess, push-learned, "
+            "push-learned-source or mcts.",
         ),
     ] = "push-astar",
     heuristic: Annotated[
@@ -51,6 +54,14 @@ def solve_command(
     weight: Annotated[
         float, typer.Option(help="Heuristic weight of push-wastar and push-fess.")
     ] = 3.0,
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            "--model",
+            help="Deadlock network (.npz, from `evosoko learn train`) of push-learned*; "
+            "default: the one shipped.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the stochastic searches (random, mcts).")] = 0,
     format: FormatOption = None,
     json_output: JsonOption = False,
@@ -65,9 +76,21 @@ def solve_command(
     _, chosen = read_and_select(file, format, level_ids, strict)
     heuristic_for(algorithm_named(algo), heuristic)  # a typo fails before any search
     check_arguments(time_limit, node_limit, weight, 0)
+    if model is not None:
+        if not algorithm_named(algo).guided:
+            fail(f"--model orders the push-learned searches only, not {algo}")
+        from evosoko.search.learned import guide_network
+
+        guide_network(str(model))  # a bad file fails before any search
     with compile_notice():
         warm_up([algo] if algo in ALGORITHMS else [])
-    limits = {"seconds": time_limit, "nodes": node_limit, "heuristic": heuristic, "weight": weight}
+    limits = {
+        "seconds": time_limit,
+        "nodes": node_limit,
+        "heuristic": heuristic,
+        "weight": weight,
+        "model": model,
+    }
     outcomes = (api.solve(level, algo, seed=seed, **limits) for level in chosen)
     table = Table(title=plain_text(f"{file} — {algo}"))
     table.add_column("level", no_wrap=True)

@@ -68,6 +68,13 @@ class FitnessFunction:
             self._move_tables = move_tables(level)
         else:
             self._push_tables = push_tables(level)
+        self._learned_term = None
+        # imported only when on: workers stay lean without it; the network knows standard
+        # rules only, so a given-holes level is scored without it
+        if config.learned_lost != "off" and level.pairing is None:
+            from evosoko.learn.fitness_term import LearnedLostTerm
+
+            self._learned_term = LearnedLostTerm(level, encoding, config)
 
     def __call__(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The :class:`Evaluation` of each genome, in order."""
@@ -93,6 +100,8 @@ class FitnessFunction:
             columns = self._moves(genes, lengths)
         else:
             columns = self._pushes(genes, lengths)
+        if self._learned_term is not None and len(lengths):
+            columns = self._learned_term.adjust(columns, genes, lengths)
         if self.config.terms:
             evaluations = evaluations_from_columns(columns)
             columns = (

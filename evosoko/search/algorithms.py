@@ -33,7 +33,9 @@ class Algorithm:
     interface of :class:`evosoko.search.search_run.SearchRun`: ``search()``, ``result(status,
     partial)``); the store's fields above then do not apply to it. ``unit``: what its
     ``expanded`` counts, the cost comparisons report (``nodes``: expanded states; mcts:
-    ``iterations``, each of which does far more than one expansion).
+    ``iterations``, each of which does far more than one expansion). ``guided``: ordered by a
+    learned deadlock network (:mod:`evosoko.search.learned`), node by node, instead of by the
+    kernel's frontier. ``heuristic``: the default heuristic, when not the level's usual one.
     """
 
     name: str
@@ -51,6 +53,8 @@ class Algorithm:
     runner: str | None = None
     unit: str = "nodes"
     description: str = ""
+    guided: bool = False
+    heuristic: str | None = None
 
     @property
     def stochastic(self) -> bool:
@@ -60,6 +64,8 @@ class Algorithm:
     @property
     def default_heuristic(self) -> str:
         """The heuristic used when none is named."""
+        if self.heuristic is not None:
+            return self.heuristic
         return "matching" if self.level == PUSH else "push-distance"
 
     @property
@@ -189,6 +195,31 @@ ALGORITHMS: dict[str, Algorithm] = {
             feature_space=True,
             description="feature-space search over pushes: cells of (packing, connectivity) "
             "take turns, each expanding its best state by g + weight * h",
+        ),
+        Algorithm(
+            "push-learned",
+            PUSH,
+            LIFO,
+            1,
+            3,
+            AT_GENERATION,
+            False,
+            guided=True,
+            description="best-first over pushes: positions a learned network finds likely dead "
+            "last, then g + 3h",
+        ),
+        Algorithm(
+            "push-learned-source",
+            PUSH,
+            LIFO,
+            0,
+            1,
+            AT_GENERATION,
+            False,
+            guided=True,
+            heuristic="manhattan",
+            description="the source document's rule: dead probability under 0.2 by Manhattan "
+            "distance, the rest by probability",
         ),
         Algorithm(
             "mcts",

@@ -131,6 +131,9 @@ class Pruning:
 class SearchRun:
     """One search in progress: its store, kernel parameters and budget."""
 
+    model: str | None = None
+    """The deadlock model a guided algorithm orders by (None: the shipped one)."""
+
     def __init__(
         self,
         level,
@@ -305,8 +308,13 @@ class SearchRun:
         Each call takes about ``_CHUNK_SECONDS``: both its expansions (``CHUNK``) and its work
         units (``WORK_LIMIT``, which a push-level call honours even inside an expansion, going
         on from there on the next call) follow the rates measured on the calls before, so the
-        clock and Ctrl-C are looked at often however costly one expansion is.
+        clock and Ctrl-C are looked at often however costly one expansion is. A guided
+        algorithm (``push-learned*``) runs its own loop (:func:`evosoko.search.learned.run_guided`).
         """
+        if self.algorithm.guided:
+            from evosoko.search.learned import run_guided
+
+            return run_guided(self)
         store = self.store
         chunk = 1
         while True:
@@ -326,13 +334,8 @@ class SearchRun:
                 return UNSOLVABLE
             if store.counters[SOLUTION] >= 0:
                 return SOLVED
-            if code == NEED_SPACE:
-                if (
-                    store.capacity * 2 > self.max_nodes
-                    and store.size + 8 * store.box_count >= store.capacity
-                ):
-                    return MEMORY_LIMIT
-                self._grow()
+            if code == NEED_SPACE and not self.make_room():
+                return MEMORY_LIMIT
             if self._out_of_time(now):
                 return TIMEOUT
             elapsed = max(now - called, 1e-6)
@@ -340,6 +343,17 @@ class SearchRun:
             self.params[WORK_LIMIT] = _next_work_limit(
                 int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, elapsed
             )
+
+    def make_room(self) -> bool:
+        """Grow the store for the kernel; False when that would pass the memory limit."""
+        store = self.store
+        if (
+            store.capacity * 2 > self.max_nodes
+            and store.size + 8 * store.box_count >= store.capacity
+        ):
+            return False
+        self._grow()
+        return True
 
     # ---- reporting ----------------------------------------------------------------------------
     def result(self, status: str, partial: int) -> SearchResult:

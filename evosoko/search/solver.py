@@ -31,6 +31,7 @@ def solve(
     pruning: Pruning = Pruning(),  # noqa: B008 - frozen, so one shared default is safe
     seed: int = 0,
     memory_limit: int = DEFAULT_MEMORY,
+    model: str | None = None,
 ) -> SearchResult:
     """Search ``level`` with algorithm ``algo`` and return a :class:`SearchResult`.
 
@@ -39,7 +40,8 @@ def solve(
     ``weight`` is the heuristic weight of ``push-wastar``; ``seed`` orders ``random``'s
     successors. With ``partial=k`` an interrupted search also returns its ``k`` best frontier
     states (lowest ``h``, then lowest cost) with their paths. Every solution and partial path
-    is replay-verified; a failure raises :class:`evosoko.search.paths.SearchBug`.
+    is replay-verified; a failure raises :class:`evosoko.search.paths.SearchBug`. ``model`` is
+    the deadlock network file of the ``push-learned`` searches (None: the one shipped).
     """
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
@@ -52,6 +54,7 @@ def solve(
     run = _run_class(algorithm)(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
+    run.model = model
     status = run.search()
     return run.result(status, partial)
 
@@ -107,6 +110,9 @@ def warm_up(algorithms: Iterable[str] | None = None, cells: int = 0) -> None:
     level = level_from_rows(_WARM_UP_ROWS, title="warm-up")
     for name in todo:
         algorithm = algorithm_named(name)
+        if algorithm.guided:  # push-astar's kernel; the network needs no compiling
+            warm_up(["push-astar"], cells)
+            continue
         for heuristic in algorithm.heuristics:
             run = _run_class(algorithm)(
                 level, algorithm, heuristic, None, 50, 3.0, Pruning(), 0, DEFAULT_MEMORY, cells

@@ -115,6 +115,20 @@ def save_png(
         figure.savefig(temporary, format="png", dpi=cell_pixels)
 
 
+def board_image(
+    level: Level,
+    state: State | None = None,
+    cell_pixels: int = 32,
+    colours: dict[str, object] | None = None,
+) -> np.ndarray:
+    """The board in ``state`` as an ``uint8[height, width, 3]`` RGB array, as :func:`save_png`
+    draws it; ``colours`` replaces some of :data:`COLOURS` (another tile set)."""
+    figure, show = _board_figure(level, cell_pixels, colours)
+    show(state if state is not None else level.start)
+    figure.canvas.draw()
+    return np.asarray(figure.canvas.buffer_rgba())[:, :, :3].copy()
+
+
 def fitted_cell_pixels(level: Level, cell_pixels: int) -> int:
     """``cell_pixels``, or fewer (never below 4) so that the picture of ``level`` has at most
     :data:`MAX_IMAGE_PIXELS` pixels."""
@@ -232,12 +246,15 @@ def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
     return palette
 
 
-def _board_figure(level: Level, cell_pixels: int) -> tuple[Figure, Callable[[State], None]]:
+def _board_figure(
+    level: Level, cell_pixels: int, colours: dict[str, object] | None = None
+) -> tuple[Figure, Callable[[State], None]]:
     """A figure of the static board and a function that moves its boxes and player to a state.
 
     The figure is ``width x height`` inches at ``cell_pixels`` dots per inch, so every cell is
-    exactly ``cell_pixels`` pixels wide in the output.
+    exactly ``cell_pixels`` pixels wide in the output. ``colours`` overrides :data:`COLOURS`.
     """
+    palette = {**COLOURS, **(colours or {})}
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyBboxPatch
@@ -245,7 +262,7 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple[Figure, Callable[[Sta
     if cell_pixels < 4:
         raise ValueError("cell_pixels must be at least 4")
     width, height = level.width, level.height
-    figure = Figure(figsize=(width, height), dpi=cell_pixels, facecolor=COLOURS["background"])
+    figure = Figure(figsize=(width, height), dpi=cell_pixels, facecolor=palette["background"])
     FigureCanvasAgg(figure)
     axes = figure.add_axes((0, 0, 1, 1))
     axes.set_axis_off()
@@ -253,9 +270,9 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple[Figure, Callable[[Sta
     axes.set_ylim(height, 0)
 
     tiles = np.zeros((level.cells, 4), dtype=np.uint8)  # bytes: a quarter of floats' memory
-    tiles[:] = _rgba_bytes(COLOURS["outside"])
-    tiles[level.floor] = _rgba_bytes(COLOURS["floor"])
-    tiles[level.walls] = _rgba_bytes(COLOURS["wall"])
+    tiles[:] = _rgba_bytes(palette["outside"])
+    tiles[level.floor] = _rgba_bytes(palette["floor"])
+    tiles[level.walls] = _rgba_bytes(palette["wall"])
     axes.imshow(
         tiles.reshape(height, width, 4),
         extent=(0, width, height, 0),
@@ -268,7 +285,7 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple[Figure, Callable[[Sta
         return figure, paired_pieces(level, axes, COLOURS["player"], COLOURS["box_edge"])
     for goal in level.goal_cells.tolist():
         row, column = level.position(goal)
-        axes.add_patch(Circle((column + 0.5, row + 0.5), 0.17, color=COLOURS["goal"], zorder=2))
+        axes.add_patch(Circle((column + 0.5, row + 0.5), 0.17, color=palette["goal"], zorder=2))
 
     inset = 0.12
     boxes = [
@@ -277,7 +294,7 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple[Figure, Callable[[Sta
             1 - 2 * inset,
             1 - 2 * inset,
             boxstyle="round,pad=0,rounding_size=0.12",
-            edgecolor=COLOURS["box_edge"],
+            edgecolor=palette["box_edge"],
             linewidth=2.0,
             zorder=3,
         )
@@ -285,7 +302,7 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple[Figure, Callable[[Sta
     ]
     for box in boxes:
         axes.add_patch(box)
-    player = Circle((0, 0), 0.32, color=COLOURS["player"], zorder=4)
+    player = Circle((0, 0), 0.32, color=palette["player"], zorder=4)
     axes.add_patch(player)
 
     def show(state: State) -> None:
@@ -293,7 +310,7 @@ def _board_figure(level: Level, cell_pixels: int) -> tuple[Figure, Callable[[Sta
             row, column = level.position(cell)
             patch.set_x(column + inset)
             patch.set_y(row + inset)
-            patch.set_facecolor(COLOURS["box_on_goal"] if level.goals[cell] else COLOURS["box"])
+            patch.set_facecolor(palette["box_on_goal"] if level.goals[cell] else palette["box"])
         row, column = level.position(state.player)
         player.set_center((column + 0.5, row + 0.5))
 
