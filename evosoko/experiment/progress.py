@@ -40,7 +40,7 @@ def describe_result(result: Result) -> str:
     head = f"{level_caption(where, result.level_name)}: "
     counts = (
         f"{result.generations} generations, {result.evaluations} evaluations, "
-        f"{result.seconds:.1f} s"
+        f"{seconds_text(result.seconds)} s"
     )
     if result.solved:
         return head + f"solved ({result.moves} moves, {result.pushes} pushes) after {counts}"
@@ -48,6 +48,12 @@ def describe_result(result: Result) -> str:
         f"not solved (stopped by {result.status}; "
         f"best distance {result.best_distance:g}) after {counts}"
     )
+
+
+def seconds_text(seconds: float) -> str:
+    """Seconds for a person: two significant digits below 10 s (``0.039``, not ``0.0``), one
+    decimal above."""
+    return f"{seconds:.2g}" if seconds < 9.95 else f"{seconds:.1f}"
 
 
 COMPILING = "compiling kernels, first run only (they are cached for the next runs) ..."

@@ -102,3 +102,15 @@ def test_rich_progress_runs_and_prints_results():
     progress.on_level_end(UNSOLVED)
     progress.stop()
     assert "level 3 blog: not solved" in stream.getvalue()
+
+
+def test_seconds_keep_two_significant_digits_below_ten():
+    from evosoko.experiment.progress import seconds_text
+
+    assert [seconds_text(s) for s in (0.039, 0.1, 1.234, 9.99, 123.44)] == [
+        "0.039",
+        "0.1",
+        "1.2",
+        "10.0",
+        "123.4",
+    ]
