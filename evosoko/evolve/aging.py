@@ -59,7 +59,7 @@ class AgeMemory:
         return base64.b64encode(zlib.compress(self.table.tobytes(), 6)).decode("ascii")
 
     @classmethod
-    def from_json(cls, text: str) -> "AgeMemory":
+    def from_json(cls, text: str) -> AgeMemory:
         """Inverse of :meth:`to_json`."""
         table = np.frombuffer(zlib.decompress(base64.b64decode(text)), dtype=np.uint16)
         bits = int(table.size).bit_length() - 1

@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import MutableSequence
+from typing import TYPE_CHECKING
 
-from evosoko.config import MutationConfig
+if TYPE_CHECKING:
+    from evosoko.config import MutationConfig
 
 Genome = MutableSequence[int]
 

@@ -20,7 +20,9 @@ NOTE_KEY = r"[A-Za-z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]+){0,2}"
 """A note key: up to three words such as ``Author`` or ``Date Created``."""
 
 _NOTE = re.compile(rf"(?P<key>{NOTE_KEY})\s*:\s*(?P<value>.*)")
-_SOLUTION = re.compile(r"(?P<key>solution)(?:\s*\([^)]*\))?\s*(?::\s*(?P<value>.*))?", re.I)
+_SOLUTION = re.compile(
+    r"(?P<key>solution)(?:\s*\([^)]*\))?\s*(?::\s*(?P<value>.*))?", re.IGNORECASE
+)
 _LURD_LINE = re.compile(r"[0-9()\s]*[lurdLURD][lurdLURD0-9()\s]*")
 _WORD = re.compile(r"[A-Za-z]{3,}")
 
