@@ -27,7 +27,7 @@ from _common import load_level, machine, report
 from evosoko.config import FitnessConfig
 from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.genomes import random_genes
-from evosoko.evolve.packing import pack_genomes
+from evosoko.parallel.packing import pack_genomes
 
 
 def parse_arguments() -> argparse.Namespace:

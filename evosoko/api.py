@@ -30,10 +30,12 @@ if TYPE_CHECKING:
     from evosoko.budget import Budget
     from evosoko.config import Config
     from evosoko.evolve.callbacks import Callback
-    from evosoko.experiment.compare import CompareConfig, CompareOutcome
+    from evosoko.experiment.compare import CompareOutcome
+    from evosoko.experiment.compare_config import CompareConfig
     from evosoko.experiment.progress import RunProgress
     from evosoko.experiment.run import RunReport
-    from evosoko.experiment.sweep import SweepConfig, SweepOutcome
+    from evosoko.experiment.sweep import SweepOutcome
+    from evosoko.experiment.sweep_config import SweepConfig
     from evosoko.result import Result
     from evosoko.sokoban.level import Level
     from evosoko.sokoban.solution_files import SolutionEntry
@@ -138,8 +140,8 @@ def evolve(
     every level and generation (and may stop a level early).
     """
     from evosoko.config import Config
-    from evosoko.evolve.engine import evolve_level
-    from evosoko.evolve.evaluation import make_evaluator, worker_pool
+    from evosoko.evolve.backends import make_evaluator, worker_pool
+    from evosoko.evolve.runner import evolve_level
     from evosoko.experiment.warmup import warm_up_config
     from evosoko.sokoban.level import Level
 
@@ -319,7 +321,8 @@ def compare(
     (``seconds``, ``evaluations`` for the GA, ``nodes`` for search) and the job ``backend``
     (``serial``, ``processes``). Returns the outcome: every job's row and each solver's
     summary (solve rate, ERT, medians), shown as a table in a notebook."""
-    from evosoko.experiment.compare import compare_folder, load_compare_config, run_compare
+    from evosoko.experiment.compare import compare_folder, run_compare
+    from evosoko.experiment.compare_config import load_compare_config
     from evosoko.experiment.compare_python import python_comparison
 
     if config is None:
@@ -348,7 +351,8 @@ def sweep(
 ) -> SweepOutcome:
     """Tune GA parameters as ``evosoko sweep`` does (grid, random or Optuna search) into a
     folder with ``index.csv`` and ``best.toml``."""
-    from evosoko.experiment.sweep import load_sweep_config, run_sweep, sweep_folder
+    from evosoko.experiment.sweep import run_sweep, sweep_folder
+    from evosoko.experiment.sweep_config import load_sweep_config
 
     settings = (
         config
@@ -369,7 +373,7 @@ def report(folder: StrPath) -> Path:
 def plot(folders: Sequence[StrPath], out: StrPath | None = None, fmt: str = "png") -> list[Path]:
     """Draw the plots of run, compare and sweep folders (several runs: one figure with their
     median and inter-quartile band); the files written."""
-    from evosoko.experiment.plotting import plot_folders
+    from evosoko.experiment.plots.folders import plot_folders
 
     return plot_folders(list(folders), out, fmt)
 

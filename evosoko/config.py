@@ -17,7 +17,8 @@ is unset by leaving it out, or by writing the string ``"none"`` (``--set run.bud
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from os import PathLike
 from typing import Any, ClassVar, Literal
 
 from pydantic import (
@@ -48,18 +49,20 @@ __all__ = [
     "locate_key",
     "parse_override",
     "read_toml",
-    "toml_type_name",
 ]
 
 
-class _Unset:
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Any = _Unset()
-"""The value of :meth:`Config.set` when the key holds ``KEY=VALUE``."""
-
+from evosoko.config_loading import (
+    OVERRIDE_SOURCE,
+    UNSET,
+    assign_override,
+    dump_config,
+    load_config_model,
+    locate_key,
+    parse_override,
+    read_toml,
+    set_key,
+)
 from evosoko.config_tables import (  # the base of every table, and tables that name a part
     OMIT_DEFAULT,
     _known_part,
@@ -643,8 +646,6 @@ class Config(_Section):
         ``config.set("ga.population=50")`` with the value read as TOML; or several keys that
         must change together, ``config.set({"parallel.backend": "dask",
         "parallel.local_workers": 2})``."""
-        from evosoko.config_loading import set_key
-
         return set_key(self, key, value)
 
     def to_toml(self) -> str:
@@ -652,14 +653,10 @@ class Config(_Section):
         return dump_config(self)
 
 
-# the loading functions live in config_loading (imported here last: they use the models above)
-from evosoko.config_loading import (
-    OVERRIDE_SOURCE,
-    assign_override,
-    dump_config,
-    load_config,
-    locate_key,
-    parse_override,
-    read_toml,
-    toml_type_name,
-)
+def load_config(path: str | PathLike[str] | None = None, overrides: Sequence[str] = ()) -> Config:
+    """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate.
+
+    Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an
+    unknown key (with the closest valid key suggested) or a value of the wrong type.
+    """
+    return load_config_model(Config, path, overrides)

@@ -1,12 +1,18 @@
-"""Reading run configurations from TOML: ``KEY=VALUE`` overrides, error lines, dumping.
+"""Reading configuration files from TOML: ``KEY=VALUE`` overrides, error lines, dumping.
 
-:func:`load_config` reads a file, applies overrides and validates the result into a
-:class:`~evosoko.config.Config`; a typo becomes a :class:`~evosoko.errors.ConfigError` that names
+One loader for every file evosoko reads settings from: run configurations
+(:func:`load_config`) and the files of experiments, compare and sweep (:func:`load_model`, into
+any pydantic model: unknown keys are errors that name the key, suggest the closest valid one
+and give the line; arrays of tables such as ``[[solver]]`` are located by their position;
+relative paths are tried against the current directory, then the file's directory).
+
+:func:`load_config_model` reads a file, applies overrides and validates the result into a
+model (:func:`evosoko.config.load_config`: the run configuration); a typo becomes a :class:`~evosoko.errors.ConfigError` that names
 the key, suggests the closest valid one and gives the line of the TOML file it is on (also for
 the parameters of a plugin part, whose model the part brings: see :mod:`evosoko.evolve.registry`).
 :func:`dump_config` writes a configuration back with every value; :func:`set_key` is what
 ``--set`` and :meth:`Config.set` do to one key. The models themselves are in
-:mod:`evosoko.config`, which re-exports these functions.
+:mod:`evosoko.config`, which imports this module (never the other way round).
 """
 
 from __future__ import annotations
@@ -14,31 +20,40 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
+import typing
 from collections.abc import Mapping, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import tomli_w
 from pydantic import BaseModel, ValidationError
 
+from evosoko.config_tables import toml_type_name
 from evosoko.errors import ConfigError
-
-if TYPE_CHECKING:
-    from evosoko.config import Config
 
 OVERRIDE_SOURCE = "--set"
 """The pseudo path of errors caused by an override rather than by the file."""
 
 
-def _config_model() -> type[Config]:
-    from evosoko.config import Config  # the models import this module last
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
 
-    return Config
+
+UNSET: Any = _Unset()
+"""The value of :meth:`~evosoko.config.Config.set` when the key holds ``KEY=VALUE``."""
+
+ConfigModel = TypeVar("ConfigModel", bound=BaseModel)
 
 
-def load_config(path: str | PathLike[str] | None = None, overrides: Sequence[str] = ()) -> Config:
-    """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate.
+def load_config_model(
+    model: type[ConfigModel],
+    path: str | PathLike[str] | None = None,
+    overrides: Sequence[str] = (),
+) -> ConfigModel:
+    """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate as
+    ``model`` (:func:`evosoko.config.load_config` with the run configuration's model).
 
     Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an
     unknown key (with the closest valid key suggested) or a value of the wrong type.
@@ -54,21 +69,19 @@ def load_config(path: str | PathLike[str] | None = None, overrides: Sequence[str
         assign_override(data, keys, value, override)
         override_keys.append(keys)
     try:
-        config = _config_model().model_validate(data)
+        config = model.model_validate(data)
     except ValidationError as error:
-        raise _config_error(error, text, source, override_keys) from None
+        raise _config_error(model, error, text, source, override_keys) from None
     if path is not None:
         config = _resolve_levels(config, Path(path).parent)
     return config
 
 
-def set_key(config: Config, key: str | Mapping[str, Any], value: Any) -> Config:
+def set_key(config: ConfigModel, key: str | Mapping[str, Any], value: Any) -> ConfigModel:
     """``config`` with keys changed and validated again, exactly as ``--set`` does
     (:meth:`Config.set`): one ``key`` and its ``value``, one ``"KEY=VALUE"`` (``value``
     :data:`~evosoko.config.UNSET`), or a mapping of keys to values, all set before one
     validation (for keys that must change together)."""
-    from evosoko.config import UNSET
-
     changes: list[tuple[str | tuple[str, ...], Any, str]]
     if isinstance(key, Mapping):
         changes = [(k, v, f"{k}={v!r}") for k, v in key.items()]
@@ -83,12 +96,12 @@ def set_key(config: Config, key: str | Mapping[str, Any], value: Any) -> Config:
         assign_override(data, keys, new, override)
         override_keys.append(keys)
     try:
-        return _config_model().model_validate(data)
+        return type(config).model_validate(data)
     except ValidationError as error:
-        raise _config_error(error, "", None, override_keys) from None
+        raise _config_error(type(config), error, "", None, override_keys) from None
 
 
-def dump_config(config: Config) -> str:
+def dump_config(config: BaseModel) -> str:
     """The configuration as TOML, every value written out; :func:`load_config` reads it back
     equal."""
     return tomli_w.dumps(_plain(config))
@@ -191,7 +204,11 @@ def assign_override(data: dict, keys: tuple[str, ...], value: Any, override: str
 
 
 def _config_error(
-    error: ValidationError, text: str, source: str | None, override_keys: list[tuple[str, ...]]
+    model: type[BaseModel],
+    error: ValidationError,
+    text: str,
+    source: str | None,
+    override_keys: list[tuple[str, ...]],
 ) -> ConfigError:
     """The first validation problem as a ConfigError pointing at the file line or override."""
     problem = error.errors()[0]
@@ -207,8 +224,8 @@ def _config_error(
         else:
             message = f"unknown key {dotted!r}" + _close_key(key, valid, dotted.rsplit(".", 1)[0])
     elif problem["type"] == "extra_forbidden":
-        message = f"unknown key {dotted!r}" + _suggestion(key_path)
-    elif _model_at(key_path) is not None:  # a rule across a whole table
+        message = f"unknown key {dotted!r}" + _suggestion(model, key_path)
+    elif _model_at(model, key_path) is not None:  # a rule across a whole table
         message = f"[{dotted}]: {reason}" if dotted else reason
     else:
         got = problem.get("input")
@@ -229,15 +246,15 @@ def _close_key(unknown: str, valid: list[str], table: str) -> str:
     return f"; valid keys here: {', '.join(valid)}"
 
 
-def _suggestion(key_path: tuple[str, ...]) -> str:
+def _suggestion(config_model: type[BaseModel], key_path: tuple[str, ...]) -> str:
     """``; did you mean 'x'?`` for an unknown key, searching its table, then every table."""
     *table, unknown = key_path
-    model = _model_at(tuple(table))
+    model = _model_at(config_model, tuple(table))
     valid = list(model.model_fields) if model else []
     close = difflib.get_close_matches(unknown, valid, n=1, cutoff=0.6)
     if close:
         return f"; did you mean {'.'.join([*table, close[0]])!r}?"
-    everywhere = [".".join(k) for k in _all_keys(_config_model())]
+    everywhere = [".".join(k) for k in _all_keys(config_model)]
     elsewhere = [k for k in everywhere if k.rsplit(".", 1)[-1] == unknown]
     if not elsewhere:
         names = {k.rsplit(".", 1)[-1]: k for k in everywhere}
@@ -249,8 +266,7 @@ def _suggestion(key_path: tuple[str, ...]) -> str:
     return ""
 
 
-def _model_at(keys: tuple[str, ...]) -> type[BaseModel] | None:
-    model: type[BaseModel] = _config_model()
+def _model_at(model: type[BaseModel], keys: tuple[str, ...]) -> type[BaseModel] | None:
     for key in keys:
         field = model.model_fields.get(key)
         annotation = field.annotation if field else None
@@ -271,22 +287,6 @@ def _all_keys(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tupl
     return keys
 
 
-def toml_type_name(value: Any) -> str:
-    """The TOML kind of ``value`` for messages ("an integer", "a string", ...)."""
-    kinds = (
-        (bool, "a boolean"),
-        (int, "an integer"),
-        (float, "a float"),
-        (str, "a string"),
-        (list, "an array"),
-        (dict, "a table"),
-    )
-    for kind, name in kinds:
-        if isinstance(value, kind):
-            return name
-    return type(value).__name__
-
-
 def _split_dotted(key: str) -> tuple[str, ...]:
     return tuple(part.strip().strip("\"'") for part in key.split("."))
 
@@ -300,7 +300,7 @@ def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
     return depth
 
 
-def _resolve_levels(config: Config, config_dir: Path) -> Config:
+def _resolve_levels(config: Any, config_dir: Path) -> Any:
     levels = config.run.levels
     if levels is None or Path(levels).is_absolute():
         return config
@@ -348,3 +348,173 @@ def _where_it_lives(table: BaseModel, kind: Any) -> Any:
     if module in ("__main__", "__mp_main__") or "<" in qualname:
         return kind
     return f"{module}:{qualname}"
+
+
+# ---- any model: the files of experiments (compare, sweep) ------------------------------------
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def load_model(
+    model: type[Model], path: str | PathLike[str], overrides: Sequence[str] = ()
+) -> tuple[Model, str]:
+    """Read TOML ``path``, apply overrides, validate as ``model``; returns it and the file text.
+
+    Raises :class:`ConfigError` with the file and line of the problem (or ``--set``).
+    """
+    text, data = read_toml(Path(path))
+    override_keys: list[tuple[str, ...]] = []
+    for override in overrides:
+        keys, value = parse_override(override)
+        assign_override(data, keys, value, override)
+        override_keys.append(keys)
+    try:
+        return model.model_validate(data), text
+    except ValidationError as error:
+        raise validation_error(model, error, text, str(path), override_keys) from None
+
+
+def validation_error(
+    model: type[BaseModel],
+    error: ValidationError,
+    text: str,
+    source: str,
+    override_keys: Sequence[tuple[str, ...]] = (),
+) -> ConfigError:
+    """The first problem of ``error`` as a :class:`ConfigError` at its file line."""
+    problems = error.errors()
+    unknown = [p for p in problems if p["type"] == "extra_forbidden"]
+    problem = (unknown or problems)[0]  # a typo also makes the right key "missing": name the typo
+    loc = _clean_loc(model, tuple(problem["loc"]))
+    dotted = ".".join(str(k) for k in loc)
+    reason = problem["msg"].removeprefix("Value error, ")
+    if problem["type"] == "extra_forbidden":
+        message = f"unknown key {dotted!r}" + _model_suggestion(model, loc)
+    elif problem["type"] == "missing":
+        message = f"missing key {dotted!r}"
+    elif isinstance(problem.get("input"), dict):
+        message = f"[{dotted}]: {reason}" if dotted else reason
+    else:
+        got = problem.get("input")
+        message = f"{dotted}: {reason} (got {got!r}, {toml_type_name(got)})"
+    strings = tuple(k for k in loc if isinstance(k, str))
+    if any(strings[: len(keys)] == keys[: len(strings)] for keys in override_keys):
+        return ConfigError(message, OVERRIDE_SOURCE)
+    return ConfigError(message, source, locate(text, loc))
+
+
+def locate(text: str, loc: tuple[str | int, ...]) -> int | None:
+    """1-based line of ``loc`` in TOML ``text``; ``("solver", 2, "name")`` finds the third
+    ``[[solver]]`` table, then its ``name`` key (best effort)."""
+    if len(loc) >= 2 and isinstance(loc[0], str) and isinstance(loc[1], int):
+        headers = [
+            number
+            for number, line in enumerate(text.splitlines(), start=1)
+            if re.match(rf"^\s*\[\[\s*{re.escape(loc[0])}\s*\]\]", line)
+        ]
+        if loc[1] < len(headers):
+            start = headers[loc[1]]
+            lines = text.splitlines()[start:]
+            for offset, line in enumerate(lines, start=1):
+                if line.strip().startswith("["):
+                    break
+                if len(loc) > 2 and re.match(rf"^\s*{re.escape(str(loc[2]))}\s*=", line):
+                    return start + offset
+            return start
+    return locate_key(text, loc)
+
+
+def resolve_path(value: str, base_dir: Path) -> str:
+    """``value`` as an absolute path: tried against the current directory, then ``base_dir``;
+    kept as written when neither exists (reading it then reports the error)."""
+    if Path(value).is_absolute():
+        return value
+    for candidate in (Path(value), base_dir / value):
+        if candidate.exists():
+            return str(candidate.resolve())
+    return value
+
+
+def toml_value(value: Any) -> str:
+    """``value`` written as a TOML value (for ``KEY=VALUE`` overrides)."""
+    import tomli_w
+
+    return tomli_w.dumps({"v": value}).split("=", 1)[1].strip()
+
+
+def _clean_loc(model: type[BaseModel], loc: tuple) -> tuple:
+    """Drop the tags pydantic inserts for tagged unions (``solver.0.search.name``)."""
+    cleaned: list = []
+    current: Any = model
+    for key in loc:
+        if isinstance(key, int) or current is None:
+            cleaned.append(key)
+            continue
+        if isinstance(current, _Union) and key not in current.model_fields:
+            variant = current.variant(key)
+            if variant is not None:
+                current = variant
+                continue
+        cleaned.append(key)
+        current = _field_model(current, key)
+    return tuple(cleaned)
+
+
+def _field_model(model: Any, key: str) -> Any:
+    """The model (or union of models) held by field ``key`` of ``model``, None for a value."""
+    if isinstance(model, _Union):
+        owners = [m for m in model.models if key in m.model_fields]
+        return _field_model(owners[0], key) if owners else None
+    field = model.model_fields.get(key)
+    if field is None:
+        return None
+    return _unwrap(field.annotation)
+
+
+def _unwrap(annotation: Any) -> Any:
+    """The model inside ``list[M]``, ``M | None``, ``Annotated[A | B, ...]`` (a union stays a
+    union, held as a tuple of models)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    models = [m for m in (_unwrap(a) for a in args) if m is not None]
+    if len(models) == 1:
+        return models[0]
+    if models:
+        return _Union(tuple(m for m in models if isinstance(m, type)))
+    return None
+
+
+class _Union:
+    """Several models at one place (a tagged union); fields are looked up in each."""
+
+    def __init__(self, models: tuple[type[BaseModel], ...]) -> None:
+        self.models = models
+        self.model_fields = {k: f for m in models for k, f in m.model_fields.items()}
+
+    def variant(self, tag: str) -> type[BaseModel] | None:
+        """The model whose ``Literal`` field (its discriminator) admits ``tag``."""
+        for model in self.models:
+            for field in model.model_fields.values():
+                if typing.get_origin(field.annotation) is typing.Literal and tag in typing.get_args(
+                    field.annotation
+                ):
+                    return model
+        return None
+
+
+def _model_suggestion(model: type[BaseModel], loc: tuple) -> str:
+    *table, unknown = loc
+    current: Any = model
+    for key in table:
+        if current is not None and not isinstance(key, int):
+            current = _field_model(current, key)
+    valid = list(current.model_fields) if current is not None else []
+    close = difflib.get_close_matches(str(unknown), valid, n=1, cutoff=0.6)
+    prefix = ".".join(str(k) for k in table)
+    if close:
+        return f"; did you mean {(prefix + '.' if prefix else '') + close[0]!r}?"
+    if valid:
+        return f"; valid keys here: {', '.join(valid)}"
+    return ""

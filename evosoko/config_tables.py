@@ -84,8 +84,6 @@ class _PartTable(_Section):
             if problem["type"] == "missing":
                 raise _key_error(key, message=f"{name!r} needs this parameter") from None
             got = problem.get("input")
-            from evosoko.config_loading import toml_type_name
-
             reason = problem["msg"].removeprefix("Value error, ")
             raise _key_error(
                 key, message=f"{reason} (got {got!r}, {toml_type_name(got)})"
@@ -129,3 +127,19 @@ def _known_part(part: str):
         return name
 
     return field_validator("kind")(classmethod(check))
+
+
+def toml_type_name(value: Any) -> str:
+    """The TOML kind of ``value`` for messages ("an integer", "a string", ...)."""
+    kinds = (
+        (bool, "a boolean"),
+        (int, "an integer"),
+        (float, "a float"),
+        (str, "a string"),
+        (list, "an array"),
+        (dict, "a table"),
+    )
+    for kind, name in kinds:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__

@@ -163,7 +163,7 @@ def _bracket(interval: Sequence | None, spec: str) -> str:
 
 
 def _history_png(result: Result) -> bytes:
-    from evosoko.experiment.plots import fitness_png
+    from evosoko.experiment.plots.fitness import fitness_png
     from evosoko.experiment.records import metrics_row
 
     index = result.index if result.index is not None else 1

@@ -24,18 +24,20 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from evosoko.evolve.backends import make_evaluator
     from evosoko.evolve.callbacks import Callback, Generation
-    from evosoko.evolve.engine import STOP_REASONS, Engine, evolve_level
-    from evosoko.evolve.evaluation import Evaluator, make_evaluator
+    from evosoko.evolve.engine import STOP_REASONS, Engine
+    from evosoko.evolve.evaluation import Evaluator
     from evosoko.evolve.fitness import Evaluation
+    from evosoko.evolve.runner import evolve_level
     from evosoko.result import GenerationStats, HallOfFameEntry, Result
 
 _NAMES = {
     "STOP_REASONS": "evosoko.evolve.engine",
     "Engine": "evosoko.evolve.engine",
-    "evolve_level": "evosoko.evolve.engine",
+    "evolve_level": "evosoko.evolve.runner",
     "Evaluator": "evosoko.evolve.evaluation",
-    "make_evaluator": "evosoko.evolve.evaluation",
+    "make_evaluator": "evosoko.evolve.backends",
     "Evaluation": "evosoko.evolve.fitness",
     "Callback": "evosoko.evolve.callbacks",
     "Generation": "evosoko.evolve.callbacks",

@@ -15,7 +15,7 @@ moved by the scheduler to another worker (Dask's ``allowed-failures`` bounds how
 one task may take down before it fails with ``KilledWorker``). The evaluator then submits the
 unfinished batches again, up to :data:`MAX_RESUBMITS` times per call.
 
-This module imports ``distributed``; :func:`evosoko.evolve.evaluation.make_evaluator` imports
+This module imports ``distributed``; :func:`evosoko.evolve.backends.make_evaluator` imports
 it only when the ``dask`` backend is chosen.
 """
 
@@ -32,10 +32,11 @@ import numpy as np
 from distributed import KilledWorker, WorkerPlugin, get_worker
 
 from evosoko.config import FitnessConfig
-from evosoko.evolve.dask_cluster import DaskConnection
 from evosoko.evolve.evaluation import ProcessEvaluator
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
-from evosoko.evolve.packing import pack_genomes, unpack_genomes
+from evosoko.parallel.dask_cluster import DaskConnection
+from evosoko.parallel.dask_plugins import register_warm_up, unregister_warm_up
+from evosoko.parallel.packing import pack_genomes, unpack_genomes
 from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 
@@ -44,11 +45,8 @@ __all__ = [
     "DaskEvaluator",
     "DaskPool",
     "LevelPlugin",
-    "WarmUpPlugin",
     "pack_genomes",
-    "register_warm_up",
     "unpack_genomes",
-    "unregister_warm_up",
 ]
 
 log = logging.getLogger(__name__)
@@ -218,41 +216,9 @@ class DaskEvaluator:
             self._connection.close()
 
 
-WARM_UP_PLUGIN = "evosoko-warm-up"
-"""The name prefix of :class:`WarmUpPlugin` registrations."""
-
-
-class WarmUpPlugin(WorkerPlugin):
-    """Runs a warm-up function (compiling kernels) on every worker as it joins."""
-
-    def __init__(self, warm_up: Callable[[], None]) -> None:
-        self.warm_up = warm_up
-
-    def setup(self, worker: Any) -> None:
-        self.warm_up()
-
-
-def register_warm_up(connection: DaskConnection, warm_up: Callable[[], None]) -> str:
-    """Run ``warm_up`` on every worker of ``connection`` (now, and on those that join later);
-    returns the plugin's name, for :func:`unregister_warm_up`."""
-    name = f"{WARM_UP_PLUGIN}-{uuid.uuid4().hex}"
-    connection.client.register_plugin(WarmUpPlugin(warm_up), name=name)
-    return name
-
-
-def unregister_warm_up(connection: DaskConnection, name: str) -> None:
-    """Remove the warm-up plugin from the workers of an existing cluster (a local cluster goes
-    away with the connection)."""
-    if connection.cluster is None and connection.client.status == "running":
-        try:
-            connection.client.unregister_worker_plugin(name)
-        except Exception as error:  # noqa: BLE001 - the scheduler may be gone; still disconnect
-            log.warning("could not remove the warm-up from the Dask workers: %s", error)
-
-
 class DaskPool:
     """A connection to a Dask cluster for a whole run (see
-    :func:`evosoko.evolve.evaluation.worker_pool`): each level registers its plugin on it, and
+    :func:`evosoko.evolve.backends.worker_pool`): each level registers its plugin on it, and
     ``warm_up`` runs on every worker, those that join later too."""
 
     def __init__(

@@ -1,14 +1,14 @@
 """Evaluation backends: one ``map(genomes) -> list[Evaluation]`` in this process or in a pool.
 
-``make_evaluator(level, parallel, encoding, fitness)`` is a context manager that yields an
-:class:`Evaluator`. The ``processes`` backend runs a :class:`ProcessPool` (a
-``ProcessPoolExecutor``) that may live for a whole run: :func:`worker_pool` starts it once,
-outside every level's budget, and each level's evaluator uses it. A level reaches the workers
+:func:`evosoko.evolve.backends.make_evaluator` yields an :class:`Evaluator` built from these
+classes. The ``processes`` backend runs a :class:`ProcessPool` (a ``ProcessPoolExecutor``) that
+may live for a whole run: :func:`evosoko.evolve.backends.worker_pool` starts it once, outside
+every level's budget, and each level's evaluator uses it. A level reaches the workers
 as plain data (its XSB rows, title, encoding and fitness settings, the configuration's own
 fitness terms included, pickled once per level) with
 its tasks; a worker rebuilds it when it first meets it, and every worker does so before the
 level's first generation (:meth:`ProcessPool.prepare`). Genomes travel in batches packed as two
-flat arrays (``evosoko.evolve.packing``); workers return the evaluations as columns (a few
+flat arrays (``evosoko.parallel.packing``); workers return the evaluations as columns (a few
 arrays), from which the parent makes :class:`Evaluation` tuples. Results are identical to the
 ``serial`` backend and come back in order.
 
@@ -32,26 +32,23 @@ import threading
 import uuid
 import warnings
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from evosoko.config import FitnessConfig, ParallelConfig
+from evosoko.config import FitnessConfig
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
-from evosoko.evolve.packing import pack_genomes
-from evosoko.evolve.worker_lifetime import exit_with_parent
+from evosoko.parallel.packing import pack_genomes
+from evosoko.parallel.worker_lifetime import exit_with_parent
 from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 
 if TYPE_CHECKING:
     from multiprocessing.queues import Queue
     from multiprocessing.synchronize import Barrier
-
-    from evosoko.evolve.dask_evaluation import DaskEvaluator, DaskPool
 
 log = logging.getLogger(__name__)
 
@@ -553,95 +550,3 @@ class _WorkerLogging:
                     handler._receive_thread.join(5.0)
                 root.addHandler(handler.sub_handler)
         self._wrapped = False
-
-
-@contextmanager
-def worker_pool(
-    parallel: ParallelConfig,
-    *,
-    warm_up: Callable[[], None] | None = None,
-    crash_marker: str | None = None,
-) -> Iterator[ProcessPool | DaskPool | None]:
-    """The workers of the configured backend for a whole run, started now and closed on exit:
-    a :class:`ProcessPool`, a Dask connection (:class:`DaskPool`), or None for ``serial``.
-
-    ``warm_up`` (picklable) runs in every worker as it starts, before any task: the run passes
-    the compilation of the kernels it needs, so no worker compiles inside a budget.
-    ``crash_marker``: the test hook of :func:`make_evaluator`.
-    """
-    pool: ProcessPool | DaskPool | None
-    if parallel.backend == "serial":
-        pool = None
-    elif parallel.backend == "processes":
-        pool = ProcessPool(parallel.workers, crash_marker=crash_marker, warm_up=warm_up)
-        pool.prepare(None)
-    elif parallel.backend == "dask":
-        from evosoko.evolve.dask_cluster import require_distributed
-
-        require_distributed()
-        from evosoko.evolve.dask_evaluation import DaskPool
-
-        pool = DaskPool(parallel.address, parallel.local_workers, warm_up=warm_up)
-    else:
-        raise ValueError(f"unknown evaluation backend {parallel.backend!r}")
-    try:
-        yield pool
-    finally:
-        if pool is not None:
-            pool.close()
-
-
-@contextmanager
-def make_evaluator(
-    level: Level,
-    parallel: ParallelConfig,
-    encoding: str,
-    fitness: FitnessConfig,
-    *,
-    crash_marker: str | None = None,
-    pool: ProcessPool | DaskPool | None = None,
-) -> Iterator[SerialEvaluator | ProcessEvaluator | DaskEvaluator]:
-    """An evaluator for ``level`` on the configured backend, closed on exit.
-
-    ``pool``: workers from :func:`worker_pool` to use (they stay up for the next level);
-    without it the evaluator starts workers of its own and stops them on exit.
-    ``crash_marker`` is a test hook: the first worker that finds this file deletes it and dies.
-    The ``dask`` backend imports Dask here, so that it stays an optional dependency.
-    """
-    if parallel.backend == "serial":
-        evaluator: SerialEvaluator | ProcessEvaluator | DaskEvaluator = SerialEvaluator(
-            level, encoding, fitness, parallel.batch_size
-        )
-    elif parallel.backend == "processes":
-        evaluator = ProcessEvaluator(
-            level,
-            encoding,
-            fitness,
-            parallel.workers,
-            parallel.batch_size,
-            crash_marker=crash_marker,
-            pool=pool if isinstance(pool, ProcessPool) else None,
-        )
-    elif parallel.backend == "dask":
-        from evosoko.evolve.dask_cluster import require_distributed
-
-        require_distributed()
-        from evosoko.evolve.dask_evaluation import DaskEvaluator
-
-        evaluator = DaskEvaluator(
-            level,
-            encoding,
-            fitness,
-            address=parallel.address,
-            local_workers=parallel.local_workers,
-            batch_size=parallel.batch_size,
-            retries=parallel.retries,
-            crash_marker=crash_marker,
-            connection=None if pool is None else getattr(pool, "connection", None),
-        )
-    else:
-        raise ValueError(f"unknown evaluation backend {parallel.backend!r}")
-    try:
-        yield evaluator
-    finally:
-        evaluator.close()

@@ -30,9 +30,11 @@ from typing import NamedTuple
 import numpy as np
 
 from evosoko.config import FitnessConfig
+from evosoko.evolve.columns import evaluation_columns
 from evosoko.evolve.move_replay import BEST, FINAL, move_tables, replay_move_packed
-from evosoko.evolve.packing import pack_genomes
 from evosoko.evolve.push_replay import push_tables, replay_push_packed
+from evosoko.evolve.term_values import term_matrix
+from evosoko.parallel.packing import pack_genomes
 from evosoko.sokoban.level import Level
 
 
@@ -101,11 +103,10 @@ class FitnessFunction:
         if self._learned_term is not None and len(lengths):
             columns = self._learned_term.adjust(columns, genes, lengths)
         if self.config.terms:
-            from evosoko.evolve.term_values import term_matrix
-
+            evaluations = evaluations_from_columns(columns)
             columns = (
                 *columns,
-                term_matrix(self.level, self.encoding, self.config, genes, lengths, columns),
+                term_matrix(self.level, self.encoding, self.config, genes, lengths, evaluations),
             )
         return columns
 
@@ -125,7 +126,9 @@ class FitnessFunction:
         else:
             at = np.where(result.deadlocked, result.steps, lengths)
             distance, state_hash, gap = result.final_distance, result.final_hash, result.final_gap
-        return _columns(result.solved, result.solved_at, state_hash, at, distance, state_hash, gap)
+        return evaluation_columns(
+            result.solved, result.solved_at, state_hash, at, distance, state_hash, gap
+        )
 
     def _pushes(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         config = self.config
@@ -138,25 +141,9 @@ class FitnessFunction:
             at = np.where(result.deadlocked, result.steps, lengths)
             distance, state_hash = result.final_distance, result.final_hash
         zero_gap = np.zeros(len(lengths), dtype=np.int64)
-        return _columns(
+        return evaluation_columns(
             result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap
         )
-
-
-def _columns(
-    solved, solved_at, solved_hash, at, distance, state_hash, gap
-) -> tuple[np.ndarray, ...]:
-    """The six :class:`Evaluation` columns: a solved genome counts to its solution (distance 0,
-    gap 0, ``solved_hash``); the others to their scored point ``at``."""
-    length = np.where(solved, solved_at, at).astype(np.int64)
-    return (
-        np.asarray(solved, dtype=np.bool_),
-        np.where(solved, 0, distance).astype(np.int64),
-        length,
-        length,
-        np.where(solved, solved_hash, state_hash).astype(np.uint64),
-        np.where(solved, 0, gap).astype(np.int64),
-    )
 
 
 def evaluations_from_columns(columns: tuple[np.ndarray, ...]) -> list[Evaluation]:

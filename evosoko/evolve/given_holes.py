@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.evolve.columns import evaluation_columns
 from evosoko.evolve.push_replay import PUSH_GENE_RANGE
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.given_holes import VANISHED, HolesBoard
@@ -117,7 +118,7 @@ def replay_holes(
     lengths: np.ndarray,
     stop_on_deadlock: bool = True,
 ) -> HolesReplay:
-    """Replay a packed batch (:func:`evosoko.evolve.packing.pack_genomes`)."""
+    """Replay a packed batch (:func:`evosoko.parallel.packing.pack_genomes`)."""
     return _replay(tables, encoding, genes, lengths, stop_on_deadlock, np.zeros(0, dtype=np.int64))
 
 
@@ -402,8 +403,6 @@ def holes_columns(
 ) -> tuple:
     """The :class:`~evosoko.evolve.fitness.Evaluation` columns of a packed batch, as
     :meth:`FitnessFunction.evaluate_columns` makes them for standard levels."""
-    from evosoko.evolve.fitness import _columns
-
     result = replay_holes(tables, encoding, genes, lengths, config.stop_on_deadlock)
     if config.trim_to_best:
         at, distance, state_hash = result.best_prefix, result.best_distance, result.best_hash
@@ -411,7 +410,7 @@ def holes_columns(
         at = np.where(result.deadlocked, result.steps, lengths)
         distance, state_hash = result.final_distance, result.final_hash
     zero_gap = np.zeros(len(lengths), dtype=np.int64)
-    return _columns(
+    return evaluation_columns(
         result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap
     )
 

@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from evosoko.evolve.distances import MATCHING, objective_code
-from evosoko.evolve.packing import packed_rows
+from evosoko.parallel.packing import packed_rows
 from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
 from evosoko.sokoban.freeze import NO_CELL, frozen_off_goal, may_freeze
 from evosoko.sokoban.level import UNREACHABLE, Level
@@ -126,7 +126,7 @@ def replay_move_packed(
     stop_on_deadlock: bool = True,
     points: int = BOTH,
 ) -> MoveReplay:
-    """Replay the genomes of a packed batch (:func:`~evosoko.evolve.packing.pack_genomes`:
+    """Replay the genomes of a packed batch (:func:`~evosoko.parallel.packing.pack_genomes`:
     all genes in one int32 array, the length of each genome). ``points``: :data:`FINAL`,
     :data:`BEST` or :data:`BOTH`, the points whose hash (and gap, at the end) are worked out.
     Raises ``ValueError`` for a gene outside 0..3."""

@@ -85,3 +85,9 @@ def configured_parts(config: Config) -> list[Operator]:
     """Every operator ``config`` names, fitness terms included."""
     parts = parts_of(config)
     return [part.operator for part in parts] + [term.operator for term in config.fitness.terms]
+
+
+def used_by(config: Any) -> list[Operator]:
+    """The operators of ``config`` (a validated :class:`~evosoko.config.Config`) that are
+    not built in: what a worker must know to validate and run it."""
+    return [operator for operator in configured_parts(config) if not operator.builtin]

@@ -27,7 +27,6 @@ import numba
 import numpy as np
 
 from evosoko.evolve.distances import MATCHING, objective_code
-from evosoko.evolve.packing import packed_rows
 from evosoko.evolve.push_rules import (
     candidates_here,
     forced_dead_end,
@@ -40,6 +39,7 @@ from evosoko.evolve.push_rules import (
     set_position,
     update_frozen_tables,
 )
+from evosoko.parallel.packing import packed_rows
 from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
 from evosoko.sokoban.level import UNREACHABLE, Level, State
 from evosoko.sokoban.zobrist import boxes_hash
@@ -123,7 +123,7 @@ def replay_push_packed(
     objective: str = "matching",
     stop_on_deadlock: bool = True,
 ) -> PushReplay:
-    """Replay the genomes of a packed batch (:func:`~evosoko.evolve.packing.pack_genomes`:
+    """Replay the genomes of a packed batch (:func:`~evosoko.parallel.packing.pack_genomes`:
     all genes in one int32 array and the length of each genome)."""
     genes = np.ascontiguousarray(genes, dtype=np.int32)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)

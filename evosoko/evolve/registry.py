@@ -25,10 +25,10 @@ parameters, whose model pydantic builds from the annotations and defaults unless
 
 Workers. Configurations carry the operators they use; a configuration pickled to a worker
 (islands, the processes and Dask backends) takes them along, and the jobs of ``compare`` and
-``sweep`` ship the operators of their configuration (:func:`used_by`, :func:`install`). A
-function defined in an importable module travels by reference, one defined in a script by
-value on Dask; with the processes backend a script's functions reach the workers when they
-start by fork (Linux) or when the script defines them at its top level.
+``sweep`` ship the operators of their configuration (:func:`evosoko.evolve.parts.used_by`,
+:func:`install`). A function defined in an importable module travels by reference, one defined
+in a script by value on Dask; with the processes backend a script's functions reach the
+workers when they start by fork (Linux) or when the script defines them at its top level.
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ __all__ = [
     "parent_selections",
     "registry_of",
     "survivals",
-    "used_by",
 ]
 
 CONTRACTS = {
@@ -318,16 +317,9 @@ def registry_of(kind: str) -> Registry:
     return _REGISTRIES[kind]
 
 
-def used_by(config: Any) -> list[Operator]:
-    """The operators of ``config`` (a validated :class:`~evosoko.config.Config`) that are
-    not built in: what a worker must know to validate and run it."""
-    from evosoko.evolve.parts import configured_parts
-
-    return [operator for operator in configured_parts(config) if not operator.builtin]
-
-
 def install(operators: Iterable[Operator]) -> None:
-    """Make ``operators`` known by name in this process (see :func:`used_by`)."""
+    """Make ``operators`` known by name in this process (see
+    :func:`evosoko.evolve.parts.used_by`)."""
     for operator in operators:
         registry_of(operator.kind).install(operator)
 

@@ -11,12 +11,18 @@ backends) and their values travel with the evaluations.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from evosoko.config import FitnessConfig
 from evosoko.evolve.genomes import decode
-from evosoko.evolve.packing import unpack_genomes
+from evosoko.parallel.packing import unpack_genomes
 from evosoko.sokoban.level import Level
+
+if TYPE_CHECKING:
+    from evosoko.evolve.fitness import Evaluation
 
 
 def term_matrix(
@@ -25,21 +31,16 @@ def term_matrix(
     config: FitnessConfig,
     genes: np.ndarray,
     lengths: np.ndarray,
-    columns: tuple[np.ndarray, ...],
+    evaluations: Sequence[Evaluation],
 ) -> np.ndarray:
     """float64[genomes, terms]: each term's value at each genome's scored position
-    (``columns``: the batch's evaluation columns, whose ``keep`` says where that is)."""
-    from evosoko.evolve.fitness import Evaluation
-
+    (``evaluations``: the batch's evaluations so far, whose ``keep`` says where that is)."""
     values = np.zeros((len(lengths), len(config.terms)), dtype=np.float64)
     if not len(lengths):
         return values
     terms = [(term.operator, term.params) for term in config.terms]
-    keep_column = Evaluation._fields.index("keep")
-    rows = zip(*(column.tolist() for column in columns))
-    for number, (genome, row) in enumerate(zip(unpack_genomes(genes, lengths), rows)):
-        evaluation = Evaluation(*row)
-        scored = genome[: row[keep_column]].tolist()
+    for number, (genome, evaluation) in enumerate(zip(unpack_genomes(genes, lengths), evaluations)):
+        scored = genome[: evaluation.keep].tolist()
         state = decode(
             level,
             encoding,

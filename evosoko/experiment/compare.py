@@ -20,15 +20,13 @@ A job's key holds a digest of its settings, so changing a solver or the budget r
 Every stored solution is replay-verified here, in the parent process.
 
 The settings live in :mod:`evosoko.experiment.compare_config`, the jobs in
-:mod:`evosoko.experiment.compare_jobs`; this module runs them and writes the summaries.
+:mod:`evosoko.experiment.compare_jobs`, the result files in :mod:`evosoko.experiment.compare_files`;
+this module runs the jobs and writes the files as they finish.
 """
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from os import PathLike
@@ -36,21 +34,25 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.errors import ConfigError
-from evosoko.evolve.dask_cluster import check_backend_reachable
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
 from evosoko.experiment.compare_config import (
-    CompareBudget,
     CompareConfig,
-    CompareSettings,
     GASolver,
-    JobsParallel,
     SearchSolver,
     dump_compare_config,
     load_compare_config,
 )
+from evosoko.experiment.compare_files import (
+    CONFIG_FILE,
+    JOURNAL_FILE,
+    RESULTS_FILE,
+    SUMMARY_JSON,
+    SUMMARY_MD,
+    results_csv,
+    summary_json,
+    summary_markdown,
+)
 from evosoko.experiment.compare_jobs import (
-    UNITS,
-    LevelEntry,
     comparison_levels,
     ga_config,
     plan_jobs,
@@ -59,73 +61,22 @@ from evosoko.experiment.compare_jobs import (
     unit_budgets,
 )
 from evosoko.experiment.ioh import IOH_DIR, write_comparison_ioh
-from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
 from evosoko.experiment.metrics import SolverSummary, summarise
 from evosoko.experiment.report import Throttle, refresh_report
 from evosoko.experiment.runfolder import make_output_folder, output_folder
 from evosoko.experiment.settings import check_same_experiment
 from evosoko.experiment.statistics import (
-    Interval,
-    Uncertainty,
     comparison_uncertainty,
-    methods_markdown,
-    paired_tests_markdown,
 )
 from evosoko.experiment.warmup import warm_up_for
+from evosoko.parallel.backends import make_backend
+from evosoko.parallel.dask_cluster import check_backend_reachable
+from evosoko.parallel.jobs import Job, Journal, run_jobs
 
-__all__ = [
-    "RESULT_COLUMNS",
-    "UNITS",
-    "CompareBudget",
-    "CompareConfig",
-    "CompareOutcome",
-    "CompareSettings",
-    "GASolver",
-    "JobsParallel",
-    "LevelEntry",
-    "SearchSolver",
-    "comparison_levels",
-    "dump_compare_config",
-    "ga_config",
-    "load_compare_config",
-    "plan_jobs",
-    "result_row",
-    "run_compare",
-    "run_job",
-]
-
-CONFIG_FILE = "compare.toml"
-JOURNAL_FILE = "journal.jsonl"
-RESULTS_FILE = "results.csv"
-SUMMARY_MD = "summary.md"
-SUMMARY_JSON = "summary.json"
-PLOTS_DIR = "plots"
-
-RESULT_COLUMNS = (
-    "solver",
-    "kind",
-    "level_index",
-    "level",
-    "seed",
-    "status",
-    "solved",
-    "seconds",
-    "unit",
-    "used",
-    "moves",
-    "pushes",
-    "solution",
-)
-"""``seconds``/``used``: wall time and evaluations (GA), expanded nodes (search) or iterations
-(mcts) spent, i.e. the time and cost to solve when ``solved`` is 1; ``seed`` is empty for
-deterministic search."""
-
+__all__ = ["CompareOutcome", "compare_folder", "run_compare", "write_compare_files"]
 
 REPORT_SECONDS = 20.0
 """While jobs finish, the result files and report.html are rewritten at most this often."""
-
-
-# ---- running ------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -210,14 +161,7 @@ def run_compare(
         [s.algorithm for s in config.solver if isinstance(s, SearchSolver)],
     )
     warm_up()  # compiled once here, before any job's clock; forked workers inherit it
-    parallel = config.parallel
-    backend = make_backend(
-        parallel.backend,
-        parallel.workers,
-        address=parallel.address,
-        local_workers=parallel.local_workers,
-        warm_up=warm_up,
-    )
+    backend = make_backend(config.parallel, warm_up=warm_up)
     journal = Journal(folder / JOURNAL_FILE)
     if progress is not None:
         already = len([job for job in jobs if job.key in journal.finished()])
@@ -254,186 +198,8 @@ def write_compare_files(
         summary_json(folder, config, summaries, len(rows), total_jobs, uncertainty),
     )
     if plots and rows:
-        from evosoko.experiment.figures import draw_compare
+        from evosoko.experiment.plots.compare import draw_compare
 
         draw_compare(folder, rows, budget.seconds, budgets, [s.label for s in config.solver])
     refresh_report(folder)
     return summaries
-
-
-def results_csv(rows: list[dict]) -> str:
-    """``results.csv`` text: a header, then one line per job."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(RESULT_COLUMNS)
-    for row in rows:
-        writer.writerow([_cell(row[column]) for column in RESULT_COLUMNS])
-    return buffer.getvalue()
-
-
-def read_results_csv(path: str | Path) -> list[dict[str, Any]]:
-    """Rows of a ``results.csv`` with typed values (the inverse of :func:`results_csv`)."""
-    rows = []
-    with open(path, encoding="utf-8", newline="") as stream:
-        for raw in csv.DictReader(stream):
-            rows.append(
-                {
-                    **raw,
-                    "level_index": int(raw["level_index"]),
-                    "seed": int(raw["seed"]) if raw["seed"] else None,
-                    "solved": raw["solved"] == "1",
-                    "seconds": float(raw["seconds"]),
-                    "used": int(raw["used"]),
-                    "moves": int(raw["moves"]) if raw["moves"] else None,
-                    "pushes": int(raw["pushes"]) if raw["pushes"] else None,
-                    "solution": raw["solution"] or None,
-                }
-            )
-    return rows
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
-
-
-def summary_markdown(
-    config: CompareConfig,
-    summaries: list[SolverSummary],
-    done: int,
-    total: int,
-    uncertainty: Uncertainty | None = None,
-) -> str:
-    """``summary.md``: the setting, a table with one line per solver (each figure with its
-    95 % interval [low, high]), the paired tests between solvers and how they were made."""
-    intervals = uncertainty.intervals if uncertainty else {}
-    settings, budget = config.compare, config.compare.budget
-    limits = [f"{budget.seconds:g} s"]
-    if budget.evaluations:
-        limits.append(f"{budget.evaluations:,} evaluations (GA)")
-    if budget.nodes:
-        limits.append(f"{budget.nodes:,} {_node_budget_text(config)}")
-    lines = [
-        f"# Comparison: {settings.name}",
-        "",
-        f"Levels: {_level_description(settings)}; seeds {', '.join(map(str, settings.seeds))} "
-        "(stochastic solvers); budget per job: " + ", ".join(limits) + ".",
-        "",
-        (
-            "| solver | runs | solved | solve rate | median s to solve | ERT s | ERT (own unit) "
-            "| median moves | median pushes |"
-        ),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for s in summaries:
-        ci = intervals.get(s.solver)
-        ert_units = "–" if s.ert_units is None else f"{_number(s.ert_units)} {s.unit}"
-        if s.ert_units is not None and ci:
-            ert_units += _bracket(ci.ert_units)
-        lines.append(
-            f"| {s.solver} | {s.runs} | {s.solved} "
-            f"| {100 * s.solve_rate:.0f}%{_bracket(ci.solve_rate if ci else None, percent=True)} "
-            f"| {_number(s.median_seconds, 3)}{_bracket(ci.median_seconds if ci else None, 3)} "
-            f"| {_number(s.ert_seconds, 3)}{_bracket(ci.ert_seconds if ci else None, 3)} | {ert_units} "
-            f"| {_number(s.median_moves)}{_bracket(ci.median_moves if ci else None)} "
-            f"| {_number(s.median_pushes)}{_bracket(ci.median_pushes if ci else None)} |"
-        )
-    lines += [
-        "",
-        "Medians are over solved runs. ERT (expected running time) = the total cost of all runs, "
-        "a failed run counted at the full budget of that measure (" + "; ".join(limits) + ") even "
-        "when another limit stopped it first, divided by the number of solved runs. "
-        "[low, high]: the 95 % confidence interval.",
-    ]
-    if uncertainty and uncertainty.tests:
-        lines += ["", *paired_tests_markdown(uncertainty.tests)]
-    if uncertainty:
-        lines += ["", *methods_markdown()]
-    if done < total:
-        lines += ["", f"**Incomplete:** {done} of {total} jobs finished; resume to finish."]
-    return "\n".join(lines) + "\n"
-
-
-def _bracket(interval: Interval | None, digits: int = 0, *, percent: bool = False) -> str:
-    """`` [low, high]`` after a figure, or nothing when the interval is unknown."""
-    if not interval or not interval.known:
-        return ""
-    if percent:
-        return f" [{100 * interval.low:.0f}%, {100 * interval.high:.0f}%]"
-    return f" [{_number(interval.low, digits)}, {_number(interval.high, digits)}]"
-
-
-def _node_budget_text(config: CompareConfig) -> str:
-    """What ``budget.nodes`` bounds in this comparison: expanded nodes, mcts's iterations."""
-    units = {s.unit for s in config.solver if isinstance(s, SearchSolver)}
-    if units == {"iterations"}:
-        return "iterations (mcts)"
-    if "iterations" in units:
-        return "expanded nodes (search; mcts: iterations)"
-    return "expanded nodes (search)"
-
-
-def _level_description(settings: CompareSettings) -> str:
-    text = Path(settings.levels).name
-    if settings.select:
-        text += f" (selected: {len(settings.select)})"
-    if settings.first:
-        text += f", first {settings.first}"
-    return text
-
-
-def _number(value: float | None, digits: int = 0) -> str:
-    if value is None:
-        return "–"
-    if math.isinf(value):
-        return "∞"
-    if digits == 0:
-        return f"{value:,.0f}" if abs(value) >= 10 else f"{value:g}"
-    return f"{value:.{digits}g}" if value < 1000 else f"{value:,.0f}"
-
-
-def summary_json(
-    folder: Path,
-    config: CompareConfig,
-    summaries: list[SolverSummary],
-    done: int,
-    total: int,
-    uncertainty: Uncertainty | None = None,
-) -> dict[str, Any]:
-    """The summary as JSON-ready data (``--json`` prints it); infinities become None.
-    ``intervals``: per solver, ``[low, high]`` of each figure; ``paired_tests``: one object
-    per test (see :class:`evosoko.experiment.statistics.PairedTest`)."""
-    intervals = uncertainty.intervals if uncertainty else {}
-
-    def finite(value: float | None) -> float | None:
-        return None if value is None or not math.isfinite(value) else value
-
-    return {
-        "compare_dir": str(folder),
-        "name": config.compare.name,
-        "jobs": total,
-        "finished": done,
-        "solvers": [
-            {
-                "solver": s.solver,
-                "unit": s.unit,
-                "runs": s.runs,
-                "solved": s.solved,
-                "solve_rate": s.solve_rate,
-                "median_seconds": s.median_seconds,
-                "median_units": s.median_units,
-                "ert_seconds": finite(s.ert_seconds),
-                "ert_units": finite(s.ert_units),
-                "median_moves": s.median_moves,
-                "median_pushes": s.median_pushes,
-                "intervals": intervals[s.solver].as_dict() if s.solver in intervals else None,
-            }
-            for s in summaries
-        ],
-        "paired_tests": [test.as_dict() for test in uncertainty.tests] if uncertainty else [],
-    }

@@ -17,7 +17,8 @@ from typing import Annotated, Literal
 import tomli_w
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from evosoko.experiment.settings import Section, load_model, resolve_path
+from evosoko.config_loading import load_model, resolve_path
+from evosoko.experiment.settings import Section
 from evosoko.search.algorithms import ALGORITHMS
 
 __all__ = [

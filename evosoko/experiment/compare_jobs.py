@@ -5,7 +5,7 @@ digest of the solver's settings and the level, so changing either reruns the job
 :func:`run_job` runs one (in a worker) and returns its :class:`~evosoko.result.Result` as a
 plain record for the journal; :func:`result_row` turns a finished job into a row of
 ``results.csv``, its solution replay-verified in the parent process. A GA job carries the parts
-its configuration names that are not built in (:func:`evosoko.evolve.registry.used_by`), so a
+its configuration names that are not built in (:func:`evosoko.evolve.parts.used_by`), so a
 plugin operator reaches workers that never imported it.
 """
 
@@ -19,17 +19,18 @@ from typing import Any
 
 from evosoko.budget import Budget
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
+from evosoko.config_loading import locate
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
-from evosoko.evolve.registry import used_by
+from evosoko.evolve.parts import used_by
 from evosoko.experiment.compare_config import (
     CompareBudget,
     CompareConfig,
     CompareSettings,
     GASolver,
 )
-from evosoko.experiment.jobs import Job
-from evosoko.experiment.settings import locate, selection_error
+from evosoko.experiment.settings import selection_error
 from evosoko.experiment.warmup import warm_up_config
+from evosoko.parallel.jobs import Job
 from evosoko.result import Result
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.sokoban.build import level_from_rows
@@ -220,8 +221,9 @@ def solver_result(level: Level, payload: dict) -> Result:
 def _ga_result(level: Level, payload: dict) -> Result:
     import tomllib
 
-    from evosoko.evolve import evolve_level, make_evaluator
+    from evosoko.evolve.backends import make_evaluator
     from evosoko.evolve.registry import install
+    from evosoko.evolve.runner import evolve_level
 
     install(payload.get("parts", ()))  # plugin parts, for a worker that never imported them
     config = Config.model_validate(tomllib.loads(payload["config"]))

@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 
 from evosoko.errors import EvosokoError, EvosokoWarning
+from evosoko.experiment.clock import utc_now
 
 try:
     import fcntl
@@ -135,8 +136,6 @@ def _read_owner(descriptor: int) -> dict | None:
 
 
 def _write_owner(descriptor: int) -> None:
-    from evosoko.experiment.runfolder import utc_now
-
     record = {"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now().isoformat()}
     try:
         os.ftruncate(descriptor, 0)

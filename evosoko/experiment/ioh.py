@@ -266,12 +266,10 @@ def write_comparison_ioh(out: Path, config, rows: Sequence[dict], levels: dict[i
 def export_folder(folder: str | PathLike[str], out: str | PathLike[str] | None = None) -> Path:
     """Export a comparison or sweep folder to IOHprofiler data in ``out`` (default
     ``folder/ioh``); its level file is read again for the levels' box counts. Returns ``out``."""
-    from evosoko.experiment.compare import (
-        comparison_levels,
-        load_compare_config,
-        read_results_csv,
-    )
-    from evosoko.experiment.plotting import folder_kind
+    from evosoko.experiment.compare_config import load_compare_config
+    from evosoko.experiment.compare_files import read_results_csv
+    from evosoko.experiment.compare_jobs import comparison_levels
+    from evosoko.experiment.plots.folders import folder_kind
 
     folder = Path(folder)
     kind = folder_kind(folder)
@@ -289,8 +287,9 @@ def export_folder(folder: str | PathLike[str], out: str | PathLike[str] | None =
 
 
 def _export_sweep(folder: Path, target: Path) -> None:
-    from evosoko.experiment.plotting import load_trials
-    from evosoko.experiment.sweep import load_sweep_config, sweep_levels
+    from evosoko.experiment.plots.folders import load_trials
+    from evosoko.experiment.sweep_config import load_sweep_config
+    from evosoko.experiment.sweep_trials import sweep_levels
 
     config = load_sweep_config(folder / "sweep.toml")
     levels = {entry.index: entry.level for entry in sweep_levels(config)}

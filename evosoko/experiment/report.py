@@ -380,12 +380,9 @@ def _curve(points: list[tuple[float, ...]]) -> dict[str, list[float | None] | in
 
 
 def _compare_data(folder: Path) -> dict[str, Any]:
-    from evosoko.experiment.compare import (
-        comparison_levels,
-        load_compare_config,
-        read_results_csv,
-        unit_budgets,
-    )
+    from evosoko.experiment.compare_config import load_compare_config
+    from evosoko.experiment.compare_files import read_results_csv
+    from evosoko.experiment.compare_jobs import comparison_levels, unit_budgets
     from evosoko.experiment.metrics import summarise
 
     config_text = _read_text(folder / "compare.toml")
@@ -563,6 +560,6 @@ def _compact(value: float | None) -> float | int | None:
 
 
 def _now() -> str:
-    from evosoko.experiment.runfolder import utc_now
+    from evosoko.experiment.clock import utc_now
 
     return utc_now().isoformat().replace("+00:00", "Z")

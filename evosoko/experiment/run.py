@@ -1,7 +1,7 @@
 """Running a configuration over its levels: the layer behind ``evosoko run``.
 
 :func:`start_run` creates a run folder (:mod:`evosoko.experiment.runfolder`) and evolves each
-selected level in turn with :func:`evosoko.evolve.engine.evolve_level`, streaming metrics,
+selected level in turn with :func:`evosoko.evolve.runner.evolve_level`, streaming metrics,
 events and checkpoints into the folder. :func:`resume_run` continues a run that was interrupted
 (or killed) from its saved configuration and checkpoints: finished levels are kept, the level in
 progress continues from its last checkpoint, and the folder ends up as an uninterrupted run
@@ -32,14 +32,13 @@ from typing import TYPE_CHECKING, Any
 from evosoko.budget import Budget
 from evosoko.config import Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
+from evosoko.evolve.backends import make_evaluator, worker_pool
 from evosoko.evolve.callbacks import Callback
-from evosoko.evolve.dask_cluster import check_backend_reachable
-from evosoko.evolve.engine import evolve_level
-from evosoko.evolve.evaluation import ProcessPool, make_evaluator, worker_pool
+from evosoko.evolve.runner import evolve_level
 from evosoko.experiment.atomic import WriteFailed
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.level_writer import LevelWriter
-from evosoko.experiment.plots import plot_fitness
+from evosoko.experiment.plots.fitness import plot_fitness
 from evosoko.experiment.progress import NoProgress, RunProgress
 from evosoko.experiment.records import (
     SUMMARY_KEYS,
@@ -59,12 +58,14 @@ from evosoko.experiment.runfolder import (
 )
 from evosoko.experiment.settings import selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
+from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.result import History, Result
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
 if TYPE_CHECKING:
     from evosoko.evolve.dask_evaluation import DaskPool
+    from evosoko.evolve.evaluation import ProcessPool
 
 log = logging.getLogger(__name__)
 

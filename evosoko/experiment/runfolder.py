@@ -26,13 +26,14 @@ import re
 import shutil
 import unicodedata
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import LineAppender, write_json_atomic, write_text_atomic
+from evosoko.experiment.clock import utc_now
 from evosoko.experiment.folder_lock import FolderLock
 from evosoko.experiment.records import (
     METRICS_COLUMNS,
@@ -58,11 +59,6 @@ SUMMARY_FILE = "summary.json"
 LOG_FILE = "run.log"
 PLOTS_DIR = "plots"
 CHECKPOINTS_DIR = "checkpoints"
-
-
-def utc_now() -> datetime:
-    """The current time in UTC, to the second."""
-    return datetime.now(UTC).replace(microsecond=0)
 
 
 def folder_name(name: str, when: datetime, short_id: str) -> str:

@@ -25,7 +25,7 @@ make intervals too narrow and tests too eager. With a single level, its runs are
   levels' mean costs, a failure counted at the budget) and :func:`holm` (Holm's step-down
   adjustment, which holds the chance of any false claim in a table of tests at alpha).
 - :func:`compare_solvers` and :func:`sweep_ties` apply them to a comparison's and a sweep's
-  job rows.
+  job rows; :mod:`evosoko.experiment.statistics_markdown` writes them as text.
 
 Every bootstrap draws from a generator seeded by what it describes, so the same rows give the
 same summary on every machine.
@@ -48,7 +48,6 @@ from scipy import stats
 __all__ = [
     "ALPHA",
     "CONFIDENCE",
-    "METHODS_NOTES",
     "RESAMPLES",
     "Cost",
     "Interval",
@@ -63,9 +62,7 @@ __all__ = [
     "holm",
     "level_groups",
     "median_interval",
-    "methods_markdown",
     "paired_tests",
-    "paired_tests_markdown",
     "rate_interval",
     "sign_test",
     "signed_rank_test",
@@ -594,141 +591,3 @@ def sweep_ties(best: int, rows_by_trial: Mapping[int, Sequence[dict]], cost: Cos
         if not any(test.significant for test in pair):
             report.tied.append(number)
     return report
-
-
-# ---- reporting -----------------------------------------------------------------------------------
-
-
-def format_number(value: float | None, digits: int = 3) -> str:
-    """A figure for a table: ``–`` for none, ``∞``, thousands separators for large values,
-    else ``digits`` significant digits."""
-    if value is None or math.isnan(value):
-        return "–"
-    if math.isinf(value):
-        return "∞" if value > 0 else "-∞"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    return f"{value:.{digits}g}"
-
-
-def format_p(value: float, *, star: bool = True) -> str:
-    """A p-value: ``<0.0001`` below that, else two significant digits; ``*`` at most alpha."""
-    text = "<0.0001" if value < 1e-4 else f"{value:.2g}"
-    return text + ("\\*" if star and value <= ALPHA else "")
-
-
-METHODS_NOTES = (
-    (
-        "Intervals are 95 % confidence intervals over **levels**, the unit of replication: a "
-        "solver's seeds on one level are not independent (a hard level defeats them all), and "
-        "the levels are the sample the claims are about."
-    ),
-    (
-        "Solve rate: Wilson score interval on the effective number of runs (Korn and Graubard's "
-        "design-effect correction for seeds clustered in levels; with one run per level, plain "
-        "Wilson). It stays sensible at 0 % and 100 % (50 of 50 solved: [93 %, 100 %]), where a "
-        "bootstrap interval collapses to a point."
-    ),
-    (
-        "ERT: BCa bootstrap over levels, computed on 1/ERT (so a resample without a success is "
-        "allowed) and mapped back; an upper end of ∞ means the data cannot rule out a solver that "
-        "almost never succeeds. Medians: percentile bootstrap over levels (BCa is unreliable for "
-        f"medians). {RESAMPLES:,} resamples, seeded by the solver's name: the same results give "
-        "the same summary."
-    ),
-    (
-        "Paired tests compare two solvers level by level over the levels both ran, a solver's "
-        "seeds on a level averaged first. Solved: the exact sign test on the levels' solve "
-        "fractions (McNemar's exact test when both ran once per level). Cost: Wilcoxon's "
-        "signed-rank test on the levels' mean cost, a failure counted at the budget, so speed "
-        "and success count together; in the pair's shared unit (evaluations or expanded nodes, "
-        "which the machine's load does not change), else in seconds. Both assume no distribution "
-        "for costs that are skewed and capped at the budget."
-    ),
-    (
-        "p-values are Holm-adjusted over every test in the table, which holds the chance of any "
-        "false claim among them at 5 %."
-    ),
-)
-"""How the intervals and tests were made, for a summary's footnote (one item per line)."""
-
-
-def methods_markdown() -> list[str]:
-    """The footnote that says which intervals and tests a summary uses, and why."""
-    return ["### How these figures were made", "", *(f"- {note}" for note in METHODS_NOTES)]
-
-
-def paired_tests_markdown(tests: Sequence[PairedTest]) -> list[str]:
-    """The paired tests as markdown lines: a table with one row per pair, then the claims
-    the tests support, in words."""
-    if not tests:
-        return []
-    pairs: dict[tuple[str, str], dict[str, PairedTest]] = {}
-    for test in tests:
-        key = "solved" if test.measure == SOLVED else "cost"
-        pairs.setdefault((test.first, test.second), {})[key] = test
-    lines = [
-        "## Paired tests",
-        "",
-        (
-            f"{len(tests)} tests, Holm-adjusted together; \\* marks p ≤ {ALPHA:g}. Counts "
-            "are levels: where the first solver of the pair did better, then the second."
-        ),
-        "",
-        (
-            "| first | second | levels | solved more often | p | cheaper | cost "
-            "| median difference (first − second) | p |"
-        ),
-        "|---|---|---:|---:|---:|---:|---|---:|---:|",
-    ]
-    for (first, second), pair in pairs.items():
-        solved, cost = pair["solved"], pair["cost"]
-        lines.append(
-            f"| {first} | {second} | {solved.levels} "
-            f"| {solved.first_better} : {solved.second_better} | {format_p(solved.p_adjusted)} "
-            f"| {cost.first_better} : {cost.second_better} | {cost.measure} "
-            f"| {format_number(cost.median_difference)} | {format_p(cost.p_adjusted)} |"
-        )
-    lines += ["", *_claims(tests)]
-    return lines
-
-
-CLAIMS = {
-    SOLVED: "solves more levels than",
-    "seconds": "is faster than",
-    "evaluations": "needs fewer evaluations than",
-    "nodes": "expands fewer nodes than",
-    "iterations": "needs fewer iterations than",
-}
-
-
-def _claims(tests: Sequence[PairedTest]) -> list[str]:
-    claims = []
-    for test in tests:
-        if not test.significant:
-            continue
-        winner, loser = (
-            (test.first, test.second)
-            if test.first_better > test.second_better
-            else (test.second, test.first)
-        )
-        what = CLAIMS.get(test.measure, f"costs fewer {test.measure} than")
-        p_value = format_p(test.p_adjusted, star=False)
-        relation = "< " + p_value[1:] if p_value.startswith("<") else "= " + p_value
-        claims.append(f"- {winner} {what} {loser} (p {relation})")
-    silent = len(tests) - len(claims)
-    if not claims:
-        levels = max(test.levels for test in tests)
-        few = (
-            f" With {levels} level{'s' if levels != 1 else ''} no paired test can get there (the "
-            f"smallest two-sided p-value is 2/2^{levels}): compare on more levels."
-            if 2 * 0.5**levels > ALPHA
-            else ""
-        )
-        return [f"No difference between the solvers is significant at the 5 % level.{few}"]
-    closing = (
-        f"- no other difference is significant ({silent} of {len(tests)} tests)"
-        if silent
-        else "- every difference tested is significant"
-    )
-    return ["What the tests support:", "", *claims, closing]

@@ -16,13 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.errors import ConfigError, EvosokoError
-from evosoko.experiment.compare import LevelEntry, run_job
-from evosoko.experiment.jobs import Journal, run_jobs
-from evosoko.experiment.sweep import (
-    OPTUNA_FILE,
-    ParameterRange,
+from evosoko.experiment.compare_jobs import LevelEntry, run_job
+from evosoko.experiment.sweep_config import OPTUNA_FILE, ParameterRange, SweepConfig
+from evosoko.experiment.sweep_trials import (
     ProgressCallback,
-    SweepConfig,
     Trial,
     objective_value,
     score_trial,
@@ -31,6 +28,7 @@ from evosoko.experiment.sweep import (
     trial_jobs,
 )
 from evosoko.experiment.warmup import warm_up_config
+from evosoko.parallel.jobs import Journal, run_jobs
 
 __all__ = ["open_study", "require_optuna", "run_optuna"]
 

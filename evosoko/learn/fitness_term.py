@@ -55,7 +55,7 @@ class LearnedLostTerm:
         self, columns: tuple[np.ndarray, ...], genes: np.ndarray, lengths: np.ndarray
     ) -> tuple[np.ndarray, ...]:
         """The columns ``(solved, distance, length, keep, state_hash, gap)`` with the term, for
-        genomes packed as by :func:`evosoko.evolve.packing.pack_genomes`."""
+        genomes packed as by :func:`evosoko.parallel.packing.pack_genomes`."""
         solved, distance, length, keep, state_hash, gap = columns
         rows = np.flatnonzero(~solved)
         if len(rows) == 0:

@@ -23,7 +23,8 @@ from evosoko.search.algorithms import ALGORITHMS, Algorithm
 from evosoko.search.heuristics import HEURISTICS, PUSH_HEURISTICS
 from evosoko.search.paths import SearchBug
 from evosoko.search.result import STATUSES, PartialPath, SearchResult
-from evosoko.search.solver import Pruning, solve, warm_up
+from evosoko.search.search_run import Pruning
+from evosoko.search.solver import solve, warm_up
 
 __all__ = [
     "ALGORITHMS",

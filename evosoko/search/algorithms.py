@@ -30,7 +30,7 @@ class Algorithm:
     (:mod:`evosoko.search.fess`), each expanding its best state by the priority. ``seeded``:
     the search draws random numbers from its seed. ``runner``: ``"module:Class"`` of the run
     class that drives a search of its own instead of the state store's kernels (the
-    interface of :class:`evosoko.search.solver._Run`: ``search()``, ``result(status,
+    interface of :class:`evosoko.search.search_run.SearchRun`: ``search()``, ``result(status,
     partial)``); the store's fields above then do not apply to it. ``unit``: what its
     ``expanded`` counts, the cost comparisons report (``nodes``: expanded states; mcts:
     ``iterations``, each of which does far more than one expansion). ``guided``: ordered by a

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from evosoko.search import fess_kernel
+from evosoko.search import fess_kernel, fess_space
 from evosoko.search.box_paths import box_path_pushes
 from evosoko.search.packing_order import packing_order
 from evosoko.search.paths import SearchBug, push_path
 from evosoko.search.result import UNSOLVABLE
-from evosoko.search.solver import _Run
+from evosoko.search.search_run import SearchRun
 from evosoko.search.store import G_WEIGHT, GOAL_MACRO_STEP, GOAL_MACROS, H_WEIGHT
 
 ALTERNATE = 3
@@ -40,8 +40,8 @@ Off: measured on XSokoban 1-30 at 200,000 nodes it solved 8 levels against 9 wit
 7, where a box has to wait in a corridor), though fewer nodes on 1, 2, 3, 6 and 9."""
 
 
-class FeatureSpaceRun(_Run):
-    """A :class:`evosoko.search.solver._Run` whose frontier is the feature space."""
+class FeatureSpaceRun(SearchRun):
+    """A :class:`evosoko.search.search_run.SearchRun` whose frontier is the feature space."""
 
     def __init__(self, level, *arguments):
         super().__init__(level, *arguments)
@@ -61,7 +61,7 @@ class FeatureSpaceRun(_Run):
 
     def _add_root(self) -> int:
         h = super()._add_root()
-        self.space = fess_kernel.make_feature_space(
+        self.space = fess_space.make_feature_space(
             self.store.capacity,
             self.level.box_count,
             self.order.layers,
@@ -128,4 +128,4 @@ class FeatureSpaceRun(_Run):
     def _grow(self) -> None:
         self.store.grow()
         if len(self.space[0]) < self.store.capacity:
-            self.space = fess_kernel.grown_feature_space(self.space, self.store.capacity)
+            self.space = fess_space.grown_feature_space(self.space, self.store.capacity)

@@ -10,8 +10,7 @@ that made progress of either kind are a small cell among many, and still get one
 per cycle: the search pursues many kinds of partial plans at once instead of the few that
 one heuristic likes.
 
-Each cell's queue is a pairing heap threaded through the node ids (``child``/``sibling``
-arrays grown with the store), so the cells need no storage of their own. Successors are
+The cells, their heaps and the features are in :mod:`evosoko.search.fess_space`. Successors are
 those of :mod:`evosoko.search.push_kernel` (dead squares, freeze, PI-corrals, dead-end
 tunnel macros and the goal-room macro); the key and path bookkeeping are the same too, so
 :func:`evosoko.search.paths.push_path` rebuilds solutions unchanged.
@@ -23,6 +22,21 @@ import numba
 import numpy as np
 
 from evosoko.search.box_paths import box_path, make_box_path_scratch
+from evosoko.search.fess_space import (
+    ALTERNATE,
+    CELL_G,
+    CELL_H,
+    CONNECTIVITY_CAP,
+    CORRIDOR_MACROS,
+    PACK_MACROS,
+    TURN,
+    cell_of,
+    connectivity,
+    heap_insert,
+    heap_pop,
+    next_cell,
+    packing_feature,
+)
 from evosoko.search.push_kernel import (
     NORM_STAMP,
     REACH_STAMP,
@@ -70,27 +84,6 @@ from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
 
-(
-    CURSOR,
-    IN_HEAPS,
-    CONNECTIVITY_CAP,
-    LAYERS,
-    ALTERNATE,
-    TURN,
-    PACK_MACROS,
-    CELL_G,
-    CELL_H,
-    CORRIDOR_MACROS,
-) = range(10)
-"""Slots of the int64 ``state`` array of the feature space. ``ALTERNATE`` = k > 0: every k-th
-expansion takes the best state of the whole frontier instead of the next cell's.
-``PACK_MACROS`` = k > 0: each expansion also carries, for every empty goal of the first
-unfinished packing layer, each of the k boxes nearest to it there in one step (a box path).
-``CELL_G``, ``CELL_H``: the weights of ``g`` and ``h`` in the key of a state within its cell
-(-1: those of the search's priority). ``CORRIDOR_MACROS``: a box pushed into a one-wide
-corridor (walls on both sides of the box and of the player behind it) is pushed on through it in
-the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`)."""
-
 MACRO_CAP = 6
 """Most packing macros per expansion: with the 4 pushes per box, an expansion adds at most the
 store's growth margin of nodes."""
@@ -101,170 +94,7 @@ PACK_MACRO_STEP = 1 << 29
 tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has cells) and the
 goal macros' (``GOAL_MACRO_STEP + k``)."""
 
-CONNECTIVITY_LIMIT = 8
-"""Connectivity values at or above this share one cell."""
 
-
-def make_feature_space(
-    capacity: int,
-    box_count: int,
-    layers: int,
-    alternate: int,
-    pack_macros: int = 0,
-    cell_weights: tuple[int, int] = (-1, -1),
-    corridor_macros: bool = False,
-) -> tuple:
-    """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity`` nodes."""
-    cells = (box_count + 1) * CONNECTIVITY_LIMIT
-    state = np.zeros(10, dtype=np.int64)
-    state[ALTERNATE] = alternate
-    state[PACK_MACROS] = pack_macros
-    state[CELL_G], state[CELL_H] = cell_weights
-    state[CORRIDOR_MACROS] = corridor_macros
-    state[CURSOR] = -1
-    state[CONNECTIVITY_CAP] = CONNECTIVITY_LIMIT
-    state[LAYERS] = layers
-    return (
-        np.zeros(capacity, dtype=np.int64),
-        np.full(capacity, EMPTY, dtype=np.int32),
-        np.full(capacity, EMPTY, dtype=np.int32),
-        np.full(cells, EMPTY, dtype=np.int64),
-        np.zeros(cells, dtype=np.int64),
-        state,
-        np.zeros(capacity, dtype=np.int64),
-    )
-
-
-def grown_feature_space(space: tuple, capacity: int) -> tuple:
-    """``space`` with its per-node arrays grown to ``capacity``."""
-    key, child, sibling, root, size, state, _ = space
-
-    def grow(array, fill):
-        bigger = np.full(capacity, fill, dtype=array.dtype)
-        bigger[: len(array)] = array
-        return bigger
-
-    return (
-        grow(key, 0),
-        grow(child, EMPTY),
-        grow(sibling, EMPTY),
-        root,
-        size,
-        state,
-        np.zeros(capacity, dtype=np.int64),
-    )
-
-
-# ---- pairing heaps, one per cell -------------------------------------------------------------
-@numba.njit(cache=True)
-def _meld(key, child, sibling, a, b):  # pragma: no cover - compiled
-    if a < 0:
-        return b
-    if b < 0:
-        return a
-    if key[b] < key[a]:
-        a, b = b, a
-    sibling[b] = child[a]
-    child[a] = b
-    return a
-
-
-@numba.njit(cache=True)
-def heap_insert(space, cell, node, node_key):  # pragma: no cover - compiled
-    """Put ``node`` with ``node_key`` into the heap of ``cell``."""
-    key, child, sibling, root, size, state, _ = space
-    key[node] = node_key
-    child[node] = EMPTY
-    sibling[node] = EMPTY
-    root[cell] = _meld(key, child, sibling, root[cell], node)
-    size[cell] += 1
-    state[IN_HEAPS] += 1
-
-
-@numba.njit(cache=True)
-def heap_pop(space, cell):  # pragma: no cover - compiled
-    """Remove and return the best node of ``cell`` (two-pass pairing)."""
-    key, child, sibling, root, size, state, pairs = space
-    top = root[cell]
-    count = 0
-    current = child[top]
-    while current >= 0:
-        following = sibling[current]
-        sibling[current] = EMPTY
-        pairs[count] = current
-        count += 1
-        current = following
-    merged = 0
-    k = 0
-    while k < count:
-        if k + 1 < count:
-            pairs[merged] = _meld(key, child, sibling, pairs[k], pairs[k + 1])
-        else:
-            pairs[merged] = pairs[k]
-        merged += 1
-        k += 2
-    result = EMPTY
-    for k in range(merged - 1, -1, -1):
-        result = _meld(key, child, sibling, pairs[k], result)
-    root[cell] = result
-    child[top] = EMPTY
-    size[cell] -= 1
-    state[IN_HEAPS] -= 1
-    return top
-
-
-@numba.njit(cache=True)
-def next_cell(space):  # pragma: no cover - compiled
-    """The next non-empty cell after the cursor, cyclically (the cursor moves there), or -1."""
-    root = space[3]
-    state = space[5]
-    cells = root.shape[0]
-    start = state[CURSOR]
-    for step in range(1, cells + 1):
-        cell = (start + step) % cells
-        if root[cell] >= 0:
-            state[CURSOR] = cell
-            return cell
-    return -1
-
-
-# ---- features --------------------------------------------------------------------------------
-@numba.njit(cache=True)
-def packing_feature(layer, goals_per_layer, boxes, counts):  # pragma: no cover - compiled
-    """Boxes on goals filled in order (see :mod:`evosoko.search.packing_order`)."""
-    layers = goals_per_layer.shape[0]
-    for k in range(layers):
-        counts[k] = 0
-    for b in boxes:
-        if layer[b] >= 0:
-            counts[layer[b]] += 1
-    total = 0
-    for k in range(layers):
-        total += counts[k]
-        if counts[k] < goals_per_layer[k]:
-            break
-    return total
-
-
-@numba.njit(cache=True)
-def connectivity(floor, occupied, deltas, mark, stamp, queue):  # pragma: no cover - compiled
-    """Number of connected regions of free floor (floor without boxes)."""
-    regions = 0
-    for cell in range(floor.shape[0]):
-        if not floor[cell] or occupied[cell] or mark[cell] == stamp:
-            continue
-        regions += 1
-        explore(floor, occupied, deltas, cell, mark, stamp, queue, queue[:0])
-    return regions
-
-
-@numba.njit(cache=True)
-def cell_of(packing, regions, cap):  # pragma: no cover - compiled
-    """The feature-space cell of a state."""
-    return packing * cap + min(regions, cap) - 1
-
-
-# ---- the search ------------------------------------------------------------------------------
 def make_features(order, cells: int, goal_cells=None) -> tuple:
     """(goal layers, goals per layer, per-layer scratch, stamp, region mark, goal index of
     each cell (-1 off goals), box-path scratch) of the kernel."""

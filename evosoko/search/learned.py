@@ -86,7 +86,7 @@ def guide_network(model: str | None):
 
 
 def run_guided(run) -> str:
-    """Run the search of a :class:`evosoko.search.solver._Run` to the end or its budget.
+    """Run the search of a :class:`evosoko.search.search_run.SearchRun` to the end or its budget.
 
     Returns the status, as ``_Run._run_kernel`` does; the statistics live in the run's store.
     """

@@ -74,7 +74,7 @@ from evosoko.search.result import (
     PartialPath,
     SearchResult,
 )
-from evosoko.search.solver import table_bytes
+from evosoko.search.search_run import table_bytes
 from evosoko.sokoban.arrays import read_only_cells
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.rules import Board

@@ -2,130 +2,21 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from collections.abc import Iterable
 
 from evosoko.errors import ConfigError
-from evosoko.search import move_kernel, push_kernel
-from evosoko.search.algorithms import MOVE, Algorithm, algorithm_named, heuristic_for
-from evosoko.search.goalroom import find_goal_room, no_goal_room
-from evosoko.search.heuristics import HEURISTICS, MATCHING
-from evosoko.search.paths import move_path, push_path, verified
+from evosoko.search.algorithms import Algorithm, algorithm_named, heuristic_for
+from evosoko.search.fess import FeatureSpaceRun
 from evosoko.search.result import (
-    MEMORY_LIMIT,
-    NODE_LIMIT,
-    SOLVED,
-    TIMEOUT,
-    UNSOLVABLE,
-    PartialPath,
     SearchResult,
 )
+from evosoko.search.search_run import DEFAULT_MEMORY, Pruning, SearchRun
 from evosoko.search.store import (
-    CHUNK,
-    CORRALS,
-    DUPLICATES,
-    EXHAUSTED,
-    EXPANDED,
-    FREEZE,
-    G_WEIGHT,
-    GENERATED,
-    GOAL_AT_GENERATION,
-    GOAL_MACROS,
-    H_WEIGHT,
-    HEURISTIC,
-    MIN_EXCEEDED,
-    MODE,
-    NEED_SPACE,
-    NO_THRESHOLD,
     NODES,
-    PARAM_COUNT,
-    REOPEN,
-    RESUME_NODE,
-    SHUFFLE,
-    SOLUTION,
-    THRESHOLD,
-    TUNNELS,
-    WEIGHT_SCALE,
-    WORK,
-    WORK_LIMIT,
     Store,
     cell_dtype,
-    frontier_push,
 )
-from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.level import Level
-
-DEFAULT_MEMORY = 2 * 1024**3
-"""Bytes the tables and the state store of one search may use; past that the search stops with
-``memory-limit`` (tables that would not fit are not built at all)."""
-
-_CHUNK_SECONDS = 0.01
-"""Target wall time of one kernel call: the clock is read between calls."""
-_FIRST_WORK_LIMIT = 1 << 14
-"""Work units of the first kernel call; the next ones follow the measured rate."""
-_UNLIMITED = 1 << 62
-
-
-def table_bytes(level: Level) -> int:
-    """Memory the per-level tables of a search take: push distances of every goal from every
-    cell (kept as int32 by the level and int64 by the kernels) and a few arrays per cell."""
-    return level.box_count * level.cells * 12 + 256 * level.cells
-
-
-def _next_work_limit(limit: int, done: int, seconds: float) -> int:
-    """The work limit of the next kernel call: what the measured rate does in
-    ``_CHUNK_SECONDS``, changed at most fourfold per call."""
-    if done <= 0:
-        return limit
-    wanted = done * _CHUNK_SECONDS / max(seconds, 1e-6)
-    return int(min(max(wanted, limit / 4, 1), limit * 4, _UNLIMITED))
-
-
-_SECONDS_PER_UNIT: list[float] = []
-
-
-def _seconds_per_work_unit() -> float:
-    """Seconds one work unit of a full matching takes here, measured once per process."""
-    if not _SECONDS_PER_UNIT:
-        from evosoko.sokoban.matching import matching_kernel
-
-        size = 96
-        rng = np.random.default_rng(0)
-        distances = rng.integers(0, 50, size=(size, size)).astype(np.int64)
-        boxes = np.arange(size, dtype=np.int64)
-        assignment = np.zeros(size, dtype=np.int16)  # as on small boards: compiled already
-        scratch = np.zeros((6, size + 1), dtype=np.int64)
-        matching_kernel(distances, boxes, assignment, scratch)  # compiled before timing
-        best = float("inf")
-        for _ in range(3):
-            started = time.perf_counter()
-            matching_kernel(distances, boxes, assignment, scratch)
-            best = min(best, time.perf_counter() - started)
-        _SECONDS_PER_UNIT.append(best / size**3)
-    return _SECONDS_PER_UNIT[0]
-
-
-@dataclass(frozen=True, slots=True)
-class Pruning:
-    """Which sound pruning rules push-level searches apply (dead squares are always pruned).
-
-    ``freeze``: freeze deadlocks of the pushed box. ``corrals``: PI-corral pruning.
-    ``tunnels``: a box pushed into a dead-end tunnel is pushed on to the deepest free goal
-    ahead in one macro step (and the push is dropped when there is none). These three keep
-    push-optimality and completeness, so ``unsolvable`` stays exact with them on. ``goal_rooms``:
-    goal macros with a fixed packing order (:mod:`evosoko.search.goalroom`); neither optimal nor
-    complete, so None (the default) uses them in the non-optimal searches only, and a search that
-    exhausts its space with them is repeated without them.
-    """
-
-    freeze: bool = True
-    corrals: bool = True
-    tunnels: bool = True
-    goal_rooms: bool | None = None
 
 
 def solve(
@@ -137,7 +28,7 @@ def solve(
     weight: float = 3.0,
     partial: int = 0,
     *,
-    pruning: Pruning = Pruning(),
+    pruning: Pruning = Pruning(),  # noqa: B008 - frozen, so one shared default is safe
     seed: int = 0,
     memory_limit: int = DEFAULT_MEMORY,
     model: str | None = None,
@@ -172,15 +63,13 @@ def _run_class(algorithm: Algorithm) -> type:
     """The class that drives ``algorithm``'s search (the feature space has its own, and an
     algorithm with a :attr:`~evosoko.search.algorithms.Algorithm.runner` names its own)."""
     if algorithm.feature_space:
-        from evosoko.search.fess import FeatureSpaceRun
-
         return FeatureSpaceRun
     if algorithm.runner:
         import importlib
 
         module, _, name = algorithm.runner.partition(":")
         return getattr(importlib.import_module(module), name)
-    return _Run
+    return SearchRun
 
 
 def check_arguments(
@@ -195,288 +84,6 @@ def check_arguments(
         raise ConfigError(f"weight must be at least 1, not {weight}")
     if partial < 0:
         raise ConfigError(f"partial must be zero or more, not {partial}")
-
-
-class _Run:
-    """One search in progress: its store, kernel parameters and budget."""
-
-    model: str | None = None
-    """The deadlock model a guided algorithm orders by (None: the shipped one)."""
-
-    def __init__(
-        self,
-        level,
-        algorithm: Algorithm,
-        heuristic,
-        time_limit,
-        node_limit,
-        weight,
-        pruning,
-        seed,
-        memory_limit,
-        store_cells: int = 0,
-    ):
-        self.started = time.perf_counter()
-        self.level = level
-        self.algorithm = algorithm
-        self.heuristic = heuristic
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.memory_limit = memory_limit
-        self.weight = weight
-        self.pruning = pruning
-        self.seed = seed
-        self.is_move = algorithm.level == MOVE
-        self.store_cells = max(level.cells, store_cells)
-        self.store = Store(level.box_count, capacity=16, cells=self.store_cells)  # until prepared
-        self._prepared = False
-
-    def _prepare(self) -> str | None:
-        """Build the tables, store and parameters; a status when the budget forbids it."""
-        level, algorithm = self.level, self.algorithm
-        box_count = level.box_count
-        kind = HEURISTICS[self.heuristic]
-        if table_bytes(level) >= self.memory_limit:
-            return MEMORY_LIMIT
-        self.tab = level_arrays(level)
-        self.store = Store(
-            box_count, with_assignment=kind == MATCHING and not self.is_move, cells=self.store_cells
-        )
-        room_for_nodes = self.memory_limit - table_bytes(level)
-        self.max_nodes = max(1 << 12, room_for_nodes // self.store.bytes_per_node())
-        self.params = np.zeros(PARAM_COUNT, dtype=np.int64)
-        self.params[MODE] = algorithm.mode
-        self.params[HEURISTIC] = kind
-        self.params[G_WEIGHT] = algorithm.g_weight
-        h_weight = algorithm.h_weight
-        self.params[H_WEIGHT] = round(self.weight * WEIGHT_SCALE) if h_weight is None else h_weight
-        self.params[FREEZE] = self.pruning.freeze
-        self.params[CORRALS] = self.pruning.corrals
-        self.params[TUNNELS] = self.pruning.tunnels
-        goal_rooms = self.pruning.goal_rooms
-        if goal_rooms is None:
-            goal_rooms = not algorithm.optimal
-        self.goal_room = find_goal_room(level) if goal_rooms and not self.is_move else None
-        self.room_tab = (
-            self.goal_room.kernel_arrays() if self.goal_room else no_goal_room(level.cells)
-        )
-        self.params[GOAL_MACROS] = self.goal_room is not None
-        self.params[REOPEN] = algorithm.reopen
-        self.params[THRESHOLD] = NO_THRESHOLD
-        self.params[GOAL_AT_GENERATION] = algorithm.goal_test
-        self.params[SHUFFLE] = algorithm.shuffle
-        self.params[CHUNK] = 1
-        self.params[WORK_LIMIT] = _FIRST_WORK_LIMIT
-        self.work = np.zeros((6, box_count + 1), dtype=np.int64)
-        if self.is_move:
-            self.scratch = move_kernel.make_scratch(level.cells, box_count)
-            move_kernel.seed_random(self.seed)
-        else:
-            self.scratch = push_kernel.make_scratch(level.cells, box_count)
-        self.start_boxes = np.array(level.start.boxes, dtype=np.int64)
-        if self._out_of_time(time.perf_counter()):
-            return TIMEOUT
-        if kind == MATCHING and self.time_limit is not None:
-            # one matching cannot be cut short: do not start one that cannot end in time
-            needed = box_count**3 * _seconds_per_work_unit()
-            if self._out_of_time(time.perf_counter() + needed):
-                return TIMEOUT
-        return None
-
-    def _out_of_time(self, now: float) -> bool:
-        return self.time_limit is not None and now - self.started >= self.time_limit
-
-    # ---- running ------------------------------------------------------------------------------
-    def search(self) -> str:
-        """Run to the end or the budget; returns the status."""
-        if not self._prepared:
-            refused = self._prepare()
-            if refused is not None:
-                return refused
-            self._prepared = True
-        if all(self.level.goals[b] for b in self.level.start.boxes):
-            self._add_root()
-            self.store.counters[SOLUTION] = 0
-            return SOLVED
-        if not self.algorithm.iterative:
-            self._add_root()
-            outcome = self._run_kernel()
-            if outcome == UNSOLVABLE and self.params[GOAL_MACROS]:
-                self.params[GOAL_MACROS] = 0  # the packing order may be what failed
-                self.store.clear()
-                self._add_root()
-                outcome = self._run_kernel()
-            return outcome
-        threshold = self._add_root()
-        while True:
-            self.params[THRESHOLD] = threshold
-            self.store.counters[MIN_EXCEEDED] = -1
-            outcome = self._run_kernel()
-            if outcome != UNSOLVABLE:
-                return outcome
-            threshold = int(self.store.counters[MIN_EXCEEDED])
-            if threshold < 0:
-                return UNSOLVABLE
-            self.store.clear()
-            self._add_root()
-
-    def _add_root(self) -> int:
-        store = self.store
-        player = self.level.start.player
-        if self.is_move:
-            _, h, key = move_kernel.move_root(
-                self.tab,
-                self.params,
-                store.nodes,
-                store.table,
-                store.counters,
-                self.start_boxes,
-                player,
-                self.work,
-            )
-        else:
-            _, h, key = push_kernel.push_root(
-                self.tab,
-                self.params,
-                store.nodes,
-                store.table,
-                store.counters,
-                self.scratch,
-                self.start_boxes,
-                player,
-                self.work,
-            )
-        frontier_push(store.frontier, store.counters, self.algorithm.mode, key, 0)
-        return int(h)
-
-    def _call_kernel(self) -> int:
-        """One kernel call of ``params[CHUNK]`` expansions; returns its code."""
-        store = self.store
-        kernel: Callable[..., int] = (  # the move or the push search: their own leading arguments
-            move_kernel.move_search if self.is_move else push_kernel.push_search
-        )
-        arguments: tuple[Any, ...] = (self.tab,) if self.is_move else (self.tab, self.room_tab)
-        return kernel(
-            *arguments,
-            self.params,
-            store.nodes,
-            store.table,
-            store.frontier,
-            store.counters,
-            self.scratch,
-            self.work,
-        )
-
-    def _grow(self) -> None:
-        """Make room after a kernel asked for it."""
-        self.store.grow()
-
-    def _run_kernel(self) -> str:
-        """Call the kernel until it ends or a limit is reached.
-
-        Each call takes about ``_CHUNK_SECONDS``: both its expansions (``CHUNK``) and its work
-        units (``WORK_LIMIT``, which a push-level call honours even inside an expansion, going
-        on from there on the next call) follow the rates measured on the calls before, so the
-        clock and Ctrl-C are looked at often however costly one expansion is. A guided
-        algorithm (``push-learned*``) runs its own loop (:func:`evosoko.search.learned.run_guided`).
-        """
-        if self.algorithm.guided:
-            from evosoko.search.learned import run_guided
-
-            return run_guided(self)
-        store = self.store
-        chunk = 1
-        while True:
-            self.params[CHUNK] = chunk
-            if self.node_limit is not None:
-                left = self.node_limit - int(store.counters[EXPANDED])
-                if left <= 0:
-                    if store.counters[RESUME_NODE] < 0:
-                        return NODE_LIMIT
-                    left = 1  # a node limit counts whole expansions: finish the one cut short
-                self.params[CHUNK] = min(chunk, left)
-            called = time.perf_counter()
-            work_before = int(store.counters[WORK])
-            code = self._call_kernel()
-            now = time.perf_counter()
-            if code == EXHAUSTED:
-                return UNSOLVABLE
-            if store.counters[SOLUTION] >= 0:
-                return SOLVED
-            if code == NEED_SPACE and not self.make_room():
-                return MEMORY_LIMIT
-            if self._out_of_time(now):
-                return TIMEOUT
-            elapsed = max(now - called, 1e-6)
-            chunk = int(min(max(chunk * _CHUNK_SECONDS / elapsed, 1), 4 * chunk, 1 << 16))
-            self.params[WORK_LIMIT] = _next_work_limit(
-                int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, elapsed
-            )
-
-    def make_room(self) -> bool:
-        """Grow the store for the kernel; False when that would pass the memory limit."""
-        store = self.store
-        if (
-            store.capacity * 2 > self.max_nodes
-            and store.size + 8 * store.box_count >= store.capacity
-        ):
-            return False
-        self._grow()
-        return True
-
-    # ---- reporting ----------------------------------------------------------------------------
-    def result(self, status: str, partial: int) -> SearchResult:
-        counters = self.store.counters
-        solution = None
-        moves = pushes = 0
-        partial_paths: tuple[PartialPath, ...] = ()
-        if status == SOLVED:
-            lurd = self._path(int(counters[SOLUTION]))
-            verification = verified(self.level, lurd, must_solve=True)
-            solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
-        elif partial and status in (TIMEOUT, NODE_LIMIT, MEMORY_LIMIT):
-            partial_paths = self._partial_paths(partial)
-        return SearchResult(
-            status=status,
-            algorithm=self.algorithm.name,
-            heuristic=self.heuristic,
-            solution=solution,
-            moves=moves,
-            pushes=pushes,
-            expanded=int(counters[EXPANDED]),
-            generated=int(counters[GENERATED]),
-            duplicates=int(counters[DUPLICATES]),
-            seconds=time.perf_counter() - self.started,
-            partial=partial_paths,
-        )
-
-    def _path(self, node: int) -> str:
-        if self.is_move:
-            return move_path(self.store, node)
-        return push_path(self.level, self.store, node, self.goal_room)
-
-    def _partial_paths(self, count: int) -> tuple[PartialPath, ...]:
-        store = self.store
-        open_nodes = np.flatnonzero(store.field("closed") == 0)
-        if len(open_nodes) == 0:
-            open_nodes = np.arange(store.size)
-        h = store.field("h")[open_nodes]
-        g = store.field("g")[open_nodes]
-        best = open_nodes[np.lexsort((g, h))[:count]]
-        paths = []
-        for node in best.tolist():
-            lurd = self._path(node)
-            verification = verified(self.level, lurd, must_solve=False)
-            paths.append(
-                PartialPath(
-                    lurd=verification.lurd,
-                    moves=verification.moves,
-                    pushes=verification.pushes,
-                    h=int(store.field("h")[node]),
-                    state=verification.final,
-                )
-            )
-        return tuple(paths)
 
 
 _WARMED: set[tuple[str, type]] = set()

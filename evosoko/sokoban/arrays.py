@@ -17,7 +17,8 @@ import numba
 import numpy as np
 
 from evosoko.sokoban.level import UNREACHABLE, Level
-from evosoko.sokoban.zobrist import zobrist_keys
+from evosoko.sokoban.reach import normalized_player
+from evosoko.sokoban.zobrist import boxes_hash, zobrist_keys
 
 
 class LevelArrays(NamedTuple):
@@ -138,3 +139,17 @@ def _mark_dead_end_tunnels(floor, delta, side_a, side_b, marks):  # pragma: no c
             marks[cell] = marks[ahead]
         else:
             marks[cell] = not floor[ahead]
+
+
+def state_hash(level, state) -> int:
+    """The hash of ``state`` (a :class:`~evosoko.sokoban.level.State` of ``level``)."""
+    arrays = level_arrays(level)
+    boxes = np.array(state.boxes, dtype=np.int64)
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[boxes] = True
+    mark = np.zeros(level.cells, dtype=np.int64)
+    queue = np.zeros(level.cells, dtype=np.int64)
+    player = normalized_player(
+        arrays.floor, occupied, arrays.deltas, int(state.player), mark, 1, queue
+    )
+    return int(boxes_hash(arrays.zobrist_box, boxes)) ^ int(arrays.zobrist_player[player])

@@ -31,20 +31,3 @@ def boxes_hash(box_keys, boxes):  # pragma: no cover - compiled
     for k in range(boxes.shape[0]):
         value ^= box_keys[boxes[k]]
     return value
-
-
-def state_hash(level, state) -> int:
-    """The hash of ``state`` (a :class:`~evosoko.sokoban.level.State` of ``level``)."""
-    from evosoko.sokoban.arrays import level_arrays
-    from evosoko.sokoban.reach import normalized_player
-
-    arrays = level_arrays(level)
-    boxes = np.array(state.boxes, dtype=np.int64)
-    occupied = np.zeros(level.cells, dtype=np.bool_)
-    occupied[boxes] = True
-    mark = np.zeros(level.cells, dtype=np.int64)
-    queue = np.zeros(level.cells, dtype=np.int64)
-    player = normalized_player(
-        arrays.floor, occupied, arrays.deltas, int(state.player), mark, 1, queue
-    )
-    return int(boxes_hash(arrays.zobrist_box, boxes)) ^ int(arrays.zobrist_player[player])

@@ -22,9 +22,9 @@ distributed = pytest.importorskip("distributed")
 from evosoko.config import FitnessConfig, ParallelConfig, load_config
 from evosoko.errors import ConfigError, EvosokoError
 from evosoko.evolve import evolve_level, make_evaluator
-from evosoko.evolve.dask_cluster import DaskConnection
-from evosoko.evolve.dask_evaluation import pack_genomes, unpack_genomes
 from evosoko.evolve.genomes import random_genes
+from evosoko.parallel.dask_cluster import DaskConnection
+from evosoko.parallel.packing import pack_genomes, unpack_genomes
 
 
 @pytest.fixture(scope="module")
@@ -242,7 +242,7 @@ def _warmed(marker: str) -> None:
 def test_one_connection_serves_every_level_of_a_run(cluster, client, tmp_path):
     import functools
 
-    from evosoko.evolve.evaluation import worker_pool
+    from evosoko.evolve.backends import worker_pool
 
     config = on_cluster(cluster)
     levels = [small_level("two-boxes"), small_level("corridor")]

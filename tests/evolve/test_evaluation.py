@@ -86,7 +86,7 @@ def test_one_pool_serves_level_after_level_and_survives_a_death(tmp_path):
     """A run keeps its workers: every level's evaluator uses the same processes, each level is
     evaluated as serial evaluates it, and a worker that dies on one level is replaced for
     the rest."""
-    from evosoko.evolve.evaluation import worker_pool
+    from evosoko.evolve.backends import worker_pool
 
     marker = tmp_path / "crash-once"
     levels = [small_level("two-boxes"), small_level("corridor"), small_level("two-boxes")]

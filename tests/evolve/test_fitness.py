@@ -10,8 +10,8 @@ from evolve_levels import small_level
 from evosoko.config import FitnessConfig
 from evosoko.evolve.fitness import Evaluation, FitnessCache, FitnessFunction
 from evosoko.evolve.genomes import decode, gene_range, genes_from_lurd, random_genes
+from evosoko.sokoban.arrays import state_hash
 from evosoko.sokoban.solutions import verify_solution
-from evosoko.sokoban.zobrist import state_hash
 
 
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])

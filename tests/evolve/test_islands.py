@@ -13,10 +13,10 @@ from evosoko.config import Config, ConfigError, load_config
 from evosoko.errors import EvosokoError
 from evosoko.evolve import evolve_level
 from evosoko.evolve.checkpoint import Member
-from evosoko.evolve.engine import GenerationStats
 from evosoko.evolve.evaluation import SerialEvaluator, SerialTaskQueue
 from evosoko.evolve.fitness import Evaluation
 from evosoko.evolve.islands import best_distinct, combined_stats, island_seed, with_migrants
+from evosoko.result import GenerationStats
 from evosoko.sokoban.solutions import verify_solution
 
 HARD_ENOUGH = 64  # Microban 65: not solved in a few generations

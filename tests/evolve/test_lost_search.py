@@ -11,9 +11,9 @@ from evosoko.evolve.hybrid import level_at
 from evosoko.evolve.lost_search import LostPositionSearch, is_lost, lost_position_search
 from evosoko.evolve.push_replay import PUSH_GENE_RANGE, push_choices, push_tables, replay_push_batch
 from evosoko.search import solve
+from evosoko.sokoban.arrays import state_hash
 from evosoko.sokoban.level import State
 from evosoko.sokoban.rules import Board
-from evosoko.sokoban.zobrist import state_hash
 
 
 def cell_of(level):

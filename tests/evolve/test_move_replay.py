@@ -11,10 +11,10 @@ from evolve_levels import small_level
 
 from evosoko.evolve.genomes import random_genes
 from evosoko.evolve.move_replay import BEST, BOTH, FINAL, move_tables, replay_move_batch
+from evosoko.sokoban.arrays import state_hash
 from evosoko.sokoban.deadlocks import matching_cost
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.rules import Board
-from evosoko.sokoban.zobrist import state_hash
 
 
 def walk_distance(level, source, target):

@@ -18,7 +18,7 @@ from evosoko.config import Config, load_config
 from evosoko.errors import ConfigError
 from evosoko.evolve import evolve_level, make_evaluator
 from evosoko.evolve.objectives import Objectives
-from evosoko.evolve.parts import parts_of
+from evosoko.evolve.parts import parts_of, used_by
 from evosoko.evolve.registry import (
     crossovers,
     fitness_terms,
@@ -26,7 +26,6 @@ from evosoko.evolve.registry import (
     mutations,
     parent_selections,
     survivals,
-    used_by,
 )
 
 HARD = "hard-04"  # a starter level the default GA does not solve in a few generations
@@ -262,7 +261,8 @@ def test_a_registered_plugin_of_a_module_is_written_where_it_lives():
 
 
 def test_a_sweep_tunes_a_plugin_parameter(tmp_path):
-    from evosoko.experiment.sweep import load_sweep_config, plan_trials, trial_config
+    from evosoko.experiment.sweep_config import load_sweep_config
+    from evosoko.experiment.sweep_trials import plan_trials, trial_config
 
     levels = Path(__file__).resolve().parents[2] / "levels" / "starter.xsb"
     path = tmp_path / "sweep.toml"

@@ -17,6 +17,7 @@ from evosoko.evolve.push_replay import (
     push_tables,
     replay_push_batch,
 )
+from evosoko.sokoban.arrays import state_hash
 from evosoko.sokoban.deadlocks import (
     frozen_cells,
     frozen_goal_matching_cost,
@@ -26,7 +27,6 @@ from evosoko.sokoban.deadlocks import (
 )
 from evosoko.sokoban.level import UNREACHABLE, State
 from evosoko.sokoban.rules import Board
-from evosoko.sokoban.zobrist import state_hash
 
 
 def reference_candidates(level, board):

@@ -7,9 +7,11 @@ from pathlib import Path
 
 from experiment_helpers import tiny_config
 
-from evosoko.experiment.compare import load_compare_config, run_compare
+from evosoko.experiment.compare import run_compare
+from evosoko.experiment.compare_config import load_compare_config
 from evosoko.experiment.run import start_run
-from evosoko.experiment.sweep import load_sweep_config, run_sweep
+from evosoko.experiment.sweep import run_sweep
+from evosoko.experiment.sweep_config import load_sweep_config
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 CASE3_BEST = "dRRRurruullDD"

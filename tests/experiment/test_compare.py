@@ -7,7 +7,9 @@ import pytest
 
 from evosoko.errors import ConfigError
 from evosoko.experiment import compare
-from evosoko.experiment.compare import load_compare_config, read_results_csv, run_compare
+from evosoko.experiment.compare import run_compare
+from evosoko.experiment.compare_config import load_compare_config
+from evosoko.experiment.compare_files import read_results_csv
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
@@ -192,7 +194,8 @@ def test_ctrl_c_keeps_finished_jobs_and_the_rest_run_on_resume(tmp_path, monkeyp
     (tmp_path / "slow.toml").write_text(SLOW)
     folder = tmp_path / "out"
     script = (
-        "from evosoko.experiment.compare import load_compare_config, run_compare\n"
+        "from evosoko.experiment.compare import run_compare\n"
+        "from evosoko.experiment.compare_config import load_compare_config\n"
         f"run_compare(load_compare_config({str(tmp_path / 'slow.toml')!r}), {str(folder)!r})\n"
     )
     child = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evosoko.experiment.compare import load_compare_config, run_compare
+from evosoko.experiment.compare import run_compare
+from evosoko.experiment.compare_config import load_compare_config
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.solutions import verify_solution
 

@@ -333,7 +333,7 @@ def test_an_unreachable_dask_scheduler_is_found_before_the_folder_exists(tmp_pat
     import socket
 
     pytest.importorskip("distributed")
-    from evosoko.evolve import dask_cluster
+    from evosoko.parallel import dask_cluster
 
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))

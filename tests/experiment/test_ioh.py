@@ -126,7 +126,9 @@ def test_round_trip_of_any_outcomes(tmp_path_factory, outcomes):
 def test_compare_writes_its_runs_for_iohanalyzer(tmp_path):
     from test_compare import TINY
 
-    from evosoko.experiment.compare import load_compare_config, read_results_csv, run_compare
+    from evosoko.experiment.compare import run_compare
+    from evosoko.experiment.compare_config import load_compare_config
+    from evosoko.experiment.compare_files import read_results_csv
 
     path = tmp_path / "tiny.toml"
     path.write_text(TINY)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evosoko.experiment.plots import SMALL_MULTIPLES, _series_by_level, plot_fitness
+from evosoko.experiment.plots.fitness import SMALL_MULTIPLES, _series_by_level, plot_fitness
 
 
 def rows(levels: int, generations: int) -> list[dict[str, str]]:

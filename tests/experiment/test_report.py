@@ -285,7 +285,8 @@ def test_a_run_in_progress_has_a_report_of_the_levels_it_finished(tmp_path):
 def test_a_comparison_in_progress_has_a_report_of_the_jobs_done(tmp_path):
     from report_folders import COMPARE
 
-    from evosoko.experiment.compare import load_compare_config, run_compare
+    from evosoko.experiment.compare import run_compare
+    from evosoko.experiment.compare_config import load_compare_config
 
     path = tmp_path / "tiny.toml"
     path.write_text(COMPARE)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from evosoko.experiment.compare import load_compare_config, run_compare
+from evosoko.experiment.compare import run_compare
+from evosoko.experiment.compare_config import load_compare_config
 from evosoko.experiment.report import board_pairs, report_data, write_report
 from evosoko.experiment.report_browser import browser_missing, headless_chromium, open_report
 from evosoko.sokoban.formats import read_levels

@@ -8,12 +8,10 @@ import pytest
 
 from evosoko.config import load_config
 from evosoko.errors import ConfigError
-from evosoko.experiment.sweep import (
-    load_sweep_config,
-    plan_trials,
-    read_index_csv,
-    run_sweep,
-)
+from evosoko.experiment.sweep import run_sweep
+from evosoko.experiment.sweep_config import load_sweep_config
+from evosoko.experiment.sweep_files import read_index_csv
+from evosoko.experiment.sweep_trials import plan_trials
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
@@ -221,7 +219,7 @@ def test_trials_that_cannot_differ_are_reported_as_a_tie(tmp_path):
 
 def test_a_clear_winner_is_crowned_without_a_tie():
     from evosoko.experiment.statistics import PairedTest, TieReport
-    from evosoko.experiment.sweep import tie_comment
+    from evosoko.experiment.sweep_files import tie_comment
 
     worse = PairedTest("trial-0", "trial-1", "solved", 30, 20, 0, None, 1e-6, 2e-6)
     report = TieReport(best=0, tied=[], tests={1: (worse, worse)})

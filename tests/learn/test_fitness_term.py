@@ -63,8 +63,8 @@ def test_positions_are_where_the_genomes_are_scored(encoding):
     config = FitnessConfig(learned_lost="tiebreak", trim_to_best=False)
     term = LearnedLostTerm(level, encoding, config)
     genomes = _genomes(encoding, 15, 20)
-    from evosoko.evolve.packing import pack_genomes
     from evosoko.learn.fitness_term import _kept_genes
+    from evosoko.parallel.packing import pack_genomes
 
     genes, lengths = pack_genomes(genomes)
     evaluations = FitnessFunction(level, encoding, FitnessConfig(trim_to_best=False))(genomes)

@@ -8,7 +8,7 @@ from learn_levels import microban, quiet_level, seed_level
 
 from evosoko.errors import ConfigError
 from evosoko.learn.network import Architecture, save_model
-from evosoko.search import solve, solver
+from evosoko.search import search_run, solve
 from evosoko.search.learned import RULES
 from evosoko.sokoban.solutions import verify_solution
 
@@ -44,7 +44,7 @@ def test_expansions_cut_short_by_the_work_limit_give_the_same_search(algo, monke
     # there on the next call: the guided search must see each expansion whole all the same
     level = microban("5")[0]
     whole = solve(level, algo)
-    monkeypatch.setattr(solver, "_FIRST_WORK_LIMIT", 1)
+    monkeypatch.setattr(search_run, "_FIRST_WORK_LIMIT", 1)
     sliced = solve(level, algo)
     assert sliced.status == whole.status == "solved"
     assert (sliced.solution, sliced.expanded, sliced.generated) == (

@@ -19,9 +19,8 @@ from tiny_levels import REPO_ROOT, microban, quiet_level
 
 from evosoko.errors import LevelFormatError
 from evosoko.generate.stress import corridor_rows, lattice_rows, room_rows
-from evosoko.search import ALGORITHMS, Pruning, solve
+from evosoko.search import ALGORITHMS, Pruning, search_run, solve
 from evosoko.search import fess as fess_module
-from evosoko.search import solver as solver_module
 from evosoko.search.fess_kernel import fess_search
 from evosoko.search.store import SMALL_BOARD_CELLS, Store, cell_dtype
 from evosoko.sokoban.arrays import dead_end_tunnels
@@ -97,7 +96,7 @@ def test_the_memory_cap_is_reported_as_memory_limit_not_node_limit():
 
 def test_tables_that_do_not_fit_the_memory_cap_are_not_built():
     level = quiet_level(room_rows(60, 60, player=(1, 1), box=(30, 30), goal=(30, 45)))
-    needed = solver_module.table_bytes(level)
+    needed = search_run.table_bytes(level)
     result = solve(level, "push-astar", memory_limit=needed)
     assert (result.status, result.expanded) == ("memory-limit", 0)
     assert solve(level, "push-astar", memory_limit=needed * 100).status == "solved"
@@ -125,12 +124,12 @@ def test_expansions_cut_into_many_kernel_calls_give_the_same_search(monkeypatch)
         normal = [
             solve(level, algo, heuristic, node_limit=node_limit, partial=3) for level in levels
         ]
-        monkeypatch.setattr(solver_module, "_FIRST_WORK_LIMIT", 1)
-        monkeypatch.setattr(solver_module, "_next_work_limit", lambda limit, done, seconds: 1)
+        monkeypatch.setattr(search_run, "_FIRST_WORK_LIMIT", 1)
+        monkeypatch.setattr(search_run, "_next_work_limit", lambda limit, done, seconds: 1)
         monkeypatch.setattr(
-            solver_module.push_kernel,
+            search_run.push_kernel,
             "push_search",
-            _counted(solver_module.push_kernel.push_search),
+            _counted(search_run.push_kernel.push_search),
         )
         monkeypatch.setattr(fess_module.fess_kernel, "fess_search", _counted(fess_search))
         sliced = [
@@ -159,8 +158,8 @@ def test_a_time_limit_stops_a_search_inside_a_costly_expansion(monkeypatch):
     level = quiet_level(lattice_rows(200))
     solve(level, "push-astar", node_limit=1)  # tables and kernels ready
     readings = iter(range(0, 10**6, 10))
-    monkeypatch.setattr(solver_module.time, "perf_counter", lambda: float(next(readings)))
-    monkeypatch.setattr(solver_module, "_seconds_per_work_unit", lambda: 0.0)
+    monkeypatch.setattr(search_run.time, "perf_counter", lambda: float(next(readings)))
+    monkeypatch.setattr(search_run, "_seconds_per_work_unit", lambda: 0.0)
     result = solve(level, "push-astar", time_limit=25)
     assert result.status == "timeout"
     assert result.expanded <= 1 and result.generated < 4 * 200  # stopped within one expansion
@@ -168,7 +167,7 @@ def test_a_time_limit_stops_a_search_inside_a_costly_expansion(monkeypatch):
 
 def test_a_matching_that_cannot_end_in_time_is_not_started(monkeypatch):
     level = quiet_level(lattice_rows(40))
-    monkeypatch.setattr(solver_module, "_seconds_per_work_unit", lambda: 1.0)  # 64,000 s
+    monkeypatch.setattr(search_run, "_seconds_per_work_unit", lambda: 1.0)  # 64,000 s
     result = solve(level, "push-astar", time_limit=5)
     assert (result.status, result.expanded) == ("timeout", 0)
     assert solve(level, "push-astar", heuristic="push-distance", node_limit=5).expanded == 5

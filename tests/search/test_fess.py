@@ -12,6 +12,7 @@ from tiny_levels import microban, quiet_level, tiny_levels
 
 from evosoko.search import Pruning, solve
 from evosoko.search import fess_kernel as fk
+from evosoko.search import fess_space as fs
 from evosoko.search.packing_order import packing_order, packing_value
 from evosoko.sokoban.solutions import verify_solution
 
@@ -76,13 +77,13 @@ def test_compiled_features_match_the_python_ones(level, data):
     free = np.flatnonzero(floor).tolist()
     boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free)), label="boxes"))
     array = np.array(boxes, dtype=np.int64)
-    assert fk.packing_feature(layer, goals_per_layer, array, counts) == packing_value(
+    assert fs.packing_feature(layer, goals_per_layer, array, counts) == packing_value(
         order.layer, array, order.layers
     )
     occupied = np.zeros(level.cells, dtype=np.bool_)
     occupied[boxes] = True
     stamp[0] += 1
-    regions = fk.connectivity(
+    regions = fs.connectivity(
         floor, occupied, np.array(level.deltas, dtype=np.int64), mark, stamp[0], np.zeros_like(mark)
     )
     assert regions == _regions(level, set(boxes))
@@ -109,17 +110,17 @@ def _regions(level, boxes):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 50)), min_size=1, max_size=60))
 def test_pairing_heaps_pop_each_cell_in_key_order_and_cycle_through_cells(entries):
-    space = fk.make_feature_space(len(entries), box_count=0, layers=1, alternate=0)
+    space = fs.make_feature_space(len(entries), box_count=0, layers=1, alternate=0)
     for node, (cell, key) in enumerate(entries):
-        fk.heap_insert(space, cell, node, key)
+        fs.heap_insert(space, cell, node, key)
     popped: dict[int, list[int]] = {}
     visits = []
     while True:
-        cell = fk.next_cell(space)
+        cell = fs.next_cell(space)
         if cell < 0:
             break
         visits.append(cell)
-        node = fk.heap_pop(space, cell)
+        node = fs.heap_pop(space, cell)
         popped.setdefault(cell, []).append(entries[node][1])
     for cell, keys in popped.items():
         assert keys == sorted(k for c, k in entries if c == cell)

@@ -23,7 +23,9 @@ from typer.testing import CliRunner
 from evosoko import api
 from evosoko.cli import app
 from evosoko.evolve.hybrid import level_at
-from evosoko.experiment.compare import CompareConfig, plan_jobs, run_compare
+from evosoko.experiment.compare import run_compare
+from evosoko.experiment.compare_config import CompareConfig
+from evosoko.experiment.compare_jobs import plan_jobs
 from evosoko.search import ALGORITHMS, Pruning, mcts_kernel, solve
 from evosoko.search import mcts as mcts_module
 from evosoko.search.mcts_rules import start_objective
@@ -38,7 +40,7 @@ from evosoko.search.mcts_tree import (
     ROLLOUT_BEST_STEP,
     SOLVED,
 )
-from evosoko.search.solver import table_bytes
+from evosoko.search.search_run import table_bytes
 from evosoko.sokoban.level import State
 from evosoko.sokoban.solutions import replay_states, verify_solution
 
@@ -337,7 +339,7 @@ def test_compare_runs_mcts_once_per_seed():
             ],
         }
     )
-    from evosoko.experiment.compare import comparison_levels, run_job
+    from evosoko.experiment.compare_jobs import comparison_levels, run_job
 
     jobs = plan_jobs(config, comparison_levels(config.compare))
     seeds = [job.payload["seed"] for job in jobs if job.payload["solver"] == "mcts"]

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from shared_microban import microban
 
-from evosoko.sokoban.arrays import LevelArrays, level_arrays, manhattan_to_nearest_goal
+from evosoko.sokoban.arrays import LevelArrays, level_arrays, manhattan_to_nearest_goal, state_hash
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.level import UNREACHABLE, State
-from evosoko.sokoban.zobrist import ZOBRIST_SEED, state_hash, zobrist_keys
+from evosoko.sokoban.zobrist import ZOBRIST_SEED, zobrist_keys
 
 
 def reference_hash(level, state) -> int:

@@ -5,8 +5,9 @@
   pickles by name.
 - A backend runs the function on payloads and yields ``(position, result)`` as jobs finish
   (:class:`SerialBackend` in this process, :class:`ProcessBackend` on a local process pool,
-  :class:`evosoko.experiment.dask_jobs.DaskBackend` on a Dask cluster, each job a task).
-  Any object with the same ``imap_unordered``/``close`` methods plugs in.
+  :class:`evosoko.parallel.dask_jobs.DaskBackend` on a Dask cluster, each job a task).
+  Any object with the same ``imap_unordered``/``close`` methods plugs in;
+  :func:`evosoko.parallel.backends.make_backend` builds the one a ``[parallel]`` table names.
 - A :class:`Journal` appends each finished job's result as one flushed JSON line; rerunning
   with the same journal skips the jobs already in it, so an interrupted experiment resumes
   where it stopped.
@@ -29,23 +30,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from evosoko.errors import ConfigError
-from evosoko.evolve.worker_lifetime import exit_with_parent
+from evosoko.parallel.worker_lifetime import exit_with_parent
 
 __all__ = [
-    "BACKENDS",
     "Job",
     "JobBackend",
     "Journal",
     "ProcessBackend",
     "SerialBackend",
-    "make_backend",
     "run_jobs",
 ]
 
 log = logging.getLogger(__name__)
 
-BACKENDS = ("serial", "processes", "dask")
 MAX_POOL_RESTARTS = 3
 """How often a broken process pool (a worker died) is replaced before giving up."""
 
@@ -179,36 +176,6 @@ def _start_worker(warm_up: Callable[[], None] | None = None) -> None:
     exit_with_parent()
     if warm_up is not None:
         warm_up()
-
-
-def make_backend(
-    name: str,
-    workers: int = 1,
-    *,
-    address: str | None = None,
-    local_workers: int | None = None,
-    retries: int = 0,
-    warm_up: Callable[[], None] | None = None,
-) -> JobBackend:
-    """The backend called ``name`` (one of :data:`BACKENDS`).
-
-    ``dask`` takes exactly one of ``address`` (an existing scheduler) and ``local_workers`` (a
-    local cluster started for the experiment) and imports Dask only then (it is optional).
-    ``warm_up`` (picklable) runs in every worker process before its first job (the serial
-    backend's caller warms up itself).
-    """
-    if name == "serial":
-        return SerialBackend()
-    if name == "processes":
-        return ProcessBackend(workers, warm_up)
-    if name == "dask":
-        from evosoko.evolve.dask_cluster import require_distributed
-
-        require_distributed()
-        from evosoko.experiment.dask_jobs import DaskBackend
-
-        return DaskBackend(address, local_workers, retries=retries, warm_up=warm_up)
-    raise ConfigError(f"unknown job backend {name!r}; known: {', '.join(BACKENDS)}")
 
 
 class Journal:

@@ -25,8 +25,8 @@ from typing import Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
+from evosoko.experiment.plots.style import FORMATS
 from evosoko.experiment.runfolder import make_output_folder, output_folder
-from evosoko.experiment.style import FORMATS
 
 __all__ = ["FOLDER_KINDS", "folder_kind", "load_trials", "plot_folders", "runs_plot_folder"]
 
@@ -85,7 +85,7 @@ def runs_plot_folder(runs: list[Path], out: Path | None) -> Path:
 
 
 def _plot_runs(runs: list[Path], out: Path | None, fmt: str) -> list[Path]:
-    from evosoko.experiment.figures import draw_runs
+    from evosoko.experiment.plots.runs import draw_runs
 
     metrics = [_read_metrics(run) for run in runs]
     target = _folder(runs_plot_folder(runs, out))
@@ -128,14 +128,10 @@ def _read_metrics(run: Path) -> list[dict[str, str]]:
 
 
 def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
-    from evosoko.experiment.compare import (
-        CONFIG_FILE,
-        RESULTS_FILE,
-        load_compare_config,
-        read_results_csv,
-        unit_budgets,
-    )
-    from evosoko.experiment.figures import draw_compare
+    from evosoko.experiment.compare_config import load_compare_config
+    from evosoko.experiment.compare_files import CONFIG_FILE, RESULTS_FILE, read_results_csv
+    from evosoko.experiment.compare_jobs import unit_budgets
+    from evosoko.experiment.plots.compare import draw_compare
 
     config = load_compare_config(folder / CONFIG_FILE)
     rows = read_results_csv(folder / RESULTS_FILE)
@@ -149,7 +145,8 @@ def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
 
 def load_trials(folder: Path, config) -> list:
     """The trials of a sweep folder, read back from ``index.csv`` and ``results.csv``."""
-    from evosoko.experiment.sweep import INDEX_FILE, RESULTS_FILE, Trial
+    from evosoko.experiment.sweep_config import INDEX_FILE, RESULTS_FILE
+    from evosoko.experiment.sweep_trials import Trial
 
     keys = list(config.parameters)
     trials = {}
@@ -171,8 +168,8 @@ def load_trials(folder: Path, config) -> list:
 
 
 def _plot_sweep(folder: Path, out: Path, fmt: str) -> list[Path]:
-    from evosoko.experiment.sweep import CONFIG_FILE, load_sweep_config
-    from evosoko.experiment.sweep_figures import draw_sweep
+    from evosoko.experiment.plots.sweep import draw_sweep
+    from evosoko.experiment.sweep_config import CONFIG_FILE, load_sweep_config
 
     config = load_sweep_config(folder / CONFIG_FILE)
     return draw_sweep(folder, config, load_trials(folder, config), fmt=fmt, out=out)

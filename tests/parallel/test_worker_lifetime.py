@@ -19,7 +19,7 @@ PARENT = textwrap.dedent(
     """
     import sys, time
     from evosoko.config import FitnessConfig, ParallelConfig
-    from evosoko.evolve.evaluation import make_evaluator
+    from evosoko.evolve.backends import make_evaluator
     from evosoko.sokoban.build import level_from_rows
 
     level = level_from_rows(["#######", "#@ $ .#", "#######"])
@@ -69,7 +69,7 @@ def test_the_watchdog_alone_ends_an_orphan(tmp_path):
     script = textwrap.dedent(
         f"""
         import os, sys, time
-        from evosoko.evolve import worker_lifetime
+        from evosoko.parallel import worker_lifetime
         worker_lifetime._kernel_signal_on_parent_death = lambda: None
         if os.fork() == 0:  # the worker: its parent is the middle process
             worker_lifetime.exit_with_parent(poll_seconds=0.05)

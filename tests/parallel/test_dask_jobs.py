@@ -16,9 +16,12 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from evosoko.errors import ConfigError
-from evosoko.experiment.compare import load_compare_config, run_compare
-from evosoko.experiment.jobs import Job, Journal, make_backend, run_jobs
-from evosoko.experiment.sweep import load_sweep_config, run_sweep
+from evosoko.experiment.compare import run_compare
+from evosoko.experiment.compare_config import JobsParallel, load_compare_config
+from evosoko.experiment.sweep import run_sweep
+from evosoko.experiment.sweep_config import load_sweep_config
+from evosoko.parallel.backends import make_backend
+from evosoko.parallel.jobs import Job, Journal, run_jobs
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
@@ -79,7 +82,7 @@ def cluster():
 
 @pytest.fixture
 def backend(cluster):
-    dask_backend = make_backend("dask", address=cluster.scheduler_address)
+    dask_backend = make_backend(JobsParallel(backend="dask", address=cluster.scheduler_address))
     dask_backend.client.wait_for_workers(2, timeout=120)  # a worker killed by a test restarts
     yield dask_backend
     dask_backend.close()
@@ -178,4 +181,4 @@ def test_dask_job_settings_are_validated(tmp_path):
 def test_without_dask_the_job_backend_is_a_config_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(ConfigError, match=r"evosoko\[dask\]"):
-        make_backend("dask", local_workers=2)
+        make_backend(JobsParallel(backend="dask", local_workers=2))

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evosoko.evolve.evaluation import batch_size_for
-from evosoko.evolve.packing import pack_genomes, packed_rows, unpack_genomes
+from evosoko.parallel.packing import pack_genomes, packed_rows, unpack_genomes
 
 genome_lists = st.lists(st.lists(st.integers(0, 2**20), max_size=12), max_size=20)
 

@@ -1,8 +1,8 @@
 """A job backend on a Dask cluster: each job (one solver on one level with one seed) is a task.
 
-:class:`DaskBackend` has the interface of :class:`evosoko.experiment.jobs.JobBackend`, so
+:class:`DaskBackend` has the interface of :class:`evosoko.parallel.jobs.JobBackend`, so
 ``compare``, ``sweep`` and Optuna tuning use it unchanged through
-:func:`evosoko.experiment.jobs.make_backend`. At most ``2 ×`` the cluster's worker threads
+:func:`evosoko.parallel.backends.make_backend`. At most ``2 ×`` the cluster's worker threads
 (counted again as jobs finish, so workers that join later get work) are queued at a time, so
 stopping early wastes little. A job that raises becomes an ``{"error":
 ...}`` result (in the worker, like every backend); a job whose workers kept dying
@@ -21,8 +21,8 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from evosoko.evolve.dask_cluster import DaskConnection
-from evosoko.experiment.jobs import JobFunction, _guarded
+from evosoko.parallel.dask_cluster import DaskConnection
+from evosoko.parallel.jobs import JobFunction, _guarded
 
 __all__ = ["DaskBackend"]
 
@@ -45,7 +45,7 @@ class DaskBackend:
         self.client = self._connection.client
         self._warm_up_name: str | None = None
         if warm_up is not None:  # on every worker, those that join later too
-            from evosoko.evolve.dask_evaluation import register_warm_up
+            from evosoko.parallel.dask_plugins import register_warm_up
 
             try:
                 self._warm_up_name = register_warm_up(self._connection, warm_up)
@@ -103,7 +103,7 @@ class DaskBackend:
                 self.client.cancel(list(self._running))
                 self._running.clear()
             if self._warm_up_name is not None:
-                from evosoko.evolve.dask_evaluation import unregister_warm_up
+                from evosoko.parallel.dask_plugins import unregister_warm_up
 
                 unregister_warm_up(self._connection, self._warm_up_name)
                 self._warm_up_name = None

@@ -1,0 +1,28 @@
+"""The evaluation columns of a batch: what a replay's results become, whatever the rules.
+
+:class:`evosoko.evolve.fitness.FitnessFunction` makes them for standard levels and
+:mod:`evosoko.evolve.given_holes` for given-holes levels; the workers send them back as a few
+arrays, from which :func:`evosoko.evolve.fitness.evaluations_from_columns` makes the tuples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["evaluation_columns"]
+
+
+def evaluation_columns(
+    solved, solved_at, solved_hash, at, distance, state_hash, gap
+) -> tuple[np.ndarray, ...]:
+    """The six :class:`Evaluation` columns: a solved genome counts to its solution (distance 0,
+    gap 0, ``solved_hash``); the others to their scored point ``at``."""
+    length = np.where(solved, solved_at, at).astype(np.int64)
+    return (
+        np.asarray(solved, dtype=np.bool_),
+        np.where(solved, 0, distance).astype(np.int64),
+        length,
+        length,
+        np.where(solved, solved_hash, state_hash).astype(np.uint64),
+        np.where(solved, 0, gap).astype(np.int64),
+    )

@@ -1,0 +1,109 @@
+"""Evolving one level: :func:`evolve_level`, the entry point of the runner and the API.
+
+It seeds the first population by search when ``hybrid.enabled`` asks, runs the generational
+loop (:class:`evosoko.evolve.engine.Engine`) or, with several islands, the island model
+(:class:`evosoko.evolve.islands.IslandModel`), shortens a solution when
+``output.optimize_seconds`` asks, and reports the level's start and end to the callbacks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from evosoko.budget import Budget
+from evosoko.config import Config
+from evosoko.errors import EvosokoError
+from evosoko.evolve.callbacks import Callback, Callbacks, FunctionCallback
+from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND
+from evosoko.evolve.engine import Engine
+from evosoko.evolve.evaluation import Evaluator
+from evosoko.evolve.islands import IslandModel
+from evosoko.result import GenerationStats, Result
+from evosoko.sokoban.level import Level
+
+__all__ = ["evolve_level"]
+
+
+def evolve_level(
+    level: Level,
+    config: Config,
+    *,
+    evaluator: Evaluator,
+    seed: int | None = None,
+    budget: Budget | None = None,
+    callbacks: Iterable[Callback] = (),
+    on_generation: Callable[[GenerationStats], None] | None = None,
+    on_checkpoint: Callable[[dict[str, Any]], None] | None = None,
+    resume_state: dict[str, Any] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Result:
+    """Evolve genomes for ``level`` as ``config`` says; the runner's entry point.
+
+    ``evaluator``: from :func:`evosoko.evolve.backends.make_evaluator` for this level.
+    ``seed``: the seed of this level's generator (default ``run.seed``); ``budget``: the limits
+    (default ``run.budget``). ``callbacks`` (:class:`~evosoko.evolve.callbacks.Callback`) see the
+    level start and end, every generation (and the start, generation 0) and every checkpoint:
+    JSON-able data taken every ``output.checkpoint_every`` generations and when stopped by
+    ``should_stop``; pass it back as ``resume_state`` to continue exactly where it was taken.
+    ``on_generation(stats)`` and ``on_checkpoint(state)`` are shorthands for such callbacks.
+    With ``hybrid.enabled`` the first population is seeded by a bounded search (not when
+    resuming). With ``output.optimize_seconds`` a solution is shortened before it is returned.
+    """
+    if level.pairing is not None:
+        from evosoko.evolve.given_holes import given_holes_config
+
+        config = given_holes_config(level, config)
+    hooks = Callbacks([*callbacks, FunctionCallback(on_generation, on_checkpoint)])
+    initial: list[list[int]] = []
+    improve = None
+    if config.hybrid.enabled:
+        from evosoko.evolve.hybrid import memetic_improver, search_seeds
+
+        if resume_state is None:
+            initial = search_seeds(level, config)
+        if config.hybrid.memetic_every and config.ga.islands.count == 1:
+            improve = memetic_improver(level, config)  # islands make their own
+    _check_population_kind(resume_state, config)
+    hooks.on_level_start(level)
+    common: dict[str, Any] = {
+        "seed": seed,
+        "budget": budget,
+        "initial_genomes": initial,
+        "callbacks": [hooks],
+        "should_stop": should_stop,
+        "resume_state": resume_state,
+    }
+    if config.ga.islands.count > 1:
+        result = IslandModel(level, config, evaluator, **common).run()
+    else:
+        result = Engine(level, config, evaluator, improve=improve, **common).run()
+    if config.output.optimize_seconds and result.solved:
+        from evosoko.evolve.shortening import shortened
+
+        result = shortened(level, result, config.output.optimize_seconds)
+    # the level of this process (a worker's copy has no file position) and seconds as files
+    # keep them
+    result = dataclasses.replace(
+        result, level=level, index=level.index, seconds=round(result.seconds, 3)
+    )
+    hooks.on_level_end(result)
+    return result
+
+
+def _check_population_kind(resume_state: dict[str, Any] | None, config: Config) -> None:
+    """A checkpoint of islands resumes islands; one of a single population, one population."""
+    if resume_state is None:
+        return
+    held_islands = resume_state.get("kind") == ISLANDS_CHECKPOINT_KIND
+    if held_islands != (config.ga.islands.count > 1):
+        held = (
+            f"{len(resume_state.get('islands', []))} islands"
+            if "islands" in resume_state
+            else "one population"
+        )
+        raise EvosokoError(
+            f"the checkpoint holds {held}; "
+            f"the configuration has {config.ga.islands.count} island(s)"
+        )
