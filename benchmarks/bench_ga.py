@@ -305,7 +305,7 @@ def run_speedup(encoding: str, level: Level, args) -> dict:
         for _ in range(args.repeats):
             for backend, evaluator in evaluators.items():
                 seconds, outcome = best_time(
-                    lambda: evolve_level(level, configs[backend], evaluator=evaluator), 1
+                    lambda b=backend, e=evaluator: evolve_level(level, configs[b], evaluator=e), 1
                 )
                 timings[backend] = min(timings[backend], seconds)
                 outcomes[backend] = (outcome.best_genes, outcome.evaluations, outcome.generations)

@@ -149,8 +149,10 @@ def evolve(
     single = isinstance(levels, Level)
     if isinstance(levels, (str, PathLike)):
         chosen = load_levels(levels)
+    elif isinstance(levels, Level):
+        chosen = [levels]
     else:
-        chosen = [levels] if single else list(levels)  # type: ignore[list-item]
+        chosen = list(levels)
     callbacks = list(callbacks)
     warm_up_config(config)  # compiled before any level's clock starts
     results = []
@@ -344,7 +346,7 @@ def sweep(
     *,
     overrides: Sequence[str] = (),
     out: StrPath | None = None,
-    progress: Callable[[int, int, dict | None], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
     strict: bool = False,
 ) -> SweepOutcome:
     """Tune GA parameters as ``evosoko sweep`` does (grid, random or Optuna search) into a

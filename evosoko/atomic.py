@@ -52,9 +52,11 @@ def write_text_atomic(
     path: str | os.PathLike, text: str, error: type[EvosokoError] = WriteFailed
 ) -> None:
     """Write ``text`` (UTF-8, LF line endings) to ``path`` atomically."""
-    with atomic_path(path, error) as temporary:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as file:
-            _write_synced(file, text)
+    with (
+        atomic_path(path, error) as temporary,
+        open(temporary, "w", encoding="utf-8", newline="\n") as file,
+    ):
+        _write_synced(file, text)
 
 
 def _write_synced(file, data) -> None:

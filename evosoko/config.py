@@ -17,8 +17,8 @@ is unset by leaving it out, or by writing the string ``"none"`` (``--set run.bud
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from pathlib import Path
+from collections.abc import Mapping, Sequence
+from os import PathLike
 from typing import Any, ClassVar, Literal
 
 from pydantic import (
@@ -653,9 +653,7 @@ class Config(_Section):
         return dump_config(self)
 
 
-def load_config(
-    path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
-) -> Config:
+def load_config(path: str | PathLike[str] | None = None, overrides: Sequence[str] = ()) -> Config:
     """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate.
 
     Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an

@@ -21,7 +21,8 @@ import difflib
 import re
 import tomllib
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from os import PathLike
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -48,8 +49,8 @@ ConfigModel = TypeVar("ConfigModel", bound=BaseModel)
 
 def load_config_model(
     model: type[ConfigModel],
-    path: str | Path | None = None,
-    overrides: list[str] | tuple[str, ...] = (),
+    path: str | PathLike[str] | None = None,
+    overrides: Sequence[str] = (),
 ) -> ConfigModel:
     """Read ``path`` (TOML; None: all defaults), apply ``KEY=VALUE`` overrides, validate as
     ``model`` (:func:`evosoko.config.load_config` with the run configuration's model).
@@ -57,7 +58,8 @@ def load_config_model(
     Raises :class:`ConfigError` with file and line for a missing file, a TOML syntax error, an
     unknown key (with the closest valid key suggested) or a value of the wrong type.
     """
-    text, data = "", {}
+    text = ""
+    data: dict[str, Any] = {}
     source = str(path) if path is not None else None
     if path is not None:
         text, data = read_toml(Path(path))
@@ -80,6 +82,7 @@ def set_key(config: ConfigModel, key: str | Mapping[str, Any], value: Any) -> Co
     (:meth:`Config.set`): one ``key`` and its ``value``, one ``"KEY=VALUE"`` (``value``
     :data:`~evosoko.config.UNSET`), or a mapping of keys to values, all set before one
     validation (for keys that must change together)."""
+    changes: list[tuple[str | tuple[str, ...], Any, str]]
     if isinstance(key, Mapping):
         changes = [(k, v, f"{k}={v!r}") for k, v in key.items()]
     elif value is UNSET:
@@ -87,7 +90,7 @@ def set_key(config: ConfigModel, key: str | Mapping[str, Any], value: Any) -> Co
     else:
         changes = [(key, value, f"{key}={value!r}")]
     data = _plain(config)
-    override_keys = []
+    override_keys: list[tuple[str, ...]] = []
     for name, new, override in changes:
         keys = parse_override(f"{name}=0")[0] if isinstance(name, str) else tuple(name)
         assign_override(data, keys, new, override)
@@ -311,11 +314,12 @@ def _resolve_levels(config: Any, config_dir: Path) -> Any:
 def _plain(model: BaseModel) -> dict:
     """A model as TOML-ready data: an unset value is left out when that is its default and
     written as ``"none"`` otherwise, so the text loads back to an equal model."""
-    data = {}
+    data: dict[str, Any] = {}
     for name, field in type(model).model_fields.items():
         value = getattr(model, name)
         default = field.get_default(call_default_factory=True)
-        if (field.json_schema_extra or {}).get("omit_default") and value == default:
+        extra = field.json_schema_extra
+        if isinstance(extra, dict) and extra.get("omit_default") and value == default:
             continue
         if isinstance(value, BaseModel):
             data[name] = _plain(value)
@@ -353,14 +357,14 @@ Model = TypeVar("Model", bound=BaseModel)
 
 
 def load_model(
-    model: type[Model], path: str | Path, overrides: list[str] | tuple[str, ...] = ()
+    model: type[Model], path: str | PathLike[str], overrides: Sequence[str] = ()
 ) -> tuple[Model, str]:
     """Read TOML ``path``, apply overrides, validate as ``model``; returns it and the file text.
 
     Raises :class:`ConfigError` with the file and line of the problem (or ``--set``).
     """
     text, data = read_toml(Path(path))
-    override_keys = []
+    override_keys: list[tuple[str, ...]] = []
     for override in overrides:
         keys, value = parse_override(override)
         assign_override(data, keys, value, override)
@@ -376,7 +380,7 @@ def validation_error(
     error: ValidationError,
     text: str,
     source: str,
-    override_keys: list[tuple[str, ...]] = (),
+    override_keys: Sequence[tuple[str, ...]] = (),
 ) -> ConfigError:
     """The first problem of ``error`` as a :class:`ConfigError` at its file line."""
     problems = error.errors()

@@ -20,6 +20,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.json_schema import JsonDict
 from pydantic_core import PydanticCustomError
 
 _NONE_WORDS = frozenset({"none", "null"})
@@ -38,7 +39,7 @@ def _none_word(value: Any) -> Any:
     return value
 
 
-OMIT_DEFAULT = {"omit_default": True}
+OMIT_DEFAULT: JsonDict = {"omit_default": True}
 """``json_schema_extra`` of keys added after configurations were first written: a dump leaves
 them out while they hold their default, so older resolved configurations (and the digests of
 experiment jobs made from them) stay as they were."""
@@ -94,10 +95,11 @@ class _PartTable(_Section):
     @property
     def operator(self) -> Any:
         """The part this table names (an :class:`~evosoko.evolve.registry.Operator`)."""
-        if self._operator is None and getattr(self, "kind", None) is not None:
+        kind = getattr(self, "kind", None)  # declared by each kind of part table
+        if self._operator is None and kind is not None:
             from evosoko.evolve.registry import registry_of
 
-            self._operator = registry_of(self.part).get(self.kind)
+            self._operator = registry_of(self.part).get(kind)
         return self._operator
 
     @property

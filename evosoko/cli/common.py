@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -62,7 +62,7 @@ def reports_errors(command: Command) -> Command:
     return wrapper  # type: ignore[return-value]
 
 
-def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     """Print ``error: message`` on stderr and exit with ``code``."""
     stderr.print(f"error: {plain(message)}", markup=False)
     raise typer.Exit(code)

@@ -207,13 +207,15 @@ def verify_command(
     levels, chosen = read_and_select(file, format, level_ids, strict)
     if solution is not None:
         entries = [SolutionEntry(level, solution, "--solution", None) for level in chosen]
-    else:
+    elif solutions is not None:
         entries = api.stored_solutions(levels, solutions)
         if level_ids:
             wanted = {id(level) for level in chosen}
             entries = [entry for entry in entries if id(entry.level) in wanted]
         if not entries:
             fail(f"{solutions}: no solution for the chosen levels")
+    else:  # neither: refused above
+        fail("give exactly one of --solution and --solutions")
     all_good = True
     for entry in entries:
         all_good &= _report_verification(entry, json_output)

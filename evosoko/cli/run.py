@@ -53,13 +53,13 @@ def run_command(
 
     if resume is not None and (config is not None or overrides):
         fail("--resume continues a run with its saved configuration: give no CONFIG or --set")
-    if resume is None and config is None:
-        fail("give a configuration file (e.g. configs/default.toml) or --resume RUN_DIR")
     progress = make_progress(quiet=quiet or json_output)
     if resume is not None:
         report = api.resume(resume, progress=progress, strict=strict)
-    else:
+    elif config is not None:
         report = api.run(config, overrides=overrides or [], progress=progress, strict=strict)
+    else:
+        fail("give a configuration file (e.g. configs/default.toml) or --resume RUN_DIR")
     if json_output:
         print_json(report.json_summary())
     elif quiet:  # the one line a script needs: where the run is

@@ -84,14 +84,19 @@ def solve_command(
         guide_network(str(model))  # a bad file fails before any search
     with compile_notice():
         warm_up([algo] if algo in ALGORITHMS else [])
-    limits = {
-        "seconds": time_limit,
-        "nodes": node_limit,
-        "heuristic": heuristic,
-        "weight": weight,
-        "model": model,
-    }
-    outcomes = (api.solve(level, algo, seed=seed, **limits) for level in chosen)
+    outcomes = (
+        api.solve(
+            level,
+            algo,
+            seconds=time_limit,
+            nodes=node_limit,
+            heuristic=heuristic,
+            weight=weight,
+            model=model,
+            seed=seed,
+        )
+        for level in chosen
+    )
     table = Table(title=plain_text(f"{file} — {algo}"))
     table.add_column("level", no_wrap=True)
     table.add_column("status", no_wrap=True)

@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from evosoko.evolve.backends import make_evaluator
     from evosoko.evolve.callbacks import Callback, Generation
     from evosoko.evolve.engine import STOP_REASONS, Engine
-    from evosoko.evolve.runner import evolve_level
     from evosoko.evolve.evaluation import Evaluator
     from evosoko.evolve.fitness import Evaluation
+    from evosoko.evolve.runner import evolve_level
     from evosoko.result import GenerationStats, HallOfFameEntry, Result
 
 _NAMES = {

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Any
 
 from evosoko.evolve import operators, selection, survival
@@ -51,9 +51,23 @@ def _builtin(registry: Registry, name: str, **options: Any) -> Callable:
 
 
 # ---- mutation ---------------------------------------------------------------------------------
+@dataclass(slots=True)
+class _MutationRates:
+    """The parameters of the standard mutation, as :func:`operators.mutate` reads them."""
+
+    replace_rate: float
+    insert_rate: float
+    delete_rate: float
+    duplication: float
+    inversion: float
+    block_size: int
+    tail_regrowth: float
+    tail_genes: int | None
+
+
 @_builtin(mutations, "standard")
 def standard_mutation(
-    genome: list[int],
+    genome: operators.Genome,
     rng: random.Random,
     gene_range: int,
     min_length: int,
@@ -67,10 +81,10 @@ def standard_mutation(
     block_size: int,
     tail_regrowth: float,
     tail_genes: int | None,
-) -> tuple[list[int]]:
+) -> tuple[operators.Genome]:
     """Tail regrowth, block duplication and inversion (each with its chance), then per-gene
     deletion, insertion and replacement (:func:`evosoko.evolve.operators.mutate`)."""
-    rates = SimpleNamespace(
+    rates = _MutationRates(
         replace_rate=replace_rate,
         insert_rate=insert_rate,
         delete_rate=delete_rate,

@@ -111,6 +111,8 @@ def evaluate_batch(
 ) -> tuple[np.ndarray, ...]:
     """Task: score a packed batch with the level of the plugin called ``plugin_name``."""
     plugin = get_worker().plugins[plugin_name]
+    if not isinstance(plugin, LevelPlugin):
+        raise TypeError(f"worker plugin {plugin_name!r} is not a LevelPlugin")
     return plugin.evaluate(genes, lengths)
 
 

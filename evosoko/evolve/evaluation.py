@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -45,6 +45,10 @@ from evosoko.parallel.packing import pack_genomes
 from evosoko.parallel.worker_lifetime import exit_with_parent
 from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
+
+if TYPE_CHECKING:
+    from multiprocessing.queues import Queue
+    from multiprocessing.synchronize import Barrier
 
 log = logging.getLogger(__name__)
 
@@ -256,7 +260,7 @@ class ProcessPool:
         self._log_setup = _WorkerLogging(self._context.get_start_method())
         self._crash_marker = crash_marker
         self._warm_up = warm_up
-        self._barrier = None
+        self._barrier: Barrier | None = None
         self._executor = self._new_executor()
 
     def evaluator(
@@ -367,11 +371,11 @@ class ProcessEvaluator:
         for args in calls:
             queue.submit(count, *args)
             count += 1
-        results: list = [None] * count
+        by_key: dict[Hashable, object] = {}
         for _ in range(count):
-            index, result = queue.next_result()
-            results[index] = result
-        return results
+            key, result = queue.next_result()
+            by_key[key] = result
+        return [by_key[index] for index in range(count)]
 
     def _submit(self, task: Callable, args: tuple) -> Future | None:
         """Start ``task(*args)`` on the pool; None when the pool is already broken."""
@@ -475,7 +479,7 @@ class _WorkerLogging:
 
     def __init__(self, start_method: str) -> None:
         self._start_method = start_method
-        self.queue = None
+        self.queue: Queue | None = None
         self._listener: logging.handlers.QueueListener | None = None
         self._wrapped = False
         self._start()

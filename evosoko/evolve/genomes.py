@@ -72,9 +72,10 @@ def decode(
         from evosoko.evolve.given_holes import decode_holes
 
         gene_range(encoding)  # raises for an unknown encoding
-        lurd, board = decode_holes(level, encoding, genome, stop_on_deadlock)
+        lurd, holes_board = decode_holes(level, encoding, genome, stop_on_deadlock)
+        played: Board = holes_board  # its HolesState stands in for a State (see HolesBoard)
         pushes = sum(1 for letter in lurd if letter.isupper())
-        return Decoded(lurd, len(lurd), pushes, board.is_solved(), board.state())
+        return Decoded(lurd, len(lurd), pushes, played.is_solved(), played.state())
     board = Board(level)
     letters: list[str] = []
     if encoding == "moves":

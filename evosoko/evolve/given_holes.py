@@ -175,7 +175,24 @@ def _replay(tables, encoding, genes, lengths, stop_on_deadlock, record) -> Holes
     return result
 
 
-def _kernel_tables(tables: HolesTables) -> tuple:
+KernelTables = tuple[
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.int64,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    tuple,
+]
+"""The leading arguments of the replay kernel, in its order (the freeze scratch last)."""
+
+
+def _kernel_tables(tables: HolesTables) -> KernelTables:
     return (
         tables.floor,
         tables.dead,

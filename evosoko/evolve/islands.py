@@ -330,7 +330,10 @@ class IslandModel:
         sendable = [m for m in report.state["population"] if position_of(m) not in lost]
         island.outbox[epoch] = best_distinct(sendable, self.config.ga.islands.migrants, self._rank)
         if report.result.solved:
-            self._solves.append((report.result.generations, index, report.result))
+            generations = report.result.generations
+            if generations is None:  # an engine's result always counts its generations
+                raise RuntimeError(f"island {index} reported a solve without its generation")
+            self._solves.append((generations, index, report.result))
             self._solve_epoch = min(epoch, self._solve_epoch or epoch)
         self._forget_delivered()
         if self._solve_epoch is None:

@@ -12,12 +12,23 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import MutableSequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from evosoko.config import MutationConfig
+from typing import Protocol
 
 Genome = MutableSequence[int]
+
+
+class MutationRates(Protocol):
+    """What :func:`mutate` reads: a :class:`~evosoko.config.MutationConfig`, or the rates
+    the built-in mutation is given."""
+
+    replace_rate: float
+    insert_rate: float
+    delete_rate: float
+    duplication: float
+    inversion: float
+    block_size: int
+    tail_regrowth: float
+    tail_genes: int | None
 
 
 # ---- mutation ---------------------------------------------------------------------------------
@@ -134,7 +145,7 @@ def grow(
 def mutate(
     genome: Genome,
     rng: random.Random,
-    config: MutationConfig,
+    config: MutationRates,
     gene_range: int,
     min_length: int,
     max_length: int,

@@ -194,7 +194,7 @@ class _Start(NamedTuple):
     distance: int
     on_goals: int
     box_hash: np.uint64
-    count: int  # candidate pushes (when the start is not solved nor lost)
+    candidates: int  # candidate pushes (when the start is not solved nor lost)
     smallest: int  # normalized player
     out_box: np.ndarray
     out_direction: np.ndarray
@@ -214,7 +214,7 @@ class _Positions(NamedTuple):
     boxes: np.ndarray  # int64[slots, boxes]: sorted
     player: np.ndarray  # int64[slots]
     distance: np.ndarray  # int64[slots]
-    count: np.ndarray  # int64[slots]: candidate pushes
+    candidates: np.ndarray  # int64[slots]: candidate pushes
     smallest: np.ndarray  # int64[slots]: the normalized player
     out_box: np.ndarray  # int64[slots, 4 * boxes]: the candidates
     out_direction: np.ndarray  # int64[slots, 4 * boxes]
@@ -337,7 +337,7 @@ def _replay_one(
         positions.boxes,
         positions.player,
         positions.distance,
-        positions.count,
+        positions.candidates,
         positions.smallest,
     )
     known_out_box, known_out_direction = positions.out_box, positions.out_direction
@@ -361,7 +361,7 @@ def _replay_one(
     known = -1  # the slot of ``positions`` that holds the position as it stands
     while not solved and steps < length and frozen_count >= 0:
         if steps == 0:
-            count, smallest = start.count, start.smallest
+            count, smallest = start.candidates, start.smallest
             out_box, out_direction = start.out_box, start.out_direction
         elif known >= 0:
             count, smallest = known_count[known], known_smallest[known]

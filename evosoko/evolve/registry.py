@@ -282,7 +282,8 @@ def _signature(
         p.kind is p.VAR_POSITIONAL for p in signature.parameters.values()
     ):
         raise TypeError(f"{name}: expected leading parameters {', '.join(leading)}")
-    wants, fields = set(), {}
+    wants: set[str] = set()
+    fields: dict[str, Any] = {}  # name -> (annotation, default): create_model's field keywords
     for index, parameter in enumerate(signature.parameters.values()):
         if index < len(leading) or parameter.kind in (
             parameter.VAR_POSITIONAL,

@@ -42,10 +42,10 @@ class Scorer:
                 missing[key] = evaluation
                 self.cache.put(key, evaluation)
         for individual, key, cached in zip(todo, keys, found):
-            evaluation = cached if cached is not None else missing[key]
-            assert evaluation is not None
-            if evaluation.keep < len(individual):  # genes that are never scored
-                del individual[max(evaluation.keep, self.min_length) :]
-                self.cache.put(tuple(individual), evaluation)
-            self.individuals.assign(individual, evaluation)
+            scored = cached if cached is not None else missing[key]
+            assert scored is not None
+            if scored.keep < len(individual):  # genes that are never scored
+                del individual[max(scored.keep, self.min_length) :]
+                self.cache.put(tuple(individual), scored)
+            self.individuals.assign(individual, scored)
         return len(todo)

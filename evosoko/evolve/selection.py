@@ -72,11 +72,12 @@ def best_distinct(
     if identity is None:
         return ranked[:count]
     seen: set[int] = set(taken)
-    distinct, repeats = [], []
+    distinct: list = []
+    repeats: list = []
     for individual in ranked:
-        key = identity(individual)
-        (repeats if key in seen else distinct).append(individual)
-        seen.add(key)
+        found = identity(individual)
+        (repeats if found in seen else distinct).append(individual)
+        seen.add(found)
     return (distinct + repeats)[:count]
 
 
@@ -88,7 +89,8 @@ def sel_nsga2(individuals: Sequence, count: int, identity: Callable[[object], in
     if identity is None:
         return tools.selNSGA2(list(individuals), count)
     seen: set[int] = set()
-    distinct, repeats = [], []
+    distinct: list = []
+    repeats: list = []
     for individual in individuals:
         key = identity(individual)
         (repeats if key in seen else distinct).append(individual)

@@ -16,6 +16,8 @@ def shortened(level: Level, result: Result, seconds: float) -> Result:
     """
     from evosoko.optimize import optimize_solution
 
+    if result.solution is None:
+        raise ValueError("only a solved level's solution can be shortened")
     best = optimize_solution(level, result.solution, "moves", seconds).best
     played = result.best
     if played is not None:  # the contract: a solved level's best individual plays its solution

@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,7 @@ ProgressCallback = Callable[[int, int, dict | None], None]
 
 
 def compare_folder(
-    config: CompareConfig, out: str | Path | None, parent: str | Path = "runs"
+    config: CompareConfig, out: str | PathLike[str] | None, parent: str | Path = "runs"
 ) -> Path:
     """``out`` if given, else a new folder under ``parent`` named like a run's."""
     return output_folder(config.compare.name, out, parent)

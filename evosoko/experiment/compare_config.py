@@ -9,6 +9,8 @@ preset (``kind = "ga"``: a run configuration file and ``set`` overrides) or a cl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from os import PathLike
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -174,9 +176,7 @@ class CompareConfig(Section):
         return self
 
 
-def load_compare_config(
-    path: str | Path, overrides: list[str] | tuple[str, ...] = ()
-) -> CompareConfig:
+def load_compare_config(path: str | PathLike[str], overrides: Sequence[str] = ()) -> CompareConfig:
     """Read and validate a comparison file; relative paths in it become absolute."""
     config, text = load_model(CompareConfig, path, overrides)
     base = Path(path).parent

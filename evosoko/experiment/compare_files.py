@@ -131,11 +131,11 @@ def summary_markdown(
             ert_units += _bracket(ci.ert_units)
         lines.append(
             f"| {s.solver} | {s.runs} | {s.solved} "
-            f"| {100 * s.solve_rate:.0f}%{_bracket(ci and ci.solve_rate, percent=True)} "
-            f"| {_number(s.median_seconds, 3)}{_bracket(ci and ci.median_seconds, 3)} "
-            f"| {_number(s.ert_seconds, 3)}{_bracket(ci and ci.ert_seconds, 3)} | {ert_units} "
-            f"| {_number(s.median_moves)}{_bracket(ci and ci.median_moves)} "
-            f"| {_number(s.median_pushes)}{_bracket(ci and ci.median_pushes)} |"
+            f"| {100 * s.solve_rate:.0f}%{_bracket(ci.solve_rate if ci else None, percent=True)} "
+            f"| {_number(s.median_seconds, 3)}{_bracket(ci.median_seconds if ci else None, 3)} "
+            f"| {_number(s.ert_seconds, 3)}{_bracket(ci.ert_seconds if ci else None, 3)} | {ert_units} "
+            f"| {_number(s.median_moves)}{_bracket(ci.median_moves if ci else None)} "
+            f"| {_number(s.median_pushes)}{_bracket(ci.median_pushes if ci else None)} |"
         )
     lines += [
         "",

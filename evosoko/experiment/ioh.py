@@ -37,6 +37,7 @@ import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -262,7 +263,7 @@ def write_comparison_ioh(out: Path, config, rows: Sequence[dict], levels: dict[i
     write_ioh(out, rows, dimensions, algorithms=labels, info=comparison_info(config))
 
 
-def export_folder(folder: str | Path, out: str | Path | None = None) -> Path:
+def export_folder(folder: str | PathLike[str], out: str | PathLike[str] | None = None) -> Path:
     """Export a comparison or sweep folder to IOHprofiler data in ``out`` (default
     ``folder/ioh``); its level file is read again for the levels' box counts. Returns ``out``."""
     from evosoko.experiment.compare_config import load_compare_config

@@ -16,6 +16,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -45,8 +46,7 @@ class JobProgress:
     def __init__(self, mode: str, stream: IO[str]) -> None:
         self.mode = mode
         self.stream = stream
-        self._bar: Progress | None = None
-        self._task = None
+        self._bar: tuple[Progress, TaskID] | None = None  # the bar and its one task
 
     def __call__(self, done: int, total: int, detail: Any = None) -> None:
         if self.mode == "quiet":
@@ -60,7 +60,7 @@ class JobProgress:
                 print(f"[{done}/{total}] done before: resuming", file=self.stream, flush=True)
             return
         if self._bar is None:
-            self._bar = Progress(
+            bar = Progress(
                 TextColumn("jobs"),
                 BarColumn(),
                 MofNCompleteColumn(),
@@ -70,15 +70,16 @@ class JobProgress:
                 TextColumn("{task.fields[detail]}", markup=False),  # titles are not markup
                 console=Console(file=self.stream, emoji=False),
             )
-            self._bar.start()
-            self._task = self._bar.add_task("jobs", total=total, completed=done, detail="")
+            bar.start()
+            self._bar = bar, bar.add_task("jobs", total=total, completed=done, detail="")
+        bar, task = self._bar
         detail_text = plain(describe_job(detail))[:60]
-        self._bar.update(self._task, total=total, completed=done, detail=detail_text)
+        bar.update(task, total=total, completed=done, detail=detail_text)
 
     def close(self) -> None:
         """Stop drawing (idempotent)."""
         if self._bar is not None:
-            self._bar.stop()
+            self._bar[0].stop()
             self._bar = None
 
 

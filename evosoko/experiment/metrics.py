@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,7 +110,7 @@ class SolverSummary:
 def summarise(
     rows: Sequence[dict],
     seconds_budget: float,
-    unit_budgets: dict[str, float | None],
+    unit_budgets: Mapping[str, float | None],
 ) -> list[SolverSummary]:
     """Per solver (in order of first appearance) summaries of comparison rows.
 

@@ -161,6 +161,14 @@ def result_from_entry(data: dict[str, Any]) -> Result:
     )
 
 
+def run_index(result: Result) -> int:
+    """The level index of a run's result: a run numbers every level it finishes (1-based in
+    its file), so a result without one is a bug, not a property of the level."""
+    if result.index is None:
+        raise ValueError(f"the result of level {result.level_name!r} has no index")
+    return result.index
+
+
 def result_row(result: Result) -> dict[str, str]:
     """The ``results.csv`` row of a level (the solution itself goes to ``solutions.sok``)."""
     best = result.best

@@ -30,6 +30,7 @@ import time
 import tomllib
 import warnings
 from collections.abc import Callable, Sequence
+from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +87,7 @@ def board_pairs(level: Level) -> dict:
     return {"pairs": [list(pair) for pair in zip(level.pairing.boxes, level.pairing.holes)]}
 
 
-def report_data(folder: str | Path) -> dict[str, Any]:
+def report_data(folder: str | PathLike[str]) -> dict[str, Any]:
     """Everything the page shows, as JSON-ready data (what :func:`build_report` embeds)."""
     path = Path(folder)
     kind = folder_kind(path)
@@ -107,14 +108,14 @@ def report_data(folder: str | Path) -> dict[str, Any]:
     return data
 
 
-def build_report(folder: str | Path) -> str:
+def build_report(folder: str | PathLike[str]) -> str:
     """The report page of ``folder`` as one HTML string."""
     from evosoko.experiment.report_html import render_page
 
     return render_page(report_data(folder))
 
 
-def write_report(folder: str | Path) -> Path:
+def write_report(folder: str | PathLike[str]) -> Path:
     """Write ``report.html`` into ``folder`` (atomically) and return its path."""
     path = Path(folder) / REPORT_FILE
     write_text_atomic(path, build_report(folder))
@@ -337,7 +338,7 @@ def _quietly(function: Callable, *args: Any) -> Any:
         return function(*args)
 
 
-def _run_curves(path: Path) -> dict[int, dict[str, list]]:
+def _run_curves(path: Path) -> dict[int, dict[str, list[float | None] | int]]:
     """Per level: generation, evaluations, best so far, best, mean and std of the distance,
     at most :data:`MAX_CURVE_POINTS` points (buckets of generations when there are more)."""
     if not path.is_file():
@@ -356,13 +357,13 @@ def _run_curves(path: Path) -> dict[int, dict[str, list]]:
     return {index: _curve(points) for index, points in columns.items()}
 
 
-def _curve(points: list[tuple[float, ...]]) -> dict[str, list]:
+def _curve(points: list[tuple[float, ...]]) -> dict[str, list[float | None] | int]:
     best_so_far, running = [], math.inf
     for point in points:
         running = min(running, point[2])
         best_so_far.append(running)
     size = max(1, math.ceil(len(points) / MAX_CURVE_POINTS))
-    curve: dict[str, list] = {k: [] for k in ("g", "e", "bsf", "best", "mean", "std")}
+    curve: dict[str, list[float | None]] = {k: [] for k in ("g", "e", "bsf", "best", "mean", "std")}
     for start in range(0, len(points), size):
         bucket = points[start : start + size]
         last = bucket[-1]
@@ -372,8 +373,7 @@ def _curve(points: list[tuple[float, ...]]) -> dict[str, list]:
         curve["best"].append(_compact(min(point[2] for point in bucket)))
         curve["mean"].append(_compact(sum(point[3] for point in bucket) / len(bucket)))
         curve["std"].append(_compact(sum(point[4] for point in bucket) / len(bucket)))
-    curve["bucket"] = size
-    return curve
+    return {**curve, "bucket": size}
 
 
 # ---- comparisons --------------------------------------------------------------------------------
@@ -396,7 +396,7 @@ def _compare_data(folder: Path) -> dict[str, Any]:
         level_error = None
     except EvosokoError as error:
         entries, level_error = [], str(error)
-    levels = [
+    levels: list[dict[str, Any]] = [
         {
             "index": entry.index,
             "name": entry.level.name,

@@ -38,7 +38,12 @@ from evosoko.evolve.checkpoint import (
 from evosoko.evolve.engine import STOP_REASONS
 from evosoko.evolve.genomes import gene_range
 from evosoko.evolve.islands import streamed_from_json
-from evosoko.experiment.records import METRICS_COLUMNS, SUMMARY_KEYS, result_from_entry
+from evosoko.experiment.records import (
+    METRICS_COLUMNS,
+    SUMMARY_KEYS,
+    result_from_entry,
+    run_index,
+)
 from evosoko.experiment.runfolder import METRICS_FILE, SUMMARY_FILE, RunFolder
 from evosoko.result import Result
 from evosoko.sokoban.level import UNREACHABLE, Level
@@ -77,11 +82,14 @@ def check_resume(
         )
     done = {result.index for result in finished}
     current = next((level for level in levels if _index(level) not in done), None)
-    checkpoint = None if current is None else folder.load_checkpoint(_index(current))
-    if checkpoint is not None:
-        path = str(folder.checkpoint_path(_index(current)))
-        check_checkpoint(checkpoint, config, current.name, path)
-    position = None if checkpoint is None else (_index(current), int(checkpoint["generation"]))
+    checkpoint = None
+    position = None
+    if current is not None:
+        checkpoint = folder.load_checkpoint(_index(current))
+        if checkpoint is not None:
+            path = str(folder.checkpoint_path(_index(current)))
+            check_checkpoint(checkpoint, config, current.name, path)
+            position = (_index(current), int(checkpoint["generation"]))
     rows = read_metrics_rows(folder.file(METRICS_FILE), {_index(level) for level in levels})
     _check_rows_cover(rows, finished, current, checkpoint, config, folder)
     return ResumePoint(finished, current, checkpoint, position)
@@ -281,7 +289,7 @@ def _check_rows_cover(
     path = str(folder.file(METRICS_FILE))
     single = config.ga.islands.count == 1
     for result in finished:
-        level_rows = rows.get(result.index, [])
+        level_rows = rows.get(run_index(result), [])
         if not level_rows:
             raise EvosokoError(
                 f"no rows for the finished level {result.index} ({result.level_name}): the file "

@@ -25,8 +25,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
+from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evosoko.budget import Budget
 from evosoko.config import Config, dump_config, load_config
@@ -42,6 +43,7 @@ from evosoko.experiment.progress import NoProgress, RunProgress
 from evosoko.experiment.records import (
     SUMMARY_KEYS,
     result_from_entry,
+    run_index,
     stats_from_row,
     summary_entry,
 )
@@ -60,6 +62,10 @@ from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.result import History, Result
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
+
+if TYPE_CHECKING:
+    from evosoko.evolve.dask_evaluation import DaskPool
+    from evosoko.evolve.evaluation import ProcessPool
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +107,7 @@ class RunReport:
         }
 
 
-def read_run(run_dir: str | Path) -> RunReport:
+def read_run(run_dir: str | PathLike[str]) -> RunReport:
     """A run folder as it stands, read only: its status, a result per finished level with its
     history (from ``metrics.csv``) and, when the level file is still there, its level."""
     folder = RunFolder(Path(run_dir))
@@ -116,7 +122,9 @@ def read_run(run_dir: str | Path) -> RunReport:
     levels = _quietly_read_levels(load_config(folder.file(CONFIG_FILE)))
     results = [
         dataclasses.replace(
-            result, history=histories.get(result.index, History()), level=levels.get(result.index)
+            result,
+            history=histories.get(run_index(result), History()),
+            level=levels.get(run_index(result)),
         )
         for result in results
     ]
@@ -226,7 +234,7 @@ def start_run(
 
 
 def resume_run(
-    run_dir: str | Path,
+    run_dir: str | PathLike[str],
     *,
     progress: RunProgress | None = None,
     interrupts: GracefulInterrupts | None = None,
@@ -262,7 +270,7 @@ def resume_run(
         except EvosokoError as error:
             _mark_failed(folder, summary, error)
             raise
-        folder.repair_metrics({result.index for result in point.finished}, point.position)
+        folder.repair_metrics({run_index(result) for result in point.finished}, point.position)
     except BaseException:
         folder.unlock()
         raise
@@ -325,7 +333,7 @@ class _Execution:
         self.results = list(finished or [])
         self.status = "running"
         self.error: str | None = None
-        self.pool = None  # the workers of the whole run (see worker_pool)
+        self.pool: ProcessPool | DaskPool | None = None  # the run's workers (see worker_pool)
 
     def run(self) -> RunReport:
         with _run_log(self.folder.file(LOG_FILE)):
@@ -472,7 +480,7 @@ class _Execution:
                 "finished": len(results),
                 "solved": solved,
                 "solve_rate": solved / len(self.levels),
-                "generations": sum(result.generations for result in results),
+                "generations": sum(result.generations or 0 for result in results),  # GA: known
                 "evaluations": sum(result.cost for result in results),
                 "seconds": round(sum(result.seconds for result in results), 3),
             },

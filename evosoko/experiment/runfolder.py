@@ -25,8 +25,9 @@ import os
 import re
 import shutil
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from evosoko.experiment.records import (
     csv_line,
     csv_text,
     result_row,
+    run_index,
 )
 from evosoko.result import Result
 from evosoko.sokoban.build import level_from_rows
@@ -65,7 +67,7 @@ def folder_name(name: str, when: datetime, short_id: str) -> str:
     return f"{when.strftime('%Y%m%dT%H%M%SZ')}_{safe}_{short_id}"
 
 
-def output_folder(name: str, out: str | Path | None, parent: str | Path = "runs") -> Path:
+def output_folder(name: str, out: str | PathLike[str] | None, parent: str | Path = "runs") -> Path:
     """``out`` if given, else a new folder path under ``parent`` named like a run's."""
     if out is not None:
         return Path(out)
@@ -125,7 +127,7 @@ class RunFolder:
         shutil.rmtree(self.path, ignore_errors=True)
 
     @staticmethod
-    def open(path: str | Path) -> RunFolder:
+    def open(path: str | PathLike[str]) -> RunFolder:
         """An existing run folder; raises :class:`EvosokoError` when it is not one."""
         folder = RunFolder(Path(path))
         if not folder.path.is_dir():
@@ -179,7 +181,7 @@ class RunFolder:
         """
         rows = [result_row(result) for result in results]
         write_text_atomic(self.file(RESULTS_FILE), csv_text(RESULT_COLUMNS, rows))
-        notes = {result.index: result_notes(result) for result in results}
+        notes = {run_index(result): result_notes(result) for result in results}
         notes = {index: found for index, found in notes.items() if found}
         write_text_atomic(self.file(SOLUTIONS_FILE), solutions_text(file_levels, notes))
 
@@ -269,7 +271,7 @@ Notes = str | Sequence[tuple[str, str]]
 
 
 def solution_collection(
-    file_levels: Sequence[Level], notes: dict[int, Notes]
+    file_levels: Sequence[Level], notes: Mapping[int, Notes]
 ) -> list[Level | InvalidLevel]:
     """The levels of ``solutions.sok``: each level with its notes (a LURD string is a
     ``Solution`` note), by file index.
@@ -296,7 +298,7 @@ def solution_collection(
     return collection
 
 
-def solutions_text(file_levels: Sequence[Level], notes: dict[int, Notes]) -> str:
+def solutions_text(file_levels: Sequence[Level], notes: Mapping[int, Notes]) -> str:
     """The text of ``solutions.sok`` (see :func:`solution_collection`)."""
     blocks = []
     for entry in solution_collection(file_levels, notes) if notes else []:

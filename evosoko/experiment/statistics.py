@@ -37,7 +37,7 @@ import hashlib
 import inspect
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -496,7 +496,7 @@ def _adjusted(tests: list[PairedTest]) -> list[PairedTest]:
 def compare_solvers(
     rows: Sequence[dict],
     seconds_budget: float,
-    unit_budgets: dict[str, float | None],
+    unit_budgets: Mapping[str, float | None],
     solvers: Sequence[str] | None = None,
 ) -> list[PairedTest]:
     """Both tests for every pair of solvers of a comparison, Holm-adjusted together.
@@ -533,7 +533,7 @@ class Uncertainty:
 def comparison_uncertainty(
     rows: Sequence[dict],
     seconds_budget: float,
-    unit_budgets: dict[str, float | None],
+    unit_budgets: Mapping[str, float | None],
     solvers: Sequence[str],
 ) -> Uncertainty:
     """Intervals for every solver's summary figures, both paired tests for every pair."""
@@ -568,7 +568,7 @@ class TieReport:
         return None if pair is None else min(test.p_adjusted for test in pair)
 
 
-def sweep_ties(best: int, rows_by_trial: dict[int, Sequence[dict]], cost: Cost) -> TieReport:
+def sweep_ties(best: int, rows_by_trial: Mapping[int, Sequence[dict]], cost: Cost) -> TieReport:
     """Test every trial against ``best`` (both tests, Holm-adjusted over all of them).
 
     As racing methods (F-race, irace) keep every candidate not significantly worse than the

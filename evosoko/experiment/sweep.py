@@ -14,6 +14,7 @@ processes may share), ``index.csv`` (one row per trial), ``results.csv`` (one ro
 from __future__ import annotations
 
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 
 from evosoko.errors import ConfigError
@@ -70,7 +71,9 @@ class SweepOutcome:
         return [trial for trial in self.trials if trial.number in numbers]
 
 
-def sweep_folder(config: SweepConfig, out: str | Path | None, parent: str | Path = "runs") -> Path:
+def sweep_folder(
+    config: SweepConfig, out: str | PathLike[str] | None, parent: str | Path = "runs"
+) -> Path:
     """``out`` if given, else a new folder under ``parent`` named like a run's."""
     return output_folder(config.sweep.name, out, parent)
 

@@ -13,6 +13,8 @@ The names of the files a sweep folder holds are here too (see :mod:`evosoko.expe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from os import PathLike
 from pathlib import Path
 from typing import Any, Literal
 
@@ -121,8 +123,17 @@ class SweepConfig(Section):
             raise ValueError(f"method {method!r} needs sweep.trials")
         return self
 
+    def grid_axes(self) -> dict[str, list[Scalar]]:
+        """The values of every parameter of a grid search (lists: grid files have no ranges)."""
+        axes = {}
+        for key, values in self.parameters.items():
+            if isinstance(values, ParameterRange):
+                raise TypeError(f"grid search needs lists of values, not ranges ({key!r})")
+            axes[key] = values
+        return axes
 
-def load_sweep_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> SweepConfig:
+
+def load_sweep_config(path: str | PathLike[str], overrides: Sequence[str] = ()) -> SweepConfig:
     """Read and validate a sweep file: parameter keys must be run-configuration keys."""
     config, text = load_model(SweepConfig, path, overrides)
     base_dir = Path(path).parent

@@ -72,9 +72,10 @@ def plan_trials(config: SweepConfig) -> list[Trial]:
     """The trials of a grid (every combination, in order) or random search (seeded draws)."""
     keys = list(config.parameters)
     if config.sweep.method == "grid":
-        axes = [config.parameters[k] for k in keys]
+        axes = config.grid_axes()
         return [
-            Trial(n, dict(zip(keys, values))) for n, values in enumerate(itertools.product(*axes))
+            Trial(n, dict(zip(keys, values)))
+            for n, values in enumerate(itertools.product(*axes.values()))
         ]
     rng = random.Random(config.sweep.sampler_seed)
     return [
@@ -136,17 +137,18 @@ def sweep_levels(config: SweepConfig, *, strict: bool = False) -> list[LevelEntr
     )
     levels = config.sweep.levels or (base.run.levels if base else None)
     if not levels:
-        source = config._source[0] if config._source else None
-        raise ConfigError("no levels: set sweep.levels or run.levels in the base", source)
+        where = config._source[0] if config._source else None
+        raise ConfigError("no levels: set sweep.levels or run.levels in the base", where)
     source: tuple[str, str | None] | None = config._source
-    keys = ("sweep", "select")
+    keys: tuple[str, ...] = ("sweep", "select")
     select = config.sweep.select
     if not select and base and not config.sweep.levels:
         select = base.run.select
-        source, keys = (config.sweep.base, None) if config.sweep.base else None, ("run", "select")
+        source = (config.sweep.base, None) if config.sweep.base else None
+        keys = ("run", "select")
     return comparison_levels(
         CompareSettings(levels=levels, select=select, first=config.sweep.first),
-        source,  # type: ignore[arg-type]
+        source,
         keys,
         strict=strict,
     )

@@ -56,6 +56,8 @@ def certify(level: Level, node_limit: int) -> Certificate | None:
     result = solve(level, CERTIFIER, node_limit=node_limit)
     if result.status != "solved":
         return None
+    if result.solution is None:
+        raise SolutionError(f"{CERTIFIER} reported the level solved without a solution")
     check = verify_solution(level, result.solution)
     if not (check.valid and check.solved):
         reason = check.error or "the boxes are not all on goals at the end"

@@ -75,7 +75,7 @@ def given_holes_candidate(
     notes = (*given_holes_notes(rows), ("Paired-By", pairing))
     level = candidate.sketch.to_level(notes=notes)
     result = solve_given_holes(level, "push-astar", node_limit=node_limit)
-    if not result.solved:
+    if not result.solved or result.solution is None:
         return None
     check = verify_solution(level, result.solution)
     if not (check.valid and check.solved):

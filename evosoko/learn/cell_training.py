@@ -76,7 +76,8 @@ def sample_picture(level: Level, tile_set: str, rng: np.random.Generator, cell: 
     cell = int(rng.integers(14, 69)) if cell is None else cell
     board = draw_board(level, state, cell, tile_set)
     margin = int(rng.integers(0, cell)) if rng.random() < 0.5 else 0
-    crop = tuple(int(v) for v in rng.integers(0, 5, size=4))
+    top, bottom, left, right = (int(v) for v in rng.integers(0, 5, size=4))
+    crop = (top, bottom, left, right)
     noise = float(rng.choice([0.0, 0.0, 3.0, 8.0]))
     image = picture(board, rng, margin, background(tile_set), crop, noise)
     grid = Grid(cell, margin - crop[2], margin - crop[0], level.width, level.height)
@@ -92,7 +93,9 @@ def training_cells(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features, class labels and picture numbers of cells cut from random pictures in every
     tile set."""
-    features, labels, pictures = [], [], []
+    features: list[np.ndarray] = []
+    labels: list[np.ndarray] = []
+    pictures: list[np.ndarray] = []
     for tile_set in tile_sets:
         for _ in range(pictures_per_set):
             level = levels[int(rng.integers(len(levels)))]

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -293,7 +294,7 @@ def build_dataset(
         for k, source in enumerate(sources)
     ]
     results = _run_tasks(tasks, workers, on_progress)
-    manifest = {
+    manifest: dict[str, Any] = {
         "format": DATA_FORMAT,
         "settings": {**dataclasses.asdict(settings), "label_algorithm": LABEL_ALGORITHM},
         "channels": list(_channels()),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -93,7 +94,7 @@ def evaluate(
     file = path if path.suffix == ".npz" else path / f"{split}.npz"
     dataset = load_dataset(file)
     probability = predict(network, dataset)
-    report = {
+    report: dict[str, Any] = {
         "model": network.source,
         "data": str(file),
         "threshold": threshold,

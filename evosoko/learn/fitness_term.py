@@ -82,7 +82,7 @@ class LearnedLostTerm:
         hashes = state_hash[rows].tolist()
         missing = sorted({h for h in hashes if h not in self.cache})
         if missing:
-            first_row = {}
+            first_row: dict[int, int] = {}
             for row, h in zip(rows.tolist(), hashes):
                 first_row.setdefault(h, row)
             chosen = np.array([first_row[h] for h in missing], dtype=np.int64)

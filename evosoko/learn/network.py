@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -251,7 +252,8 @@ def save_model(path: str | os.PathLike, architecture: Architecture, weights: dic
     """Write ``weights`` (name -> array) and the architecture to an ``.npz`` model file."""
     from evosoko.atomic import atomic_path
 
-    arrays = {
+    # savez's keyword arrays: Any, as its own allow_pickle keyword shares the namespace
+    arrays: dict[str, Any] = {
         name: np.asarray(weights[name], dtype=np.float32) for name in architecture.parameter_names()
     }
     arrays["architecture"] = np.array(json.dumps(architecture.as_json()))

@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numba
 import numpy as np
@@ -71,7 +72,8 @@ class CellClassifier:
         """Write the classifier to an ``.npz`` file (atomically)."""
         from evosoko.atomic import atomic_path
 
-        layers = {f"weight{k}": w for k, w in enumerate(self.weights)}
+        # savez's keyword arrays: Any, as its own allow_pickle keyword shares the namespace
+        layers: dict[str, Any] = {f"weight{k}": w for k, w in enumerate(self.weights)}
         layers |= {f"bias{k}": b for k, b in enumerate(self.biases)}
         with atomic_path(path) as temporary, open(temporary, "wb") as handle:
             np.savez_compressed(
@@ -343,9 +345,9 @@ def find_grid(
                 tried.append(candidate)
     cutter = CellCutter(image, int(np.ceil(high * 1.1)) + 3)
     fits = []
-    for period in tried:
-        refined = _refine(across_x, across_y, round(period))
-        for cell in sorted({float(period), refined}):
+    for size_tried in tried:
+        refined = _refine(across_x, across_y, round(size_tried))
+        for cell in sorted({float(size_tried), refined}):
             fit = _best_fit(
                 cutter, image, _candidate_grids(image, across_x, across_y, cell, phases)
             )

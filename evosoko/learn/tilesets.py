@@ -11,16 +11,20 @@ pixels on any side, and noise.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from evosoko.sokoban.level import Level, State
 
+if TYPE_CHECKING:
+    from matplotlib.typing import ColorType
+
 CLASSES = ("outside", "floor", "wall", "goal", "box", "box_on_goal", "player", "player_on_goal")
 """What a cell shows; its XSB character is :data:`CHARACTERS` at the same index."""
 CHARACTERS = (" ", " ", "#", ".", "$", "*", "@", "+")
 
-PALETTES: dict[str, dict[str, object]] = {
+PALETTES: dict[str, dict[str, ColorType]] = {
     "evosoko": {},
     "night": {
         "background": "#101418",
@@ -223,7 +227,8 @@ def background(tile_set: str) -> tuple[int, int, int]:
     from evosoko.sokoban.render import COLOURS
 
     colour = PALETTES[tile_set].get("background", COLOURS["background"])
-    return tuple(round(255 * v) for v in to_rgb(colour))  # type: ignore[return-value]
+    red, green, blue = to_rgb(colour)
+    return round(255 * red), round(255 * green), round(255 * blue)
 
 
 def picture(

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +83,7 @@ class EpochRecord:
 def torch_network(architecture: Architecture):
     """A ``torch.nn.Module`` computing the same function as :class:`DeadlockNet`."""
     torch = require_torch()
-    nn = torch.nn
+    nn: Any = torch.nn  # torch is optional and typed as Any here
 
     class TorchDeadlockNet(nn.Module):
         def __init__(self) -> None:

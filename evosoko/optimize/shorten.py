@@ -140,7 +140,7 @@ def optimize_solution(
 def pareto_front(candidates: list[Candidate]) -> tuple[Candidate, ...]:
     """The candidates no other beats in both moves and pushes (fewest moves first, unique)."""
     unique = {(c.moves, c.pushes): c for c in candidates}
-    front = []
+    front: list[Candidate] = []
     for (moves, pushes), candidate in sorted(unique.items()):
         if not front or pushes < front[-1].pushes:
             front.append(candidate)
@@ -305,7 +305,7 @@ def _replan_windows(
         if left <= 0:
             return None
         result = solve(window_level, algo, node_limit=node_limit, time_limit=left)
-        if not result.solved:
+        if result.solution is None:  # not solved
             continue
         middle = push_sequence(window_level, result.solution)
         candidate = _verified(level, walk_pushes(level, pushes[:first] + middle + pushes[last:]))

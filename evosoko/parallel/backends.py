@@ -19,12 +19,20 @@ BACKENDS = ("serial", "processes", "dask")
 
 class BackendSettings(Protocol):
     """What :func:`make_backend` reads: a ``[parallel]`` table (:class:`evosoko.config.
-    ParallelConfig` of a run, ``JobsParallel`` of a comparison or a sweep)."""
+    ParallelConfig` of a run, ``JobsParallel`` of a comparison or a sweep). Read-only
+    members, so that a table whose ``backend`` is a narrower ``Literal`` fits."""
 
-    backend: str
-    workers: int
-    address: str | None
-    local_workers: int | None
+    @property
+    def backend(self) -> str: ...
+
+    @property
+    def workers(self) -> int: ...
+
+    @property
+    def address(self) -> str | None: ...
+
+    @property
+    def local_workers(self) -> int | None: ...
 
 
 def make_backend(

@@ -18,7 +18,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Center, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Footer, Static
@@ -83,12 +83,12 @@ def board_text(
     return text
 
 
-def _paired_cells(level: Level, state) -> dict[int, tuple[str, str]]:
+def _paired_cells(level: Level, state) -> dict[int, tuple[str, str | None]]:
     """Given holes: box ``n`` shows as ``[n`` and its open hole as ``·n`` in the pair's colour
     (the numbers of the ``Pairs`` note, 1-9 then letters); a filled hole is floor."""
     from evosoko.sokoban.paired_render import pair_colour
 
-    cells: dict[int, tuple[str, str]] = {}
+    cells: dict[int, tuple[str, str | None]] = {}
     for number, hole in enumerate(level.pairing.holes):
         label = "123456789abcdefghijklmnopqrstuvwxyz"[number % 35]
         colour = f"bold {pair_colour(number)}"
@@ -159,7 +159,7 @@ class PlayApp(App[None]):
     #legend { height: 1; padding: 0 1; color: #9aa0aa; }
     """
 
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,w", "move('u')", "move", show=False),
         Binding("down,s", "move('d')", "move", show=False),
         Binding("left,a", "move('l')", "move", show=False),

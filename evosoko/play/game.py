@@ -15,7 +15,7 @@ from evosoko.sokoban.deadlocks import (
     frozen_goal_matching_cost,
     is_freeze_deadlock,
 )
-from evosoko.sokoban.given_holes import board_for, holes_deadlock
+from evosoko.sokoban.given_holes import HolesBoard, HolesState, board_for, holes_deadlock
 from evosoko.sokoban.level import DIRECTIONS, UNREACHABLE, Level, State
 from evosoko.sokoban.solutions import to_lurd
 
@@ -61,7 +61,7 @@ class Game:
     @property
     def boxes_on_goals(self) -> int:
         """How many boxes stand on goals (given holes: how many have vanished into theirs)."""
-        if self.level.pairing is not None:
+        if isinstance(self.board, HolesBoard):  # the board of a given-holes level
             return sum(1 for cell in self.board.state().by_box if cell < 0)
         return sum(1 for box in self.board.boxes() if self.level.goals[box])
 
@@ -139,7 +139,7 @@ class Game:
         return self._deadlock
 
 
-def find_deadlock(level: Level, state: State) -> Deadlock | None:
+def find_deadlock(level: Level, state: State | HolesState) -> Deadlock | None:
     """The first sound deadlock test that finds ``state`` lost, with the boxes that show it.
 
     The same tests as :func:`evosoko.sokoban.deadlocks.is_deadlocked`, in the same order: a box
@@ -147,6 +147,8 @@ def find_deadlock(level: Level, state: State) -> Deadlock | None:
     the boxes frozen on goals as walls).
     """
     if level.pairing is not None:  # given holes: the tests that hold there
+        if not isinstance(state, HolesState):
+            raise TypeError("a position on a given-holes level is a HolesState")
         found = holes_deadlock(level, state)
         return Deadlock(*found) if found else None
     boxes = state.boxes

@@ -82,11 +82,11 @@ def match_entries(levels: Sequence[Level], entries: Sequence[Level]) -> dict[int
             by_title.setdefault(level.title, position)
     matched: dict[int, Level] = {}
     for entry in entries:
-        position = by_title.get(entry.title) if entry.title else None
-        if position is None and entry.index is not None and 1 <= entry.index <= len(levels):
-            position = entry.index - 1
-        if position is not None:
-            matched.setdefault(position, entry)
+        target = by_title.get(entry.title) if entry.title else None
+        if target is None and entry.index is not None and 1 <= entry.index <= len(levels):
+            target = entry.index - 1
+        if target is not None:
+            matched.setdefault(target, entry)
     return matched
 
 
@@ -136,7 +136,9 @@ def _collection(levels: Sequence[Level], solutions: dict[int, str]) -> list[Leve
     collection = []
     for place in places:
         level = levels[place]
-        notes = ((SOLUTION_KEY, solutions[place]),) if place in solutions else ()
-        notes = rules_notes(level) + notes  # a given-holes level stays one
+        solution: tuple[tuple[str, str], ...] = (
+            ((SOLUTION_KEY, solutions[place]),) if place in solutions else ()
+        )
+        notes = rules_notes(level) + solution  # a given-holes level stays one
         collection.append(level_from_rows(level.rows(), title=level.title, notes=notes))
     return collection

@@ -72,14 +72,19 @@ class SearchResult:
         solution (distance 0), else the first partial path (mcts: its best rollout; the other
         searches: the open state of lowest heuristic); None when there is neither (a proof of
         unsolvability, or no partial paths asked for)."""
+        values = self._best_values()
+        return None if values is None else dict(zip(BEST_KEYS, values, strict=True))
+
+    def _best_values(self) -> tuple[str, int, int, int, bool] | None:
+        """The values of :meth:`best`, in the order of :data:`BEST_KEYS`."""
         if self.solved:
-            values = (self.solution, 0, self.moves, self.pushes, True)
-        elif self.partial:
+            if self.solution is None:
+                raise ValueError("a solved search result must hold its solution")
+            return (self.solution, 0, self.moves, self.pushes, True)
+        if self.partial:
             path = self.partial[0]
-            values = (path.lurd, path.h, path.moves, path.pushes, False)
-        else:
-            return None
-        return dict(zip(BEST_KEYS, values, strict=True))
+            return (path.lurd, path.h, path.moves, path.pushes, False)
+        return None
 
     def as_dict(self) -> dict[str, object]:
         """The statistics and solution as plain JSON-ready values (partial paths left out)."""
@@ -103,7 +108,7 @@ class SearchResult:
         from evosoko.result import BestIndividual, Result
         from evosoko.search.algorithms import ALGORITHMS
 
-        best = self.best()
+        best = self._best_values()
         return Result(
             level_name=level.name,
             solver=self.algorithm,
@@ -115,7 +120,7 @@ class SearchResult:
             unit=ALGORITHMS[self.algorithm].unit,
             seconds=self.seconds,
             index=level.index,
-            best=None if best is None else BestIndividual(**best),
+            best=None if best is None else BestIndividual(*best),
             details={
                 "heuristic": self.heuristic,
                 "expanded": self.expanded,

@@ -8,7 +8,9 @@ about ``_CHUNK_SECONDS`` each, so the clock and the memory limit are checked bet
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -283,10 +285,10 @@ class SearchRun:
     def _call_kernel(self) -> int:
         """One kernel call of ``params[CHUNK]`` expansions; returns its code."""
         store = self.store
-        if self.is_move:
-            kernel, arguments = move_kernel.move_search, (self.tab,)
-        else:
-            kernel, arguments = push_kernel.push_search, (self.tab, self.room_tab)
+        kernel: Callable[..., int] = (  # the move or the push search: their own leading arguments
+            move_kernel.move_search if self.is_move else push_kernel.push_search
+        )
+        arguments: tuple[Any, ...] = (self.tab,) if self.is_move else (self.tab, self.room_tab)
         return kernel(
             *arguments,
             self.params,

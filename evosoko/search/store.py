@@ -136,7 +136,7 @@ class Store:
         self.cell_dtype = cell_dtype(cells) if cells is not None else np.int32
         self.assign_width = box_count if with_assignment else 1
         self.capacity = capacity
-        self.nodes = (
+        self.nodes: tuple[np.ndarray, ...] = (
             np.zeros((capacity, box_count), dtype=self.cell_dtype),
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),

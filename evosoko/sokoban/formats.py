@@ -216,9 +216,9 @@ def _select_one(levels: Sequence[Level], spec: str | int) -> Level:
     invalid = getattr(levels, "invalid", [])
     text = str(spec).strip()
     if isinstance(spec, str) and text.startswith(INDEX_PREFIX):
-        number = text[len(INDEX_PREFIX) :].strip()
-        if number.isdigit():
-            return _by_index(levels, invalid, int(number), spec)
+        digits = text[len(INDEX_PREFIX) :].strip()
+        if digits.isdigit():
+            return _by_index(levels, invalid, int(digits), spec)
         raise _no_such_level(levels, spec, f"{INDEX_PREFIX!r} must be followed by a number")
     if isinstance(spec, str) and text.lower().startswith(TITLE_PREFIX):
         return _by_title(levels, invalid, text[len(TITLE_PREFIX) :].strip(), spec)

@@ -92,9 +92,10 @@ def pairing_of(level: Level, note_lines: Sequence[int] | None = None) -> Pairing
         path = level.origin.path if level.origin else None
         return LevelFormatError(f"{name}: {message}", path, line_of(key))
 
-    kind = STANDARD if rules is None else rules[0].strip().lower()
+    given = None if rules is None else rules[0]
+    kind = STANDARD if given is None else given.strip().lower()
     if kind not in RULES:
-        raise fail(f"unknown rules {rules[0]!r}; choose {' or '.join(RULES)}", RULES_KEY)
+        raise fail(f"unknown rules {given!r}; choose {' or '.join(RULES)}", RULES_KEY)
     if kind == STANDARD:
         if pairs is not None:
             raise fail(
@@ -307,7 +308,10 @@ class HolesBoard(Board):
         self._holes = pairing.holes
         self._vanishing = -1
 
-    def state(self) -> HolesState:
+    # A HolesState stands in for a State wherever a Board's position goes (it reads as one:
+    # player, sorted boxes), as board_for's callers expect; the type system cannot say "a Board
+    # whose state is a HolesState" without making every Board generic.
+    def state(self) -> HolesState:  # type: ignore[override]
         """The current position (boxes by number, ``VANISHED`` ones included)."""
         return HolesState(self.player, tuple(self.by_box))
 

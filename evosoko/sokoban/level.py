@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
@@ -25,6 +26,17 @@ UNREACHABLE = 1_000_000
 WALL, FLOOR, GOAL, BOX, BOX_ON_GOAL, PLAYER, PLAYER_ON_GOAL = "#", " ", ".", "$", "*", "@", "+"
 BOARD_CHARACTERS = frozenset("# .$*@+")
 """Canonical XSB characters of a board cell (floor is a space)."""
+
+
+class Position(Protocol):
+    """What drawing and printing read of a position: the player's cell and the sorted cells of
+    the boxes on the board (a :class:`State`, or a given-holes ``HolesState``)."""
+
+    @property
+    def player(self) -> int: ...
+
+    @property
+    def boxes(self) -> tuple[int, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,17 +153,17 @@ class Level:
         return pairing_of(self)
 
     # ---- text -----------------------------------------------------------------------------
-    def rows(self, state: State | None = None) -> list[str]:
+    def rows(self, state: Position | None = None) -> list[str]:
         """Canonical XSB rows of the board in ``state`` (default: the start), trailing blanks
         cut."""
-        state = self.start if state is None else state
+        position: Position = self.start if state is None else state
         grid = [WALL if w else FLOOR for w in self.walls.tolist()]
-        for box in state.boxes:
+        for box in position.boxes:
             grid[box] = BOX_ON_GOAL if self.goals[box] else BOX
         for goal in self.goal_cells.tolist():
             if grid[goal] == FLOOR:
                 grid[goal] = GOAL
-        grid[state.player] = PLAYER_ON_GOAL if self.goals[state.player] else PLAYER
+        grid[position.player] = PLAYER_ON_GOAL if self.goals[position.player] else PLAYER
         return [
             "".join(grid[r * self.width : (r + 1) * self.width]).rstrip()
             for r in range(self.height)

@@ -9,9 +9,13 @@ drawn filled (a plain dark disc, no number): floor from then on.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from evosoko.sokoban.given_holes import VANISHED
 from evosoko.sokoban.level import Level, State
+
+if TYPE_CHECKING:
+    from matplotlib.typing import ColorType
 
 PAIR_COLOURS = (
     "#d1495b",  # red
@@ -35,7 +39,9 @@ def pair_colour(number: int) -> str:
     return PAIR_COLOURS[number % len(PAIR_COLOURS)]
 
 
-def paired_pieces(level: Level, axes, player_colour: str, box_edge: str) -> Callable[[State], None]:
+def paired_pieces(
+    level: Level, axes, player_colour: ColorType, box_edge: ColorType
+) -> Callable[[State], None]:
     """Draw the holes on ``axes`` and return the function that places boxes and player for a
     state (a :class:`~evosoko.sokoban.given_holes.HolesState`; a plain :class:`State` draws
     each box in the colour of the hole it stands on, if any)."""

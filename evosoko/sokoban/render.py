@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,11 +30,14 @@ from evosoko.sokoban.level import (
     PLAYER_ON_GOAL,
     WALL,
     Level,
+    Position,
     State,
 )
 
 if TYPE_CHECKING:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.typing import ColorType
     from PIL import Image
 
 MAX_FPS = 50
@@ -63,7 +66,7 @@ TEXT_STYLES = {
     PLAYER_ON_GOAL: "bold bright_blue",
 }
 
-COLOURS = {
+COLOURS: dict[str, ColorType] = {
     "outside": (0.0, 0.0, 0.0, 0.0),
     "floor": "#ece4cf",
     "wall": "#555b66",
@@ -77,21 +80,21 @@ COLOURS = {
 
 
 # ---- text ---------------------------------------------------------------------------------------
-def board_text(level: Level, state: State | None = None) -> str:
+def board_text(level: Level, state: Position | None = None) -> str:
     """The board in ``state`` (default: the start) as canonical XSB rows, one per line."""
     return "\n".join(_rows(level, state))
 
 
-def _rows(level: Level, state: State | None) -> list[str]:
+def _rows(level: Level, state: Position | None) -> list[str]:
     """XSB rows of ``state``; under the given-holes rules a filled hole is floor."""
-    if state is not None and hasattr(state, "by_box"):
-        from evosoko.sokoban.given_holes import holes_rows
+    from evosoko.sokoban.given_holes import HolesState, holes_rows
 
+    if isinstance(state, HolesState):
         return holes_rows(level, state)
     return level.rows(state)
 
 
-def styled_board(level: Level, state: State | None = None) -> Text:
+def styled_board(level: Level, state: Position | None = None) -> Text:
     """The board as rich text, one style per kind of cell (plain when printed to a pipe)."""
     text = Text(no_wrap=True, overflow="ignore")
     for number, row in enumerate(_rows(level, state)):
@@ -119,14 +122,15 @@ def board_image(
     level: Level,
     state: State | None = None,
     cell_pixels: int = 32,
-    colours: dict[str, object] | None = None,
+    colours: Mapping[str, ColorType] | None = None,
 ) -> np.ndarray:
     """The board in ``state`` as an ``uint8[height, width, 3]`` RGB array, as :func:`save_png`
     draws it; ``colours`` replaces some of :data:`COLOURS` (another tile set)."""
     figure, show = _board_figure(level, cell_pixels, colours)
     show(state if state is not None else level.start)
-    figure.canvas.draw()
-    return np.asarray(figure.canvas.buffer_rgba())[:, :, :3].copy()
+    canvas = _agg_canvas(figure)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
 
 
 def fitted_cell_pixels(level: Level, cell_pixels: int) -> int:
@@ -216,16 +220,28 @@ def _quantized_frames(
     """
     from PIL import Image
 
+    canvas = _agg_canvas(figure)
+
     def rendered(state: State) -> Image.Image:
         show(state)
-        figure.canvas.draw()
-        rgba = np.asarray(figure.canvas.buffer_rgba())
+        canvas.draw()
+        rgba = np.asarray(canvas.buffer_rgba())
         return Image.fromarray(rgba[:, :, :3].copy(), mode="RGB")
 
     solved = State.of(states[0].player, level.goal_cells.tolist())
     palette = _palette([rendered(states[0]), rendered(states[-1]), rendered(solved)])
     for state in states:
         yield rendered(state).quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+def _agg_canvas(figure: Figure) -> FigureCanvasAgg:
+    """The Agg canvas :func:`_board_figure` gives its figure (pixels are read from it)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = figure.canvas
+    if not isinstance(canvas, FigureCanvasAgg):
+        raise TypeError("boards are drawn on an Agg canvas (see _board_figure)")
+    return canvas
 
 
 def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
@@ -240,21 +256,21 @@ def _palette(pictures: Sequence[Image.Image]) -> Image.Image:
     colours = sheet.getcolors(maxcolors=256)
     if colours is None:
         return sheet.quantize(colors=256, dither=Image.Dither.NONE)
-    flat = [channel for _, colour in colours for channel in colour]
+    flat = [channel for _, colour in colours if isinstance(colour, tuple) for channel in colour]
     palette = Image.new("P", (1, 1))
     palette.putpalette(flat + flat[:3] * (256 - len(colours)))
     return palette
 
 
 def _board_figure(
-    level: Level, cell_pixels: int, colours: dict[str, object] | None = None
+    level: Level, cell_pixels: int, colours: Mapping[str, ColorType] | None = None
 ) -> tuple[Figure, Callable[[State], None]]:
     """A figure of the static board and a function that moves its boxes and player to a state.
 
     The figure is ``width x height`` inches at ``cell_pixels`` dots per inch, so every cell is
     exactly ``cell_pixels`` pixels wide in the output. ``colours`` overrides :data:`COLOURS`.
     """
-    palette = {**COLOURS, **(colours or {})}
+    palette: dict[str, ColorType] = {**COLOURS, **(colours or {})}
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyBboxPatch

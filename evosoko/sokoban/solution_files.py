@@ -107,5 +107,7 @@ def match_solutions(
                 where.path if where else None,
                 where.line if where else None,
             )
-        entries.append(stored_entry(entry, target, include_best))
+        stored = stored_entry(entry, target, include_best)
+        if stored is not None:  # always: the entry carries a note (checked above)
+            entries.append(stored)
     return entries

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import random
 
+from evolve_levels import small_level
+
 from evosoko.evolve.genomes import decode, random_genes
 from evosoko.evolve.macros import mut_append_push
 from evosoko.evolve.push_replay import candidate_pushes, push_tables
 from evosoko.sokoban.level import DIRECTIONS
 from evosoko.sokoban.rules import Board
-
-from evolve_levels import small_level
 
 
 class Individual(list):

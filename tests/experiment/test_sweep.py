@@ -128,6 +128,23 @@ def test_random_search_is_reproducible_and_stays_in_range(tmp_path):
         assert trial.params["ga.tournament_size"] in (2, 4)
 
 
+def test_grid_axes_are_the_parameter_lists_and_plan_every_combination(tmp_path):
+    config = load_sweep_config(_write(tmp_path, GRID))
+    assert config.grid_axes() == {
+        "ga.mutation.replace_rate": [0.01, 0.1],
+        "ga.tournament_size": [2, 4],
+    }
+    assert [tuple(t.params.values()) for t in plan_trials(config)] == [
+        (0.01, 2),
+        (0.01, 4),
+        (0.1, 2),
+        (0.1, 4),
+    ]
+    ranged = load_sweep_config(_write(tmp_path, OPTUNA, "optuna.toml"))
+    with pytest.raises(TypeError, match="not ranges"):
+        ranged.grid_axes()
+
+
 def test_optuna_study_resumes_from_its_journal(tmp_path):
     pytest.importorskip("optuna")
     config = load_sweep_config(_write(tmp_path, OPTUNA))

@@ -10,6 +10,7 @@ import warnings
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from level_strategies import levels, quiet_level
 
 from evosoko.errors import EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.sokoban.formats import (
@@ -22,7 +23,6 @@ from evosoko.sokoban.formats import (
     write_levels,
 )
 from evosoko.sokoban.rle import rle_encode_rows
-from level_strategies import levels, quiet_level
 
 SMALL = "#####\n#@$.#\n#####\n"
 

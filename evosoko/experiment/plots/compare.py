@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +34,7 @@ def draw_compare(
     folder: Path,
     rows: Sequence[dict],
     seconds_budget: float,
-    unit_budgets: dict[str, float | None],
+    unit_budgets: Mapping[str, float | None],
     solvers: Sequence[str] | None = None,
     fmt: str = "png",
     out: Path | None = None,
@@ -88,7 +88,9 @@ def _ecdf_time(by_solver: dict, budget: float, out: Path, fmt: str) -> Path:
     return save_figure(figure, out / "ecdf_time", fmt)
 
 
-def _ecdf_budget(by_solver: dict, unit_budgets: dict, out: Path, fmt: str) -> Path:
+def _ecdf_budget(
+    by_solver: dict, unit_budgets: Mapping[str, float | None], out: Path, fmt: str
+) -> Path:
     units = list(dict.fromkeys(runs[0]["unit"] for runs in by_solver.values()))
     figure, panels = new_figure(len(units))
     for axes, unit in zip(panels, units):

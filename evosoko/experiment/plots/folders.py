@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import csv
 import tomllib
+from collections.abc import Sequence
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +51,9 @@ def folder_kind(folder: Path) -> str:
 
 
 def plot_folders(
-    folders: list[str | Path], out: str | Path | None = None, fmt: str = "png"
+    folders: Sequence[str | PathLike[str]],
+    out: str | PathLike[str] | None = None,
+    fmt: str = "png",
 ) -> list[Path]:
     """Draw the plots of every folder; returns the files written."""
     if fmt not in FORMATS:
@@ -155,9 +159,9 @@ def load_trials(folder: Path, config) -> list:
         trials[trial.number] = trial
     if (folder / RESULTS_FILE).is_file():
         for row in _read_csv(folder / RESULTS_FILE):
-            trial = trials.get(int(row["trial"]))
-            if trial is not None:
-                trial.rows.append(
+            ran = trials.get(int(row["trial"]))
+            if ran is not None:
+                ran.rows.append(
                     {**row, "solved": row["solved"] == "1", "evaluations": int(row["evaluations"])}
                 )
     return list(trials.values())

@@ -23,11 +23,14 @@ def read_metrics(run_dir: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(stream))
 
 
-def _curves(runs: Sequence[Sequence[dict[str, str]]], x: str, y: str) -> list[tuple[list, list]]:
+Curve = tuple[list[float], list[float]]
+
+
+def _curves(runs: Sequence[Sequence[dict[str, str]]], x: str, y: str) -> list[Curve]:
     """One (x, y) curve per (run, level)."""
-    curves = []
+    curves: list[Curve] = []
     for rows in runs:
-        by_level: dict[str, tuple[list, list]] = {}
+        by_level: dict[str, Curve] = {}
         for row in rows:
             xs, ys = by_level.setdefault(row["level_index"], ([], []))
             xs.append(float(row[x]))

@@ -9,11 +9,15 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from evosoko.experiment.atomic import write_bytes_atomic
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 __all__ = ["FORMATS", "colour", "new_figure", "save_figure", "style_axes"]
 
@@ -33,7 +37,7 @@ PALETTE = (
 )
 """Colours by series position, the same in every plot of one folder."""
 
-RC = {
+RC: dict[RcKeyType, Any] = {
     "font.size": 9,
     "axes.titlesize": 10,
     "axes.labelsize": 9,

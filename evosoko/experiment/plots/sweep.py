@@ -111,7 +111,8 @@ def _heatmap(
     config: SweepConfig, trials: list[Trial], leaders: set[int], best: int, out: Path, fmt: str
 ) -> Path:
     first, second = list(config.parameters)
-    rows_values, column_values = config.parameters[first], config.parameters[second]
+    axes_values = config.grid_axes()
+    rows_values, column_values = axes_values[first], axes_values[second]
     rate = np.full((len(rows_values), len(column_values)), np.nan)
     evaluations = np.full_like(rate, np.nan)
     outlined: list[tuple[int, int]] = []
