@@ -64,7 +64,7 @@ from evosoko.search.mcts_tree import (
     new_tree,
     tree_bytes,
 )
-from evosoko.search.paths import SearchBug, verified
+from evosoko.search.paths import SearchBug, search_result, verified
 from evosoko.search.result import (
     MEMORY_LIMIT,
     NODE_LIMIT,
@@ -228,25 +228,19 @@ class MctsRun:
         the module docstring, and with ``partial`` the best rollout and tree nodes."""
         counters = self.counters
         solution = None
-        moves = pushes = 0
         partial_paths: tuple[PartialPath, ...] = ()
         if status == SOLVED:
             length = int(counters[SOLUTION_LENGTH])
-            lurd = lurd_of_pushes(self.level, self.tree.pushes[PUSHES_NOW, :length])
-            verification = verified(self.level, lurd, must_solve=True)
-            solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
+            solution = lurd_of_pushes(self.level, self.tree.pushes[PUSHES_NOW, :length])
         elif partial and status != UNSOLVABLE:
             partial_paths = self._partial_paths(partial)
-        return SearchResult(
+        return search_result(
+            self.level,
             status=status,
             algorithm=self.algorithm.name,
             heuristic=self.heuristic,
             solution=solution,
-            moves=moves,
-            pushes=pushes,
-            expanded=int(counters[ITERATIONS]),
-            generated=int(counters[NODES]),
-            duplicates=int(counters[TRANSPOSITIONS]),
+            counts=(int(counters[ITERATIONS]), int(counters[NODES]), int(counters[TRANSPOSITIONS])),
             seconds=time.perf_counter() - self.started,
             partial=partial_paths,
         )

@@ -9,6 +9,7 @@ import numpy as np
 
 from evosoko.search.goalroom import GoalRoom
 from evosoko.search.move_kernel import PUSHED
+from evosoko.search.result import PartialPath, SearchResult
 from evosoko.search.store import GOAL_MACRO_STEP, Store
 from evosoko.sokoban.level import DIRECTIONS, Level
 from evosoko.sokoban.rules import walk_path
@@ -104,3 +105,37 @@ def verified(level: Level, lurd: str, *, must_solve: bool) -> Verification:
         problem = verification.error or "it does not solve the level"
         raise SearchBug(f"{level.name}: search produced an invalid path ({problem}): {lurd}")
     return verification
+
+
+def search_result(
+    level: Level,
+    *,
+    status: str,
+    algorithm: str,
+    heuristic: str,
+    solution: str | None,
+    counts: tuple[int, int, int],
+    seconds: float,
+    partial: tuple[PartialPath, ...] = (),
+) -> SearchResult:
+    """A search's :class:`SearchResult`; ``solution`` (the found LURD, or None) is replayed
+    first and raises :class:`SearchBug` unless it solves the level. ``counts`` are the
+    expanded, generated and duplicate counters in the search's own units."""
+    moves = pushes = 0
+    if solution is not None:
+        verification = verified(level, solution, must_solve=True)
+        solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
+    expanded, generated, duplicates = counts
+    return SearchResult(
+        status=status,
+        algorithm=algorithm,
+        heuristic=heuristic,
+        solution=solution,
+        moves=moves,
+        pushes=pushes,
+        expanded=expanded,
+        generated=generated,
+        duplicates=duplicates,
+        seconds=seconds,
+        partial=partial,
+    )

@@ -18,7 +18,7 @@ from evosoko.search import move_kernel, push_kernel
 from evosoko.search.algorithms import MOVE, Algorithm
 from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
-from evosoko.search.paths import move_path, push_path, verified
+from evosoko.search.paths import move_path, push_path, search_result, verified
 from evosoko.search.result import (
     MEMORY_LIMIT,
     NODE_LIMIT,
@@ -360,25 +360,17 @@ class SearchRun:
     # ---- reporting ----------------------------------------------------------------------------
     def result(self, status: str, partial: int) -> SearchResult:
         counters = self.store.counters
-        solution = None
-        moves = pushes = 0
+        solution = self._path(int(counters[SOLUTION])) if status == SOLVED else None
         partial_paths: tuple[PartialPath, ...] = ()
-        if status == SOLVED:
-            lurd = self._path(int(counters[SOLUTION]))
-            verification = verified(self.level, lurd, must_solve=True)
-            solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
-        elif partial and status in (TIMEOUT, NODE_LIMIT, MEMORY_LIMIT):
+        if solution is None and partial and status in (TIMEOUT, NODE_LIMIT, MEMORY_LIMIT):
             partial_paths = self._partial_paths(partial)
-        return SearchResult(
+        return search_result(
+            self.level,
             status=status,
             algorithm=self.algorithm.name,
             heuristic=self.heuristic,
             solution=solution,
-            moves=moves,
-            pushes=pushes,
-            expanded=int(counters[EXPANDED]),
-            generated=int(counters[GENERATED]),
-            duplicates=int(counters[DUPLICATES]),
+            counts=(int(counters[EXPANDED]), int(counters[GENERATED]), int(counters[DUPLICATES])),
             seconds=time.perf_counter() - self.started,
             partial=partial_paths,
         )
