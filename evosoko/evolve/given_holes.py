@@ -44,7 +44,6 @@ __all__ = [
     "decode_holes",
     "holes_candidates",
     "holes_tables",
-    "move_holes_box",
     "replay_holes",
 ]
 
@@ -351,9 +350,7 @@ def _replay_batch(  # pragma: no cover - compiled
                             owner[target] = b
                             deadlocked[genome] = True
                             break
-                    total += move_holes_box(
-                        b, target, beyond, holes, occupied, owner, where, distance
-                    )
+                    total += _moved(b, target, beyond, holes, occupied, owner, where, distance)
                     box_hash ^= box_keys[b, target]
                     if beyond != holes[b]:
                         box_hash ^= box_keys[b, beyond]
@@ -383,7 +380,7 @@ def _replay_batch(  # pragma: no cover - compiled
                 owner[cell] = -1
                 if beyond != holes[b]:
                     occupied[beyond] = True
-                total += move_holes_box(b, cell, beyond, holes, occupied, owner, where, distance)
+                total += _moved(b, cell, beyond, holes, occupied, owner, where, distance)
                 box_hash ^= box_keys[b, cell]
                 if beyond != holes[b]:
                     box_hash ^= box_keys[b, beyond]
@@ -410,7 +407,7 @@ def _replay_batch(  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, inline="always")
-def move_holes_box(b, source, target, holes, occupied, owner, where, distance):  # pragma: no cover
+def _moved(b, source, target, holes, occupied, owner, where, distance):  # pragma: no cover
     """Finish moving box ``b`` from ``source`` to ``target`` (``occupied`` already updated):
     it vanishes in its own hole. Returns the change of the distance."""
     change = -distance[b, source]
