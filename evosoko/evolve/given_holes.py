@@ -228,6 +228,21 @@ def _loses(floor, dead, no_goals, deltas, lost, occupied, box, target, scratch):
 
 
 @numba.njit(cache=True)
+def _push_loses(floor, dead, no_goals, deltas, lost, occupied, box, source, target, scratch):
+    # pragma: no cover - compiled
+    """Whether pushing box number ``box`` from ``source`` onto ``target`` (not its hole) loses
+    the level (see :func:`_loses`); ``occupied`` is as it was on return."""
+    if lost[box, target]:
+        return True
+    occupied[source] = False
+    occupied[target] = True
+    frozen = freeze_deadlock(floor, dead, no_goals, occupied, deltas, target, scratch)
+    occupied[target] = False
+    occupied[source] = True
+    return frozen
+
+
+@numba.njit(cache=True)
 def holes_candidates(
     floor, dead, no_goals, deltas, lost, holes, where, occupied, mark, stamp, scratch, out_box,
     out_direction,
@@ -247,14 +262,10 @@ def holes_candidates(
             target = cell + deltas[k]
             if mark[cell - deltas[k]] != stamp or not floor[target] or occupied[target]:
                 continue
-            if target != holes[b]:
-                occupied[cell] = False
-                occupied[target] = True
-                loses = _loses(floor, dead, no_goals, deltas, lost, occupied, b, target, scratch)
-                occupied[target] = False
-                occupied[cell] = True
-                if loses:
-                    continue
+            if target != holes[b] and _push_loses(
+                floor, dead, no_goals, deltas, lost, occupied, b, cell, target, scratch
+            ):
+                continue
             out_box[count] = cell
             out_direction[count] = k
             count += 1

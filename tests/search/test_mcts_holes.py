@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from tiny_levels import shared
+from tiny_levels import search_signature, shared
 from typer.testing import CliRunner
 
 from evosoko.cli import app
@@ -30,17 +30,6 @@ CORRIDOR = "########\n#@$ .$.#\n########\n"
 def corridor(pairs: str):
     """Box 1 must cross hole 1 to reach hole 2: solvable only paired ``1-1 2-2``."""
     return parse_levels(f"{CORRIDOR}Rules: given-holes\nPairs: {pairs}\n", "corridor.xsb")[0]
-
-
-def _signature(result):
-    return (
-        result.status,
-        result.solution,
-        result.expanded,
-        result.generated,
-        result.duplicates,
-        result.pushes,
-    )
 
 
 def _hard_level():
@@ -105,9 +94,9 @@ def test_the_same_seed_gives_the_same_search_and_seeds_differ():
     level = read_levels(BUNDLED)[-1]  # takes hundreds of iterations
     first = solve(level, "mcts", node_limit=200, seed=5)
     again = solve(level, "mcts", node_limit=200, seed=5)
-    assert _signature(first) == _signature(again)
-    others = {_signature(solve(level, "mcts", node_limit=200, seed=seed)) for seed in (6, 7)}
-    assert len(others | {_signature(first)}) > 1
+    assert search_signature(first) == search_signature(again)
+    others = {search_signature(solve(level, "mcts", node_limit=200, seed=seed)) for seed in (6, 7)}
+    assert len(others | {search_signature(first)}) > 1
 
 
 def test_slicing_the_kernel_calls_does_not_change_the_search(monkeypatch):
@@ -117,7 +106,7 @@ def test_slicing_the_kernel_calls_does_not_change_the_search(monkeypatch):
     monkeypatch.setattr(mcts_module, "_FIRST_WORK_LIMIT", 1)
     monkeypatch.setattr(mcts_module, "_CHUNK_SECONDS", 1e-12)
     sliced = solve(level, "mcts", node_limit=300, seed=2)
-    assert _signature(sliced) == _signature(whole)
+    assert search_signature(sliced) == search_signature(whole)
 
 
 def test_a_node_limit_counts_whole_iterations_and_keeps_partial_paths():
