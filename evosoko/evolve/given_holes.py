@@ -38,7 +38,14 @@ from evosoko.sokoban.reach import explore
 from evosoko.sokoban.rules import delta_array
 from evosoko.sokoban.zobrist import ZOBRIST_SEED
 
-__all__ = ["PUSH_GENE_RANGE", "HolesTables", "decode_holes", "holes_tables", "replay_holes"]
+__all__ = [
+    "PUSH_GENE_RANGE",
+    "HolesTables",
+    "decode_holes",
+    "holes_candidates",
+    "holes_tables",
+    "replay_holes",
+]
 
 MOVES, PUSHES = 0, 1
 
@@ -221,6 +228,51 @@ def _loses(floor, dead, no_goals, deltas, lost, occupied, box, target, scratch):
 
 
 @numba.njit(cache=True)
+def _push_loses(floor, dead, no_goals, deltas, lost, occupied, box, source, target, scratch):
+    # pragma: no cover - compiled
+    """Whether pushing box number ``box`` from ``source`` onto ``target`` (not its hole) loses
+    the level (see :func:`_loses`); ``occupied`` is as it was on return."""
+    if lost[box, target]:
+        return True
+    occupied[source] = False
+    occupied[target] = True
+    frozen = freeze_deadlock(floor, dead, no_goals, occupied, deltas, target, scratch)
+    occupied[target] = False
+    occupied[source] = True
+    return frozen
+
+
+@numba.njit(cache=True)
+def holes_candidates(
+    floor, dead, no_goals, deltas, lost, holes, where, occupied, mark, stamp, scratch, out_box,
+    out_direction,
+):  # fmt: skip  # pragma: no cover - compiled
+    """The candidate pushes of a position into ``out_box`` (the box's cell) and
+    ``out_direction``, in order of box number then direction ``u d l r``; returns their count.
+
+    ``where``: each box's cell (``VANISHED`` once in its hole); ``mark == stamp`` marks the
+    player's area. A candidate is legal and does not lose the level: the box vanishes in its
+    own hole, or lands on a cell from which it can still reach it and is not frozen there."""
+    count = 0
+    for b in range(where.shape[0]):
+        cell = where[b]
+        if cell == VANISHED:
+            continue
+        for k in range(4):
+            target = cell + deltas[k]
+            if mark[cell - deltas[k]] != stamp or not floor[target] or occupied[target]:
+                continue
+            if target != holes[b] and _push_loses(
+                floor, dead, no_goals, deltas, lost, occupied, b, cell, target, scratch
+            ):
+                continue
+            out_box[count] = cell
+            out_direction[count] = k
+            count += 1
+    return count
+
+
+@numba.njit(cache=True)
 def _replay_batch(  # pragma: no cover - compiled
     floor,
     dead,
@@ -256,7 +308,8 @@ def _replay_batch(  # pragma: no cover - compiled
     where = np.empty(boxes, dtype=np.int64)
     mark = np.zeros(cells, dtype=np.int64)
     queue = np.zeros(cells, dtype=np.int64)
-    candidates = np.empty((4 * boxes, 2), dtype=np.int64)
+    out_box = np.empty(4 * boxes, dtype=np.int64)
+    out_direction = np.empty(4 * boxes, dtype=np.int64)
     stamp = np.int64(0)
     for genome in range(offsets.shape[0] - 1):
         first, last = offsets[genome], offsets[genome + 1]
@@ -319,37 +372,17 @@ def _replay_batch(  # pragma: no cover - compiled
             else:
                 stamp += 1
                 explore(floor, occupied, deltas, player, mark, stamp, queue, queue[:0])
-                count = 0
-                for b in range(boxes):
-                    cell = where[b]
-                    if cell == VANISHED:
-                        continue
-                    for k in range(4):
-                        target = cell + deltas[k]
-                        if mark[cell - deltas[k]] != stamp or not floor[target] or occupied[target]:
-                            continue
-                        if target != holes[b]:
-                            if lost[b, target]:
-                                continue
-                            occupied[cell] = False
-                            occupied[target] = True
-                            frozen = freeze_deadlock(
-                                floor, dead, no_goals, occupied, deltas, target, scratch
-                            )
-                            occupied[target] = False
-                            occupied[cell] = True
-                            if frozen:
-                                continue
-                        candidates[count, 0] = b
-                        candidates[count, 1] = k
-                        count += 1
+                count = holes_candidates(
+                    floor, dead, no_goals, deltas, lost, holes, where, occupied, mark, stamp,
+                    scratch, out_box, out_direction,
+                )  # fmt: skip
                 if count == 0:
                     deadlocked[genome] = True
                     break
                 choice = gene % count
-                b = candidates[choice, 0]
-                k = candidates[choice, 1]
-                cell = where[b]
+                cell = out_box[choice]
+                k = out_direction[choice]
+                b = owner[cell]
                 beyond = cell + deltas[k]
                 if record.shape[0] > 0:
                     record[2 * used] = cell

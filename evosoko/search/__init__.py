@@ -15,6 +15,10 @@ solution, moves, pushes, states expanded/generated/duplicates, seconds, and with
 - ``mcts`` (:mod:`evosoko.search.mcts`), Monte Carlo tree search over the push genomes'
   candidate pushes, seeded (``seed``); ``expanded`` counts its iterations.
 
+On a given-holes level (``level.pairing`` set) ``mcts`` plays the variant itself; the four
+given-holes searches (``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``) are
+:mod:`evosoko.search.given_holes`'s, and any other search refuses the level.
+
 ``evosoko.solve`` (:mod:`evosoko.api`) returns a search's outcome as the
 :class:`~evosoko.result.Result` every solver returns (:meth:`SearchResult.as_result`).
 """

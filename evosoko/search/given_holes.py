@@ -66,7 +66,7 @@ def solve_given_holes(
     :func:`evosoko.search.solve`'s."""
     if algo not in ALGORITHMS:
         raise ConfigError(
-            f"{algo} does not play given-holes levels; use one of: {', '.join(ALGORITHMS)}"
+            f"{algo} does not play given-holes levels; use one of: {', '.join(ALGORITHMS)}, mcts"
         )
     return _Search(level, algo, heuristic, time_limit, node_limit, weight, start).run()
 

@@ -8,6 +8,11 @@ solved level, else how far the rollout got from the start's distance toward 0. P
 stored once, by Zobrist hash, so transpositions share their statistics. The loop itself is
 :mod:`evosoko.search.mcts_kernel`; the tree's arrays are :mod:`evosoko.search.mcts_tree`.
 
+On a given-holes level (:mod:`evosoko.sokoban.given_holes`) it plays that variant's pushes, each
+box vanishing into its own hole, and its objective is the paired distance (each box's distance
+to its own hole): :mod:`evosoko.search.mcts_holes`; results name it ``paired-push-distance``
+(``paired-manhattan`` with ``--heuristic manhattan``), as the given-holes searches do.
+
 It reports what every search reports (:class:`~evosoko.search.result.SearchResult`), with its own
 units: ``expanded`` counts *iterations* (selection, expansion of one leaf, rollout, backup; a
 ``node_limit`` bounds them, finishing the iteration under way), ``generated`` the *tree nodes*
@@ -29,7 +34,6 @@ import numpy as np
 from evosoko.search import mcts_kernel
 from evosoko.search.algorithms import Algorithm
 from evosoko.search.heuristics import HEURISTICS
-from evosoko.search.mcts_rules import rules_arrays, start_objective
 from evosoko.search.mcts_tree import (
     BEST_DISTANCE,
     BEST_LENGTH,
@@ -64,6 +68,7 @@ from evosoko.search.mcts_tree import (
     new_tree,
     tree_bytes,
 )
+from evosoko.search.mcts_variants import heuristic_label, rules_arrays, start_objective
 from evosoko.search.paths import SearchBug, search_result, verified
 from evosoko.search.result import (
     MEMORY_LIMIT,
@@ -76,8 +81,8 @@ from evosoko.search.result import (
 )
 from evosoko.search.search_run import table_bytes
 from evosoko.sokoban.arrays import read_only_cells
+from evosoko.sokoban.given_holes import board_for
 from evosoko.sokoban.level import UNREACHABLE, Level
-from evosoko.sokoban.rules import Board
 
 EXPLORATION_CONSTANT = 2.0
 """``c`` of the PUCT rule (rewards lie in [0, 1])."""
@@ -118,7 +123,15 @@ class MctsRun:
     int32 on every board). ``memory_limit`` bounds the rules' tables and the tree's arrays:
     tables that would not fit are not built, and a tree that would outgrow what is left ends
     the search; both with ``memory-limit``.
+
+    A given-holes level is played by its own rules (:mod:`evosoko.search.mcts_holes`: boxes
+    vanish in their own holes, the objective is the paired distance, ``corrals`` does not
+    apply), with the same tree, budgets and statistics.
     """
+
+    plays_given_holes = True
+    """:func:`evosoko.search.solve` hands given-holes levels to this runner, not to the
+    given-holes searches."""
 
     def __init__(
         self,
@@ -145,7 +158,7 @@ class MctsRun:
         self.start_boxes = read_only_cells(sorted(level.start.boxes))
         start_distance = 0  # lost at once, or no search: the rollout length does not matter
         if self.tables_fit:
-            self.arrays, self.scratch = rules_arrays(level)
+            self.arrays, self.scratch = rules_arrays(level, heuristic)
             start_distance = start_objective(level, heuristic)
             if start_distance >= UNREACHABLE:
                 start_distance = 0
@@ -238,7 +251,7 @@ class MctsRun:
             self.level,
             status=status,
             algorithm=self.algorithm.name,
-            heuristic=self.heuristic,
+            heuristic=heuristic_label(self.level, self.heuristic),
             solution=solution,
             counts=(int(counters[ITERATIONS]), int(counters[NODES]), int(counters[TRANSPOSITIONS])),
             seconds=time.perf_counter() - self.started,
@@ -304,7 +317,7 @@ def node_pushes(tree: MctsTree, node: int) -> list[int]:
 def lurd_of_pushes(level: Level, codes) -> str:
     """LURD of the pushes ``codes`` (``box * 4 + direction``) from the start, shortest walks
     between them; :class:`SearchBug` when one cannot be made."""
-    board = Board(level)
+    board = board_for(level)
     parts = []
     for code in np.asarray(codes, dtype=np.int64).tolist():
         try:

@@ -23,7 +23,9 @@ One iteration, from the root (the start position):
    level is proven unsolvable (the candidate pushes lose no solution).
 
 The rules (positions, candidate pushes, the objective, the policy's gains) come from
-:mod:`evosoko.search.mcts_rules` alone. Calls are sliced: a call runs at most
+:mod:`evosoko.search.mcts_rules` alone, or on a given-holes level from
+:mod:`evosoko.search.mcts_holes` (:mod:`evosoko.search.mcts_variants` picks one by the type of
+the arrays; the kernel compiles once per variant). Calls are sliced: a call runs at most
 ``ITERATION_CHUNK`` iterations and stops after ``WORK_LIMIT`` work units (cells walked, boxes
 examined, matching steps) at the next push of a rollout, keeping the rollout's state in the
 counters and the scratch, so the next call goes on where this one stopped: the search is the
@@ -42,17 +44,6 @@ import math
 import numba
 import numpy as np
 
-from evosoko.search.mcts_rules import (
-    assigned_goal,
-    candidate_gains,
-    candidates,
-    is_matched,
-    normalized_player,
-    objective,
-    objective_after_push,
-    play_push,
-    start_position,
-)
 from evosoko.search.mcts_tree import (
     BEST_DISTANCE,
     BEST_LENGTH,
@@ -108,6 +99,17 @@ from evosoko.search.mcts_tree import (
     UNTRIED,
     WORK,
     WORK_LIMIT,
+)
+from evosoko.search.mcts_variants import (
+    assigned_goal,
+    candidate_gains,
+    candidates,
+    is_matched,
+    normalized_player,
+    objective,
+    objective_after_push,
+    play_push,
+    start_position,
 )
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.zobrist import boxes_hash
@@ -427,7 +429,7 @@ def _select(arrays, scratch, tree, params, real, counters, start_boxes, start_pl
     else:
         distance = min(objective(arrays, measure, scratch, frozen_count), UNREACHABLE)
         counters[WORK] += box_count * box_count * box_count
-    matched = is_matched(measure, frozen_count)
+    matched = is_matched(arrays, measure, frozen_count)
     if nodes[node, N_STATUS] == LEAF:
         count, _ = candidates(arrays, params[CORRALS] != 0, scratch, player, frozen_count)
         counters[WORK] += arrays.floor_cells + 4 * box_count

@@ -11,16 +11,16 @@ boxes can no longer be matched to goals. Its reward comes from the same distance
 every box is on a goal.
 
 The tree kernel (:mod:`evosoko.search.mcts_kernel`) and its driver take every rule from this
-module and keep none of their own (the kernel only hashes positions and moves a pushed box by its
-direction's delta; the level is solved when the pushes have brought every box home). A rules
-variant (a level where boxes vanish into their own holes, say) replaces these functions, or
-branches in them on the level's arrays, and the search follows: what a variant must provide is a
-start position, its candidate pushes in a fixed order, the effect of a push (with the count of
-boxes it brings home), the objective of a position (and of the start, :func:`start_objective`)
-and a cheap estimate of how much a push improves it. A position is the sorted box cells in
-``scratch.boxes`` (and ``scratch.occupied``) plus the player's cell, always as many cells as the
-level has boxes (a variant whose boxes vanish would keep them on a cell of its own choosing); its
-hash is :mod:`evosoko.sokoban.zobrist`'s.
+module or from a rules variant's counterpart and keep none of their own (the kernel only hashes
+positions and moves a pushed box by its direction's delta; the level is solved when the pushes
+have brought every box home). The given-holes variant is :mod:`evosoko.search.mcts_holes`, the
+same functions over arrays of its own; :mod:`evosoko.search.mcts_variants` compiles each call to
+one or the other by the type of those arrays. What a variant provides is a start position, its
+candidate pushes in a fixed order, the effect of a push (with the count of boxes it brings
+home), the objective of a position (and of the start, :func:`start_objective`) and a cheap
+estimate of how much a push improves it. A position is the box cells in ``scratch.boxes`` (here
+sorted; and ``scratch.occupied``) plus the player's cell, always as many cells as the level has
+boxes; its hash is :mod:`evosoko.sokoban.zobrist`'s, of the cells the boxes stand on.
 
 The functions take the level's arrays (:class:`~evosoko.sokoban.arrays.LevelArrays`) and the
 push rules' scratch (:class:`~evosoko.evolve.push_rules.PushScratch`) as named tuples and are
@@ -123,7 +123,7 @@ def objective(arrays, measure, scratch, frozen_count):  # pragma: no cover - com
 
 
 @numba.njit(cache=True, inline="always")
-def is_matched(measure, frozen_count):  # pragma: no cover - compiled
+def is_matched(arrays, measure, frozen_count):  # pragma: no cover - compiled
     """Whether :func:`objective` leaves an optimal box-to-goal assignment in the scratch (the
     matching on the level's push distances, no box frozen on a goal)."""
     return measure == MATCHING and frozen_count == 0
@@ -155,7 +155,7 @@ def objective_after_push(
     ):
         return distance - 1, True
     distance = min(objective(arrays, measure, scratch, frozen_count), UNREACHABLE)
-    return distance, is_matched(measure, frozen_count)
+    return distance, is_matched(arrays, measure, frozen_count)
 
 
 @numba.njit(cache=True)

@@ -46,11 +46,12 @@ def solve(
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
     check_arguments(time_limit, node_limit, weight, partial)
-    if level.pairing is not None:
+    given_holes = level.pairing is not None
+    if given_holes and not _plays_given_holes(algorithm):
         from evosoko.search.given_holes import solve_given_holes
 
         return solve_given_holes(level, algorithm.name, heuristic, time_limit, node_limit, weight)
-    warm_up([algorithm.name], level.cells)
+    warm_up([algorithm.name], level.cells, given_holes=given_holes)
     run = _run_class(algorithm)(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
     )
@@ -72,6 +73,12 @@ def _run_class(algorithm: Algorithm) -> type:
     return SearchRun
 
 
+def _plays_given_holes(algorithm: Algorithm) -> bool:
+    """Whether ``algorithm``'s own runner plays given-holes levels (the others go to
+    :func:`evosoko.search.given_holes.solve_given_holes`)."""
+    return bool(getattr(_run_class(algorithm), "plays_given_holes", False))
+
+
 def check_arguments(
     time_limit: float | None, node_limit: int | None, weight: float, partial: int
 ) -> None:
@@ -86,28 +93,36 @@ def check_arguments(
         raise ConfigError(f"partial must be zero or more, not {partial}")
 
 
-_WARMED: set[tuple[str, type]] = set()
+_WARMED: set[tuple[str, type, bool]] = set()
 _WARM_UP_ROWS = ["#######", "#     #", "# $$. #", "#@  . #", "#######"]
 
 
-def warm_up(algorithms: Iterable[str] | None = None, cells: int = 0) -> None:
+def warm_up(
+    algorithms: Iterable[str] | None = None, cells: int = 0, *, given_holes: bool = False
+) -> None:
     """Compile (or load from the numba cache) the kernels of ``algorithms`` (default: every
     algorithm) once, outside any timed search.
 
     ``cells``: the size of the boards to come; the kernels are compiled once for boards that
     store cells in 16 bits and once for larger ones (:func:`evosoko.search.store.cell_dtype`).
+    ``given_holes``: for given-holes levels (only the runners that play them compile a variant
+    of their own, ``mcts``; the given-holes searches are not compiled).
     """
     from evosoko.search.algorithms import ALGORITHMS
     from evosoko.sokoban.build import level_from_rows
+    from evosoko.sokoban.given_holes import given_holes_notes
 
     dtype = cell_dtype(cells)
     names = list(ALGORITHMS) if algorithms is None else list(algorithms)
-    todo = [name for name in names if (name, dtype) not in _WARMED]
+    if given_holes:
+        names = [name for name in names if _plays_given_holes(algorithm_named(name))]
+    todo = [name for name in names if (name, dtype, given_holes) not in _WARMED]
     if not todo:
         return
     first = not _WARMED
-    _WARMED.update((name, dtype) for name in todo)
-    level = level_from_rows(_WARM_UP_ROWS, title="warm-up")
+    _WARMED.update((name, dtype, given_holes) for name in todo)
+    notes = given_holes_notes([1, 0]) if given_holes else ()
+    level = level_from_rows(_WARM_UP_ROWS, title="warm-up", notes=notes)
     for name in todo:
         algorithm = algorithm_named(name)
         if algorithm.guided:  # push-astar's kernel; the network needs no compiling

@@ -14,6 +14,7 @@ from tiny_levels import (
     STUCK,
     microban,
     quiet_level,
+    search_signature,
     seed_level,
     shared,
     tiny_levels,
@@ -80,18 +81,6 @@ def _run(level, **options):
     return run, run.search()
 
 
-def _signature(result):
-    return (
-        result.status,
-        result.solution,
-        result.expanded,
-        result.generated,
-        result.duplicates,
-        result.moves,
-        result.pushes,
-    )
-
-
 def test_mcts_is_registered_as_a_seeded_push_search_with_a_runner():
     algorithm = ALGORITHMS["mcts"]
     assert algorithm.level == "push" and algorithm.stochastic and algorithm.runner
@@ -121,9 +110,11 @@ def test_the_same_seed_gives_the_same_search_and_seeds_differ():
     level = shared("boxoban/medium/train-000.txt", "10")[0]  # takes thousands of iterations
     first = solve(level, "mcts", node_limit=3_000, seed=5)
     again = solve(level, "mcts", node_limit=3_000, seed=5)
-    assert _signature(first) == _signature(again)
-    neighbours = {_signature(solve(level, "mcts", node_limit=3_000, seed=seed)) for seed in (6, 7)}
-    assert len(neighbours | {_signature(first)}) == 3  # neighbouring seeds, other searches
+    assert search_signature(first) == search_signature(again)
+    neighbours = {
+        search_signature(solve(level, "mcts", node_limit=3_000, seed=seed)) for seed in (6, 7)
+    }
+    assert len(neighbours | {search_signature(first)}) == 3  # neighbouring seeds, other searches
 
 
 def test_neighbouring_seeds_draw_unrelated_numbers():
@@ -159,7 +150,9 @@ def test_slicing_the_kernel_calls_does_not_change_the_search(monkeypatch):
     sliced_run, sliced = _run(level, node_limit=1_500, seed=2)
     assert paused > 100 and calls > whole_run.counters[NODES]
     assert sliced == whole
-    assert _signature(sliced_run.result(sliced, 0)) == _signature(whole_run.result(whole, 0))
+    assert search_signature(sliced_run.result(sliced, 0)) == search_signature(
+        whole_run.result(whole, 0)
+    )
     kept = [k for k in range(COUNTER_COUNT) if not PLAYER <= k <= ROLLOUT_BEST_STEP]
     assert np.array_equal(sliced_run.counters[kept], whole_run.counters[kept])  # not the
     # saved state of a cut rollout

@@ -93,3 +93,16 @@ def tiny_levels(draw, max_boxes: int = 3) -> Level:
     except LevelFormatError:
         assume(False)
         raise
+
+
+def search_signature(result) -> tuple:
+    """What must be equal between two runs of one search: status, solution and statistics."""
+    return (
+        result.status,
+        result.solution,
+        result.expanded,
+        result.generated,
+        result.duplicates,
+        result.moves,
+        result.pushes,
+    )

@@ -1,0 +1,83 @@
+"""The rules the Monte Carlo tree search kernel calls, chosen by the level's rules variant.
+
+Each rule the kernel (:mod:`evosoko.search.mcts_kernel`) calls is one name here that compiles
+to the standard rule (:mod:`evosoko.search.mcts_rules`) or to its given-holes counterpart
+(:mod:`evosoko.search.mcts_holes`), by the type of the named tuples it is passed: the given-holes
+arrays (:class:`~evosoko.search.mcts_holes.HolesArrays`) and work arrays
+(:class:`~evosoko.search.mcts_holes.HolesScratch`) pick the given-holes rule. So the kernel is
+one piece of code, compiled once per variant (numba specializes it by its argument types), and
+a search pays for no branch on the variant. :func:`rules_arrays` and :func:`start_objective` make
+the same choice in Python, from the level.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from numba.extending import overload
+
+from evosoko.search import mcts_holes, mcts_rules
+from evosoko.sokoban.level import Level
+
+HOLES_TYPES = (mcts_holes.HolesArrays, mcts_holes.HolesScratch)
+
+
+def _plays_given_holes(argument_types) -> bool:
+    """Whether any argument is one of the given-holes named tuples (by its numba type)."""
+    return any(getattr(kind, "instance_class", None) in HOLES_TYPES for kind in argument_types)
+
+
+def by_variant(standard, holes) -> Callable[..., Any]:
+    """A function compiled code calls with ``standard``'s arguments, compiling to ``holes``
+    when one of them is a given-holes tuple, else to ``standard`` (both compiled functions with
+    the same parameters; inlined where it is called)."""
+    signature = inspect.signature(standard.py_func)
+
+    def rule(*arguments):
+        raise TypeError(f"{standard.py_func.__name__}: called from compiled code only")
+
+    def choose(*argument_types):
+        chosen = holes if _plays_given_holes(argument_types) else standard
+        return chosen.py_func
+
+    rule.__name__ = rule.__qualname__ = standard.py_func.__name__
+    rule.__doc__ = standard.py_func.__doc__
+    rule.__signature__ = signature  # type: ignore[attr-defined]
+    choose.__signature__ = signature  # type: ignore[attr-defined]
+    overload(rule, inline="always")(choose)
+    return rule
+
+
+start_position = by_variant(mcts_rules.start_position, mcts_holes.start_position)
+candidates = by_variant(mcts_rules.candidates, mcts_holes.candidates)
+normalized_player = by_variant(mcts_rules.normalized_player, mcts_holes.normalized_player)
+play_push = by_variant(mcts_rules.play_push, mcts_holes.play_push)
+objective = by_variant(mcts_rules.objective, mcts_holes.objective)
+is_matched = by_variant(mcts_rules.is_matched, mcts_holes.is_matched)
+assigned_goal = by_variant(mcts_rules.assigned_goal, mcts_holes.assigned_goal)
+objective_after_push = by_variant(mcts_rules.objective_after_push, mcts_holes.objective_after_push)
+candidate_gains = by_variant(mcts_rules.candidate_gains, mcts_holes.candidate_gains)
+
+
+def rules_arrays(level: Level, heuristic: str) -> tuple[Any, Any]:
+    """The arrays and work arrays the kernel plays ``level`` with: its variant's."""
+    if level.pairing is not None:
+        return mcts_holes.holes_arrays(level, heuristic)
+    return mcts_rules.rules_arrays(level)
+
+
+def start_objective(level: Level, heuristic: str) -> int:
+    """The start's objective under the level's rules (it sets the rollouts' length)."""
+    if level.pairing is not None:
+        return mcts_holes.start_distance(level, heuristic)
+    return mcts_rules.start_objective(level, heuristic)
+
+
+def heuristic_label(level: Level, heuristic: str) -> str:
+    """The objective as results name it: ``heuristic``, or on a given-holes level
+    ``paired-manhattan`` / ``paired-push-distance`` (the names the given-holes searches use)."""
+    if level.pairing is None:
+        return heuristic
+    return "paired-manhattan" if heuristic == "manhattan" else "paired-push-distance"
