@@ -31,14 +31,7 @@ import numpy as np
 
 from evosoko.errors import ConfigError
 from evosoko.search.paths import partial_path, search_result
-from evosoko.search.result import (
-    NODE_LIMIT,
-    SOLVED,
-    TIMEOUT,
-    UNSOLVABLE,
-    PartialPath,
-    SearchResult,
-)
+from evosoko.search.result import NODE_LIMIT, SOLVED, TIMEOUT, UNSOLVABLE, PartialPath, SearchResult
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.given_holes import VANISHED, HolesBoard, HolesState
 from evosoko.sokoban.level import UNREACHABLE, Level
