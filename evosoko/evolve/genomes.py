@@ -21,6 +21,7 @@ from evosoko.evolve.push_replay import (
     push_choices,
     push_tables,
 )
+from evosoko.sokoban.given_holes import HolesState, board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import parse_lurd
@@ -97,18 +98,20 @@ def decode(
 
 
 def genes_from_lurd(
-    level: Level, encoding: str, lurd: str, start: State | None = None
+    level: Level, encoding: str, lurd: str, start: State | HolesState | None = None
 ) -> list[int]:
-    """Genes that replay ``lurd`` from ``start`` (default: the level's start).
+    """Genes that replay ``lurd`` from ``start`` (default: the level's start; a
+    :class:`HolesState` on a given-holes level, whose rules the steps then play).
 
-    Move genes are the letters themselves. Push genes choose the pushes of ``lurd`` in turn; they
-    stop before a push that is not a candidate (it would deadlock), and walks between pushes are
-    left to the encoding's shortest paths. Raises ``ValueError`` for an illegal step.
+    Move genes are the letters themselves. Push genes choose the pushes of ``lurd`` in turn
+    among the candidates of the level's rules; they stop before a push that is not a candidate
+    (it would deadlock), and walks between pushes are left to the encoding's shortest paths.
+    Raises ``ValueError`` for an illegal step.
     """
     steps = parse_lurd(lurd)
     if encoding == "moves":
         return [DIRECTIONS.index(letter.lower()) for letter in steps]
-    board = Board(level, start)
+    board = board_for(level, start)
     pushes: list[tuple[int, int]] = []
     for number, letter in enumerate(steps, start=1):
         direction = DIRECTIONS.index(letter.lower())
@@ -118,4 +121,8 @@ def genes_from_lurd(
         if board.history[-1].pushed:
             pushes.append((box, direction))
     gene_range(encoding)
-    return genes_for_pushes(push_tables(level, start), pushes)
+    if level.pairing is not None:
+        from evosoko.evolve.given_holes import holes_genes_for_pushes
+
+        return holes_genes_for_pushes(level, pushes, start)  # type: ignore[arg-type]
+    return genes_for_pushes(push_tables(level, start), pushes)  # type: ignore[arg-type]

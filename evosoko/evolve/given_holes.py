@@ -32,7 +32,7 @@ import numpy as np
 from evosoko.evolve.columns import evaluation_columns
 from evosoko.evolve.push_replay import PUSH_GENE_RANGE
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
-from evosoko.sokoban.given_holes import VANISHED, HolesBoard
+from evosoko.sokoban.given_holes import VANISHED, HolesBoard, HolesState
 from evosoko.sokoban.level import DIRECTIONS, UNREACHABLE, Level
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.rules import delta_array
@@ -153,6 +153,35 @@ def decode_holes(
             break
         letters.append(board.push(cell, direction))
     return "".join(letters), board
+
+
+def holes_genes_for_pushes(level: Level, pushes, start: HolesState | None = None) -> list[int]:
+    """Push genes that make the given ``(box cell, direction)`` pushes from ``start`` (default:
+    the level's start): each gene is the push's index among the candidates of the position
+    where it is made (:func:`holes_candidates`). Stops before the first push that is not a
+    candidate; the genes so far replay exactly the pushes before it."""
+    tables = holes_tables(level)
+    board = HolesBoard(level, start)
+    mark = np.zeros(level.cells, dtype=np.int64)
+    queue = np.zeros(level.cells, dtype=np.int64)
+    scratch = make_freeze_scratch(level.cells)
+    out_box = np.zeros(4 * len(tables.holes), dtype=np.int64)
+    out_direction = np.zeros_like(out_box)
+    genes: list[int] = []
+    for stamp, (box, direction) in enumerate(pushes, start=1):
+        explore(tables.floor, board.occupied, tables.deltas, board.player, mark, stamp, queue,
+                queue[:0])  # fmt: skip
+        count = holes_candidates(
+            tables.floor, tables.dead, tables.no_goals, tables.deltas, tables.lost, tables.holes,
+            np.array(board.by_box, dtype=np.int64), board.occupied, mark, np.int64(stamp),
+            scratch, out_box, out_direction,
+        )  # fmt: skip
+        chosen = [k for k in range(count) if (out_box[k], out_direction[k]) == (box, direction)]
+        if not chosen:
+            break
+        genes.append(chosen[0])
+        board.push(int(box), int(direction))
+    return genes
 
 
 def _replay(tables, encoding, genes, lengths, stop_on_deadlock, record) -> HolesReplay:
@@ -452,16 +481,18 @@ def given_holes_config(level: Level, config):
     """``config`` adapted to a given-holes level: the GA features that play standard Sokoban
     only are switched off with a logged warning (``fitness.lost_search_nodes``,
     ``ga.mutation.push_macro``, ``output.optimize_seconds``: speed-ups and a post-processing
-    step, so the GA stays the one asked for), and search seeding (``hybrid.enabled``, which
-    changes the algorithm) raises :class:`ConfigError`."""
+    step, so the GA stays the one asked for). Search seeding (``hybrid.enabled``) plays the
+    variant through its own push searches (:mod:`evosoko.search.given_holes`); a
+    ``hybrid.algorithm`` they do not have raises :class:`ConfigError`."""
     import logging
 
     from evosoko.errors import ConfigError
+    from evosoko.search.given_holes import ALGORITHMS
 
-    if config.hybrid.enabled:
+    if config.hybrid.enabled and config.hybrid.algorithm not in ALGORITHMS:
         raise ConfigError(
-            f"level {level.name} plays the given-holes rules, which hybrid.enabled (search "
-            "seeding) does not support yet; turn it off for this level"
+            f"level {level.name} plays the given-holes rules, which hybrid.algorithm = "
+            f"{config.hybrid.algorithm} does not play; use one of: {', '.join(ALGORITHMS)}"
         )
     off = []
     fitness, mutation, output = config.fitness, config.ga.mutation, config.output

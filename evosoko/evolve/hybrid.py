@@ -10,6 +10,11 @@
   its solution or best frontier state is appended to the genome, and the engine keeps the
   result when its fitness is better.
 
+On a given-holes level both play the variant: the searches are
+:mod:`evosoko.search.given_holes`'s, push genes index the variant's candidates, and the
+memetic search starts from the reached position itself (a
+:class:`~evosoko.sokoban.given_holes.HolesState`, vanished boxes and all).
+
 Search is deterministic under a node budget, so hybrid runs stay reproducible.
 """
 
@@ -22,6 +27,7 @@ from collections.abc import Callable
 from evosoko.config import Config
 from evosoko.evolve.genomes import decode, genes_from_lurd
 from evosoko.sokoban.build import level_from_rows
+from evosoko.sokoban.given_holes import HolesState
 from evosoko.sokoban.level import Level, State
 
 log = logging.getLogger(__name__)
@@ -57,29 +63,41 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list
     algorithm = config.hybrid.algorithm
 
     def improve(genes: list[int]) -> list[int] | None:
-        from evosoko.search import solve
-
-        reached = decode(
+        decoded = decode(
             level,
             encoding,
             genes,
             objective=fitness.objective,
             stop_on_deadlock=fitness.stop_on_deadlock,
-        ).final
-        if all(level.goals[box] for box in reached.boxes):
+        )
+        if decoded.solved:
             return None
-        start = level_at(level, reached)
-        if start is None:
+        result = _search_from(level, decoded.final, algorithm, budget)
+        if result is None:
             return None
-        result = solve(start, algorithm, node_limit=budget, partial=1)
         path = (
             result.solution if result.solved else (result.partial[0].lurd if result.partial else "")
         )
         if not path:
             return None
-        return list(genes) + genes_from_lurd(level, encoding, path, start=reached)
+        return list(genes) + genes_from_lurd(level, encoding, path, start=decoded.final)
 
     return improve
+
+
+def _search_from(level: Level, reached: State | HolesState, algorithm: str, budget: int):
+    """A bounded search from ``reached`` (one partial path), or None when it cannot start
+    there. On a given-holes level (``reached`` a :class:`HolesState`) the variant's search
+    starts from the position itself (vanished boxes cannot be written as a level); a standard
+    one starts from the level rebuilt around it."""
+    from evosoko.search import solve
+
+    if isinstance(reached, HolesState):
+        from evosoko.search.given_holes import solve_given_holes
+
+        return solve_given_holes(level, algorithm, node_limit=budget, start=reached, partial=1)
+    start = level_at(level, reached)
+    return None if start is None else solve(start, algorithm, node_limit=budget, partial=1)
 
 
 def level_at(level: Level, state: State) -> Level | None:

@@ -30,13 +30,13 @@ from itertools import count
 import numpy as np
 
 from evosoko.errors import ConfigError
-from evosoko.search.result import NODE_LIMIT, SOLVED, TIMEOUT, UNSOLVABLE, SearchResult
+from evosoko.search.paths import partial_path, search_result
+from evosoko.search.result import NODE_LIMIT, SOLVED, TIMEOUT, UNSOLVABLE, PartialPath, SearchResult
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.given_holes import VANISHED, HolesBoard, HolesState
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.rules import delta_array
-from evosoko.sokoban.solutions import verify_solution
 
 ALGORITHMS = {
     "push-bfs": (1, 0),
@@ -60,15 +60,17 @@ def solve_given_holes(
     node_limit: int | None = None,
     weight: float = 3.0,
     start: HolesState | None = None,
+    partial: int = 0,
 ) -> SearchResult:
     """Search a given-holes level from its start (or from ``start``, a position reached by
-    play: the solution then replays from there); the result is like
-    :func:`evosoko.search.solve`'s."""
+    play: the solution and partial paths then replay from there); the result is like
+    :func:`evosoko.search.solve`'s, ``partial=k`` included (the k open states of lowest ``h``,
+    then lowest cost, when a budget ended the search)."""
     if algo not in ALGORITHMS:
         raise ConfigError(
             f"{algo} does not play given-holes levels; use one of: {', '.join(ALGORITHMS)}, mcts"
         )
-    return _Search(level, algo, heuristic, time_limit, node_limit, weight, start).run()
+    return _Search(level, algo, heuristic, time_limit, node_limit, weight, start).run(partial)
 
 
 def paired_distance(level: Level, by_box, manhattan: bool = False) -> int:
@@ -184,12 +186,15 @@ class _Search:
         return out
 
     # ---- the search --------------------------------------------------------------------------
-    def run(self) -> SearchResult:
+    def run(self, partial: int = 0) -> SearchResult:
+        """Search to the end or the budget; ``partial``: how many frontier paths to return
+        when the budget ends it."""
         start = tuple(self.start.by_box)
         player = self._reach(self._occupied(start), self.start.player)
         root = (player, start)
         parents: dict = {root: None}
         best_g = {root: 0}
+        closed: set = set()
         tie = count()
         frontier = [(self._priority(0, start), next(tie), 0, root)]
         status = UNSOLVABLE
@@ -207,6 +212,7 @@ class _Search:
             if g > best_g[state]:
                 continue
             self.expanded += 1
+            closed.add(state)
             player, by_box = state
             for cell, direction, moved in self._pushes(player, by_box):
                 occupied = self._occupied(moved)
@@ -226,11 +232,10 @@ class _Search:
                 goal = self._goal_popped(frontier, best_g)
                 if goal is not None:
                     status = SOLVED
-        return self._result(status, goal, parents)
-
-    @property
-    def start_is_level_start(self) -> bool:
-        return self.start == HolesState(self.level.start.player, tuple(self.level.start.boxes))
+        paths: tuple[PartialPath, ...] = ()
+        if partial and status in (NODE_LIMIT, TIMEOUT):
+            paths = self._partial_paths(partial, best_g, closed, parents)
+        return self._result(status, goal, parents, paths)
 
     def _out_of_time(self) -> bool:
         return (
@@ -252,30 +257,29 @@ class _Search:
     def _priority(self, g: int, by_box) -> float:
         return self.g_weight * g + self.h_weight * self._h(by_box)
 
-    def _result(self, status, goal, parents) -> SearchResult:
-        solution = None
-        moves = pushes = 0
-        if status == SOLVED:
-            solution = self._lurd(goal, parents)
-            board = HolesBoard(self.level, self.start)
-            for letter in solution:
-                if not board.step("udlr".index(letter.lower())):
-                    break
-            check = verify_solution(self.level, solution) if self.start_is_level_start else None
-            if not board.is_solved() or (check is not None and not (check.valid and check.solved)):
-                raise AssertionError(f"given-holes search produced a bad solution: {solution}")
-            moves, pushes = len(solution), sum(letter.isupper() for letter in solution)
-        return SearchResult(
+    def _partial_paths(self, count, best_g, closed, parents) -> tuple[PartialPath, ...]:
+        """The ``count`` open states of lowest ``h``, then lowest cost (first stored first),
+        with their verified paths from the search's start; every state when none is open."""
+        open_states = [state for state in best_g if state not in closed] or list(best_g)
+        ranked = sorted(open_states, key=lambda state: (self._h(state[1]), best_g[state]))
+        return tuple(
+            partial_path(
+                self.level, self._lurd(state, parents), self._h(state[1]), start=self.start
+            )
+            for state in ranked[:count]
+        )
+
+    def _result(self, status, goal, parents, partial=()) -> SearchResult:
+        return search_result(
+            self.level,
             status=status,
             algorithm=self.algo,
             heuristic="paired-manhattan" if self.manhattan else "paired-push-distance",
-            solution=solution,
-            moves=moves,
-            pushes=pushes,
-            expanded=self.expanded,
-            generated=self.generated,
-            duplicates=self.duplicates,
+            solution=self._lurd(goal, parents) if status == SOLVED else None,
+            counts=(self.expanded, self.generated, self.duplicates),
             seconds=time.perf_counter() - self.started,
+            partial=partial,
+            start=self.start,
         )
 
     def _lurd(self, goal, parents) -> str:

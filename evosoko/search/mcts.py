@@ -69,7 +69,7 @@ from evosoko.search.mcts_tree import (
     tree_bytes,
 )
 from evosoko.search.mcts_variants import heuristic_label, rules_arrays, start_objective
-from evosoko.search.paths import SearchBug, search_result, verified
+from evosoko.search.paths import SearchBug, partial_path, search_result
 from evosoko.search.result import (
     MEMORY_LIMIT,
     NODE_LIMIT,
@@ -277,20 +277,11 @@ class MctsRun:
         paths: list[PartialPath] = []
         seen = set()
         for h, codes in sorted(candidates, key=lambda item: (item[0], len(item[1]))):
-            lurd = lurd_of_pushes(self.level, codes)
-            verification = verified(self.level, lurd, must_solve=False)
-            if verification.final in seen:
+            path = partial_path(self.level, lurd_of_pushes(self.level, codes), h)
+            if path.state in seen:
                 continue
-            seen.add(verification.final)
-            paths.append(
-                PartialPath(
-                    lurd=verification.lurd,
-                    moves=verification.moves,
-                    pushes=verification.pushes,
-                    h=h,
-                    state=verification.final,
-                )
-            )
+            seen.add(path.state)
+            paths.append(path)
             if len(paths) == count:
                 break
         return tuple(paths)

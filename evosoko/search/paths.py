@@ -11,7 +11,8 @@ from evosoko.search.goalroom import GoalRoom
 from evosoko.search.move_kernel import PUSHED
 from evosoko.search.result import PartialPath, SearchResult
 from evosoko.search.store import GOAL_MACRO_STEP, Store
-from evosoko.sokoban.level import DIRECTIONS, Level
+from evosoko.sokoban.given_holes import HolesState
+from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import walk_path
 from evosoko.sokoban.solutions import Verification, verify_solution
 
@@ -98,13 +99,31 @@ def _goal_macro_pushes(level: Level, goal_room: GoalRoom | None, index: int):
     return [(outside, inward), *goal_room.pushes[index]]
 
 
-def verified(level: Level, lurd: str, *, must_solve: bool) -> Verification:
-    """Replay ``lurd``; raise :class:`SearchBug` when it is illegal (or does not solve)."""
-    verification = verify_solution(level, lurd)
+def verified(
+    level: Level, lurd: str, *, must_solve: bool, start: State | HolesState | None = None
+) -> Verification:
+    """Replay ``lurd`` from the level's start (or ``start``); raise :class:`SearchBug` when it
+    is illegal (or does not solve)."""
+    verification = verify_solution(level, lurd, start=start)
     if not verification.valid or (must_solve and not verification.solved):
         problem = verification.error or "it does not solve the level"
         raise SearchBug(f"{level.name}: search produced an invalid path ({problem}): {lurd}")
     return verification
+
+
+def partial_path(
+    level: Level, lurd: str, h: int, start: State | HolesState | None = None
+) -> PartialPath:
+    """The :class:`PartialPath` of a frontier state reached by ``lurd`` from the level's start
+    (or ``start``), replay-verified; ``h`` is the search's estimate there."""
+    verification = verified(level, lurd, must_solve=False, start=start)
+    return PartialPath(
+        lurd=verification.lurd,
+        moves=verification.moves,
+        pushes=verification.pushes,
+        h=h,
+        state=verification.final,
+    )
 
 
 def search_result(
@@ -117,13 +136,15 @@ def search_result(
     counts: tuple[int, int, int],
     seconds: float,
     partial: tuple[PartialPath, ...] = (),
+    start: State | HolesState | None = None,
 ) -> SearchResult:
     """A search's :class:`SearchResult`; ``solution`` (the found LURD, or None) is replayed
-    first and raises :class:`SearchBug` unless it solves the level. ``counts`` are the
-    expanded, generated and duplicate counters in the search's own units."""
+    first, from the level's start or ``start``, and raises :class:`SearchBug` unless it solves
+    the level. ``counts`` are the expanded, generated and duplicate counters in the search's
+    own units."""
     moves = pushes = 0
     if solution is not None:
-        verification = verified(level, solution, must_solve=True)
+        verification = verified(level, solution, must_solve=True, start=start)
         solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
     expanded, generated, duplicates = counts
     return SearchResult(

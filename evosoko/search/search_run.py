@@ -18,7 +18,7 @@ from evosoko.search import move_kernel, push_kernel
 from evosoko.search.algorithms import MOVE, Algorithm
 from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
-from evosoko.search.paths import move_path, push_path, search_result, verified
+from evosoko.search.paths import move_path, partial_path, push_path, search_result
 from evosoko.search.result import (
     MEMORY_LIMIT,
     NODE_LIMIT,
@@ -388,17 +388,7 @@ class SearchRun:
         h = store.field("h")[open_nodes]
         g = store.field("g")[open_nodes]
         best = open_nodes[np.lexsort((g, h))[:count]]
-        paths = []
-        for node in best.tolist():
-            lurd = self._path(node)
-            verification = verified(self.level, lurd, must_solve=False)
-            paths.append(
-                PartialPath(
-                    lurd=verification.lurd,
-                    moves=verification.moves,
-                    pushes=verification.pushes,
-                    h=int(store.field("h")[node]),
-                    state=verification.final,
-                )
-            )
-        return tuple(paths)
+        return tuple(
+            partial_path(self.level, self._path(node), int(store.field("h")[node]))
+            for node in best.tolist()
+        )

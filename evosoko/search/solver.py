@@ -50,7 +50,9 @@ def solve(
     if given_holes and not _plays_given_holes(algorithm):
         from evosoko.search.given_holes import solve_given_holes
 
-        return solve_given_holes(level, algorithm.name, heuristic, time_limit, node_limit, weight)
+        return solve_given_holes(
+            level, algorithm.name, heuristic, time_limit, node_limit, weight, partial=partial
+        )
     warm_up([algorithm.name], level.cells, given_holes=given_holes)
     run = _run_class(algorithm)(
         level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit

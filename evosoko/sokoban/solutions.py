@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evosoko.errors import EvosokoWarning, SolutionError
-from evosoko.sokoban.given_holes import board_for
+from evosoko.sokoban.given_holes import HolesState, board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import Board, direction_name
 
@@ -158,9 +158,15 @@ class Verification:
 
 
 def verify_solution(
-    level: Level, lurd: str, *, path: str | None = None, line: int | None = None
+    level: Level,
+    lurd: str,
+    *,
+    path: str | None = None,
+    line: int | None = None,
+    start: State | HolesState | None = None,
 ) -> Verification:
-    """Replay ``lurd`` (plain or run-length encoded) from the start of ``level``.
+    """Replay ``lurd`` (plain or run-length encoded) from the start of ``level`` (or from
+    ``start``, a position reached by play; a :class:`HolesState` on a given-holes level).
 
     Stops at the first illegal step (``valid=False``). Steps after the level is solved are
     replayed like any other: ``solved`` is the state after the last step, ``solved_at`` tells
@@ -169,7 +175,7 @@ def verify_solution(
     :class:`EvosokoWarning`; malformed text raises :class:`SolutionError`.
     """
     steps = parse_lurd(lurd, path=path, line=line)
-    board = board_for(level)
+    board = board_for(level, start)
     emitted: list[str] = []
     pushes = mismatches = 0
     first_mismatch = ""

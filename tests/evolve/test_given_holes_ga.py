@@ -86,9 +86,11 @@ def test_ga_solutions_of_the_variant_verify(encoding):
     assert (outcome.moves, outcome.pushes) == (check.moves, check.pushes)
 
 
-def test_search_seeding_is_refused_and_standard_only_speed_ups_switched_off(caplog):
-    with pytest.raises(ConfigError, match="hybrid.enabled"):
-        run(swap(), ["hybrid.enabled=true"])
+def test_a_seeding_search_of_another_variant_is_refused_and_speed_ups_switched_off(caplog):
+    with pytest.raises(ConfigError, match="hybrid.algorithm = push-fess"):
+        run(swap(), ["hybrid.enabled=true", "hybrid.algorithm=push-fess"])
+    seeded, _ = run(swap(), ["hybrid.enabled=true"])
+    assert seeded.solved and seeded.generations == 0  # the seeding search solved it
     outcome, _ = run(
         swap(),
         [

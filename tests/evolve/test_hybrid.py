@@ -1,13 +1,20 @@
-"""Hybrid mode: search paths become genome prefixes; the memetic step extends a genome."""
+"""Hybrid mode: search paths become genome prefixes; the memetic step extends a genome; both
+under the standard and the given-holes rules."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from evolve_levels import comparable, run
 
 from evosoko.config import load_config
 from evosoko.evolve import evolve_level, make_evaluator
-from evosoko.evolve.genomes import decode
+from evosoko.evolve.fitness import FitnessFunction
+from evosoko.evolve.genomes import decode, genes_from_lurd
 from evosoko.evolve.hybrid import level_at, memetic_improver, search_seeds
+from evosoko.sokoban.formats import read_levels
+from evosoko.sokoban.given_holes import VANISHED, HolesState
 from evosoko.sokoban.level import DIRECTIONS
 from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import verify_solution
@@ -80,3 +87,81 @@ def test_level_at_keeps_cells(microban):
     level = microban[3]
     moved = level_at(level, level.start)
     assert moved is not None and moved.key() == level.key()
+
+
+# ---- given-holes levels -------------------------------------------------------------------------
+GIVEN_HOLES = Path(__file__).resolve().parents[2] / "levels" / "given-holes.xsb"
+
+
+def given_holes_level(title: str):
+    return next(level for level in read_levels(GIVEN_HOLES) if level.title == title)
+
+
+@pytest.mark.parametrize("encoding", ["moves", "pushes"])
+def test_given_holes_seeds_decode_to_the_partial_paths_positions(encoding):
+    from evosoko.search import solve
+
+    level = given_holes_level("holes-medium-02")
+    config = hybrid_config(
+        encoding, "ga.population=100", "hybrid.node_budget=8", "hybrid.fraction=0.03"
+    )
+    seeds = search_seeds(level, config)
+    result = solve(level, "push-astar", node_limit=8, partial=3)
+    assert not result.solved and len(seeds) == len(result.partial) == 3
+    finals = [decode(level, encoding, seed).final for seed in seeds]
+    # the variant's search prunes exactly the pushes its genomes leave out: every seed reaches
+    # its frontier state, the player included (a path ends with a push)
+    assert finals == [path.state for path in result.partial]
+    assert all(isinstance(final, HolesState) for final in finals)
+
+
+@pytest.mark.parametrize("encoding", ["moves", "pushes"])
+@pytest.mark.parametrize("budget", [5, 3000])
+def test_given_holes_memetic_step_starts_after_a_vanished_box(encoding, budget):
+    level = given_holes_level("holes-easy-01")
+    prefix = "ddrdL"  # the first push of the level's solution: box 1 vanishes in its hole
+    config = hybrid_config(
+        encoding, "hybrid.memetic_every=1", f"hybrid.memetic_node_budget={budget}"
+    )
+    genes = genes_from_lurd(level, encoding, prefix)
+    before = decode(level, encoding, genes)
+    assert before.final.by_box[0] == VANISHED and not before.solved
+    improved = memetic_improver(level, config)(genes)
+    assert improved is not None and improved[: len(genes)] == genes and len(improved) > len(genes)
+    after = decode(level, encoding, improved)
+    assert after.lurd.startswith(before.lurd) and after.final.by_box[0] == VANISHED
+    check = verify_solution(level, after.lurd)
+    assert check.valid and check.final == after.final
+    old, new = FitnessFunction(level, encoding, config.fitness)([genes, improved])
+    assert new.solved or new.distance <= old.distance
+    assert new.solved == (budget == 3000)
+
+
+def test_given_holes_memetic_step_leaves_a_solved_genome():
+    level = given_holes_level("holes-easy-01")
+    config = hybrid_config("moves", "hybrid.memetic_every=1")
+    solved = genes_from_lurd(level, "moves", "ddrdLllddrUUUdddrUUruL")  # the file's solution
+    assert memetic_improver(level, config)(solved) is None
+
+
+@pytest.mark.parametrize("encoding", ["moves", "pushes"])
+def test_a_hybrid_run_solves_a_given_holes_level_the_same_on_processes(encoding):
+    level = given_holes_level("holes-hard-01")
+    overrides = [
+        "hybrid.enabled=true",
+        f"ga.encoding={encoding}",
+        "ga.population=20",
+        "ga.offspring=20",
+        "hybrid.node_budget=50",
+        "hybrid.memetic_every=1",
+        "hybrid.memetic_node_budget=100",
+        "run.budget.generations=40",
+        "run.seed=7",
+    ]
+    serial, serial_stats = run(level, overrides)
+    assert serial.solved
+    check = verify_solution(level, serial.solution)
+    assert check.valid and check.solved and all(cell == VANISHED for cell in check.final.by_box)
+    pooled, pooled_stats = run(level, [*overrides, "parallel.backend=processes"])
+    assert (pooled.solution, pooled.generations) == (serial.solution, serial.generations)
+    assert comparable(pooled_stats) == comparable(serial_stats)

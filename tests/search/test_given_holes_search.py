@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from evosoko.errors import ConfigError
 from evosoko.search import ALGORITHMS, solve
 from evosoko.search.given_holes import ALGORITHMS as GIVEN_HOLES_ALGORITHMS
-from evosoko.search.given_holes import paired_distance
+from evosoko.search.given_holes import paired_distance, solve_given_holes
 from evosoko.sokoban.formats import parse_levels, read_levels
-from evosoko.sokoban.given_holes import HolesBoard
+from evosoko.sokoban.given_holes import VANISHED, HolesBoard
 from evosoko.sokoban.solutions import verify_solution
 from tests.sokoban.given_holes_levels import SWAP, given_holes_levels
 
@@ -136,3 +136,37 @@ def test_the_result_names_the_paired_heuristic():
     assert solve(level, "push-astar").heuristic == "paired-push-distance"
     manhattan = solve(level, "push-astar", heuristic="manhattan")
     assert manhattan.heuristic == "paired-manhattan" and manhattan.pushes == 9
+
+
+@pytest.mark.parametrize("algo", ["push-astar", "push-bfs", "push-greedy"])
+def test_partial_paths_verify_from_the_levels_start(algo):
+    level = next(lv for lv in read_levels(BUNDLED) if lv.title == "holes-medium-02")
+    result = solve(level, algo, node_limit=10, partial=3)
+    assert result.status == "node-limit" and len(result.partial) == 3
+    keys = []
+    for path in result.partial:
+        check = verify_solution(level, path.lurd)
+        assert check.valid and not check.solved and check.final == path.state
+        assert (check.moves, check.pushes) == (path.moves, path.pushes)
+        assert path.h == paired_distance(level, path.state.by_box)
+        keys.append(path.h)
+    assert keys == sorted(keys)
+    assert solve(level, algo, node_limit=10).partial == ()
+    assert result.best() is not None and result.best()["lurd"] == result.partial[0].lurd
+
+
+def test_partial_paths_and_solutions_from_a_position_with_a_vanished_box():
+    level = read_levels(BUNDLED)[0]
+    board = HolesBoard(level)
+    for letter in "ddrdL":  # box 1 vanishes in its hole
+        assert board.step("udlr".index(letter.lower()))
+    start = board.state()
+    assert start.by_box[0] == VANISHED
+    cut = solve_given_holes(level, "push-astar", node_limit=2, start=start, partial=2)
+    assert cut.status == "node-limit" and cut.partial
+    for path in cut.partial:
+        check = verify_solution(level, path.lurd, start=start)
+        assert check.valid and check.final == path.state and path.state.by_box[0] == VANISHED
+    solved = solve_given_holes(level, "push-astar", start=start)
+    check = verify_solution(level, solved.solution, start=start)
+    assert solved.solved and check.solved and solved.pushes == check.pushes
