@@ -43,8 +43,8 @@ Off: measured on XSokoban 1-30 at 200,000 nodes it solved 8 levels against 9 wit
 class FeatureSpaceRun(SearchRun):
     """A :class:`evosoko.search.search_run.SearchRun` whose frontier is the feature space."""
 
-    def __init__(self, level, *arguments):
-        super().__init__(level, *arguments)
+    def __init__(self, level, *arguments, **keywords):
+        super().__init__(level, *arguments, **keywords)
         self.order = packing_order(level)
         self.features = fess_kernel.make_features(self.order, level.cells, level.goal_cells)
         self.space = None
