@@ -2,7 +2,8 @@
 
 The state store, successors, budgets and paths are those of every push search
 (:mod:`evosoko.search.solver`); what differs is the order of expansion, kept by
-:mod:`evosoko.search.fess_kernel`: the cells of (packing, connectivity) take turns.
+:mod:`evosoko.search.fess_kernel`: the cells of (packing, out-of-plan, connectivity) take
+turns.
 """
 
 from __future__ import annotations

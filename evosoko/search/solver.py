@@ -58,18 +58,8 @@ def solve(
             level, algorithm.name, heuristic, time_limit, node_limit, weight, clock=clock
         )
     warm_up([algorithm.name], level.cells)
-    run = _run_class(algorithm)(
-        level,
-        algorithm,
-        heuristic,
-        time_limit,
-        node_limit,
-        weight,
-        pruning,
-        seed,
-        memory_limit,
-        clock=clock,
-    )
+    budget = (time_limit, node_limit, weight, pruning, seed, memory_limit)
+    run = _run_class(algorithm)(level, algorithm, heuristic, *budget, clock=clock)
     run.model = model
     status = run.search()
     return run.result(status, partial)
