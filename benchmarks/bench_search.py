@@ -11,18 +11,21 @@ Suites (single process, one level after the other, kernels compiled before timin
   figures (moves, states searched).
 
 Prints one JSON object on its first line, then a markdown table per suite. Long runs report
-progress on stderr. Time limits are wall-clock; each level also records the process CPU time,
-which shows how much of the wall time the (shared) machine actually gave the search.
+progress on stderr. Time limits count wall-clock seconds, or with ``--clock cpu`` the CPU
+seconds the search process got (so that a loaded, shared machine gives each level the same work
+as a quiet one); each level records the clock, the wall seconds, the process CPU time and the
+load average.
 
     python benchmarks/bench_search.py --suite microban --suite seeds [--time-limit 10]
-        [--algo push-astar] [--heuristic matching] [--levels 1-40] [--node-limit N]
-        [--seed N] [--results FILE.jsonl]
+        [--clock wall|cpu] [--algo push-astar] [--heuristic matching] [--levels 1-40]
+        [--node-limit N] [--seed N] [--results FILE.jsonl]
 
 ``--seed`` drives the stochastic algorithms (``random``, ``mcts``).
 
 ``--results FILE.jsonl`` appends one line per level as it finishes and reuses the lines of the
-same suite, file, level, algorithm, heuristic, weight and limits when run again, so a long run
-(XSokoban: 90 levels x 60 s per algorithm) can be stopped and continued, or re-run elsewhere.
+same suite, file, level, algorithm, heuristic, weight, limits and clock when run again, so a
+long run (XSokoban: 90 levels x 60 s per algorithm) can be stopped and continued, or re-run
+elsewhere.
 """
 
 from __future__ import annotations
@@ -80,6 +83,12 @@ def parse_arguments() -> argparse.Namespace:
         default=None,
         help="seconds per level (default: 10, XSokoban 60)",
     )
+    parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="what the time limit counts: wall seconds or the search process's CPU seconds",
+    )
     parser.add_argument("--node-limit", type=int, default=None, help="expansions per level")
     parser.add_argument("--weight", type=float, default=3.0, help="weight of push-wastar")
     parser.add_argument("--seed", type=int, default=0, help="seed of random and mcts")
@@ -90,6 +99,10 @@ def parse_arguments() -> argparse.Namespace:
         "--results", type=Path, default=None, help="JSONL file of per-level results (resumable)"
     )
     return parser.parse_args()
+
+
+OLD_DEFAULTS = {"seed": 0, "clock": "wall"}
+"""Key fields missing from lines written before they existed, and what those lines ran with."""
 
 
 class ResultStore:
@@ -107,7 +120,7 @@ class ResultStore:
     @staticmethod
     def key(record: dict) -> tuple:
         return tuple(
-            record.get(name, 0 if name == "seed" else None)  # files before --seed: seed 0
+            record.get(name, OLD_DEFAULTS.get(name))  # lines of files before --seed, --clock
             for name in (
                 "suite",
                 "file",
@@ -118,6 +131,7 @@ class ResultStore:
                 "time_limit",
                 "node_limit",
                 "seed",
+                "clock",
             )
         )
 
@@ -156,6 +170,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                 "time_limit": limit,
                 "node_limit": args.node_limit,
                 "seed": args.seed,
+                "clock": args.clock,
             }
             row = store.get(key)
             if row is None:
@@ -168,6 +183,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                     node_limit=args.node_limit,
                     weight=args.weight,
                     seed=args.seed,
+                    clock=args.clock,
                 )
                 cpu_seconds = time.process_time() - cpu_started
                 row = {
@@ -197,6 +213,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
         "weight": args.weight,
         "seed": args.seed,
         "time_limit": limit,
+        "clock": args.clock,
         "levels": len(rows),
         "solved": len(solved),
         "median_seconds": statistics.median(seconds) if seconds else None,
@@ -289,6 +306,7 @@ def main() -> None:
                     [
                         ("algorithm", "algo"),
                         ("limit s", "time_limit"),
+                        ("clock", "clock"),
                         ("levels", "levels"),
                         ("solved", "solved"),
                         ("median s", "median_seconds"),

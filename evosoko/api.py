@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from evosoko.experiment.sweep import SweepOutcome
     from evosoko.experiment.sweep_config import SweepConfig
     from evosoko.result import Result
+    from evosoko.search.clocks import Clock
     from evosoko.sokoban.level import Level
     from evosoko.sokoban.solution_files import SolutionEntry
     from evosoko.sokoban.solutions import Verification
@@ -186,6 +187,7 @@ def solve(
     weight: float = 3.0,
     seed: int = 0,
     model: StrPath | None = None,
+    clock: Clock = "wall",
 ) -> Result:
     """Solve ``level`` by classical search: ``bfs``, ``dfs``, ``random``, ``astar``,
     ``greedy``, ``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``,
@@ -194,7 +196,8 @@ def solve(
     (``mcts``), within ``seconds`` and ``nodes`` expanded (mcts: iterations; or a ``budget``
     with those limits); ``seed`` drives the stochastic ones (``random``, ``mcts``). The result's
     cost is in expanded nodes (mcts: iterations); ``details`` holds the search's statistics and
-    ``best`` the position closest to solved it reached (mcts: its best rollout)."""
+    ``best`` the position closest to solved it reached (mcts: its best rollout). ``clock``:
+    what ``seconds`` counts, ``"wall"`` time or the process's ``"cpu"`` time."""
     from evosoko.search import solve as search
 
     if budget is not None:
@@ -210,6 +213,7 @@ def solve(
         seed=seed,
         model=None if model is None else str(model),
         partial=1,
+        clock=clock,
     )
     return found.as_result(level)
 

@@ -48,6 +48,13 @@ def solve_command(
         ),
     ] = None,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per level.")] = None,
+    clock: Annotated[
+        str,
+        typer.Option(
+            help="What --time-limit counts: wall (seconds on the clock) or cpu (CPU seconds "
+            "the search process got, the same work on a loaded machine)."
+        ),
+    ] = "wall",
     node_limit: Annotated[
         int | None, typer.Option(help="States expanded per level (mcts: iterations).")
     ] = None,
@@ -71,11 +78,14 @@ def solve_command(
     from evosoko import api
     from evosoko.search import warm_up
     from evosoko.search.algorithms import ALGORITHMS, algorithm_named, heuristic_for
+    from evosoko.search.clocks import CLOCKS
     from evosoko.search.solver import check_arguments
 
     _, chosen = read_and_select(file, format, level_ids, strict)
     heuristic_for(algorithm_named(algo), heuristic)  # a typo fails before any search
     check_arguments(time_limit, node_limit, weight, 0)
+    if clock not in CLOCKS:
+        fail(f"--clock must be one of: {', '.join(CLOCKS)}, not {clock}")
     if model is not None:
         if not algorithm_named(algo).guided:
             fail(f"--model orders the push-learned searches only, not {algo}")
@@ -94,6 +104,7 @@ def solve_command(
             weight=weight,
             model=model,
             seed=seed,
+            clock=clock,  # type: ignore[arg-type]  # checked against CLOCKS above
         )
         for level in chosen
     )

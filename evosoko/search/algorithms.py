@@ -193,8 +193,8 @@ ALGORITHMS: dict[str, Algorithm] = {
             AT_GENERATION,
             False,
             feature_space=True,
-            description="feature-space search over pushes: cells of (packing, connectivity) "
-            "take turns, each expanding its best state by g + weight * h",
+            description="feature-space search over pushes: cells of (packing, out-of-plan, "
+            "connectivity) take turns, each expanding its best state by g + weight * h",
         ),
         Algorithm(
             "push-learned",

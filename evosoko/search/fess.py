@@ -2,7 +2,8 @@
 
 The state store, successors, budgets and paths are those of every push search
 (:mod:`evosoko.search.solver`); what differs is the order of expansion, kept by
-:mod:`evosoko.search.fess_kernel`: the cells of (packing, connectivity) take turns.
+:mod:`evosoko.search.fess_kernel`: the cells of (packing, out-of-plan, connectivity) take
+turns.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ Off: measured on XSokoban 1-30 at 200,000 nodes it solved 8 levels against 9 wit
 class FeatureSpaceRun(SearchRun):
     """A :class:`evosoko.search.search_run.SearchRun` whose frontier is the feature space."""
 
-    def __init__(self, level, *arguments):
-        super().__init__(level, *arguments)
+    def __init__(self, level, *arguments, **keywords):
+        super().__init__(level, *arguments, **keywords)
         self.order = packing_order(level)
         self.features = fess_kernel.make_features(self.order, level.cells, level.goal_cells)
         self.space = None

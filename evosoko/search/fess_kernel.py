@@ -2,8 +2,9 @@
 
 In the spirit of FESS (Shoham and Schaeffer 2020): every stored state is projected onto a
 cell of a small feature space, here *packing* (boxes on goals filled in the retrograde
-packing order, :mod:`evosoko.search.packing_order`) times *connectivity* (the number of
-separate regions of free floor: 1 when the player can walk everywhere). The search does not
+packing order, :mod:`evosoko.search.packing_order`) times *out-of-plan* (goals filled too
+early) times *connectivity* (the number of separate regions of free floor: 1 when the player
+can walk everywhere). The search does not
 follow one priority queue; it cycles through the non-empty cells and expands, in each, the
 state with the best key (``g * g_weight + h * h_weight`` on the matching heuristic). States
 that made progress of either kind are a small cell among many, and still get one expansion
@@ -35,7 +36,7 @@ from evosoko.search.fess_space import (
     heap_insert,
     heap_pop,
     next_cell,
-    packing_feature,
+    plan_feature,
 )
 from evosoko.search.push_kernel import (
     NORM_STAMP,
@@ -120,10 +121,10 @@ def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> N
     boxes = np.asarray(boxes, dtype=np.int64)
     occupied = np.zeros(floor.shape[0], dtype=np.bool_)
     occupied[boxes] = True
-    packing = packing_feature(layer, goals_per_layer, boxes, counts)
+    plan = plan_feature(layer, goals_per_layer, boxes, counts)
     stamp[0] += 1
     regions = connectivity(floor, occupied, deltas, mark, stamp[0], np.zeros_like(mark))
-    cell = cell_of(packing, regions, space[5][CONNECTIVITY_CAP])
+    cell = cell_of(plan, regions, space[5][CONNECTIVITY_CAP])
     heap_insert(space, cell, 0, priority(0, h, 0, g_weight, h_weight))
 
 
@@ -386,12 +387,12 @@ def fess_search(
                                 )
                         ok = False
                 if ok:
-                    packing = packing_feature(layer, goals_per_layer, child, layer_counts)
+                    plan = plan_feature(layer, goals_per_layer, child, layer_counts)
                     feature_stamp[0] += 1
                     regions = connectivity(
                         floor, occupied, deltas, conn_mark, feature_stamp[0], queue
                     )
-                    child_cell = cell_of(packing, regions, cap)
+                    child_cell = cell_of(plan, regions, cap)
                 occupied[target] = False
                 occupied[b] = True
                 if not ok:
@@ -646,10 +647,10 @@ def _packing_macros(
             made += 1
             if _solved(goals, child):
                 return new
-            packing = packing_feature(layer, goals_per_layer, child, counts)
+            plan = plan_feature(layer, goals_per_layer, child, counts)
             node_key = priority(g, h, moves, g_weight, h_weight)
             cell_key = _cell_key(space_state, g, h, moves, node_key)
-            heap_insert(space, cell_of(packing, regions, cap), new, cell_key)
+            heap_insert(space, cell_of(plan, regions, cap), new, cell_key)
             if alternate > 0:
                 frontier_push(frontier, counters, HEAP, node_key, new)
     return -1

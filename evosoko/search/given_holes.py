@@ -30,6 +30,7 @@ from itertools import count
 import numpy as np
 
 from evosoko.errors import ConfigError
+from evosoko.search.clocks import clock_named
 from evosoko.search.paths import partial_path, search_result
 from evosoko.search.result import NODE_LIMIT, SOLVED, TIMEOUT, UNSOLVABLE, PartialPath, SearchResult
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
@@ -61,6 +62,8 @@ def solve_given_holes(
     weight: float = 3.0,
     start: HolesState | None = None,
     partial: int = 0,
+    *,
+    clock: str = "wall",
 ) -> SearchResult:
     """Search a given-holes level from its start (or from ``start``, a position reached by
     play: the solution and partial paths then replay from there); the result is like
@@ -70,7 +73,9 @@ def solve_given_holes(
         raise ConfigError(
             f"{algo} does not play given-holes levels; use one of: {', '.join(ALGORITHMS)}, mcts"
         )
-    return _Search(level, algo, heuristic, time_limit, node_limit, weight, start).run(partial)
+    return _Search(level, algo, heuristic, time_limit, node_limit, weight, start, clock).run(
+        partial
+    )
 
 
 def paired_distance(level: Level, by_box, manhattan: bool = False) -> int:
@@ -90,7 +95,9 @@ def paired_distance(level: Level, by_box, manhattan: bool = False) -> int:
 
 
 class _Search:
-    def __init__(self, level, algo, heuristic, time_limit, node_limit, weight, start=None):
+    def __init__(
+        self, level, algo, heuristic, time_limit, node_limit, weight, start=None, clock="wall"
+    ):
         self.level = level
         self.start = start or HolesState(level.start.player, tuple(level.start.boxes))
         self.algo = algo
@@ -114,7 +121,9 @@ class _Search:
             [level.push_distance[row] for row in self.pairing.goal_rows], dtype=np.int64
         )
         self.expanded = self.generated = self.duplicates = 0
-        self.started = time.perf_counter()
+        self.clock = clock_named(clock)
+        self.started = self.clock()
+        self.started_wall = time.perf_counter()
 
     # ---- one step of the rules ---------------------------------------------------------------
     def _occupied(self, by_box) -> np.ndarray:
@@ -241,7 +250,7 @@ class _Search:
         return (
             self.time_limit is not None
             and self.expanded % 64 == 0
-            and time.perf_counter() - self.started > self.time_limit
+            and self.clock() - self.started > self.time_limit
         )
 
     def _goal_popped(self, frontier, best_g):
@@ -277,7 +286,7 @@ class _Search:
             heuristic="paired-manhattan" if self.manhattan else "paired-push-distance",
             solution=self._lurd(goal, parents) if status == SOLVED else None,
             counts=(self.expanded, self.generated, self.duplicates),
-            seconds=time.perf_counter() - self.started,
+            seconds=time.perf_counter() - self.started_wall,
             partial=partial,
             start=self.start,
         )

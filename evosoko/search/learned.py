@@ -21,7 +21,6 @@ Two rules:
 from __future__ import annotations
 
 import heapq
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -135,7 +134,7 @@ def _expand_in_order(run, queue: list, file_children) -> str:
     while queue:
         if run.node_limit is not None and int(store.counters[EXPANDED]) >= run.node_limit:
             return NODE_LIMIT
-        if run.time_limit is not None and time.perf_counter() - run.started >= run.time_limit:
+        if run.out_of_time():
             return TIMEOUT
         node = heapq.heappop(queue)[3]
         if store.nodes[_CLOSED][node]:
@@ -151,7 +150,7 @@ def _expand_in_order(run, queue: list, file_children) -> str:
                     return MEMORY_LIMIT
             elif store.counters[RESUME_NODE] < 0 or store.counters[SOLUTION] >= 0:
                 break
-            if run.time_limit is not None and time.perf_counter() - run.started >= run.time_limit:
+            if run.out_of_time():
                 return TIMEOUT
         if store.counters[SOLUTION] >= 0:
             return SOLVED

@@ -33,6 +33,7 @@ import numpy as np
 
 from evosoko.search import mcts_kernel
 from evosoko.search.algorithms import Algorithm
+from evosoko.search.clocks import clock_named
 from evosoko.search.heuristics import HEURISTICS
 from evosoko.search.mcts_tree import (
     BEST_DISTANCE,
@@ -145,8 +146,11 @@ class MctsRun:
         seed: int,
         memory_limit: int,
         store_cells: int = 0,
+        clock: str = "wall",
     ) -> None:
-        self.started = time.perf_counter()
+        self.clock = clock_named(clock)
+        self.started = self.clock()
+        self.started_wall = time.perf_counter()
         self.level = level
         self.algorithm = algorithm
         self.heuristic = heuristic
@@ -210,7 +214,7 @@ class MctsRun:
                 if table_bytes(self.level) + 2 * tree_bytes(self.tree) > self.memory_limit:
                     return MEMORY_LIMIT
                 self.tree = grown(self.tree, counters, self.rollout_pushes)
-            if self.time_limit is not None and now - self.started >= self.time_limit:
+            if self.time_limit is not None and self.clock() - self.started >= self.time_limit:
                 return TIMEOUT
             elapsed = max(now - called, 1e-6)
             done = int(counters[ITERATIONS]) - iterations_before
@@ -254,7 +258,7 @@ class MctsRun:
             heuristic=heuristic_label(self.level, self.heuristic),
             solution=solution,
             counts=(int(counters[ITERATIONS]), int(counters[NODES]), int(counters[TRANSPOSITIONS])),
-            seconds=time.perf_counter() - self.started,
+            seconds=time.perf_counter() - self.started_wall,
             partial=partial_paths,
         )
 

@@ -10,7 +10,8 @@ cells), the last layer last (its doorway), and goals scattered in open floor all
 The *packing* feature of a position (FESS, Shoham and Schaeffer 2020) is the number of boxes
 on goals that are filled in order: a filled goal counts when no goal of an earlier layer is
 still empty. It grows by one with each goal filled in plan and never counts a goal filled too
-early, which would wall off the goals behind it.
+early, which would wall off the goals behind it. Those goals filled too early are the
+*out-of-plan* feature (:func:`out_of_plan_value`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ class PackingOrder:
     def packing(self, boxes) -> int:
         """The packing feature of a position with boxes on ``boxes``."""
         return packing_value(self.layer, np.asarray(boxes, dtype=np.int64), self.layers)
+
+    def out_of_plan(self, boxes) -> int:
+        """The out-of-plan feature of a position with boxes on ``boxes``."""
+        return out_of_plan_value(self.layer, np.asarray(boxes, dtype=np.int64), self.layers)
 
 
 def packing_order(level: Level) -> PackingOrder:
@@ -65,6 +70,18 @@ def packing_value(layer: np.ndarray, boxes: np.ndarray, layers: int) -> int:
         if filled_per_layer[k] < goals_per_layer[k]:
             break
     return total
+
+
+def out_of_plan_value(layer: np.ndarray, boxes: np.ndarray, layers: int) -> int:
+    """Boxes on goals of a layer after the first layer with an empty goal: goals filled too
+    early, which wall off the goals behind them (FESS's *out-of-plan* feature)."""
+    on_goal = layer[boxes]
+    filled_per_layer = np.bincount(on_goal[on_goal >= 0], minlength=layers)
+    goals_per_layer = np.bincount(layer[layer >= 0], minlength=layers)
+    for k in range(layers):
+        if filled_per_layer[k] < goals_per_layer[k]:
+            return int(filled_per_layer[k + 1 :].sum())
+    return 0
 
 
 def _player_region(level: Level, filled: set[int]) -> set[int]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from evosoko.search import move_kernel, push_kernel
 from evosoko.search.algorithms import MOVE, Algorithm
+from evosoko.search.clocks import clock_named
 from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
 from evosoko.search.paths import move_path, partial_path, push_path, search_result
@@ -66,7 +67,7 @@ DEFAULT_MEMORY = 2 * 1024**3
 ``memory-limit`` (tables that would not fit are not built at all)."""
 
 _CHUNK_SECONDS = 0.01
-"""Target wall time of one kernel call: the clock is read between calls."""
+"""Target wall time of one kernel call: the clock of the time limit is read between calls."""
 _FIRST_WORK_LIMIT = 1 << 14
 """Work units of the first kernel call; the next ones follow the measured rate."""
 _UNLIMITED = 1 << 62
@@ -148,8 +149,12 @@ class SearchRun:
         seed,
         memory_limit,
         store_cells: int = 0,
+        clock: str = "wall",
     ):
-        self.started = time.perf_counter()
+        self.clock = clock_named(clock)
+        """What the time limit counts (:mod:`evosoko.search.clocks`)."""
+        self.started = self.clock()
+        self.started_wall = time.perf_counter()
         self.level = level
         self.algorithm = algorithm
         self.heuristic = heuristic
@@ -207,17 +212,21 @@ class SearchRun:
         else:
             self.scratch = push_kernel.make_scratch(level.cells, box_count)
         self.start_boxes = np.array(level.start.boxes, dtype=np.int64)
-        if self._out_of_time(time.perf_counter()):
+        if self.out_of_time():
             return TIMEOUT
         if kind == MATCHING and self.time_limit is not None:
             # one matching cannot be cut short: do not start one that cannot end in time
             needed = box_count**3 * _seconds_per_work_unit()
-            if self._out_of_time(time.perf_counter() + needed):
+            if self._out_of_time(self.clock() + needed):
                 return TIMEOUT
         return None
 
     def _out_of_time(self, now: float) -> bool:
         return self.time_limit is not None and now - self.started >= self.time_limit
+
+    def out_of_time(self) -> bool:
+        """True once the time limit has passed on the run's clock."""
+        return self._out_of_time(self.clock())
 
     # ---- running ------------------------------------------------------------------------------
     def search(self) -> str:
@@ -331,16 +340,16 @@ class SearchRun:
             called = time.perf_counter()
             work_before = int(store.counters[WORK])
             code = self._call_kernel()
-            now = time.perf_counter()
+            done = time.perf_counter()
             if code == EXHAUSTED:
                 return UNSOLVABLE
             if store.counters[SOLUTION] >= 0:
                 return SOLVED
             if code == NEED_SPACE and not self.make_room():
                 return MEMORY_LIMIT
-            if self._out_of_time(now):
+            if self.out_of_time():
                 return TIMEOUT
-            elapsed = max(now - called, 1e-6)
+            elapsed = max(done - called, 1e-6)
             chunk = int(min(max(chunk * _CHUNK_SECONDS / elapsed, 1), 4 * chunk, 1 << 16))
             self.params[WORK_LIMIT] = _next_work_limit(
                 int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, elapsed
@@ -371,7 +380,7 @@ class SearchRun:
             heuristic=self.heuristic,
             solution=solution,
             counts=(int(counters[EXPANDED]), int(counters[GENERATED]), int(counters[DUPLICATES])),
-            seconds=time.perf_counter() - self.started,
+            seconds=time.perf_counter() - self.started_wall,
             partial=partial_paths,
         )
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from evosoko.errors import ConfigError
 from evosoko.search.algorithms import Algorithm, algorithm_named, heuristic_for
+from evosoko.search.clocks import Clock, clock_named
 from evosoko.search.fess import FeatureSpaceRun
 from evosoko.search.result import (
     SearchResult,
@@ -32,6 +33,7 @@ def solve(
     seed: int = 0,
     memory_limit: int = DEFAULT_MEMORY,
     model: str | None = None,
+    clock: Clock = "wall",
 ) -> SearchResult:
     """Search ``level`` with algorithm ``algo`` and return a :class:`SearchResult`.
 
@@ -42,21 +44,30 @@ def solve(
     states (lowest ``h``, then lowest cost) with their paths. Every solution and partial path
     is replay-verified; a failure raises :class:`evosoko.search.paths.SearchBug`. ``model`` is
     the deadlock network file of the ``push-learned`` searches (None: the one shipped).
+    ``clock``: what ``time_limit`` counts, ``"wall"`` seconds or the process's ``"cpu"``
+    seconds (:mod:`evosoko.search.clocks`); ``seconds`` of the result are wall seconds.
     """
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
     check_arguments(time_limit, node_limit, weight, partial)
+    clock_named(clock)  # an unknown clock fails before any search
     given_holes = level.pairing is not None
     if given_holes and not _plays_given_holes(algorithm):
         from evosoko.search.given_holes import solve_given_holes
 
         return solve_given_holes(
-            level, algorithm.name, heuristic, time_limit, node_limit, weight, partial=partial
+            level,
+            algorithm.name,
+            heuristic,
+            time_limit,
+            node_limit,
+            weight,
+            partial=partial,
+            clock=clock,
         )
     warm_up([algorithm.name], level.cells, given_holes=given_holes)
-    run = _run_class(algorithm)(
-        level, algorithm, heuristic, time_limit, node_limit, weight, pruning, seed, memory_limit
-    )
+    budget = (time_limit, node_limit, weight, pruning, seed, memory_limit)
+    run = _run_class(algorithm)(level, algorithm, heuristic, *budget, clock=clock)
     run.model = model
     status = run.search()
     return run.result(status, partial)

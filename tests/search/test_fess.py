@@ -13,7 +13,7 @@ from tiny_levels import microban, quiet_level, tiny_levels
 from evosoko.search import Pruning, solve
 from evosoko.search import fess_kernel as fk
 from evosoko.search import fess_space as fs
-from evosoko.search.packing_order import packing_order, packing_value
+from evosoko.search.packing_order import out_of_plan_value, packing_order, packing_value
 from evosoko.sokoban.solutions import verify_solution
 
 # A goal room three cells deep behind one doorway (column 6 of row 2).
@@ -47,6 +47,12 @@ def test_a_dead_end_is_packed_from_its_far_end():
     assert order.packing([first, second, third]) == 3
     # the doorway goal filled before the far ones counts for nothing: it walls them off
     assert order.packing([third, elsewhere]) == 0
+    # and it is out of plan, as is the middle one once the far end is filled
+    assert order.out_of_plan([third, elsewhere]) == 1
+    assert order.out_of_plan([second, third]) == 2
+    assert order.out_of_plan([first, third]) == 1
+    assert order.out_of_plan([first, second, third]) == 0
+    assert order.out_of_plan([first, elsewhere]) == 0
 
 
 def test_scattered_goals_share_one_layer():
@@ -77,9 +83,11 @@ def test_compiled_features_match_the_python_ones(level, data):
     free = np.flatnonzero(floor).tolist()
     boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free)), label="boxes"))
     array = np.array(boxes, dtype=np.int64)
-    assert fs.packing_feature(layer, goals_per_layer, array, counts) == packing_value(
-        order.layer, array, order.layers
-    )
+    packing = packing_value(order.layer, array, order.layers)
+    assert fs.packing_feature(layer, goals_per_layer, array, counts) == packing
+    out_of_plan = min(out_of_plan_value(order.layer, array, order.layers), fs.OUT_OF_PLAN_LIMIT - 1)
+    plan = fs.plan_feature(layer, goals_per_layer, array, counts)
+    assert plan == packing * fs.OUT_OF_PLAN_LIMIT + out_of_plan
     occupied = np.zeros(level.cells, dtype=np.bool_)
     occupied[boxes] = True
     stamp[0] += 1
