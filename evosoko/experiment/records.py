@@ -56,16 +56,6 @@ individual's play, its solution or its best prefix (whose LURD is in ``solutions
 ``summary.json``)."""
 
 
-def level_caption(index: int | str, name: str) -> str:
-    """``level 2 seed000-case3`` for messages and plots; ``level 93`` for a level named by its
-    index (untitled, or titled with its own index), so the number is not said twice; and
-    ``level 1 (title 0)`` when the title is another number."""
-    name = str(name)
-    if name == str(index):
-        return f"level {index}"
-    return f"level {index} (title {name})" if name.isdigit() else f"level {index} {name}"
-
-
 def metrics_row(level_index: int, level: str, stats: GenerationStats) -> dict[str, str]:
     """The metrics row of one generation, formatted so equal values give equal text."""
     return {
