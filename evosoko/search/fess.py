@@ -35,7 +35,7 @@ CELL_WEIGHTS = (-1, -1)
 
 
 CORRIDOR_MACROS = False
-"""Push a box through one-wide corridors in one step (see ``push_expansion.through_corridor``).
+"""Push a box through one-wide corridors in one step (see ``fess_kernel._through_corridor``).
 Off: measured on XSokoban 1-30 at 200,000 nodes it solved 8 levels against 9 without (it lost
 7, where a box has to wait in a corridor), though fewer nodes on 1, 2, 3, 6 and 9."""
 

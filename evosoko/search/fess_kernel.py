@@ -37,42 +37,52 @@ from evosoko.search.fess_space import (
     next_cell,
     packing_feature,
 )
-from evosoko.search.push_expansion import (
-    add_child,
-    all_on_goals,
-    begin_expansion,
-    child_position,
-    child_slot,
-    clear_cells,
-    expansion_context,
-    goal_macros_on,
-    in_corral,
-    push_child,
+from evosoko.search.push_kernel import (
+    NORM_STAMP,
+    REACH_STAMP,
+    _child_h,
+    _clear,
+    _deepest_goal_ahead,
+    _moved,
+    _packed_prefix,
+    _solved,
 )
 from evosoko.search.store import (
     CHUNK,
     CONTINUE,
+    CORRALS,
     DUPLICATES,
     EMPTY,
     EXHAUSTED,
     EXPANDED,
+    FREEZE,
     FRONT_SIZE,
     G_WEIGHT,
+    GENERATED,
+    GOAL_MACRO_STEP,
+    GOAL_MACROS,
     H_WEIGHT,
     HEAP,
+    HEURISTIC,
     NEED_SPACE,
     NODES,
     RESUME_AT,
     RESUME_NODE,
     SOLUTION,
     SOLVED,
+    TUNNELS,
     WORK,
     WORK_LIMIT,
+    add_node,
+    find_slot,
     frontier_pop,
     frontier_push,
     priority,
 )
+from evosoko.sokoban.corrals import pi_corral
+from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
 
 MACRO_CAP = 6
 """Most packing macros per expansion: with the 4 pushes per box, an expansion adds at most the
@@ -126,27 +136,55 @@ def fess_search(
 
     ``features``: see :func:`make_features`.
     """
-    floor, goals, deltas = tab.floor, tab.goals, tab.deltas
-    node_boxes, _, actual, parent, step, g_of, moves_of, _, _, closed, _ = nodes
-    _, distance, queue, _, occupied, _, _, _, _, _ = scratch
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    push_distance, nearest_push, nearest_manhattan = (
+        tab.push_distance,
+        tab.nearest_push,
+        tab.nearest_manhattan,
+    )
+    zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
+    node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, assign = (
+        nodes
+    )
+    (
+        reach_mark,
+        distance,
+        queue,
+        norm_mark,
+        occupied,
+        corral_scratch,
+        corral_marks,
+        stamps,
+        freeze_scratch,
+        _,
+    ) = scratch
     layer, goals_per_layer, layer_counts, feature_stamp, conn_mark, _, _ = features
     space_state = space[5]
     cap = space_state[CONNECTIVITY_CAP]
     alternate = space_state[ALTERNATE]
     pack_macros = space_state[PACK_MACROS] > 0
     corridor_macros = space_state[CORRIDOR_MACROS] > 0
+    kind = params[HEURISTIC]
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
+    freeze = params[FREEZE] != 0
+    corrals = params[CORRALS] != 0
+    tunnels = params[TUNNELS] != 0
+    room, entrance_data, pack_goal, pack_pushes, pack_player = room_tab
+    entrance = entrance_data[0]
+    inward = entrance_data[1]
+    goal_macros = params[GOAL_MACROS] != 0 and entrance >= 0
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
     margin = 4 * box_count + 2 + MACRO_CAP
-    context, parent_boxes = expansion_context(
-        tab, room_tab, scratch, nodes, table, counters, params, work
-    )
-    child = context[7]
+    child = np.empty(box_count, dtype=node_boxes.dtype)  # int16 or int32: the store's cells
+    child_assign = np.empty(box_count, dtype=assign.dtype)
+    parent_boxes = np.empty(box_count, dtype=np.int64)
+    with_assignment = assign.shape[1] == box_count
 
     work_limit = params[WORK_LIMIT]  # as in push_search: a call may stop inside an expansion
     spent = 0
+    full_matching = box_count * box_count * box_count
     successors_here = 0
     expanded_here = 0
     while expanded_here < params[CHUNK] and (expanded_here == 0 or spent < work_limit):
@@ -180,34 +218,153 @@ def fess_search(
             counters[EXPANDED] += 1
         expanded_here += 1
 
-        reach, reached, restricted, packed = begin_expansion(context, node, parent_boxes)
+        for k in range(box_count):
+            parent_boxes[k] = node_boxes[node, k]
+            occupied[parent_boxes[k]] = True
+        stamps[REACH_STAMP] += 1
+        reach = stamps[REACH_STAMP]
+        reached, _ = explore(
+            floor, occupied, deltas, actual[node], reach_mark, reach, queue, distance
+        )
         spent += box_count + reached
+        restricted = False
+        if corrals:
+            restricted = (
+                pi_corral(
+                    floor,
+                    dead,
+                    goals,
+                    deltas,
+                    occupied,
+                    parent_boxes,
+                    reach_mark,
+                    reach,
+                    corral_scratch,
+                    corral_marks,
+                )
+                >= 0
+            )
+        allowed = corral_scratch[5]
+        allowed_stamp = corral_marks[3]
+        packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
         for i in range(first_successor >> 2, box_count):
             b = parent_boxes[i]
-            if restricted and not in_corral(context, b):
+            if restricted and allowed[b] != allowed_stamp:
                 continue
-            for d in range(max(0, first_successor - 4 * i), 4):
+            for d in range(4):
+                if 4 * i + d < first_successor:
+                    continue
                 if spent >= work_limit and successors_here > 0:
                     counters[RESUME_NODE] = node  # go on from this successor next call
                     counters[RESUME_AT] = 4 * i + d
-                    clear_cells(occupied, parent_boxes)
+                    _clear(occupied, parent_boxes)
                     counters[WORK] += spent
                     return CONTINUE
-                target, pushes, player_after, code, ok, h, normalized, units = push_child(
-                    context, node, i, b, d, reach, packed, corridor_macros
-                )
-                if target < 0:
+                behind = b - deltas[d]
+                if reach_mark[behind] != reach:
                     continue
+                target = b + deltas[d]
+                if not floor[target] or occupied[target] or dead[target]:
+                    continue
+                pushes = 1
+                if tunnels and dead_end_tunnel[d, target]:
+                    extra = _deepest_goal_ahead(floor, goals, occupied, deltas[d], target)
+                    if extra < 0:
+                        continue
+                    target += extra * deltas[d]
+                    pushes += extra
+                elif corridor_macros:
+                    extra = _through_corridor(floor, dead, goals, occupied, deltas, d, b, target)
+                    target += extra * deltas[d]
+                    pushes += extra
+                player_after = target - deltas[d]
+                code = d + 4 * (pushes - 1)
+                if goal_macros:
+                    if room[b] or room[target]:
+                        continue
+                    if target == entrance and d == inward and 0 <= packed < pack_goal.shape[0]:
+                        target = pack_goal[packed]
+                        pushes = 1 + pack_pushes[packed]
+                        player_after = pack_player[packed]
+                        code = GOAL_MACRO_STEP + packed
+                occupied[b] = False
+                occupied[target] = True
                 successors_here += 1
-                spent += units
+                spent += box_count
+                ok = not (
+                    freeze
+                    and freeze_deadlock(
+                        floor, dead, goals, occupied, deltas, target, freeze_scratch
+                    )
+                )
+                h = 0
+                if ok:
+                    _moved(
+                        node_boxes[node],
+                        assign[node],
+                        i,
+                        target,
+                        child,
+                        child_assign,
+                        with_assignment,
+                    )
+                    h, full = _child_h(
+                        kind,
+                        h_of[node],
+                        assign[node],
+                        i,
+                        b,
+                        target,
+                        pushes,
+                        child,
+                        child_assign,
+                        push_distance,
+                        nearest_push,
+                        nearest_manhattan,
+                        work,
+                    )
+                    if full:
+                        spent += full_matching
+                    ok = h < UNREACHABLE
+                normalized = 0
                 child_cell = 0
+                if ok:
+                    stamps[NORM_STAMP] += 1
+                    if pushes == 1 and code < GOAL_MACRO_STEP:
+                        normalized = normalized_after_push(
+                            floor,
+                            occupied,
+                            deltas,
+                            reach_mark,
+                            reach,
+                            key_player[node],
+                            b,
+                            target,
+                            d,
+                            norm_mark,
+                            stamps[NORM_STAMP],
+                            queue,
+                        )
+                    else:
+                        normalized = normalized_player(
+                            floor,
+                            occupied,
+                            deltas,
+                            player_after,
+                            norm_mark,
+                            stamps[NORM_STAMP],
+                            queue,
+                        )
                 g = g_of[node] + pushes
-                moves = moves_of[node] + distance[b - deltas[d]] + pushes
+                moves = moves_of[node] + distance[behind] + pushes
                 key_hash = np.uint64(0)
                 slot = 0
                 if ok:
-                    key_hash, slot = child_slot(context, node, b, target, normalized)
+                    key_hash = (
+                        hash_of[node] ^ zb[b] ^ zb[target] ^ zp[key_player[node]] ^ zp[normalized]
+                    )
+                    slot = find_slot(nodes, table, key_hash, child, normalized)
                     other = table[slot]
                     if other != EMPTY:
                         counters[DUPLICATES] += 1
@@ -239,12 +396,27 @@ def fess_search(
                 occupied[b] = True
                 if not ok:
                     continue
-                new = add_child(
-                    context, slot, normalized, player_after, node, code, g, moves, h, key_hash
+                new = add_node(
+                    nodes,
+                    table,
+                    counters,
+                    slot,
+                    child,
+                    normalized,
+                    player_after,
+                    node,
+                    code,
+                    g,
+                    moves,
+                    h,
+                    key_hash,
                 )
-                if all_on_goals(goals, child):
+                if with_assignment:
+                    assign[new, :] = child_assign
+                counters[GENERATED] += 1
+                if _solved(goals, child):
                     counters[SOLUTION] = new
-                    clear_cells(occupied, parent_boxes)
+                    _clear(occupied, parent_boxes)
                     counters[WORK] += spent
                     return SOLVED
                 node_key = priority(g, h, moves, g_weight, h_weight)
@@ -253,16 +425,58 @@ def fess_search(
                     frontier_push(frontier, counters, HEAP, node_key, new)
         if pack_macros:
             solved_node = _packing_macros(
-                context, features, space, frontier, counters, node, parent_boxes, reach
+                tab,
+                room,
+                goal_macros,
+                features,
+                params,
+                nodes,
+                table,
+                space,
+                frontier,
+                counters,
+                scratch,
+                work,
+                node,
+                parent_boxes,
+                reach,
+                child,
+                child_assign,
             )
             if solved_node >= 0:
                 counters[SOLUTION] = solved_node
-                clear_cells(occupied, parent_boxes)
+                _clear(occupied, parent_boxes)
                 counters[WORK] += spent
                 return SOLVED
-        clear_cells(occupied, parent_boxes)
+        _clear(occupied, parent_boxes)
     counters[WORK] += spent
     return CONTINUE
+
+
+@numba.njit(cache=True)
+def _through_corridor(floor, dead, goals, occupied, deltas, d, source, target):  # pragma: no cover
+    """Further pushes in direction ``d`` that carry a box just pushed from ``source`` to
+    ``target`` through a one-wide corridor: while the box and the player behind it both have
+    walls on either side across ``d``, the box is off goal and the next cell is free and not
+    dead, nothing but pushing on can use the box's place, so the macro does it at once. Not
+    complete (a box may have to wait inside a corridor), so only ``push-fess`` uses it, and
+    a search that exhausts its space with it runs again without it."""
+    across = 2 if d < 2 else 0
+    extra = 0
+    behind = source
+    cell = target
+    while True:
+        if goals[cell]:
+            return extra
+        for k in range(across, across + 2):
+            if floor[cell + deltas[k]] or floor[behind + deltas[k]]:
+                return extra
+        after = cell + deltas[d]
+        if not floor[after] or occupied[after] or dead[after]:
+            return extra
+        behind = cell
+        cell = after
+        extra += 1
 
 
 @numba.njit(cache=True)
@@ -275,29 +489,48 @@ def _cell_key(space_state, g, h, moves, node_key):  # pragma: no cover - compile
 
 @numba.njit(cache=True)
 def _packing_macros(
-    context, features, space, frontier, counters, node, parent_boxes, reach
+    tab,
+    room,
+    goal_macros,
+    features,
+    params,
+    nodes,
+    table,
+    space,
+    frontier,
+    counters,
+    scratch,
+    work,
+    node,
+    parent_boxes,
+    reach,
+    child,
+    child_assign,
 ):  # pragma: no cover - compiled
     """Add the packing macros of ``node`` (see ``PACK_MACROS``); returns a solved node or -1.
 
     ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark == reach`` its
-    player region, as the expansion left them. ``context``: see
-    :mod:`evosoko.search.push_expansion`.
+    player region, as the expansion left them.
     """
-    tab, room_tab, scratch, nodes, table, _, params, child, _, _ = context
-    room = room_tab[0]
-    goal_macros = goal_macros_on(context)
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
-    push_distance = tab.push_distance
-    _, _, _, _, _, g_of, moves_of, _, _, _, _ = nodes
-    reach_mark, _, queue, _, occupied, _, _, _, _, _ = scratch
+    push_distance, nearest_push, nearest_manhattan = (
+        tab.push_distance,
+        tab.nearest_push,
+        tab.nearest_manhattan,
+    )
+    zb, zp = tab.zobrist_box, tab.zobrist_player
+    node_boxes, key_player, _, _, _, g_of, moves_of, h_of, hash_of, _, assign = nodes
+    reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch, _ = scratch
     layer, goals_per_layer, counts, feature_stamp, conn_mark, goal_index, path_scratch = features
     space_state = space[5]
     cap = space_state[CONNECTIVITY_CAP]
     per_goal = space_state[PACK_MACROS]
     alternate = space_state[ALTERNATE]
+    freeze = params[FREEZE] != 0
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
     box_count = parent_boxes.shape[0]
+    with_assignment = assign.shape[1] == box_count
     layers = goals_per_layer.shape[0]
     for k in range(layers):
         counts[k] = 0
@@ -345,26 +578,59 @@ def _packing_macros(
             if found < 0:
                 continue
             player_after = found // 4
-            ok, h, _, normalized = child_position(
-                context, node, best, b, 0, goal, pushes, player_after, False, reach
+            occupied[b] = False
+            occupied[goal] = True
+            ok = not (
+                freeze
+                and freeze_deadlock(floor, dead, goals, occupied, deltas, goal, freeze_scratch)
             )
+            h = 0
+            normalized = 0
+            if ok:
+                _moved(
+                    node_boxes[node], assign[node], best, goal, child, child_assign, with_assignment
+                )
+                h, _ = _child_h(
+                    params[HEURISTIC],
+                    h_of[node],
+                    assign[node],
+                    best,
+                    b,
+                    goal,
+                    pushes,
+                    child,
+                    child_assign,
+                    push_distance,
+                    nearest_push,
+                    nearest_manhattan,
+                    work,
+                )
+                ok = h < UNREACHABLE
             regions = 0
             if ok:
+                stamps[NORM_STAMP] += 1
+                normalized = normalized_player(
+                    floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
+                )
                 feature_stamp[0] += 1
                 regions = connectivity(floor, occupied, deltas, conn_mark, feature_stamp[0], queue)
             occupied[goal] = False
             occupied[b] = True
             if not ok:
                 continue
-            key_hash, slot = child_slot(context, node, b, goal, normalized)
+            key_hash = hash_of[node] ^ zb[b] ^ zb[goal] ^ zp[key_player[node]] ^ zp[normalized]
+            slot = find_slot(nodes, table, key_hash, child, normalized)
             if table[slot] != EMPTY:
                 counters[DUPLICATES] += 1
                 continue
             g = g_of[node] + pushes
             moves = moves_of[node] + 2 * pushes
-            new = add_child(
-                context,
+            new = add_node(
+                nodes,
+                table,
+                counters,
                 slot,
+                child,
                 normalized,
                 player_after,
                 node,
@@ -374,8 +640,11 @@ def _packing_macros(
                 h,
                 key_hash,
             )
+            if with_assignment:
+                assign[new, :] = child_assign
+            counters[GENERATED] += 1
             made += 1
-            if all_on_goals(goals, child):
+            if _solved(goals, child):
                 return new
             packing = packing_feature(layer, goals_per_layer, child, counts)
             node_key = priority(g, h, moves, g_weight, h_weight)

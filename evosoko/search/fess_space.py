@@ -36,7 +36,7 @@ unfinished packing layer, each of the k boxes nearest to it there in one step (a
 ``CELL_G``, ``CELL_H``: the weights of ``g`` and ``h`` in the key of a state within its cell
 (-1: those of the search's priority). ``CORRIDOR_MACROS``: a box pushed into a one-wide
 corridor (walls on both sides of the box and of the player behind it) is pushed on through it in
-the same step, up to a goal, a turn or an obstacle (see :func:`evosoko.search.push_expansion.through_corridor`)."""
+the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`)."""
 
 CONNECTIVITY_LIMIT = 8
 """Connectivity values at or above this share one cell."""

@@ -18,30 +18,24 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from evosoko.search.heuristics import box_term
-from evosoko.search.push_expansion import (
-    NORM_STAMP,
-    add_child,
-    all_on_goals,
-    begin_expansion,
-    child_slot,
-    clear_cells,
-    expansion_context,
-    in_corral,
-    push_child,
-)
+from evosoko.search.heuristics import MANHATTAN, MATCHING, PUSH_DISTANCE, box_term
 from evosoko.search.store import (
     AT_EXPANSION,
     AT_GENERATION,
     CHUNK,
     CONTINUE,
+    CORRALS,
     DUPLICATES,
     EMPTY,
     EXHAUSTED,
     EXPANDED,
+    FREEZE,
     FRONT_SIZE,
     G_WEIGHT,
+    GENERATED,
     GOAL_AT_GENERATION,
+    GOAL_MACRO_STEP,
+    GOAL_MACROS,
     H_WEIGHT,
     HEAP,
     HEURISTIC,
@@ -57,6 +51,7 @@ from evosoko.search.store import (
     SOLUTION,
     SOLVED,
     THRESHOLD,
+    TUNNELS,
     WORK,
     WORK_LIMIT,
     add_node,
@@ -65,7 +60,33 @@ from evosoko.search.store import (
     frontier_push,
     priority,
 )
-from evosoko.sokoban.reach import normalized_player
+from evosoko.sokoban.corrals import pi_corral
+from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
+from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
+
+REACH_STAMP, NORM_STAMP = 0, 1
+
+
+def make_scratch(cells: int, box_count: int) -> tuple:
+    """Per-search scratch arrays of the push kernel."""
+    corral_scratch = tuple(np.zeros(cells, dtype=np.int64) for _ in range(7))
+    return (
+        np.zeros(cells, dtype=np.int64),  # reach mark
+        np.zeros(cells, dtype=np.int64),  # walking distance
+        np.zeros(cells, dtype=np.int64),  # queue
+        np.zeros(cells, dtype=np.int64),  # normalization mark
+        np.zeros(cells, dtype=np.bool_),  # occupied
+        corral_scratch,
+        np.zeros(4, dtype=np.int64),  # corral stamps
+        np.zeros(2, dtype=np.int64),  # reach and normalization stamps
+        make_freeze_scratch(cells),
+        (  # successors of the expansion in progress, kept across calls until it ends
+            np.zeros(4 * box_count, dtype=np.int64),  # node ids
+            np.zeros(4 * box_count, dtype=np.int64),  # frontier keys
+            np.zeros(1, dtype=np.int64),  # how many
+        ),
+    )
 
 
 @numba.njit(cache=True)
@@ -110,29 +131,56 @@ def push_search(
     ``params[GOAL_MACROS]``): room mask, (entrance, inward direction), packing goals, pushes
     of each macro and the player's cell after it.
     """
-    goals, deltas = tab.goals, tab.deltas
-    node_boxes, _, actual, parent, step, g_of, moves_of, h_of, _, closed, _ = nodes
-    _, distance, _, _, occupied, _, _, _, _, pending_lists = scratch
-    pending_ids, pending_keys, pending = pending_lists
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    push_distance, nearest_push, nearest_manhattan = (
+        tab.push_distance,
+        tab.nearest_push,
+        tab.nearest_manhattan,
+    )
+    zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
+    node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, assign = (
+        nodes
+    )
+    (
+        reach_mark,
+        distance,
+        queue,
+        norm_mark,
+        occupied,
+        corral_scratch,
+        corral_marks,
+        stamps,
+        freeze_scratch,
+        (pending_ids, pending_keys, pending),
+    ) = scratch
     mode = params[MODE]
+    kind = params[HEURISTIC]
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
+    freeze = params[FREEZE] != 0
+    corrals = params[CORRALS] != 0
     reopen = params[REOPEN] != 0
     threshold = params[THRESHOLD]
     goal_test = params[GOAL_AT_GENERATION]
+    tunnels = params[TUNNELS] != 0
+    room, entrance_data, pack_goal, pack_pushes, pack_player = room_tab
+    entrance = entrance_data[0]
+    inward = entrance_data[1]
+    goal_macros = params[GOAL_MACROS] != 0 and entrance >= 0
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
     frontier_capacity = frontier[0].shape[0]
     margin = 4 * box_count + 2
+    child = np.empty(box_count, dtype=node_boxes.dtype)
+    child_assign = np.empty(box_count, dtype=assign.dtype)
+    parent_boxes = np.empty(box_count, dtype=np.int64)
+    with_assignment = assign.shape[1] == box_count
     candidate_ids = np.empty(4 * box_count, dtype=np.int64)  # local: no aliasing in the loop
     candidate_keys = np.empty(4 * box_count, dtype=np.int64)
-    context, parent_boxes = expansion_context(
-        tab, room_tab, scratch, nodes, table, counters, params, work
-    )
-    child = context[7]
 
     work_limit = params[WORK_LIMIT]
     spent = 0  # work units of this call; added to counters[WORK] on the way out
+    full_matching = box_count * box_count * box_count
     successors_here = 0
     expanded_here = 0
     while expanded_here < params[CHUNK] and (expanded_here == 0 or spent < work_limit):
@@ -160,48 +208,163 @@ def push_search(
                 continue
             closed[node] = 1
             counters[EXPANDED] += 1
-            if goal_test != AT_GENERATION and all_on_goals(goals, node_boxes[node]):
+            if goal_test != AT_GENERATION and _solved(goals, node_boxes[node]):
                 counters[SOLUTION] = node
                 counters[WORK] += spent
                 return SOLVED
         expanded_here += 1
         bound_h = h_of[node] if h_weight > 0 else 0
 
-        reach, reached, restricted, packed = begin_expansion(context, node, parent_boxes)
+        for k in range(box_count):
+            parent_boxes[k] = node_boxes[node, k]
+            occupied[parent_boxes[k]] = True
+        stamps[REACH_STAMP] += 1
+        reach = stamps[REACH_STAMP]
+        reached, _ = explore(
+            floor, occupied, deltas, actual[node], reach_mark, reach, queue, distance
+        )
         spent += box_count + reached
+        restricted = False
+        if corrals:
+            restricted = (
+                pi_corral(
+                    floor,
+                    dead,
+                    goals,
+                    deltas,
+                    occupied,
+                    parent_boxes,
+                    reach_mark,
+                    reach,
+                    corral_scratch,
+                    corral_marks,
+                )
+                >= 0
+            )
+        allowed = corral_scratch[5]
+        allowed_stamp = corral_marks[3]
+        packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
         for i in range(first_successor >> 2, box_count):
             b = parent_boxes[i]
-            if restricted and not in_corral(context, b):
+            if restricted and allowed[b] != allowed_stamp:
                 continue
-            for d in range(max(0, first_successor - 4 * i), 4):
+            for d in range(4):
+                if 4 * i + d < first_successor:
+                    continue
                 if spent >= work_limit and successors_here > 0:
                     counters[RESUME_NODE] = node  # go on from this successor next call
                     counters[RESUME_AT] = 4 * i + d
                     pending[0] = candidates
                     pending_ids[:candidates] = candidate_ids[:candidates]
                     pending_keys[:candidates] = candidate_keys[:candidates]
-                    clear_cells(occupied, parent_boxes)
+                    _clear(occupied, parent_boxes)
                     counters[WORK] += spent
                     return CONTINUE
-                target, pushes, player_after, code, ok, h, normalized, units = push_child(
-                    context, node, i, b, d, reach, packed, False
-                )
-                if target < 0:
+                behind = b - deltas[d]
+                if reach_mark[behind] != reach:
                     continue
+                target = b + deltas[d]
+                if not floor[target] or occupied[target] or dead[target]:
+                    continue
+                pushes = 1
+                if tunnels and dead_end_tunnel[d, target]:
+                    extra = _deepest_goal_ahead(floor, goals, occupied, deltas[d], target)
+                    if extra < 0:
+                        continue  # the box can only go deeper, and no goal lies there
+                    target += extra * deltas[d]
+                    pushes += extra
+                player_after = target - deltas[d]
+                code = d + 4 * (pushes - 1)
+                if goal_macros:
+                    if room[b] or room[target]:
+                        continue  # packed boxes stay; only the macro enters the room
+                    if target == entrance and d == inward and 0 <= packed < pack_goal.shape[0]:
+                        target = pack_goal[packed]
+                        pushes = 1 + pack_pushes[packed]
+                        player_after = pack_player[packed]
+                        code = GOAL_MACRO_STEP + packed
+                occupied[b] = False
+                occupied[target] = True
                 successors_here += 1
-                spent += units
+                spent += box_count
+                ok = not (
+                    freeze
+                    and freeze_deadlock(
+                        floor, dead, goals, occupied, deltas, target, freeze_scratch
+                    )
+                )
+                h = 0
+                if ok:
+                    _moved(
+                        node_boxes[node],
+                        assign[node],
+                        i,
+                        target,
+                        child,
+                        child_assign,
+                        with_assignment,
+                    )
+                    h, full = _child_h(
+                        kind,
+                        h_of[node],
+                        assign[node],
+                        i,
+                        b,
+                        target,
+                        pushes,
+                        child,
+                        child_assign,
+                        push_distance,
+                        nearest_push,
+                        nearest_manhattan,
+                        work,
+                    )
+                    if full:
+                        spent += full_matching
+                    ok = h < UNREACHABLE
+                normalized = 0
+                if ok:
+                    stamps[NORM_STAMP] += 1
+                    if pushes == 1 and code < GOAL_MACRO_STEP:
+                        normalized = normalized_after_push(
+                            floor,
+                            occupied,
+                            deltas,
+                            reach_mark,
+                            reach,
+                            key_player[node],
+                            b,
+                            target,
+                            d,
+                            norm_mark,
+                            stamps[NORM_STAMP],
+                            queue,
+                        )
+                    else:
+                        normalized = normalized_player(
+                            floor,
+                            occupied,
+                            deltas,
+                            player_after,
+                            norm_mark,
+                            stamps[NORM_STAMP],
+                            queue,
+                        )
                 occupied[target] = False
                 occupied[b] = True
                 if not ok:
                     continue
                 g = g_of[node] + pushes
-                moves = moves_of[node] + distance[b - deltas[d]] + pushes
+                moves = moves_of[node] + distance[behind] + pushes
                 if threshold != NO_THRESHOLD and g + h > threshold:
                     if counters[MIN_EXCEEDED] < 0 or g + h < counters[MIN_EXCEEDED]:
                         counters[MIN_EXCEEDED] = g + h
                     continue
-                key_hash, slot = child_slot(context, node, b, target, normalized)
+                key_hash = (
+                    hash_of[node] ^ zb[b] ^ zb[target] ^ zp[key_player[node]] ^ zp[normalized]
+                )
+                slot = find_slot(nodes, table, key_hash, child, normalized)
                 other = table[slot]
                 if other != EMPTY:
                     counters[DUPLICATES] += 1
@@ -221,22 +384,37 @@ def push_search(
                     candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
                     candidates += 1
                     continue
-                new = add_child(
-                    context, slot, normalized, player_after, node, code, g, moves, h, key_hash
+                new = add_node(
+                    nodes,
+                    table,
+                    counters,
+                    slot,
+                    child,
+                    normalized,
+                    player_after,
+                    node,
+                    code,
+                    g,
+                    moves,
+                    h,
+                    key_hash,
                 )
+                if with_assignment:
+                    assign[new, :] = child_assign
+                counters[GENERATED] += 1
                 if (
                     goal_test != AT_EXPANSION
-                    and all_on_goals(goals, child)
+                    and _solved(goals, child)
                     and (goal_test == AT_GENERATION or g <= g_of[node] + bound_h)
                 ):
                     counters[SOLUTION] = new
-                    clear_cells(occupied, parent_boxes)
+                    _clear(occupied, parent_boxes)
                     counters[WORK] += spent
                     return SOLVED
                 candidate_ids[candidates] = new
                 candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
                 candidates += 1
-        clear_cells(occupied, parent_boxes)
+        _clear(occupied, parent_boxes)
         _push_candidates(frontier, counters, mode, candidate_ids, candidate_keys, candidates)
     counters[WORK] += spent
     return CONTINUE
@@ -252,3 +430,112 @@ def _push_candidates(frontier, counters, mode, ids, keys, count):  # pragma: no 
     else:
         for k in range(count):
             frontier_push(frontier, counters, mode, keys[k], ids[k])
+
+
+@numba.njit(cache=True)
+def _deepest_goal_ahead(floor, goals, occupied, delta, cell):  # pragma: no cover - compiled
+    """Steps from ``cell`` to the deepest goal of the free run ahead in a dead-end tunnel, or -1.
+
+    Nobody can get past a box in a dead-end tunnel, so it only ever moves deeper; stopping
+    short of the deepest free goal seals that goal, going past it leaves the box off goal for
+    good. So the deepest free goal is the one place it can usefully end.
+    """
+    deepest = -1
+    steps = 0
+    while True:
+        if goals[cell]:
+            deepest = steps
+        cell += delta
+        if not floor[cell] or occupied[cell]:
+            return deepest
+        steps += 1
+
+
+@numba.njit(cache=True)
+def _packed_prefix(room, pack_goal, occupied, boxes):  # pragma: no cover - compiled
+    """How many goals of the packing order are filled, when the room holds exactly those;
+    else -1."""
+    inside = 0
+    for b in boxes:
+        if room[b]:
+            inside += 1
+    for k in range(inside):
+        if not occupied[pack_goal[k]]:
+            return -1
+    return inside
+
+
+@numba.njit(cache=True)
+def _solved(goals, boxes):  # pragma: no cover - compiled
+    for b in boxes:
+        if not goals[b]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _clear(occupied, boxes):  # pragma: no cover - compiled
+    for b in boxes:
+        occupied[b] = False
+
+
+@numba.njit(cache=True)
+def _moved(
+    boxes, assignment, index, target, child, child_assign, with_assignment
+):  # pragma: no cover - compiled
+    """``child`` = ``boxes`` with box ``index`` moved to ``target``, kept sorted (and its goal)."""
+    count = boxes.shape[0]
+    written = 0
+    placed = False
+    for k in range(count):
+        if k == index:
+            continue
+        if not placed and target < boxes[k]:
+            child[written] = target
+            if with_assignment:
+                child_assign[written] = assignment[index]
+            written += 1
+            placed = True
+        child[written] = boxes[k]
+        if with_assignment:
+            child_assign[written] = assignment[k]
+        written += 1
+    if not placed:
+        child[written] = target
+        if with_assignment:
+            child_assign[written] = assignment[index]
+
+
+@numba.njit(cache=True)
+def _child_h(
+    kind,
+    parent_h,
+    parent_assign,
+    index,
+    source,
+    target,
+    pushes,
+    child,
+    child_assign,
+    push_distance,
+    nearest_push,
+    nearest_manhattan,
+    work,
+):  # pragma: no cover - compiled
+    """Heuristic of the child, incremental where possible, and whether a full matching ran.
+
+    Matching: when the moved box came ``pushes`` pushes closer to its assigned goal, the
+    parent's assignment stays optimal (``pushes`` pushes lower any matching by at most that),
+    so ``h - pushes``.
+    """
+    if kind == MANHATTAN:
+        return parent_h - nearest_manhattan[source] + nearest_manhattan[target], False
+    if kind == PUSH_DISTANCE:
+        return parent_h - nearest_push[source] + nearest_push[target], False
+    goal = parent_assign[index]
+    if push_distance[goal, target] == push_distance[goal, source] - pushes:
+        return parent_h - pushes, False
+    h = box_term(
+        MATCHING, nearest_manhattan, nearest_push, push_distance, child, child_assign, work
+    )
+    return h, True

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from evosoko.search import move_kernel, push_expansion, push_kernel
+from evosoko.search import move_kernel, push_kernel
 from evosoko.search.algorithms import MOVE, Algorithm
 from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
@@ -205,7 +205,7 @@ class SearchRun:
             self.scratch = move_kernel.make_scratch(level.cells, box_count)
             move_kernel.seed_random(self.seed)
         else:
-            self.scratch = push_expansion.make_scratch(level.cells, box_count)
+            self.scratch = push_kernel.make_scratch(level.cells, box_count)
         self.start_boxes = np.array(level.start.boxes, dtype=np.int64)
         if self._out_of_time(time.perf_counter()):
             return TIMEOUT

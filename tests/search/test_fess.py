@@ -14,7 +14,6 @@ from evosoko.search import Pruning, solve
 from evosoko.search import fess_kernel as fk
 from evosoko.search import fess_space as fs
 from evosoko.search.packing_order import packing_order, packing_value
-from evosoko.search.push_expansion import through_corridor
 from evosoko.sokoban.solutions import verify_solution
 
 # A goal room three cells deep behind one doorway (column 6 of row 2).
@@ -223,7 +222,7 @@ def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
         source = level.cell(2, column)
         occupied[:] = False
         occupied[source + 1] = True
-        return through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1)
+        return fk._through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1)
 
     assert extra(2) == 0  # the box is not in the corridor yet
     assert extra(3) == 0  # the box is, but the player behind it is not
@@ -231,4 +230,6 @@ def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
     occupied[level.cell(2, 6)] = True
     source = level.cell(2, 4)
     occupied[source + 1] = True
-    assert through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1) == 0
+    assert (
+        fk._through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1) == 0
+    )

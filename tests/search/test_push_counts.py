@@ -1,10 +1,10 @@
-"""The push-level searches expand and generate exactly the nodes they did before their
-expansion was written once for both kernels (:mod:`evosoko.search.push_expansion`).
+"""The push-level searches expand and generate the nodes they always did.
 
-The counts were recorded from ``push_kernel`` and ``fess_kernel`` as they stood before that
-change (commit 440170a), with a node limit of 20,000; they pin the search itself, so a change
-to the successors, their order, the pruning, the heuristic or the frontier shows up here. A
-change meant to alter the search updates them, and says why.
+The counts were recorded from ``push_kernel`` and ``fess_kernel`` at commit 440170a, with a
+node limit of 20,000; they pin the search itself, so a change to the successors, their order,
+the pruning, the heuristic or the frontier shows up here: a refactoring of the kernels (such as
+writing their shared expansion once) must keep them, and a change meant to alter the search
+updates them and says why.
 """
 
 from __future__ import annotations
