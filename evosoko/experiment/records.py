@@ -179,6 +179,18 @@ def result_row(result: Result) -> dict[str, str]:
     }
 
 
+def csv_cell(value: Any, float_spec: str) -> str:
+    """One value as a CSV cell: empty for None, ``1``/``0`` for a flag, a float formatted by
+    ``float_spec`` (``".4f"``, ``".6g"``), anything else as ``str``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return _flag(value)
+    if isinstance(value, float):
+        return format(value, float_spec)
+    return str(value)
+
+
 def csv_line(columns: tuple[str, ...], row: dict[str, str]) -> str:
     """One CSV line (no newline) of ``row`` in the order of ``columns``."""
     buffer = io.StringIO()
