@@ -190,6 +190,6 @@ class Result:
         return cls(**values, level=level)
 
     def _repr_html_(self) -> str:
-        from evosoko.display import result_html
+        from evosoko.result_display import result_html
 
         return result_html(self)

@@ -12,7 +12,7 @@ import unicodedata
 
 from rich.text import Text
 
-__all__ = ["plain", "plain_lines", "plain_text"]
+__all__ = ["level_caption", "plain", "plain_lines", "plain_text"]
 
 _SHOWN_ESCAPED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _INVISIBLE_CATEGORIES = ("Cc", "Zl", "Zp")
@@ -41,6 +41,16 @@ def plain_text(text: object, style: str = "") -> Text:
     """A rich :class:`~rich.text.Text` of :func:`plain` ``(text)``: shown literally in tables,
     progress bars and ``console.print``, never parsed as markup or emoji codes."""
     return Text(plain(text), style=style)
+
+
+def level_caption(index: int | str, name: str) -> str:
+    """``level 2 seed000-case3`` for messages and plots; ``level 93`` for a level named by its
+    index (untitled, or titled with its own index), so the number is not said twice; and
+    ``level 1 (title 0)`` when the title is another number."""
+    name = str(name)
+    if name == str(index):
+        return f"level {index}"
+    return f"level {index} (title {name})" if name.isdigit() else f"level {index} {name}"
 
 
 def _shown(char: str) -> str:

@@ -91,7 +91,7 @@ class CompareOutcome:
     complete: bool
 
     def _repr_html_(self) -> str:
-        from evosoko.display import comparison_html
+        from evosoko.experiment.notebook import comparison_html
 
         return comparison_html(self)
 

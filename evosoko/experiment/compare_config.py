@@ -18,7 +18,7 @@ import tomli_w
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from evosoko.config_loading import load_model, resolve_path
-from evosoko.experiment.settings import Section
+from evosoko.experiment.settings import DistinctSeeds, Section
 from evosoko.search.algorithms import ALGORITHMS
 
 __all__ = [
@@ -56,17 +56,10 @@ class CompareSettings(Section):
         "empty: all levels).",
     )
     first: int | None = Field(default=None, ge=1, description="Keep the first N selected levels.")
-    seeds: list[int] = Field(
+    seeds: DistinctSeeds = Field(
         default_factory=lambda: [0], min_length=1, description="Seeds of stochastic solvers."
     )
     budget: CompareBudget = Field(default_factory=CompareBudget, description="Per-job budget.")
-
-    @field_validator("seeds")
-    @classmethod
-    def _distinct(cls, seeds: list[int]) -> list[int]:
-        if len(set(seeds)) != len(seeds):
-            raise ValueError("seeds must be distinct")
-        return seeds
 
 
 class GASolver(Section):

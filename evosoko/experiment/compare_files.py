@@ -16,6 +16,7 @@ from evosoko.experiment.compare_config import (
     SearchSolver,
 )
 from evosoko.experiment.metrics import SolverSummary
+from evosoko.experiment.records import csv_cell
 from evosoko.experiment.statistics import Interval, Uncertainty
 from evosoko.experiment.statistics_markdown import methods_markdown, paired_tests_markdown
 
@@ -61,7 +62,7 @@ def results_csv(rows: list[dict]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(RESULT_COLUMNS)
     for row in rows:
-        writer.writerow([_cell(row[column]) for column in RESULT_COLUMNS])
+        writer.writerow([csv_cell(row[column], ".4f") for column in RESULT_COLUMNS])
     return buffer.getvalue()
 
 
@@ -84,16 +85,6 @@ def read_results_csv(path: str | Path) -> list[dict[str, Any]]:
                 }
             )
     return rows
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
 
 
 def summary_markdown(

@@ -22,8 +22,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from evosoko.experiment.records import level_caption
-from evosoko.text import plain
+from evosoko.text import level_caption, plain
 
 __all__ = ["JobProgress", "describe_job", "make_job_progress"]
 

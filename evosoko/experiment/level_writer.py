@@ -12,10 +12,11 @@ import logging
 from typing import Any
 
 from evosoko.evolve.callbacks import Callback, Generation
-from evosoko.experiment.records import level_caption, metrics_row
+from evosoko.experiment.records import metrics_row
 from evosoko.experiment.runfolder import RunFolder
 from evosoko.result import Result
 from evosoko.sokoban.level import Level
+from evosoko.text import level_caption
 
 log = logging.getLogger(__name__)
 

@@ -25,9 +25,8 @@ from rich.progress import (
 
 from evosoko.budget import Budget
 from evosoko.evolve.callbacks import Callback, Generation
-from evosoko.experiment.records import level_caption
 from evosoko.result import Result
-from evosoko.text import plain, plain_text
+from evosoko.text import level_caption, plain, plain_text
 
 if TYPE_CHECKING:
     from evosoko.sokoban.level import Level

@@ -56,16 +56,6 @@ individual's play, its solution or its best prefix (whose LURD is in ``solutions
 ``summary.json``)."""
 
 
-def level_caption(index: int | str, name: str) -> str:
-    """``level 2 seed000-case3`` for messages and plots; ``level 93`` for a level named by its
-    index (untitled, or titled with its own index), so the number is not said twice; and
-    ``level 1 (title 0)`` when the title is another number."""
-    name = str(name)
-    if name == str(index):
-        return f"level {index}"
-    return f"level {index} (title {name})" if name.isdigit() else f"level {index} {name}"
-
-
 def metrics_row(level_index: int, level: str, stats: GenerationStats) -> dict[str, str]:
     """The metrics row of one generation, formatted so equal values give equal text."""
     return {
@@ -187,6 +177,18 @@ def result_row(result: Result) -> dict[str, str]:
         "best_moves": "" if best is None else str(best.moves),
         "best_pushes": "" if best is None else str(best.pushes),
     }
+
+
+def csv_cell(value: Any, float_spec: str) -> str:
+    """One value as a CSV cell: empty for None, ``1``/``0`` for a flag, a float formatted by
+    ``float_spec`` (``".4f"``, ``".6g"``), anything else as ``str``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return _flag(value)
+    if isinstance(value, float):
+        return format(value, float_spec)
+    return str(value)
 
 
 def csv_line(columns: tuple[str, ...], row: dict[str, str]) -> str:

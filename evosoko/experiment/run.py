@@ -89,7 +89,7 @@ class RunReport:
     message: str | None = None
 
     def _repr_html_(self) -> str:
-        from evosoko.display import run_html
+        from evosoko.experiment.notebook import run_html
 
         return run_html(self)
 

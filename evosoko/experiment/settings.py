@@ -1,6 +1,6 @@
 """What the settings of experiments (compare, sweep) share besides loading.
 
-:class:`Section` is the base of their tables; :func:`selection_error` points a bad level
+:class:`Section` is the base of their tables and :data:`DistinctSeeds` their ``seeds``; :func:`selection_error` points a bad level
 selection at its line; :func:`check_same_experiment` refuses to resume a folder with other
 settings. The files themselves are read by :func:`evosoko.config_loading.load_model`, with the
 same rules as a run configuration.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from evosoko.config import (
     OVERRIDE_SOURCE,
@@ -20,13 +20,23 @@ from evosoko.config import (
 from evosoko.config_loading import locate, toml_value
 from evosoko.errors import ConfigError, EvosokoError
 
-__all__ = ["Section", "check_same_experiment", "selection_error"]
+__all__ = ["DistinctSeeds", "Section", "check_same_experiment", "selection_error"]
 
 
 class Section(BaseModel):
     """Base of experiment tables: unknown keys are errors, values are checked strictly."""
 
     model_config = ConfigDict(extra="forbid", strict=True, validate_default=True)
+
+
+def _distinct(seeds: list[int]) -> list[int]:
+    if len(set(seeds)) != len(seeds):
+        raise ValueError("seeds must be distinct")
+    return seeds
+
+
+DistinctSeeds = Annotated[list[int], AfterValidator(_distinct)]
+"""The seeds of an experiment: integers, each given once (a repeated seed is an error)."""
 
 
 def selection_error(

@@ -25,7 +25,7 @@ from evosoko.config import Config
 from evosoko.config_loading import load_model, resolve_path
 from evosoko.errors import ConfigError
 from evosoko.experiment.compare_config import JobsParallel
-from evosoko.experiment.settings import Section
+from evosoko.experiment.settings import DistinctSeeds, Section
 
 __all__ = ["SweepConfig", "dump_sweep_config", "load_sweep_config"]
 
@@ -84,17 +84,10 @@ class SweepSettings(Section):
     levels: str | None = Field(default=None, description="Level file (default: the base's).")
     select: list[str | int] = Field(default_factory=list, description="Titles or indices.")
     first: int | None = Field(default=None, ge=1, description="Keep the first N levels.")
-    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1, description="GA seeds.")
+    seeds: DistinctSeeds = Field(default_factory=lambda: [0], min_length=1, description="GA seeds.")
     trials: int | None = Field(default=None, ge=1, description="Trials of random / optuna.")
     sampler_seed: int = Field(default=0, description="Seed of the random and TPE samplers.")
     budget: SweepBudget = Field(default_factory=SweepBudget, description="Per-run budget.")
-
-    @field_validator("seeds")
-    @classmethod
-    def _distinct(cls, seeds: list[int]) -> list[int]:
-        if len(set(seeds)) != len(seeds):
-            raise ValueError("seeds must be distinct")
-        return seeds
 
 
 class SweepConfig(Section):

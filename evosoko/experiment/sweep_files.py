@@ -13,6 +13,7 @@ from evosoko.config import dump_config
 from evosoko.config_loading import toml_value
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare_jobs import LevelEntry
+from evosoko.experiment.records import csv_cell
 from evosoko.experiment.statistics import (
     TieReport,
 )
@@ -138,18 +139,8 @@ def _csv(columns: list[str], rows: list[dict]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow([_cell(row.get(column)) for column in columns])
+        writer.writerow([csv_cell(row.get(column), ".6g") for column in columns])
     return buffer.getvalue()
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
 
 
 def best_toml(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numba
 import numpy as np
 
-from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.symbols import UNREACHABLE
 
 if TYPE_CHECKING:
     from evosoko.sokoban.level import Level

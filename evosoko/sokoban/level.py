@@ -1,4 +1,4 @@
-"""The immutable level and the separate game state.
+"""The immutable level (and, handed on from below, the separate game state).
 
 Cells are indexed flat: ``cell = row * width + column``. Every per-cell array is a flat numpy
 array of length ``width * height`` so numba kernels can use it directly. Directions are always
@@ -13,30 +13,45 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
 
 import numpy as np
 
-DIRECTIONS = "udlr"
-"""Direction letters, in the order used by every table, kernel and genome."""
+from evosoko.sokoban.pairing import pairing_of
+from evosoko.sokoban.state import Position, State
+from evosoko.sokoban.symbols import (
+    BOARD_CHARACTERS,
+    BOX,
+    BOX_ON_GOAL,
+    DIRECTIONS,
+    FLOOR,
+    GOAL,
+    PLAYER,
+    PLAYER_ON_GOAL,
+    UNREACHABLE,
+    WALL,
+)
 
-UNREACHABLE = 1_000_000
-"""Distance value for "no path": large enough to dominate, small enough to sum in int64."""
-
-WALL, FLOOR, GOAL, BOX, BOX_ON_GOAL, PLAYER, PLAYER_ON_GOAL = "#", " ", ".", "$", "*", "@", "+"
-BOARD_CHARACTERS = frozenset("# .$*@+")
-"""Canonical XSB characters of a board cell (floor is a space)."""
-
-
-class Position(Protocol):
-    """What drawing and printing read of a position: the player's cell and the sorted cells of
-    the boxes on the board (a :class:`State`, or a given-holes ``HolesState``)."""
-
-    @property
-    def player(self) -> int: ...
-
-    @property
-    def boxes(self) -> tuple[int, ...]: ...
+__all__ = [
+    "BOARD_CHARACTERS",
+    "BOX",
+    "BOX_ON_GOAL",
+    "DIRECTIONS",
+    "FLOOR",
+    "GOAL",
+    "PLAYER",
+    "PLAYER_ON_GOAL",
+    "UNREACHABLE",
+    "WALL",
+    "Level",
+    "Origin",
+    "Position",
+    "State",
+    "flood_fill",
+    "neighbour_table",
+]
+"""The board's alphabet (:mod:`~evosoko.sokoban.symbols`) and the positions
+(:mod:`~evosoko.sokoban.state`) sit below the level, so that what the level uses (its pairing,
+tables and pictures) need not import it back; they are handed on from here."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,19 +65,6 @@ class Origin:
     def row_line(self, row: int) -> int:
         """The file line of board row ``row`` (0-based) for formats with one row per line."""
         return self.line + row
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class State:
-    """A position: the player's cell and the sorted tuple of box cells."""
-
-    player: int
-    boxes: tuple[int, ...]
-
-    @staticmethod
-    def of(player: int, boxes) -> State:
-        """A state with its boxes sorted (the canonical form)."""
-        return State(int(player), tuple(sorted(int(b) for b in boxes)))
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -146,10 +148,8 @@ class Level:
 
     @cached_property
     def pairing(self):
-        """The box-hole pairing of a given-holes level (:mod:`evosoko.sokoban.given_holes`),
-        or None for a level played under the standard rules."""
-        from evosoko.sokoban.given_holes import pairing_of
-
+        """The box-hole pairing of a given-holes level, read from its notes
+        (:mod:`evosoko.sokoban.pairing`), or None for a level played under the standard rules."""
         return pairing_of(self)
 
     # ---- text -----------------------------------------------------------------------------
@@ -216,7 +216,7 @@ class Level:
 
     def _repr_png_(self) -> bytes:
         """The board as a PNG: how a level shows itself in Jupyter."""
-        from evosoko.display import board_png
+        from evosoko.sokoban.render import board_png
 
         return board_png(self)
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from evosoko.sokoban.given_holes import VANISHED
-from evosoko.sokoban.level import Level, State
+from evosoko.sokoban.pairing import VANISHED
 
 if TYPE_CHECKING:
     from matplotlib.typing import ColorType
+
+    from evosoko.sokoban.level import Level
+    from evosoko.sokoban.state import State
 
 PAIR_COLOURS = (
     "#d1495b",  # red

@@ -7,10 +7,14 @@ frames (every k-th step, the final position always included) so that memory stay
 A board too large for :data:`MAX_IMAGE_PIXELS` is drawn with smaller cells, and a GIF of it
 keeps fewer frames (:data:`MAX_GIF_PIXELS`).
 Every file is written atomically: to a temporary file beside the target, then renamed over it.
+
+Nothing here imports the level but for its type: a level draws itself in a notebook through
+:func:`board_png` (``Level._repr_png_``).
 """
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import warnings
@@ -22,23 +26,17 @@ from rich.text import Text
 
 from evosoko.atomic import atomic_path
 from evosoko.errors import EvosokoWarning
-from evosoko.sokoban.level import (
-    BOX,
-    BOX_ON_GOAL,
-    GOAL,
-    PLAYER,
-    PLAYER_ON_GOAL,
-    WALL,
-    Level,
-    Position,
-    State,
-)
+from evosoko.sokoban.pairing import HolesState, holes_rows
+from evosoko.sokoban.state import Position, State
+from evosoko.sokoban.symbols import BOX, BOX_ON_GOAL, GOAL, PLAYER, PLAYER_ON_GOAL, WALL
 
 if TYPE_CHECKING:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.typing import ColorType
     from PIL import Image
+
+    from evosoko.sokoban.level import Level
 
 MAX_FPS = 50
 """GIF delays are stored in hundredths of a second and viewers slow down anything faster."""
@@ -87,8 +85,6 @@ def board_text(level: Level, state: Position | None = None) -> str:
 
 def _rows(level: Level, state: Position | None) -> list[str]:
     """XSB rows of ``state``; under the given-holes rules a filled hole is floor."""
-    from evosoko.sokoban.given_holes import HolesState, holes_rows
-
     if isinstance(state, HolesState):
         return holes_rows(level, state)
     return level.rows(state)
@@ -111,11 +107,27 @@ def save_png(
 ) -> None:
     """Draw the board in ``state`` (default: the start) to a PNG of ``cell_pixels`` per cell
     (fewer on a board too large for :data:`MAX_IMAGE_PIXELS`)."""
+    figure, dpi = _drawn_board(level, state, cell_pixels)
+    with atomic_path(path) as temporary:
+        figure.savefig(temporary, format="png", dpi=dpi)
+
+
+def board_png(level: Level, state: State | None = None, cell_pixels: int = 24) -> bytes:
+    """The board in ``state`` (default: the start) as PNG bytes, as :func:`save_png` writes it:
+    how a level shows itself in a notebook (``Level._repr_png_``)."""
+    figure, dpi = _drawn_board(level, state, cell_pixels)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+def _drawn_board(level: Level, state: State | None, cell_pixels: int) -> tuple[Figure, int]:
+    """The figure of the board in ``state`` (default: the start) and the dots per inch that
+    give it ``cell_pixels`` per cell, fewer on a board too large (:func:`fitted_cell_pixels`)."""
     cell_pixels = fitted_cell_pixels(level, cell_pixels)
     figure, show = _board_figure(level, cell_pixels)
     show(state if state is not None else level.start)
-    with atomic_path(path) as temporary:
-        figure.savefig(temporary, format="png", dpi=cell_pixels)
+    return figure, cell_pixels
 
 
 def board_image(

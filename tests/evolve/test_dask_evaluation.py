@@ -27,18 +27,6 @@ from evosoko.parallel.dask_cluster import DaskConnection
 from evosoko.parallel.packing import pack_genomes, unpack_genomes
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-    ) as local_cluster:
-        yield local_cluster
-
-
 @pytest.fixture
 def client(cluster):
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as dask_client:

@@ -1,52 +1,22 @@
 """evosoko compare: its files, resuming after an interruption, backends, config errors."""
 
 import json
-from pathlib import Path
 
 import pytest
+from report_folders import COMPARE, SEEDS, SWEEP
 
 from evosoko.errors import ConfigError
 from evosoko.experiment import compare
 from evosoko.experiment.compare import run_compare
 from evosoko.experiment.compare_config import load_compare_config
 from evosoko.experiment.compare_files import read_results_csv
-
-SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
-
-TINY = f"""
-[compare]
-name = "tiny"
-levels = "{SEEDS}"
-select = ["seed000-example", "seed000-case3"]
-seeds = [1, 2]
-
-[compare.budget]
-seconds = 20
-evaluations = 600
-nodes = 20000
-
-[parallel]
-backend = "serial"
-
-[[solver]]
-kind = "ga"
-name = "ga-small"
-set = ["ga.population=20", "ga.offspring=20"]
-
-[[solver]]
-kind = "search"
-algorithm = "bfs"
-
-[[solver]]
-kind = "search"
-algorithm = "push-astar"
-"""
+from evosoko.experiment.sweep_config import load_sweep_config
 
 
 @pytest.fixture
 def tiny_config(tmp_path):
     path = tmp_path / "tiny.toml"
-    path.write_text(TINY)
+    path.write_text(COMPARE)
     return path
 
 
@@ -145,20 +115,31 @@ def test_processes_backend_gives_the_serial_results(tiny_config, tmp_path):
 
 def test_unknown_key_is_named_with_line_and_suggestion(tmp_path):
     path = tmp_path / "typo.toml"
-    path.write_text(TINY.replace('algorithm = "push-astar"', 'algoritm = "push-astar"'))
+    path.write_text(COMPARE.replace('algorithm = "push-astar"', 'algoritm = "push-astar"'))
     with pytest.raises(ConfigError) as caught:
         load_compare_config(path)
     error = caught.value
     assert "solver.2.algoritm" in error.message and "did you mean" in error.message
-    assert error.line == TINY.splitlines().index('algorithm = "push-astar"') + 1
+    assert error.line == COMPARE.splitlines().index('algorithm = "push-astar"') + 1
+
+
+@pytest.mark.parametrize("kind", ["compare", "sweep"])
+def test_a_repeated_seed_is_an_error_at_its_line(tmp_path, kind):
+    text, load = (COMPARE, load_compare_config) if kind == "compare" else (SWEEP, load_sweep_config)
+    seeds_line = next(line for line in text.splitlines() if line.startswith("seeds = "))
+    path = tmp_path / f"{kind}.toml"
+    path.write_text(text.replace(seeds_line, "seeds = [3, 1, 3]"))
+    with pytest.raises(ConfigError, match="seeds must be distinct") as caught:
+        load(path)
+    assert caught.value.line == text.splitlines().index(seeds_line) + 1
 
 
 def test_unknown_algorithm_and_bad_ga_override_are_config_errors(tmp_path):
     path = tmp_path / "bad.toml"
-    path.write_text(TINY.replace('algorithm = "bfs"', 'algorithm = "bfss"'))
+    path.write_text(COMPARE.replace('algorithm = "bfs"', 'algorithm = "bfss"'))
     with pytest.raises(ConfigError, match="unknown algorithm"):
         load_compare_config(path)
-    path.write_text(TINY.replace("ga.population=20", "ga.populaton=20"))
+    path.write_text(COMPARE.replace("ga.population=20", "ga.populaton=20"))
     with pytest.raises(ConfigError, match="ga-small.*populaton") as caught:
         run_compare(load_compare_config(path), tmp_path / "out")
     assert caught.value.path == str(path) and caught.value.line is not None

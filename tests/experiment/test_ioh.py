@@ -124,7 +124,7 @@ def test_round_trip_of_any_outcomes(tmp_path_factory, outcomes):
 
 
 def test_compare_writes_its_runs_for_iohanalyzer(tmp_path):
-    from test_compare import TINY
+    from report_folders import COMPARE as TINY
 
     from evosoko.experiment.compare import run_compare
     from evosoko.experiment.compare_config import load_compare_config
@@ -138,7 +138,7 @@ def test_compare_writes_its_runs_for_iohanalyzer(tmp_path):
     assert sorted((r.algorithm, r.function_id, r.solved, r.evals) for r in runs) == sorted(
         (row["solver"], row["level_index"], row["solved"], max(1, row["used"])) for row in rows
     )
-    from test_compare import SEEDS
+    from report_folders import SEEDS
 
     from evosoko.sokoban.formats import read_levels
 

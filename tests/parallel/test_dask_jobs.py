@@ -1,6 +1,7 @@
 """Jobs on Dask: every job once, errors as results, killed workers survived, compare = serial.
 
-One LocalCluster of two single-threaded worker processes on 127.0.0.1 serves the module.
+One LocalCluster of two single-threaded worker processes on 127.0.0.1 (the ``cluster`` fixture
+of tests/conftest.py) serves the module.
 Job functions defined inside a test are pickled by value, so the workers need not import
 this module.
 """
@@ -66,18 +67,6 @@ seconds = 30
 [parameters]
 "ga.mutation.replace_rate" = [0.01, 0.1]
 """
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-    ) as local_cluster:
-        yield local_cluster
 
 
 @pytest.fixture
