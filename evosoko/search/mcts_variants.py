@@ -13,15 +13,23 @@ the same choice in Python, from the level.
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any
 
+from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 
 from evosoko.search import mcts_holes, mcts_rules
 from evosoko.sokoban.level import Level
 
 HOLES_TYPES = (mcts_holes.HolesArrays, mcts_holes.HolesScratch)
+
+# Compiling the given-holes kernel trips numba's internal "pedantic" SSA check on the inlined
+# push rules (a NumbaIRAssumptionWarning naming a phi variable, with a request to report it):
+# the kernel is correct (its solutions are replay-verified) and the user cannot act on the
+# warning, so it is not shown on the first run.
+warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning)
 
 
 def _plays_given_holes(argument_types) -> bool:
