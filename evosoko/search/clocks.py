@@ -24,3 +24,25 @@ def clock_named(name: str) -> Callable[[], float]:
         return CLOCKS[name]
     except KeyError:
         raise ConfigError(f"unknown clock {name!r}; use one of: {', '.join(CLOCKS)}") from None
+
+
+class TimeLimit:
+    """A search's time limit counted on its clock, and the wall seconds it has run.
+
+    The clock is read once when the limit is made (the search's start) and once per
+    :meth:`passed`; :meth:`wall_seconds` is what results report, whatever the clock.
+    """
+
+    def __init__(self, seconds: float | None, clock: str = "wall") -> None:
+        self.seconds = seconds
+        self.read = clock_named(clock)
+        self.started = self.read()
+        self.started_wall = time.perf_counter()
+
+    def passed(self, ahead: float = 0.0) -> bool:
+        """True once the limit has passed (or would have, ``ahead`` clock seconds from now)."""
+        return self.seconds is not None and self.read() + ahead - self.started >= self.seconds
+
+    def wall_seconds(self) -> float:
+        """Wall seconds since the search started."""
+        return time.perf_counter() - self.started_wall

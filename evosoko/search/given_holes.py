@@ -24,13 +24,12 @@ goal-room packing macros (a box never rests on a goal), PI-corral pruning and tu
 from __future__ import annotations
 
 import heapq
-import time
 from itertools import count
 
 import numpy as np
 
 from evosoko.errors import ConfigError
-from evosoko.search.clocks import clock_named
+from evosoko.search.clocks import TimeLimit
 from evosoko.search.paths import partial_path, search_result
 from evosoko.search.result import NODE_LIMIT, SOLVED, TIMEOUT, UNSOLVABLE, PartialPath, SearchResult
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
@@ -121,9 +120,7 @@ class _Search:
             [level.push_distance[row] for row in self.pairing.goal_rows], dtype=np.int64
         )
         self.expanded = self.generated = self.duplicates = 0
-        self.clock = clock_named(clock)
-        self.started = self.clock()
-        self.started_wall = time.perf_counter()
+        self.limit = TimeLimit(time_limit, clock)
 
     # ---- one step of the rules ---------------------------------------------------------------
     def _occupied(self, by_box) -> np.ndarray:
@@ -247,11 +244,7 @@ class _Search:
         return self._result(status, goal, parents, paths)
 
     def _out_of_time(self) -> bool:
-        return (
-            self.time_limit is not None
-            and self.expanded % 64 == 0
-            and self.clock() - self.started > self.time_limit
-        )
+        return self.time_limit is not None and self.expanded % 64 == 0 and self.limit.passed()
 
     def _goal_popped(self, frontier, best_g):
         """A* stops when a solved state is the best on the frontier (its ``h`` is 0)."""
@@ -286,7 +279,7 @@ class _Search:
             heuristic="paired-manhattan" if self.manhattan else "paired-push-distance",
             solution=self._lurd(goal, parents) if status == SOLVED else None,
             counts=(self.expanded, self.generated, self.duplicates),
-            seconds=time.perf_counter() - self.started_wall,
+            seconds=self.limit.wall_seconds(),
             partial=partial,
             start=self.start,
         )

@@ -33,7 +33,7 @@ import numpy as np
 
 from evosoko.search import mcts_kernel
 from evosoko.search.algorithms import Algorithm
-from evosoko.search.clocks import clock_named
+from evosoko.search.clocks import TimeLimit
 from evosoko.search.heuristics import HEURISTICS
 from evosoko.search.mcts_tree import (
     BEST_DISTANCE,
@@ -148,9 +148,7 @@ class MctsRun:
         store_cells: int = 0,
         clock: str = "wall",
     ) -> None:
-        self.clock = clock_named(clock)
-        self.started = self.clock()
-        self.started_wall = time.perf_counter()
+        self.limit = TimeLimit(time_limit, clock)
         self.level = level
         self.algorithm = algorithm
         self.heuristic = heuristic
@@ -214,7 +212,7 @@ class MctsRun:
                 if table_bytes(self.level) + 2 * tree_bytes(self.tree) > self.memory_limit:
                     return MEMORY_LIMIT
                 self.tree = grown(self.tree, counters, self.rollout_pushes)
-            if self.time_limit is not None and self.clock() - self.started >= self.time_limit:
+            if self.limit.passed():
                 return TIMEOUT
             elapsed = max(now - called, 1e-6)
             done = int(counters[ITERATIONS]) - iterations_before
@@ -258,7 +256,7 @@ class MctsRun:
             heuristic=heuristic_label(self.level, self.heuristic),
             solution=solution,
             counts=(int(counters[ITERATIONS]), int(counters[NODES]), int(counters[TRANSPOSITIONS])),
-            seconds=time.perf_counter() - self.started_wall,
+            seconds=self.limit.wall_seconds(),
             partial=partial_paths,
         )
 

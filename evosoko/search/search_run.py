@@ -16,7 +16,7 @@ import numpy as np
 
 from evosoko.search import move_kernel, push_kernel
 from evosoko.search.algorithms import MOVE, Algorithm
-from evosoko.search.clocks import clock_named
+from evosoko.search.clocks import TimeLimit
 from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
 from evosoko.search.paths import move_path, partial_path, push_path, search_result
@@ -151,10 +151,8 @@ class SearchRun:
         store_cells: int = 0,
         clock: str = "wall",
     ):
-        self.clock = clock_named(clock)
-        """What the time limit counts (:mod:`evosoko.search.clocks`)."""
-        self.started = self.clock()
-        self.started_wall = time.perf_counter()
+        self.limit = TimeLimit(time_limit, clock)
+        """The time limit on its clock (:mod:`evosoko.search.clocks`)."""
         self.level = level
         self.algorithm = algorithm
         self.heuristic = heuristic
@@ -217,16 +215,13 @@ class SearchRun:
         if kind == MATCHING and self.time_limit is not None:
             # one matching cannot be cut short: do not start one that cannot end in time
             needed = box_count**3 * _seconds_per_work_unit()
-            if self._out_of_time(self.clock() + needed):
+            if self.limit.passed(ahead=needed):
                 return TIMEOUT
         return None
 
-    def _out_of_time(self, now: float) -> bool:
-        return self.time_limit is not None and now - self.started >= self.time_limit
-
     def out_of_time(self) -> bool:
         """True once the time limit has passed on the run's clock."""
-        return self._out_of_time(self.clock())
+        return self.limit.passed()
 
     # ---- running ------------------------------------------------------------------------------
     def search(self) -> str:
@@ -380,7 +375,7 @@ class SearchRun:
             heuristic=self.heuristic,
             solution=solution,
             counts=(int(counters[EXPANDED]), int(counters[GENERATED]), int(counters[DUPLICATES])),
-            seconds=time.perf_counter() - self.started_wall,
+            seconds=self.limit.wall_seconds(),
             partial=partial_paths,
         )
 
