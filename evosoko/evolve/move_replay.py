@@ -38,6 +38,7 @@ import numba
 import numpy as np
 
 from evosoko.evolve.distances import MATCHING, objective_code
+from evosoko.evolve.prefetch import first_ahead, prefetch_ahead
 from evosoko.parallel.packing import packed_rows
 from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
 from evosoko.sokoban.freeze import NO_CELL, frozen_off_goal, may_freeze
@@ -129,13 +130,13 @@ def replay_move_packed(
     """Replay the genomes of a packed batch (:func:`~evosoko.parallel.packing.pack_genomes`:
     all genes in one int32 array, the length of each genome). ``points``: :data:`FINAL`,
     :data:`BEST` or :data:`BOTH`, the points whose hash (and gap, at the end) are worked out.
-    Raises ``ValueError`` for a gene outside 0..3."""
+    Raises ``ValueError`` naming the genome and the gene when replay reads a gene outside 0..3
+    (genes after a solution or a stop are never read, so they are not checked: checking every
+    gene of a batch took longer than replaying random genomes, which mostly stop early)."""
     genes = np.ascontiguousarray(genes, dtype=np.int32)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
     result = MoveReplay.empty(len(lengths))
-    if not _valid_genes(genes):
-        raise ValueError("move genes must be direction codes 0..3")
-    _move_batch_kernel(
+    wrong = _move_batch_kernel(
         tables.arrays,
         tables.start_player,
         tables.start_boxes,
@@ -146,18 +147,17 @@ def replay_move_packed(
         lengths,
         result,
     )
+    if wrong >= 0:
+        genome = int(np.searchsorted(np.cumsum(lengths), wrong, side="right"))
+        position = wrong - int(lengths[:genome].sum())
+        raise ValueError(
+            f"genome {genome}, gene {position}: {int(genes[wrong])} is not a move gene"
+            " (direction codes 0..3)"
+        )
     return result
 
 
 # ---- compiled kernels ---------------------------------------------------------------------------
-@numba.njit(cache=True)
-def _valid_genes(genes):  # pragma: no cover - compiled
-    bits = 0
-    for j in range(genes.shape[0]):
-        bits |= genes[j] & ~3
-    return bits == 0
-
-
 class _Configurations(NamedTuple):
     """What a batch has worked out per box configuration, in a direct-mapped table keyed by the
     configuration's Zobrist hash (a slot holds the last configuration that mapped to it, and a
@@ -336,10 +336,12 @@ def _move_batch_kernel(
     best_cells = np.empty(box_count, dtype=np.int64)  # the boxes at the best point
     scratch_occupied = np.zeros(cells, dtype=np.bool_)
     offset = 0
+    ahead = first_ahead(lengths)
     for i in range(lengths.shape[0]):
         length = lengths[i]
-        genome = genes[offset : offset + length]
+        first = offset  # the genome is genes[first : first + length]
         offset += length
+        ahead = prefetch_ahead(genes, lengths, i, ahead)
         if i > 0:
             for k in range(box_count):  # back to the start
                 occupant[boxes[k]] = 0
@@ -371,7 +373,10 @@ def _move_batch_kernel(
         consumed = 0
         stuck = False
         while not solved and consumed < length:
-            delta = deltas[genome[consumed]]
+            gene = genes[first + consumed]
+            if gene & ~3:
+                return first + consumed
+            delta = deltas[gene]
             target = player + delta
             box = occupant[target]
             consumed += 1
@@ -390,6 +395,10 @@ def _move_batch_kernel(
             beyond = target + delta
             if occupant[beyond] != 0:
                 continue
+            if stop_on_deadlock and dead[beyond]:  # lost: a dead square is never a goal
+                consumed -= 1
+                stuck = True
+                break
             k = box - 1
             occupant[beyond] = box
             occupant[target] = 0
@@ -529,3 +538,4 @@ def _move_batch_kernel(
                 )  # fmt: skip
                 has_regions[slot] = has_regions[slot] or held
             out.final_hash[i] = box_hash ^ zobrist_player[smallest]
+    return -1

@@ -27,6 +27,7 @@ import numba
 import numpy as np
 
 from evosoko.evolve.distances import MATCHING, objective_code
+from evosoko.evolve.prefetch import first_ahead, prefetch_ahead
 from evosoko.evolve.push_rules import (
     candidates_here,
     forced_dead_end,
@@ -539,7 +540,9 @@ def _replay_batch_kernel(
     positions = _positions(start_boxes.shape[0])
     offset = 0
     dirty = False
+    ahead = first_ahead(lengths)
     for i in range(lengths.shape[0]):
+        ahead = prefetch_ahead(genes, lengths, i, ahead)
         _restore_start(start, start_boxes, scratch, dirty)
         outcome = _replay_one(
             arrays,

@@ -152,3 +152,15 @@ def test_genes_outside_the_directions_are_refused():
     level = small_level("corridor")
     with pytest.raises(ValueError, match="0..3"):
         batch(level, [[0, 4]], stop_on_deadlock=True)
+
+
+def test_the_refused_gene_is_named_by_its_genome_and_place():
+    level = small_level("corridor")
+    with pytest.raises(ValueError, match=r"^genome 1, gene 2: 6 is not a move gene"):
+        batch(level, [[3, 3], [0, 1, 6, 3]], stop_on_deadlock=False)
+
+
+def test_genes_after_the_solution_are_not_read():
+    level = small_level("corridor")  # three steps right solve it
+    result = batch(level, [[3, 3, 3, 9, 9]], stop_on_deadlock=True)
+    assert result.solved[0] and result.solved_at[0] == 3
