@@ -169,6 +169,7 @@ def test_sigint_leaves_a_run_that_resume_finishes(tmp_path):
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
+    assert "stopping after the current generation" in stdout  # said at once
     run_dir = checkpoint.parents[1]
     assert f"evosoko run --resume {run_dir}" in stderr
     summary = json.loads((run_dir / "summary.json").read_text())

@@ -1,6 +1,8 @@
 """Graceful stopping on Ctrl-C (SIGINT) and SIGTERM.
 
-The first signal only sets a flag: the engine sees it through ``should_stop`` after the current
+The first signal only sets a flag (and calls ``on_request``, so that the display can say the run
+is stopping: until the current generation or a first run's kernel compilation ends, nothing else
+shows it): the engine sees it through ``should_stop`` after the current
 generation, writes a checkpoint and returns, and the run is marked interrupted. A second signal
 raises :class:`KeyboardInterrupt` at once; the checkpoints on disk stay intact because every
 file is replaced atomically.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import Self
 
@@ -28,8 +31,9 @@ class GracefulInterrupts:
     :meth:`request` (for callers that stop a run themselves).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_request: Callable[[], None] | None = None) -> None:
         self.signal_number: int | None = None
+        self.on_request = on_request
         self._owner = os.getpid()
         self._previous: dict[int, object] = {}
 
@@ -58,6 +62,8 @@ class GracefulInterrupts:
         if self.signal_number is not None:
             raise KeyboardInterrupt
         self.signal_number = signal_number
+        if self.on_request is not None:
+            self.on_request()
 
     def __enter__(self) -> Self:
         if threading.current_thread() is threading.main_thread():

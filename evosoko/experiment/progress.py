@@ -56,6 +56,10 @@ def seconds_text(seconds: float) -> str:
 
 
 COMPILING = "compiling kernels, first run only (they are cached for the next runs) ..."
+STOPPING = (
+    "stopping after the current generation (or compilation); the run stays resumable."
+    " Ctrl-C again stops at once."
+)
 
 
 class RunProgress(Callback):
@@ -68,6 +72,9 @@ class RunProgress(Callback):
     def start(self, levels: int, done: int, budget: Budget) -> None:
         """The run starts with ``levels`` levels, ``done`` of them finished before (resume),
         and ``budget`` per level."""
+
+    def stopping(self) -> None:
+        """A stop was asked for (a first Ctrl-C): the run ends after the current generation."""
 
     def stop(self) -> None:
         """The run ended (or stopped); release the terminal."""
@@ -84,6 +91,9 @@ class LineProgress(RunProgress):
 
     def compiling(self) -> None:
         print(COMPILING, file=self.stream, flush=True)
+
+    def stopping(self) -> None:
+        print(STOPPING, file=self.stream, flush=True)
 
     def on_level_end(self, result: Result) -> None:
         if result.status != "interrupted":
@@ -108,6 +118,9 @@ class RichProgress(RunProgress):
 
     def compiling(self) -> None:
         self.progress.console.print(COMPILING, highlight=False, markup=False)
+
+    def stopping(self) -> None:
+        self.progress.console.print(STOPPING, highlight=False, markup=False)
 
     def start(self, levels: int, done: int, budget: Budget) -> None:
         self.budget = budget

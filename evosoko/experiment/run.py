@@ -329,7 +329,7 @@ class _Execution:
         self.summary = summary
         self.progress = progress or NoProgress()
         self.callbacks = list(callbacks)
-        self.interrupts = interrupts or GracefulInterrupts()
+        self.interrupts = interrupts or GracefulInterrupts(on_request=self.progress.stopping)
         self.results = list(finished or [])
         self.status = "running"
         self.error: str | None = None

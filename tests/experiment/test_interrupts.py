@@ -28,3 +28,19 @@ def test_request_without_a_signal_counts_as_ctrl_c():
     interrupts.request()
     interrupts.request(signal.SIGTERM)  # the first request wins
     assert interrupts.requested and interrupts.exit_code == 130
+
+
+def test_the_first_signal_alone_calls_on_request():
+    calls = []
+    with GracefulInterrupts(on_request=lambda: calls.append("stop")) as interrupts:
+        os.kill(os.getpid(), signal.SIGINT)
+        assert calls == ["stop"] and interrupts.requested
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+    assert calls == ["stop"]
+
+
+def test_a_request_without_a_signal_does_not_call_on_request():
+    calls = []
+    GracefulInterrupts(on_request=lambda: calls.append("stop")).request()
+    assert calls == []

@@ -10,6 +10,7 @@ from rich.console import Console
 from evosoko.budget import Budget
 from evosoko.evolve.callbacks import Generation
 from evosoko.experiment.progress import (
+    STOPPING,
     LineProgress,
     NoProgress,
     RichProgress,
@@ -114,3 +115,15 @@ def test_seconds_keep_two_significant_digits_below_ten():
         "10.0",
         "123.4",
     ]
+
+
+def test_both_displays_say_at_once_that_a_run_is_stopping():
+    stream = io.StringIO()
+    LineProgress(stream).stopping()
+    assert stream.getvalue() == STOPPING + "\n"
+    terminal = Terminal()
+    rich = RichProgress(Console(file=terminal, width=200))
+    rich.start(1, 0, Budget(generations=10))
+    rich.stopping()
+    rich.stop()
+    assert "Ctrl-C again stops at once" in terminal.getvalue()
