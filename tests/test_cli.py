@@ -272,3 +272,16 @@ def test_the_console_script_exit_codes_and_no_traceback(args, code, needle):
     assert run.returncode == code
     assert "Traceback" not in run.stderr + run.stdout
     assert needle in run.stderr + run.stdout
+
+
+@pytest.mark.parametrize("command", [(), ("learn",)])
+def test_the_command_list_gives_each_command_its_summary_on_one_line(command):
+    wide = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "300"})
+    assert wide.exit_code == 0
+    group = app
+    for name in command:  # the sub-application listed under that name
+        group = next(g.typer_instance for g in app.registered_groups if g.name == name)
+    for info in group.registered_commands:
+        summary = info.short_help
+        assert summary and "\n" not in summary and "  " not in summary
+        assert any(line.rstrip(" │").endswith(summary) for line in wide.stdout.splitlines())

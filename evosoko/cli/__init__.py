@@ -11,6 +11,8 @@ The commands live in modules named after what they act on; importing them regist
 from evosoko.cli import levels, run, solve, generate, experiments, play, report, optimize, learn  # noqa: F401
 
 # isort: on
-from evosoko.cli.common import app
+from evosoko.cli.common import app, one_line_summaries
+
+one_line_summaries(app)
 
 __all__ = ["app"]

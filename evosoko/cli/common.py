@@ -9,6 +9,7 @@ control characters escaped.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import sys
 import warnings
@@ -37,6 +38,20 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     rich_markup_mode="rich",
 )
+
+
+def one_line_summaries(typer_app: typer.Typer) -> None:
+    """Give each command of ``typer_app`` its docstring's first paragraph as one line for the
+    command list of ``--help`` (which would otherwise keep the docstring's line breaks)."""
+    for info in typer_app.registered_commands:
+        if info.short_help is None and info.callback is not None and info.callback.__doc__:
+            first = inspect.cleandoc(info.callback.__doc__).split("\n\n")[0]
+            info.short_help = " ".join(first.split())
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            one_line_summaries(group.typer_instance)
+
+
 stdout = Console(highlight=False, soft_wrap=True, emoji=False)  # file text: no :codes:
 stderr = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
