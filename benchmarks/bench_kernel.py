@@ -8,7 +8,8 @@ tests, no hashes). Random genomes (fixed seed; default 2,000 x 200 genes) on see
 (bundled) and, when ``../shared/levels`` is present, Microban 1 and the first Boxoban medium
 level; each figure is the best of ``--repeats`` runs after a warm-up, in CPU time of the
 calling thread (the kernels run in it), which a machine shared with other work disturbs less
-than wall time.
+than wall time. The GA's move path and the bare loop run in turn, one call of each per round,
+so that a change in the machine's load reaches both sides of their ratio alike.
 
 - ``move_genes_per_s``: move genes the GA consumed per second. Replay stops at the solution or
   (``stop_on_deadlock``) before a push that loses, so the genes consumed are counted as the
@@ -26,7 +27,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
@@ -95,14 +96,16 @@ def bare_replay(floor, deltas, start_player, start_boxes, genes, lengths, final_
         offset += lengths[i]
 
 
-def best_time(action: Callable[[], object], repeats: int) -> tuple[float, object]:
-    """The least thread CPU time of ``repeats`` calls of ``action``, and the last value."""
-    best, value = float("inf"), None
+def best_times(actions: Sequence[Callable[[], object]], repeats: int) -> list[float]:
+    """The least thread CPU time of ``repeats`` calls of each action, called in turn (one call
+    of each per round), so that a change in the machine's load reaches all of them alike."""
+    best = [float("inf")] * len(actions)
     for _ in range(repeats):
-        started = time.thread_time()
-        value = action()
-        best = min(best, time.thread_time() - started)
-    return best, value
+        for k, action in enumerate(actions):
+            started = time.thread_time()
+            action()
+            best[k] = min(best[k], time.thread_time() - started)
+    return best
 
 
 def levels() -> list[tuple[str, Level]]:
@@ -125,7 +128,6 @@ def measure(label: str, level: Level, args: argparse.Namespace) -> dict:
 
     moves = FitnessFunction(level, "moves", config)
     moves.evaluate_columns(move_genes[:10], np.array([10], dtype=np.int32))  # compile first
-    move_seconds, _ = best_time(lambda: moves.evaluate_columns(move_genes, lengths), args.repeats)
     untrimmed = FitnessFunction(level, "moves", config.model_copy(update={"trim_to_best": False}))
     consumed = int(untrimmed.evaluate_columns(move_genes, lengths)[2].sum())
 
@@ -138,12 +140,14 @@ def measure(label: str, level: Level, args: argparse.Namespace) -> dict:
         bare_replay(floor, deltas, level.start.player, boxes, move_genes, lengths, final)
 
     bare()
-    bare_seconds, _ = best_time(bare, args.repeats)
+    move_seconds, bare_seconds = best_times(
+        [lambda: moves.evaluate_columns(move_genes, lengths), bare], args.repeats
+    )
 
     pushes = FitnessFunction(level, "pushes", config)
     pushes.evaluate_columns(push_genes[:10], np.array([10], dtype=np.int32))
-    push_seconds, _ = best_time(
-        lambda: pushes.evaluate_columns(push_genes, lengths), max(1, args.repeats // 2)
+    (push_seconds,) = best_times(
+        [lambda: pushes.evaluate_columns(push_genes, lengths)], max(1, args.repeats // 2)
     )
     move_rate = consumed / move_seconds
     bare_rate = len(move_genes) / bare_seconds
