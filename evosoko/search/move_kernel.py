@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from evosoko.search.heuristics import MATCHING, box_term, player_term
+from evosoko.search.push_kernel import _clear, _solved
 from evosoko.search.store import (
     AT_GENERATION,
     CHUNK,
@@ -127,7 +128,7 @@ def move_search(
         counters[WORK] += 4 + box_count
         expanded_here += 1
         boxes = node_boxes[node]
-        if not at_generation and _all_on_goals(goals, boxes):
+        if not at_generation and _solved(goals, boxes):
             counters[SOLUTION] = node
             return SOLVED
         player = key_player[node]
@@ -188,7 +189,7 @@ def move_search(
                     key_hash,
                 )
                 counters[GENERATED] += 1
-                if at_generation and _all_on_goals(goals, child):
+                if at_generation and _solved(goals, child):
                     counters[SOLUTION] = new
                     _clear(occupied, boxes)
                     return SOLVED
@@ -222,17 +223,3 @@ def _replace_sorted(boxes, source, target):  # pragma: no cover - compiled
     while index < count - 1 and boxes[index + 1] < boxes[index]:
         boxes[index + 1], boxes[index] = boxes[index], boxes[index + 1]
         index += 1
-
-
-@numba.njit(cache=True)
-def _all_on_goals(goals, boxes):  # pragma: no cover - compiled
-    for b in boxes:
-        if not goals[b]:
-            return False
-    return True
-
-
-@numba.njit(cache=True)
-def _clear(occupied, boxes):  # pragma: no cover - compiled
-    for b in boxes:
-        occupied[b] = False
