@@ -533,8 +533,10 @@
           bands: [{ x: curve.g, lo, hi, colour: PALETTE[0] }],
           series: [
             { x: curve.g, y: curve.mean, colour: PALETTE[0], width: 1.2, dash: [5, 3] },
+            // best so far under the best of each generation: both join the generations' points
+            // (as the PNG plot draws them), so the thin line shows where the two part
+            { x: curve.g, y: curve.bsf, colour: PALETTE[1], width: 3.2 },
             { x: curve.g, y: curve.best, colour: PALETTE[3], width: 1.2 },
-            { x: curve.g, y: curve.bsf, colour: PALETTE[1], width: 2.2, step: true },
           ],
         });
         legend(document.getElementById("curve-legend"), [
