@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
-from tiny_levels import quiet_level, tiny_levels
+from tiny_levels import microban, quiet_level, tiny_levels
 
 from evosoko.search import solve
 from evosoko.sokoban.arrays import level_arrays
-from evosoko.sokoban.corral_deadlock import corral_deadlock, make_corral_scratch
+from evosoko.sokoban.corral_deadlock import corral_deadlock, lost_after_push, make_corral_scratch
 from evosoko.sokoban.freeze import make_freeze_scratch
 from evosoko.sokoban.reach import explore
+from evosoko.sokoban.solutions import replay_states
 
 # The box on row 1 fences off the corner on its left; it can only be pushed into it (it is on
 # no dead square, nor frozen: pushed right from the corner it would reach a goal).
@@ -99,3 +102,30 @@ def test_push_fess_with_corral_deadlocks_solves_what_push_bfs_solves(monkeypatch
     for rows in (LOST, ROOM, OPEN):
         level = quiet_level(rows)
         assert solve(level, "push-fess").solved == solve(level, "push-bfs").solved
+
+
+def test_no_position_on_a_solution_is_called_lost():
+    # every push of an optimal solution of these Microban levels leaves a solvable position
+    checked = 0
+    for level in microban(*(str(n) for n in range(1, 31))):
+        result = solve(level, "push-astar", node_limit=200_000)
+        assert result.solved, level.name
+        tables = level_arrays(level)
+        cells = level.cells
+        scratch, freeze = make_corral_scratch(cells, 200), make_freeze_scratch(cells)
+        mark, queue = np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
+        states = replay_states(level, result.solution)
+        for before, after in itertools.pairwise(states):
+            if before.boxes == after.boxes:
+                continue  # a walk, not a push
+            occupied = np.zeros(cells, dtype=np.bool_)
+            occupied[np.array(after.boxes, dtype=np.int64)] = True
+            explore(tables.floor, occupied, tables.deltas, after.player, mark, checked + 1, queue,
+                    queue[:0])  # fmt: skip
+            direction = list(tables.deltas).index(after.player - before.player)
+            checked += 1
+            assert not lost_after_push(
+                tables.floor, tables.dead, tables.goals, tables.deltas, occupied, mark,
+                checked, after.player, direction, freeze, scratch,
+            ), level.name  # fmt: skip
+    assert checked > 300
