@@ -25,13 +25,12 @@ import numpy as np
 from evosoko.search.box_paths import box_path, make_box_path_scratch
 from evosoko.search.fess_space import (
     ALTERNATE,
-    CELL_G,
-    CELL_H,
     CONNECTIVITY_CAP,
     CORRIDOR_MACROS,
     PACK_MACROS,
     TURN,
     cell_of,
+    child_key,
     connectivity,
     heap_insert,
     heap_pop,
@@ -80,6 +79,7 @@ from evosoko.search.store import (
     frontier_push,
     priority,
 )
+from evosoko.sokoban.corral_deadlock import lost_after_push, make_corral_scratch
 from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
@@ -96,9 +96,10 @@ tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has 
 goal macros' (``GOAL_MACRO_STEP + k``)."""
 
 
-def make_features(order, cells: int, goal_cells=None) -> tuple:
+def make_features(order, cells: int, goal_cells=None, corral_limit: int = 0) -> tuple:
     """(goal layers, goals per layer, per-layer scratch, stamp, region mark, goal index of
-    each cell (-1 off goals), box-path scratch) of the kernel."""
+    each cell (-1 off goals), box-path scratch, corral-deadlock scratch) of the kernel; corral
+    deadlock searches of up to ``corral_limit`` positions (0: none)."""
     layer = order.layer.astype(np.int64)
     goals_per_layer = np.bincount(layer[layer >= 0], minlength=order.layers).astype(np.int64)
     goal_index = np.full(cells, -1, dtype=np.int64)
@@ -112,12 +113,13 @@ def make_features(order, cells: int, goal_cells=None) -> tuple:
         np.zeros(cells, dtype=np.int64),
         goal_index,
         make_box_path_scratch(cells),
+        make_corral_scratch(cells, corral_limit),
     )
 
 
 def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> None:
     """Put the root (node 0, the start with ``boxes``) into the heap of its cell."""
-    layer, goals_per_layer, counts, stamp, mark, _, _ = features
+    layer, goals_per_layer, counts, stamp, mark, _, _, _ = features
     boxes = np.asarray(boxes, dtype=np.int64)
     occupied = np.zeros(floor.shape[0], dtype=np.bool_)
     occupied[boxes] = True
@@ -125,6 +127,8 @@ def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> N
     stamp[0] += 1
     regions = connectivity(floor, occupied, deltas, mark, stamp[0], np.zeros_like(mark))
     cell = cell_of(plan, regions, space[5][CONNECTIVITY_CAP])
+    space[7][0] = cell  # the root's cell and advisor cost (0), see fess_space.child_key
+    space[8][0] = 0
     heap_insert(space, cell, 0, priority(0, h, 0, g_weight, h_weight))
 
 
@@ -159,7 +163,8 @@ def fess_search(
         freeze_scratch,
         _,
     ) = scratch
-    layer, goals_per_layer, layer_counts, feature_stamp, conn_mark, _, _ = features
+    layer, goals_per_layer, layer_counts, feature_stamp, conn_mark, _, _, corral_search = features
+    corral_deadlocks = corral_search[5].shape[0] > 0
     space_state = space[5]
     cap = space_state[CONNECTIVITY_CAP]
     alternate = space_state[ALTERNATE]
@@ -245,6 +250,12 @@ def fess_search(
                 )
                 >= 0
             )
+        if (corral_deadlocks and first_successor == 0 and parent[node] >= 0) and lost_after_push(
+            floor, dead, goals, deltas, occupied, reach_mark, reach, actual[node], step[node],
+            freeze_scratch, corral_search,
+        ):  # fmt: skip
+            _clear(occupied, parent_boxes)
+            continue  # a corral next to the box pushed last is lost (corral_deadlock.py)
         allowed = corral_scratch[5]
         allowed_stamp = corral_marks[3]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
@@ -421,7 +432,10 @@ def fess_search(
                     counters[WORK] += spent
                     return SOLVED
                 node_key = priority(g, h, moves, g_weight, h_weight)
-                heap_insert(space, child_cell, new, _cell_key(space_state, g, h, moves, node_key))
+                cell_key = child_key(
+                    space, node, new, child_cell, g, h, moves, node_key, g_weight, h_weight
+                )
+                heap_insert(space, child_cell, new, cell_key)
                 if alternate > 0:
                     frontier_push(frontier, counters, HEAP, node_key, new)
         if pack_macros:
@@ -481,14 +495,6 @@ def _through_corridor(floor, dead, goals, occupied, deltas, d, source, target): 
 
 
 @numba.njit(cache=True)
-def _cell_key(space_state, g, h, moves, node_key):  # pragma: no cover - compiled
-    """The key of a state in its cell's heap (``node_key`` unless ``CELL_G`` is set)."""
-    if space_state[CELL_G] < 0:
-        return node_key
-    return priority(g, h, moves, space_state[CELL_G], space_state[CELL_H])
-
-
-@numba.njit(cache=True)
 def _packing_macros(
     tab,
     room,
@@ -522,7 +528,7 @@ def _packing_macros(
     zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, _, _, _, g_of, moves_of, h_of, hash_of, _, assign = nodes
     reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch, _ = scratch
-    layer, goals_per_layer, counts, feature_stamp, conn_mark, goal_index, path_scratch = features
+    layer, goals_per_layer, counts, feature_stamp, conn_mark, goal_index, path_scratch, _ = features
     space_state = space[5]
     cap = space_state[CONNECTIVITY_CAP]
     per_goal = space_state[PACK_MACROS]
@@ -649,8 +655,9 @@ def _packing_macros(
                 return new
             plan = plan_feature(layer, goals_per_layer, child, counts)
             node_key = priority(g, h, moves, g_weight, h_weight)
-            cell_key = _cell_key(space_state, g, h, moves, node_key)
-            heap_insert(space, cell_of(plan, regions, cap), new, cell_key)
+            cell = cell_of(plan, regions, cap)
+            cell_key = child_key(space, node, new, cell, g, h, moves, node_key, g_weight, h_weight)
+            heap_insert(space, cell, new, cell_key)
             if alternate > 0:
                 frontier_push(frontier, counters, HEAP, node_key, new)
     return -1

@@ -78,7 +78,7 @@ def test_goal_room_layers_grow_towards_the_doorway():
 def test_compiled_features_match_the_python_ones(level, data):
     order = packing_order(level)
     features = fk.make_features(order, level.cells)
-    layer, goals_per_layer, counts, stamp, mark, _, _ = features
+    layer, goals_per_layer, counts, stamp, mark, _, _, _ = features
     floor = level.floor
     free = np.flatnonzero(floor).tolist()
     boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free)), label="boxes"))
@@ -204,7 +204,13 @@ def test_box_paths_take_the_fewest_pushes_round_corners():
 
 @pytest.mark.parametrize(
     "setting, value",
-    [("PACK_MACROS", 2), ("CELL_WEIGHTS", (0, 1)), ("ALTERNATE", 0), ("CORRIDOR_MACROS", False)],
+    [
+        ("PACK_MACROS", 2),
+        ("CELL_WEIGHTS", (0, 1)),
+        ("ALTERNATE", 0),
+        ("CORRIDOR_MACROS", False),
+        ("ADVISORS", False),
+    ],
 )
 def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
     from evosoko.search import fess
@@ -216,6 +222,45 @@ def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
         check = verify_solution(level, result.solution)
         assert check.valid and check.solved
         assert (check.moves, check.pushes) == (result.moves, result.pushes)
+
+
+def _cell(packing, out_of_plan, regions):
+    return fs.cell_of(packing * fs.OUT_OF_PLAN_LIMIT + out_of_plan, regions, fs.CONNECTIVITY_LIMIT)
+
+
+@pytest.mark.parametrize(
+    "parent, child, advised",
+    [
+        ((2, 0, 1), (3, 0, 1), True),  # one more box packed in order
+        ((2, 1, 1), (2, 0, 1), True),  # a goal filled too early emptied again
+        ((2, 0, 3), (2, 0, 2), True),  # two floor regions joined
+        ((2, 0, 1), (2, 0, 1), False),  # no feature moved
+        ((2, 0, 1), (2, 1, 1), False),  # a goal filled out of plan
+        ((2, 0, 1), (1, 0, 1), False),  # a packed box pushed off its goal
+        ((2, 0, 1), (2, 0, 2), False),  # the floor split
+        ((2, 0, 2), (1, 0, 1), True),  # worse packing but joined regions: an advisor's push
+    ],
+)
+def test_a_push_is_advised_when_it_improves_a_feature(parent, child, advised):
+    assert fs.improves(_cell(*parent), _cell(*child), fs.CONNECTIVITY_LIMIT) == advised
+
+
+@pytest.mark.parametrize("advisors", [True, False])
+def test_the_key_within_a_cell_counts_the_pushes_no_advisor_proposed(advisors):
+    space = fs.make_feature_space(4, box_count=4, layers=1, alternate=3, advisors=advisors)
+    start, same, better = _cell(1, 0, 2), _cell(1, 0, 2), _cell(2, 0, 2)
+    space[7][0], space[8][0] = start, 0
+    g_weight, h_weight = 1, 3
+    keys = []
+    for parent, node, cell, g, h in [(0, 1, same, 1, 5), (1, 2, better, 2, 4), (2, 3, same, 3, 4)]:
+        node_key = fs.priority(g, h, 0, g_weight, h_weight)
+        keys.append(fs.child_key(space, parent, node, cell, g, h, 0, node_key, g_weight, h_weight))
+    assert space[7].tolist() == [start, same, better, same]
+    assert space[8].tolist() == [0, 1, 1, 2]  # the packing push (node 2) was free
+    if advisors:
+        assert keys == [fs.priority(c, h, 0, 1, 3) for c, h in [(1, 5), (1, 4), (2, 4)]]
+    else:
+        assert keys == [fs.priority(g, h, 0, 1, 3) for g, h in [(1, 5), (2, 4), (3, 4)]]
 
 
 def test_corridor_macros_push_through_and_stop_at_goals_and_corners():

@@ -1,0 +1,131 @@
+"""Corral deadlocks: a corral the search proves lost has no solution (push-BFS agrees)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from tiny_levels import microban, quiet_level, tiny_levels
+
+from evosoko.search import solve
+from evosoko.sokoban.arrays import level_arrays
+from evosoko.sokoban.corral_deadlock import corral_deadlock, lost_after_push, make_corral_scratch
+from evosoko.sokoban.freeze import make_freeze_scratch
+from evosoko.sokoban.reach import explore
+from evosoko.sokoban.solutions import replay_states
+
+# The box on row 1 fences off the corner on its left; it can only be pushed into it (it is on
+# no dead square, nor frozen: pushed right from the corner it would reach a goal).
+LOST = ["#######",
+        "# $ . #",
+        "## +$ #",
+        "#######"]  # fmt: skip
+# The two boxes fence off the goalless room above them: pushed up they can move about in
+# there, but never come back down to the goals; the search needs a few positions to see it.
+ROOM = ["#####",
+        "#   #",
+        "#  ##",
+        "#$$ #",
+        "#  .#",
+        "#+  #",
+        "#####"]  # fmt: skip
+# One box in a corridor, its goal behind it: the player opens the corral by pushing it home.
+OPEN = ["#######",
+        "#@ $ .#",
+        "#######"]  # fmt: skip
+
+
+def corrals_lost(level, limit=200):
+    """[(corral cell, lost?)] for one cell of each corral of the start position."""
+    tables = level_arrays(level)
+    cells = level.cells
+    occupied = np.zeros(cells, dtype=np.bool_)
+    occupied[np.array(level.start.boxes, dtype=np.int64)] = True
+    mark = np.zeros(cells, dtype=np.int64)
+    queue = np.zeros(cells, dtype=np.int64)
+    explore(tables.floor, occupied, tables.deltas, level.start.player, mark, 1, queue, queue[:0])
+    scratch = make_corral_scratch(cells, limit)
+    freeze = make_freeze_scratch(cells)
+    seen = np.zeros(cells, dtype=np.int64)
+    found = []
+    for cell in np.flatnonzero(tables.floor).tolist():
+        if occupied[cell] or mark[cell] == 1 or seen[cell]:
+            continue
+        explore(tables.floor, occupied, tables.deltas, cell, seen, 1, queue, queue[:0])
+        lost = corral_deadlock(
+            tables.floor,
+            tables.dead,
+            tables.goals,
+            tables.deltas,
+            occupied,
+            level.start.player,
+            cell,
+            freeze,
+            scratch,
+        )
+        found.append((cell, bool(lost)))
+        assert not scratch[2].any(), "the scratch's occupied flags are left clean"
+    return found
+
+
+def test_a_fence_that_can_only_close_in_on_itself_is_lost():
+    level = quiet_level(LOST)
+    assert [lost for _, lost in corrals_lost(level)] == [True]
+    assert solve(level, "push-bfs").status == "unsolvable"
+
+
+def test_a_corral_the_player_can_open_is_not_lost():
+    level = quiet_level(OPEN)
+    assert [lost for _, lost in corrals_lost(level)] == [False]
+    assert solve(level, "push-bfs").solved
+
+
+def test_a_search_out_of_positions_proves_nothing():
+    level = quiet_level(ROOM)
+    assert [lost for _, lost in corrals_lost(level)] == [True]
+    assert [lost for _, lost in corrals_lost(level, limit=3)] == [False]
+    assert solve(level, "push-bfs").status == "unsolvable"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels(max_boxes=4))
+def test_a_lost_corral_is_never_solvable(level):
+    if any(lost for _, lost in corrals_lost(level)):
+        assert not solve(level, "push-bfs").solved
+
+
+def test_push_fess_with_corral_deadlocks_solves_what_push_bfs_solves(monkeypatch):
+    from evosoko.search import fess
+
+    monkeypatch.setattr(fess, "CORRAL_DEADLOCKS", 200)
+    for rows in (LOST, ROOM, OPEN):
+        level = quiet_level(rows)
+        assert solve(level, "push-fess").solved == solve(level, "push-bfs").solved
+
+
+def test_no_position_on_a_solution_is_called_lost():
+    # every push of an optimal solution of these Microban levels leaves a solvable position
+    checked = 0
+    for level in microban(*(str(n) for n in range(1, 31))):
+        result = solve(level, "push-astar", node_limit=200_000)
+        assert result.solved, level.name
+        tables = level_arrays(level)
+        cells = level.cells
+        scratch, freeze = make_corral_scratch(cells, 200), make_freeze_scratch(cells)
+        mark, queue = np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
+        states = replay_states(level, result.solution)
+        for before, after in itertools.pairwise(states):
+            if before.boxes == after.boxes:
+                continue  # a walk, not a push
+            occupied = np.zeros(cells, dtype=np.bool_)
+            occupied[np.array(after.boxes, dtype=np.int64)] = True
+            explore(tables.floor, occupied, tables.deltas, after.player, mark, checked + 1, queue,
+                    queue[:0])  # fmt: skip
+            direction = list(tables.deltas).index(after.player - before.player)
+            checked += 1
+            assert not lost_after_push(
+                tables.floor, tables.dead, tables.goals, tables.deltas, occupied, mark,
+                checked, after.player, direction, freeze, scratch,
+            ), level.name  # fmt: skip
+    assert checked > 300
