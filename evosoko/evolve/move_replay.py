@@ -440,7 +440,7 @@ def _move_batch_kernel(
                 has_regions[pushed_slot] = False
             pushed = min(pushed_raw, UNREACHABLE)
             if stop_on_deadlock and on_goals < box_count:
-                lost = dead[beyond] or pushed >= UNREACHABLE
+                lost = pushed >= UNREACHABLE  # a dead square stopped replay before the push
                 if not lost and may_freeze(floor, occupied, dead, deltas, beyond):
                     if frozen_lost[pushed_slot] < 0:
                         frozen_lost[pushed_slot] = frozen_off_goal(
