@@ -41,11 +41,9 @@ from evosoko.search.push_kernel import (
     NORM_STAMP,
     REACH_STAMP,
     _child_h,
-    _clear,
     _deepest_goal_ahead,
     _moved,
     _packed_prefix,
-    _solved,
 )
 from evosoko.search.store import (
     CHUNK,
@@ -79,6 +77,7 @@ from evosoko.search.store import (
     frontier_push,
     priority,
 )
+from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
 from evosoko.sokoban.corral_deadlock import lost_after_push, make_corral_scratch
 from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock
@@ -254,7 +253,7 @@ def fess_search(
             floor, dead, goals, deltas, occupied, reach_mark, reach, actual[node], step[node],
             freeze_scratch, corral_search,
         ):  # fmt: skip
-            _clear(occupied, parent_boxes)
+            clear_cells(occupied, parent_boxes)
             continue  # a corral next to the box pushed last is lost (corral_deadlock.py)
         allowed = corral_scratch[5]
         allowed_stamp = corral_marks[3]
@@ -270,7 +269,7 @@ def fess_search(
                 if spent >= work_limit and successors_here > 0:
                     counters[RESUME_NODE] = node  # go on from this successor next call
                     counters[RESUME_AT] = 4 * i + d
-                    _clear(occupied, parent_boxes)
+                    clear_cells(occupied, parent_boxes)
                     counters[WORK] += spent
                     return CONTINUE
                 behind = b - deltas[d]
@@ -426,9 +425,9 @@ def fess_search(
                 if with_assignment:
                     assign[new, :] = child_assign
                 counters[GENERATED] += 1
-                if _solved(goals, child):
+                if all_on_goals(goals, child):
                     counters[SOLUTION] = new
-                    _clear(occupied, parent_boxes)
+                    clear_cells(occupied, parent_boxes)
                     counters[WORK] += spent
                     return SOLVED
                 node_key = priority(g, h, moves, g_weight, h_weight)
@@ -460,10 +459,10 @@ def fess_search(
             )
             if solved_node >= 0:
                 counters[SOLUTION] = solved_node
-                _clear(occupied, parent_boxes)
+                clear_cells(occupied, parent_boxes)
                 counters[WORK] += spent
                 return SOLVED
-        _clear(occupied, parent_boxes)
+        clear_cells(occupied, parent_boxes)
     counters[WORK] += spent
     return CONTINUE
 
@@ -651,7 +650,7 @@ def _packing_macros(
                 assign[new, :] = child_assign
             counters[GENERATED] += 1
             made += 1
-            if _solved(goals, child):
+            if all_on_goals(goals, child):
                 return new
             plan = plan_feature(layer, goals_per_layer, child, counts)
             node_key = priority(g, h, moves, g_weight, h_weight)

@@ -12,7 +12,6 @@ import numba
 import numpy as np
 
 from evosoko.search.heuristics import MATCHING, box_term, player_term
-from evosoko.search.push_kernel import _clear, _solved
 from evosoko.search.store import (
     AT_GENERATION,
     CHUNK,
@@ -44,6 +43,7 @@ from evosoko.search.store import (
     frontier_push,
     priority,
 )
+from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
 from evosoko.sokoban.level import UNREACHABLE
 
 PUSHED = 4
@@ -128,7 +128,7 @@ def move_search(
         counters[WORK] += 4 + box_count
         expanded_here += 1
         boxes = node_boxes[node]
-        if not at_generation and _solved(goals, boxes):
+        if not at_generation and all_on_goals(goals, boxes):
             counters[SOLUTION] = node
             return SOLVED
         player = key_player[node]
@@ -189,9 +189,9 @@ def move_search(
                     key_hash,
                 )
                 counters[GENERATED] += 1
-                if at_generation and _solved(goals, child):
+                if at_generation and all_on_goals(goals, child):
                     counters[SOLUTION] = new
-                    _clear(occupied, boxes)
+                    clear_cells(occupied, boxes)
                     return SOLVED
                 candidate_ids[candidates] = new
             if mode == HEAP:
@@ -199,7 +199,7 @@ def move_search(
             else:
                 candidate_keys[candidates] = candidates
             candidates += 1
-        _clear(occupied, boxes)
+        clear_cells(occupied, boxes)
         if mode == LIFO:
             for k in range(candidates - 1, -1, -1):
                 frontier_push(frontier, counters, mode, candidate_keys[k], candidate_ids[k])

@@ -60,6 +60,7 @@ from evosoko.search.store import (
     frontier_push,
     priority,
 )
+from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
 from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
@@ -208,7 +209,7 @@ def push_search(
                 continue
             closed[node] = 1
             counters[EXPANDED] += 1
-            if goal_test != AT_GENERATION and _solved(goals, node_boxes[node]):
+            if goal_test != AT_GENERATION and all_on_goals(goals, node_boxes[node]):
                 counters[SOLUTION] = node
                 counters[WORK] += spent
                 return SOLVED
@@ -258,7 +259,7 @@ def push_search(
                     pending[0] = candidates
                     pending_ids[:candidates] = candidate_ids[:candidates]
                     pending_keys[:candidates] = candidate_keys[:candidates]
-                    _clear(occupied, parent_boxes)
+                    clear_cells(occupied, parent_boxes)
                     counters[WORK] += spent
                     return CONTINUE
                 behind = b - deltas[d]
@@ -404,17 +405,17 @@ def push_search(
                 counters[GENERATED] += 1
                 if (
                     goal_test != AT_EXPANSION
-                    and _solved(goals, child)
+                    and all_on_goals(goals, child)
                     and (goal_test == AT_GENERATION or g <= g_of[node] + bound_h)
                 ):
                     counters[SOLUTION] = new
-                    _clear(occupied, parent_boxes)
+                    clear_cells(occupied, parent_boxes)
                     counters[WORK] += spent
                     return SOLVED
                 candidate_ids[candidates] = new
                 candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
                 candidates += 1
-        _clear(occupied, parent_boxes)
+        clear_cells(occupied, parent_boxes)
         _push_candidates(frontier, counters, mode, candidate_ids, candidate_keys, candidates)
     counters[WORK] += spent
     return CONTINUE
@@ -463,20 +464,6 @@ def _packed_prefix(room, pack_goal, occupied, boxes):  # pragma: no cover - comp
         if not occupied[pack_goal[k]]:
             return -1
     return inside
-
-
-@numba.njit(cache=True)
-def _solved(goals, boxes):  # pragma: no cover - compiled
-    for b in boxes:
-        if not goals[b]:
-            return False
-    return True
-
-
-@numba.njit(cache=True)
-def _clear(occupied, boxes):  # pragma: no cover - compiled
-    for b in boxes:
-        occupied[b] = False
 
 
 @numba.njit(cache=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.reach import explore
 
@@ -113,14 +114,14 @@ def corral_deadlock(
             cell = queue[i] + deltas[k]
             if occupied[cell] and not occ[cell]:
                 if count == MAX_BARRIER:
-                    _unset(occ, buffer, count)
+                    clear_cells(occ, buffer[:count])
                     return False
                 occ[cell] = True
                 buffer[count] = cell
                 count += 1
-    _unset(occ, buffer, count)
+    clear_cells(occ, buffer[:count])
     _sort(buffer, count)
-    if _on_goals(goals, buffer, count):
+    if all_on_goals(goals, buffer[:count]):
         return False
     limit = players.shape[0]
     table[:] = -1
@@ -139,7 +140,7 @@ def corral_deadlock(
         if fresh:
             for i in range(reached):
                 if region_mark[queue[i]] == region:
-                    _unset(occ, boxes[head], count)
+                    clear_cells(occ, boxes[head, :count])
                     return False  # the player got into the corral: not proven
         for j in range(count if fresh else 0):
             b = boxes[head, j]
@@ -157,17 +158,17 @@ def corral_deadlock(
                 if frozen:
                     continue
                 if made == limit:
-                    _unset(occ, boxes[head], count)
+                    clear_cells(occ, boxes[head, :count])
                     return False  # out of positions: not proven
                 boxes[made, :count] = boxes[head, :count]
                 boxes[made, j] = target
                 _sort(boxes[made], count)
                 players[made] = b
-                if _on_goals(goals, boxes[made], count):
-                    _unset(occ, boxes[head], count)
+                if all_on_goals(goals, boxes[made, :count]):
+                    clear_cells(occ, boxes[head, :count])
                     return False
                 made += 1
-        _unset(occ, boxes[head], count)
+        clear_cells(occ, boxes[head, :count])
         head += 1
     return True
 
@@ -205,17 +206,3 @@ def _sort(cells, count):  # pragma: no cover - compiled
             cells[j + 1] = cells[j]
             j -= 1
         cells[j + 1] = value
-
-
-@numba.njit(cache=True)
-def _on_goals(goals, cells, count):  # pragma: no cover - compiled
-    for j in range(count):
-        if not goals[cells[j]]:
-            return False
-    return True
-
-
-@numba.njit(cache=True)
-def _unset(occ, cells, count):  # pragma: no cover - compiled
-    for j in range(count):
-        occ[cells[j]] = False
