@@ -380,8 +380,12 @@ def _move_batch_kernel(
             target = player + delta
             box = occupant[target]
             consumed += 1
-            if box == 0:
-                player = target
+            if box <= 0:
+                # a step, or a bump into a wall that leaves the player where it stands: one
+                # branch-free select, since random genes make walk-or-wall a coin toss the
+                # processor guesses wrong half the time; a bump is checked as a step onto the
+                # player's own cell, which never beats the best point (its gap was checked)
+                player = target if box == 0 else player
                 if distance == best_d and fields[field, player] < best_g:
                     best_g, best_at, best_player = fields[field, player], consumed, player
                     if best_pushes != pushes:  # the boxes moved since the last best point
@@ -389,8 +393,6 @@ def _move_batch_kernel(
                         best_version = here
                         if points & BEST:
                             _copy(best_cells, boxes)
-                continue
-            if box < 0:
                 continue
             beyond = target + delta
             if occupant[beyond] != 0:
