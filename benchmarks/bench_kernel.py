@@ -19,7 +19,7 @@ so that a change in the machine's load reaches both sides of their ratio alike.
 - ``push_genes_per_s``: push genes offered per second (every gene of the batch; replay cuts
   many genomes short at lost positions) and ``push_genomes_per_s``.
 
-    python benchmarks/bench_kernel.py [--genomes 2000] [--genes 200] [--repeats 7]
+    python benchmarks/bench_kernel.py [--genomes 2000] [--genes 200] [--repeats 21]
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--genomes", type=positive, default=2000, help="genomes per batch")
     parser.add_argument("--genes", type=positive, default=200, help="genes per genome")
-    parser.add_argument("--repeats", type=positive, default=7, help="timing repeats (best kept)")
+    parser.add_argument("--repeats", type=positive, default=21, help="timing repeats (best kept)")
     parser.add_argument("--seed", type=int, default=20240611, help="seed of the random genomes")
     return parser.parse_args()
 
