@@ -75,6 +75,8 @@ def _small_multiples(figure_class, series: dict[str, dict[str, list[float]]]):
             alpha=0.45,
             label="best so far",
             zorder=1,
+            marker=marker,
+            markersize=9,
         )
         panel.plot(generations, values["best"], label="best of generation", marker=marker)
         panel.plot(generations, values["mean"], label="mean", alpha=0.7, marker=marker)
@@ -82,6 +84,9 @@ def _small_multiples(figure_class, series: dict[str, dict[str, list[float]]]):
         panel.set_title(label, fontsize=9)
         panel.set_xlabel("generation")
         panel.xaxis.set_major_locator(MaxNLocator(integer=True))  # no generation 0.5
+        if len(set(generations)) == 1:  # a level solved at once: one tick, not -0.045..0.045
+            panel.set_xlim(generations[0] - 0.5, generations[0] + 0.5)
+            panel.set_xticks(generations[:1])
         panel.set_ylabel("distance to solved (lower is better)")
         panel.legend(fontsize=8)
     for panel in list(axes.flat)[len(series) :]:

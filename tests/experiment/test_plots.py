@@ -45,3 +45,17 @@ def test_an_untitled_level_is_labelled_once_and_best_so_far_never_rises():
     assert list(series) == ["level 93"]
     assert series["level 93"]["best"] == [7.0, 5.0, 6.0, 4.0, 9.0, 3.0]
     assert chart_curves(series)["level 93"]["best_so_far"] == [7.0, 5.0, 5.0, 4.0, 4.0, 3.0]
+
+
+def test_a_level_solved_in_its_first_generation_gets_one_tick_and_visible_points():
+    from matplotlib.figure import Figure
+
+    from evosoko.fitness_chart import _small_multiples
+
+    curves = chart_curves(_series_by_level(rows(1, 1) + rows(2, 6)[6:]))
+    panels = _small_multiples(Figure, curves).axes
+    first, second = panels[0], panels[1]
+    assert list(first.get_xticks()) == [0.0]
+    assert first.get_xlim() == (-0.5, 0.5)
+    assert all(line.get_marker() == "o" for line in first.get_lines())
+    assert all(float(tick).is_integer() for tick in second.get_xticks())

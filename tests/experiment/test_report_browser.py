@@ -61,6 +61,32 @@ def no_network(driver) -> list[str]:
     return [name for name in names if not name.startswith("data:")]
 
 
+def pixels_of_colour(driver, selector: str, rgb: tuple[int, int, int]) -> int:
+    """How many pixels of the canvas at ``selector`` have (about) the colour ``rgb``."""
+    return driver.execute_script(
+        """
+        const [r, g, b] = arguments[1];
+        const canvas = document.querySelector(arguments[0]);
+        const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        let count = 0;
+        for (let i = 0; i < data.length; i += 4) {
+          const near = Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b);
+          if (data[i + 3] > 200 && near < 30) count++;
+        }
+        return count;
+        """,
+        selector,
+        list(rgb),
+    )
+
+
+def test_a_level_solved_at_once_shows_its_one_generation_as_points(browser, run_report):
+    open_report(browser, run_report)  # level 1, seed000-example: one generation, solved
+    assert css(browser, "#level-title")[0].text == "Level 1 · seed000-example"
+    best_so_far_red = (0xD6, 0x27, 0x28)
+    assert pixels_of_colour(browser, "#curve", best_so_far_red) > 20
+
+
 def test_run_report_shows_results_curves_and_a_board_that_steps(browser, run_report):
     timing = open_report(browser, run_report)
     assert timing["drawn"] > 0

@@ -414,7 +414,7 @@
     const tx = (v) => (log ? Math.log10(Math.max(v, 1e-12)) : v);
     let x0 = Math.min(...xs.map(tx)), x1 = Math.max(...xs.map(tx));
     if (log) { x0 = Math.floor(x0); x1 = Math.ceil(x1); }
-    if (x1 <= x0) x1 = x0 + 1;
+    if (x1 <= x0) { if (!log) x0 -= 0.5; x1 = x0 + 1; }  // one x: centred, not on the axis
     let y0 = options.ymin !== undefined ? options.ymin : Math.min(0, ...ys);
     let y1 = options.ymax !== undefined ? options.ymax : Math.max(...ys, y0 + 1);
     if (y1 <= y0) y1 = y0 + 1;
@@ -430,9 +430,10 @@
       ctx.fillText(fmt(t, 3), m.left - 6, y);
     }
     ctx.textAlign = "center"; ctx.textBaseline = "top";
-    const xTicks = log
+    let xTicks = log
       ? Array.from({ length: x1 - x0 + 1 }, (_, i) => Math.pow(10, x0 + i))
       : niceTicks(x0, x1, 6);
+    if (options.xinteger) xTicks = xTicks.filter((t) => Number.isInteger(t));  // no generation 0.5
     for (const t of xTicks) {
       const x = px(t);
       ctx.beginPath(); ctx.moveTo(x, m.top); ctx.lineTo(x, m.top + plotH); ctx.stroke();
@@ -465,6 +466,10 @@
         else ctx.lineTo(X, Y);
       });
       ctx.stroke(); ctx.setLineDash([]);
+      if (s.x.length === 1 && s.y[0] !== null) {  // one generation: a dot, as a line has no length
+        ctx.fillStyle = s.colour;
+        ctx.beginPath(); ctx.arc(px(s.x[0]), py(s.y[0]), (s.width || 1.5) + 2.5, 0, 2 * Math.PI); ctx.fill();
+      }
     }
     for (const v of options.vlines || []) {
       ctx.strokeStyle = "#7f7f7f"; ctx.setLineDash([2, 3]);
@@ -529,7 +534,7 @@
         const lo = curve.mean.map((v, i) => Math.max(0, v - curve.std[i]));
         const hi = curve.mean.map((v, i) => v + curve.std[i]);
         lineChart(canvas, {
-          xlabel: "generation", ylabel: "distance to solved (0 = solved)", ymin: 0,
+          xlabel: "generation", ylabel: "distance to solved (0 = solved)", ymin: 0, xinteger: true,
           bands: [{ x: curve.g, lo, hi, colour: PALETTE[0] }],
           series: [
             { x: curve.g, y: curve.mean, colour: PALETTE[0], width: 1.2, dash: [5, 3] },
