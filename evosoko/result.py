@@ -74,6 +74,12 @@ class GenerationStats:
 class History(list):
     """The :class:`GenerationStats` of a GA run, one per generation, in order."""
 
+    def __repr__(self) -> str:
+        if not self:
+            return "<History: no generations>"
+        first, last = self[0].best_distance, self[-1].best_distance
+        return f"<History: {len(self)} generations, best distance {first:g} -> {last:g}>"
+
     def column(self, name: str) -> list[Any]:
         """One statistic over the generations, e.g. ``history.column("best_distance")``."""
         return [getattr(stats, name) for stats in self]
@@ -114,7 +120,7 @@ class BestIndividual:
     moves: int
     pushes: int
     solved: bool
-    genes: list[int] = field(default_factory=list)
+    genes: list[int] = field(default_factory=list, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         """``{"lurd", "distance", "moves", "pushes", "solved"}``, as summaries store it."""
@@ -188,6 +194,21 @@ class Result:
         values["history"] = History(GenerationStats.from_dict(s) for s in data.get("history", []))
         values["hall_of_fame"] = [HallOfFameEntry(**e) for e in data.get("hall_of_fame", [])]
         return cls(**values, level=level)
+
+    def __repr__(self) -> str:
+        """One line, like a level's: what ran where, how it ended, what it cost (the history,
+        hall of fame and genes stay in their attributes; a notebook shows the full table)."""
+        where = f"#{self.index} {self.level_name!r}" if self.index else repr(self.level_name)
+        parts = [self.status]
+        if self.solved:
+            parts.append(f"{self.moves} moves, {self.pushes} pushes")
+        elif self.best_distance is not None:
+            parts.append(f"best distance {self.best_distance:g}")
+        parts.append(f"{self.cost:,} {self.unit}")
+        parts.append(f"{self.seconds:.3f} s")
+        if self.generations is not None:
+            parts.append(f"{self.generations} generations")
+        return f"<Result {self.solver} on {where}: {', '.join(parts)}>"
 
     def _repr_html_(self) -> str:
         from evosoko.result_display import result_html

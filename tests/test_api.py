@@ -164,6 +164,21 @@ def test_results_convert_and_show_themselves(levels, config, tmp_path):
     assert again == result
 
 
+def test_results_print_as_one_line_without_their_history_or_genes(levels, config):
+    result = evosoko.evolve(levels[1], config)
+    line = repr(result)
+    assert line.startswith("<Result ga on #2 'seed000-case3': solved, ")
+    assert f"{result.moves} moves, {result.pushes} pushes" in line
+    assert f"{result.generations} generations>" in line and "\n" not in line
+    assert "GenerationStats" not in line and "HallOfFame" not in line
+    assert repr(result.history).startswith(f"<History: {len(result.history)} generations")
+    assert "genes" not in repr(result.best)
+    search = evosoko.solve(levels[1], "bfs", nodes=10)
+    assert repr(search) == (
+        f"<Result bfs on #2 'seed000-case3': node-limit, 10 nodes, {search.seconds:.3f} s>"
+    )
+
+
 def test_unsolved_results_animate_their_best_prefix(levels, config):
     result = evosoko.evolve(
         levels[2], config.set("ga.encoding", "moves").set("run.budget.generations", 2)
