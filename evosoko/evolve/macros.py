@@ -13,9 +13,11 @@ from __future__ import annotations
 import random
 from collections.abc import MutableSequence
 
+import numpy as np
+
 from evosoko.evolve.push_replay import PushTables, candidate_pushes
 from evosoko.sokoban.level import DIRECTIONS, Level
-from evosoko.sokoban.rules import Board, walk_path
+from evosoko.sokoban.rules import play_moves, walk_path
 
 
 def mut_append_push(
@@ -28,18 +30,14 @@ def mut_append_push(
     """Append the walk to a random candidate push of the reached position and the push
     (DEAP contract: in place, a tuple back). No change when the genome solves the level, no
     push is possible, or the genes would exceed ``max_length``."""
-    board = Board(level)
-    for gene in genome:
-        if board.is_solved():
-            return (genome,)
-        board.step(int(gene))
-    if board.is_solved():
+    played = play_moves(level, genome)
+    if played.solved:
         return (genome,)
-    candidates = candidate_pushes(tables, board.player, board.state().boxes)
+    candidates = candidate_pushes(tables, played.player, np.flatnonzero(played.occupied))
     if not candidates:
         return (genome,)
     box, direction = rng.choice(candidates)
-    walk = walk_path(level, board.occupied, board.player, box - level.deltas[direction])
+    walk = walk_path(level, played.occupied, played.player, box - level.deltas[direction])
     if walk is None:  # pragma: no cover - candidates are reachable by construction
         return (genome,)
     genes = [DIRECTIONS.index(letter) for letter in walk] + [direction]

@@ -244,6 +244,32 @@ def _scratch(cells: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
 
 
+class PlayedMoves(NamedTuple):
+    """Where :func:`play_moves` ended: the player, the box cells (``bool[cells]``, a new
+    array) and whether every box stood on a goal at some point (play stops there)."""
+
+    player: int
+    occupied: np.ndarray
+    solved: bool
+
+
+def play_moves(level: Level, genes, state: State | None = None) -> PlayedMoves:
+    """Play direction codes ``genes`` (0..3 = ``u d l r``) from ``state`` (default: the start)
+    as :meth:`Board.step` does, an illegal step changing nothing, up to the first position
+    with every box on a goal; compiled, for callers that only need where the steps lead.
+    Raises ``ValueError`` naming the first gene outside 0..3 that play reaches."""
+    state = level.start if state is None else state
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[list(state.boxes)] = True
+    codes = np.asarray(genes, dtype=np.int64)
+    deltas = delta_array(level.width)
+    played = _play(level.floor, level.goals, deltas, int(state.player), occupied, codes)
+    player, solved, wrong = (int(value) for value in played)
+    if wrong >= 0:
+        raise ValueError(f"gene {wrong}: {int(codes[wrong])} is not a direction code (0..3)")
+    return PlayedMoves(player, occupied, bool(solved))
+
+
 def _board(occupied: np.ndarray) -> np.ndarray:
     """``occupied`` as a writable bool array (the kernels' one signature)."""
     occupied = np.ascontiguousarray(occupied, dtype=np.bool_)
@@ -285,6 +311,33 @@ def _walk(floor, occupied, deltas, start, target):  # pragma: no cover - compile
         path[step] = best
         cell -= deltas[best]
     return path
+
+
+@numba.njit(cache=True)
+def _play(floor, goals, deltas, player, occupied, genes):  # pragma: no cover - compiled
+    """Play ``genes`` on ``occupied`` in place; (player, solved, first bad gene or -1)."""
+    off_goal = 0
+    for cell in range(occupied.shape[0]):
+        if occupied[cell] and not goals[cell]:
+            off_goal += 1
+    for j in range(genes.shape[0]):
+        if off_goal == 0:
+            return player, 1, -1
+        gene = genes[j]
+        if gene < 0 or gene > 3:
+            return player, 0, j
+        target = player + deltas[gene]
+        if not floor[target]:
+            continue
+        if occupied[target]:
+            beyond = target + deltas[gene]
+            if not floor[beyond] or occupied[beyond]:
+                continue
+            occupied[target] = False
+            occupied[beyond] = True
+            off_goal += (0 if goals[target] else -1) + (0 if goals[beyond] else 1)
+        player = target
+    return player, 1 if off_goal == 0 else 0, -1
 
 
 @numba.njit(cache=True)

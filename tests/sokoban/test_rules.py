@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 from random_boards import MOVES, NaiveBoard, quiet_level, small_levels
 
 from evosoko.sokoban.level import DIRECTIONS, State
-from evosoko.sokoban.rules import Board, normalized_player, reachable_cells, walk_path
+from evosoko.sokoban.rules import (
+    Board,
+    normalized_player,
+    play_moves,
+    reachable_cells,
+    walk_path,
+)
 
 directions = st.lists(st.integers(0, 3), max_size=60)
 
@@ -40,6 +46,26 @@ def test_steps_agree_with_the_naive_model(level, moves):
     assert board.legal_moves() == [
         d for d in range(4) if NaiveBoard(level, board.state()).step(d)[0]
     ]
+
+
+@settings(deadline=None)  # the first call compiles or loads numba kernels
+@given(small_levels(), directions)
+def test_played_moves_end_where_the_naive_model_ends_or_first_solves(level, moves):
+    naive = NaiveBoard(level)
+    solved = naive.is_solved()
+    for direction in moves:
+        if solved:
+            break
+        naive.step(direction)
+        solved = naive.is_solved()
+    played = play_moves(level, moves)
+    assert played.solved == solved
+    assert State(played.player, tuple(np.flatnonzero(played.occupied).tolist())) == naive.state()
+
+
+def test_play_moves_names_a_gene_that_is_not_a_direction():
+    with pytest.raises(ValueError, match="gene 2: 7 is not a direction code"):
+        play_moves(CORRIDOR, [3, 1, 7, 0])
 
 
 @settings(deadline=None)  # the first call compiles or loads numba kernels
