@@ -33,8 +33,6 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from deap import tools
-
 from evosoko.budget import Budget
 from evosoko.config import Config
 from evosoko.evolve.callbacks import BestGenome, Callback, Callbacks, Generation
@@ -44,7 +42,7 @@ from evosoko.evolve.checkpoint import (
     restore_engine,
 )
 from evosoko.evolve.evaluation import Evaluator
-from evosoko.evolve.individuals import Individuals
+from evosoko.evolve.individuals import HallOfFame, Individuals
 from evosoko.evolve.objectives import Objectives
 from evosoko.evolve.parts import parts_of
 from evosoko.evolve.population import initial_genomes, population_stats
@@ -111,7 +109,7 @@ class Engine:
         self.scorer = Scorer(
             evaluator, self.individuals, config.fitness.cache_size, self.ga.min_length
         )
-        self.hall_of_fame = tools.HallOfFame(self.ga.hall_of_fame)
+        self.hall_of_fame = HallOfFame(self.ga.hall_of_fame, self.individuals)
         self.population: list = []
         self.generation = self.evaluations = self.restarts = self.stagnant = 0
         self.best_values: tuple[float, ...] | None = None
