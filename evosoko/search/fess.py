@@ -41,11 +41,6 @@ Off: measured on XSokoban 1-30 at 200,000 nodes it solved 8 levels against 9 wit
 7, where a box has to wait in a corridor), though fewer nodes on 1, 2, 3, 6 and 9."""
 
 
-ADVISORS = False
-"""Within a cell, a state's key counts only the pushes that did not improve a feature in place
-of ``g`` (FESS's advisor weights, ``fess_space.child_key``)."""
-
-
 CORRAL_DEADLOCKS = 200
 """Positions a corral deadlock search may visit (0: no such test); see
 :mod:`evosoko.sokoban.corral_deadlock`."""
@@ -82,7 +77,6 @@ class FeatureSpaceRun(SearchRun):
             PACK_MACROS,
             CELL_WEIGHTS,
             self.corridor_macros,
-            ADVISORS,
         )
         floor, deltas = self.tab.floor, self.tab.deltas
         fess_kernel.fess_root(

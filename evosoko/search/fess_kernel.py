@@ -29,8 +29,8 @@ from evosoko.search.fess_space import (
     CORRIDOR_MACROS,
     PACK_MACROS,
     TURN,
+    cell_key,
     cell_of,
-    child_key,
     connectivity,
     heap_insert,
     heap_pop,
@@ -126,8 +126,6 @@ def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> N
     stamp[0] += 1
     regions = connectivity(floor, occupied, deltas, mark, stamp[0], np.zeros_like(mark))
     cell = cell_of(plan, regions, space[5][CONNECTIVITY_CAP])
-    space[7][0] = cell  # the root's cell and advisor cost (0), see fess_space.child_key
-    space[8][0] = 0
     heap_insert(space, cell, 0, priority(0, h, 0, g_weight, h_weight))
 
 
@@ -431,10 +429,7 @@ def fess_search(
                     counters[WORK] += spent
                     return SOLVED
                 node_key = priority(g, h, moves, g_weight, h_weight)
-                cell_key = child_key(
-                    space, node, new, child_cell, g, h, moves, node_key, g_weight, h_weight
-                )
-                heap_insert(space, child_cell, new, cell_key)
+                heap_insert(space, child_cell, new, cell_key(space, g, h, moves, node_key))
                 if alternate > 0:
                     frontier_push(frontier, counters, HEAP, node_key, new)
         if pack_macros:
@@ -655,8 +650,7 @@ def _packing_macros(
             plan = plan_feature(layer, goals_per_layer, child, counts)
             node_key = priority(g, h, moves, g_weight, h_weight)
             cell = cell_of(plan, regions, cap)
-            cell_key = child_key(space, node, new, cell, g, h, moves, node_key, g_weight, h_weight)
-            heap_insert(space, cell, new, cell_key)
+            heap_insert(space, cell, new, cell_key(space, g, h, moves, node_key))
             if alternate > 0:
                 frontier_push(frontier, counters, HEAP, node_key, new)
     return -1

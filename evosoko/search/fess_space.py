@@ -30,8 +30,7 @@ from evosoko.sokoban.reach import explore
     CELL_G,
     CELL_H,
     CORRIDOR_MACROS,
-    ADVISORS,
-) = range(11)
+) = range(10)
 """Slots of the int64 ``state`` array of the feature space. ``ALTERNATE`` = k > 0: every k-th
 expansion takes the best state of the whole frontier instead of the next cell's.
 ``PACK_MACROS`` = k > 0: each expansion also carries, for every empty goal of the first
@@ -56,13 +55,11 @@ def make_feature_space(
     pack_macros: int = 0,
     cell_weights: tuple[int, int] = (-1, -1),
     corridor_macros: bool = False,
-    advisors: bool = False,
 ) -> tuple:
-    """(key, child, sibling, cell_root, cell_size, state, pair_scratch, node_cell, node_cost)
-    for ``capacity`` nodes."""
+    """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity``
+    nodes."""
     cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * CONNECTIVITY_LIMIT
-    state = np.zeros(11, dtype=np.int64)
-    state[ADVISORS] = advisors
+    state = np.zeros(10, dtype=np.int64)
     state[ALTERNATE] = alternate
     state[PACK_MACROS] = pack_macros
     state[CELL_G], state[CELL_H] = cell_weights
@@ -78,14 +75,12 @@ def make_feature_space(
         np.zeros(cells, dtype=np.int64),
         state,
         np.zeros(capacity, dtype=np.int64),
-        np.zeros(capacity, dtype=np.int64),
-        np.zeros(capacity, dtype=np.int64),
     )
 
 
 def grown_feature_space(space: tuple, capacity: int) -> tuple:
     """``space`` with its per-node arrays grown to ``capacity``."""
-    key, child, sibling, root, size, state, _, node_cell, node_cost = space
+    key, child, sibling, root, size, state, _ = space
 
     def grow(array, fill):
         bigger = np.full(capacity, fill, dtype=array.dtype)
@@ -100,8 +95,6 @@ def grown_feature_space(space: tuple, capacity: int) -> tuple:
         size,
         state,
         np.zeros(capacity, dtype=np.int64),
-        grow(node_cell, 0),
-        grow(node_cost, 0),
     )
 
 
@@ -122,7 +115,7 @@ def _meld(key, child, sibling, a, b):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def heap_insert(space, cell, node, node_key):  # pragma: no cover - compiled
     """Put ``node`` with ``node_key`` into the heap of ``cell``."""
-    key, child, sibling, root, size, state, _, _, _ = space
+    key, child, sibling, root, size, state, _ = space
     key[node] = node_key
     child[node] = EMPTY
     sibling[node] = EMPTY
@@ -134,7 +127,7 @@ def heap_insert(space, cell, node, node_key):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def heap_pop(space, cell):  # pragma: no cover - compiled
     """Remove and return the best node of ``cell`` (two-pass pairing)."""
-    key, child, sibling, root, size, state, pairs, _, _ = space
+    key, child, sibling, root, size, state, pairs = space
     top = root[cell]
     count = 0
     current = child[top]
@@ -237,39 +230,11 @@ def cell_of(plan, regions, cap):  # pragma: no cover - compiled
     return plan * cap + min(regions, cap) - 1
 
 
-# ---- advisors --------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def improves(parent_cell, child_cell, cap):  # pragma: no cover - compiled
-    """Whether a push from a state of ``parent_cell`` to one of ``child_cell`` improves a
-    feature: more boxes packed in order, fewer out of plan or fewer separate floor regions."""
-    parent_plan, parent_regions = divmod(parent_cell, cap)
-    child_plan, child_regions = divmod(child_cell, cap)
-    parent_packing, parent_out = divmod(parent_plan, OUT_OF_PLAN_LIMIT)
-    child_packing, child_out = divmod(child_plan, OUT_OF_PLAN_LIMIT)
-    return (
-        child_packing > parent_packing or child_out < parent_out or child_regions < parent_regions
-    )
-
-
-@numba.njit(cache=True)
-def child_key(
-    space, parent, node, cell, g, h, moves, node_key, g_weight, h_weight
-):  # pragma: no cover - compiled
-    """Record ``node``'s cell and advisor cost; return its key within ``cell``.
-
-    The advisor cost (after FESS's move weights) is the parent's plus one unless the push
-    improves a feature (:func:`improves`): an advisor would have proposed it. With
-    ``ADVISORS`` set, that cost takes the place of ``g`` in the key; otherwise the key is
-    ``node_key`` (or the ``CELL_G``/``CELL_H`` weighting when set).
-    """
-    state, node_cell, node_cost = space[5], space[7], space[8]
-    node_cell[node] = cell
-    step = 0 if improves(node_cell[parent], cell, state[CONNECTIVITY_CAP]) else 1
-    node_cost[node] = node_cost[parent] + step
-    if state[CELL_G] >= 0:
-        g_weight, h_weight = state[CELL_G], state[CELL_H]
-    elif state[ADVISORS] == 0:
+def cell_key(space, g, h, moves, node_key):  # pragma: no cover - compiled
+    """The key of a state within its cell: ``node_key`` (the search's priority) unless the
+    ``CELL_G``/``CELL_H`` weights are set."""
+    state = space[5]
+    if state[CELL_G] < 0:
         return node_key
-    if state[ADVISORS] > 0:
-        g = node_cost[node]
-    return priority(g, h, moves, g_weight, h_weight)
+    return priority(g, h, moves, state[CELL_G], state[CELL_H])

@@ -209,7 +209,6 @@ def test_box_paths_take_the_fewest_pushes_round_corners():
         ("CELL_WEIGHTS", (0, 1)),
         ("ALTERNATE", 0),
         ("CORRIDOR_MACROS", False),
-        ("ADVISORS", False),
     ],
 )
 def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
@@ -224,43 +223,13 @@ def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
         assert (check.moves, check.pushes) == (result.moves, result.pushes)
 
 
-def _cell(packing, out_of_plan, regions):
-    return fs.cell_of(packing * fs.OUT_OF_PLAN_LIMIT + out_of_plan, regions, fs.CONNECTIVITY_LIMIT)
-
-
-@pytest.mark.parametrize(
-    "parent, child, advised",
-    [
-        ((2, 0, 1), (3, 0, 1), True),  # one more box packed in order
-        ((2, 1, 1), (2, 0, 1), True),  # a goal filled too early emptied again
-        ((2, 0, 3), (2, 0, 2), True),  # two floor regions joined
-        ((2, 0, 1), (2, 0, 1), False),  # no feature moved
-        ((2, 0, 1), (2, 1, 1), False),  # a goal filled out of plan
-        ((2, 0, 1), (1, 0, 1), False),  # a packed box pushed off its goal
-        ((2, 0, 1), (2, 0, 2), False),  # the floor split
-        ((2, 0, 2), (1, 0, 1), True),  # worse packing but joined regions: an advisor's push
-    ],
-)
-def test_a_push_is_advised_when_it_improves_a_feature(parent, child, advised):
-    assert fs.improves(_cell(*parent), _cell(*child), fs.CONNECTIVITY_LIMIT) == advised
-
-
-@pytest.mark.parametrize("advisors", [True, False])
-def test_the_key_within_a_cell_counts_the_pushes_no_advisor_proposed(advisors):
-    space = fs.make_feature_space(4, box_count=4, layers=1, alternate=3, advisors=advisors)
-    start, same, better = _cell(1, 0, 2), _cell(1, 0, 2), _cell(2, 0, 2)
-    space[7][0], space[8][0] = start, 0
-    g_weight, h_weight = 1, 3
-    keys = []
-    for parent, node, cell, g, h in [(0, 1, same, 1, 5), (1, 2, better, 2, 4), (2, 3, same, 3, 4)]:
-        node_key = fs.priority(g, h, 0, g_weight, h_weight)
-        keys.append(fs.child_key(space, parent, node, cell, g, h, 0, node_key, g_weight, h_weight))
-    assert space[7].tolist() == [start, same, better, same]
-    assert space[8].tolist() == [0, 1, 1, 2]  # the packing push (node 2) was free
-    if advisors:
-        assert keys == [fs.priority(c, h, 0, 1, 3) for c, h in [(1, 5), (1, 4), (2, 4)]]
-    else:
-        assert keys == [fs.priority(g, h, 0, 1, 3) for g, h in [(1, 5), (2, 4), (3, 4)]]
+@pytest.mark.parametrize("weights", [(-1, -1), (0, 1), (1, 1)])
+def test_the_key_within_a_cell_is_the_priority_unless_cell_weights_are_set(weights):
+    space = fs.make_feature_space(4, box_count=4, layers=1, alternate=3, cell_weights=weights)
+    g, h, moves = 7, 5, 20
+    node_key = fs.priority(g, h, moves, 1, 3)
+    expected = node_key if weights[0] < 0 else fs.priority(g, h, moves, *weights)
+    assert fs.cell_key(space, g, h, moves, node_key) == expected
 
 
 def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
