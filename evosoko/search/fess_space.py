@@ -18,6 +18,7 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.reach import explore
+from evosoko.sokoban.rooms import blocked_links
 
 (
     CURSOR,
@@ -30,7 +31,8 @@ from evosoko.sokoban.reach import explore
     CELL_G,
     CELL_H,
     CORRIDOR_MACROS,
-) = range(10)
+    ROOM_VALUES,
+) = range(11)
 """Slots of the int64 ``state`` array of the feature space. ``ALTERNATE`` = k > 0: every k-th
 expansion takes the best state of the whole frontier instead of the next cell's.
 ``PACK_MACROS`` = k > 0: each expansion also carries, for every empty goal of the first
@@ -38,7 +40,9 @@ unfinished packing layer, each of the k boxes nearest to it there in one step (a
 ``CELL_G``, ``CELL_H``: the weights of ``g`` and ``h`` in the key of a state within its cell
 (-1: those of the search's priority). ``CORRIDOR_MACROS``: a box pushed into a one-wide
 corridor (walls on both sides of the box and of the player behind it) is pushed on through it in
-the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`)."""
+the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`).
+``ROOM_VALUES`` = k > 1: the room-connectivity coordinate takes k values (see
+:func:`state_cell`); 1: no such coordinate."""
 
 CONNECTIVITY_LIMIT = 8
 """Connectivity values at or above this share one cell."""
@@ -55,11 +59,13 @@ def make_feature_space(
     pack_macros: int = 0,
     cell_weights: tuple[int, int] = (-1, -1),
     corridor_macros: bool = False,
+    room_values: int = 1,
 ) -> tuple:
     """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity``
     nodes."""
-    cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * CONNECTIVITY_LIMIT
-    state = np.zeros(10, dtype=np.int64)
+    cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * room_values * CONNECTIVITY_LIMIT
+    state = np.zeros(11, dtype=np.int64)
+    state[ROOM_VALUES] = room_values
     state[ALTERNATE] = alternate
     state[PACK_MACROS] = pack_macros
     state[CELL_G], state[CELL_H] = cell_weights
@@ -214,20 +220,47 @@ def plan_feature(layer, goals_per_layer, boxes, counts):  # pragma: no cover - c
 
 @numba.njit(cache=True)
 def connectivity(floor, occupied, deltas, mark, stamp, queue):  # pragma: no cover - compiled
-    """Number of connected regions of free floor (floor without boxes)."""
+    """Number of connected regions of free floor (floor without boxes). Region ``r`` is marked
+    ``stamp + r`` in ``mark`` (so the next call's ``stamp`` must be at least ``stamp +
+    regions``)."""
     regions = 0
     for cell in range(floor.shape[0]):
-        if not floor[cell] or occupied[cell] or mark[cell] == stamp:
+        if not floor[cell] or occupied[cell] or mark[cell] >= stamp:
             continue
+        explore(floor, occupied, deltas, cell, mark, stamp + regions, queue, queue[:0])
         regions += 1
-        explore(floor, occupied, deltas, cell, mark, stamp, queue, queue[:0])
     return regions
 
 
 @numba.njit(cache=True)
 def cell_of(plan, regions, cap):  # pragma: no cover - compiled
-    """The feature-space cell of a state (``plan``: see :func:`plan_feature`)."""
+    """The feature-space cell of a state (``plan``: see :func:`plan_feature`, times the room
+    values plus the room coordinate when there is one)."""
     return plan * cap + min(regions, cap) - 1
+
+
+@numba.njit(cache=True)
+def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  # pragma: no cover
+    """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: see
+    :func:`evosoko.search.fess_kernel.make_features`.
+
+    Its coordinates: the plan (:func:`plan_feature`); with ``ROOM_VALUES`` = k > 1, *room
+    connectivity*, Festival's fourth feature: the links between rooms that boxes block
+    (:func:`evosoko.sokoban.rooms.blocked_links`, values at or above k - 1 share one); and the
+    connectivity (:func:`connectivity`). Measured on XSokoban 1-30 at 200,000 expanded states:
+    see docs/xsokoban.md.
+    """
+    layer, goals_per_layer, counts, stamp, mark, _, _, _, links = features
+    plan = plan_feature(layer, goals_per_layer, boxes, counts)
+    base = stamp[0] + 1
+    regions = connectivity(floor, occupied, deltas, mark, base, queue)
+    values = space_state[ROOM_VALUES]
+    if values > 1:
+        link, seen, ends = links
+        blocked = blocked_links(link, boxes, seen, ends, occupied, mark)
+        plan = plan * values + min(blocked, values - 1)
+    stamp[0] = base + regions
+    return cell_of(plan, regions, space_state[CONNECTIVITY_CAP])
 
 
 @numba.njit(cache=True)

@@ -14,6 +14,7 @@ from evosoko.search import Pruning, solve
 from evosoko.search import fess_kernel as fk
 from evosoko.search import fess_space as fs
 from evosoko.search.packing_order import out_of_plan_value, packing_order, packing_value
+from evosoko.sokoban.rooms import room_links
 from evosoko.sokoban.solutions import verify_solution
 
 # A goal room three cells deep behind one doorway (column 6 of row 2).
@@ -78,7 +79,7 @@ def test_goal_room_layers_grow_towards_the_doorway():
 def test_compiled_features_match_the_python_ones(level, data):
     order = packing_order(level)
     features = fk.make_features(order, level.cells)
-    layer, goals_per_layer, counts, stamp, mark, _, _, _ = features
+    layer, goals_per_layer, counts, stamp, mark, _, _, _, _ = features
     floor = level.floor
     free = np.flatnonzero(floor).tolist()
     boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free)), label="boxes"))
@@ -95,6 +96,31 @@ def test_compiled_features_match_the_python_ones(level, data):
         floor, occupied, np.array(level.deltas, dtype=np.int64), mark, stamp[0], np.zeros_like(mark)
     )
     assert regions == _regions(level, set(boxes))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels(), st.data(), st.integers(1, 4))
+def test_a_state_cell_has_the_blocked_links_as_its_room_coordinate(level, data, values):
+    order = packing_order(level)
+    link = room_links(level.floor, level.deltas)[1]
+    features = fk.make_features(order, level.cells, link=link)
+    space = fs.make_feature_space(1, level.box_count, order.layers, 3, room_values=values)
+    free = np.flatnonzero(level.floor).tolist()
+    # at least one cell stays free, as the player's in a search
+    boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free) - 1), label="b"))
+    array = np.array(boxes, dtype=np.int64)
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[boxes] = True
+    deltas = np.array(level.deltas, dtype=np.int64)
+    queue = np.zeros(level.cells, dtype=np.int64)
+    cell = fs.state_cell(features, space[5], level.floor, occupied, deltas, array, queue)
+    blocked = len({int(link[b]) for b in boxes if link[b] >= 0})
+    plan = packing_value(order.layer, array, order.layers) * fs.OUT_OF_PLAN_LIMIT + min(
+        out_of_plan_value(order.layer, array, order.layers), fs.OUT_OF_PLAN_LIMIT - 1
+    )
+    rooms = plan * values + min(blocked, values - 1)
+    assert cell == fs.cell_of(rooms, _regions(level, set(boxes)), fs.CONNECTIVITY_LIMIT)
+    assert 0 <= cell < len(space[3])
 
 
 def _regions(level, boxes):
@@ -209,6 +235,8 @@ def test_box_paths_take_the_fewest_pushes_round_corners():
         ("CELL_WEIGHTS", (0, 1)),
         ("ALTERNATE", 0),
         ("CORRIDOR_MACROS", False),
+        ("ROOM_LINKS", 0),
+        ("ROOM_LINKS", 1),
     ],
 )
 def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
