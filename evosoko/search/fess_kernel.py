@@ -3,7 +3,8 @@
 In the spirit of FESS (Shoham and Schaeffer 2020): every stored state is projected onto a
 cell of a small feature space, here *packing* (boxes on goals filled in the retrograde
 packing order, :mod:`evosoko.search.packing_order`) times *out-of-plan* (goals filled too
-early) times *connectivity* (the number of separate regions of free floor: 1 when the player
+early) times *room connectivity* (links between rooms that boxes cut, :mod:`evosoko.sokoban.rooms`)
+times *connectivity* (the number of separate regions of free floor: 1 when the player
 can walk everywhere). The search does not
 follow one priority queue; it cycles through the non-empty cells and expands, in each, the
 state with the best key (``g * g_weight + h * h_weight`` on the matching heuristic). States

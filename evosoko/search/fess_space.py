@@ -2,7 +2,8 @@
 
 A stored state is projected onto a cell of *packing* (boxes on goals filled in the retrograde
 packing order) times *out-of-plan* (boxes on goals filled too early, see :func:`plan_feature`)
-times *connectivity* (separate regions of free floor). Each cell's queue is a
+times *room connectivity* (links between rooms that boxes cut, see :func:`state_cell`) times
+*connectivity* (separate regions of free floor). Each cell's queue is a
 pairing heap threaded through the node ids (``child``/``sibling`` arrays grown with the store),
 so the cells need no storage of their own. The search that cycles through the cells is
 :mod:`evosoko.search.fess_kernel`.
