@@ -2,8 +2,8 @@
 
 The state store, successors, budgets and paths are those of every push search
 (:mod:`evosoko.search.solver`); what differs is the order of expansion, kept by
-:mod:`evosoko.search.fess_kernel`: the cells of (packing, out-of-plan, connectivity) take
-turns.
+:mod:`evosoko.search.fess_kernel`: the cells of (packing, out-of-plan, room connectivity,
+connectivity) take turns.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from evosoko.search.paths import SearchBug, push_path
 from evosoko.search.result import UNSOLVABLE
 from evosoko.search.search_run import SearchRun
 from evosoko.search.store import G_WEIGHT, GOAL_MACRO_STEP, GOAL_MACROS, H_WEIGHT
+from evosoko.sokoban.rooms import room_links
 
 ALTERNATE = 3
 """Every third expansion takes the best state of the whole frontier (weighted A*'s choice), the
@@ -41,9 +42,15 @@ Off: measured on XSokoban 1-30 at 200,000 nodes it solved 8 levels against 9 wit
 7, where a box has to wait in a corridor), though fewer nodes on 1, 2, 3, 6 and 9."""
 
 
-ADVISORS = False
-"""Within a cell, a state's key counts only the pushes that did not improve a feature in place
-of ``g`` (FESS's advisor weights, ``fess_space.child_key``)."""
+ROOM_LINKS = 1
+"""Room connectivity as a coordinate of the cells: the links between rooms that boxes block
+(:mod:`evosoko.sokoban.rooms`), counts at or above ``ROOM_LINKS`` sharing one value (0: no
+such coordinate)."""
+
+
+ROOM_CUTS = True
+"""Count only the blocked links whose two rooms the boxes cut apart (an end of the link holds a
+box, or the player cannot walk from one end to the other some other way)."""
 
 
 CORRAL_DEADLOCKS = 200
@@ -57,8 +64,14 @@ class FeatureSpaceRun(SearchRun):
     def __init__(self, level, *arguments, **keywords):
         super().__init__(level, *arguments, **keywords)
         self.order = packing_order(level)
+        _, link, ends = room_links(level.floor, level.deltas) if ROOM_LINKS > 0 else (0, None, None)
         self.features = fess_kernel.make_features(
-            self.order, level.cells, level.goal_cells, CORRAL_DEADLOCKS
+            self.order,
+            level.cells,
+            level.goal_cells,
+            CORRAL_DEADLOCKS,
+            link,
+            ends if ROOM_CUTS else None,
         )
         self.space = None
         self.corridor_macros = CORRIDOR_MACROS
@@ -82,7 +95,7 @@ class FeatureSpaceRun(SearchRun):
             PACK_MACROS,
             CELL_WEIGHTS,
             self.corridor_macros,
-            ADVISORS,
+            ROOM_LINKS + 1,
         )
         floor, deltas = self.tab.floor, self.tab.deltas
         fess_kernel.fess_root(

@@ -3,7 +3,8 @@
 In the spirit of FESS (Shoham and Schaeffer 2020): every stored state is projected onto a
 cell of a small feature space, here *packing* (boxes on goals filled in the retrograde
 packing order, :mod:`evosoko.search.packing_order`) times *out-of-plan* (goals filled too
-early) times *connectivity* (the number of separate regions of free floor: 1 when the player
+early) times *room connectivity* (links between rooms that boxes cut, :mod:`evosoko.sokoban.rooms`)
+times *connectivity* (the number of separate regions of free floor: 1 when the player
 can walk everywhere). The search does not
 follow one priority queue; it cycles through the non-empty cells and expands, in each, the
 state with the best key (``g * g_weight + h * h_weight`` on the matching heuristic). States
@@ -25,17 +26,14 @@ import numpy as np
 from evosoko.search.box_paths import box_path, make_box_path_scratch
 from evosoko.search.fess_space import (
     ALTERNATE,
-    CONNECTIVITY_CAP,
     CORRIDOR_MACROS,
     PACK_MACROS,
     TURN,
-    cell_of,
-    child_key,
-    connectivity,
+    cell_key,
     heap_insert,
     heap_pop,
     next_cell,
-    plan_feature,
+    state_cell,
 )
 from evosoko.search.push_kernel import (
     NORM_STAMP,
@@ -95,15 +93,22 @@ tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has 
 goal macros' (``GOAL_MACRO_STEP + k``)."""
 
 
-def make_features(order, cells: int, goal_cells=None, corral_limit: int = 0) -> tuple:
+def make_features(
+    order, cells: int, goal_cells=None, corral_limit: int = 0, link=None, ends=None
+) -> tuple:
     """(goal layers, goals per layer, per-layer scratch, stamp, region mark, goal index of
-    each cell (-1 off goals), box-path scratch, corral-deadlock scratch) of the kernel; corral
-    deadlock searches of up to ``corral_limit`` positions (0: none)."""
+    each cell (-1 off goals), box-path scratch, corral-deadlock scratch, (link of each cell,
+    scratch per link, link ends)) of the kernel; corral deadlock searches of up to
+    ``corral_limit`` positions (0: none); ``link``, ``ends``: see
+    :func:`evosoko.sokoban.rooms.room_links` (None: no links; no ends: every blocked link
+    counts, see :func:`evosoko.sokoban.rooms.blocked_links`)."""
     layer = order.layer.astype(np.int64)
     goals_per_layer = np.bincount(layer[layer >= 0], minlength=order.layers).astype(np.int64)
     goal_index = np.full(cells, -1, dtype=np.int64)
     if goal_cells is not None:
         goal_index[np.asarray(goal_cells, dtype=np.int64)] = np.arange(len(goal_cells))
+    link = np.full(cells, -1, dtype=np.int64) if link is None else np.asarray(link, np.int64)
+    ends = np.zeros((0, 2), dtype=np.int64) if ends is None else np.asarray(ends, np.int64)
     return (
         layer,
         goals_per_layer,
@@ -113,21 +118,17 @@ def make_features(order, cells: int, goal_cells=None, corral_limit: int = 0) -> 
         goal_index,
         make_box_path_scratch(cells),
         make_corral_scratch(cells, corral_limit),
+        (link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
     )
 
 
 def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> None:
     """Put the root (node 0, the start with ``boxes``) into the heap of its cell."""
-    layer, goals_per_layer, counts, stamp, mark, _, _, _ = features
     boxes = np.asarray(boxes, dtype=np.int64)
     occupied = np.zeros(floor.shape[0], dtype=np.bool_)
     occupied[boxes] = True
-    plan = plan_feature(layer, goals_per_layer, boxes, counts)
-    stamp[0] += 1
-    regions = connectivity(floor, occupied, deltas, mark, stamp[0], np.zeros_like(mark))
-    cell = cell_of(plan, regions, space[5][CONNECTIVITY_CAP])
-    space[7][0] = cell  # the root's cell and advisor cost (0), see fess_space.child_key
-    space[8][0] = 0
+    queue = np.zeros(floor.shape[0], dtype=np.int64)
+    cell = state_cell(features, space[5], floor, occupied, deltas, boxes, queue)
     heap_insert(space, cell, 0, priority(0, h, 0, g_weight, h_weight))
 
 
@@ -162,10 +163,9 @@ def fess_search(
         freeze_scratch,
         _,
     ) = scratch
-    layer, goals_per_layer, layer_counts, feature_stamp, conn_mark, _, _, corral_search = features
+    corral_search = features[7]
     corral_deadlocks = corral_search[5].shape[0] > 0
     space_state = space[5]
-    cap = space_state[CONNECTIVITY_CAP]
     alternate = space_state[ALTERNATE]
     pack_macros = space_state[PACK_MACROS] > 0
     corridor_macros = space_state[CORRIDOR_MACROS] > 0
@@ -397,12 +397,9 @@ def fess_search(
                                 )
                         ok = False
                 if ok:
-                    plan = plan_feature(layer, goals_per_layer, child, layer_counts)
-                    feature_stamp[0] += 1
-                    regions = connectivity(
-                        floor, occupied, deltas, conn_mark, feature_stamp[0], queue
+                    child_cell = state_cell(
+                        features, space_state, floor, occupied, deltas, child, queue
                     )
-                    child_cell = cell_of(plan, regions, cap)
                 occupied[target] = False
                 occupied[b] = True
                 if not ok:
@@ -431,10 +428,7 @@ def fess_search(
                     counters[WORK] += spent
                     return SOLVED
                 node_key = priority(g, h, moves, g_weight, h_weight)
-                cell_key = child_key(
-                    space, node, new, child_cell, g, h, moves, node_key, g_weight, h_weight
-                )
-                heap_insert(space, child_cell, new, cell_key)
+                heap_insert(space, child_cell, new, cell_key(space, g, h, moves, node_key))
                 if alternate > 0:
                     frontier_push(frontier, counters, HEAP, node_key, new)
         if pack_macros:
@@ -527,9 +521,8 @@ def _packing_macros(
     zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, _, _, _, g_of, moves_of, h_of, hash_of, _, assign = nodes
     reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch, _ = scratch
-    layer, goals_per_layer, counts, feature_stamp, conn_mark, goal_index, path_scratch, _ = features
+    layer, goals_per_layer, counts, _, _, goal_index, path_scratch, _, _ = features
     space_state = space[5]
-    cap = space_state[CONNECTIVITY_CAP]
     per_goal = space_state[PACK_MACROS]
     alternate = space_state[ALTERNATE]
     freeze = params[FREEZE] != 0
@@ -612,14 +605,13 @@ def _packing_macros(
                     work,
                 )
                 ok = h < UNREACHABLE
-            regions = 0
+            cell = 0
             if ok:
                 stamps[NORM_STAMP] += 1
                 normalized = normalized_player(
                     floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
                 )
-                feature_stamp[0] += 1
-                regions = connectivity(floor, occupied, deltas, conn_mark, feature_stamp[0], queue)
+                cell = state_cell(features, space_state, floor, occupied, deltas, child, queue)
             occupied[goal] = False
             occupied[b] = True
             if not ok:
@@ -652,11 +644,8 @@ def _packing_macros(
             made += 1
             if all_on_goals(goals, child):
                 return new
-            plan = plan_feature(layer, goals_per_layer, child, counts)
             node_key = priority(g, h, moves, g_weight, h_weight)
-            cell = cell_of(plan, regions, cap)
-            cell_key = child_key(space, node, new, cell, g, h, moves, node_key, g_weight, h_weight)
-            heap_insert(space, cell, new, cell_key)
+            heap_insert(space, cell, new, cell_key(space, g, h, moves, node_key))
             if alternate > 0:
                 frontier_push(frontier, counters, HEAP, node_key, new)
     return -1

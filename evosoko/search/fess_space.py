@@ -2,7 +2,8 @@
 
 A stored state is projected onto a cell of *packing* (boxes on goals filled in the retrograde
 packing order) times *out-of-plan* (boxes on goals filled too early, see :func:`plan_feature`)
-times *connectivity* (separate regions of free floor). Each cell's queue is a
+times *room connectivity* (links between rooms that boxes cut, see :func:`state_cell`) times
+*connectivity* (separate regions of free floor). Each cell's queue is a
 pairing heap threaded through the node ids (``child``/``sibling`` arrays grown with the store),
 so the cells need no storage of their own. The search that cycles through the cells is
 :mod:`evosoko.search.fess_kernel`.
@@ -18,6 +19,7 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.reach import explore
+from evosoko.sokoban.rooms import blocked_links
 
 (
     CURSOR,
@@ -30,7 +32,7 @@ from evosoko.sokoban.reach import explore
     CELL_G,
     CELL_H,
     CORRIDOR_MACROS,
-    ADVISORS,
+    ROOM_VALUES,
 ) = range(11)
 """Slots of the int64 ``state`` array of the feature space. ``ALTERNATE`` = k > 0: every k-th
 expansion takes the best state of the whole frontier instead of the next cell's.
@@ -39,7 +41,9 @@ unfinished packing layer, each of the k boxes nearest to it there in one step (a
 ``CELL_G``, ``CELL_H``: the weights of ``g`` and ``h`` in the key of a state within its cell
 (-1: those of the search's priority). ``CORRIDOR_MACROS``: a box pushed into a one-wide
 corridor (walls on both sides of the box and of the player behind it) is pushed on through it in
-the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`)."""
+the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`).
+``ROOM_VALUES`` = k > 1: the room-connectivity coordinate takes k values (see
+:func:`state_cell`); 1: no such coordinate."""
 
 CONNECTIVITY_LIMIT = 8
 """Connectivity values at or above this share one cell."""
@@ -56,13 +60,13 @@ def make_feature_space(
     pack_macros: int = 0,
     cell_weights: tuple[int, int] = (-1, -1),
     corridor_macros: bool = False,
-    advisors: bool = False,
+    room_values: int = 1,
 ) -> tuple:
-    """(key, child, sibling, cell_root, cell_size, state, pair_scratch, node_cell, node_cost)
-    for ``capacity`` nodes."""
-    cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * CONNECTIVITY_LIMIT
+    """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity``
+    nodes."""
+    cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * room_values * CONNECTIVITY_LIMIT
     state = np.zeros(11, dtype=np.int64)
-    state[ADVISORS] = advisors
+    state[ROOM_VALUES] = room_values
     state[ALTERNATE] = alternate
     state[PACK_MACROS] = pack_macros
     state[CELL_G], state[CELL_H] = cell_weights
@@ -78,14 +82,12 @@ def make_feature_space(
         np.zeros(cells, dtype=np.int64),
         state,
         np.zeros(capacity, dtype=np.int64),
-        np.zeros(capacity, dtype=np.int64),
-        np.zeros(capacity, dtype=np.int64),
     )
 
 
 def grown_feature_space(space: tuple, capacity: int) -> tuple:
     """``space`` with its per-node arrays grown to ``capacity``."""
-    key, child, sibling, root, size, state, _, node_cell, node_cost = space
+    key, child, sibling, root, size, state, _ = space
 
     def grow(array, fill):
         bigger = np.full(capacity, fill, dtype=array.dtype)
@@ -100,8 +102,6 @@ def grown_feature_space(space: tuple, capacity: int) -> tuple:
         size,
         state,
         np.zeros(capacity, dtype=np.int64),
-        grow(node_cell, 0),
-        grow(node_cost, 0),
     )
 
 
@@ -122,7 +122,7 @@ def _meld(key, child, sibling, a, b):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def heap_insert(space, cell, node, node_key):  # pragma: no cover - compiled
     """Put ``node`` with ``node_key`` into the heap of ``cell``."""
-    key, child, sibling, root, size, state, _, _, _ = space
+    key, child, sibling, root, size, state, _ = space
     key[node] = node_key
     child[node] = EMPTY
     sibling[node] = EMPTY
@@ -134,7 +134,7 @@ def heap_insert(space, cell, node, node_key):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def heap_pop(space, cell):  # pragma: no cover - compiled
     """Remove and return the best node of ``cell`` (two-pass pairing)."""
-    key, child, sibling, root, size, state, pairs, _, _ = space
+    key, child, sibling, root, size, state, pairs = space
     top = root[cell]
     count = 0
     current = child[top]
@@ -221,55 +221,54 @@ def plan_feature(layer, goals_per_layer, boxes, counts):  # pragma: no cover - c
 
 @numba.njit(cache=True)
 def connectivity(floor, occupied, deltas, mark, stamp, queue):  # pragma: no cover - compiled
-    """Number of connected regions of free floor (floor without boxes)."""
+    """Number of connected regions of free floor (floor without boxes). Region ``r`` is marked
+    ``stamp + r`` in ``mark`` (so the next call's ``stamp`` must be at least ``stamp +
+    regions``)."""
     regions = 0
     for cell in range(floor.shape[0]):
-        if not floor[cell] or occupied[cell] or mark[cell] == stamp:
+        if not floor[cell] or occupied[cell] or mark[cell] >= stamp:
             continue
+        explore(floor, occupied, deltas, cell, mark, stamp + regions, queue, queue[:0])
         regions += 1
-        explore(floor, occupied, deltas, cell, mark, stamp, queue, queue[:0])
     return regions
 
 
 @numba.njit(cache=True)
 def cell_of(plan, regions, cap):  # pragma: no cover - compiled
-    """The feature-space cell of a state (``plan``: see :func:`plan_feature`)."""
+    """The feature-space cell of a state (``plan``: see :func:`plan_feature`, times the room
+    values plus the room coordinate when there is one)."""
     return plan * cap + min(regions, cap) - 1
 
 
-# ---- advisors --------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def improves(parent_cell, child_cell, cap):  # pragma: no cover - compiled
-    """Whether a push from a state of ``parent_cell`` to one of ``child_cell`` improves a
-    feature: more boxes packed in order, fewer out of plan or fewer separate floor regions."""
-    parent_plan, parent_regions = divmod(parent_cell, cap)
-    child_plan, child_regions = divmod(child_cell, cap)
-    parent_packing, parent_out = divmod(parent_plan, OUT_OF_PLAN_LIMIT)
-    child_packing, child_out = divmod(child_plan, OUT_OF_PLAN_LIMIT)
-    return (
-        child_packing > parent_packing or child_out < parent_out or child_regions < parent_regions
-    )
+def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  # pragma: no cover
+    """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: see
+    :func:`evosoko.search.fess_kernel.make_features`.
 
-
-@numba.njit(cache=True)
-def child_key(
-    space, parent, node, cell, g, h, moves, node_key, g_weight, h_weight
-):  # pragma: no cover - compiled
-    """Record ``node``'s cell and advisor cost; return its key within ``cell``.
-
-    The advisor cost (after FESS's move weights) is the parent's plus one unless the push
-    improves a feature (:func:`improves`): an advisor would have proposed it. With
-    ``ADVISORS`` set, that cost takes the place of ``g`` in the key; otherwise the key is
-    ``node_key`` (or the ``CELL_G``/``CELL_H`` weighting when set).
+    Its coordinates: the plan (:func:`plan_feature`); with ``ROOM_VALUES`` = k > 1, *room
+    connectivity*, Festival's fourth feature: the links between rooms that boxes block
+    (:func:`evosoko.sokoban.rooms.blocked_links`, values at or above k - 1 share one); and the
+    connectivity (:func:`connectivity`). Measured on XSokoban 1-30 at 200,000 expanded states:
+    see docs/xsokoban.md.
     """
-    state, node_cell, node_cost = space[5], space[7], space[8]
-    node_cell[node] = cell
-    step = 0 if improves(node_cell[parent], cell, state[CONNECTIVITY_CAP]) else 1
-    node_cost[node] = node_cost[parent] + step
-    if state[CELL_G] >= 0:
-        g_weight, h_weight = state[CELL_G], state[CELL_H]
-    elif state[ADVISORS] == 0:
+    layer, goals_per_layer, counts, stamp, mark, _, _, _, links = features
+    plan = plan_feature(layer, goals_per_layer, boxes, counts)
+    base = stamp[0] + 1
+    regions = connectivity(floor, occupied, deltas, mark, base, queue)
+    values = space_state[ROOM_VALUES]
+    if values > 1:
+        link, seen, ends = links
+        blocked = blocked_links(link, boxes, seen, ends, occupied, mark)
+        plan = plan * values + min(blocked, values - 1)
+    stamp[0] = base + regions
+    return cell_of(plan, regions, space_state[CONNECTIVITY_CAP])
+
+
+@numba.njit(cache=True)
+def cell_key(space, g, h, moves, node_key):  # pragma: no cover - compiled
+    """The key of a state within its cell: ``node_key`` (the search's priority) unless the
+    ``CELL_G``/``CELL_H`` weights are set."""
+    state = space[5]
+    if state[CELL_G] < 0:
         return node_key
-    if state[ADVISORS] > 0:
-        g = node_cost[node]
-    return priority(g, h, moves, g_weight, h_weight)
+    return priority(g, h, moves, state[CELL_G], state[CELL_H])

@@ -14,6 +14,7 @@ from evosoko.search import Pruning, solve
 from evosoko.search import fess_kernel as fk
 from evosoko.search import fess_space as fs
 from evosoko.search.packing_order import out_of_plan_value, packing_order, packing_value
+from evosoko.sokoban.rooms import room_links
 from evosoko.sokoban.solutions import verify_solution
 
 # A goal room three cells deep behind one doorway (column 6 of row 2).
@@ -78,7 +79,7 @@ def test_goal_room_layers_grow_towards_the_doorway():
 def test_compiled_features_match_the_python_ones(level, data):
     order = packing_order(level)
     features = fk.make_features(order, level.cells)
-    layer, goals_per_layer, counts, stamp, mark, _, _, _ = features
+    layer, goals_per_layer, counts, stamp, mark, _, _, _, _ = features
     floor = level.floor
     free = np.flatnonzero(floor).tolist()
     boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free)), label="boxes"))
@@ -95,6 +96,31 @@ def test_compiled_features_match_the_python_ones(level, data):
         floor, occupied, np.array(level.deltas, dtype=np.int64), mark, stamp[0], np.zeros_like(mark)
     )
     assert regions == _regions(level, set(boxes))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels(), st.data(), st.integers(1, 4))
+def test_a_state_cell_has_the_blocked_links_as_its_room_coordinate(level, data, values):
+    order = packing_order(level)
+    link = room_links(level.floor, level.deltas)[1]
+    features = fk.make_features(order, level.cells, link=link)
+    space = fs.make_feature_space(1, level.box_count, order.layers, 3, room_values=values)
+    free = np.flatnonzero(level.floor).tolist()
+    # at least one cell stays free, as the player's in a search
+    boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free) - 1), label="b"))
+    array = np.array(boxes, dtype=np.int64)
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[boxes] = True
+    deltas = np.array(level.deltas, dtype=np.int64)
+    queue = np.zeros(level.cells, dtype=np.int64)
+    cell = fs.state_cell(features, space[5], level.floor, occupied, deltas, array, queue)
+    blocked = len({int(link[b]) for b in boxes if link[b] >= 0})
+    plan = packing_value(order.layer, array, order.layers) * fs.OUT_OF_PLAN_LIMIT + min(
+        out_of_plan_value(order.layer, array, order.layers), fs.OUT_OF_PLAN_LIMIT - 1
+    )
+    rooms = plan * values + min(blocked, values - 1)
+    assert cell == fs.cell_of(rooms, _regions(level, set(boxes)), fs.CONNECTIVITY_LIMIT)
+    assert 0 <= cell < len(space[3])
 
 
 def _regions(level, boxes):
@@ -209,7 +235,8 @@ def test_box_paths_take_the_fewest_pushes_round_corners():
         ("CELL_WEIGHTS", (0, 1)),
         ("ALTERNATE", 0),
         ("CORRIDOR_MACROS", False),
-        ("ADVISORS", False),
+        ("ROOM_LINKS", 0),
+        ("ROOM_LINKS", 1),
     ],
 )
 def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
@@ -224,43 +251,13 @@ def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
         assert (check.moves, check.pushes) == (result.moves, result.pushes)
 
 
-def _cell(packing, out_of_plan, regions):
-    return fs.cell_of(packing * fs.OUT_OF_PLAN_LIMIT + out_of_plan, regions, fs.CONNECTIVITY_LIMIT)
-
-
-@pytest.mark.parametrize(
-    "parent, child, advised",
-    [
-        ((2, 0, 1), (3, 0, 1), True),  # one more box packed in order
-        ((2, 1, 1), (2, 0, 1), True),  # a goal filled too early emptied again
-        ((2, 0, 3), (2, 0, 2), True),  # two floor regions joined
-        ((2, 0, 1), (2, 0, 1), False),  # no feature moved
-        ((2, 0, 1), (2, 1, 1), False),  # a goal filled out of plan
-        ((2, 0, 1), (1, 0, 1), False),  # a packed box pushed off its goal
-        ((2, 0, 1), (2, 0, 2), False),  # the floor split
-        ((2, 0, 2), (1, 0, 1), True),  # worse packing but joined regions: an advisor's push
-    ],
-)
-def test_a_push_is_advised_when_it_improves_a_feature(parent, child, advised):
-    assert fs.improves(_cell(*parent), _cell(*child), fs.CONNECTIVITY_LIMIT) == advised
-
-
-@pytest.mark.parametrize("advisors", [True, False])
-def test_the_key_within_a_cell_counts_the_pushes_no_advisor_proposed(advisors):
-    space = fs.make_feature_space(4, box_count=4, layers=1, alternate=3, advisors=advisors)
-    start, same, better = _cell(1, 0, 2), _cell(1, 0, 2), _cell(2, 0, 2)
-    space[7][0], space[8][0] = start, 0
-    g_weight, h_weight = 1, 3
-    keys = []
-    for parent, node, cell, g, h in [(0, 1, same, 1, 5), (1, 2, better, 2, 4), (2, 3, same, 3, 4)]:
-        node_key = fs.priority(g, h, 0, g_weight, h_weight)
-        keys.append(fs.child_key(space, parent, node, cell, g, h, 0, node_key, g_weight, h_weight))
-    assert space[7].tolist() == [start, same, better, same]
-    assert space[8].tolist() == [0, 1, 1, 2]  # the packing push (node 2) was free
-    if advisors:
-        assert keys == [fs.priority(c, h, 0, 1, 3) for c, h in [(1, 5), (1, 4), (2, 4)]]
-    else:
-        assert keys == [fs.priority(g, h, 0, 1, 3) for g, h in [(1, 5), (2, 4), (3, 4)]]
+@pytest.mark.parametrize("weights", [(-1, -1), (0, 1), (1, 1)])
+def test_the_key_within_a_cell_is_the_priority_unless_cell_weights_are_set(weights):
+    space = fs.make_feature_space(4, box_count=4, layers=1, alternate=3, cell_weights=weights)
+    g, h, moves = 7, 5, 20
+    node_key = fs.priority(g, h, moves, 1, 3)
+    expected = node_key if weights[0] < 0 else fs.priority(g, h, moves, *weights)
+    assert fs.cell_key(space, g, h, moves, node_key) == expected
 
 
 def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
