@@ -134,9 +134,27 @@ def replay_push_packed(
 _NO_RECORD = np.empty((0, 2), dtype=np.int64)
 
 
+def replay_push_recorded(
+    tables: PushTables,
+    genes: np.ndarray,
+    lengths: np.ndarray,
+    objective: str = "matching",
+    stop_on_deadlock: bool = True,
+) -> tuple[PushReplay, np.ndarray]:
+    """:func:`replay_push_packed` that also returns the pushes made: int64[genes, 2], the
+    ``(box cell, direction)`` of genome i's push j in row ``offset_i + j`` (``offset_i``: the
+    genes of the genomes before it), so a position on a genome's way can be rebuilt without
+    replaying it (the behaviour descriptors of :mod:`evosoko.evolve.descriptors`)."""
+    genes = np.ascontiguousarray(genes, dtype=np.int32)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int32)
+    record = np.zeros((max(1, len(genes)), 2), dtype=np.int64)
+    return _replay(tables, genes, lengths, objective, stop_on_deadlock, record), record
+
+
 def _replay(tables, genes, lengths, objective, stop_on_deadlock, record) -> PushReplay:
-    """Replay a packed batch; ``record[j]`` receives the first genome's push j when it has
-    rows (decoding replays one genome so)."""
+    """Replay a packed batch; genome i's push j goes to ``record[offset_i + j]`` when
+    ``record`` has rows (``offset_i``: the genes before genome i; decoding replays one genome
+    so)."""
     result = PushReplay.empty(len(lengths))
     _replay_batch_kernel(
         tables.arrays,
@@ -556,7 +574,7 @@ def _replay_batch_kernel(
             np.int64(lengths[i]),
             scratch,
             trail,
-            record if i == 0 else record[:0],
+            record[offset : offset + lengths[i]],
             positions,
         )
         offset += lengths[i]
