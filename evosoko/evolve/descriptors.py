@@ -6,10 +6,11 @@ connectivity and connectivity, with the packing order and room links built as
 :class:`evosoko.search.fess.FeatureSpaceRun` builds them. ``ga.selection = "map_elites"``
 keeps one elite per cell (:mod:`evosoko.evolve.archive`).
 
-The replay records every push it makes (:func:`evosoko.evolve.push_replay.
-replay_push_recorded`); the position at a genome's scored point is rebuilt from the start by
-moving boxes along those pushes (no candidate pushes, no distances: not a second replay), then
-its cell is computed where the genome was scored (in the workers with a pool).
+The replay records every push it makes (the ``record`` of
+:func:`evosoko.evolve.push_replay.replay_push_packed`); the position at a genome's scored point
+is rebuilt from the start by moving boxes along those pushes (no candidate pushes, no
+distances: not a second replay), then its cell is computed where the genome was scored (in the
+workers with a pool).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class FessCells:
     ) -> np.ndarray:
         """int64[genomes]: the cell of each genome's position after its first ``pushes[i]``
         pushes of ``record`` (rows ``offset_i ..``: see :func:`~evosoko.evolve.push_replay.
-        replay_push_recorded`; ``lengths``: the genes of each genome, default all zero)."""
+        replay_push_packed`; ``lengths``: the genes of each genome, default all zero)."""
         count = len(pushes)
         lengths = np.zeros(count, np.int64) if lengths is None else lengths
         out = np.empty(count, dtype=np.int64)

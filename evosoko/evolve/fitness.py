@@ -35,7 +35,7 @@ import numpy as np
 from evosoko.config import FitnessConfig
 from evosoko.evolve.columns import BASE_COLUMNS, evaluation_columns, with_cells
 from evosoko.evolve.move_replay import BEST, FINAL, move_tables, replay_move_packed
-from evosoko.evolve.push_replay import push_tables, replay_push_packed, replay_push_recorded
+from evosoko.evolve.push_replay import push_tables, replay_push_packed
 from evosoko.evolve.term_values import term_matrix
 from evosoko.parallel.packing import pack_genomes
 from evosoko.sokoban.level import Level
@@ -142,14 +142,11 @@ class FitnessFunction:
     def _pushes(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         config = self.config
         record = None
-        if self._cells is None:
-            result = replay_push_packed(
-                self._push_tables, genes, lengths, config.objective, config.stop_on_deadlock
-            )
-        else:
-            result, record = replay_push_recorded(
-                self._push_tables, genes, lengths, config.objective, config.stop_on_deadlock
-            )
+        if self._cells is not None:  # the pushes made, to rebuild each scored position
+            record = np.zeros((max(1, len(genes)), 2), dtype=np.int64)
+        result = replay_push_packed(
+            self._push_tables, genes, lengths, config.objective, config.stop_on_deadlock, record
+        )
         if config.trim_to_best:
             at, distance, state_hash = result.best_prefix, result.best_distance, result.best_hash
         else:

@@ -123,32 +123,20 @@ def replay_push_packed(
     lengths: np.ndarray,
     objective: str = "matching",
     stop_on_deadlock: bool = True,
+    record: np.ndarray | None = None,
 ) -> PushReplay:
     """Replay the genomes of a packed batch (:func:`~evosoko.parallel.packing.pack_genomes`:
-    all genes in one int32 array and the length of each genome)."""
+    all genes in one int32 array and the length of each genome). ``record`` (int64[genes, 2],
+    optional) receives the pushes made: genome i's push j as ``(box cell, direction)`` in row
+    ``offset_i + j`` (``offset_i``: the genes of the genomes before it), so a position on a
+    genome's way can be rebuilt without replaying it (:mod:`evosoko.evolve.descriptors`)."""
     genes = np.ascontiguousarray(genes, dtype=np.int32)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
-    return _replay(tables, genes, lengths, objective, stop_on_deadlock, _NO_RECORD)
+    record = _NO_RECORD if record is None else record
+    return _replay(tables, genes, lengths, objective, stop_on_deadlock, record)
 
 
 _NO_RECORD = np.empty((0, 2), dtype=np.int64)
-
-
-def replay_push_recorded(
-    tables: PushTables,
-    genes: np.ndarray,
-    lengths: np.ndarray,
-    objective: str = "matching",
-    stop_on_deadlock: bool = True,
-) -> tuple[PushReplay, np.ndarray]:
-    """:func:`replay_push_packed` that also returns the pushes made: int64[genes, 2], the
-    ``(box cell, direction)`` of genome i's push j in row ``offset_i + j`` (``offset_i``: the
-    genes of the genomes before it), so a position on a genome's way can be rebuilt without
-    replaying it (the behaviour descriptors of :mod:`evosoko.evolve.descriptors`)."""
-    genes = np.ascontiguousarray(genes, dtype=np.int32)
-    lengths = np.ascontiguousarray(lengths, dtype=np.int32)
-    record = np.zeros((max(1, len(genes)), 2), dtype=np.int64)
-    return _replay(tables, genes, lengths, objective, stop_on_deadlock, record), record
 
 
 def _replay(tables, genes, lengths, objective, stop_on_deadlock, record) -> PushReplay:
