@@ -33,15 +33,20 @@ from evosoko.sokoban.level import Level, State
 log = logging.getLogger(__name__)
 
 
-def search_seeds(level: Level, config: Config) -> list[list[int]]:
-    """Gene prefixes from a bounded push-A* on ``level`` (the solution alone if it solved)."""
+def search_seeds(level: Level, config: Config, time_limit: float | None = None) -> list[list[int]]:
+    """Gene prefixes from a push search (``hybrid.algorithm``) on ``level`` bounded by
+    ``hybrid.node_budget`` and ``time_limit`` seconds (the solution alone if it solved)."""
     from evosoko.search import solve
 
     count = round(config.hybrid.fraction * config.ga.population)
-    if count == 0:
+    if count == 0 or (time_limit is not None and time_limit <= 0):
         return []
     result = solve(
-        level, config.hybrid.algorithm, node_limit=config.hybrid.node_budget, partial=count
+        level,
+        config.hybrid.algorithm,
+        node_limit=config.hybrid.node_budget,
+        time_limit=time_limit,
+        partial=count,
     )
     paths = [result.solution] if result.solved else [p.lurd for p in result.partial]
     log.info(

@@ -41,6 +41,51 @@ def test_a_solving_search_seeds_its_solution(microban, encoding):
     assert verify_solution(level, outcome.solution).solved
 
 
+def test_the_seeding_search_is_on_the_levels_clock(microban, monkeypatch):
+    """Its seconds count in the result and against the budget; its time limit is the budget's."""
+    import time
+
+    from evosoko.evolve import hybrid
+
+    asked = {}
+
+    def slow_seeds(level, config, time_limit=None):
+        asked["time_limit"] = time_limit
+        time.sleep(0.3)
+        return []
+
+    monkeypatch.setattr(hybrid, "search_seeds", slow_seeds)
+    level = microban[HARDER]
+    config = hybrid_config("pushes", "run.budget.generations=1", "run.budget.seconds=900")
+    with make_evaluator(level, config.parallel, "pushes", config.fitness) as evaluator:
+        outcome = evolve_level(level, config, evaluator=evaluator)
+        assert asked["time_limit"] == 900
+        assert outcome.seconds >= 0.3
+        short = load_config(
+            None, ["hybrid.enabled=true", "ga.encoding=pushes", "run.budget.seconds=0.2"]
+        )
+        stopped = evolve_level(level, short, evaluator=evaluator)
+    assert stopped.status == "seconds" and stopped.generations == 0
+
+
+def test_the_seeding_search_stops_at_its_time_limit(microban, monkeypatch):
+    import evosoko.search
+
+    real_solve, statuses = evosoko.search.solve, []
+
+    def solve(*args, **kwargs):
+        result = real_solve(*args, **kwargs)
+        statuses.append(result.status)
+        return result
+
+    monkeypatch.setattr(evosoko.search, "solve", solve)
+    config = hybrid_config("pushes", "hybrid.node_budget=100000000")
+    assert search_seeds(microban[HARDER], config, time_limit=0.0) == []  # no search at all
+    search_seeds(microban[HARDER], config, time_limit=1e-9)
+    search_seeds(microban[HARDER], config)
+    assert statuses == ["timeout", "solved"]
+
+
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])
 def test_frontier_paths_become_prefixes(microban, encoding):
     from evosoko.search import solve
