@@ -67,7 +67,7 @@ class FitnessFunction:
         elif encoding == "moves":
             self._move_tables = move_tables(level)
         else:
-            self._push_tables = push_tables(level)
+            self._push_tables = push_tables(level, corrals=config.pi_corrals)
         self._learned_term = None
         # imported only when on: workers stay lean without it; the network knows standard
         # rules only, so a given-holes level is scored without it

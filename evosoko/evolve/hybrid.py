@@ -56,7 +56,8 @@ def search_seeds(level: Level, config: Config, time_limit: float | None = None) 
         result.expanded,
         len(paths),
     )
-    seeds = [genes_from_lurd(level, config.ga.encoding, path) for path in paths if path]
+    encoding, pi_corrals = config.ga.encoding, config.fitness.pi_corrals
+    seeds = [genes_from_lurd(level, encoding, path, None, pi_corrals) for path in paths if path]
     return [genes for genes in seeds if genes]
 
 
@@ -74,6 +75,7 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list
             genes,
             objective=fitness.objective,
             stop_on_deadlock=fitness.stop_on_deadlock,
+            pi_corrals=fitness.pi_corrals,
         )
         if decoded.solved:
             return None
@@ -85,7 +87,8 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list
         )
         if not path:
             return None
-        return list(genes) + genes_from_lurd(level, encoding, path, start=decoded.final)
+        more = genes_from_lurd(level, encoding, path, decoded.final, fitness.pi_corrals)
+        return list(genes) + more
 
     return improve
 

@@ -210,3 +210,49 @@ def test_a_hybrid_run_solves_a_given_holes_level_the_same_on_processes(encoding)
     pooled, pooled_stats = run(level, [*overrides, "parallel.backend=processes"])
     assert (pooled.solution, pooled.generations) == (serial.solution, serial.generations)
     assert comparable(pooled_stats) == comparable(serial_stats)
+
+
+XSOKOBAN = Path(__file__).parents[2] / ".." / "shared" / "levels" / "xsokoban.txt"
+XSOKOBAN_SOLUTIONS = Path(__file__).parents[2] / "docs" / "xsokoban" / "cpu60-rooms-1-45.jsonl"
+
+
+def xsokoban_screen_3():
+    """XSokoban screen 3 and the push-fess solution stored in docs/xsokoban/: its sixth push
+    leaves a PI-corral's barrier (skipped without ../shared)."""
+    import json
+
+    if not XSOKOBAN.exists():
+        pytest.skip("../shared/levels/xsokoban.txt is absent")
+    rows = [json.loads(line) for line in XSOKOBAN_SOLUTIONS.read_text().splitlines()]
+    solution = next(row["solution"] for row in rows if row["index"] == 3)
+    return read_levels(XSOKOBAN)[2], solution
+
+
+def test_search_paths_become_whole_genomes_without_pi_corrals():
+    level, solution = xsokoban_screen_3()
+    pushes = sum(letter.isupper() for letter in solution)
+    assert len(genes_from_lurd(level, "pushes", solution)) == 5  # cut at the corral
+    genes = genes_from_lurd(level, "pushes", solution, pi_corrals=False)
+    assert len(genes) == pushes
+    decoded = decode(level, "pushes", genes, pi_corrals=False)
+    assert decoded.solved and decoded.pushes == pushes
+    assert not decode(level, "pushes", genes).solved  # the genes mean other pushes with them
+
+
+def test_a_hybrid_run_without_pi_corrals_keeps_the_seeding_searchs_solution():
+    level, _ = xsokoban_screen_3()
+    overrides = [
+        "hybrid.algorithm=push-fess",
+        "hybrid.node_budget=20000",
+        "ga.population=20",
+        "ga.offspring=20",
+        "run.budget.generations=1",
+    ]
+    kept = hybrid_config("pushes", *overrides, "fitness.pi_corrals=false")
+    cut = hybrid_config("pushes", *overrides)
+    with make_evaluator(level, kept.parallel, "pushes", kept.fitness) as evaluator:
+        outcome = evolve_level(level, kept, evaluator=evaluator)
+    assert outcome.solved and outcome.generations == 0
+    assert verify_solution(level, outcome.solution).solved
+    with make_evaluator(level, cut.parallel, "pushes", cut.fitness) as evaluator:
+        assert not evolve_level(level, cut, evaluator=evaluator).solved
