@@ -448,6 +448,15 @@ class FitnessConfig(_Section):
             " last position with a choice)."
         ),
     )
+    pi_corrals: bool = Field(
+        default=True,
+        description=(
+            "Push genomes: when the player's area leaves a PI-corral, only the pushes of its"
+            " barrier boxes are candidates (fewer choices; every solution can start with one of"
+            " them). A search's path need not keep to them, so hybrid seeds and memetic paths stop"
+            " at the first push that does not: the hybrid preset on large levels turns this off."
+        ),
+    )
     length_objective: bool = Field(
         default=True,
         description="Prefer shorter genomes among equal distances (moves for move genomes, "

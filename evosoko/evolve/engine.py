@@ -73,7 +73,9 @@ class Engine:
 
     ``budget``: the limits (default ``run.budget``); ``initial_genomes`` (gene prefixes from
     hybrid search) start ``hybrid.fraction`` of the first population; ``improve`` (the memetic
-    step) may extend the best genome every ``hybrid.memetic_every`` generations.
+    step) may extend the best genome every ``hybrid.memetic_every`` generations;
+    ``seconds_spent``: seconds the level took before the loop (the seeding search), counted
+    against the budget's seconds and in the result.
     """
 
     def __init__(
@@ -89,6 +91,7 @@ class Engine:
         callbacks: Iterable[Callback] = (),
         should_stop: Callable[[], bool] | None = None,
         resume_state: dict[str, Any] | None = None,
+        seconds_spent: float = 0.0,
     ) -> None:
         self.level, self.config, self.ga = level, config, config.ga
         self.budget = budget or Budget.of(config.run.budget)
@@ -120,7 +123,7 @@ class Engine:
         self.generation = self.evaluations = self.restarts = self.stagnant = 0
         self.best_values: tuple[float, ...] | None = None
         self.history = History()
-        self._seconds_before, self._started = 0.0, time.perf_counter()
+        self._seconds_before, self._started = seconds_spent, time.perf_counter()
         self.resumed = resume_state is not None
         if resume_state is not None:
             restore_engine(self, Checkpoint.from_dict(resume_state))

@@ -39,6 +39,7 @@ def ga_result(
         scored,
         objective=fitness.objective,
         stop_on_deadlock=fitness.stop_on_deadlock,
+        pi_corrals=fitness.pi_corrals,
     )
     verification = verify_solution(level, decoded.lurd)
     if not verification.valid:

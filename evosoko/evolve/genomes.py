@@ -62,11 +62,12 @@ def decode(
     *,
     objective: str = "matching",
     stop_on_deadlock: bool = True,
+    pi_corrals: bool = True,
 ) -> Decoded:
     """Play ``genome`` from the start of ``level`` and return the LURD of the steps it takes.
 
-    For push genomes ``objective`` and ``stop_on_deadlock`` must be those used in evaluation
-    (they decide where replay stops). A move genome stops when solved; a push genome also
+    For push genomes ``objective``, ``stop_on_deadlock`` and ``pi_corrals`` must be those used
+    in evaluation (they decide the candidates and where replay stops). A move genome stops when solved; a push genome also
     before a push into a lost position (see :mod:`evosoko.evolve.push_replay`).
     """
     if level.pairing is not None:
@@ -87,7 +88,7 @@ def decode(
                 letter = DIRECTIONS[int(gene)]
                 letters.append(letter.upper() if board.history[-1].pushed else letter)
     elif encoding == "pushes":
-        tables = push_tables(level)
+        tables = push_tables(level, corrals=pi_corrals)
         for box, direction in push_choices(tables, genome, objective, stop_on_deadlock):
             letters.append(board.push(box, direction))
     else:
@@ -98,14 +99,19 @@ def decode(
 
 
 def genes_from_lurd(
-    level: Level, encoding: str, lurd: str, start: State | HolesState | None = None
+    level: Level,
+    encoding: str,
+    lurd: str,
+    start: State | HolesState | None = None,
+    pi_corrals: bool = True,
 ) -> list[int]:
     """Genes that replay ``lurd`` from ``start`` (default: the level's start; a
     :class:`HolesState` on a given-holes level, whose rules the steps then play).
 
     Move genes are the letters themselves. Push genes choose the pushes of ``lurd`` in turn
-    among the candidates of the level's rules; they stop before a push that is not a candidate
-    (it would deadlock), and walks between pushes are left to the encoding's shortest paths.
+    among the candidates of the level's rules (``pi_corrals`` as in evaluation); they stop before
+    a push that is not a candidate (it would deadlock, or it leaves a PI-corral's barrier), and
+    walks between pushes are left to the encoding's shortest paths.
     Raises ``ValueError`` for an illegal step.
     """
     steps = parse_lurd(lurd)
@@ -125,4 +131,4 @@ def genes_from_lurd(
         from evosoko.evolve.given_holes import holes_genes_for_pushes
 
         return holes_genes_for_pushes(level, pushes, start)  # type: ignore[arg-type]
-    return genes_for_pushes(push_tables(level, start), pushes)  # type: ignore[arg-type]
+    return genes_for_pushes(push_tables(level, start, pi_corrals), pushes)  # type: ignore[arg-type]

@@ -33,15 +33,20 @@ from evosoko.sokoban.level import Level, State
 log = logging.getLogger(__name__)
 
 
-def search_seeds(level: Level, config: Config) -> list[list[int]]:
-    """Gene prefixes from a bounded push-A* on ``level`` (the solution alone if it solved)."""
+def search_seeds(level: Level, config: Config, time_limit: float | None = None) -> list[list[int]]:
+    """Gene prefixes from a push search (``hybrid.algorithm``) on ``level`` bounded by
+    ``hybrid.node_budget`` and ``time_limit`` seconds (the solution alone if it solved)."""
     from evosoko.search import solve
 
     count = round(config.hybrid.fraction * config.ga.population)
-    if count == 0:
+    if count == 0 or (time_limit is not None and time_limit <= 0):
         return []
     result = solve(
-        level, config.hybrid.algorithm, node_limit=config.hybrid.node_budget, partial=count
+        level,
+        config.hybrid.algorithm,
+        node_limit=config.hybrid.node_budget,
+        time_limit=time_limit,
+        partial=count,
     )
     paths = [result.solution] if result.solved else [p.lurd for p in result.partial]
     log.info(
@@ -51,7 +56,8 @@ def search_seeds(level: Level, config: Config) -> list[list[int]]:
         result.expanded,
         len(paths),
     )
-    seeds = [genes_from_lurd(level, config.ga.encoding, path) for path in paths if path]
+    encoding, pi_corrals = config.ga.encoding, config.fitness.pi_corrals
+    seeds = [genes_from_lurd(level, encoding, path, None, pi_corrals) for path in paths if path]
     return [genes for genes in seeds if genes]
 
 
@@ -69,6 +75,7 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list
             genes,
             objective=fitness.objective,
             stop_on_deadlock=fitness.stop_on_deadlock,
+            pi_corrals=fitness.pi_corrals,
         )
         if decoded.solved:
             return None
@@ -80,7 +87,8 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list
         )
         if not path:
             return None
-        return list(genes) + genes_from_lurd(level, encoding, path, start=decoded.final)
+        more = genes_from_lurd(level, encoding, path, decoded.final, fitness.pi_corrals)
+        return list(genes) + more
 
     return improve
 

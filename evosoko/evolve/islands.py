@@ -209,6 +209,7 @@ class IslandModel:
         callbacks: Iterable[Callback] = (),
         should_stop: Callable[[], bool] | None = None,
         resume_state: dict[str, Any] | None = None,
+        seconds_spent: float = 0.0,
     ) -> None:
         if not hasattr(evaluator, "task_queue"):
             raise EvosokoError("islands need the serial or processes backend")
@@ -228,7 +229,7 @@ class IslandModel:
         self.streamed = -1  # the last generation streamed
         self.last_streamed: GenerationStats | None = None  # its record
         self.history = History()
-        self._seconds_before = 0.0
+        self._seconds_before = seconds_spent
         self._last_checkpoint = 0
         self._stopping = False
         self._stopped_by_callback = False

@@ -58,8 +58,9 @@ class LostPositionSearch:
         node_limit: int,
         objective: str = "matching",
         stop_on_deadlock: bool = True,
+        pi_corrals: bool = True,
     ) -> None:
-        self.tables = push_tables(level)
+        self.tables = push_tables(level, corrals=pi_corrals)
         self.node_limit = node_limit
         self.objective = objective
         self.stop_on_deadlock = stop_on_deadlock
@@ -96,10 +97,10 @@ class LostPositionSearch:
 
 @functools.lru_cache(maxsize=8)
 def lost_position_search(
-    level: Level, node_limit: int, objective: str, stop_on_deadlock: bool
+    level: Level, node_limit: int, objective: str, stop_on_deadlock: bool, pi_corrals: bool = True
 ) -> LostPositionSearch:
     """This process's :class:`LostPositionSearch` for ``level`` and these settings."""
-    return LostPositionSearch(level, node_limit, objective, stop_on_deadlock)
+    return LostPositionSearch(level, node_limit, objective, stop_on_deadlock, pi_corrals)
 
 
 def is_lost(

@@ -9,6 +9,7 @@ loop (:class:`evosoko.evolve.engine.Engine`) or, with several islands, the islan
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -49,20 +50,22 @@ def evolve_level(
     ``should_stop``; pass it back as ``resume_state`` to continue exactly where it was taken.
     ``on_generation(stats)`` and ``on_checkpoint(state)`` are shorthands for such callbacks.
     With ``hybrid.enabled`` the first population is seeded by a bounded search (not when
-    resuming). With ``output.optimize_seconds`` a solution is shortened before it is returned.
+    resuming), whose seconds count against the budget and in the result. With ``output.optimize_seconds`` a solution is shortened before it is returned.
     """
     if level.pairing is not None:
         from evosoko.evolve.given_holes import given_holes_config
 
         config = given_holes_config(level, config)
     hooks = Callbacks([*callbacks, FunctionCallback(on_generation, on_checkpoint)])
+    budget = budget or Budget.of(config.run.budget)
     initial: list[list[int]] = []
     improve = None
+    started = time.perf_counter()
     if config.hybrid.enabled:
         from evosoko.evolve.hybrid import memetic_improver, search_seeds
 
         if resume_state is None:
-            initial = search_seeds(level, config)
+            initial = search_seeds(level, config, time_limit=budget.seconds)
         if config.hybrid.memetic_every and config.ga.islands.count == 1:
             improve = memetic_improver(level, config)  # islands make their own
     _check_population_kind(resume_state, config)
@@ -74,6 +77,7 @@ def evolve_level(
         "callbacks": [hooks],
         "should_stop": should_stop,
         "resume_state": resume_state,
+        "seconds_spent": time.perf_counter() - started,  # the seeding search's, on the clock
     }
     if config.ga.islands.count > 1:
         result = IslandModel(level, config, evaluator, **common).run()

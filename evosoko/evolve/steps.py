@@ -42,7 +42,11 @@ class LostSearch:
         ):
             return
         search = lost_position_search(
-            engine.level, fitness.lost_search_nodes, fitness.objective, fitness.stop_on_deadlock
+            engine.level,
+            fitness.lost_search_nodes,
+            fitness.objective,
+            fitness.stop_on_deadlock,
+            fitness.pi_corrals,
         )
         if search.is_lost_position(position, best, evaluation.length):
             engine.lost_positions.add(position)

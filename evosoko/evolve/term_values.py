@@ -47,6 +47,7 @@ def term_matrix(
             scored,
             objective=config.objective,
             stop_on_deadlock=config.stop_on_deadlock,
+            pi_corrals=config.pi_corrals,
         ).final
         context = {"evaluation": evaluation, "genes": scored, "encoding": encoding}
         for index, (operator, params) in enumerate(terms):

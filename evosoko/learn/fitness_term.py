@@ -49,7 +49,7 @@ class LearnedLostTerm:
         if encoding == "pushes":
             from evosoko.evolve.push_replay import push_tables
 
-            self._push_tables = push_tables(level)
+            self._push_tables = push_tables(level, corrals=config.pi_corrals)
 
     def adjust(
         self, columns: tuple[np.ndarray, ...], genes: np.ndarray, lengths: np.ndarray

@@ -41,6 +41,51 @@ def test_a_solving_search_seeds_its_solution(microban, encoding):
     assert verify_solution(level, outcome.solution).solved
 
 
+def test_the_seeding_search_is_on_the_levels_clock(microban, monkeypatch):
+    """Its seconds count in the result and against the budget; its time limit is the budget's."""
+    import time
+
+    from evosoko.evolve import hybrid
+
+    asked = {}
+
+    def slow_seeds(level, config, time_limit=None):
+        asked["time_limit"] = time_limit
+        time.sleep(0.3)
+        return []
+
+    monkeypatch.setattr(hybrid, "search_seeds", slow_seeds)
+    level = microban[HARDER]
+    config = hybrid_config("pushes", "run.budget.generations=1", "run.budget.seconds=900")
+    with make_evaluator(level, config.parallel, "pushes", config.fitness) as evaluator:
+        outcome = evolve_level(level, config, evaluator=evaluator)
+        assert asked["time_limit"] == 900
+        assert outcome.seconds >= 0.3
+        short = load_config(
+            None, ["hybrid.enabled=true", "ga.encoding=pushes", "run.budget.seconds=0.2"]
+        )
+        stopped = evolve_level(level, short, evaluator=evaluator)
+    assert stopped.status == "seconds" and stopped.generations == 0
+
+
+def test_the_seeding_search_stops_at_its_time_limit(microban, monkeypatch):
+    import evosoko.search
+
+    real_solve, statuses = evosoko.search.solve, []
+
+    def solve(*args, **kwargs):
+        result = real_solve(*args, **kwargs)
+        statuses.append(result.status)
+        return result
+
+    monkeypatch.setattr(evosoko.search, "solve", solve)
+    config = hybrid_config("pushes", "hybrid.node_budget=100000000")
+    assert search_seeds(microban[HARDER], config, time_limit=0.0) == []  # no search at all
+    search_seeds(microban[HARDER], config, time_limit=1e-9)
+    search_seeds(microban[HARDER], config)
+    assert statuses == ["timeout", "solved"]
+
+
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])
 def test_frontier_paths_become_prefixes(microban, encoding):
     from evosoko.search import solve
@@ -165,3 +210,49 @@ def test_a_hybrid_run_solves_a_given_holes_level_the_same_on_processes(encoding)
     pooled, pooled_stats = run(level, [*overrides, "parallel.backend=processes"])
     assert (pooled.solution, pooled.generations) == (serial.solution, serial.generations)
     assert comparable(pooled_stats) == comparable(serial_stats)
+
+
+XSOKOBAN = Path(__file__).parents[2] / ".." / "shared" / "levels" / "xsokoban.txt"
+XSOKOBAN_SOLUTIONS = Path(__file__).parents[2] / "docs" / "xsokoban" / "cpu60-rooms-1-45.jsonl"
+
+
+def xsokoban_screen_3():
+    """XSokoban screen 3 and the push-fess solution stored in docs/xsokoban/: its sixth push
+    leaves a PI-corral's barrier (skipped without ../shared)."""
+    import json
+
+    if not XSOKOBAN.exists():
+        pytest.skip("../shared/levels/xsokoban.txt is absent")
+    rows = [json.loads(line) for line in XSOKOBAN_SOLUTIONS.read_text().splitlines()]
+    solution = next(row["solution"] for row in rows if row["index"] == 3)
+    return read_levels(XSOKOBAN)[2], solution
+
+
+def test_search_paths_become_whole_genomes_without_pi_corrals():
+    level, solution = xsokoban_screen_3()
+    pushes = sum(letter.isupper() for letter in solution)
+    assert len(genes_from_lurd(level, "pushes", solution)) == 5  # cut at the corral
+    genes = genes_from_lurd(level, "pushes", solution, pi_corrals=False)
+    assert len(genes) == pushes
+    decoded = decode(level, "pushes", genes, pi_corrals=False)
+    assert decoded.solved and decoded.pushes == pushes
+    assert not decode(level, "pushes", genes).solved  # the genes mean other pushes with them
+
+
+def test_a_hybrid_run_without_pi_corrals_keeps_the_seeding_searchs_solution():
+    level, _ = xsokoban_screen_3()
+    overrides = [
+        "hybrid.algorithm=push-fess",
+        "hybrid.node_budget=20000",
+        "ga.population=20",
+        "ga.offspring=20",
+        "run.budget.generations=1",
+    ]
+    kept = hybrid_config("pushes", *overrides, "fitness.pi_corrals=false")
+    cut = hybrid_config("pushes", *overrides)
+    with make_evaluator(level, kept.parallel, "pushes", kept.fitness) as evaluator:
+        outcome = evolve_level(level, kept, evaluator=evaluator)
+    assert outcome.solved and outcome.generations == 0
+    assert verify_solution(level, outcome.solution).solved
+    with make_evaluator(level, cut.parallel, "pushes", cut.fitness) as evaluator:
+        assert not evolve_level(level, cut, evaluator=evaluator).solved
