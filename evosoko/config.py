@@ -277,15 +277,17 @@ class GAConfig(_Section):
     )
     population: int = Field(default=100, ge=2, description="Individuals per generation.")
     offspring: int = Field(default=100, ge=1, description="Children made per generation.")
-    selection: Literal["tournament", "truncation", "mu_plus_lambda", "mu_comma_lambda", "nsga2"] = (
-        Field(
-            default="tournament",
-            description="tournament: parents by tournaments, children replace the population "
-            "(elites kept); truncation: parents drawn from the best fraction (the source GA); "
-            "mu_plus_lambda / mu_comma_lambda: survivors are the best of parents+children / "
-            "children; nsga2: Pareto selection on (distance, length). Each is a parent "
-            "selection with a survival; [ga.parents] and [ga.survival] replace either.",
-        )
+    selection: Literal[
+        "tournament", "truncation", "mu_plus_lambda", "mu_comma_lambda", "nsga2", "map_elites"
+    ] = Field(
+        default="tournament",
+        description="tournament: parents by tournaments, children replace the population "
+        "(elites kept); truncation: parents drawn from the best fraction (the source GA); "
+        "mu_plus_lambda / mu_comma_lambda: survivors are the best of parents+children / "
+        "children; nsga2: Pareto selection on (distance, length); map_elites: the population "
+        "is an archive of one elite per FESS feature cell of the position reached, parents "
+        "drawn uniformly from it (push genomes). Each is a parent selection with a survival; "
+        "[ga.parents] and [ga.survival] replace either.",
     )
     tournament_size: int = Field(default=3, ge=1, description="Contestants per tournament.")
     truncation: float = Field(
@@ -366,6 +368,13 @@ class GAConfig(_Section):
             raise ValueError(f"elitism {self.elitism} must be below population {self.population}")
         if self.selection == "mu_comma_lambda" and self.offspring < self.population:
             raise ValueError("mu_comma_lambda needs offspring >= population")
+        if self.selection == "map_elites" and self.encoding != "pushes":
+            raise ValueError(
+                'selection "map_elites" needs push genomes (encoding = "pushes"): its cells are '
+                "those of positions reached by pushes"
+            )
+        if self.selection == "map_elites" and self.islands.count > 1:
+            raise ValueError('selection "map_elites" runs one archive (islands.count = 1)')
         if self.islands.migrants >= self.population:
             raise ValueError(
                 f"islands.migrants {self.islands.migrants} must be below population "
@@ -489,6 +498,12 @@ class FitnessConfig(_Section):
         default="default",
         min_length=1,
         description="The deadlock model file of learned_lost ('default': the shipped one).",
+    )
+    fess_cells: bool = Field(
+        default=False,
+        description="Push genomes: note the FESS feature cell of each scored position (the "
+        'behaviour descriptor of ga.selection = "map_elites", which turns this on).',
+        json_schema_extra=OMIT_DEFAULT,
     )
     terms: list[FitnessTermConfig] = Field(
         default_factory=list,
@@ -640,6 +655,12 @@ class Config(_Section):
     parallel: ParallelConfig = Field(default_factory=ParallelConfig, description="Evaluation.")
     hybrid: HybridConfig = Field(default_factory=HybridConfig, description="Search seeding.")
     output: OutputConfig = Field(default_factory=OutputConfig, description="Run output.")
+
+    @model_validator(mode="after")
+    def _descriptors(self) -> Config:
+        if self.ga.selection == "map_elites" and not self.fitness.fess_cells:
+            self.fitness = self.fitness.model_copy(update={"fess_cells": True})
+        return self
 
     @model_validator(mode="after")
     def _islands_backend(self) -> Config:

@@ -8,7 +8,8 @@ and the survivals of :mod:`evosoko.evolve.survival`.
 - mutations: ``standard`` (the ``[ga.mutation]`` rates and block operations);
 - crossovers: ``messy``, ``block``, ``one_point``, ``two_point``;
 - parent selections: ``tournament``, ``truncation``, ``random``, ``pareto_tournament``;
-- survivals: ``generational``, ``truncation``, ``plus``, ``nsga2``;
+- survivals: ``generational``, ``truncation``, ``plus``, ``nsga2``, ``map_elites`` (an
+  archive of one elite per FESS cell, :mod:`evosoko.evolve.archive`);
 - fitness terms: ``boxes_on_goals`` (more is better), ``box_regions`` (fewer is better: the
   areas of free floor the boxes cut the level into).
 
@@ -22,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evosoko.evolve import operators, selection, survival
+from evosoko.evolve import archive, operators, selection, survival
 from evosoko.evolve.registry import (
     Registry,
     crossovers,
@@ -38,6 +39,7 @@ SCHEMES = {
     "mu_plus_lambda": ("random", "plus"),
     "mu_comma_lambda": ("random", "generational"),
     "nsga2": ("pareto_tournament", "nsga2"),
+    "map_elites": ("random", "map_elites"),
 }
 """``ga.selection`` -> (parent selection, survival)."""
 
@@ -176,6 +178,13 @@ def plus(population, offspring, count: int, key, identity):
 def nsga2(population, offspring, count: int, identity):
     """NSGA-II: Pareto rank, then crowding distance, of parents and children together."""
     return selection.sel_nsga2(list(population) + list(offspring), count, identity)
+
+
+@_builtin(survivals, "map_elites", archive=True)
+def map_elites(population, offspring, count: int):
+    """MAP-Elites: one elite per FESS feature cell of parents and children together, however
+    many cells are filled (``count`` does not bound it; see :mod:`evosoko.evolve.archive`)."""
+    return archive.archive_elites(population, offspring)
 
 
 # ---- fitness terms ----------------------------------------------------------------------------

@@ -8,8 +8,9 @@ proven lost (:mod:`evosoko.evolve.lost_search`), and the state of the run's ``ra
 Fitnesses are deterministic, so the fitness cache is not saved (it only saves time).
 
 Versions: 2 (written now) stores each evaluation by name (``{"solved", "distance", "length",
-"keep", "state_hash", "gap", "terms"}``) and the best fitness as ``best_fitness``
-``{name: value}``; version 1 (evosoko before named fitness values) stored them as positional
+"keep", "state_hash", "gap", "terms"}``, and ``"cell"``, the MAP-Elites cell, when there is
+one: the archive is the population, so a resumed run has the same archive) and the best
+fitness as ``best_fitness`` ``{name: value}``; version 1 (evosoko before named fitness values) stored them as positional
 lists (``[solved, distance, length, keep, state_hash, gap]`` and ``best_values``). Both are
 read, so an interrupted run of an earlier version resumes exactly.
 """
@@ -42,6 +43,8 @@ def evaluation_to_json(evaluation: Evaluation) -> dict[str, Any]:
     }
     if evaluation.terms:
         data["terms"] = [float(value) for value in evaluation.terms]
+    if evaluation.cell >= 0:
+        data["cell"] = int(evaluation.cell)
     return data
 
 
@@ -60,6 +63,7 @@ def evaluation_from_json(data: dict[str, Any] | list) -> Evaluation:
         state_hash=int(data["state_hash"]),
         gap=int(data.get("gap", 0)),
         terms=tuple(float(value) for value in data.get("terms", ())),
+        cell=int(data.get("cell", -1)),
     )
 
 

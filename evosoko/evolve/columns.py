@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["evaluation_columns"]
+__all__ = ["BASE_COLUMNS", "evaluation_columns", "with_cells"]
+
+BASE_COLUMNS = 7
+"""Columns of every batch: solved, distance, length, keep, state_hash, gap, cell (the fitness
+terms' matrix follows when there are terms)."""
 
 
 def evaluation_columns(
     solved, solved_at, solved_hash, at, distance, state_hash, gap
 ) -> tuple[np.ndarray, ...]:
-    """The six :class:`Evaluation` columns: a solved genome counts to its solution (distance 0,
-    gap 0, ``solved_hash``); the others to their scored point ``at``."""
+    """The :data:`BASE_COLUMNS` :class:`Evaluation` columns: a solved genome counts to its
+    solution (distance 0, gap 0, ``solved_hash``); the others to their scored point ``at``; the
+    cell is -1 (none; :func:`with_cells` sets it)."""
     length = np.where(solved, solved_at, at).astype(np.int64)
     return (
         np.asarray(solved, dtype=np.bool_),
@@ -25,4 +30,14 @@ def evaluation_columns(
         length,
         np.where(solved, solved_hash, state_hash).astype(np.uint64),
         np.where(solved, 0, gap).astype(np.int64),
+        np.full(len(length), -1, dtype=np.int64),
+    )
+
+
+def with_cells(columns: tuple[np.ndarray, ...], cells: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``columns`` with ``cells`` as the cell column (behaviour descriptors)."""
+    return (
+        *columns[: BASE_COLUMNS - 1],
+        np.asarray(cells, dtype=np.int64),
+        *columns[BASE_COLUMNS:],
     )

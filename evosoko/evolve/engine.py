@@ -9,7 +9,8 @@ The runner's entry point is :func:`evosoko.evolve.runner.evolve_level`. One gene
    :class:`evosoko.evolve.scoring.Scorer`);
 4. survivors form the next population (the survival of ``ga.selection``, or ``[ga.survival]``),
    ranked by :func:`evosoko.evolve.ranking.rank_key` with ages kept by
-   :class:`evosoko.evolve.ranking.Aging`;
+   :class:`evosoko.evolve.ranking.Aging` (with ``map_elites``, an archive
+   of one elite per FESS cell, the first population included: :mod:`evosoko.evolve.archive`);
 5. the steps the configuration asks for run (the lost search, the memetic step, a restart:
    :mod:`evosoko.evolve.steps`);
 6. the hall of fame is updated, the statistics go to the callbacks, and a checkpoint to them
@@ -35,6 +36,7 @@ from typing import Any
 
 from evosoko.budget import Budget
 from evosoko.config import Config
+from evosoko.errors import EvosokoError
 from evosoko.evolve.callbacks import BestGenome, Callback, Callbacks, Generation
 from evosoko.evolve.checkpoint import (
     Checkpoint,
@@ -96,7 +98,11 @@ class Engine:
         self.initial_genomes = [list(g) for g in initial_genomes]
         self.callbacks = Callbacks(callbacks)
         self.should_stop = should_stop
-        multi_objective = parts_of(config).multi_objective
+        parts = parts_of(config)
+        multi_objective = parts.multi_objective
+        self.archive = parts.archive  # MAP-Elites: the population is one elite per cell
+        if self.archive:
+            _check_archive(level, config)
         self.objectives = Objectives.of(config)
         self.individuals = Individuals(self.objectives)
         self.lost_positions: set[int] = set()  # state hashes proven lost (checkpointed)
@@ -158,6 +164,8 @@ class Engine:
             self.generation,
             self.evaluations,
         )
+        if self.archive:
+            log.info("level %s: archive of %d cells", self.level.name, len(self.population))
         return self.result(reason)
 
     def stop_reason(self) -> str | None:
@@ -179,6 +187,8 @@ class Engine:
         genomes = initial_genomes(self.rng, self.ga, prefixes, fraction)
         population = [self.individuals.new(genes) for genes in genomes]
         self.evaluate(population)
+        if self.archive:  # the first archive: one elite per cell of the random genomes
+            population = self.toolbox.survive([], population, self.ga.population)
         self.aging.started(population)
         return population
 
@@ -213,6 +223,8 @@ class Engine:
             seconds=self.seconds,
         )
         self.history.append(stats)
+        if self.archive:
+            log.debug("generation %d: archive of %d cells", self.generation, len(self.population))
         best_genome = BestGenome(
             list(best), self.objectives.named(best.fitness.values), best.evaluation
         )
@@ -240,6 +252,19 @@ class Engine:
             seconds=self.seconds if last is None else last.seconds,
             restarts=self.restarts,
             history=self.history,
+        )
+
+
+def _check_archive(level: Level, config: Config) -> None:
+    """A clear error when an archive survival (MAP-Elites) cannot get its cells."""
+    if not config.fitness.fess_cells or config.ga.encoding != "pushes":
+        raise EvosokoError(
+            "an archive survival (map_elites) needs push genomes with fitness.fess_cells = true "
+            '(ga.selection = "map_elites" sets it)'
+        )
+    if level.pairing is not None:
+        raise EvosokoError(
+            f"level {level.name!r} has given holes; map_elites needs the standard rules"
         )
 
 

@@ -14,7 +14,10 @@ what every evaluation backend runs (in this process or in a worker). Each genome
   off its goal at the scored point, the tie-breaker between equal distances that rewards walking
   towards the next push (:mod:`evosoko.evolve.move_replay`);
 - ``terms``: the values of the configuration's own fitness terms (``[[fitness.terms]]``), in
-  their order, computed in Python at the scored position (:mod:`evosoko.evolve.term_values`).
+  their order, computed in Python at the scored position (:mod:`evosoko.evolve.term_values`);
+- ``cell`` (push genomes with ``fitness.fess_cells``, which ``ga.selection = "map_elites"``
+  turns on; -1 otherwise): the FESS feature cell of the scored position, the behaviour
+  descriptor of the archive (:mod:`evosoko.evolve.descriptors`).
 
 The fitness compares named values built from these (:mod:`evosoko.evolve.objectives`): solved,
 distance, gap, length, lexicographically, with the terms among them.
@@ -30,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evosoko.config import FitnessConfig
-from evosoko.evolve.columns import evaluation_columns
+from evosoko.evolve.columns import BASE_COLUMNS, evaluation_columns, with_cells
 from evosoko.evolve.move_replay import BEST, FINAL, move_tables, replay_move_packed
 from evosoko.evolve.push_replay import push_tables, replay_push_packed
 from evosoko.evolve.term_values import term_matrix
@@ -48,6 +51,7 @@ class Evaluation(NamedTuple):
     state_hash: int
     gap: int = 0
     terms: tuple[float, ...] = ()
+    cell: int = -1
 
 
 class FitnessFunction:
@@ -68,6 +72,11 @@ class FitnessFunction:
             self._move_tables = move_tables(level)
         else:
             self._push_tables = push_tables(level, corrals=config.pi_corrals)
+        self._cells = None
+        if config.fess_cells and encoding == "pushes" and level.pairing is None:
+            from evosoko.evolve.descriptors import FessCells
+
+            self._cells = FessCells(level, self._push_tables)
         self._learned_term = None
         # imported only when on: workers stay lean without it; the network knows standard
         # rules only, so a given-holes level is scored without it
@@ -91,7 +100,7 @@ class FitnessFunction:
         ``terms``, then (with fitness terms) one matrix of term values (cheap to send between
         processes; :func:`evaluations_from_columns` makes the tuples)."""
         if not len(lengths):
-            columns = tuple(np.zeros(0, dtype=np.int64) for _ in Evaluation._fields[:-1])
+            columns = tuple(np.zeros(0, dtype=np.int64) for _ in range(BASE_COLUMNS))
         elif self._holes_tables is not None:
             from evosoko.evolve.given_holes import holes_columns
 
@@ -132,8 +141,11 @@ class FitnessFunction:
 
     def _pushes(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         config = self.config
+        record = None
+        if self._cells is not None:  # the pushes made, to rebuild each scored position
+            record = np.zeros((max(1, len(genes)), 2), dtype=np.int64)
         result = replay_push_packed(
-            self._push_tables, genes, lengths, config.objective, config.stop_on_deadlock
+            self._push_tables, genes, lengths, config.objective, config.stop_on_deadlock, record
         )
         if config.trim_to_best:
             at, distance, state_hash = result.best_prefix, result.best_distance, result.best_hash
@@ -141,20 +153,23 @@ class FitnessFunction:
             at = np.where(result.deadlocked, result.steps, lengths)
             distance, state_hash = result.final_distance, result.final_hash
         zero_gap = np.zeros(len(lengths), dtype=np.int64)
-        return evaluation_columns(
+        columns = evaluation_columns(
             result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap
         )
+        if self._cells is not None and record is not None:  # the cell where it was scored
+            columns = with_cells(columns, self._cells.of_batch(record, lengths, columns[2]))
+        return columns
 
 
 def evaluations_from_columns(columns: tuple[np.ndarray, ...]) -> list[Evaluation]:
     """The :class:`Evaluation` tuples of columns made by
     :meth:`FitnessFunction.evaluate_columns`."""
-    fields = [column.tolist() for column in columns[: len(Evaluation._fields) - 1]]
+    fields = [column.tolist() for column in columns[:BASE_COLUMNS]]
     if len(columns) == len(fields):
         terms: Iterable[tuple[float, ...]] = itertools.repeat(())
     else:
         terms = map(tuple, columns[-1].tolist())
-    return list(map(Evaluation._make, zip(*fields, terms)))
+    return list(map(Evaluation._make, zip(*fields[:-1], terms, fields[-1])))
 
 
 class FitnessCache:

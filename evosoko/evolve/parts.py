@@ -45,6 +45,12 @@ class Parts:
         gap is no objective."""
         return bool(self.survival.operator.options.get("multi_objective"))
 
+    @property
+    def archive(self) -> bool:
+        """True when survival keeps an archive (MAP-Elites): the population is then one elite
+        per behaviour cell, as many as there are cells filled, the first one included."""
+        return bool(self.survival.operator.options.get("archive"))
+
     def __iter__(self) -> Iterator[Part]:
         return iter((self.mutation, self.crossover, self.parents, self.survival))
 

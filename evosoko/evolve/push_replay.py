@@ -123,20 +123,26 @@ def replay_push_packed(
     lengths: np.ndarray,
     objective: str = "matching",
     stop_on_deadlock: bool = True,
+    record: np.ndarray | None = None,
 ) -> PushReplay:
     """Replay the genomes of a packed batch (:func:`~evosoko.parallel.packing.pack_genomes`:
-    all genes in one int32 array and the length of each genome)."""
+    all genes in one int32 array and the length of each genome). ``record`` (int64[genes, 2],
+    optional) receives the pushes made: genome i's push j as ``(box cell, direction)`` in row
+    ``offset_i + j`` (``offset_i``: the genes of the genomes before it), so a position on a
+    genome's way can be rebuilt without replaying it (:mod:`evosoko.evolve.descriptors`)."""
     genes = np.ascontiguousarray(genes, dtype=np.int32)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
-    return _replay(tables, genes, lengths, objective, stop_on_deadlock, _NO_RECORD)
+    record = _NO_RECORD if record is None else record
+    return _replay(tables, genes, lengths, objective, stop_on_deadlock, record)
 
 
 _NO_RECORD = np.empty((0, 2), dtype=np.int64)
 
 
 def _replay(tables, genes, lengths, objective, stop_on_deadlock, record) -> PushReplay:
-    """Replay a packed batch; ``record[j]`` receives the first genome's push j when it has
-    rows (decoding replays one genome so)."""
+    """Replay a packed batch; genome i's push j goes to ``record[offset_i + j]`` when
+    ``record`` has rows (``offset_i``: the genes before genome i; decoding replays one genome
+    so)."""
     result = PushReplay.empty(len(lengths))
     _replay_batch_kernel(
         tables.arrays,
@@ -556,7 +562,7 @@ def _replay_batch_kernel(
             np.int64(lengths[i]),
             scratch,
             trail,
-            record if i == 0 else record[:0],
+            record[offset : offset + lengths[i]],
             positions,
         )
         offset += lengths[i]

@@ -95,7 +95,8 @@ class _Parameters(BaseModel):
 class Operator:
     """A registered part: its ``function``, the model of its parameters (``params``), the
     context values it takes (``wants``) and options of its kind (``maximize`` for fitness
-    terms, ``multi_objective`` for survivals)."""
+    terms, ``multi_objective`` and ``archive`` for survivals: an archive keeps one individual
+    per behaviour cell, as many as there are, see :mod:`evosoko.evolve.archive`)."""
 
     kind: str
     name: str
@@ -303,7 +304,7 @@ def _signature(
 mutations = Registry("mutation")
 crossovers = Registry("crossover")
 parent_selections = Registry("parent_selection")
-survivals = Registry("survival", {"multi_objective": False})
+survivals = Registry("survival", {"multi_objective": False, "archive": False})
 fitness_terms = Registry("fitness_term", {"maximize": False})
 
 _REGISTRIES = {

@@ -54,9 +54,9 @@ class LearnedLostTerm:
     def adjust(
         self, columns: tuple[np.ndarray, ...], genes: np.ndarray, lengths: np.ndarray
     ) -> tuple[np.ndarray, ...]:
-        """The columns ``(solved, distance, length, keep, state_hash, gap)`` with the term, for
-        genomes packed as by :func:`evosoko.parallel.packing.pack_genomes`."""
-        solved, distance, length, keep, state_hash, gap = columns
+        """The columns ``(solved, distance, length, keep, state_hash, gap, cell)`` with the
+        term, for genomes packed as by :func:`evosoko.parallel.packing.pack_genomes`."""
+        solved, distance, length, keep, state_hash, gap, *rest = columns
         rows = np.flatnonzero(~solved)
         if len(rows) == 0:
             return columns
@@ -67,7 +67,7 @@ class LearnedLostTerm:
         else:
             gap = gap.copy()
             gap[rows] += np.round(1000 * p).astype(np.int64) * TIEBREAK_SCALE
-        return solved, distance, length, keep, state_hash, gap
+        return solved, distance, length, keep, state_hash, gap, *rest
 
     def probabilities(
         self,

@@ -11,7 +11,16 @@ from evosoko.config import load_config
 from evosoko.sokoban.formats import read_levels, select_levels
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-RUN_PRESETS = ("default", "seed004", "moves", "pushes", "hybrid", "microban", "hybrid-fess")
+RUN_PRESETS = (
+    "default",
+    "seed004",
+    "moves",
+    "pushes",
+    "hybrid",
+    "microban",
+    "hybrid-fess",
+    "map-elites",
+)
 BUNDLED = ("default", "seed004", "moves", "pushes", "hybrid")
 
 
@@ -80,6 +89,15 @@ def test_hybrid_fess_preset_seeds_and_improves_with_the_feature_space_search():
     assert Path(config.run.levels).name == "xsokoban.txt"
 
 
+def test_map_elites_preset_is_hybrid_fess_with_the_archive():
+    """map-elites.toml promises hybrid-fess's settings with MAP-Elites selection only."""
+    map_elites = load_config(CONFIGS / "map-elites.toml")
+    hybrid_fess = load_config(CONFIGS / "hybrid-fess.toml")
+    assert map_elites.ga.selection == "map_elites" and map_elites.fitness.fess_cells
+    same = {"run": {"name"}, "ga": {"selection"}, "fitness": {"fess_cells"}}
+    assert map_elites.model_dump(exclude=same) == hybrid_fess.model_dump(exclude=same)
+
+
 def test_hybrid_algorithm_must_be_a_push_search():
     from evosoko.errors import ConfigError
 
@@ -93,4 +111,5 @@ def test_compare_xsokoban_pits_the_ga_presets_against_the_searches():
     compare = load_compare_config(CONFIGS / "compare-xsokoban.toml")
     names = {getattr(s, "name", None) or getattr(s, "algorithm", None) for s in compare.solver}
     assert {"ga-pushes", "ga-hybrid", "ga-hybrid-fess", "push-wastar", "push-fess"} <= names
+    assert "ga-map-elites" in names
     assert compare.compare.budget.seconds == 60.0 and compare.compare.first == 30
