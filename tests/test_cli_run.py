@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from child_processes import start_interruptible
 from typer.testing import CliRunner
 
 from evosoko.cli import app
@@ -138,7 +139,7 @@ def test_config_and_resume_are_exclusive(tmp_path):
 
 def run_command(*args: str, **kwargs) -> subprocess.Popen:
     code = "import sys; from evosoko.cli import app; sys.argv[0] = 'evosoko'; app()"
-    return subprocess.Popen(
+    return start_interruptible(
         [sys.executable, "-c", code, "run", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from child_processes import start_interruptible
 from fuzz_inputs import DAMAGES
 
 from evosoko.generate.stress import lattice_rows, room_rows
@@ -100,7 +101,7 @@ def run_arguments(folder: Path, *settings: str) -> list:
 
 def _stopped_run(folder: Path) -> Path:
     """A run stopped by SIGINT in the middle of its second level, as a user stops it."""
-    process = subprocess.Popen(
+    process = start_interruptible(
         [
             sys.executable,
             "-m",

@@ -179,7 +179,13 @@ def test_ctrl_c_keeps_finished_jobs_and_the_rest_run_on_resume(tmp_path, monkeyp
         "from evosoko.experiment.compare_config import load_compare_config\n"
         f"run_compare(load_compare_config({str(tmp_path / 'slow.toml')!r}), {str(folder)!r})\n"
     )
-    child = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    from child_processes import start_interruptible
+
+    child = start_interruptible(
+        [sys.executable, "-c", script],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     journal = folder / "journal.jsonl"
     deadline = time.monotonic() + 60
     while not (journal.exists() and journal.read_text().count("\n") >= 1):

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from child_processes import start_interruptible
 from typer.testing import CliRunner
 
 from evosoko.cli import app
@@ -54,7 +55,7 @@ seconds = 1.5
 
 def _interrupt_after_first_job(args: list[str], journal: Path) -> str:
     """Run ``evosoko ARGS`` until one job is journaled, send SIGINT; its stderr."""
-    child = subprocess.Popen(
+    child = start_interruptible(
         [sys.executable, "-m", "evosoko.cli", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
