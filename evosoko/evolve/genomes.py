@@ -67,8 +67,9 @@ def decode(
     """Play ``genome`` from the start of ``level`` and return the LURD of the steps it takes.
 
     For push genomes ``objective``, ``stop_on_deadlock`` and ``pi_corrals`` must be those used
-    in evaluation (they decide the candidates and where replay stops). A move genome stops when solved; a push genome also
-    before a push into a lost position (see :mod:`evosoko.evolve.push_replay`).
+    in evaluation (they decide the candidates and where replay stops). A move genome stops when
+    solved; a push genome also before a push into a lost position (see
+    :mod:`evosoko.evolve.push_replay`).
     """
     if level.pairing is not None:
         from evosoko.evolve.given_holes import decode_holes

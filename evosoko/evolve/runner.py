@@ -50,7 +50,8 @@ def evolve_level(
     ``should_stop``; pass it back as ``resume_state`` to continue exactly where it was taken.
     ``on_generation(stats)`` and ``on_checkpoint(state)`` are shorthands for such callbacks.
     With ``hybrid.enabled`` the first population is seeded by a bounded search (not when
-    resuming), whose seconds count against the budget and in the result. With ``output.optimize_seconds`` a solution is shortened before it is returned.
+    resuming), whose seconds count against the budget and in the result. With
+    ``output.optimize_seconds`` a solution is shortened before it is returned.
     """
     if level.pairing is not None:
         from evosoko.evolve.given_holes import given_holes_config
