@@ -10,9 +10,10 @@ Fitnesses are deterministic, so the fitness cache is not saved (it only saves ti
 Versions: 2 (written now) stores each evaluation by name (``{"solved", "distance", "length",
 "keep", "state_hash", "gap", "terms"}``, and ``"cell"``, the MAP-Elites cell, when there is
 one: the archive is the population, so a resumed run has the same archive) and the best
-fitness as ``best_fitness`` ``{name: value}``; version 1 (evosoko before named fitness values) stored them as positional
-lists (``[solved, distance, length, keep, state_hash, gap]`` and ``best_values``). Both are
-read, so an interrupted run of an earlier version resumes exactly.
+fitness as ``best_fitness`` ``{name: value}``; version 1 (evosoko before named fitness
+values) stored them as positional lists (``[solved, distance, length, keep, state_hash,
+gap]`` and ``best_values``). Both are read, so an interrupted run of an earlier version
+resumes exactly.
 """
 
 from __future__ import annotations
