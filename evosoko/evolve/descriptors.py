@@ -2,9 +2,9 @@
 
 The cell is the one ``push-fess`` files a state under (:func:`evosoko.search.fess_space.
 state_cell`): packing (boxes on goals filled in the packing order), out-of-plan, room
-connectivity and connectivity, with the packing order and room links built as
-:class:`evosoko.search.fess.FeatureSpaceRun` builds them. ``ga.selection = "map_elites"``
-keeps one elite per cell (:mod:`evosoko.evolve.archive`).
+connectivity and connectivity, from the features :func:`evosoko.search.fess.level_features`
+builds for push-fess. ``ga.selection = "map_elites"`` keeps one elite per cell
+(:mod:`evosoko.evolve.archive`).
 
 The replay records every push it makes (the ``record`` of
 :func:`evosoko.evolve.push_replay.replay_push_packed`); the position at a genome's scored point
@@ -19,10 +19,8 @@ import numba
 import numpy as np
 
 from evosoko.evolve.push_replay import PushTables
-from evosoko.search import fess, fess_kernel, fess_space
-from evosoko.search.packing_order import packing_order
+from evosoko.search import fess, fess_space
 from evosoko.sokoban.level import Level
-from evosoko.sokoban.rooms import room_links
 
 NO_CELL = -1
 """The cell of an evaluation that has none (move genomes, or map_elites off)."""
@@ -32,13 +30,7 @@ class FessCells:
     """The FESS cells of positions of one level (the features of ``push-fess``'s search)."""
 
     def __init__(self, level: Level, tables: PushTables) -> None:
-        order = packing_order(level)
-        link, ends = None, None
-        if fess.ROOM_LINKS > 0:
-            _, link, ends = room_links(level.floor, level.deltas)
-        self.features = fess_kernel.make_features(
-            order, level.cells, level.goal_cells, 0, link, ends if fess.ROOM_CUTS else None
-        )
+        order, self.features = fess.level_features(level, corral_deadlocks=0)
         room_values = fess.ROOM_LINKS + 1
         space = fess_space.make_feature_space(
             1, level.box_count, order.layers, fess.ALTERNATE, room_values=room_values

@@ -58,21 +58,25 @@ CORRAL_DEADLOCKS = 200
 :mod:`evosoko.sokoban.corral_deadlock`."""
 
 
+def level_features(level, corral_deadlocks: int = CORRAL_DEADLOCKS) -> tuple:
+    """(packing order, features) of ``level`` as this module's settings make them
+    (:func:`evosoko.search.fess_kernel.make_features`): the cells of push-fess, and of the GA's
+    MAP-Elites (:mod:`evosoko.evolve.descriptors`, which tests no corral deadlocks)."""
+    order = packing_order(level)
+    _, link, ends = room_links(level.floor, level.deltas) if ROOM_LINKS > 0 else (0, None, None)
+    cuts = ends if ROOM_CUTS else None
+    features = fess_kernel.make_features(
+        order, level.cells, level.goal_cells, corral_deadlocks, link, cuts
+    )
+    return order, features
+
+
 class FeatureSpaceRun(SearchRun):
     """A :class:`evosoko.search.search_run.SearchRun` whose frontier is the feature space."""
 
     def __init__(self, level, *arguments, **keywords):
         super().__init__(level, *arguments, **keywords)
-        self.order = packing_order(level)
-        _, link, ends = room_links(level.floor, level.deltas) if ROOM_LINKS > 0 else (0, None, None)
-        self.features = fess_kernel.make_features(
-            self.order,
-            level.cells,
-            level.goal_cells,
-            CORRAL_DEADLOCKS,
-            link,
-            ends if ROOM_CUTS else None,
-        )
+        self.order, self.features = level_features(level)
         self.space = None
         self.corridor_macros = CORRIDOR_MACROS
 
