@@ -148,9 +148,20 @@ def fess_search(
         tab.nearest_manhattan,
     )
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
-    node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, assign = (
-        nodes
-    )
+    (
+        node_boxes,
+        key_player,
+        actual,
+        parent,
+        step,
+        g_of,
+        moves_of,
+        h_of,
+        hash_of,
+        closed,
+        assign,
+        potential,
+    ) = nodes
     (
         reach_mark,
         distance,
@@ -184,12 +195,13 @@ def fess_search(
     margin = 4 * box_count + 2 + MACRO_CAP
     child = np.empty(box_count, dtype=node_boxes.dtype)  # int16 or int32: the store's cells
     child_assign = np.empty(box_count, dtype=assign.dtype)
+    child_potential = np.empty(box_count, dtype=potential.dtype)
     parent_boxes = np.empty(box_count, dtype=np.int64)
     with_assignment = assign.shape[1] == box_count
 
     work_limit = params[WORK_LIMIT]  # as in push_search: a call may stop inside an expansion
     spent = 0
-    full_matching = box_count * box_count * box_count
+    matching_update_work = box_count * box_count
     successors_here = 0
     expanded_here = 0
     while expanded_here < params[CHUNK] and (expanded_here == 0 or spent < work_limit):
@@ -323,20 +335,19 @@ def fess_search(
                     h, full = _child_h(
                         kind,
                         h_of[node],
-                        assign[node],
-                        i,
+                        potential[node],
                         b,
                         target,
-                        pushes,
                         child,
                         child_assign,
+                        child_potential,
                         push_distance,
                         nearest_push,
                         nearest_manhattan,
                         work,
                     )
                     if full:
-                        spent += full_matching
+                        spent += matching_update_work
                     ok = h < UNREACHABLE
                 normalized = 0
                 child_cell = 0
@@ -421,6 +432,7 @@ def fess_search(
                 )
                 if with_assignment:
                     assign[new, :] = child_assign
+                    potential[new, :] = child_potential
                 counters[GENERATED] += 1
                 if all_on_goals(goals, child):
                     counters[SOLUTION] = new
@@ -450,6 +462,7 @@ def fess_search(
                 reach,
                 child,
                 child_assign,
+                child_potential,
             )
             if solved_node >= 0:
                 counters[SOLUTION] = solved_node
@@ -506,6 +519,7 @@ def _packing_macros(
     reach,
     child,
     child_assign,
+    child_potential,
 ):  # pragma: no cover - compiled
     """Add the packing macros of ``node`` (see ``PACK_MACROS``); returns a solved node or -1.
 
@@ -519,7 +533,7 @@ def _packing_macros(
         tab.nearest_manhattan,
     )
     zb, zp = tab.zobrist_box, tab.zobrist_player
-    node_boxes, key_player, _, _, _, g_of, moves_of, h_of, hash_of, _, assign = nodes
+    node_boxes, key_player, _, _, _, g_of, moves_of, h_of, hash_of, _, assign, potential = nodes
     reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch, _ = scratch
     layer, goals_per_layer, counts, _, _, goal_index, path_scratch, _, _ = features
     space_state = space[5]
@@ -592,13 +606,12 @@ def _packing_macros(
                 h, _ = _child_h(
                     params[HEURISTIC],
                     h_of[node],
-                    assign[node],
-                    best,
+                    potential[node],
                     b,
                     goal,
-                    pushes,
                     child,
                     child_assign,
+                    child_potential,
                     push_distance,
                     nearest_push,
                     nearest_manhattan,
@@ -640,6 +653,7 @@ def _packing_macros(
             )
             if with_assignment:
                 assign[new, :] = child_assign
+                potential[new, :] = child_potential
             counters[GENERATED] += 1
             made += 1
             if all_on_goals(goals, child):

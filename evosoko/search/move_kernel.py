@@ -96,7 +96,7 @@ def move_search(
         tab.nearest_manhattan,
     )
     zb, zp = tab.zobrist_box, tab.zobrist_player
-    node_boxes, key_player, _, parent, step, g_of, moves_of, h_of, hash_of, closed, _ = nodes
+    node_boxes, key_player, _, parent, step, g_of, moves_of, h_of, hash_of, closed, _, _ = nodes
     occupied, assignment = scratch
     mode = params[MODE]
     kind = params[HEURISTIC]

@@ -64,6 +64,7 @@ from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
 from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.matching import matching_update, store_potentials
 from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
 
 REACH_STAMP, NORM_STAMP = 0, 1
@@ -111,6 +112,8 @@ def push_root(
     h = box_term(
         params[HEURISTIC], nearest_manhattan, nearest_push, push_distance, boxes, assignment, work
     )
+    if params[HEURISTIC] == MATCHING and nodes[11].shape[1] == boxes.shape[0]:
+        store_potentials(work, nodes[11][0])
     key_hash = zp[normalized]
     for b in boxes:
         key_hash ^= zb[b]
@@ -139,9 +142,20 @@ def push_search(
         tab.nearest_manhattan,
     )
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
-    node_boxes, key_player, actual, parent, step, g_of, moves_of, h_of, hash_of, closed, assign = (
-        nodes
-    )
+    (
+        node_boxes,
+        key_player,
+        actual,
+        parent,
+        step,
+        g_of,
+        moves_of,
+        h_of,
+        hash_of,
+        closed,
+        assign,
+        potential,
+    ) = nodes
     (
         reach_mark,
         distance,
@@ -174,6 +188,7 @@ def push_search(
     margin = 4 * box_count + 2
     child = np.empty(box_count, dtype=node_boxes.dtype)
     child_assign = np.empty(box_count, dtype=assign.dtype)
+    child_potential = np.empty(box_count, dtype=potential.dtype)
     parent_boxes = np.empty(box_count, dtype=np.int64)
     with_assignment = assign.shape[1] == box_count
     candidate_ids = np.empty(4 * box_count, dtype=np.int64)  # local: no aliasing in the loop
@@ -181,7 +196,7 @@ def push_search(
 
     work_limit = params[WORK_LIMIT]
     spent = 0  # work units of this call; added to counters[WORK] on the way out
-    full_matching = box_count * box_count * box_count
+    matching_update_work = box_count * box_count
     successors_here = 0
     expanded_here = 0
     while expanded_here < params[CHUNK] and (expanded_here == 0 or spent < work_limit):
@@ -309,20 +324,19 @@ def push_search(
                     h, full = _child_h(
                         kind,
                         h_of[node],
-                        assign[node],
-                        i,
+                        potential[node],
                         b,
                         target,
-                        pushes,
                         child,
                         child_assign,
+                        child_potential,
                         push_distance,
                         nearest_push,
                         nearest_manhattan,
                         work,
                     )
                     if full:
-                        spent += full_matching
+                        spent += matching_update_work
                     ok = h < UNREACHABLE
                 normalized = 0
                 if ok:
@@ -402,6 +416,7 @@ def push_search(
                 )
                 if with_assignment:
                     assign[new, :] = child_assign
+                    potential[new, :] = child_potential
                 counters[GENERATED] += 1
                 if (
                     goal_test != AT_EXPANSION
@@ -497,32 +512,33 @@ def _moved(
 def _child_h(
     kind,
     parent_h,
-    parent_assign,
-    index,
+    parent_potential,
     source,
     target,
-    pushes,
     child,
     child_assign,
+    child_potential,
     push_distance,
     nearest_push,
     nearest_manhattan,
     work,
 ):  # pragma: no cover - compiled
-    """Heuristic of the child, incremental where possible, and whether a full matching ran.
+    """Heuristic of the child after the box on ``source`` went to ``target``, and whether a
+    matching was updated.
 
-    Matching: when the moved box came ``pushes`` pushes closer to its assigned goal, the
-    parent's assignment stays optimal (``pushes`` pushes lower any matching by at most that),
-    so ``h - pushes``.
+    Manhattan and push distance: the parent's sum with the moved box's term changed. Matching:
+    ``child_assign`` holds the parent's assignment in the child's order (:func:`_moved`);
+    :func:`evosoko.sokoban.matching.matching_update` re-matches the moved box in O(n^2) from
+    the parent's potentials, filling ``child_assign`` and ``child_potential``: the same cost a
+    full O(n^3) matching gives.
     """
     if kind == MANHATTAN:
         return parent_h - nearest_manhattan[source] + nearest_manhattan[target], False
     if kind == PUSH_DISTANCE:
         return parent_h - nearest_push[source] + nearest_push[target], False
-    goal = parent_assign[index]
-    if push_distance[goal, target] == push_distance[goal, source] - pushes:
-        return parent_h - pushes, False
-    h = box_term(
-        MATCHING, nearest_manhattan, nearest_push, push_distance, child, child_assign, work
-    )
+    moved = 0
+    while child[moved] != target:
+        moved += 1
+    child_potential[:] = parent_potential
+    h = matching_update(push_distance, child, child_assign, child_potential, moved, work)
     return h, True

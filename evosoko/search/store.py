@@ -117,6 +117,8 @@ NODE_FIELDS = (
     "hash",  # uint64: Zobrist hash of the state key
     "closed",  # uint8: expanded (1) or not (0)
     "assign",  # cell_dtype[cap, boxes or 1]: goal assigned to each box by the matching heuristic
+    "potential",  # int32[cap, goals or 1]: the goals' dual potentials of that matching, so a
+    # child's matching is updated in O(n^2) (evosoko.sokoban.matching.matching_update)
 )
 
 
@@ -148,6 +150,7 @@ class Store:
             np.zeros(capacity, dtype=np.uint64),
             np.zeros(capacity, dtype=np.uint8),
             np.zeros((capacity, self.assign_width), dtype=self.cell_dtype),
+            np.zeros((capacity, self.assign_width), dtype=np.int32),
         )
         self.table = np.full(4 * capacity, EMPTY, dtype=np.int32)
         self.frontier = (np.zeros(capacity, dtype=np.int64), np.zeros(capacity, dtype=np.int32))

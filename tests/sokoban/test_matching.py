@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shared_microban import microban
 
 from evosoko.sokoban import deadlocks
 from evosoko.sokoban.level import UNREACHABLE
-from evosoko.sokoban.matching import matching_cost
+from evosoko.sokoban.matching import (
+    matching_cost,
+    matching_kernel,
+    matching_update,
+    store_potentials,
+)
 
 
 @pytest.mark.parametrize("title", ["3", "36", "93", "144", "153"])
@@ -25,3 +32,42 @@ def test_matching_equals_the_scipy_reference(title):
         assert cost == deadlocks.matching_cost(level, boxes)
         costs.add(cost >= UNREACHABLE)
     assert costs == {True, False}  # deadlocked and matchable positions both occurred
+
+
+@st.composite
+def _moves(draw):
+    """A random cost matrix (some pairs unreachable), a start position and box moves."""
+    boxes = draw(st.integers(1, 9))
+    cells = draw(st.integers(boxes + 1, 30))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    costs = rng.integers(0, 25, size=(boxes, cells)).astype(np.int64)
+    costs[rng.random((boxes, cells)) < draw(st.sampled_from([0.0, 0.2, 0.5]))] = 2 * UNREACHABLE
+    start = np.sort(rng.choice(cells, size=boxes, replace=False)).astype(np.int64)
+    moves = [(int(rng.integers(boxes)), int(rng.integers(cells))) for _ in range(12)]
+    return costs, start, moves
+
+
+@settings(max_examples=300, deadline=None)
+@given(_moves())
+def test_matching_update_gives_the_full_matchings_cost_move_after_move(case):
+    costs, boxes, moves = case
+    n = len(boxes)
+    assignment = np.zeros(n, dtype=np.int16)
+    potentials = np.zeros(n, dtype=np.int32)
+    work = np.zeros((6, n + 1), dtype=np.int64)
+    matching_kernel(costs, boxes, assignment, work)
+    store_potentials(work, potentials)
+    for row, target in moves:
+        if target in boxes:
+            continue
+        moved_boxes = boxes.copy()
+        moved_boxes[row] = target
+        order = np.argsort(moved_boxes)
+        boxes, assignment = moved_boxes[order], assignment[order].copy()
+        moved = int(np.flatnonzero(boxes == target)[0])
+        cost = matching_update(costs, boxes, assignment, potentials, moved, work)
+        assert min(cost, UNREACHABLE) == matching_cost(costs, boxes)
+        assert sorted(assignment.tolist()) == list(range(n))
+        assert cost == sum(min(costs[assignment[r], boxes[r]], UNREACHABLE) for r in range(n))
+        assert np.abs(potentials).max(initial=0) <= UNREACHABLE
