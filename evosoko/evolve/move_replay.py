@@ -43,7 +43,13 @@ from evosoko.parallel.packing import packed_rows
 from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
 from evosoko.sokoban.freeze import NO_CELL, frozen_off_goal, may_freeze
 from evosoko.sokoban.level import UNREACHABLE, Level
-from evosoko.sokoban.matching import PUSH_DISTANCE, goal_distance, matching_kernel
+from evosoko.sokoban.matching import (
+    PUSH_DISTANCE,
+    goal_distance,
+    matching_kernel,
+    matching_update,
+    store_potentials,
+)
 from evosoko.sokoban.reach import explore, normalized_player, spread
 from evosoko.sokoban.zobrist import boxes_hash
 
@@ -322,6 +328,10 @@ def _move_batch_kernel(
     )
     start_assignment = np.empty(box_count, dtype=np.int16)
     _copy(start_assignment, assignment)
+    potentials = np.zeros(box_count, dtype=np.int32)  # the goals' duals of that matching
+    start_potentials = np.zeros(box_count, dtype=np.int32)
+    if objective == MATCHING:
+        store_potentials(work, start_potentials)
     start_on_goals = 0
     for k in range(box_count):
         if goals[start_boxes[k]]:
@@ -353,6 +363,9 @@ def _move_batch_kernel(
             if objective == MATCHING:
                 for k in range(box_count):
                     assignment[k] = start_assignment[k]
+        if objective == MATCHING:
+            for k in range(box_count):
+                potentials[k] = start_potentials[k]
         player = start_player
         on_goals = start_on_goals
         raw = start_raw
@@ -418,17 +431,13 @@ def _move_batch_kernel(
                         break
             if objective != MATCHING:
                 pushed_raw = raw + table[beyond] - table[target]
-            elif (
-                matched
-                and raw < UNREACHABLE
-                and push_distance[assignment[k], beyond] == push_distance[assignment[k], target] - 1
-            ):
-                pushed_raw = raw - 1  # one push closer to its goal: the matching stays optimal
+            elif matched:  # box k re-matched from the duals: O(n^2), the full matching's cost
+                pushed_raw = matching_update(push_distance, boxes, assignment, potentials, k, work)
             elif hit:
                 pushed_raw = known_raw[pushed_slot]
-                matched = False
             else:
                 pushed_raw = matching_kernel(push_distance, boxes, assignment, work)
+                store_potentials(work, potentials)
                 matched = True
             if not hit:
                 stores += 1

@@ -43,6 +43,7 @@ from evosoko.evolve.push_rules import (
 from evosoko.parallel.packing import packed_rows
 from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
 from evosoko.sokoban.level import UNREACHABLE, Level, State
+from evosoko.sokoban.matching import matching_update, store_potentials
 from evosoko.sokoban.zobrist import boxes_hash
 
 PUSH_GENE_RANGE = 720
@@ -206,6 +207,7 @@ class _Start(NamedTuple):
     out_box: np.ndarray
     out_direction: np.ndarray
     assignment: np.ndarray
+    potentials: np.ndarray  # the goals' duals of that matching (row 6 of the work scratch)
     frozen_goals: np.ndarray
     reduced: np.ndarray
     dead_now: np.ndarray
@@ -261,6 +263,8 @@ def _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratc
     distance = UNREACHABLE
     if frozen_count >= 0:
         distance = scratch_distance(arrays, objective, scratch, frozen_count)
+        if objective == MATCHING and frozen_count == 0:
+            store_potentials(scratch.work, scratch.work[6])
     if frozen_count >= 0 and on_goals < start_boxes.shape[0]:
         count, smallest = scratch_candidates(arrays, corrals, start_player, scratch, frozen_count)
     else:
@@ -284,6 +288,7 @@ def _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratc
         _copied(scratch.out_box),
         _copied(scratch.out_direction),
         _copied(scratch.assignment),
+        _copied(scratch.work[6]),
         _copied(scratch.frozen_goals),
         _copied(scratch.reduced.ravel()).reshape(scratch.reduced.shape),
         _copied(scratch.dead_now),
@@ -306,6 +311,7 @@ def _restore_start(start, start_boxes, scratch, tables_dirty):  # pragma: no cov
     set_position(scratch.occupied, scratch.boxes, start_boxes)
     for k in range(start.assignment.shape[0]):  # loops: slice copies compile slowly
         scratch.assignment[k] = start.assignment[k]
+        scratch.work[6, k] = start.potentials[k]
     if start.frozen_count > 0:
         for cell in range(start.frozen_goals.shape[0]):
             scratch.frozen_goals[cell] = start.frozen_goals[cell]
@@ -409,11 +415,6 @@ def _replay_one(
         if record.shape[0] > 0:
             record[steps, 0] = box
             record[steps, 1] = direction
-        goal = -1
-        if matched:
-            for k in range(box_count):
-                if boxes[k] == box:
-                    goal = assignment[k]
         before = frozen_count
         frozen_count = push(
             floor, dead, goals, deltas, occupied, boxes, assignment, box, direction,
@@ -436,19 +437,22 @@ def _replay_one(
         if known >= 0:
             distance = known_distance[known]
             matched = False
-        elif (
-            matched
-            and frozen_count == 0
-            and distance < UNREACHABLE
-            and push_distance[goal, target] == push_distance[goal, box] - 1
-        ):
-            distance -= 1  # closer to its goal by one push: the matching stays optimal
+        elif matched and frozen_count == 0:  # box re-matched from the duals in O(n^2)
+            moved = 0
+            while boxes[moved] != target:
+                moved += 1
+            distance = min(
+                matching_update(push_distance, boxes, assignment, work[6], moved, work),
+                UNREACHABLE,
+            )
         else:
             distance = position_distance(
                 objective, arrays.nearest_manhattan, arrays.nearest_push, push_distance, boxes,
                 frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
             )  # fmt: skip
             matched = objective == MATCHING and frozen_count == 0
+            if matched:
+                store_potentials(work, work[6])
         if on_goals == box_count:
             solved = True
             solved_at = steps

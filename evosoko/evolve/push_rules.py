@@ -68,7 +68,7 @@ class PushScratch(NamedTuple):
     corral: tuple  # 7 x int64[cells]: scratch of pi_corral
     corral_marks: np.ndarray  # int64[4]: its stamps
     assignment: np.ndarray  # int16[boxes]: each box's goal in the last matching
-    work: np.ndarray  # int64[6, boxes + 1]: matching scratch
+    work: np.ndarray  # int64[7, boxes + 1]: matching scratch; row 6 the goals' potentials
 
 
 @numba.njit(cache=True)
@@ -100,7 +100,7 @@ def push_scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
         corral,
         np.zeros(4, dtype=np.int64),
         np.zeros(box_count, dtype=np.int16),
-        np.zeros((6, box_count + 1), dtype=np.int64),
+        np.zeros((7, box_count + 1), dtype=np.int64),
     )
 
 
