@@ -58,6 +58,13 @@ CORRAL_DEADLOCKS = 200
 :mod:`evosoko.sokoban.corral_deadlock`."""
 
 
+CLUSTER_DEADLOCKS = 1 << 14
+"""Slots of the cache of cluster deadlock tests (0: no such test): when push-fess expands a
+state, the boxes touching the box pushed last are searched alone
+(:func:`evosoko.sokoban.corral_deadlock.cluster_deadlock`, up to ``CORRAL_DEADLOCKS``
+positions); if they cannot all reach goals, the state is lost."""
+
+
 def level_features(level, corral_deadlocks: int = CORRAL_DEADLOCKS) -> tuple:
     """(packing order, features) of ``level`` as this module's settings make them
     (:func:`evosoko.search.fess_kernel.make_features`): the cells of push-fess, and of the GA's
@@ -66,7 +73,7 @@ def level_features(level, corral_deadlocks: int = CORRAL_DEADLOCKS) -> tuple:
     _, link, ends = room_links(level.floor, level.deltas) if ROOM_LINKS > 0 else (0, None, None)
     cuts = ends if ROOM_CUTS else None
     features = fess_kernel.make_features(
-        order, level.cells, level.goal_cells, corral_deadlocks, link, cuts
+        order, level.cells, level.goal_cells, corral_deadlocks, link, cuts, CLUSTER_DEADLOCKS
     )
     return order, features
 

@@ -76,7 +76,11 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
-from evosoko.sokoban.corral_deadlock import lost_after_push, make_corral_scratch
+from evosoko.sokoban.corral_deadlock import (
+    cluster_lost_after_push,
+    lost_after_push,
+    make_corral_scratch,
+)
 from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
@@ -94,12 +98,19 @@ goal macros' (``GOAL_MACRO_STEP + k``)."""
 
 
 def make_features(
-    order, cells: int, goal_cells=None, corral_limit: int = 0, link=None, ends=None
+    order,
+    cells: int,
+    goal_cells=None,
+    corral_limit: int = 0,
+    link=None,
+    ends=None,
+    cluster_cache: int = 0,
 ) -> tuple:
     """(goal layers, goals per layer, per-layer scratch, stamp, region mark, goal index of
     each cell (-1 off goals), box-path scratch, corral-deadlock scratch, (link of each cell,
     scratch per link, link ends)) of the kernel; corral deadlock searches of up to
-    ``corral_limit`` positions (0: none); ``link``, ``ends``: see
+    ``corral_limit`` positions (0: none), with cluster deadlock tests as well when
+    ``cluster_cache`` > 0 (the slots of their cache); ``link``, ``ends``: see
     :func:`evosoko.sokoban.rooms.room_links` (None: no links; no ends: every blocked link
     counts, see :func:`evosoko.sokoban.rooms.blocked_links`)."""
     layer = order.layer.astype(np.int64)
@@ -117,7 +128,7 @@ def make_features(
         np.zeros(cells, dtype=np.int64),
         goal_index,
         make_box_path_scratch(cells),
-        make_corral_scratch(cells, corral_limit),
+        make_corral_scratch(cells, corral_limit, cluster_cache),
         (link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
     )
 
@@ -176,6 +187,7 @@ def fess_search(
     ) = scratch
     corral_search = features[7]
     corral_deadlocks = corral_search[5].shape[0] > 0
+    cluster_deadlocks = corral_deadlocks and corral_search[10].shape[0] > 0
     space_state = space[5]
     alternate = space_state[ALTERNATE]
     pack_macros = space_state[PACK_MACROS] > 0
@@ -267,6 +279,14 @@ def fess_search(
         ):  # fmt: skip
             clear_cells(occupied, parent_boxes)
             continue  # a corral next to the box pushed last is lost (corral_deadlock.py)
+        if (
+            cluster_deadlocks and first_successor == 0 and parent[node] >= 0
+        ) and cluster_lost_after_push(
+            floor, dead, goals, deltas, occupied, actual[node], step[node], freeze_scratch,
+            corral_search,
+        ):  # fmt: skip
+            clear_cells(occupied, parent_boxes)
+            continue  # the boxes touching the box pushed last cannot reach goals on their own
         allowed = corral_scratch[5]
         allowed_stamp = corral_marks[3]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1

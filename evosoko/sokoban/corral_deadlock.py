@@ -1,4 +1,4 @@
-"""Corral deadlocks, compiled: a bounded search proves that the boxes around a corral are lost.
+"""Corral and cluster deadlocks, compiled: a bounded search proves that some boxes are lost.
 
 A *corral* is a region of free floor the player cannot reach; its *barrier* is the boxes next to
 it. The test removes every other box from the board and searches the pushes of the barrier
@@ -15,8 +15,15 @@ answers "not proven". A search that hits its bound of positions answers "not pro
 So the test is sound: a position it calls lost has no solution (a hypothesis test holds it to
 push-BFS on random small levels).
 
+*Cluster deadlocks* (:func:`cluster_deadlock`) use the same search on another set of boxes:
+the box pushed last and the boxes touching it, through sides or corners, one after another (a
+jam of boxes, none of them frozen, that can be pushed about but never all onto goals). There is
+no corral, so the only way out is every box of the cluster on a goal; the same argument makes
+it sound. Its answers depend only on the cluster's cells and the player's region without the
+other boxes, so they are cached by those.
+
 Used by ``push-fess`` (:mod:`evosoko.search.fess_kernel`) on the corrals next to the box pushed
-last, once per expansion.
+last and on its cluster, once per expansion.
 """
 
 from __future__ import annotations
@@ -34,13 +41,19 @@ MAX_BARRIER = 10
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-def make_corral_scratch(cells: int, limit: int) -> tuple:
+def make_corral_scratch(cells: int, limit: int, cluster_cache: int = 0) -> tuple:
     """Scratch of :func:`corral_deadlock` for boards of ``cells`` cells and searches of at most
     ``limit`` positions: (region mark, reach mark, occupied, queue, boxes of each position, its
-    player, hash table, stamps (region, reach), box buffer)."""
+    player, hash table, stamps (region, reach), box buffer, then the cache of
+    :func:`cluster_deadlock`'s answers: ``cluster_cache`` slots (0: no cluster tests) of
+    (cells and player, count and answer))."""
     slots = 1
     while slots < 2 * limit:
         slots *= 2
+    cache = 1
+    while cache < cluster_cache:
+        cache *= 2
+    cache = cache if cluster_cache > 0 else 0
     return (
         np.zeros(cells, dtype=np.int64),
         np.zeros(cells, dtype=np.int64),
@@ -51,6 +64,8 @@ def make_corral_scratch(cells: int, limit: int) -> tuple:
         np.full(slots, -1, dtype=np.int64),
         np.zeros(2, dtype=np.int64),
         np.zeros(MAX_BARRIER, dtype=np.int64),
+        np.zeros((cache, MAX_BARRIER + 1), dtype=np.int64),
+        np.full(cache, -1, dtype=np.int64),
     )
 
 
@@ -104,7 +119,13 @@ def corral_deadlock(
     floor, dead, goals, deltas, occupied, player, start, freeze_scratch, scratch
 ):  # pragma: no cover - compiled
     """True when the corral holding the free cell ``start`` is proven lost (see the module)."""
-    region_mark, reach_mark, occ, queue, boxes, players, table, marks, buffer = scratch
+    region_mark, occ, queue, marks, buffer = (
+        scratch[0],
+        scratch[2],
+        scratch[3],
+        scratch[7],
+        scratch[8],
+    )
     marks[0] += 1
     region = marks[0]
     size, _ = explore(floor, occupied, deltas, start, region_mark, region, queue, queue[:0])
@@ -120,6 +141,108 @@ def corral_deadlock(
                 buffer[count] = cell
                 count += 1
     clear_cells(occ, buffer[:count])
+    return _lost_subset(floor, dead, goals, deltas, player, count, region, freeze_scratch, scratch)
+
+
+@numba.njit(cache=True)
+def cluster_deadlock(
+    floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
+):  # pragma: no cover - compiled
+    """True when the boxes touching the box on ``box`` (through sides or corners, one after
+    another), searched alone, cannot all reach goals (see the module; no corral, so no early
+    way out but goals). Answers are cached by the cluster and the player's region without the
+    other boxes (the scratch must have a cache)."""
+    reach_mark, occ, queue, marks, buffer = (
+        scratch[1],
+        scratch[2],
+        scratch[3],
+        scratch[7],
+        scratch[8],
+    )
+    cache_cells, cache_info = scratch[9], scratch[10]
+    width = deltas[1]
+    ring = (-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1)
+    buffer[0] = box
+    occ[box] = True
+    count = 1
+    head = 0
+    while head < count:
+        cell = buffer[head]
+        head += 1
+        for k in range(8):
+            other = cell + ring[k]
+            if other < 0 or other >= floor.shape[0]:
+                continue
+            if occupied[other] and not occ[other]:
+                if count == MAX_BARRIER:
+                    clear_cells(occ, buffer[:count])
+                    return False
+                occ[other] = True
+                buffer[count] = other
+                count += 1
+    if count < 2:
+        clear_cells(occ, buffer[:count])
+        return False
+    marks[1] += 1
+    _, smallest = explore(floor, occ, deltas, player, reach_mark, marks[1], queue, queue[:0])
+    clear_cells(occ, buffer[:count])
+    _sort(buffer, count)
+    slot = _cache_slot(buffer, count, smallest, cache_cells.shape[0])
+    if _cached(cache_cells, cache_info, slot, buffer, count, smallest):
+        return cache_info[slot] & 1 == 1
+    lost = _lost_subset(floor, dead, goals, deltas, player, count, -1, freeze_scratch, scratch)
+    for j in range(count):
+        cache_cells[slot, j] = buffer[j]
+    cache_cells[slot, MAX_BARRIER] = smallest
+    cache_info[slot] = 2 * count + (1 if lost else 0)
+    return lost
+
+
+@numba.njit(cache=True)
+def cluster_lost_after_push(
+    floor, dead, goals, deltas, occupied, player, code, freeze_scratch, scratch
+):  # pragma: no cover - compiled
+    """:func:`cluster_deadlock` of the box a push step ``code`` left next to ``player``; False
+    for other steps (macros)."""
+    if code < 0 or code >= 4 * floor.shape[0]:
+        return False
+    box = player + deltas[code & 3]
+    if not occupied[box]:
+        return False
+    return cluster_deadlock(
+        floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
+    )
+
+
+@numba.njit(cache=True)
+def _cache_slot(cells, count, player, slots):  # pragma: no cover - compiled
+    h = np.uint64(player + 1) * _MIX
+    for j in range(count):
+        h = (h ^ np.uint64(cells[j] + 1)) * _MIX
+    return int(h >> np.uint64(24)) & (slots - 1)
+
+
+@numba.njit(cache=True)
+def _cached(cache_cells, cache_info, slot, cells, count, player):  # pragma: no cover - compiled
+    """Whether the cache's ``slot`` holds the answer for these sorted ``cells`` and player."""
+    if cache_info[slot] < 0 or cache_info[slot] >> 1 != count:
+        return False
+    if cache_cells[slot, MAX_BARRIER] != player:
+        return False
+    for j in range(count):
+        if cache_cells[slot, j] != cells[j]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _lost_subset(
+    floor, dead, goals, deltas, player, count, region, freeze_scratch, scratch
+):  # pragma: no cover - compiled
+    """The search of the module on the ``count`` boxes in the scratch's buffer alone, the player
+    on ``player``: True when it runs out of positions before every box stands on a goal or the
+    player reaches a cell marked ``region`` (-1: none)."""
+    region_mark, reach_mark, occ, queue, boxes, players, table, marks, buffer, _, _ = scratch
     _sort(buffer, count)
     if all_on_goals(goals, buffer[:count]):
         return False
@@ -138,7 +261,7 @@ def corral_deadlock(
         )
         fresh = _insert(table, boxes, players, head, count, smallest)
         if fresh:
-            for i in range(reached):
+            for i in range(reached if region >= 0 else 0):
                 if region_mark[queue[i]] == region:
                     clear_cells(occ, boxes[head, :count])
                     return False  # the player got into the corral: not proven

@@ -1,4 +1,5 @@
-"""Corral deadlocks: a corral the search proves lost has no solution (push-BFS agrees)."""
+"""Corral and cluster deadlocks: boxes the search proves lost have no solution (push-BFS
+agrees)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,14 @@ from tiny_levels import microban, quiet_level, tiny_levels
 
 from evosoko.search import solve
 from evosoko.sokoban.arrays import level_arrays
-from evosoko.sokoban.corral_deadlock import corral_deadlock, lost_after_push, make_corral_scratch
-from evosoko.sokoban.freeze import make_freeze_scratch
+from evosoko.sokoban.corral_deadlock import (
+    cluster_deadlock,
+    cluster_lost_after_push,
+    corral_deadlock,
+    lost_after_push,
+    make_corral_scratch,
+)
+from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.solutions import replay_states
 
@@ -33,6 +40,20 @@ ROOM = ["#####",
 # One box in a corridor, its goal behind it: the player opens the corral by pushing it home.
 OPEN = ["#######",
         "#@ $ .#",
+        "#######"]  # fmt: skip
+# Three boxes touching one another through corners: none is frozen or on a dead square, and
+# they can be pushed about, but never onto the three goals.
+CLUSTER = ["######",
+           "## @ #",
+           "#*.$##",
+           "# $  #",
+           "# .  #",
+           "######"]  # fmt: skip
+# Two boxes side by side that the player can push home.
+PAIR = ["#######",
+        "#     #",
+        "# $$  #",
+        "#@  ..#",
         "#######"]  # fmt: skip
 
 
@@ -95,24 +116,83 @@ def test_a_lost_corral_is_never_solvable(level):
         assert not solve(level, "push-bfs").solved
 
 
+def clusters_lost(level, scratch=None):
+    """[lost?] of the cluster of each box of the start position, start player."""
+    tables = level_arrays(level)
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[np.array(level.start.boxes, dtype=np.int64)] = True
+    scratch = make_corral_scratch(level.cells, 200, 64) if scratch is None else scratch
+    freeze = make_freeze_scratch(level.cells)
+    found = []
+    for box in level.start.boxes:
+        lost = cluster_deadlock(
+            tables.floor, tables.dead, tables.goals, tables.deltas, occupied, level.start.player,
+            box, freeze, scratch,
+        )  # fmt: skip
+        found.append(bool(lost))
+        assert not scratch[2].any(), "the scratch's occupied flags are left clean"
+    return found
+
+
+def test_boxes_that_move_but_never_reach_goals_are_a_cluster_deadlock():
+    level = quiet_level(CLUSTER)
+    tables = level_arrays(level)
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[np.array(level.start.boxes, dtype=np.int64)] = True
+    freeze = make_freeze_scratch(level.cells)
+    for box in level.start.boxes:  # no simpler test sees it
+        assert not tables.dead[box]
+        assert not freeze_deadlock(
+            tables.floor, tables.dead, tables.goals, occupied, tables.deltas, box, freeze
+        )
+    assert clusters_lost(level) == [True, True, True]
+    assert not any(lost for _, lost in corrals_lost(level))  # nor the corral test
+    result = solve(level, "push-bfs")
+    assert result.status == "unsolvable" and result.expanded > 1
+
+
+def test_a_cluster_that_can_reach_its_goals_is_not_lost():
+    assert clusters_lost(quiet_level(PAIR)) == [False, False]
+    assert clusters_lost(quiet_level(OPEN)) == [False]  # one box alone is never tested
+
+
+def test_a_cluster_answer_comes_from_the_cache_the_second_time():
+    level = quiet_level(CLUSTER)
+    scratch = make_corral_scratch(level.cells, 200, 64)
+    assert clusters_lost(level, scratch)[0]
+    assert (scratch[10] >= 0).sum() == 1  # one cluster, one player region: one entry
+    one_position = make_corral_scratch(level.cells, 1, 64)
+    assert clusters_lost(level, one_position) == [False, False, False]  # nothing proven
+    with_cache = one_position[:9] + scratch[9:]
+    assert clusters_lost(level, with_cache) == [True, True, True]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels(max_boxes=4))
+def test_a_lost_cluster_is_never_solvable(level):
+    if any(clusters_lost(level)):
+        assert not solve(level, "push-bfs").solved
+
+
 def test_push_fess_with_corral_deadlocks_solves_what_push_bfs_solves(monkeypatch):
     from evosoko.search import fess
 
     monkeypatch.setattr(fess, "CORRAL_DEADLOCKS", 200)
-    for rows in (LOST, ROOM, OPEN):
+    for rows in (LOST, ROOM, OPEN, CLUSTER, PAIR):
         level = quiet_level(rows)
         assert solve(level, "push-fess").solved == solve(level, "push-bfs").solved
 
 
 def test_no_position_on_a_solution_is_called_lost():
-    # every push of an optimal solution of these Microban levels leaves a solvable position
+    # every push of an optimal solution of these Microban levels leaves a solvable position:
+    # neither a corral nor the cluster next to the box pushed is called lost
     checked = 0
     for level in microban(*(str(n) for n in range(1, 31))):
         result = solve(level, "push-astar", node_limit=200_000)
         assert result.solved, level.name
         tables = level_arrays(level)
         cells = level.cells
-        scratch, freeze = make_corral_scratch(cells, 200), make_freeze_scratch(cells)
+        scratch, freeze = make_corral_scratch(cells, 200, 1024), make_freeze_scratch(cells)
         mark, queue = np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
         states = replay_states(level, result.solution)
         for before, after in itertools.pairwise(states):
@@ -127,5 +207,9 @@ def test_no_position_on_a_solution_is_called_lost():
             assert not lost_after_push(
                 tables.floor, tables.dead, tables.goals, tables.deltas, occupied, mark,
                 checked, after.player, direction, freeze, scratch,
+            ), level.name  # fmt: skip
+            assert not cluster_lost_after_push(
+                tables.floor, tables.dead, tables.goals, tables.deltas, occupied,
+                after.player, direction, freeze, scratch,
             ), level.name  # fmt: skip
     assert checked > 300
