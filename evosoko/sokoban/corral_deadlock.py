@@ -151,7 +151,7 @@ def cluster_deadlock(
     """True when the boxes touching the box on ``box`` (through sides or corners, one after
     another), searched alone, cannot all reach goals (see the module; no corral, so no early
     way out but goals). Answers are cached by the cluster and the player's region without the
-    other boxes (the scratch must have a cache)."""
+    other boxes, when the scratch has a cache."""
     reach_mark, occ, queue, marks, buffer = (
         scratch[1],
         scratch[2],
@@ -187,10 +187,13 @@ def cluster_deadlock(
     _, smallest = explore(floor, occ, deltas, player, reach_mark, marks[1], queue, queue[:0])
     clear_cells(occ, buffer[:count])
     _sort(buffer, count)
-    slot = _cache_slot(buffer, count, smallest, cache_cells.shape[0])
-    if _cached(cache_cells, cache_info, slot, buffer, count, smallest):
+    slots = cache_info.shape[0]
+    slot = _cache_slot(buffer, count, smallest, slots) if slots > 0 else -1
+    if slot >= 0 and _cached(cache_cells, cache_info, slot, buffer, count, smallest):
         return cache_info[slot] & 1 == 1
     lost = _lost_subset(floor, dead, goals, deltas, player, count, -1, freeze_scratch, scratch)
+    if slot < 0:
+        return lost
     for j in range(count):
         cache_cells[slot, j] = buffer[j]
     cache_cells[slot, MAX_BARRIER] = smallest

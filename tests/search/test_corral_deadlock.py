@@ -165,6 +165,7 @@ def test_a_cluster_answer_comes_from_the_cache_the_second_time():
     assert clusters_lost(level, one_position) == [False, False, False]  # nothing proven
     with_cache = one_position[:9] + scratch[9:]
     assert clusters_lost(level, with_cache) == [True, True, True]
+    assert clusters_lost(level, make_corral_scratch(level.cells, 200)) == [True, True, True]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
