@@ -1,0 +1,120 @@
+"""How many of the states push-fess expands are provably lost by a cluster deadlock test.
+
+Runs push-fess on XSokoban screens to a node limit, draws a sample of the states it expanded
+(fixed seed) and tests each with :func:`evosoko.sokoban.corral_deadlock.cluster_deadlock`:
+
+- ``last_lost``: the cluster of the box pushed last is lost: the states the search's own test
+  (``fess.CLUSTER_DEADLOCKS``) skips when it is on, the roots of lost subtrees;
+- ``any_lost``: some cluster of the state is lost (a lost root and every state below it).
+
+By default the search runs without cluster tests (``--with-cluster-tests`` turns them on, to
+see what they leave), so the figures say how much of the search is spent below lost states.
+
+    python benchmarks/bench_dead_states.py [--levels 4 12 19] [--nodes 100000] [--sample 600]
+        [--limit 500] [--with-cluster-tests]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from _common import load_level, machine, positive, report
+
+from evosoko.search import fess
+from evosoko.search.algorithms import algorithm_named
+from evosoko.search.fess import FeatureSpaceRun
+from evosoko.search.search_run import DEFAULT_MEMORY, Pruning
+from evosoko.search.solver import warm_up
+from evosoko.sokoban.arrays import level_arrays
+from evosoko.sokoban.corral_deadlock import cluster_deadlock, make_corral_scratch
+from evosoko.sokoban.freeze import make_freeze_scratch
+
+
+def expanded_states(level, nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(boxes, player, last step) of every state push-fess expanded within ``nodes``."""
+    algorithm = algorithm_named("push-fess")
+    warm_up([algorithm.name], level.cells)
+    run = FeatureSpaceRun(
+        level, algorithm, "matching", None, nodes, 3.0, Pruning(), 0, DEFAULT_MEMORY
+    )
+    run.search()
+    store = run.store
+    closed = np.flatnonzero(store.field("closed") == 1)
+    return (
+        store.field("boxes")[closed].astype(np.int64),
+        store.field("actual")[closed].astype(np.int64),
+        store.field("step")[closed].astype(np.int64),
+    )
+
+
+def lost_counts(level, states, sample: int, limit: int) -> dict:
+    """Cluster tests on a sample of ``states``: how many are lost at the last push, at all."""
+    boxes, players, steps = states
+    rng = np.random.default_rng(0)
+    chosen = rng.choice(len(boxes), size=min(sample, len(boxes)), replace=False)
+    tables = level_arrays(level)
+    arguments = (tables.floor, tables.dead, tables.goals, tables.deltas)
+    freeze, scratch = make_freeze_scratch(level.cells), make_corral_scratch(level.cells, limit)
+    last = every = 0
+    for row in chosen.tolist():
+        occupied = np.zeros(level.cells, dtype=np.bool_)
+        occupied[boxes[row]] = True
+        player, code = int(players[row]), int(steps[row])
+        lost = [
+            bool(cluster_deadlock(*arguments, occupied, player, int(box), freeze, scratch))
+            for box in boxes[row]
+        ]
+        pushed = player + int(tables.deltas[code & 3]) if 0 <= code < 4 * level.cells else -1
+        last += pushed >= 0 and occupied[pushed] and lost[list(boxes[row]).index(pushed)]
+        every += any(lost)
+    return {"sampled": len(chosen), "last_lost": last, "any_lost": every}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", type=positive, nargs="+", default=[4, 12, 19])
+    parser.add_argument("--nodes", type=positive, default=100_000, help="states push-fess expands")
+    parser.add_argument("--sample", type=positive, default=600, help="expanded states tested")
+    parser.add_argument("--limit", type=positive, default=500, help="positions per test")
+    parser.add_argument("--with-cluster-tests", action="store_true")
+    args = parser.parse_args()
+    if not args.with_cluster_tests:
+        fess.CLUSTER_DEADLOCKS = 0
+    rows = []
+    for index in args.levels:
+        level = load_level("xsokoban.txt", index)
+        started = time.process_time()
+        counts = lost_counts(level, expanded_states(level, args.nodes), args.sample, args.limit)
+        share = counts["any_lost"] / max(counts["sampled"], 1)
+        rows.append(
+            {
+                "screen": index,
+                "boxes": level.box_count,
+                **counts,
+                "any_share": round(share, 3),
+                "cpu_seconds": round(time.process_time() - started, 1),
+            }
+        )
+    summary = {
+        "benchmark": "dead-states",
+        "machine": machine(),
+        "nodes": args.nodes,
+        "limit": args.limit,
+        "cluster_tests_in_search": args.with_cluster_tests,
+        "levels": rows,
+    }
+    columns = [
+        ("screen", "screen"),
+        ("boxes", "boxes"),
+        ("sampled", "sampled"),
+        ("last_lost", "lost at the last push"),
+        ("any_lost", "lost by some cluster"),
+        ("any_share", "share"),
+    ]
+    report(summary, columns, rows)
+
+
+if __name__ == "__main__":
+    main()
