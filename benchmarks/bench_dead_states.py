@@ -67,7 +67,7 @@ def lost_counts(level, states, sample: int, limit: int) -> dict:
             for box in boxes[row]
         ]
         pushed = player + int(tables.deltas[code & 3]) if 0 <= code < 4 * level.cells else -1
-        last += pushed >= 0 and occupied[pushed] and lost[list(boxes[row]).index(pushed)]
+        last += bool(pushed >= 0 and occupied[pushed] and lost[list(boxes[row]).index(pushed)])
         every += any(lost)
     return {"sampled": len(chosen), "last_lost": last, "any_lost": every}
 
@@ -109,9 +109,9 @@ def main() -> None:
         ("screen", "screen"),
         ("boxes", "boxes"),
         ("sampled", "sampled"),
-        ("last_lost", "lost at the last push"),
-        ("any_lost", "lost by some cluster"),
-        ("any_share", "share"),
+        ("lost at the last push", "last_lost"),
+        ("lost by some cluster", "any_lost"),
+        ("share", "any_share"),
     ]
     report(summary, columns, rows)
 
