@@ -52,57 +52,71 @@ def matching_kernel(push_distance, boxes, assignment, work):  # pragma: no cover
     ``UNREACHABLE`` each, so any matching that needs one costs at least ``UNREACHABLE``.
     """
     n = boxes.shape[0]
+    for j in range(n + 1):
+        work[0, j] = 0  # row potentials
+        work[1, j] = 0  # column potentials
+        work[2, j] = 0  # column (goal) j+1 -> row (box) matched, 0 = none
+        work[3, j] = 0
+    for row in range(1, n + 1):
+        _add_row(push_distance, boxes, row, work)
+    return _matched_cost(push_distance, boxes, assignment, work)
+
+
+@numba.njit(cache=True)
+def _add_row(push_distance, boxes, row, work):  # pragma: no cover - compiled
+    """Match ``row`` (1-based) by one shortest augmenting path (one phase of the Hungarian
+    algorithm), the potentials in ``work`` being feasible and tight on the rows matched."""
+    n = boxes.shape[0]
     row_potential = work[0]
     column_potential = work[1]
-    column_row = work[2]  # column (goal) j+1 -> row (box) matched, 0 = none
+    column_row = work[2]
     way = work[3]
     min_to = work[4]
-    for j in range(n + 1):
-        row_potential[j] = 0
-        column_potential[j] = 0
-        column_row[j] = 0
-        way[j] = 0
     used = work[5]
-    for row in range(1, n + 1):
-        column_row[0] = row
-        free_column = 0
+    column_row[0] = row
+    free_column = 0
+    for j in range(n + 1):
+        min_to[j] = _INFINITY
+        used[j] = 0
+    while True:
+        used[free_column] = 1
+        current_row = column_row[free_column]
+        delta = _INFINITY
+        next_column = 0
+        box = boxes[current_row - 1]
+        for j in range(1, n + 1):
+            if used[j]:
+                continue
+            cost = min(push_distance[j - 1, box], UNREACHABLE)
+            reduced = cost - row_potential[current_row] - column_potential[j]
+            if reduced < min_to[j]:
+                min_to[j] = reduced
+                way[j] = free_column
+            if min_to[j] < delta:
+                delta = min_to[j]
+                next_column = j
         for j in range(n + 1):
-            min_to[j] = _INFINITY
-            used[j] = 0
-        while True:
-            used[free_column] = 1
-            current_row = column_row[free_column]
-            delta = _INFINITY
-            next_column = 0
-            box = boxes[current_row - 1]
-            for j in range(1, n + 1):
-                if used[j]:
-                    continue
-                cost = push_distance[j - 1, box]
-                cost = min(cost, UNREACHABLE)
-                reduced = cost - row_potential[current_row] - column_potential[j]
-                if reduced < min_to[j]:
-                    min_to[j] = reduced
-                    way[j] = free_column
-                if min_to[j] < delta:
-                    delta = min_to[j]
-                    next_column = j
-            for j in range(n + 1):
-                if used[j]:
-                    row_potential[column_row[j]] += delta
-                    column_potential[j] -= delta
-                else:
-                    min_to[j] -= delta
-            free_column = next_column
-            if column_row[free_column] == 0:
-                break
-        while free_column != 0:
-            previous = way[free_column]
-            column_row[free_column] = column_row[previous]
-            free_column = previous
+            if used[j]:
+                row_potential[column_row[j]] += delta
+                column_potential[j] -= delta
+            else:
+                min_to[j] -= delta
+        free_column = next_column
+        if column_row[free_column] == 0:
+            break
+    while free_column != 0:
+        previous = way[free_column]
+        column_row[free_column] = column_row[previous]
+        free_column = previous
+
+
+@numba.njit(cache=True)
+def _matched_cost(push_distance, boxes, assignment, work):  # pragma: no cover - compiled
+    """Each box's goal of the matching in ``work`` into ``assignment``; returns its cost."""
+    n = boxes.shape[0]
     total = 0
     for j in range(1, n + 1):
-        row = column_row[j] - 1
+        row = work[2, j] - 1
         assignment[row] = j - 1
         total += min(push_distance[j - 1, boxes[row]], UNREACHABLE)
     return total
@@ -138,9 +152,6 @@ def matching_update(
     row_potential = work[0]
     column_potential = work[1]
     column_row = work[2]
-    way = work[3]
-    min_to = work[4]
-    used = work[5]
     column_potential[0] = 0
     row_potential[0] = 0
     column_row[0] = 0
@@ -159,47 +170,8 @@ def matching_update(
     for j in range(n):
         lowest = min(lowest, min(push_distance[j, box], UNREACHABLE) - potentials[j])
     row_potential[moved + 1] = lowest
-    column_row[0] = moved + 1
-    free_column = 0
-    for j in range(n + 1):
-        min_to[j] = _INFINITY
-        used[j] = 0
-        way[j] = 0
-    while True:
-        used[free_column] = 1
-        current_row = column_row[free_column]
-        delta = _INFINITY
-        next_column = 0
-        box = boxes[current_row - 1]
-        for j in range(1, n + 1):
-            if used[j]:
-                continue
-            cost = min(push_distance[j - 1, box], UNREACHABLE)
-            reduced = cost - row_potential[current_row] - column_potential[j]
-            if reduced < min_to[j]:
-                min_to[j] = reduced
-                way[j] = free_column
-            if min_to[j] < delta:
-                delta = min_to[j]
-                next_column = j
-        for j in range(n + 1):
-            if used[j]:
-                row_potential[column_row[j]] += delta
-                column_potential[j] -= delta
-            else:
-                min_to[j] -= delta
-        free_column = next_column
-        if column_row[free_column] == 0:
-            break
-    while free_column != 0:
-        previous = way[free_column]
-        column_row[free_column] = column_row[previous]
-        free_column = previous
-    total = 0
-    for j in range(1, n + 1):
-        row = column_row[j] - 1
-        assignment[row] = j - 1
-        total += min(push_distance[j - 1, boxes[row]], UNREACHABLE)
+    _add_row(push_distance, boxes, moved + 1, work)
+    total = _matched_cost(push_distance, boxes, assignment, work)
     store_potentials(work, potentials)
     return total
 
