@@ -58,11 +58,13 @@ CORRAL_DEADLOCKS = 200
 :mod:`evosoko.sokoban.corral_deadlock`."""
 
 
-CLUSTER_DEADLOCKS = 1 << 14
+CLUSTER_DEADLOCKS = 0
 """Slots of the cache of cluster deadlock tests (0: no such test): when push-fess expands a
 state, the boxes touching the box pushed last are searched alone
 (:func:`evosoko.sokoban.corral_deadlock.cluster_deadlock`, up to ``CORRAL_DEADLOCKS``
-positions); if they cannot all reach goals, the state is lost."""
+positions); if they cannot all reach goals, the state is lost. Off: with ``1 << 14`` it solved
+24 XSokoban screens against 23 at 200,000 states, but 30 against 31 at 60 CPU-seconds (it
+gains 4, loses 63 and 73; docs/xsokoban.md)."""
 
 
 def level_features(level, corral_deadlocks: int = CORRAL_DEADLOCKS) -> tuple:

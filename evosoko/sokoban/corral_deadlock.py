@@ -23,7 +23,7 @@ it sound. Its answers depend only on the cluster's cells and the player's region
 other boxes, so they are cached by those.
 
 Used by ``push-fess`` (:mod:`evosoko.search.fess_kernel`) on the corrals next to the box pushed
-last and on its cluster, once per expansion.
+last (and, with ``fess.CLUSTER_DEADLOCKS``, on its cluster), once per expansion.
 """
 
 from __future__ import annotations

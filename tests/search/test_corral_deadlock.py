@@ -6,8 +6,9 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
-from tiny_levels import microban, quiet_level, tiny_levels
+from tiny_levels import SHARED_LEVELS, microban, quiet_level, tiny_levels
 
 from evosoko.search import solve
 from evosoko.sokoban.arrays import level_arrays
@@ -18,6 +19,7 @@ from evosoko.sokoban.corral_deadlock import (
     lost_after_push,
     make_corral_scratch,
 )
+from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.solutions import replay_states
@@ -179,9 +181,25 @@ def test_push_fess_with_corral_deadlocks_solves_what_push_bfs_solves(monkeypatch
     from evosoko.search import fess
 
     monkeypatch.setattr(fess, "CORRAL_DEADLOCKS", 200)
-    for rows in (LOST, ROOM, OPEN, CLUSTER, PAIR):
-        level = quiet_level(rows)
-        assert solve(level, "push-fess").solved == solve(level, "push-bfs").solved
+    for cluster_cache in (0, 1 << 14):  # cluster deadlock tests off (the default) and on
+        monkeypatch.setattr(fess, "CLUSTER_DEADLOCKS", cluster_cache)
+        for rows in (LOST, ROOM, OPEN, CLUSTER, PAIR):
+            level = quiet_level(rows)
+            assert solve(level, "push-fess").solved == solve(level, "push-bfs").solved
+
+
+def test_cluster_tests_let_push_fess_solve_xsokoban_4_in_few_states(monkeypatch):
+    from evosoko.search import fess
+
+    path = SHARED_LEVELS / "xsokoban.txt"
+    if not path.is_file():
+        pytest.skip(f"no shared levels at {SHARED_LEVELS}")
+    level = read_levels(path)[3]
+    monkeypatch.setattr(fess, "CLUSTER_DEADLOCKS", 0)
+    assert not solve(level, "push-fess", node_limit=20_000).solved
+    monkeypatch.setattr(fess, "CLUSTER_DEADLOCKS", 1 << 14)
+    result = solve(level, "push-fess", node_limit=20_000)
+    assert result.solved and result.expanded < 5_000
 
 
 def test_no_position_on_a_solution_is_called_lost():
