@@ -46,7 +46,6 @@ from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.matching import (
     PUSH_DISTANCE,
     goal_distance,
-    matching_kernel,
     matching_update,
     store_potentials,
 )
@@ -173,7 +172,6 @@ class _Configurations(NamedTuple):
     keys: np.ndarray  # uint64[slots]: box hash of the configuration held (0: none)
     version: np.ndarray  # int64[slots]: when it was stored (the batch counts stores from 1)
     cells: np.ndarray  # int64[slots, boxes]: its box cells
-    raw: np.ndarray  # int64[slots]: its objective, uncapped
     frozen_lost: np.ndarray  # int8[slots]: a box frozen off its goal (-1: not worked out)
     has_field: np.ndarray  # bool[slots]: ``fields`` holds its gap field
     # int64[slots + 2, cells]: walking distance to the nearest box off goal; then the start's
@@ -198,7 +196,6 @@ def _configurations(cells, box_count):  # pragma: no cover - compiled
         np.zeros(slots, dtype=np.uint64),
         np.zeros(slots, dtype=np.int64),
         np.zeros((slots, box_count), dtype=np.int64),  # cell 0 is never a box: no false hit
-        np.zeros(slots, dtype=np.int64),
         np.zeros(slots, dtype=np.int8),
         np.zeros(slots, dtype=np.bool_),
         np.empty((slots + 2, cells), dtype=np.int64),
@@ -301,11 +298,10 @@ def _move_batch_kernel(
     assignment = np.zeros(box_count, dtype=np.int16)  # box k's goal in the current matching
     work = np.zeros((6, box_count + 1), dtype=np.int64)
     known = _configurations(cells, box_count)
-    keys, version, known_cells, known_raw, frozen_lost = (
+    keys, version, known_cells, frozen_lost = (
         known.keys,
         known.version,
         known.cells,
-        known.raw,
         known.frozen_lost,
     )
     has_field, fields, has_regions, known_regions = (
@@ -371,7 +367,6 @@ def _move_batch_kernel(
         raw = start_raw
         distance = min(raw, UNREACHABLE)
         box_hash = start_hash
-        matched = True  # the assignment is an optimal matching of the boxes as they stand
         slot = -1  # the slot of the boxes as they stand in ``known`` (-1: the start)
         here = 0  # and its version there: the slot holds them while version[slot] == here
         field = start_row  # the row of their gap field, kept while distance <= best_d
@@ -431,21 +426,14 @@ def _move_batch_kernel(
                         break
             if objective != MATCHING:
                 pushed_raw = raw + table[beyond] - table[target]
-            elif matched:  # box k re-matched from the duals: O(n^2), the full matching's cost
+            else:  # box k re-matched from the duals: O(n^2), the full matching's cost
                 pushed_raw = matching_update(push_distance, boxes, assignment, potentials, k, work)
-            elif hit:
-                pushed_raw = known_raw[pushed_slot]
-            else:
-                pushed_raw = matching_kernel(push_distance, boxes, assignment, work)
-                store_potentials(work, potentials)
-                matched = True
             if not hit:
                 stores += 1
                 keys[pushed_slot] = pushed_hash
                 version[pushed_slot] = stores
                 for j in range(box_count):
                     known_cells[pushed_slot, j] = boxes[j]
-                known_raw[pushed_slot] = pushed_raw
                 frozen_lost[pushed_slot] = -1
                 has_field[pushed_slot] = False
                 has_regions[pushed_slot] = False
