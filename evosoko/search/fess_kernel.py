@@ -343,7 +343,7 @@ def fess_search(
                 )
                 h = 0
                 if ok:
-                    _moved(
+                    moved = _moved(
                         node_boxes[node],
                         assign[node],
                         i,
@@ -358,6 +358,7 @@ def fess_search(
                         potential[node],
                         b,
                         target,
+                        moved,
                         child,
                         child_assign,
                         child_potential,
@@ -620,7 +621,7 @@ def _packing_macros(
             h = 0
             normalized = 0
             if ok:
-                _moved(
+                moved = _moved(
                     node_boxes[node], assign[node], best, goal, child, child_assign, with_assignment
                 )
                 h, _ = _child_h(
@@ -629,6 +630,7 @@ def _packing_macros(
                     potential[node],
                     b,
                     goal,
+                    moved,
                     child,
                     child_assign,
                     child_potential,

@@ -312,7 +312,7 @@ def push_search(
                 )
                 h = 0
                 if ok:
-                    _moved(
+                    moved = _moved(
                         node_boxes[node],
                         assign[node],
                         i,
@@ -327,6 +327,7 @@ def push_search(
                         potential[node],
                         b,
                         target,
+                        moved,
                         child,
                         child_assign,
                         child_potential,
@@ -485,27 +486,30 @@ def _packed_prefix(room, pack_goal, occupied, boxes):  # pragma: no cover - comp
 def _moved(
     boxes, assignment, index, target, child, child_assign, with_assignment
 ):  # pragma: no cover - compiled
-    """``child`` = ``boxes`` with box ``index`` moved to ``target``, kept sorted (and its goal)."""
+    """``child`` = ``boxes`` with box ``index`` moved to ``target``, kept sorted (and its goal);
+    returns the row of ``child`` that holds ``target``."""
     count = boxes.shape[0]
     written = 0
-    placed = False
+    placed = -1
     for k in range(count):
         if k == index:
             continue
-        if not placed and target < boxes[k]:
+        if placed < 0 and target < boxes[k]:
             child[written] = target
             if with_assignment:
                 child_assign[written] = assignment[index]
+            placed = written
             written += 1
-            placed = True
         child[written] = boxes[k]
         if with_assignment:
             child_assign[written] = assignment[k]
         written += 1
-    if not placed:
+    if placed < 0:
         child[written] = target
         if with_assignment:
             child_assign[written] = assignment[index]
+        placed = written
+    return placed
 
 
 @numba.njit(cache=True)
@@ -515,6 +519,7 @@ def _child_h(
     parent_potential,
     source,
     target,
+    moved,
     child,
     child_assign,
     child_potential,
@@ -523,8 +528,8 @@ def _child_h(
     nearest_manhattan,
     work,
 ):  # pragma: no cover - compiled
-    """Heuristic of the child after the box on ``source`` went to ``target``, and whether a
-    matching was updated.
+    """Heuristic of the child after the box on ``source`` went to ``target`` (row ``moved`` of
+    ``child``), and whether a matching was updated.
 
     Manhattan and push distance: the parent's sum with the moved box's term changed. Matching:
     ``child_assign`` holds the parent's assignment in the child's order (:func:`_moved`);
@@ -536,9 +541,6 @@ def _child_h(
         return parent_h - nearest_manhattan[source] + nearest_manhattan[target], False
     if kind == PUSH_DISTANCE:
         return parent_h - nearest_push[source] + nearest_push[target], False
-    moved = 0
-    while child[moved] != target:
-        moved += 1
     child_potential[:] = parent_potential
     h = matching_update(push_distance, child, child_assign, child_potential, moved, work)
     return h, True
