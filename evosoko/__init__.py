@@ -18,7 +18,8 @@ Your own parts: :func:`register_mutation`, :func:`register_crossover`,
 solutions lives in :mod:`evosoko.optimize`, level generation in :mod:`evosoko.generate`.
 
 Every name is imported on first use, so ``import evosoko`` loads nothing else (no numba
-kernels, no pydantic) until you use it. ``evosoko.evolve`` is both the GA's package and the
+kernels, no pydantic) until you use it; it only points numba's cache at the folder of this
+version of the sources (:mod:`evosoko.kernel_cache`). ``evosoko.evolve`` is both the GA's package and the
 function :func:`evosoko.api.evolve`: calling it evolves.
 """
 
@@ -27,7 +28,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from evosoko.kernel_cache import configure_kernel_cache
+
 __version__ = "0.1.0"
+
+configure_kernel_cache()  # compiled kernels are kept per version of the sources
 
 if TYPE_CHECKING:
     from evosoko.api import (
