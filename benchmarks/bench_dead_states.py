@@ -11,7 +11,11 @@ By default the search runs without cluster tests (``--with-cluster-tests`` turns
 see what they leave), so the figures say how much of the search is spent below lost states.
 
     python benchmarks/bench_dead_states.py [--levels 4 12 19] [--nodes 100000] [--sample 600]
-        [--limit 500] [--with-cluster-tests]
+        [--limit 500] [--with-cluster-tests] [--search-limit N]
+
+``--search-limit`` sets the positions of the search's own cluster tests (``fess.CLUSTER_LIMIT``). States the search
+popped and then skipped as lost at the last push are among those sampled: they were expanded
+no further, so only ``any_lost`` beyond ``last_lost`` counts work spent below a lost state.
 """
 
 from __future__ import annotations
@@ -79,8 +83,12 @@ def main() -> None:
     parser.add_argument("--sample", type=positive, default=600, help="expanded states tested")
     parser.add_argument("--limit", type=positive, default=500, help="positions per test")
     parser.add_argument("--with-cluster-tests", action="store_true")
+    parser.add_argument("--search-limit", type=positive, help="positions per test in the search")
     args = parser.parse_args()
     fess.CLUSTER_DEADLOCKS = 1 << 14 if args.with_cluster_tests else 0
+    if args.search_limit is not None:
+        fess.CLUSTER_LIMIT = args.search_limit
+
     rows = []
     for index in args.levels:
         level = load_level("xsokoban.txt", index)
@@ -102,6 +110,7 @@ def main() -> None:
         "nodes": args.nodes,
         "limit": args.limit,
         "cluster_tests_in_search": args.with_cluster_tests,
+        "search_limit": fess.CLUSTER_LIMIT,
         "levels": rows,
     }
     columns = [

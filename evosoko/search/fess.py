@@ -60,11 +60,17 @@ CORRAL_DEADLOCKS = 200
 
 CLUSTER_DEADLOCKS = 0
 """Slots of the cache of cluster deadlock tests (0: no such test): when push-fess expands a
-state, the boxes touching the box pushed last are searched alone
-(:func:`evosoko.sokoban.corral_deadlock.cluster_deadlock`, up to ``CORRAL_DEADLOCKS``
-positions); if they cannot all reach goals, the state is lost. Off: with ``1 << 14`` it solved
-24 XSokoban screens against 23 at 200,000 states, but 30 against 31 at 60 CPU-seconds (it
-gains 4, loses 63 and 73; docs/xsokoban.md)."""
+state, the cluster of the box pushed last (the boxes touching it, one after another) and the
+clusters it left behind are searched alone, up to ``CLUSTER_LIMIT`` positions each
+(:func:`evosoko.sokoban.corral_deadlock.cluster_lost_after_push`); if one cannot reach goals,
+the state is lost. Off: with ``1 << 14`` the work spent below lost states on hard screens falls
+from 25-75% to 0-14% (``benchmarks/bench_dead_states.py``), but at 60 CPU-seconds it solves
+the same 31 of 90 (it gains 4, loses 73; docs/xsokoban.md, round 6)."""
+
+
+CLUSTER_LIMIT = 1000
+"""Positions a cluster deadlock test may visit (the corral tests keep ``CORRAL_DEADLOCKS``):
+with 200, most lost clusters of the hard screens went unproven (docs/xsokoban.md, round 6)."""
 
 
 def level_features(level, corral_deadlocks: int = CORRAL_DEADLOCKS) -> tuple:
@@ -75,7 +81,14 @@ def level_features(level, corral_deadlocks: int = CORRAL_DEADLOCKS) -> tuple:
     _, link, ends = room_links(level.floor, level.deltas) if ROOM_LINKS > 0 else (0, None, None)
     cuts = ends if ROOM_CUTS else None
     features = fess_kernel.make_features(
-        order, level.cells, level.goal_cells, corral_deadlocks, link, cuts, CLUSTER_DEADLOCKS
+        order,
+        level.cells,
+        level.goal_cells,
+        corral_deadlocks,
+        link,
+        cuts,
+        CLUSTER_DEADLOCKS,
+        CLUSTER_LIMIT,
     )
     return order, features
 

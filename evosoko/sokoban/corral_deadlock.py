@@ -41,14 +41,19 @@ MAX_BARRIER = 10
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-def make_corral_scratch(cells: int, limit: int, cluster_cache: int = 0) -> tuple:
+def make_corral_scratch(
+    cells: int, limit: int, cluster_cache: int = 0, cluster_limit: int | None = None
+) -> tuple:
     """Scratch of :func:`corral_deadlock` for boards of ``cells`` cells and searches of at most
     ``limit`` positions: (region mark, reach mark, occupied, queue, boxes of each position, its
-    player, hash table, stamps (region, reach), box buffer, then the cache of
-    :func:`cluster_deadlock`'s answers: ``cluster_cache`` slots (0: no cluster tests) of
-    (cells and player, count and answer))."""
+    player, hash table, stamps (region, reach) and limits (corral, cluster), box buffer, then
+    the cache of :func:`cluster_deadlock`'s answers: ``cluster_cache`` slots (0: no cluster
+    tests) of (cells and player, count and answer)). Cluster tests search at most
+    ``cluster_limit`` positions (None: ``limit``)."""
+    cluster_limit = limit if cluster_limit is None else cluster_limit
+    largest = max(limit, cluster_limit) if limit > 0 else 0
     slots = 1
-    while slots < 2 * limit:
+    while slots < 2 * largest:
         slots *= 2
     cache = 1
     while cache < cluster_cache:
@@ -59,10 +64,10 @@ def make_corral_scratch(cells: int, limit: int, cluster_cache: int = 0) -> tuple
         np.zeros(cells, dtype=np.int64),
         np.zeros(cells, dtype=np.bool_),
         np.zeros(cells, dtype=np.int64),
-        np.zeros((limit, MAX_BARRIER), dtype=np.int64),
-        np.zeros(limit, dtype=np.int64),
+        np.zeros((largest, MAX_BARRIER), dtype=np.int64),
+        np.zeros(largest, dtype=np.int64),
         np.full(slots, -1, dtype=np.int64),
-        np.zeros(2, dtype=np.int64),
+        np.array([0, 0, limit, cluster_limit], dtype=np.int64),
         np.zeros(MAX_BARRIER, dtype=np.int64),
         np.zeros((cache, MAX_BARRIER + 1), dtype=np.int64),
         np.full(cache, -1, dtype=np.int64),
@@ -141,7 +146,9 @@ def corral_deadlock(
                 buffer[count] = cell
                 count += 1
     clear_cells(occ, buffer[:count])
-    return _lost_subset(floor, dead, goals, deltas, player, count, region, freeze_scratch, scratch)
+    return _lost_subset(
+        floor, dead, goals, deltas, player, count, region, marks[2], freeze_scratch, scratch
+    )
 
 
 @numba.njit(cache=True)
@@ -152,6 +159,50 @@ def cluster_deadlock(
     another), searched alone, cannot all reach goals (see the module; no corral, so no early
     way out but goals). Answers are cached by the cluster and the player's region without the
     other boxes, when the scratch has a cache."""
+    lost, _ = _cluster_lost(
+        floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
+    )
+    return lost
+
+
+@numba.njit(cache=True)
+def cluster_lost_after_push(
+    floor, dead, goals, deltas, occupied, player, code, freeze_scratch, scratch
+):  # pragma: no cover - compiled
+    """Whether a push step ``code`` (direction ``code & 3``) that left the player on
+    ``player`` lost a cluster (:func:`cluster_deadlock`): the pushed box's, or one the box
+    left behind, touching the cell it came from, where the player now stands. False for other
+    steps (macros). Each cluster is searched once."""
+    if code < 0 or code >= 4 * floor.shape[0]:
+        return False
+    box = player + deltas[code & 3]
+    if not occupied[box]:
+        return False
+    region_mark, marks, buffer = scratch[0], scratch[7], scratch[8]
+    marks[0] += 1
+    seen = marks[0]
+    width = deltas[1]
+    ring = (-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1)
+    for k in range(9):  # the pushed box first, then the boxes around the player
+        start = box if k == 0 else player + ring[k - 1]
+        if k > 0 and (not occupied[start] or region_mark[start] == seen):
+            continue
+        lost, count = _cluster_lost(
+            floor, dead, goals, deltas, occupied, player, start, freeze_scratch, scratch
+        )
+        if lost:
+            return True
+        for j in range(count):
+            region_mark[buffer[j]] = seen
+    return False
+
+
+@numba.njit(cache=True)
+def _cluster_lost(
+    floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
+):  # pragma: no cover - compiled
+    """(:func:`cluster_deadlock`'s answer, boxes of the cluster gathered, in the scratch's
+    buffer: all of them, or the first ``MAX_BARRIER`` of one too large to search)."""
     reach_mark, occ, queue, marks, buffer = (
         scratch[1],
         scratch[2],
@@ -176,13 +227,13 @@ def cluster_deadlock(
             if occupied[other] and not occ[other]:
                 if count == MAX_BARRIER:
                     clear_cells(occ, buffer[:count])
-                    return False
+                    return False, count
                 occ[other] = True
                 buffer[count] = other
                 count += 1
     if count < 2:
         clear_cells(occ, buffer[:count])
-        return False
+        return False, count
     marks[1] += 1
     _, smallest = explore(floor, occ, deltas, player, reach_mark, marks[1], queue, queue[:0])
     clear_cells(occ, buffer[:count])
@@ -190,31 +241,16 @@ def cluster_deadlock(
     slots = cache_info.shape[0]
     slot = _cache_slot(buffer, count, smallest, slots) if slots > 0 else -1
     if slot >= 0 and _cached(cache_cells, cache_info, slot, buffer, count, smallest):
-        return cache_info[slot] & 1 == 1
-    lost = _lost_subset(floor, dead, goals, deltas, player, count, -1, freeze_scratch, scratch)
-    if slot < 0:
-        return lost
-    for j in range(count):
-        cache_cells[slot, j] = buffer[j]
-    cache_cells[slot, MAX_BARRIER] = smallest
-    cache_info[slot] = 2 * count + (1 if lost else 0)
-    return lost
-
-
-@numba.njit(cache=True)
-def cluster_lost_after_push(
-    floor, dead, goals, deltas, occupied, player, code, freeze_scratch, scratch
-):  # pragma: no cover - compiled
-    """:func:`cluster_deadlock` of the box a push step ``code`` left next to ``player``; False
-    for other steps (macros)."""
-    if code < 0 or code >= 4 * floor.shape[0]:
-        return False
-    box = player + deltas[code & 3]
-    if not occupied[box]:
-        return False
-    return cluster_deadlock(
-        floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
+        return cache_info[slot] & 1 == 1, count
+    lost = _lost_subset(
+        floor, dead, goals, deltas, player, count, -1, marks[3], freeze_scratch, scratch
     )
+    if slot >= 0:
+        for j in range(count):
+            cache_cells[slot, j] = buffer[j]
+        cache_cells[slot, MAX_BARRIER] = smallest
+        cache_info[slot] = 2 * count + (1 if lost else 0)
+    return lost, count
 
 
 @numba.njit(cache=True)
@@ -240,16 +276,16 @@ def _cached(cache_cells, cache_info, slot, cells, count, player):  # pragma: no 
 
 @numba.njit(cache=True)
 def _lost_subset(
-    floor, dead, goals, deltas, player, count, region, freeze_scratch, scratch
+    floor, dead, goals, deltas, player, count, region, limit, freeze_scratch, scratch
 ):  # pragma: no cover - compiled
     """The search of the module on the ``count`` boxes in the scratch's buffer alone, the player
-    on ``player``: True when it runs out of positions before every box stands on a goal or the
-    player reaches a cell marked ``region`` (-1: none)."""
+    on ``player``: True when it has made every position it can reach, no more than ``limit``,
+    before every box stands on a goal or the player reaches a cell marked ``region`` (-1:
+    none)."""
     region_mark, reach_mark, occ, queue, boxes, players, table, marks, buffer, _, _ = scratch
     _sort(buffer, count)
     if all_on_goals(goals, buffer[:count]):
         return False
-    limit = players.shape[0]
     table[:] = -1
     boxes[0, :count] = buffer[:count]
     players[0] = player

@@ -21,6 +21,8 @@ from evosoko.sokoban.corral_deadlock import (
 )
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
+from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.matching import matching_cost
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.solutions import replay_states
 
@@ -59,8 +61,9 @@ PAIR = ["#######",
         "#######"]  # fmt: skip
 
 
-def corrals_lost(level, limit=200):
-    """[(corral cell, lost?)] for one cell of each corral of the start position."""
+def corrals_lost(level, limit=200, scratch=None):
+    """[(corral cell, lost?)] for one cell of each corral of the start position (a scratch of
+    ``limit`` positions unless one is given)."""
     tables = level_arrays(level)
     cells = level.cells
     occupied = np.zeros(cells, dtype=np.bool_)
@@ -68,7 +71,7 @@ def corrals_lost(level, limit=200):
     mark = np.zeros(cells, dtype=np.int64)
     queue = np.zeros(cells, dtype=np.int64)
     explore(tables.floor, occupied, tables.deltas, level.start.player, mark, 1, queue, queue[:0])
-    scratch = make_corral_scratch(cells, limit)
+    scratch = make_corral_scratch(cells, limit) if scratch is None else scratch
     freeze = make_freeze_scratch(cells)
     seen = np.zeros(cells, dtype=np.int64)
     found = []
@@ -168,6 +171,53 @@ def test_a_cluster_answer_comes_from_the_cache_the_second_time():
     with_cache = one_position[:9] + scratch[9:]
     assert clusters_lost(level, with_cache) == [True, True, True]
     assert clusters_lost(level, make_corral_scratch(level.cells, 200)) == [True, True, True]
+
+
+# The player has just pushed the box below it down. The two boxes up left of it, left behind,
+# shut the player out of the top-left corner: the box on the top row can then never leave
+# it for a goal. The pushed box's own cluster is not lost, and the matching heuristic sees
+# nothing (every box has a goal it could reach alone).
+LEFT_BEHIND = ["#######",
+               "#  $..#",
+               "##$ @$#",
+               "#   $ #",
+               "##.  .#",
+               "#######"]  # fmt: skip
+DOWN = 1
+
+
+def test_a_push_can_leave_a_lost_cluster_behind():
+    level = quiet_level(LEFT_BEHIND)
+    tables = level_arrays(level)
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[np.array(level.start.boxes, dtype=np.int64)] = True
+    player = level.start.player
+    pushed = player + level.deltas[DOWN]
+    assert occupied[pushed]
+    arguments = (tables.floor, tables.dead, tables.goals, tables.deltas, occupied)
+    freeze, scratch = make_freeze_scratch(level.cells), make_corral_scratch(level.cells, 200, 64)
+    assert not cluster_deadlock(*arguments, player, pushed, freeze, scratch)
+    assert cluster_lost_after_push(*arguments, player, DOWN, freeze, scratch)
+    assert matching_cost(level.push_distance, level.start.boxes) < UNREACHABLE
+    assert solve(level, "push-bfs").status == "unsolvable"
+
+
+def test_cluster_tests_have_a_position_limit_of_their_own():
+    level = quiet_level(CLUSTER)
+    assert clusters_lost(level, make_corral_scratch(level.cells, 200, 64, cluster_limit=1)) == [
+        False,
+        False,
+        False,
+    ]
+    assert clusters_lost(level, make_corral_scratch(level.cells, 1, 64, cluster_limit=200)) == [
+        True,
+        True,
+        True,
+    ]
+    room = quiet_level(ROOM)  # and corral tests keep theirs: ROOM's takes a few positions
+    assert any(lost for _, lost in corrals_lost(room))
+    tight = make_corral_scratch(room.cells, 1, 64, cluster_limit=200)
+    assert not any(lost for _, lost in corrals_lost(room, scratch=tight))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
