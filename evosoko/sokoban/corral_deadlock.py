@@ -23,7 +23,8 @@ it sound. Its answers depend only on the cluster's cells and the player's region
 other boxes, so they are cached by those.
 
 Used by ``push-fess`` (:mod:`evosoko.search.fess_kernel`) on the corrals next to the box pushed
-last (and, with ``fess.CLUSTER_DEADLOCKS``, on its cluster), once per expansion.
+last (and, with ``fess.CLUSTER_DEADLOCKS``, on its cluster and the clusters it left behind,
+:func:`cluster_lost_after_push`), once per expansion.
 """
 
 from __future__ import annotations
@@ -185,7 +186,12 @@ def cluster_lost_after_push(
     ring = (-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1)
     for k in range(9):  # the pushed box first, then the boxes around the player
         start = box if k == 0 else player + ring[k - 1]
-        if k > 0 and (not occupied[start] or region_mark[start] == seen):
+        if k > 0 and (
+            start < 0
+            or start >= floor.shape[0]
+            or not occupied[start]
+            or region_mark[start] == seen
+        ):
             continue
         lost, count = _cluster_lost(
             floor, dead, goals, deltas, occupied, player, start, freeze_scratch, scratch
