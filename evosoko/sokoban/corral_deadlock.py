@@ -182,8 +182,7 @@ def cluster_lost_after_push(
     region_mark, marks, buffer = scratch[0], scratch[7], scratch[8]
     marks[0] += 1
     seen = marks[0]
-    width = deltas[1]
-    ring = (-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1)
+    ring = _ring(deltas[1])
     for k in range(9):  # the pushed box first, then the boxes around the player
         start = box if k == 0 else player + ring[k - 1]
         if k > 0 and (
@@ -217,8 +216,7 @@ def _cluster_lost(
         scratch[8],
     )
     cache_cells, cache_info = scratch[9], scratch[10]
-    width = deltas[1]
-    ring = (-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1)
+    ring = _ring(deltas[1])
     buffer[0] = box
     occ[box] = True
     count = 1
@@ -257,6 +255,12 @@ def _cluster_lost(
         cache_cells[slot, MAX_BARRIER] = smallest
         cache_info[slot] = 2 * count + (1 if lost else 0)
     return lost, count
+
+
+@numba.njit(cache=True)
+def _ring(width):  # pragma: no cover - compiled
+    """Offsets of the eight cells around a cell, through sides and corners."""
+    return (-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1)
 
 
 @numba.njit(cache=True)
