@@ -8,7 +8,9 @@
 - :func:`memetic_improver`: every ``hybrid.memetic_every`` generations, the same search bounded by
   ``hybrid.memetic_node_budget`` starts from the position the best genome reaches; the path to
   its solution or best frontier state is appended to the genome, and the engine keeps the
-  result when its fitness is better.
+  result when its fitness is better. A search that exhausts its space there has proven the
+  position lost (:attr:`Improvement.lost`); the engine then ranks it as the lost search's
+  proofs and tries the next best position (:class:`evosoko.evolve.steps.MemeticStep`).
 
 On a given-holes level both play the variant: the searches are
 :mod:`evosoko.search.given_holes`'s, push genes index the variant's candidates, and the
@@ -23,9 +25,12 @@ from __future__ import annotations
 import logging
 import warnings
 from collections.abc import Callable
+from typing import NamedTuple
 
 from evosoko.config import Config
 from evosoko.evolve.genomes import decode, genes_from_lurd
+from evosoko.search.result import UNSOLVABLE
+from evosoko.sokoban.arrays import state_hash
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.given_holes import HolesState
 from evosoko.sokoban.level import Level, State
@@ -61,14 +66,28 @@ def search_seeds(level: Level, config: Config, time_limit: float | None = None) 
     return [genes for genes in seeds if genes]
 
 
-def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list[int] | None]:
+class Improvement(NamedTuple):
+    """What a memetic search made of a genome: the longer genome (None: nothing to add), and
+    whether the search proved the position the genome reaches lost (it exhausted its space);
+    ``position``: that position's state hash (as evaluations report it; None on a given-holes
+    level)."""
+
+    genes: list[int] | None
+    lost: bool = False
+    position: int | None = None
+
+
+NOTHING = Improvement(None)
+
+
+def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], Improvement]:
     """A function that extends a genome by a bounded search from the position it reaches."""
     encoding = config.ga.encoding
     fitness = config.fitness
     budget = config.hybrid.memetic_node_budget
     algorithm = config.hybrid.algorithm
 
-    def improve(genes: list[int]) -> list[int] | None:
+    def improve(genes: list[int]) -> Improvement:
         decoded = decode(
             level,
             encoding,
@@ -78,17 +97,21 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], list
             pi_corrals=fitness.pi_corrals,
         )
         if decoded.solved:
-            return None
+            return NOTHING
         result = _search_from(level, decoded.final, algorithm, budget)
         if result is None:
-            return None
+            return NOTHING
+        if result.status == UNSOLVABLE:
+            reached = decoded.final
+            position = None if isinstance(reached, HolesState) else state_hash(level, reached)
+            return Improvement(None, lost=True, position=position)
         path = (
             result.solution if result.solved else (result.partial[0].lurd if result.partial else "")
         )
         if not path:
-            return None
+            return NOTHING
         more = genes_from_lurd(level, encoding, path, decoded.final, fitness.pi_corrals)
-        return list(genes) + more
+        return Improvement(list(genes) + more)
 
     return improve
 

@@ -4,7 +4,9 @@
   population, once it has stayed ``fitness.lost_search_age`` generations, is searched; when
   proven lost it ranks behind every other (:mod:`evosoko.evolve.lost_search`).
 - :class:`MemeticStep` (``hybrid.memetic_every``): a bounded search extends the best genome; the
-  result replaces it when its fitness is better.
+  result replaces it when its fitness is better. When the search proves the best position lost
+  instead, the position joins the lost search's proofs and the next best position is searched
+  (at most :data:`MEMETIC_TRIES` positions per step).
 - :class:`StagnationRestart` (``ga.stagnation_restart``): after that many generations without a
   better best individual the population is re-seeded at random (the hall of fame is kept).
 """
@@ -20,11 +22,16 @@ from evosoko.evolve.selection import sel_best
 
 if TYPE_CHECKING:
     from evosoko.evolve.engine import Engine
+    from evosoko.evolve.hybrid import Improvement
 
 log = logging.getLogger(__name__)
 
 Step = Callable[["Engine"], None]
-Improver = Callable[[list[int]], "list[int] | None"]
+Improver = Callable[[list[int]], "Improvement"]
+
+MEMETIC_TRIES = 4
+"""Most positions one memetic step searches: each search that proves its position lost (cheap
+where the dead end is small) hands the step on to the next best position."""
 
 
 class LostSearch:
@@ -54,7 +61,12 @@ class LostSearch:
 
 
 class MemeticStep:
-    """Every ``every`` generations: ``improve`` the best genome; keep the result if better."""
+    """Every ``every`` generations: ``improve`` the best genome; keep the result if better.
+
+    When the engine ranks by lost positions, a search that proves the genome's position lost
+    adds it to them (if it is the position the genome is scored at) and the next best position
+    not known lost is searched, up to :data:`MEMETIC_TRIES` of them.
+    """
 
     def __init__(self, improve: Improver, every: int) -> None:
         self.improve = improve
@@ -63,16 +75,41 @@ class MemeticStep:
     def __call__(self, engine: Engine) -> None:
         if engine.generation % self.every:
             return
-        best = sel_best(engine.population, 1)[0]
-        improved = self.improve(list(best))
-        if not improved or list(improved) == list(best):
+        tries = MEMETIC_TRIES if engine.searches_lost else 1
+        for best in _best_positions(engine, tries):
+            outcome = self.improve(list(best))
+            position = best.evaluation.state_hash
+            if outcome.lost and engine.searches_lost and outcome.position == position:
+                engine.lost_positions.add(position)
+                log.debug("level %s: memetic search proved a position lost", engine.level.name)
+                continue
+            if outcome.genes and list(outcome.genes) != list(best):
+                _keep_if_better(engine, best, outcome.genes)
             return
-        candidate = engine.individuals.new(improved[: engine.config.ga.max_length])
-        engine.evaluate([candidate])
-        if candidate.fitness > best.fitness:
-            index = next(i for i, ind in enumerate(engine.population) if ind is best)
-            engine.population[index] = candidate
-            log.debug("level %s: memetic step improved the best individual", engine.level.name)
+
+
+def _best_positions(engine: Engine, count: int) -> list:
+    """The best individual of each of the ``count`` best positions not proven lost (by fitness,
+    best first)."""
+    chosen, seen = [], set(engine.lost_positions)
+    for individual in sel_best(engine.population, len(engine.population)):
+        position = individual.evaluation.state_hash
+        if position not in seen:
+            seen.add(position)
+            chosen.append(individual)
+            if len(chosen) == count:
+                break
+    return chosen
+
+
+def _keep_if_better(engine: Engine, best, genes: list[int]) -> None:
+    """Put the genome ``genes`` in ``best``'s place when its fitness is better."""
+    candidate = engine.individuals.new(genes[: engine.config.ga.max_length])
+    engine.evaluate([candidate])
+    if candidate.fitness > best.fitness:
+        index = next(i for i, ind in enumerate(engine.population) if ind is best)
+        engine.population[index] = candidate
+        log.debug("level %s: memetic step improved the best individual", engine.level.name)
 
 
 class StagnationRestart:

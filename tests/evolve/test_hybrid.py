@@ -3,6 +3,8 @@ under the standard and the given-holes rules."""
 
 from __future__ import annotations
 
+import itertools
+import random
 from pathlib import Path
 
 import pytest
@@ -121,7 +123,9 @@ def test_memetic_step_continues_from_the_reached_position(microban, encoding):
     improve = memetic_improver(level, config)
     start = [1, 3] if encoding == "moves" else [0]
     before = decode(level, encoding, start)
-    improved = improve(start)
+    outcome = improve(start)
+    improved = outcome.genes
+    assert not outcome.lost
     assert improved[: len(start)] == start and len(improved) > len(start)
     after = decode(level, encoding, improved)
     assert after.lurd.startswith(before.lurd)
@@ -171,7 +175,7 @@ def test_given_holes_memetic_step_starts_after_a_vanished_box(encoding, budget):
     genes = genes_from_lurd(level, encoding, prefix)
     before = decode(level, encoding, genes)
     assert before.final.by_box[0] == VANISHED and not before.solved
-    improved = memetic_improver(level, config)(genes)
+    improved = memetic_improver(level, config)(genes).genes
     assert improved is not None and improved[: len(genes)] == genes and len(improved) > len(genes)
     after = decode(level, encoding, improved)
     assert after.lurd.startswith(before.lurd) and after.final.by_box[0] == VANISHED
@@ -186,7 +190,8 @@ def test_given_holes_memetic_step_leaves_a_solved_genome():
     level = given_holes_level("holes-easy-01")
     config = hybrid_config("moves", "hybrid.memetic_every=1")
     solved = genes_from_lurd(level, "moves", "ddrdLllddrUUUdddrUUruL")  # the file's solution
-    assert memetic_improver(level, config)(solved) is None
+    outcome = memetic_improver(level, config)(solved)
+    assert outcome.genes is None and not outcome.lost
 
 
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])
@@ -256,3 +261,85 @@ def test_a_hybrid_run_without_pi_corrals_keeps_the_seeding_searchs_solution():
     assert verify_solution(level, outcome.solution).solved
     with make_evaluator(level, cut.parallel, "pushes", cut.fitness) as evaluator:
         assert not evolve_level(level, cut, evaluator=evaluator).solved
+
+
+# ---- lost positions -----------------------------------------------------------------------------
+def random_push_genomes(rng, count: int, longest: int = 25) -> list[list[int]]:
+    from evosoko.evolve.genomes import gene_range
+
+    top = gene_range("pushes")
+    return [[rng.randrange(top) for _ in range(rng.randrange(3, longest))] for _ in range(count)]
+
+
+def test_a_memetic_search_that_exhausts_its_space_proves_the_position_lost(microban):
+    """Positions reached by random push genomes: the improver calls one lost exactly when
+    push-A* (no budget) finds it unsolvable, as far as its budget reaches."""
+    from evosoko.search import solve
+
+    rng = random.Random(5)
+    config = hybrid_config("pushes", "hybrid.memetic_every=1", "hybrid.memetic_node_budget=5000")
+    lost = extended = 0
+    for level in microban[:40:3]:
+        improve = memetic_improver(level, config)
+        for genes in random_push_genomes(rng, 6):
+            outcome = improve(genes)
+            final = decode(level, "pushes", genes).final
+            status = solve(level_at(level, final), "push-astar", time_limit=20).status
+            if outcome.lost:
+                assert outcome.genes is None and status == "unsolvable"
+                lost += 1
+            elif outcome.genes is not None:
+                assert status != "unsolvable" and outcome.genes[: len(genes)] == genes
+                extended += 1
+    assert lost >= 3 and extended >= 10  # both sides were exercised
+
+
+def test_a_memetic_step_ranks_a_proven_lost_position_last_and_searches_the_next(microban):
+    """Microban 36, where the GA's first best position is a dead end: every position the memetic
+    search proves lost joins the engine's lost positions, none is searched twice, after a proof
+    the step goes on to another position in the same generation, and the level is solved (with
+    the proofs thrown away, the step searched the same lost position for 30 generations)."""
+    from evosoko.evolve.engine import Engine
+    from evosoko.evolve.evaluation import SerialEvaluator
+    from evosoko.evolve.fitness import FitnessFunction
+
+    level = microban[35]
+    config = hybrid_config(
+        "pushes",
+        "hybrid.node_budget=1",  # seeds of one expansion: the GA and the memetic step solve it
+        "run.budget.generations=30",
+        "ga.population=20",
+        "ga.offspring=24",
+        "run.seed=11",
+        "fitness.lost_search_nodes=50",  # the engine ranks by lost positions...
+        "fitness.lost_search_age=1000000",  # ...that its own lost search never looks for
+        "hybrid.memetic_every=1",
+        "hybrid.memetic_node_budget=3000",
+    )
+    improve, score = (
+        memetic_improver(level, config),
+        FitnessFunction(level, "pushes", config.fitness),
+    )
+    searched: list[tuple[int, int, bool]] = []
+    engine = None
+
+    def recording(genes):
+        outcome = improve(genes)
+        position = score([genes])[0].state_hash
+        searched.append((engine.generation, position, outcome.lost))
+        return outcome
+
+    engine = Engine(
+        level, config, SerialEvaluator(level, "pushes", config.fitness), improve=recording
+    )
+    outcome = engine.run()
+    proven = {position for _, position, lost in searched if lost}
+    assert proven and proven <= engine.lost_positions
+    positions = [position for _, position, _ in searched]
+    assert len(set(positions)) == len(positions)
+    after_a_proof = [
+        later
+        for (generation, _, lost), (later, _, _) in itertools.pairwise(searched)
+        if lost and later == generation
+    ]
+    assert after_a_proof and outcome.solved
