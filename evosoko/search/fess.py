@@ -178,6 +178,20 @@ class FeatureSpaceRun(SearchRun):
             raise SearchBug(f"{self.level.name}: a packing macro could not be rebuilt")
         return pushes
 
+    def _partial_nodes(self, count: int) -> list[int]:
+        """The best state of each cell (the cells' own priority), lowest ``h`` first: partial
+        plans of as many kinds as the cells hold; then the other lowest-``h`` frontier states
+        up to ``count``."""
+        roots = self.space[fess_space.CELL_ROOT]
+        roots = roots[roots >= 0]
+        roots = roots[self.store.field("closed")[roots] == 0]  # a root expanded out of turn
+        leaders = self._lowest_h(roots)[:count].tolist()
+        if len(leaders) == count:
+            return leaders
+        chosen = set(leaders)
+        others = [node for node in self._lowest_h(self._open_nodes()) if node not in chosen]
+        return leaders + [int(node) for node in others[: count - len(leaders)]]
+
     def _grow(self) -> None:
         self.store.grow()
         if len(self.space[0]) < self.store.capacity:

@@ -52,6 +52,10 @@ OUT_OF_PLAN_LIMIT = 4
 """Out-of-plan values at or above ``OUT_OF_PLAN_LIMIT - 1`` share one cell."""
 
 
+CELL_ROOT = 3
+"""Index in the feature space's tuple of the array of each cell's best node (EMPTY: none)."""
+
+
 def make_feature_space(
     capacity: int,
     box_count: int,

@@ -385,14 +385,21 @@ class SearchRun:
         return push_path(self.level, self.store, node, self.goal_room)
 
     def _partial_paths(self, count: int) -> tuple[PartialPath, ...]:
-        store = self.store
-        open_nodes = np.flatnonzero(store.field("closed") == 0)
-        if len(open_nodes) == 0:
-            open_nodes = np.arange(store.size)
-        h = store.field("h")[open_nodes]
-        g = store.field("g")[open_nodes]
-        best = open_nodes[np.lexsort((g, h))[:count]]
+        h = self.store.field("h")
         return tuple(
-            partial_path(self.level, self._path(node), int(store.field("h")[node]))
-            for node in best.tolist()
+            partial_path(self.level, self._path(node), int(h[node]))
+            for node in self._partial_nodes(count)
         )
+
+    def _partial_nodes(self, count: int) -> list[int]:
+        """The ``count`` frontier states with the lowest ``h``, then the lowest ``g``."""
+        return self._lowest_h(self._open_nodes())[:count].tolist()
+
+    def _open_nodes(self) -> np.ndarray:
+        open_nodes = np.flatnonzero(self.store.field("closed") == 0)
+        return open_nodes if len(open_nodes) else np.arange(self.store.size)
+
+    def _lowest_h(self, nodes: np.ndarray) -> np.ndarray:
+        """``nodes`` ordered by ``h``, then ``g``."""
+        store = self.store
+        return nodes[np.lexsort((store.field("g")[nodes], store.field("h")[nodes]))]

@@ -283,3 +283,21 @@ def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
     assert (
         fk._through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1) == 0
     )
+
+
+def test_partial_paths_begin_with_the_best_state_of_each_cell():
+    """Partial plans of every kind: the first partial paths end in states of different feature
+    cells, lowest ``h`` first, before any cell gives a second one."""
+    from evosoko.evolve.descriptors import FessCells
+    from evosoko.evolve.push_replay import push_tables
+
+    (level,) = microban("60")
+    result = solve(level, "push-fess", node_limit=400, partial=60)
+    assert not result.solved and len(result.partial) == 60
+    cells_of = FessCells(level, push_tables(level)).of_boxes
+    cells = [cells_of(np.array(path.state.boxes, dtype=np.int64)) for path in result.partial]
+    first_repeat = next(i for i, cell in enumerate(cells) if cell in cells[:i])
+    assert first_repeat >= 5
+    leaders = [path.h for path in result.partial[:first_repeat]]
+    assert leaders == sorted(leaders)
+    assert len({path.state for path in result.partial}) == 60
