@@ -601,8 +601,9 @@ class HybridConfig(_Section):
         default=None,
         ge=1,
         description="Improve the best individual by a bounded search every this many "
-        "generations (unset: never); with the lost search on, a search that proves the best "
-        "position lost ranks it last, and the next best position is searched instead.",
+        "generations (unset: never); positions searched before are passed over, and with the "
+        "lost search on, a search that proves its position lost ranks it last and the next "
+        "best position is searched.",
     )
     memetic_node_budget: int = Field(
         default=2_000, ge=1, description="Nodes each memetic search may expand."

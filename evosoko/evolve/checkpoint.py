@@ -4,7 +4,8 @@ A checkpoint holds everything the generational loop needs to continue exactly as
 never stopped: the population and hall of fame as gene lists with their evaluations, the
 counters, the best fitness so far (named values), the table of
 :class:`evosoko.evolve.aging.AgeMemory` (compressed text) when aging remembers, the positions
-proven lost (:mod:`evosoko.evolve.lost_search`), and the state of the run's ``random.Random``.
+proven lost (:mod:`evosoko.evolve.lost_search`), the positions the memetic step has searched
+(:class:`evosoko.evolve.steps.MemeticStep`), and the state of the run's ``random.Random``.
 Fitnesses are deterministic, so the fitness cache is not saved (it only saves time).
 
 Versions: 2 (written now) stores each evaluation by name (``{"solved", "distance", "length",
@@ -114,6 +115,7 @@ class Checkpoint:
     hall_of_fame: list[Member] = field(default_factory=list)
     age_memory: str | None = None
     lost_positions: list[int] = field(default_factory=list)
+    memetic_searched: list[int] = field(default_factory=list)
     version: int = CHECKPOINT_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -124,6 +126,7 @@ class Checkpoint:
         data["hall_of_fame"] = [m.to_dict() for m in self.hall_of_fame]
         data["rng_state"] = rng_state_to_json(self.rng_state)
         data["lost_positions"] = sorted(self.lost_positions)
+        data["memetic_searched"] = sorted(self.memetic_searched)
         data["version"] = CHECKPOINT_VERSION
         return data
 
@@ -152,6 +155,7 @@ class Checkpoint:
                 hall_of_fame=[Member.from_dict(m) for m in data["hall_of_fame"]],
                 age_memory=data.get("age_memory"),
                 lost_positions=[int(h) for h in data.get("lost_positions", [])],
+                memetic_searched=[int(h) for h in data.get("memetic_searched", [])],
                 version=version,
             )
         except (KeyError, TypeError, ValueError) as error:
@@ -184,6 +188,7 @@ def engine_checkpoint(engine: Any) -> Checkpoint:
         hall_of_fame=[Member(list(ind), ind.evaluation) for ind in engine.hall_of_fame],
         age_memory=None if memory is None else memory.to_json(),
         lost_positions=sorted(engine.lost_positions),
+        memetic_searched=sorted(engine.memetic_searched),
     )
 
 
@@ -207,6 +212,7 @@ def restore_engine(engine: Any, checkpoint: Checkpoint) -> None:
             raise EvosokoError("the checkpoint has no age memory; the configuration uses one")
         engine.aging.memory = AgeMemory.from_json(checkpoint.age_memory)
     engine.lost_positions.update(checkpoint.lost_positions)  # in place: the rank key holds it
+    engine.memetic_searched.update(checkpoint.memetic_searched)
     items = [new(m.genes, m.evaluation) for m in checkpoint.hall_of_fame]
     engine.hall_of_fame.items = items
     engine.hall_of_fame.keys = [item.fitness for item in reversed(items)]

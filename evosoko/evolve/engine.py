@@ -106,6 +106,7 @@ class Engine:
         self.objectives = Objectives.of(config)
         self.individuals = Individuals(self.objectives)
         self.lost_positions: set[int] = set()  # state hashes proven lost (checkpointed)
+        self.memetic_searched: set[int] = set()  # searched by the memetic step (checkpointed)
         self.searches_lost = (
             config.fitness.lost_search_nodes > 0
             and self.ga.encoding == "pushes"
@@ -166,6 +167,9 @@ class Engine:
         )
         if self.archive:
             log.info("level %s: archive of %d cells", self.level.name, len(self.population))
+        for step in self.steps:
+            if hasattr(step, "report"):
+                log.info("level %s: %s", self.level.name, step.report())
         return self.result(reason)
 
     def stop_reason(self) -> str | None:

@@ -3,10 +3,10 @@
 - :class:`LostSearch` (``fitness.lost_search_nodes``, push genomes): the best position of the
   population, once it has stayed ``fitness.lost_search_age`` generations, is searched; when
   proven lost it ranks behind every other (:mod:`evosoko.evolve.lost_search`).
-- :class:`MemeticStep` (``hybrid.memetic_every``): a bounded search extends the best genome; the
-  result replaces it when its fitness is better. When the search proves the best position lost
-  instead, the position joins the lost search's proofs and the next best position is searched
-  (at most :data:`MEMETIC_TRIES` positions per step).
+- :class:`MemeticStep` (``hybrid.memetic_every``): a bounded search extends the best genome whose
+  position it has not searched before; the result replaces it when its fitness is better. When
+  the search proves the position lost instead, the position joins the lost search's proofs and
+  the next best position is searched (at most :data:`MEMETIC_TRIES` positions per step).
 - :class:`StagnationRestart` (``ga.stagnation_restart``): after that many generations without a
   better best individual the population is re-seeded at random (the hall of fame is kept).
 """
@@ -61,7 +61,8 @@ class LostSearch:
 
 
 class MemeticStep:
-    """Every ``every`` generations: ``improve`` the best genome; keep the result if better.
+    """Every ``every`` generations: ``improve`` the best genome whose position the step has not
+    searched before (the engine keeps those positions); keep the result if better.
 
     When the engine ranks by lost positions, a search that proves the genome's position lost
     adds it to them (if it is the position the genome is scored at) and the next best position
@@ -71,6 +72,7 @@ class MemeticStep:
     def __init__(self, improve: Improver, every: int) -> None:
         self.improve = improve
         self.every = every
+        self.searches = self.proofs = self.improvements = 0
 
     def __call__(self, engine: Engine) -> None:
         if engine.generation % self.every:
@@ -78,20 +80,31 @@ class MemeticStep:
         tries = MEMETIC_TRIES if engine.searches_lost else 1
         for best in _best_positions(engine, tries):
             outcome = self.improve(list(best))
+            self.searches += 1
             position = best.evaluation.state_hash
+            engine.memetic_searched.add(position)
             if outcome.lost and engine.searches_lost and outcome.position == position:
                 engine.lost_positions.add(position)
+                self.proofs += 1
                 log.debug("level %s: memetic search proved a position lost", engine.level.name)
                 continue
             if outcome.genes and list(outcome.genes) != list(best):
-                _keep_if_better(engine, best, outcome.genes)
+                self.improvements += _keep_if_better(engine, best, outcome.genes)
             return
+
+    def report(self) -> str:
+        """What the step did in this run of the engine, for the log."""
+        return (
+            f"memetic step: {self.searches} searches, {self.proofs} positions proven lost, "
+            f"{self.improvements} improvements"
+        )
 
 
 def _best_positions(engine: Engine, count: int) -> list:
-    """The best individual of each of the ``count`` best positions not proven lost (by fitness,
-    best first)."""
-    chosen, seen = [], set(engine.lost_positions)
+    """The best individual of each of the ``count`` best positions neither proven lost nor
+    searched by the step before (by fitness, best first): a search from a position gives the
+    same result every time."""
+    chosen, seen = [], engine.lost_positions | engine.memetic_searched
     for individual in sel_best(engine.population, len(engine.population)):
         position = individual.evaluation.state_hash
         if position not in seen:
@@ -102,14 +115,16 @@ def _best_positions(engine: Engine, count: int) -> list:
     return chosen
 
 
-def _keep_if_better(engine: Engine, best, genes: list[int]) -> None:
-    """Put the genome ``genes`` in ``best``'s place when its fitness is better."""
+def _keep_if_better(engine: Engine, best, genes: list[int]) -> bool:
+    """Put the genome ``genes`` in ``best``'s place when its fitness is better (True if so)."""
     candidate = engine.individuals.new(genes[: engine.config.ga.max_length])
     engine.evaluate([candidate])
-    if candidate.fitness > best.fitness:
-        index = next(i for i, ind in enumerate(engine.population) if ind is best)
-        engine.population[index] = candidate
-        log.debug("level %s: memetic step improved the best individual", engine.level.name)
+    if not candidate.fitness > best.fitness:
+        return False
+    index = next(i for i, ind in enumerate(engine.population) if ind is best)
+    engine.population[index] = candidate
+    log.debug("level %s: memetic step improved the best individual", engine.level.name)
+    return True
 
 
 class StagnationRestart:

@@ -50,6 +50,12 @@ from evosoko.sokoban.level import UNREACHABLE, Level
 
 RUN_STATUSES = ("running", "completed", "interrupted", "failed")
 _HASH_LIMIT = 1 << 64
+
+
+def _is_hash_list(value: Any) -> bool:
+    return isinstance(value, list) and all(_is_int(h) and 0 <= h < _HASH_LIMIT for h in value)
+
+
 _START_AGAIN = "or start the run again from its configuration (same seed, same results)"
 
 
@@ -458,12 +464,9 @@ def _check_population_state(data: dict[str, Any], config: Config, where: str) ->
         raise _Bad(f"{where}hall_of_fame has {len(hall)} individuals (1..{ga.hall_of_fame})")
     for number, member in enumerate(hall):
         _check_member(member, config, f"{where}hall_of_fame[{number}]")
-    _need(
-        data,
-        "lost_positions",
-        lambda v: isinstance(v, list) and all(_is_int(h) and 0 <= h < _HASH_LIMIT for h in v),
-        where,
-    )
+    _need(data, "lost_positions", _is_hash_list, where)
+    if "memetic_searched" in data:  # checkpoints before it have none
+        _need(data, "memetic_searched", _is_hash_list, where)
     _check_rng_state(data.get("rng_state"), where)
     _check_age_memory(data.get("age_memory"), where)
 

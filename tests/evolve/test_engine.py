@@ -60,6 +60,13 @@ LOST_SEARCH = [
     "fitness.lost_search_age=0",
     "ga.stagnation_restart=none",
 ]
+MEMETIC = [
+    *LOST_SEARCH,
+    "hybrid.enabled=true",
+    "hybrid.node_budget=1",
+    "hybrid.memetic_every=1",
+    "hybrid.memetic_node_budget=20",
+]
 MOVES_PRESET_LIKE = [
     "ga.encoding=moves",
     "ga.mutation.push_macro=0.5",
@@ -78,6 +85,7 @@ MOVES_PRESET_LIKE = [
         ("nsga2", []),
         ("tournament", MOVES_PRESET_LIKE),
         ("tournament", LOST_SEARCH),
+        ("tournament", MEMETIC),
     ],
 )
 def test_resume_equals_uninterrupted(microban, selection, extra):
@@ -101,7 +109,8 @@ def test_resume_equals_uninterrupted(microban, selection, extra):
     assert half.status == "generations"
     saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
     assert saved["generation"] == 10
-    assert bool(saved["lost_positions"]) == (extra is LOST_SEARCH)  # the search was exercised
+    assert bool(saved["lost_positions"]) == (extra in (LOST_SEARCH, MEMETIC))  # exercised
+    assert bool(saved["memetic_searched"]) == (extra is MEMETIC)
     resumed, resumed_stats = run(
         level, overrides + ["run.budget.generations=20"], resume_state=saved
     )
