@@ -179,18 +179,19 @@ class FeatureSpaceRun(SearchRun):
         return pushes
 
     def _partial_nodes(self, count: int) -> list[int]:
-        """The best state of each cell (the cells' own priority), lowest ``h`` first: partial
-        plans of as many kinds as the cells hold; then the other lowest-``h`` frontier states
-        up to ``count``."""
+        """The frontier state of lowest ``h`` (the position closest to solved), then the best
+        state of each other cell (the cells' own priority), lowest ``h`` first: partial plans of
+        as many kinds as the cells hold; then the other lowest-``h`` frontier states up to
+        ``count``."""
+        by_h = self._lowest_h(self._open_nodes()).tolist()
         roots = self.space[fess_space.CELL_ROOT]
         roots = roots[roots >= 0]
         roots = roots[self.store.field("closed")[roots] == 0]  # a root expanded out of turn
-        leaders = self._lowest_h(roots)[:count].tolist()
-        if len(leaders) == count:
-            return leaders
-        chosen = set(leaders)
-        others = [node for node in self._lowest_h(self._open_nodes()) if node not in chosen]
-        return leaders + [int(node) for node in others[: count - len(leaders)]]
+        chosen = by_h[:1] + [node for node in self._lowest_h(roots).tolist() if node != by_h[0]]
+        if len(chosen) < count:
+            taken = set(chosen)
+            chosen += [node for node in by_h if node not in taken][: count - len(chosen)]
+        return chosen[:count]
 
     def _grow(self) -> None:
         self.store.grow()

@@ -41,7 +41,8 @@ def solve(
     ``timeout`` / ``node-limit``; a search that exhausts its space reports ``unsolvable``.
     ``weight`` is the heuristic weight of ``push-wastar``; ``seed`` orders ``random``'s
     successors. With ``partial=k`` an interrupted search also returns its ``k`` best frontier
-    states (lowest ``h``, then lowest cost) with their paths. Every solution and partial path
+    states (lowest ``h``, then lowest cost; push-fess: the lowest, then the best state of each
+    other feature cell) with their paths. Every solution and partial path
     is replay-verified; a failure raises :class:`evosoko.search.paths.SearchBug`. ``model`` is
     the deadlock network file of the ``push-learned`` searches (None: the one shipped).
     ``clock``: what ``time_limit`` counts, ``"wall"`` seconds or the process's ``"cpu"``

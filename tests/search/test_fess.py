@@ -285,9 +285,10 @@ def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
     )
 
 
-def test_partial_paths_begin_with_the_best_state_of_each_cell():
-    """Partial plans of every kind: first the best state of each cell, in different cells and
-    lowest ``h`` first, then the lowest-``h`` states of the rest of the frontier."""
+def test_partial_paths_are_the_closest_state_then_the_best_state_of_each_cell():
+    """Partial plans of every kind: the frontier state of lowest ``h`` first (the position
+    closest to solved), then the best state of each other cell, in different cells and lowest
+    ``h`` first, then the lowest-``h`` states of the rest of the frontier."""
     from evosoko.evolve.descriptors import FessCells
     from evosoko.evolve.push_replay import push_tables
 
@@ -297,7 +298,8 @@ def test_partial_paths_begin_with_the_best_state_of_each_cell():
     cells_of = FessCells(level, push_tables(level)).of_boxes
     cells = [cells_of(np.array(path.state.boxes, dtype=np.int64)) for path in result.partial]
     h = [path.h for path in result.partial]
-    leaders = next(i for i in range(1, len(h)) if h[i] < h[i - 1])  # where the rest begins
-    assert leaders >= 20 and len(set(cells[:leaders])) == leaders
-    assert h[:leaders] == sorted(h[:leaders]) and h[leaders:] == sorted(h[leaders:])
+    assert h[0] == min(h)
+    rest = next(i for i in range(2, len(h)) if h[i] < h[i - 1])  # where the cells end
+    assert rest >= 20 and len(set(cells[1:rest])) == rest - 1
+    assert h[1:rest] == sorted(h[1:rest]) and h[rest:] == sorted(h[rest:])
     assert len({path.state for path in result.partial}) == 60
