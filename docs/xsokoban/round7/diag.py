@@ -1,4 +1,5 @@
-"""hybrid-fess on one XSokoban screen in-process, logging every memetic search."""
+"""hybrid-fess on one XSokoban screen in-process, logging every memetic search (usage: diag.py
+SCREEN [OVERRIDES...]; docs/xsokoban.md quotes screen 18 with hybrid.memetic_every=5)."""
 
 import sys
 import time
