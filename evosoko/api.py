@@ -191,7 +191,7 @@ def solve(
 ) -> Result:
     """Solve ``level`` by classical search: ``bfs``, ``dfs``, ``random``, ``astar``,
     ``greedy``, ``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``,
-    ``push-idastar``, ``push-fess``, ``push-learned`` or ``push-learned-source`` (ordered by
+    ``push-idastar``, ``push-fess``, ``push-fess-bi``, ``push-learned`` or ``push-learned-source`` (ordered by
     the deadlock network in ``model``, default the one shipped), or by Monte Carlo tree search
     (``mcts``), within ``seconds`` and ``nodes`` expanded (mcts: iterations; or a ``budget``
     with those limits); ``seed`` drives the stochastic ones (``random``, ``mcts``). The result's

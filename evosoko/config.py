@@ -589,7 +589,8 @@ class HybridConfig(_Section):
     algorithm: str = Field(
         default="push-astar",
         description="Push-level search of the seeding and the memetic step: push-astar, "
-        "push-wastar, push-greedy or push-fess (the feature-space search, for large levels).",
+        "push-wastar, push-greedy, push-fess (the feature-space search, for large levels) or "
+        "push-fess-bi (push-fess with a pull search from the solved position).",
     )
     fraction: float = Field(
         default=0.25, ge=0, le=1, description="Share of the initial population seeded by search."

@@ -36,7 +36,7 @@ def solve_command(
         typer.Option(
             "--algo",
             help="bfs, dfs, random, astar, greedy, push-bfs, push-astar, "
-            "push-wastar, push-greedy, push-idastar, push-fess, push-learned, "
+            "push-wastar, push-greedy, push-idastar, push-fess, push-fess-bi, push-learned, "
             "push-learned-source or mcts.",
         ),
     ] = "push-astar",

@@ -11,7 +11,9 @@ solution, moves, pushes, states expanded/generated/duplicates, seconds, and with
   ``push-wastar``, ``push-greedy``, ``push-idastar``, with dead squares, freeze deadlocks,
   bipartite deadlocks (matching), PI-corral pruning and dead-end tunnel macros (all keep
   push-optimality and completeness), and goal-room packing macros in the non-optimal ones;
-- ``push-fess`` (:mod:`evosoko.search.fess`), a feature-space search for large levels;
+- ``push-fess`` (:mod:`evosoko.search.fess`), a feature-space search for large levels, and
+  ``push-fess-bi`` (:mod:`evosoko.search.bidirectional`), push-fess with a pull search from the
+  solved position beside it, until the two reach a common state;
 - ``mcts`` (:mod:`evosoko.search.mcts`), Monte Carlo tree search over the push genomes'
   candidate pushes, seeded (``seed``); ``expanded`` counts its iterations.
 

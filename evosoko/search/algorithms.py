@@ -197,6 +197,18 @@ ALGORITHMS: dict[str, Algorithm] = {
             "connectivity) take turns, each expanding its best state by g + weight * h",
         ),
         Algorithm(
+            "push-fess-bi",
+            PUSH,
+            HEAP,
+            100,
+            None,
+            AT_GENERATION,
+            False,
+            runner="evosoko.search.bidirectional:BidirectionalRun",
+            description="push-fess forwards and a pull search backwards from the solved "
+            "position, until they reach a common state",
+        ),
+        Algorithm(
             "push-learned",
             PUSH,
             LIFO,

@@ -1,0 +1,229 @@
+"""The pull search: states reached backwards from the solved position, one pull at a time.
+
+A pull is a push played in reverse: the player stands next to a box, steps away from it and
+drags the box onto the cell it left. Every state a pull search reaches can be pushed back to
+the solved position, so when a forward search meets one of them (same boxes, same player
+region), the forward path and the reversed pulls make a solution
+(:mod:`evosoko.search.bidirectional`).
+
+States are kept in a :class:`evosoko.search.store.Store` with the forward search's keys (sorted
+boxes, smallest cell of the player's region) and Zobrist hashes, so either store can look up
+the other's states. ``step`` holds the direction of the pull, ``actual`` where the player
+stands after it. A box is only pulled onto a *live* cell: one a lone box can be pushed to from
+some start cell of a box (other cells are never reached by the forward search). The frontier is
+a heap ordered by ``g + weight * h``, ``h`` the cost of the best matching of boxes to start
+cells (pushes of a lone box from its start cell). A state whose boxes have no such matching
+cannot be reached from the start and is not stored (a bipartite deadlock, backwards).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numba
+import numpy as np
+
+from evosoko.search.store import (
+    CONTINUE,
+    DUPLICATES,
+    EMPTY,
+    EXHAUSTED,
+    EXPANDED,
+    FRONT_SIZE,
+    GENERATED,
+    HEAP,
+    NEED_SPACE,
+    NODES,
+    add_node,
+    find_slot,
+    frontier_pop,
+    frontier_push,
+    priority,
+)
+from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.matching import matching_kernel
+from evosoko.sokoban.reach import explore
+
+
+def start_distances(floor: np.ndarray, deltas, start_boxes) -> np.ndarray:
+    """int64[boxes, cells]: pushes a lone box needs from each start cell of a box to each cell
+    (``UNREACHABLE`` where it cannot go)."""
+    table = np.full((len(start_boxes), len(floor)), UNREACHABLE, dtype=np.int64)
+    for row, start in enumerate(start_boxes):
+        distance = table[row]
+        distance[start] = 0
+        queue = deque([int(start)])
+        while queue:
+            cell = queue.popleft()
+            for delta in deltas:
+                target, behind = cell + delta, cell - delta
+                if floor[target] and floor[behind] and distance[target] == UNREACHABLE:
+                    distance[target] = distance[cell] + 1
+                    queue.append(int(target))
+    return table
+
+
+def make_scratch(cells: int, box_count: int) -> tuple:
+    """Per-search scratch arrays of the pull kernel."""
+    return (
+        np.zeros(box_count, dtype=np.int16),  # each box's start cell in the matching
+        np.zeros((6, box_count + 1), dtype=np.int64),  # the matching's work
+        np.zeros(cells, dtype=np.int64),  # reach mark
+        np.zeros(cells, dtype=np.int64),  # normalization mark
+        np.zeros(cells, dtype=np.int64),  # queue
+        np.zeros(cells, dtype=np.bool_),  # occupied
+        np.zeros(2, dtype=np.int64),  # stamps
+    )
+
+
+@numba.njit(cache=True)
+def pull_roots(
+    floor, deltas, zb, zp, distance, goal_cells, weight, nodes, table, counters, frontier, scratch
+):  # pragma: no cover - compiled
+    """Store the solved position once per region of free floor (the player may finish in any
+    of them) and put each in the frontier; returns how many."""
+    assignment, work, reach_mark, _, queue, occupied, stamps = scratch
+    h = matching_kernel(distance, goal_cells, assignment, work)
+    boxes_hash = np.uint64(0)
+    for b in goal_cells:
+        occupied[b] = True
+        boxes_hash ^= zb[b]
+    stamps[0] += 1
+    roots = 0
+    for cell in range(floor.shape[0]):
+        if not floor[cell] or occupied[cell] or reach_mark[cell] == stamps[0]:
+            continue
+        _, smallest = explore(
+            floor, occupied, deltas, cell, reach_mark, stamps[0], queue, queue[:0]
+        )
+        key_hash = boxes_hash ^ zp[smallest]
+        slot = find_slot(nodes, table, key_hash, goal_cells, smallest)
+        node = add_node(
+            nodes, table, counters, slot, goal_cells, smallest, cell, -1, 0, 0, 0, h, key_hash
+        )
+        frontier_push(frontier, counters, HEAP, priority(0, h, 0, 100, weight), node)
+        roots += 1
+    for b in goal_cells:
+        occupied[b] = False
+    return roots
+
+
+@numba.njit(cache=True)
+def pull_search(
+    floor,
+    deltas,
+    zb,
+    zp,
+    distance,
+    live,
+    weight,
+    chunk,
+    nodes,
+    table,
+    frontier,
+    counters,
+    scratch,
+):  # pragma: no cover - compiled
+    """Expand up to ``chunk`` states of the pull frontier; returns ``CONTINUE``, ``EXHAUSTED``
+    (every state reachable backwards is stored) or ``NEED_SPACE`` (grow the store first)."""
+    assignment, work, reach_mark, norm_mark, queue, occupied, stamps = scratch
+    node_boxes = nodes[0]
+    child = np.empty(node_boxes.shape[1], dtype=node_boxes.dtype)
+    box_count = node_boxes.shape[1]
+    capacity = node_boxes.shape[0]
+    margin = 4 * box_count + 2
+    for _ in range(chunk):
+        if (
+            counters[NODES] + margin >= capacity
+            or counters[FRONT_SIZE] + margin >= frontier[0].shape[0]
+        ):
+            return NEED_SPACE
+        node = frontier_pop(frontier, counters, HEAP)
+        if node < 0:
+            return EXHAUSTED
+        nodes[9][node] = 1
+        counters[EXPANDED] += 1
+        g = nodes[5][node]
+        parent_hash = nodes[8][node] ^ zp[nodes[1][node]]
+        for k in range(box_count):
+            occupied[node_boxes[node, k]] = True
+        stamps[0] += 1
+        explore(floor, occupied, deltas, nodes[2][node], reach_mark, stamps[0], queue, queue[:0])
+        for k in range(box_count):
+            box = node_boxes[node, k]
+            for d in range(4):
+                target = box + deltas[d]  # where the box goes: the player stands there now
+                player = target + deltas[d]  # and steps on to here
+                if reach_mark[target] != stamps[0] or not live[target]:
+                    continue
+                if not floor[player] or occupied[player]:
+                    continue
+                _pulled(node_boxes[node], k, target, child)
+                occupied[box] = False
+                occupied[target] = True
+                stamps[1] += 1
+                _, smallest = explore(
+                    floor, occupied, deltas, player, norm_mark, stamps[1], queue, queue[:0]
+                )
+                occupied[target] = False
+                occupied[box] = True
+                key_hash = parent_hash ^ zb[box] ^ zb[target] ^ zp[smallest]
+                counters[GENERATED] += 1
+                child_h = matching_kernel(distance, child, assignment, work)
+                if child_h >= UNREACHABLE:
+                    continue  # no start cell for some box: never reached from the start
+                slot = find_slot(nodes, table, key_hash, child, smallest)
+                if table[slot] != EMPTY:
+                    counters[DUPLICATES] += 1
+                    continue
+                added = add_node(
+                    nodes,
+                    table,
+                    counters,
+                    slot,
+                    child,
+                    smallest,
+                    player,
+                    node,
+                    d,
+                    g + 1,
+                    0,
+                    child_h,
+                    key_hash,
+                )
+                frontier_push(
+                    frontier, counters, HEAP, priority(g + 1, child_h, 0, 100, weight), added
+                )
+        for k in range(box_count):
+            occupied[node_boxes[node, k]] = False
+    return CONTINUE
+
+
+@numba.njit(cache=True)
+def _pulled(boxes, index, target, child):  # pragma: no cover - compiled
+    """``boxes`` with ``boxes[index]`` moved to ``target``, sorted, into ``child``."""
+    written = 0
+    placed = False
+    for k in range(boxes.shape[0]):
+        if k == index:
+            continue
+        if not placed and target < boxes[k]:
+            child[written] = target
+            written += 1
+            placed = True
+        child[written] = boxes[k]
+        written += 1
+    if not placed:
+        child[written] = target
+
+
+@numba.njit(cache=True)
+def first_meeting(nodes, start, stop, other_nodes, other_table):  # pragma: no cover - compiled
+    """The first of ``nodes[start:stop]`` whose state the other store holds: (its id, the
+    other store's id), or (-1, -1)."""
+    for node in range(start, stop):
+        slot = find_slot(other_nodes, other_table, nodes[8][node], nodes[0][node], nodes[1][node])
+        found = other_table[slot]
+        if found != EMPTY:
+            return node, found
+    return -1, -1

@@ -1,0 +1,144 @@
+"""push-fess-bi: the pull search and the meeting of the two searches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from tiny_levels import microban, quiet_level, tiny_levels
+
+from evosoko.search import ALGORITHMS, Pruning, bidirectional, solve
+from evosoko.search.bidirectional import BidirectionalRun, PullSearch
+from evosoko.search.pull_kernel import start_distances
+from evosoko.search.store import EXPANDED, NODES
+from evosoko.sokoban.arrays import level_arrays
+from evosoko.sokoban.level import State
+from evosoko.sokoban.matching import matching_cost
+from evosoko.sokoban.solutions import verify_solution
+from evosoko.sokoban.symbols import UNREACHABLE
+
+# A goal room behind one doorway: packed from the inside out.
+ROOM = ["##########",
+        "#..   #  #",
+        "#..      #",
+        "#..   #  #",
+        "#######$ #",
+        "#  $  $  #",
+        "#  $$ @$ #",
+        "#        #",
+        "##########"]  # fmt: skip
+
+
+def _pulled_states(level, steps: int) -> PullSearch:
+    tab = level_arrays(level)
+    pull = PullSearch(level, tab, level.cells, 300, 1 << 20)
+    for _ in range(steps):
+        pull.step()
+    return pull
+
+
+def test_start_distances_count_pushes_of_a_lone_box_from_each_start_cell():
+    level = quiet_level(["######", "#@$ .#", "## ###", "######"])
+    tab = level_arrays(level)
+    (distance,) = start_distances(np.asarray(tab.floor), tab.deltas, level.start.boxes)
+    box = level.start.boxes[0]
+    assert distance[box] == 0
+    assert distance[box + 1] == 1 and distance[box + 2] == 2
+    assert distance[box - 1] == 1  # pushed back from the right
+    # the pocket below: a box can get in only with the player standing in the wall above
+    assert distance[level.cell(2, 2)] == UNREACHABLE
+
+
+@pytest.mark.parametrize("name", ["1", "2", "6", "16"])
+def test_every_pulled_state_is_pushed_back_to_the_solved_position(name):
+    (level,) = microban(name)
+    pull = _pulled_states(level, 20)
+    store = pull.store
+    assert store.size > len(level.goal_cells)
+    boxes, actual, parents = store.field("boxes"), store.field("actual"), store.field("parent")
+    for node in range(0, store.size, max(1, store.size // 60)):
+        start = State(player=int(actual[node]), boxes=tuple(sorted(int(b) for b in boxes[node])))
+        lurd = pull.pushes_back(node, start.player)
+        check = verify_solution(level, lurd, start=start)
+        assert check.valid and check.solved
+        assert check.pushes == _depth(parents, node)
+
+
+def _depth(parents, node: int) -> int:
+    depth = 0
+    while parents[node] >= 0:
+        node = int(parents[node])
+        depth += 1
+    return depth
+
+
+def test_pulled_boxes_stay_on_cells_a_start_box_can_reach():
+    level = quiet_level(ROOM)
+    pull = _pulled_states(level, 50)
+    for row in pull.store.field("boxes")[len(pull.store.field("boxes")) // 2 :]:
+        assert pull.live[row].all()
+        # and each box has a start cell of its own it can come from
+        assert matching_cost(pull.distance, row) < UNREACHABLE
+
+
+def _run(level, share: float, monkeypatch) -> BidirectionalRun:
+    monkeypatch.setattr(bidirectional, "BACKWARD_SHARE", share)
+    algorithm = ALGORITHMS["push-fess-bi"]
+    run = BidirectionalRun(level, algorithm, "matching", None, None, 3.0, Pruning(), 0, 1 << 30)
+    run.status = run.search()
+    return run
+
+
+def test_the_searches_meet_and_the_pulls_finish_the_solution(monkeypatch):
+    level = quiet_level(ROOM)
+    run = _run(level, 0.9, monkeypatch)
+    assert run.status == "solved"
+    assert run.meeting is not None  # the pull search did part of the work
+    result = run.result(run.status, 0)
+    check = verify_solution(level, result.solution)
+    assert check.valid and check.solved and check.pushes == result.pushes
+    assert result.expanded > run.store.counters[EXPANDED]  # both searches' states count
+
+
+def test_without_a_pull_search_it_is_push_fess(monkeypatch):
+    level = quiet_level(ROOM)
+    run = _run(level, 0.0, monkeypatch)
+    assert run.status == "solved" and run.meeting is None
+    alone = solve(level, "push-fess")
+    assert run.result(run.status, 0).pushes == alone.pushes
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels())
+def test_push_fess_bi_agrees_with_plain_push_bfs_on_solvability(level):
+    reference = solve(
+        level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
+    )
+    result = solve(level, "push-fess-bi")
+    assert result.status == reference.status
+    if result.solved:
+        check = verify_solution(level, result.solution)
+        assert check.valid and check.solved
+        assert result.pushes >= reference.pushes
+
+
+def test_when_push_fess_runs_out_of_memory_the_pull_search_gives_up_its_half():
+    level = quiet_level(ROOM)
+    run = BidirectionalRun(
+        level, ALGORITHMS["push-fess-bi"], "matching", None, None, 3.0, Pruning(), 0, 1 << 30
+    )
+    assert run._prepare() is None
+    run._add_root()
+    capacity = run.store.capacity
+    run.max_nodes = capacity  # push-fess's half is full
+    run.pull.max_nodes = 4 * capacity
+    run.pull.step()
+    expanded = int(run.pull.store.counters[EXPANDED])
+    run.store.counters[NODES] = capacity - 1
+    assert run.make_room()
+    assert run.pull is None and run.max_nodes == 5 * capacity
+    assert run.store.capacity == 2 * capacity
+    assert run.result("timeout", 0).expanded == expanded  # its work still counts
+    run.store.counters[NODES] = 2 * capacity - 1
+    run.max_nodes = 2 * capacity
+    assert not run.make_room()  # nothing left to give
