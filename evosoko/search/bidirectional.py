@@ -147,7 +147,8 @@ class BidirectionalRun(FeatureSpaceRun):
             return refused
         self.pull: PullSearch | None = None
         self.pull_counts = (0, 0)
-        self.meeting: tuple[int, int] | None = None
+        self.meeting: tuple[int, int, PullSearch] | None = None
+        """The forward state, the pulled state equal to it, and the pull search."""
         self.forward_seconds = 0.0
         self.forward_checked = 0
         if BACKWARD_SHARE > 0:
@@ -168,12 +169,12 @@ class BidirectionalRun(FeatureSpaceRun):
         pull = self.pull
         if pull is None or code == EXHAUSTED or self.store.counters[SOLUTION] >= 0:
             return code
-        if self._meet():
+        if self._meet(pull):
             return code
         total = self.forward_seconds + pull.seconds
         if not pull.finished and pull.seconds <= BACKWARD_SHARE * total:
             pull.step()
-            self._meet()
+            self._meet(pull)
         return code
 
     def make_room(self) -> bool:
@@ -188,22 +189,22 @@ class BidirectionalRun(FeatureSpaceRun):
         self.pull = None
         return super().make_room()
 
-    def _meet(self) -> bool:
+    def _meet(self, pull: PullSearch) -> bool:
         """Look up the states stored since the last look in the other store; on a meeting,
         mark the forward state as the solution."""
-        forward, backward = self.store, self.pull.store
+        forward, backward = self.store, pull.store
         met_forward, met_backward = first_meeting(
             forward.nodes, self.forward_checked, forward.size, backward.nodes, backward.table
         )
         self.forward_checked = forward.size
         if met_forward < 0:
             met_backward, met_forward = first_meeting(
-                backward.nodes, self.pull.checked, backward.size, forward.nodes, forward.table
+                backward.nodes, pull.checked, backward.size, forward.nodes, forward.table
             )
-        self.pull.checked = backward.size
+        pull.checked = backward.size
         if met_forward < 0:
             return False
-        self.meeting = (int(met_forward), int(met_backward))
+        self.meeting = (int(met_forward), int(met_backward), pull)
         forward.counters[SOLUTION] = met_forward
         return True
 
@@ -211,8 +212,9 @@ class BidirectionalRun(FeatureSpaceRun):
         lurd = super()._path(node)
         if self.meeting is None or node != self.meeting[0]:
             return lurd
+        _, backward_node, pull = self.meeting
         player = replay_states(self.level, lurd)[-1].player
-        return lurd + self.pull.pushes_back(self.meeting[1], player)
+        return lurd + pull.pushes_back(backward_node, player)
 
     def result(self, status: str, partial: int):
         outcome = super().result(status, partial)
