@@ -111,5 +111,6 @@ def test_compare_xsokoban_pits_the_ga_presets_against_the_searches():
     compare = load_compare_config(CONFIGS / "compare-xsokoban.toml")
     names = {getattr(s, "name", None) or getattr(s, "algorithm", None) for s in compare.solver}
     assert {"ga-pushes", "ga-hybrid", "ga-hybrid-fess", "push-wastar", "push-fess"} <= names
+    assert "push-fess-bi" in names
     assert "ga-map-elites" in names
     assert compare.compare.budget.seconds == 60.0 and compare.compare.first == 30
