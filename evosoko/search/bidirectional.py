@@ -4,11 +4,14 @@ On the large levels the hard part is often the end, packing boxes into a goal ro
 order that does not wall off the goals behind. Backwards from the solved position that part is
 easy: the boxes are pulled out of the room one by one. The pull search
 (:mod:`evosoko.search.pull_kernel`) runs beside push-fess and takes ``BACKWARD_SHARE`` of the
-time; after every call of either search, the states it has just stored are looked up in the
-other's store. The first state both hold ends the search: push-fess's path to it, then the
-pulls from it back to the solved position played as pushes.
+time. A breadth-first push search from the start (the *ball*, ``BALL_SHARE`` of the time, at
+most ``BALL_NODES`` expansions) holds every state within a few pushes of the start, where
+push-fess's cells leave gaps and where the pull search ends up. After every call of any of
+them, the states it has just stored are looked up in the other side's stores. The first state
+both sides hold ends the search: the forward path to it, then the pulls from it back to the
+solved position played as pushes.
 
-Both halves find only real states (the pulls are reversed pushes), so the solution is legal
+Every side finds only real states (the pulls are reversed pushes), so the solution is legal
 (it is replayed like every search's); it is not push-optimal.
 """
 
@@ -19,6 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from evosoko.search.algorithms import ALGORITHMS
 from evosoko.search.fess import FeatureSpaceRun
 from evosoko.search.pull_kernel import (
     first_meeting,
@@ -27,7 +31,9 @@ from evosoko.search.pull_kernel import (
     pull_search,
     start_distances,
 )
+from evosoko.search.search_run import SearchRun
 from evosoko.search.store import (
+    CHUNK,
     EXHAUSTED,
     EXPANDED,
     GENERATED,
@@ -43,6 +49,12 @@ from evosoko.sokoban.symbols import DIRECTIONS
 
 BACKWARD_SHARE = 0.3
 """Share of the search's time the pull search takes."""
+
+BALL_SHARE = 0.1
+"""Share of the search's time the breadth-first ball around the start takes."""
+
+BALL_NODES = 400_000
+"""Expansions of the ball; it stops there (its states stay in the meeting)."""
 
 _CHUNK_SECONDS = 0.01
 """Target time of one call of the pull kernel."""
@@ -138,8 +150,63 @@ class PullSearch:
         return "".join(parts)
 
 
+class BallSearch:
+    """The states within a few pushes of the start: a breadth-first push search
+    (``push-bfs``), run a chunk at a time up to ``BALL_NODES`` expansions."""
+
+    def __init__(self, owner: SearchRun) -> None:
+        self.run = SearchRun(
+            owner.level,
+            ALGORITHMS["push-bfs"],
+            owner.heuristic,
+            None,
+            BALL_NODES,
+            owner.weight,
+            owner.pruning,
+            owner.seed,
+            owner.memory_limit // 8,
+            owner.store_cells,
+        )
+        self.seconds = 0.0
+        self.finished = self.run._prepare() is not None
+        self.checked = 0
+        """Stored states already looked up in the pull search's store."""
+        self._chunk = 1
+        if not self.finished:
+            self.run._add_root()
+
+    @property
+    def store(self) -> Store:
+        return self.run.store
+
+    def step(self) -> None:
+        """One call of the push kernel (about ``_CHUNK_SECONDS``)."""
+        if self.finished:
+            return
+        run, counters = self.run, self.run.store.counters
+        run.params[CHUNK] = min(self._chunk, max(BALL_NODES - int(counters[EXPANDED]), 1))
+        started = time.perf_counter()
+        code = run._call_kernel()
+        elapsed = max(time.perf_counter() - started, 1e-6)
+        self.seconds += elapsed
+        self._chunk = int(min(max(self._chunk * _CHUNK_SECONDS / elapsed, 1), 4 * self._chunk))
+        if (
+            code == EXHAUSTED
+            or counters[EXPANDED] >= BALL_NODES
+            or code == NEED_SPACE
+            and not run.make_room()
+        ):
+            self.finished = True
+
+    @property
+    def solution(self) -> int:
+        """The solved state it reached itself (-1: none)."""
+        return int(self.run.store.counters[SOLUTION])
+
+
 class BidirectionalRun(FeatureSpaceRun):
-    """push-fess with a pull search beside it (see the module docstring)."""
+    """push-fess with a pull search and a ball around the start beside it (see the module
+    docstring)."""
 
     def _prepare(self) -> str | None:
         refused = super()._prepare()
@@ -147,15 +214,21 @@ class BidirectionalRun(FeatureSpaceRun):
             return refused
         self.pull: PullSearch | None = None
         self.pull_counts = (0, 0)
-        self.meeting: tuple[int, int, PullSearch] | None = None
-        """The forward state, the pulled state equal to it, and the pull search."""
+        self.ball: BallSearch | None = None
+        self.meeting: tuple[SearchRun, int, int, PullSearch | None] | None = None
+        """The forward search that met (push-fess or the ball), its state, the pulled state
+        equal to it (-1: the ball solved the level itself) and the pull search."""
         self.forward_seconds = 0.0
         self.forward_checked = 0
         if BACKWARD_SHARE > 0:
-            self.max_nodes //= 2  # the other half for the pull search
+            if BALL_SHARE > 0:
+                self.max_nodes -= self.max_nodes // 8  # an eighth for the ball
+            self.max_nodes //= 2  # half of the rest for the pull search
             self.pull = PullSearch(
                 self.level, self.tab, self.store_cells, int(self.params[H_WEIGHT]), self.max_nodes
             )
+            if BALL_SHARE > 0:
+                self.ball = BallSearch(self)
         return None
 
     def _add_root(self) -> int:
@@ -169,12 +242,18 @@ class BidirectionalRun(FeatureSpaceRun):
         pull = self.pull
         if pull is None or code == EXHAUSTED or self.store.counters[SOLUTION] >= 0:
             return code
-        if self._meet(pull):
+        if self._meet_push_fess(pull):
             return code
-        total = self.forward_seconds + pull.seconds
+        ball = self.ball
+        total = self.forward_seconds + pull.seconds + (ball.seconds if ball else 0.0)
         if not pull.finished and pull.seconds <= BACKWARD_SHARE * total:
             pull.step()
-            self._meet(pull)
+            if self._meet_push_fess(pull):
+                return code
+            self._meet_ball(pull)
+        elif ball is not None and not ball.finished and ball.seconds <= BALL_SHARE * total:
+            ball.step()
+            self._meet_ball(pull)
         return code
 
     def make_room(self) -> bool:
@@ -189,9 +268,9 @@ class BidirectionalRun(FeatureSpaceRun):
         self.pull = None
         return super().make_room()
 
-    def _meet(self, pull: PullSearch) -> bool:
-        """Look up the states stored since the last look in the other store; on a meeting,
-        mark the forward state as the solution."""
+    def _meet_push_fess(self, pull: PullSearch) -> bool:
+        """Look up push-fess's states stored since the last look in the pull search's store,
+        and the pull search's in push-fess's; on a meeting, end the search."""
         forward, backward = self.store, pull.store
         met_forward, met_backward = first_meeting(
             forward.nodes, self.forward_checked, forward.size, backward.nodes, backward.table
@@ -201,24 +280,54 @@ class BidirectionalRun(FeatureSpaceRun):
             met_backward, met_forward = first_meeting(
                 backward.nodes, pull.checked, backward.size, forward.nodes, forward.table
             )
-        pull.checked = backward.size
         if met_forward < 0:
             return False
-        self.meeting = (int(met_forward), int(met_backward), pull)
-        forward.counters[SOLUTION] = met_forward
+        return self._met(self, int(met_forward), int(met_backward), pull)
+
+    def _meet_ball(self, pull: PullSearch) -> bool:
+        """The same between the ball and the pull search (the pull search's states are looked
+        up in both forward stores before they count as looked up)."""
+        ball, backward = self.ball, pull.store
+        if ball is None:
+            pull.checked = backward.size
+            return False
+        if ball.solution >= 0:
+            return self._met(ball.run, ball.solution, -1, None)
+        met_backward, met_forward = first_meeting(
+            backward.nodes, pull.checked, backward.size, ball.store.nodes, ball.store.table
+        )
+        pull.checked = backward.size
+        if met_forward < 0:
+            met_forward, met_backward = first_meeting(
+                ball.store.nodes, ball.checked, ball.store.size, backward.nodes, backward.table
+            )
+        ball.checked = ball.store.size
+        if met_forward < 0:
+            return False
+        return self._met(ball.run, int(met_forward), int(met_backward), pull)
+
+    def _met(self, run: SearchRun, forward: int, backward: int, pull: PullSearch | None) -> bool:
+        self.meeting = (run, forward, backward, pull)
+        self.store.counters[SOLUTION] = 0  # ends the search; the path comes from the meeting
         return True
 
     def _path(self, node: int) -> str:
-        lurd = super()._path(node)
-        if self.meeting is None or node != self.meeting[0]:
+        if self.meeting is None:
+            return super()._path(node)
+        run, forward, backward, pull = self.meeting
+        lurd = super()._path(forward) if run is self else run._path(forward)
+        if pull is None:
             return lurd
-        _, backward_node, pull = self.meeting
         player = replay_states(self.level, lurd)[-1].player
-        return lurd + pull.pushes_back(backward_node, player)
+        return lurd + pull.pushes_back(backward, player)
 
     def result(self, status: str, partial: int):
         outcome = super().result(status, partial)
         expanded, generated = self._pull_counts()
+        if self.ball is not None:
+            counters = self.ball.store.counters
+            expanded += int(counters[EXPANDED])
+            generated += int(counters[GENERATED])
         return replace(
             outcome, expanded=outcome.expanded + expanded, generated=outcome.generated + generated
         )

@@ -142,3 +142,26 @@ def test_when_push_fess_runs_out_of_memory_the_pull_search_gives_up_its_half():
     run.store.counters[NODES] = 2 * capacity - 1
     run.max_nodes = 2 * capacity
     assert not run.make_room()  # nothing left to give
+
+
+@pytest.mark.parametrize("name", ["1", "4"])
+def test_the_ball_around_the_start_and_the_pull_search_meet(name):
+    (level,) = microban(name)
+    run = BidirectionalRun(
+        level, ALGORITHMS["push-fess-bi"], "matching", None, None, 3.0, Pruning(), 0, 1 << 30
+    )
+    assert run._prepare() is None
+    run._add_root()
+    pull, ball = run.pull, run.ball
+    for _ in range(10_000):  # both sides cover the small space long before
+        pull.step()
+        ball.step()
+        if run._meet_ball(pull):
+            break
+    forward_run, _, backward, met_pull = run.meeting
+    assert forward_run is ball.run
+    lurd = run._path(0)
+    check = verify_solution(level, lurd)
+    assert check.valid and check.solved
+    if met_pull is not None:  # the pulls finish what the ball began
+        assert backward >= 0 and check.pushes >= solve(level, "push-bfs").pushes
