@@ -3,10 +3,10 @@
 On the large levels the hard part is often the end, packing boxes into a goal room in an
 order that does not wall off the goals behind. Backwards from the solved position that part is
 easy: the boxes are pulled out of the room one by one. The pull search
-(:mod:`evosoko.search.pull_kernel`) runs beside push-fess and takes ``BACKWARD_SHARE`` of the
-time. A breadth-first push search from the start (the *ball*, ``BALL_SHARE`` of the time, at
-most ``BALL_NODES`` expansions) holds every state within a few pushes of the start, where
-push-fess's cells leave gaps and where the pull search ends up. After every call of any of
+(:mod:`evosoko.search.pull_kernel`) runs beside push-fess. So does a breadth-first push search
+from the start (the *ball*, at most ``BALL_NODES`` expansions): it holds every state within a
+few pushes of the start, where push-fess's cells leave gaps and where the pull search ends up.
+The two take turns within ``BACKWARD_SHARE`` of the time, and push-fess has the rest. After every call of any of
 them, the states it has just stored are looked up in the other side's stores. The first state
 both sides hold ends the search: the forward path to it, then the pulls from it back to the
 solved position played as pushes.
@@ -31,7 +31,7 @@ from evosoko.search.pull_kernel import (
     pull_search,
     start_distances,
 )
-from evosoko.search.search_run import SearchRun
+from evosoko.search.search_run import SearchRun, _next_work_limit
 from evosoko.search.store import (
     CHUNK,
     EXHAUSTED,
@@ -40,6 +40,8 @@ from evosoko.search.store import (
     H_WEIGHT,
     NEED_SPACE,
     SOLUTION,
+    WORK,
+    WORK_LIMIT,
     Store,
 )
 from evosoko.sokoban.level import UNREACHABLE
@@ -48,16 +50,19 @@ from evosoko.sokoban.solutions import replay_states
 from evosoko.sokoban.symbols import DIRECTIONS
 
 BACKWARD_SHARE = 0.3
-"""Share of the search's time the pull search takes."""
+"""Share of the search's time the pull search and the ball take (the ball's time is also the
+pull search's, until the ball stops); push-fess has the rest."""
 
-BALL_SHARE = 0.1
-"""Share of the search's time the breadth-first ball around the start takes."""
-
-BALL_NODES = 400_000
-"""Expansions of the ball; it stops there (its states stay in the meeting)."""
+BALL_NODES = 300_000
+"""Expansions of the ball (0: no ball); it stops there, and its states stay in the meeting."""
 
 _CHUNK_SECONDS = 0.01
 """Target time of one call of the pull kernel."""
+
+
+def _next_chunk(chunk: int, elapsed: float) -> int:
+    """Expansions of the next call, so that it takes about ``_CHUNK_SECONDS``."""
+    return int(min(max(chunk * _CHUNK_SECONDS / elapsed, 1), 4 * chunk, 1 << 16))
 
 
 class PullSearch:
@@ -119,7 +124,7 @@ class PullSearch:
         )
         elapsed = max(time.perf_counter() - started, 1e-6)
         self.seconds += elapsed
-        self._chunk = int(min(max(self._chunk * _CHUNK_SECONDS / elapsed, 1), 4 * self._chunk))
+        self._chunk = _next_chunk(self._chunk, elapsed)
         if code == EXHAUSTED:
             self.finished = True
         elif code == NEED_SPACE:
@@ -185,11 +190,15 @@ class BallSearch:
             return
         run, counters = self.run, self.run.store.counters
         run.params[CHUNK] = min(self._chunk, max(BALL_NODES - int(counters[EXPANDED]), 1))
+        work_before = int(counters[WORK])
         started = time.perf_counter()
         code = run._call_kernel()
         elapsed = max(time.perf_counter() - started, 1e-6)
         self.seconds += elapsed
-        self._chunk = int(min(max(self._chunk * _CHUNK_SECONDS / elapsed, 1), 4 * self._chunk))
+        self._chunk = _next_chunk(self._chunk, elapsed)
+        run.params[WORK_LIMIT] = _next_work_limit(
+            int(run.params[WORK_LIMIT]), int(counters[WORK]) - work_before, elapsed
+        )
         if (
             code == EXHAUSTED
             or counters[EXPANDED] >= BALL_NODES
@@ -221,13 +230,13 @@ class BidirectionalRun(FeatureSpaceRun):
         self.forward_seconds = 0.0
         self.forward_checked = 0
         if BACKWARD_SHARE > 0:
-            if BALL_SHARE > 0:
+            if BALL_NODES > 0:
                 self.max_nodes -= self.max_nodes // 8  # an eighth for the ball
             self.max_nodes //= 2  # half of the rest for the pull search
             self.pull = PullSearch(
                 self.level, self.tab, self.store_cells, int(self.params[H_WEIGHT]), self.max_nodes
             )
-            if BALL_SHARE > 0:
+            if BALL_NODES > 0:
                 self.ball = BallSearch(self)
         return None
 
@@ -245,15 +254,18 @@ class BidirectionalRun(FeatureSpaceRun):
         if self._meet_push_fess(pull):
             return code
         ball = self.ball
-        total = self.forward_seconds + pull.seconds + (ball.seconds if ball else 0.0)
-        if not pull.finished and pull.seconds <= BACKWARD_SHARE * total:
-            pull.step()
-            if self._meet_push_fess(pull):
-                return code
-            self._meet_ball(pull)
-        elif ball is not None and not ball.finished and ball.seconds <= BALL_SHARE * total:
+        ball_seconds = 0.0 if ball is None else ball.seconds
+        if pull.seconds + ball_seconds > BACKWARD_SHARE * (
+            self.forward_seconds + ball_seconds + pull.seconds
+        ):
+            return code
+        if ball is not None and not ball.finished and ball.seconds <= pull.seconds:
             ball.step()
             self._meet_ball(pull)
+        elif not pull.finished:
+            pull.step()
+            if not self._meet_push_fess(pull):
+                self._meet_ball(pull)
         return code
 
     def make_room(self) -> bool:
