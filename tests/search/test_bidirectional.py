@@ -83,6 +83,7 @@ def test_pulled_boxes_stay_on_cells_a_start_box_can_reach():
 
 def _run(level, share: float, monkeypatch) -> BidirectionalRun:
     monkeypatch.setattr(bidirectional, "BACKWARD_SHARE", share)
+    monkeypatch.setattr(bidirectional, "BALL_NODES", 0)  # the pull search alone
     algorithm = ALGORITHMS["push-fess-bi"]
     run = BidirectionalRun(level, algorithm, "matching", None, None, 3.0, Pruning(), 0, 1 << 30)
     run.status = run.search()
