@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from tiny_levels import microban, quiet_level, tiny_levels
+from tiny_levels import ROOM, microban, quiet_level, tiny_levels
 
 from evosoko.search import ALGORITHMS, Pruning, bidirectional, solve
 from evosoko.search.bidirectional import BidirectionalRun, PullSearch
@@ -16,17 +16,6 @@ from evosoko.sokoban.level import State
 from evosoko.sokoban.matching import matching_cost
 from evosoko.sokoban.solutions import verify_solution
 from evosoko.sokoban.symbols import UNREACHABLE
-
-# A goal room behind one doorway: packed from the inside out.
-ROOM = ["##########",
-        "#..   #  #",
-        "#..      #",
-        "#..   #  #",
-        "#######$ #",
-        "#  $  $  #",
-        "#  $$ @$ #",
-        "#        #",
-        "##########"]  # fmt: skip
 
 
 def _pulled_states(level, steps: int) -> PullSearch:

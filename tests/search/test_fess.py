@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tiny_levels import microban, quiet_level, tiny_levels
+from tiny_levels import ROOM, microban, quiet_level, tiny_levels
 
 from evosoko.search import Pruning, solve
 from evosoko.search import fess_kernel as fk
@@ -17,16 +17,6 @@ from evosoko.search.packing_order import out_of_plan_value, packing_order, packi
 from evosoko.sokoban.rooms import room_links
 from evosoko.sokoban.solutions import verify_solution
 
-# A goal room three cells deep behind one doorway (column 6 of row 2).
-ROOM = ["##########",
-        "#..   #  #",
-        "#..      #",
-        "#..   #  #",
-        "#######$ #",
-        "#  $  $  #",
-        "#  $$ @$ #",
-        "#        #",
-        "##########"]  # fmt: skip
 # A one-cell-wide dead end holding three goals: they can only be filled deepest first.
 CORRIDOR = ["#########",
             "#...    #",

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from tiny_levels import quiet_level
+from tiny_levels import ROOM, quiet_level
 
 from evosoko.search import Pruning, solve
 from evosoko.search.goalroom import find_goal_room
 from evosoko.sokoban.solutions import verify_solution
 
-ROOM = ["##########",
-        "#..   #  #",
-        "#..      #",
-        "#..   #  #",
-        "#######$ #",
-        "#  $  $  #",
-        "#  $$ @$ #",
-        "#        #",
-        "##########"]  # fmt: skip
-# The same room, but one box starts inside it: not a goal room.
+# ROOM, but one box starts inside it: not a goal room.
 BOX_INSIDE = [ROOM[0], "#..$  #  #", *ROOM[2:6], "#   $ @$ #", *ROOM[7:]]
 
 

@@ -28,6 +28,16 @@ STUCK = ["######",
 BLOCKED = ["#######",
            "#@$$..#",
            "#######"]  # fmt: skip
+# A goal room three cells deep behind one doorway (column 6 of row 2).
+ROOM = ["##########",
+        "#..   #  #",
+        "#..      #",
+        "#..   #  #",
+        "#######$ #",
+        "#  $  $  #",
+        "#  $$ @$ #",
+        "#        #",
+        "##########"]  # fmt: skip
 
 
 def quiet_level(rows: list[str], title: str = "test") -> Level:
