@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from tiny_levels import ROOM, microban, quiet_level, tiny_levels
+from tiny_levels import ROOM, microban, quiet_level
 
 from evosoko.search import ALGORITHMS, Pruning, bidirectional, solve
 from evosoko.search.bidirectional import BidirectionalRun, PullSearch
@@ -96,20 +95,6 @@ def test_without_a_pull_search_it_is_push_fess(monkeypatch):
     assert run.status == "solved" and run.meeting is None
     alone = solve(level, "push-fess")
     assert run.result(run.status, 0).pushes == alone.pushes
-
-
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(tiny_levels())
-def test_push_fess_bi_agrees_with_plain_push_bfs_on_solvability(level):
-    reference = solve(
-        level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
-    )
-    result = solve(level, "push-fess-bi")
-    assert result.status == reference.status
-    if result.solved:
-        check = verify_solution(level, result.solution)
-        assert check.valid and check.solved
-        assert result.pushes >= reference.pushes
 
 
 def test_when_push_fess_runs_out_of_memory_the_pull_search_gives_up_its_half():

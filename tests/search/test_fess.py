@@ -174,11 +174,12 @@ def test_push_fess_solves_microban_levels_with_verified_solutions():
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(tiny_levels())
-def test_push_fess_agrees_with_plain_push_bfs_on_solvability(level):
+@pytest.mark.parametrize("algo", ["push-fess", "push-fess-bi"])
+def test_push_fess_agrees_with_plain_push_bfs_on_solvability(algo, level):
     reference = solve(
         level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
     )
-    result = solve(level, "push-fess")
+    result = solve(level, algo)
     assert result.status == reference.status
     if result.solved:
         check = verify_solution(level, result.solution)
