@@ -269,8 +269,8 @@ class BidirectionalRun(FeatureSpaceRun):
         return code
 
     def make_room(self) -> bool:
-        """Grow the forward store; when its half of the memory is full, the pull search is
-        dropped and its half goes to push-fess."""
+        """Grow the forward store; when its part of the memory is full, the pull search is
+        dropped and its part goes to push-fess."""
         if super().make_room():
             return True
         if self.pull is None:
