@@ -23,6 +23,7 @@ from collections import deque
 import numba
 import numpy as np
 
+from evosoko.search.push_kernel import _moved
 from evosoko.search.store import (
     CONTINUE,
     DUPLICATES,
@@ -129,6 +130,7 @@ def pull_search(
     assignment, work, reach_mark, norm_mark, queue, occupied, stamps = scratch
     node_boxes = nodes[0]
     child = np.empty(node_boxes.shape[1], dtype=node_boxes.dtype)
+    no_goals = np.empty(0, dtype=node_boxes.dtype)  # _moved's goals: the pull search has none
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
     margin = 4 * box_count + 2
@@ -158,7 +160,7 @@ def pull_search(
                     continue
                 if not floor[player] or occupied[player]:
                     continue
-                _pulled(node_boxes[node], k, target, child)
+                _moved(node_boxes[node], no_goals, k, target, child, no_goals, False)
                 occupied[box] = False
                 occupied[target] = True
                 stamps[1] += 1
@@ -197,24 +199,6 @@ def pull_search(
         for k in range(box_count):
             occupied[node_boxes[node, k]] = False
     return CONTINUE
-
-
-@numba.njit(cache=True)
-def _pulled(boxes, index, target, child):  # pragma: no cover - compiled
-    """``boxes`` with ``boxes[index]`` moved to ``target``, sorted, into ``child``."""
-    written = 0
-    placed = False
-    for k in range(boxes.shape[0]):
-        if k == index:
-            continue
-        if not placed and target < boxes[k]:
-            child[written] = target
-            written += 1
-            placed = True
-        child[written] = boxes[k]
-        written += 1
-    if not placed:
-        child[written] = target
 
 
 @numba.njit(cache=True)
