@@ -128,10 +128,10 @@ class PullSearch:
         if code == EXHAUSTED:
             self.finished = True
         elif code == NEED_SPACE:
-            if store.capacity * 2 > self.max_nodes:
-                self.finished = True
+            if store.can_grow(self.max_nodes):
+                store.grow(self.max_nodes)
             else:
-                store.grow()
+                self.finished = True
 
     def pushes_back(self, node: int, player: int) -> str:
         """LURD from state ``node`` (player on ``player``) to the solved position: the pulls

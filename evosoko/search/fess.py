@@ -194,6 +194,6 @@ class FeatureSpaceRun(SearchRun):
         return chosen[:count]
 
     def _grow(self) -> None:
-        self.store.grow()
+        self.store.grow(self.max_nodes)
         if len(self.space[0]) < self.store.capacity:
             self.space = fess_space.grown_feature_space(self.space, self.store.capacity)

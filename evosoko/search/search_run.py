@@ -306,7 +306,7 @@ class SearchRun:
 
     def _grow(self) -> None:
         """Make room after a kernel asked for it."""
-        self.store.grow()
+        self.store.grow(self.max_nodes)
 
     def _run_kernel(self) -> str:
         """Call the kernel until it ends or a limit is reached.
@@ -353,10 +353,7 @@ class SearchRun:
     def make_room(self) -> bool:
         """Grow the store for the kernel; False when that would pass the memory limit."""
         store = self.store
-        if (
-            store.capacity * 2 > self.max_nodes
-            and store.size + 8 * store.box_count >= store.capacity
-        ):
+        if not store.can_grow(self.max_nodes):
             return False
         self._grow()
         return True

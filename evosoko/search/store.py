@@ -152,7 +152,7 @@ class Store:
             np.zeros((capacity, self.assign_width), dtype=self.cell_dtype),
             np.zeros((capacity, self.assign_width), dtype=np.int32),
         )
-        self.table = np.full(4 * capacity, EMPTY, dtype=np.int32)
+        self.table = np.full(_table_length(capacity), EMPTY, dtype=np.int32)
         self.frontier = (np.zeros(capacity, dtype=np.int64), np.zeros(capacity, dtype=np.int32))
         self.counters = np.zeros(COUNTER_COUNT, dtype=np.int64)
         self.counters[SOLUTION] = -1
@@ -174,13 +174,28 @@ class Store:
         )
         return row + 4 * 4 + 2 * 12
 
-    def grow(self) -> None:
-        """Double whatever is close to full: node arrays (and table), or the frontier."""
-        margin = 4 * self.box_count + 8
+    def _margin(self) -> int:
+        """Free node slots below which the node arrays count as full (an expansion's most)."""
+        return 4 * self.box_count + 8
+
+    def can_grow(self, max_nodes: int) -> bool:
+        """Whether :meth:`grow` may make room within ``max_nodes`` nodes: the node arrays are
+        not nearly full (the frontier is what needs room), or they may still grow by a quarter."""
+        nearly_full = self.size + self._margin() >= self.capacity
+        return not nearly_full or max_nodes - self.capacity >= self.capacity // 4
+
+    def grow(self, max_nodes: int | None = None) -> None:
+        """Double whatever is close to full: node arrays (and table), or the frontier. The
+        node arrays grow to at most ``max_nodes``, so the last step may be less than double
+        and the memory limit is used up to the last quarter instead of the last half."""
+        margin = self._margin()
         if self.size + margin >= self.capacity:
-            self.capacity *= 2
+            grown = 2 * self.capacity
+            self.capacity = (
+                grown if max_nodes is None else max(min(grown, max_nodes), self.capacity)
+            )
             self.nodes = tuple(_resized(array, self.capacity) for array in self.nodes)
-            self.table = np.full(4 * self.capacity, EMPTY, dtype=np.int32)
+            self.table = np.full(_table_length(self.capacity), EMPTY, dtype=np.int32)
             rehash(self.table, self.nodes[NODE_FIELDS.index("hash")], self.size)
         keys, ids = self.frontier
         if int(self.counters[FRONT_SIZE]) + margin >= len(keys):
@@ -192,6 +207,11 @@ class Store:
         self.counters[NODES] = self.counters[FRONT_SIZE] = self.counters[FRONT_HEAD] = 0
         self.counters[SOLUTION] = -1
         self.counters[RESUME_NODE] = -1
+
+
+def _table_length(capacity: int) -> int:
+    """Slots of the hash table for ``capacity`` nodes: a power of two, at least four per node."""
+    return 1 << max(4 * capacity - 1, 1).bit_length()
 
 
 def _resized(array: np.ndarray, length: int) -> np.ndarray:

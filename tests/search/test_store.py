@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evosoko.search.store import HEAP, Store, add_node, find_slot, frontier_pop, frontier_push
+from evosoko.search.store import (
+    HEAP,
+    NODES,
+    Store,
+    add_node,
+    find_slot,
+    frontier_pop,
+    frontier_push,
+)
 
 
 @given(st.lists(st.integers(0, 1 << 40), min_size=1, max_size=200))
@@ -20,14 +29,15 @@ def test_heap_pops_in_key_order(keys):
     assert frontier_pop(store.frontier, store.counters, HEAP) == -1
 
 
-def test_table_finds_states_through_collisions_and_growth():
+@pytest.mark.parametrize("max_nodes", [None, 110])
+def test_table_finds_states_through_collisions_and_growth(max_nodes):
     store = Store(box_count=2, capacity=16)
     states = [
         (np.array([a, a + 1 + b], dtype=np.int16), a + b) for a in range(20) for b in range(5)
     ]
     for index, (boxes, player) in enumerate(states):
         if store.size + 20 >= store.capacity:
-            store.grow()
+            store.grow(max_nodes)
         key = np.uint64(index % 7)  # many equal hashes: collisions must be resolved by content
         slot = find_slot(store.nodes, store.table, key, boxes, player)
         assert store.table[slot] == -1
@@ -49,3 +59,17 @@ def test_table_finds_states_through_collisions_and_growth():
     for index, (boxes, player) in enumerate(states):
         slot = find_slot(store.nodes, store.table, np.uint64(index % 7), boxes, player)
         assert store.table[slot] == index
+
+
+def test_the_last_growth_stops_at_the_node_limit_and_then_refuses():
+    store = Store(box_count=3, capacity=64)
+    store.counters[NODES] = 60  # nearly full: the node arrays must grow
+    assert store.can_grow(100)
+    store.grow(100)
+    assert store.capacity == 100  # not 128: the limit, not the next doubling
+    assert len(store.table) == 512 and len(store.nodes[0]) == 100  # a power of two, >= 4 each
+    store.counters[NODES] = 95
+    assert not store.can_grow(110)  # less than a quarter more is not worth a copy
+    assert store.can_grow(125)
+    store.counters[NODES] = 10  # not nearly full: the frontier may still grow
+    assert store.can_grow(100)
