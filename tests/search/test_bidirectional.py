@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from tiny_levels import ROOM, microban, quiet_level
@@ -71,6 +74,12 @@ def test_pulled_boxes_stay_on_cells_a_start_box_can_reach():
 
 def _run(level, share: float, monkeypatch) -> BidirectionalRun:
     monkeypatch.setattr(bidirectional, "BACKWARD_SHARE", share)
+    ticks = (
+        itertools.count()
+    )  # every call "takes" 1 ms: the split follows the share, not the machine
+    monkeypatch.setattr(
+        bidirectional, "time", SimpleNamespace(perf_counter=lambda: next(ticks) / 1000)
+    )
     monkeypatch.setattr(bidirectional, "BALL_NODES", 0)  # the pull search alone
     algorithm = ALGORITHMS["push-fess-bi"]
     run = BidirectionalRun(level, algorithm, "matching", None, None, 3.0, Pruning(), 0, 1 << 30)
