@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from tiny_levels import ROOM, microban, quiet_level
 
-from evosoko.search import ALGORITHMS, Pruning, bidirectional, solve
+from evosoko.search import ALGORITHMS, Pruning, bidirectional, search_run, solve
 from evosoko.search.bidirectional import BidirectionalRun, PullSearch
 from evosoko.search.pull_kernel import start_distances
 from evosoko.search.store import EXPANDED, NODES
@@ -74,12 +74,12 @@ def test_pulled_boxes_stay_on_cells_a_start_box_can_reach():
 
 def _run(level, share: float, monkeypatch) -> BidirectionalRun:
     monkeypatch.setattr(bidirectional, "BACKWARD_SHARE", share)
-    ticks = (
-        itertools.count()
-    )  # every call "takes" 1 ms: the split follows the share, not the machine
-    monkeypatch.setattr(
-        bidirectional, "time", SimpleNamespace(perf_counter=lambda: next(ticks) / 1000)
-    )
+    # every call "takes" 1 ms: the split follows the share, not the machine's load
+    ticks = itertools.count()
+    clock = SimpleNamespace(perf_counter=lambda: next(ticks) / 1000)
+    search_run._seconds_per_work_unit()  # measured once per process, on the real clock
+    monkeypatch.setattr(bidirectional, "time", clock)
+    monkeypatch.setattr(search_run, "time", clock)  # push-fess's slices too
     monkeypatch.setattr(bidirectional, "BALL_NODES", 0)  # the pull search alone
     algorithm = ALGORITHMS["push-fess-bi"]
     run = BidirectionalRun(level, algorithm, "matching", None, None, 3.0, Pruning(), 0, 1 << 30)
