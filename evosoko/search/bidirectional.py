@@ -56,6 +56,12 @@ pull search's, until the ball stops); push-fess has the rest."""
 BALL_NODES = 300_000
 """Expansions of the ball (0: no ball); it stops there, and its states stay in the meeting."""
 
+CLUSTER_DEADLOCKS = 1 << 14
+"""Slots of the cache of push-fess-bi's cluster deadlock tests (0: none; see
+``fess.CLUSTER_DEADLOCKS``, off for push-fess alone). At 60 CPU-seconds on the 90 XSokoban
+screens push-fess-bi solves 43 with them against 41 without (gains 4 and 42, loses none;
+docs/xsokoban.md, round 10)."""
+
 _CHUNK_SECONDS = 0.01
 """Target time of one call of the pull kernel."""
 
@@ -216,6 +222,10 @@ class BallSearch:
 class BidirectionalRun(FeatureSpaceRun):
     """push-fess with a pull search and a ball around the start beside it (see the module
     docstring)."""
+
+    @property
+    def cluster_deadlocks(self) -> int:
+        return CLUSTER_DEADLOCKS
 
     def _prepare(self) -> str | None:
         refused = super()._prepare()

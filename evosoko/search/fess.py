@@ -63,9 +63,10 @@ CLUSTER_DEADLOCKS = 0
 state, the cluster of the box pushed last (the boxes touching it, one after another) and the
 clusters it left behind are searched alone, up to ``CLUSTER_LIMIT`` positions each
 (:func:`evosoko.sokoban.corral_deadlock.cluster_lost_after_push`); if one cannot reach goals,
-the state is lost. Off: with ``1 << 14`` the work spent below lost states on hard screens falls
-from 25-75% to 0-14% (``benchmarks/bench_dead_states.py``), but at 60 CPU-seconds it solves
-the same 31 of 90 (it gains 4, loses 73; docs/xsokoban.md, round 6)."""
+the state is lost. Off for push-fess: with ``1 << 14`` the work spent below lost states on hard
+screens falls from 25-75% to 0-14% (``benchmarks/bench_dead_states.py``), but at 60
+CPU-seconds it solves the same 31 of 90 (it gains 4, loses 73; docs/xsokoban.md, round 6).
+push-fess-bi has a setting of its own, on (``bidirectional.CLUSTER_DEADLOCKS``)."""
 
 
 CLUSTER_LIMIT = 1000
@@ -73,10 +74,13 @@ CLUSTER_LIMIT = 1000
 with 200, most lost clusters of the hard screens went unproven (docs/xsokoban.md, round 6)."""
 
 
-def level_features(level, corral_deadlocks: int = CORRAL_DEADLOCKS) -> tuple:
+def level_features(
+    level, corral_deadlocks: int = CORRAL_DEADLOCKS, cluster_deadlocks: int | None = None
+) -> tuple:
     """(packing order, features) of ``level`` as this module's settings make them
     (:func:`evosoko.search.fess_kernel.make_features`): the cells of push-fess, and of the GA's
-    MAP-Elites (:mod:`evosoko.evolve.descriptors`, which tests no corral deadlocks)."""
+    MAP-Elites (:mod:`evosoko.evolve.descriptors`, which tests no corral deadlocks).
+    ``cluster_deadlocks``: slots of the cluster-test cache (None: ``CLUSTER_DEADLOCKS``)."""
     order = packing_order(level)
     _, link, ends = room_links(level.floor, level.deltas) if ROOM_LINKS > 0 else (0, None, None)
     cuts = ends if ROOM_CUTS else None
@@ -87,7 +91,7 @@ def level_features(level, corral_deadlocks: int = CORRAL_DEADLOCKS) -> tuple:
         corral_deadlocks,
         link,
         cuts,
-        CLUSTER_DEADLOCKS,
+        CLUSTER_DEADLOCKS if cluster_deadlocks is None else cluster_deadlocks,
         CLUSTER_LIMIT,
     )
     return order, features
@@ -96,9 +100,16 @@ def level_features(level, corral_deadlocks: int = CORRAL_DEADLOCKS) -> tuple:
 class FeatureSpaceRun(SearchRun):
     """A :class:`evosoko.search.search_run.SearchRun` whose frontier is the feature space."""
 
+    @property
+    def cluster_deadlocks(self) -> int:
+        """Slots of this search's cluster-test cache (0: no cluster deadlock tests)."""
+        return CLUSTER_DEADLOCKS
+
     def __init__(self, level, *arguments, **keywords):
         super().__init__(level, *arguments, **keywords)
-        self.order, self.features = level_features(level)
+        self.order, self.features = level_features(
+            level, cluster_deadlocks=self.cluster_deadlocks
+        )
         self.space = None
         self.corridor_macros = CORRIDOR_MACROS
 

@@ -7,13 +7,14 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from tiny_levels import ROOM, microban, quiet_level
+from tiny_levels import ROOM, SHARED_LEVELS, microban, quiet_level
 
 from evosoko.search import ALGORITHMS, Pruning, bidirectional, search_run, solve
 from evosoko.search.bidirectional import BidirectionalRun, PullSearch
 from evosoko.search.pull_kernel import start_distances
 from evosoko.search.store import EXPANDED, NODES
 from evosoko.sokoban.arrays import level_arrays
+from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.level import State
 from evosoko.sokoban.matching import matching_cost
 from evosoko.sokoban.solutions import verify_solution
@@ -104,6 +105,19 @@ def test_without_a_pull_search_it_is_push_fess(monkeypatch):
     assert run.status == "solved" and run.meeting is None
     alone = solve(level, "push-fess")
     assert run.result(run.status, 0).pushes == alone.pushes
+
+
+def test_push_fess_bi_tests_the_cluster_deadlocks_push_fess_leaves_off(monkeypatch):
+    path = SHARED_LEVELS / "xsokoban.txt"
+    if not path.is_file():
+        pytest.skip(f"no shared levels at {SHARED_LEVELS}")
+    level = read_levels(path)[3]
+    monkeypatch.setattr(bidirectional, "BACKWARD_SHARE", 0.0)  # its push-fess alone
+    assert not solve(level, "push-fess", node_limit=20_000).solved
+    result = solve(level, "push-fess-bi", node_limit=20_000)
+    assert result.solved and result.expanded < 5_000
+    monkeypatch.setattr(bidirectional, "CLUSTER_DEADLOCKS", 0)
+    assert not solve(level, "push-fess-bi", node_limit=20_000).solved
 
 
 def test_when_push_fess_runs_out_of_memory_the_pull_search_gives_up_its_half():
