@@ -107,9 +107,7 @@ class FeatureSpaceRun(SearchRun):
 
     def __init__(self, level, *arguments, **keywords):
         super().__init__(level, *arguments, **keywords)
-        self.order, self.features = level_features(
-            level, cluster_deadlocks=self.cluster_deadlocks
-        )
+        self.order, self.features = level_features(level, cluster_deadlocks=self.cluster_deadlocks)
         self.space = None
         self.corridor_macros = CORRIDOR_MACROS
 
