@@ -31,7 +31,7 @@ from evosoko.search.pull_kernel import (
     pull_search,
     start_distances,
 )
-from evosoko.search.search_run import SearchRun, _next_work_limit
+from evosoko.search.search_run import SearchRun, _next_chunk, _next_work_limit
 from evosoko.search.store import (
     CHUNK,
     EXHAUSTED,
@@ -64,14 +64,6 @@ CLUSTER_DEADLOCKS = 1 << 14
 ``fess.CLUSTER_DEADLOCKS``, off for push-fess alone). At 60 CPU-seconds on the 90 XSokoban
 screens push-fess-bi solves 43 with them against 41 without (gains 4 and 42, loses none;
 docs/xsokoban.md, round 10)."""
-
-_CHUNK_SECONDS = 0.01
-"""Target time of one call of the pull kernel."""
-
-
-def _next_chunk(chunk: int, elapsed: float) -> int:
-    """Expansions of the next call, so that it takes about ``_CHUNK_SECONDS``."""
-    return int(min(max(chunk * _CHUNK_SECONDS / elapsed, 1), 4 * chunk, 1 << 16))
 
 
 class PullSearch:

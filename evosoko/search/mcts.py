@@ -80,7 +80,7 @@ from evosoko.search.result import (
     PartialPath,
     SearchResult,
 )
-from evosoko.search.search_run import table_bytes
+from evosoko.search.search_run import _next_work_limit, table_bytes
 from evosoko.sokoban.arrays import read_only_cells
 from evosoko.sokoban.given_holes import board_for
 from evosoko.sokoban.level import UNREACHABLE, Level
@@ -102,16 +102,6 @@ _FIRST_CAPACITY = 1 << 10
 _CHUNK_SECONDS = 0.01
 """Target wall time of one kernel call: the clock is read between calls."""
 _FIRST_WORK_LIMIT = 1 << 14
-_UNLIMITED = 1 << 62
-
-
-def _next_limit(limit: int, done: int, seconds: float) -> int:
-    """The next call's limit: what the measured rate does in ``_CHUNK_SECONDS``, changed at most
-    fourfold per call, at least 1."""
-    if done <= 0:
-        return limit
-    wanted = done * _CHUNK_SECONDS / max(seconds, 1e-6)
-    return int(min(max(wanted, limit / 4, 1), limit * 4, _UNLIMITED))
 
 
 class MctsRun:
@@ -216,9 +206,9 @@ class MctsRun:
                 return TIMEOUT
             elapsed = max(now - called, 1e-6)
             done = int(counters[ITERATIONS]) - iterations_before
-            chunk = min(max(_next_limit(chunk, done, elapsed), 1), 1 << 16)
-            params[WORK_LIMIT] = _next_limit(
-                int(params[WORK_LIMIT]), int(counters[WORK]) - work_before, elapsed
+            chunk = min(max(_next_work_limit(chunk, done, elapsed, _CHUNK_SECONDS), 1), 1 << 16)
+            params[WORK_LIMIT] = _next_work_limit(
+                int(params[WORK_LIMIT]), int(counters[WORK]) - work_before, elapsed, _CHUNK_SECONDS
             )
 
     def _call_kernel(self) -> int:

@@ -79,12 +79,18 @@ def table_bytes(level: Level) -> int:
     return level.box_count * level.cells * 12 + 256 * level.cells
 
 
-def _next_work_limit(limit: int, done: int, seconds: float) -> int:
-    """The work limit of the next kernel call: what the measured rate does in
-    ``_CHUNK_SECONDS``, changed at most fourfold per call."""
+def _next_chunk(chunk: int, elapsed: float) -> int:
+    """Expansions of the next kernel call, so that it takes about ``_CHUNK_SECONDS`` (at most
+    four times the last call's, and 65,536)."""
+    return int(min(max(chunk * _CHUNK_SECONDS / elapsed, 1), 4 * chunk, 1 << 16))
+
+
+def _next_work_limit(limit: int, done: int, seconds: float, target: float = _CHUNK_SECONDS) -> int:
+    """The work limit of the next kernel call: what the measured rate does in ``target``
+    seconds, changed at most fourfold per call, at least 1."""
     if done <= 0:
         return limit
-    wanted = done * _CHUNK_SECONDS / max(seconds, 1e-6)
+    wanted = done * target / max(seconds, 1e-6)
     return int(min(max(wanted, limit / 4, 1), limit * 4, _UNLIMITED))
 
 
@@ -345,7 +351,7 @@ class SearchRun:
             if self.out_of_time():
                 return TIMEOUT
             elapsed = max(done - called, 1e-6)
-            chunk = int(min(max(chunk * _CHUNK_SECONDS / elapsed, 1), 4 * chunk, 1 << 16))
+            chunk = _next_chunk(chunk, elapsed)
             self.params[WORK_LIMIT] = _next_work_limit(
                 int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, elapsed
             )
