@@ -93,7 +93,10 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--weight", type=float, default=3.0, help="weight of push-wastar")
     parser.add_argument("--seed", type=int, default=0, help="seed of random and mcts")
     parser.add_argument(
-        "--levels", default=None, help="1-based index range within each file, e.g. 1-40"
+        "--levels",
+        type=level_numbers,
+        default=None,
+        help="1-based level numbers within each file, ranges or single ones: 1-40, 31,60-65",
     )
     parser.add_argument(
         "--results", type=Path, default=None, help="JSONL file of per-level results (resumable)"
@@ -145,11 +148,28 @@ class ResultStore:
                 file.write(json.dumps(record) + "\n")
 
 
-def level_range(text: str | None, count: int) -> range:
-    if text is None:
-        return range(count)
-    first, _, last = text.partition("-")
-    return range(int(first) - 1, min(int(last or first), count))
+def level_numbers(text: str) -> list[int]:
+    """The 1-based level numbers of ``--levels``: comma-separated numbers and ranges
+    (``1-40``, ``31,60-65``), in the order given, each once."""
+    numbers: dict[int, None] = {}
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()) or int(first) < 1:
+            raise argparse.ArgumentTypeError(
+                f"{part.strip()!r} is not a level number or range (e.g. 1-40 or 31,60-65)"
+            )
+        end = int(last) if dash else int(first)
+        if end < int(first):
+            raise argparse.ArgumentTypeError(f"the range {part.strip()!r} is empty")
+        numbers.update(dict.fromkeys(range(int(first), end + 1)))
+    return list(numbers)
+
+
+def level_indices(numbers: list[int] | None, count: int) -> list[int]:
+    """0-based indices of the selected levels a file of ``count`` levels holds."""
+    if numbers is None:
+        return list(range(count))
+    return [number - 1 for number in numbers if number <= count]
 
 
 def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -> dict:
@@ -158,7 +178,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
     rows = []
     for relative in files:
         levels = read_levels(shared / relative)
-        for index in level_range(args.levels, len(levels)):
+        for index in level_indices(args.levels, len(levels)):
             level = levels[index]
             key = {
                 "suite": name,
