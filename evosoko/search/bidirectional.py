@@ -59,7 +59,7 @@ screen 65 (docs/xsokoban.md, round 10)."""
 BALL_NODES = 300_000
 """Expansions of the ball (0: no ball); it stops there, and its states stay in the meeting."""
 
-CLUSTER_DEADLOCKS = 1 << 14
+CLUSTER_DEADLOCKS = 1 << 18
 """Slots of the cache of push-fess-bi's cluster deadlock tests (0: none; see
 ``fess.CLUSTER_DEADLOCKS``, off for push-fess alone). At 60 CPU-seconds on the 90 XSokoban
 screens push-fess-bi solves 43 with them against 41 without (gains 4 and 42, loses none;

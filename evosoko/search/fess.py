@@ -69,7 +69,7 @@ CPU-seconds it solves the same 31 of 90 (it gains 4, loses 73; docs/xsokoban.md,
 push-fess-bi has a setting of its own, on (``bidirectional.CLUSTER_DEADLOCKS``)."""
 
 
-CLUSTER_LIMIT = 1000
+CLUSTER_LIMIT = 3000
 """Positions a cluster deadlock test may visit (the corral tests keep ``CORRAL_DEADLOCKS``):
 with 200, most lost clusters of the hard screens went unproven (docs/xsokoban.md, round 6)."""
 
