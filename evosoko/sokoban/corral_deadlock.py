@@ -316,7 +316,7 @@ def _lost_subset(
                     return False  # the player got into the corral: not proven
         for j in range(count if fresh else 0):
             b = boxes[head, j]
-            for k in range(4):
+            for k in range(4):  # written out: a helper called here took twice the time
                 target = b + deltas[k]
                 if reach_mark[b - deltas[k]] != marks[1]:
                     continue
