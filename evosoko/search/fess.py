@@ -48,6 +48,11 @@ ROOM_LINKS = 1
 such coordinate)."""
 
 
+ROOM_VIEWS: tuple[int, ...] | None = None
+"""The room caps the cycle through the cells takes turns with, each below ``ROOM_LINKS + 1``
+(see :func:`evosoko.search.fess_space.next_cell`); None: one, ``ROOM_LINKS``."""
+
+
 ROOM_CUTS = True
 """Count only the blocked links whose two rooms the boxes cut apart (an end of the link holds a
 box, or the player cannot walk from one end to the other some other way)."""
@@ -108,6 +113,11 @@ class FeatureSpaceRun(SearchRun):
         """Slots of this search's cluster-test cache (0: no cluster deadlock tests)."""
         return CLUSTER_DEADLOCKS
 
+    @property
+    def room_views(self) -> tuple[int, ...] | None:
+        """The room caps this search's cycle takes turns with (None: ``ROOM_LINKS`` alone)."""
+        return ROOM_VIEWS
+
     def __init__(self, level, *arguments, **keywords):
         super().__init__(level, *arguments, **keywords)
         self.order, self.features = level_features(level, cluster_deadlocks=self.cluster_deadlocks)
@@ -134,6 +144,7 @@ class FeatureSpaceRun(SearchRun):
             CELL_WEIGHTS,
             self.corridor_macros,
             ROOM_LINKS + 1,
+            self.room_views,
         )
         floor, deltas = self.tab.floor, self.tab.deltas
         fess_kernel.fess_root(

@@ -22,7 +22,7 @@ from evosoko.sokoban.reach import explore
 from evosoko.sokoban.rooms import blocked_links
 
 (
-    CURSOR,
+    VIEW,
     IN_HEAPS,
     CONNECTIVITY_CAP,
     LAYERS,
@@ -33,8 +33,11 @@ from evosoko.sokoban.rooms import blocked_links
     CELL_H,
     CORRIDOR_MACROS,
     ROOM_VALUES,
-) = range(11)
-"""Slots of the int64 ``state`` array of the feature space. ``ALTERNATE`` = k > 0: every k-th
+    VIEWS,
+) = range(12)
+"""Slots of the int64 ``state`` array of the feature space (then, from ``VIEW_SLOTS`` on, the
+cursor and room cap of each view). ``VIEW``: the view whose turn is next (see
+:func:`next_cell`). ``ALTERNATE`` = k > 0: every k-th
 expansion takes the best state of the whole frontier instead of the next cell's.
 ``PACK_MACROS`` = k > 0: each expansion also carries, for every empty goal of the first
 unfinished packing layer, each of the k boxes nearest to it there in one step (a box path).
@@ -43,7 +46,11 @@ unfinished packing layer, each of the k boxes nearest to it there in one step (a
 corridor (walls on both sides of the box and of the player behind it) is pushed on through it in
 the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`).
 ``ROOM_VALUES`` = k > 1: the room-connectivity coordinate takes k values (see
-:func:`state_cell`); 1: no such coordinate."""
+:func:`state_cell`); 1: no such coordinate. ``VIEWS``: how many views the cycle takes turns
+with."""
+
+VIEW_SLOTS = 12
+"""Slot of the first view's cursor in ``state``; its room cap follows, then the next view's."""
 
 CONNECTIVITY_LIMIT = 8
 """Connectivity values at or above this share one cell."""
@@ -65,17 +72,24 @@ def make_feature_space(
     cell_weights: tuple[int, int] = (-1, -1),
     corridor_macros: bool = False,
     room_values: int = 1,
+    room_views: tuple[int, ...] | None = None,
 ) -> tuple:
     """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity``
-    nodes."""
+    nodes; ``room_views``: the room caps of the views the cycle takes turns with (see
+    :func:`next_cell`; None: one view, ``room_values - 1``)."""
     cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * room_values * CONNECTIVITY_LIMIT
-    state = np.zeros(11, dtype=np.int64)
+    views = (room_values - 1,) if room_views is None else tuple(room_views)
+    if not views or not all(0 <= cap < room_values for cap in views):
+        raise ValueError(f"room views {views} must be caps below the {room_values} room values")
+    state = np.zeros(VIEW_SLOTS + 2 * len(views), dtype=np.int64)
     state[ROOM_VALUES] = room_values
+    state[VIEWS] = len(views)
+    state[VIEW_SLOTS::2] = -1  # each view's cursor, before the first cell
+    state[VIEW_SLOTS + 1 :: 2] = views
     state[ALTERNATE] = alternate
     state[PACK_MACROS] = pack_macros
     state[CELL_G], state[CELL_H] = cell_weights
     state[CORRIDOR_MACROS] = corridor_macros
-    state[CURSOR] = -1
     state[CONNECTIVITY_CAP] = CONNECTIVITY_LIMIT
     state[LAYERS] = layers
     return (
@@ -169,16 +183,41 @@ def heap_pop(space, cell):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def next_cell(space):  # pragma: no cover - compiled
-    """The next non-empty cell after the cursor, cyclically (the cursor moves there), or -1."""
-    root = space[3]
-    state = space[5]
+    """The cell to expand from next, or -1 when all are empty.
+
+    The views take turns; each has a cursor and goes on cyclically from it to the next cell
+    that holds states. A view with room cap ``m`` sees the room coordinate's values at or above
+    ``m`` as one: it steps over the cells of higher values, and at a cell of value ``m`` takes
+    the best state among it and those cells (its cursor stays on the cell of value ``m``). One
+    view whose cap is the highest value sees the cells as they are; one with cap ``m`` alone
+    cycles as a space of ``m + 1`` room values would.
+    """
+    key, root, state = space[0], space[3], space[5]
+    view = state[VIEW]
+    state[VIEW] = (view + 1) % state[VIEWS]
+    slot = VIEW_SLOTS + 2 * view
+    cap = state[slot + 1]
+    values = state[ROOM_VALUES]
+    width = state[CONNECTIVITY_CAP]
     cells = root.shape[0]
-    start = state[CURSOR]
+    start = state[slot]
     for step in range(1, cells + 1):
         cell = (start + step) % cells
-        if root[cell] >= 0:
-            state[CURSOR] = cell
-            return cell
+        room_value = (cell // width) % values
+        if room_value > cap:
+            continue
+        best = root[cell]
+        chosen = cell
+        if room_value == cap:
+            for higher in range(1, values - cap):
+                other = cell + higher * width
+                top = root[other]
+                if top >= 0 and (best < 0 or key[top] < key[best]):
+                    best = top
+                    chosen = other
+        if best >= 0:
+            state[slot] = cell
+            return chosen
     return -1
 
 

@@ -163,6 +163,55 @@ def _only_one_left(visits, i, entries):
     return sum(1 for n in remaining.values() if n > 0) == 1
 
 
+def _popped_keys(space, entries, cell_of_entry):
+    for node, entry in enumerate(entries):
+        fs.heap_insert(space, cell_of_entry(entry), node, entry[-1])
+    keys = []
+    while (cell := fs.next_cell(space)) >= 0:
+        keys.append(entries[fs.heap_pop(space, cell)][-1])
+    return keys
+
+
+def _space_cell(plan, room, regions, values):
+    return (plan * values + room) * fs.CONNECTIVITY_LIMIT + regions
+
+
+CELL_ENTRIES = st.lists(
+    st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(0, 2)), min_size=1, max_size=50
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(CELL_ENTRIES, st.integers(0, 1))
+def test_a_view_with_a_lower_room_cap_cycles_as_a_space_of_fewer_room_values(cells, cap):
+    entries = [(*cell, key) for key, cell in enumerate(cells)]  # distinct keys, as in order
+    seen_as_one = _popped_keys(
+        fs.make_feature_space(len(entries), 0, 1, 0, room_values=3, room_views=(cap,)),
+        entries,
+        lambda e: _space_cell(e[0], e[1], e[2], 3),
+    )
+    fewer_values = _popped_keys(
+        fs.make_feature_space(len(entries), 0, 1, 0, room_values=cap + 1),
+        entries,
+        lambda e: _space_cell(e[0], min(e[1], cap), e[2], cap + 1),
+    )
+    assert seen_as_one == fewer_values
+
+
+@settings(max_examples=60, deadline=None)
+@given(CELL_ENTRIES, st.lists(st.integers(0, 2), min_size=1, max_size=3))
+def test_views_taking_turns_pop_every_state_once(cells, caps):
+    entries = [(*cell, key) for key, cell in enumerate(cells)]
+    space = fs.make_feature_space(len(entries), 0, 1, 0, room_values=3, room_views=tuple(caps))
+    popped = _popped_keys(space, entries, lambda e: _space_cell(e[0], e[1], e[2], 3))
+    assert sorted(popped) == list(range(len(entries)))
+
+
+def test_room_views_must_be_caps_below_the_room_values():
+    with pytest.raises(ValueError, match="room views"):
+        fs.make_feature_space(1, 0, 1, 0, room_values=2, room_views=(2,))
+
+
 def test_push_fess_solves_microban_levels_with_verified_solutions():
     for level in microban("1", "10", "60", "100"):
         result = solve(level, "push-fess", node_limit=200_000)
