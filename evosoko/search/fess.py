@@ -82,6 +82,15 @@ push-fess-bi at 60 CPU-seconds on XSokoban solves 44 of 90 with 3,000 (three run
 step up costs (docs/xsokoban.md, round 11)."""
 
 
+CLUSTER_WIDTH = 800
+"""A cluster deadlock test gives up (not proven) when more than this many positions wait to be
+expanded (None: never): such a search is rarely exhausted within ``CLUSTER_LIMIT``.
+Measured on XSokoban 5 and 10 with push-fess at 200,000 expansions: the tests that ran out of
+positions (92-94% of those searched) had more than 800 waiting after about a third of their
+expansions, and no proof of a lost cluster had more than 800 waiting at once
+(docs/xsokoban.md, round 13)."""
+
+
 def level_features(
     level, corral_deadlocks: int = CORRAL_DEADLOCKS, cluster_deadlocks: int | None = None
 ) -> tuple:
@@ -101,6 +110,7 @@ def level_features(
         cuts,
         CLUSTER_DEADLOCKS if cluster_deadlocks is None else cluster_deadlocks,
         CLUSTER_LIMIT,
+        CLUSTER_WIDTH,
     )
     return order, features
 

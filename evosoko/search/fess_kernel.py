@@ -106,13 +106,15 @@ def make_features(
     ends=None,
     cluster_cache: int = 0,
     cluster_limit: int | None = None,
+    cluster_width: int | None = None,
 ) -> tuple:
     """(goal layers, goals per layer, per-layer scratch, stamp, region mark, goal index of
     each cell (-1 off goals), box-path scratch, corral-deadlock scratch, (link of each cell,
     scratch per link, link ends)) of the kernel; corral deadlock searches of up to
     ``corral_limit`` positions (0: none), with cluster deadlock tests as well when
     ``cluster_cache`` > 0 (the slots of their cache), of up to ``cluster_limit`` positions
-    (None: ``corral_limit``); ``link``, ``ends``: see
+    (None: ``corral_limit``) that give up when more than ``cluster_width`` positions wait (None:
+    never); ``link``, ``ends``: see
     :func:`evosoko.sokoban.rooms.room_links` (None: no links; no ends: every blocked link
     counts, see :func:`evosoko.sokoban.rooms.blocked_links`)."""
     layer = order.layer.astype(np.int64)
@@ -130,7 +132,7 @@ def make_features(
         np.zeros(cells, dtype=np.int64),
         goal_index,
         make_box_path_scratch(cells),
-        make_corral_scratch(cells, corral_limit, cluster_cache, cluster_limit),
+        make_corral_scratch(cells, corral_limit, cluster_cache, cluster_limit, cluster_width),
         (link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
     )
 

@@ -20,7 +20,10 @@ the box pushed last and the boxes touching it, through sides or corners, one aft
 jam of boxes, none of them frozen, that can be pushed about but never all onto goals). There is
 no corral, so the only way out is every box of the cluster on a goal; the same argument makes
 it sound. Its answers depend only on the cluster's cells and the player's region without the
-other boxes, so they are cached by those.
+other boxes, so they are cached by those. Most clusters are not lost and cannot reach goals
+within the bound either; a cluster search also gives up ("not proven") once too many positions
+wait to be expanded at once (``cluster_width``), long before the bound: the proofs seen on
+XSokoban all kept their queues narrow.
 
 Used by ``push-fess`` (:mod:`evosoko.search.fess_kernel`) on the corrals next to the box pushed
 last (and, with ``fess.CLUSTER_DEADLOCKS``, on its cluster and the clusters it left behind,
@@ -43,15 +46,21 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 def make_corral_scratch(
-    cells: int, limit: int, cluster_cache: int = 0, cluster_limit: int | None = None
+    cells: int,
+    limit: int,
+    cluster_cache: int = 0,
+    cluster_limit: int | None = None,
+    cluster_width: int | None = None,
 ) -> tuple:
     """Scratch of :func:`corral_deadlock` for boards of ``cells`` cells and searches of at most
     ``limit`` positions: (region mark, reach mark, occupied, queue, boxes of each position, its
-    player, hash table, stamps (region, reach) and limits (corral, cluster), box buffer, then
-    the cache of :func:`cluster_deadlock`'s answers: ``cluster_cache`` slots (0: no cluster
-    tests) of (cells and player, count and answer)). Cluster tests search at most
-    ``cluster_limit`` positions (None: ``limit``)."""
+    player, hash table, stamps (region, reach), limits (corral, cluster) and the cluster width,
+    box buffer, then the cache of :func:`cluster_deadlock`'s answers: ``cluster_cache`` slots
+    (0: no cluster tests) of (cells and player, count and answer)). Cluster tests search at most
+    ``cluster_limit`` positions (None: ``limit``) and give up when more than ``cluster_width``
+    positions wait to be expanded (None: ``cluster_limit``, they never do)."""
     cluster_limit = limit if cluster_limit is None else cluster_limit
+    cluster_width = cluster_limit if cluster_width is None else cluster_width
     largest = max(limit, cluster_limit) if limit > 0 else 0
     slots = 1
     while slots < 2 * largest:
@@ -68,7 +77,7 @@ def make_corral_scratch(
         np.zeros((largest, MAX_BARRIER), dtype=np.int64),
         np.zeros(largest, dtype=np.int64),
         np.full(slots, -1, dtype=np.int64),
-        np.array([0, 0, limit, cluster_limit], dtype=np.int64),
+        np.array([0, 0, limit, cluster_limit, cluster_width], dtype=np.int64),
         np.zeros(MAX_BARRIER, dtype=np.int64),
         np.zeros((cache, MAX_BARRIER + 1), dtype=np.int64),
         np.full(cache, -1, dtype=np.int64),
@@ -148,7 +157,8 @@ def corral_deadlock(
                 count += 1
     clear_cells(occ, buffer[:count])
     return _lost_subset(
-        floor, dead, goals, deltas, player, count, region, marks[2], freeze_scratch, scratch
+        floor, dead, goals, deltas, player, count, region, marks[2], marks[2], freeze_scratch,
+        scratch,
     )
 
 
@@ -247,7 +257,8 @@ def _cluster_lost(
     if slot >= 0 and _cached(cache_cells, cache_info, slot, buffer, count, smallest):
         return cache_info[slot] & 1 == 1, count
     lost = _lost_subset(
-        floor, dead, goals, deltas, player, count, -1, marks[3], freeze_scratch, scratch
+        floor, dead, goals, deltas, player, count, -1, marks[3], marks[4], freeze_scratch,
+        scratch,
     )
     if slot >= 0:
         for j in range(count):
@@ -286,12 +297,13 @@ def _cached(cache_cells, cache_info, slot, cells, count, player):  # pragma: no 
 
 @numba.njit(cache=True)
 def _lost_subset(
-    floor, dead, goals, deltas, player, count, region, limit, freeze_scratch, scratch
+    floor, dead, goals, deltas, player, count, region, limit, width, freeze_scratch, scratch
 ):  # pragma: no cover - compiled
     """The search of the module on the ``count`` boxes in the scratch's buffer alone, the player
     on ``player``: True when it has made every position it can reach, no more than ``limit``,
     before every box stands on a goal or the player reaches a cell marked ``region`` (-1:
-    none)."""
+    none). It gives up (False) as soon as more than ``width`` positions wait to be expanded: a
+    search that wide is rarely exhausted within the limit (see ``fess.CLUSTER_WIDTH``)."""
     region_mark, reach_mark, occ, queue, boxes, players, table, marks, buffer, _, _ = scratch
     _sort(buffer, count)
     if all_on_goals(goals, buffer[:count]):
@@ -302,6 +314,8 @@ def _lost_subset(
     made = 1
     head = 0
     while head < made:
+        if made - head > width:
+            return False  # too wide to be exhausted: not proven
         for j in range(count):
             occ[boxes[head, j]] = True
         marks[1] += 1

@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tiny_levels import SHARED_LEVELS, microban, quiet_level, tiny_levels
 
 from evosoko.search import solve
@@ -218,6 +219,31 @@ def test_cluster_tests_have_a_position_limit_of_their_own():
     assert any(lost for _, lost in corrals_lost(room))
     tight = make_corral_scratch(room.cells, 1, 64, cluster_limit=200)
     assert not any(lost for _, lost in corrals_lost(room, scratch=tight))
+
+
+def test_cluster_tests_give_up_when_too_many_positions_wait():
+    level = quiet_level(CLUSTER)
+    cells = level.cells
+    assert clusters_lost(level, make_corral_scratch(cells, 200, 64, cluster_width=0)) == [
+        False,
+        False,
+        False,
+    ]  # the start position waits: more than none
+    assert clusters_lost(level, make_corral_scratch(cells, 200, 64, cluster_width=200)) == [
+        True,
+        True,
+        True,
+    ]
+    room = quiet_level(ROOM)  # corral tests have no width
+    narrow = make_corral_scratch(room.cells, 200, 64, cluster_width=0)
+    assert any(lost for _, lost in corrals_lost(room, scratch=narrow))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels(max_boxes=4), st.integers(0, 8))
+def test_a_width_only_takes_proofs_away(level, width):
+    narrow = clusters_lost(level, make_corral_scratch(level.cells, 200, 64, cluster_width=width))
+    assert all(lost <= wide for lost, wide in zip(narrow, clusters_lost(level), strict=True))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
