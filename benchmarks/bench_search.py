@@ -18,9 +18,15 @@ load average.
 
     python benchmarks/bench_search.py --suite microban --suite seeds [--time-limit 10]
         [--clock wall|cpu] [--algo push-astar] [--heuristic matching] [--levels 1-40]
-        [--node-limit N] [--seed N] [--results FILE.jsonl]
+        [--node-limit N] [--seed N] [--results FILE.jsonl] [--set fess.CLUSTER_WIDTH=400]
 
 ``--seed`` drives the stochastic algorithms (``random``, ``mcts``).
+
+``--set MODULE.NAME=VALUE`` (repeatable) sets a tuning constant of ``evosoko.search.MODULE``
+(an upper-case name the module defines; VALUE a Python literal) before any search runs, e.g.
+``--set fess.CLUSTER_WIDTH=400 --set fess.CLUSTER_LIMIT=6000``: the experiments of
+docs/xsokoban.md. Each level's line records the settings, and results of other settings are
+not reused.
 
 ``--results FILE.jsonl`` appends one line per level as it finishes and reuses the lines of the
 same suite, file, level, algorithm, heuristic, weight, limits and clock when run again, so a
@@ -31,6 +37,8 @@ elsewhere.
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib
 import json
 import os
 import statistics
@@ -101,10 +109,50 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument(
         "--results", type=Path, default=None, help="JSONL file of per-level results (resumable)"
     )
+    parser.add_argument(
+        "--set",
+        dest="settings",
+        type=setting,
+        action="append",
+        default=[],
+        metavar="MODULE.NAME=VALUE",
+        help="set a constant of evosoko.search.MODULE first (repeatable): fess.CLUSTER_WIDTH=400",
+    )
     return parser.parse_args()
 
 
-OLD_DEFAULTS = {"seed": 0, "clock": "wall"}
+def setting(text: str) -> tuple[str, str, object]:
+    """(module, name, value) of one ``--set MODULE.NAME=VALUE``; VALUE is a Python literal."""
+    target, equals, value_text = text.partition("=")
+    module, dot, name = target.strip().partition(".")
+    if not equals or not dot or not module.isidentifier() or not name.isidentifier():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not MODULE.NAME=VALUE (e.g. fess.CLUSTER_WIDTH=400)"
+        )
+    try:
+        value = ast.literal_eval(value_text.strip())
+    except (ValueError, SyntaxError):
+        raise argparse.ArgumentTypeError(
+            f"the value of {target.strip()!r} is not a Python literal: {value_text.strip()!r}"
+        ) from None
+    return module, name, value
+
+
+def apply_settings(settings: list[tuple[str, str, object]]) -> str:
+    """Set each constant of ``evosoko.search.<module>``; the settings as one line for the results
+    (empty: none). Raises ``EvosokoError`` on a module or name the search package lacks."""
+    for module_name, name, value in settings:
+        try:
+            module = importlib.import_module(f"evosoko.search.{module_name}")
+        except ModuleNotFoundError:
+            raise EvosokoError(f"--set: evosoko.search has no module {module_name!r}") from None
+        if not name.isupper() or not hasattr(module, name):
+            raise EvosokoError(f"--set: evosoko.search.{module_name} has no constant {name!r}")
+        setattr(module, name, value)
+    return " ".join(f"{module}.{name}={value!r}" for module, name, value in settings)
+
+
+OLD_DEFAULTS = {"seed": 0, "clock": "wall", "settings": ""}
 """Key fields missing from lines written before they existed, and what those lines ran with."""
 
 
@@ -135,6 +183,7 @@ class ResultStore:
                 "node_limit",
                 "seed",
                 "clock",
+                "settings",
             )
         )
 
@@ -191,6 +240,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                 "node_limit": args.node_limit,
                 "seed": args.seed,
                 "clock": args.clock,
+                "settings": args.settings_line,
             }
             row = store.get(key)
             if row is None:
@@ -234,6 +284,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
         "seed": args.seed,
         "time_limit": limit,
         "clock": args.clock,
+        "settings": args.settings_line,
         "levels": len(rows),
         "solved": len(solved),
         "median_seconds": statistics.median(seconds) if seconds else None,
@@ -284,12 +335,17 @@ def run_seeds(shared) -> list[dict]:
 
 def main() -> None:
     args = parse_arguments()
+    try:
+        args.settings_line = apply_settings(args.settings)
+    except EvosokoError as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
     shared = require_shared_levels()
     suites = args.suite or [*SUITES, "seeds"]
     started = time.perf_counter()
-    warm_up()
     report: dict = {"benchmark": "search", "machine": machine(), "suites": {}}
     store = ResultStore(args.results)
+    warm_up()
     try:
         for name in suites:
             report["suites"][name] = (
@@ -332,8 +388,9 @@ def main() -> None:
                         ("median s", "median_seconds"),
                         ("max s", "max_seconds"),
                         ("unsolved", "unsolved_text"),
+                        ("settings", "settings_text"),
                     ],
-                    [{**data, "unsolved_text": unsolved}],
+                    [{**data, "unsolved_text": unsolved, "settings_text": data["settings"] or "-"}],
                 )
             )
 

@@ -1,4 +1,5 @@
-"""``benchmarks/bench_search.py``'s ``--levels``: ranges and lists, and one clear line when bad."""
+"""``benchmarks/bench_search.py``'s ``--levels`` and ``--set``: what they take, and one clear line
+when bad."""
 
 import argparse
 import subprocess
@@ -10,7 +11,10 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
-from bench_search import level_indices, level_numbers
+from bench_search import apply_settings, level_indices, level_numbers, setting
+
+from evosoko.errors import EvosokoError
+from evosoko.search import fess
 
 
 def test_level_numbers_take_ranges_and_single_numbers_in_order_each_once():
@@ -40,3 +44,52 @@ def test_a_bad_level_list_is_one_line_and_exit_2():
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "'x' is not a level number or range" in done.stderr.splitlines()[-1]
+
+
+def test_a_setting_names_a_module_a_constant_and_a_literal():
+    assert setting("fess.CLUSTER_WIDTH=400") == ("fess", "CLUSTER_WIDTH", 400)
+    assert setting(" fess.ROOM_VIEWS = (1, 2) ") == ("fess", "ROOM_VIEWS", (1, 2))
+    assert setting("fess.CLUSTER_WIDTH=None") == ("fess", "CLUSTER_WIDTH", None)
+
+
+@pytest.mark.parametrize(
+    "text", ["CLUSTER_WIDTH=400", "fess.CLUSTER_WIDTH", "fess.=1", "fess.X=abc"]
+)
+def test_a_setting_refuses_what_is_not_module_name_literal(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        setting(text)
+
+
+def test_settings_change_the_constant_and_are_recorded_in_one_line(monkeypatch):
+    monkeypatch.setattr(fess, "CLUSTER_WIDTH", fess.CLUSTER_WIDTH)  # restored after the test
+    line = apply_settings([("fess", "CLUSTER_WIDTH", 123)])
+    assert fess.CLUSTER_WIDTH == 123
+    assert line == "fess.CLUSTER_WIDTH=123"
+    assert apply_settings([]) == ""
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ([("nosuch", "X", 1)], "no module 'nosuch'"),
+        ([("fess", "CLUSTER_WIDE", 1)], "no constant 'CLUSTER_WIDE'"),
+        ([("fess", "level_features", 1)], "no constant 'level_features'"),
+    ],
+)
+def test_settings_refuse_what_the_search_package_lacks(settings, message):
+    with pytest.raises(EvosokoError, match=message):
+        apply_settings(settings)
+
+
+def test_a_bad_setting_is_one_line_and_exit_2():
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_search.py"), "--set", "fess.NOPE=1"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert (
+        done.stderr.splitlines()[-1] == "error: --set: evosoko.search.fess has no constant 'NOPE'"
+    )
