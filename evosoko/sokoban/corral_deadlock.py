@@ -157,7 +157,16 @@ def corral_deadlock(
                 count += 1
     clear_cells(occ, buffer[:count])
     return _lost_subset(
-        floor, dead, goals, deltas, player, count, region, marks[2], marks[2], freeze_scratch,
+        floor,
+        dead,
+        goals,
+        deltas,
+        player,
+        count,
+        region,
+        marks[2],
+        marks[2],
+        freeze_scratch,
         scratch,
     )
 
@@ -257,7 +266,16 @@ def _cluster_lost(
     if slot >= 0 and _cached(cache_cells, cache_info, slot, buffer, count, smallest):
         return cache_info[slot] & 1 == 1, count
     lost = _lost_subset(
-        floor, dead, goals, deltas, player, count, -1, marks[3], marks[4], freeze_scratch,
+        floor,
+        dead,
+        goals,
+        deltas,
+        player,
+        count,
+        -1,
+        marks[3],
+        marks[4],
+        freeze_scratch,
         scratch,
     )
     if slot >= 0:
