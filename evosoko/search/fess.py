@@ -74,21 +74,25 @@ CPU-seconds it solves the same 31 of 90 (it gains 4, loses 73; docs/xsokoban.md,
 push-fess-bi has a setting of its own, on (``bidirectional.CLUSTER_DEADLOCKS``)."""
 
 
-CLUSTER_LIMIT = 3000
+CLUSTER_LIMIT = 6000
 """Positions a cluster deadlock test may make (the corral tests keep ``CORRAL_DEADLOCKS``):
 with 200, most lost clusters of the hard screens went unproven (docs/xsokoban.md, round 6).
-push-fess-bi at 60 CPU-seconds on XSokoban solves 44 of 90 with 3,000 (three runs), 43 with
-1,000 and with 6,000; the tests that run out of positions take most of their time, so each
-step up costs (docs/xsokoban.md, round 11)."""
+Without ``CLUSTER_WIDTH`` each step up cost time, since the tests that run out of positions
+take most of it (push-fess-bi on XSokoban at 60 CPU-seconds: 43 of 90 with 1,000 and with
+6,000, 44 with 3,000; round 11). With the width those stop early whatever the bound, and 6,000
+solves 41 on the slower machine of round 13 against 39 with 3,000 and width 800 (it gains 59 and 64, loses
+none); 12,000 loses 64 again on the screens tried (round 13)."""
 
 
-CLUSTER_WIDTH = 800
+CLUSTER_WIDTH = 400
 """A cluster deadlock test gives up (not proven) when more than this many positions wait to be
-expanded (None: never): such a search is rarely exhausted within ``CLUSTER_LIMIT``.
-Measured on XSokoban 5 and 10 with push-fess at 200,000 expansions: the tests that ran out of
-positions (92-94% of those searched) had more than 800 waiting after about a third of their
-expansions, and no proof of a lost cluster had more than 800 waiting at once
-(docs/xsokoban.md, round 13)."""
+expanded (None: never): such a search is rarely exhausted within ``CLUSTER_LIMIT``. Measured on
+XSokoban 5 and 10 with push-fess at 200,000 expansions: the tests that ran out of positions
+(92-94% of those searched) had more than 400 waiting after about 180 expansions, and 13 of the
+1,383 proofs of a lost cluster ever had more than 400 waiting at once (none more than 800).
+800 keeps the same search path for 35-37% less CPU, 400 loses a few proofs for 49-53% less;
+with 6,000 positions, 400 is the faster of the two and solves the same screens (docs/xsokoban.md,
+round 13)."""
 
 
 def level_features(
