@@ -34,13 +34,17 @@ def test_level_indices_keep_the_numbers_a_file_holds():
     assert level_indices([2, 5, 1], 3) == [1, 0]
 
 
-def test_a_bad_level_list_is_one_line_and_exit_2():
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "bench_search.py"), "--levels", "31,x"],
+def run_bench_search(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_search.py"), *arguments],
         check=False,
         capture_output=True,
         text=True,
     )
+
+
+def test_a_bad_level_list_is_one_line_and_exit_2():
+    done = run_bench_search("--levels", "31,x")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "'x' is not a level number or range" in done.stderr.splitlines()[-1]
@@ -82,12 +86,7 @@ def test_settings_refuse_what_the_search_package_lacks(settings, message):
 
 
 def test_a_bad_setting_is_one_line_and_exit_2():
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "bench_search.py"), "--set", "fess.NOPE=1"],
-        check=False,
-        capture_output=True,
-        text=True,
-    )
+    done = run_bench_search("--set", "fess.NOPE=1")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert (
