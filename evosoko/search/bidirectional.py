@@ -66,8 +66,8 @@ CLUSTER_DEADLOCKS = 1 << 18
 screens push-fess-bi solves 43 with them against 41 without (gains 4 and 42, loses none;
 docs/xsokoban.md, round 10), 44 with tests of 3,000 positions; 262,144 slots (24 MB) instead of
 16,384 take 11% less time there (round 11). With ``fess.CLUSTER_WIDTH`` and tests of 6,000
-positions, 41 on the slower machine of round 13, where width 800 with 3,000 positions (the
-search path of round 11's settings) solves 39."""
+positions, 41 on the slower machine of round 13 (42 with ``BACKWARD_SHARE`` 0.5), where width
+800 with 3,000 positions (the search path of round 11's settings) solves 39."""
 
 
 class PullSearch:

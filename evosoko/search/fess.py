@@ -80,8 +80,8 @@ with 200, most lost clusters of the hard screens went unproven (docs/xsokoban.md
 Without ``CLUSTER_WIDTH`` each step up cost time, since the tests that run out of positions
 take most of it (push-fess-bi on XSokoban at 60 CPU-seconds: 43 of 90 with 1,000 and with
 6,000, 44 with 3,000; round 11). With the width those stop early whatever the bound, and 6,000
-solves 41 on the slower machine of round 13 against 39 with 3,000 and width 800 (it gains 59 and 64, loses
-none); 12,000 loses 64 again on the screens tried (round 13)."""
+solves 41 on the slower machine of round 13 against 39 with 3,000 and width 800 (it gains 59
+and 64, loses none); 12,000 loses 64 again on the screens tried (round 13)."""
 
 
 CLUSTER_WIDTH = 400
