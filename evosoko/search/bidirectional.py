@@ -6,10 +6,15 @@ easy: the boxes are pulled out of the room one by one. The pull search
 (:mod:`evosoko.search.pull_kernel`) runs beside push-fess. So does a breadth-first push search
 from the start (the *ball*, at most ``BALL_NODES`` expansions): it holds every state within a
 few pushes of the start, where push-fess's cells leave gaps and where the pull search ends up.
-The two take turns within ``BACKWARD_SHARE`` of the time, and push-fess has the rest. After every call of any of
-them, the states it has just stored are looked up in the other side's stores. The first state
-both sides hold ends the search: the forward path to it, then the pulls from it back to the
-solved position played as pushes.
+The two take turns within ``BACKWARD_SHARE`` of the time. A third search from the start is
+*plain* push-fess, as it runs alone, without cluster deadlock tests, once for each room-link
+cap of ``PLAIN_ROOM_CAPS`` (at most ``PLAIN_NODES`` expansions each, within ``PLAIN_SHARE`` of
+the time): the tests and the cap steer push-fess-bi's own search, and some screens fall at once
+to a search without the tests. push-fess has the rest of the time.
+After every call of any of them, the states it has just stored are looked up in the other
+side's stores. The first state both sides hold ends the search: the forward path to it, then
+the pulls from it back to the solved position played as pushes (or a forward search's own
+solution).
 
 Every side finds only real states (the pulls are reversed pushes), so the solution is legal
 (it is replayed like every search's); it is not push-optimal.
@@ -59,6 +64,21 @@ time on the 41; round 13)."""
 
 BALL_NODES = 300_000
 """Expansions of the ball (0: no ball); it stops there, and its states stay in the meeting."""
+
+PLAIN_NODES = 150_000
+"""Expansions of plain push-fess beside push-fess-bi's own (0: none): push-fess as it runs alone,
+without cluster deadlock tests. The tests steer the search: XSokoban screen 65 falls to plain
+push-fess in 3.2 CPU-seconds and to push-fess-bi without the tests in 6.9, while push-fess with
+them and push-fess-bi need more than 60 (docs/xsokoban.md, round 14)."""
+
+PLAIN_ROOM_CAPS = (1, 2)
+"""One plain push-fess for each of these room-link caps (``fess.ROOM_LINKS``): screen 62 falls
+to plain push-fess with cap 2 in 101,351 expansions, 65 to cap 1 in 87,201; neither falls to the
+other cap within 20 CPU-seconds (round 14)."""
+
+PLAIN_SHARE = 0.25
+"""Share of the time the plain push-fess searches take, in turns, until each stops at
+``PLAIN_NODES``."""
 
 CLUSTER_DEADLOCKS = 1 << 18
 """Slots of the cache of push-fess-bi's cluster deadlock tests (0: none; see
@@ -160,41 +180,33 @@ class PullSearch:
         return "".join(parts)
 
 
-class BallSearch:
-    """The states within a few pushes of the start: a breadth-first push search
-    (``push-bfs``), run a chunk at a time up to ``BALL_NODES`` expansions."""
+class SideSearch:
+    """A search from the start that runs beside push-fess-bi's own, a chunk at a time, up to
+    ``max_expansions``; its states stay in the meeting after it stops."""
 
-    def __init__(self, owner: SearchRun) -> None:
-        self.run = SearchRun(
-            owner.level,
-            ALGORITHMS["push-bfs"],
-            owner.heuristic,
-            None,
-            BALL_NODES,
-            owner.weight,
-            owner.pruning,
-            owner.seed,
-            owner.memory_limit // 8,
-            owner.store_cells,
-        )
+    def __init__(self, run: SearchRun, max_expansions: int) -> None:
+        self.run = run
+        self.max_expansions = max_expansions
         self.seconds = 0.0
-        self.finished = self.run._prepare() is not None
+        self.finished = run._prepare() is not None
         self.checked = 0
-        """Stored states already looked up in the pull search's store."""
+        """Its stored states already looked up in the pull search's store."""
+        self.pull_checked = 0
+        """The pull search's stored states already looked up in its store."""
         self._chunk = 1
         if not self.finished:
-            self.run._add_root()
+            run._add_root()
 
     @property
     def store(self) -> Store:
         return self.run.store
 
     def step(self) -> None:
-        """One call of the push kernel (about ``_CHUNK_SECONDS``)."""
+        """One call of its kernel (about ``_CHUNK_SECONDS``)."""
         if self.finished:
             return
         run, counters = self.run, self.run.store.counters
-        run.params[CHUNK] = min(self._chunk, max(BALL_NODES - int(counters[EXPANDED]), 1))
+        run.params[CHUNK] = min(self._chunk, max(self.max_expansions - int(counters[EXPANDED]), 1))
         work_before = int(counters[WORK])
         started = time.perf_counter()
         code = run._call_kernel()
@@ -206,7 +218,7 @@ class BallSearch:
         )
         if (
             code == EXHAUSTED
-            or counters[EXPANDED] >= BALL_NODES
+            or counters[EXPANDED] >= self.max_expansions
             or code == NEED_SPACE
             and not run.make_room()
         ):
@@ -216,6 +228,60 @@ class BallSearch:
     def solution(self) -> int:
         """The solved state it reached itself (-1: none)."""
         return int(self.run.store.counters[SOLUTION])
+
+
+def ball_search(owner: SearchRun) -> SideSearch:
+    """The states within a few pushes of the start: a breadth-first push search
+    (``push-bfs``) of at most ``BALL_NODES`` expansions."""
+    run = SearchRun(
+        owner.level,
+        ALGORITHMS["push-bfs"],
+        owner.heuristic,
+        None,
+        BALL_NODES,
+        owner.weight,
+        owner.pruning,
+        owner.seed,
+        owner.memory_limit // 8,
+        owner.store_cells,
+    )
+    return SideSearch(run, BALL_NODES)
+
+
+class PlainFessRun(FeatureSpaceRun):
+    """push-fess as it runs alone (no cluster deadlock tests), with a room-link cap of its
+    own (``fess.ROOM_LINKS``)."""
+
+    def __init__(self, level, *arguments, room_cap: int, **keywords):
+        self._room_cap = room_cap
+        super().__init__(level, *arguments, **keywords)
+
+    @property
+    def cluster_deadlocks(self) -> int:
+        return 0
+
+    @property
+    def room_cap(self) -> int:
+        return self._room_cap
+
+
+def plain_fess_search(owner: SearchRun, room_cap: int) -> SideSearch:
+    """Plain push-fess with room-link cap ``room_cap``, of at most ``PLAIN_NODES``
+    expansions."""
+    run = PlainFessRun(
+        owner.level,
+        ALGORITHMS["push-fess"],
+        owner.heuristic,
+        None,
+        PLAIN_NODES,
+        owner.weight,
+        owner.pruning,
+        owner.seed,
+        owner.memory_limit // 8,
+        owner.store_cells,
+        room_cap=room_cap,
+    )
+    return SideSearch(run, PLAIN_NODES)
 
 
 class BidirectionalRun(FeatureSpaceRun):
@@ -232,12 +298,18 @@ class BidirectionalRun(FeatureSpaceRun):
             return refused
         self.pull: PullSearch | None = None
         self.pull_counts = (0, 0)
-        self.ball: BallSearch | None = None
+        self.ball: SideSearch | None = None
+        self.plains: tuple[SideSearch, ...] = ()
         self.meeting: tuple[SearchRun, int, int, PullSearch | None] | None = None
-        """The forward search that met (push-fess or the ball), its state, the pulled state
-        equal to it (-1: the ball solved the level itself) and the pull search."""
+        """The forward search that met (push-fess, the ball or plain push-fess), its state, the
+        pulled state equal to it (-1: that search solved the level itself) and the pull
+        search."""
         self.forward_seconds = 0.0
         self.forward_checked = 0
+        if PLAIN_NODES > 0:
+            for _ in PLAIN_ROOM_CAPS:
+                self.max_nodes -= self.max_nodes // 8  # an eighth for each plain push-fess
+            self.plains = tuple(plain_fess_search(self, cap) for cap in PLAIN_ROOM_CAPS)
         if BACKWARD_SHARE > 0:
             if BALL_NODES > 0:
                 self.max_nodes -= self.max_nodes // 8  # an eighth for the ball
@@ -246,7 +318,7 @@ class BidirectionalRun(FeatureSpaceRun):
                 self.level, self.tab, self.store_cells, int(self.params[H_WEIGHT]), self.max_nodes
             )
             if BALL_NODES > 0:
-                self.ball = BallSearch(self)
+                self.ball = ball_search(self)
         return None
 
     def _add_root(self) -> int:
@@ -257,24 +329,30 @@ class BidirectionalRun(FeatureSpaceRun):
         started = time.perf_counter()
         code = super()._call_kernel()
         self.forward_seconds += time.perf_counter() - started
-        pull = self.pull
-        if pull is None or code == EXHAUSTED or self.store.counters[SOLUTION] >= 0:
+        if code == EXHAUSTED or self.store.counters[SOLUTION] >= 0:
             return code
-        if self._meet_push_fess(pull):
+        pull, ball = self.pull, self.ball
+        if pull is not None and self._meet_push_fess(pull):
             return code
-        ball = self.ball
         ball_seconds = 0.0 if ball is None else ball.seconds
-        if pull.seconds + ball_seconds > BACKWARD_SHARE * (
-            self.forward_seconds + ball_seconds + pull.seconds
-        ):
+        plain_seconds = sum(plain.seconds for plain in self.plains)
+        pull_seconds = 0.0 if pull is None else pull.seconds
+        total = self.forward_seconds + ball_seconds + plain_seconds + pull_seconds
+        waiting = [plain for plain in self.plains if not plain.finished]
+        if waiting and plain_seconds <= PLAIN_SHARE * total:
+            plain = min(waiting, key=lambda side: side.seconds)  # they take turns
+            plain.step()
+            if self._meet_side(plain, pull):
+                return code
+        if pull is None or pull_seconds + ball_seconds > BACKWARD_SHARE * total:
             return code
         if ball is not None and not ball.finished and ball.seconds <= pull.seconds:
             ball.step()
-            self._meet_ball(pull)
+            self._meet_side(ball, pull)
         elif not pull.finished:
             pull.step()
             if not self._meet_push_fess(pull):
-                self._meet_ball(pull)
+                self._meet_sides(pull)
         return code
 
     def make_room(self) -> bool:
@@ -301,31 +379,35 @@ class BidirectionalRun(FeatureSpaceRun):
             met_backward, met_forward = first_meeting(
                 backward.nodes, pull.checked, backward.size, forward.nodes, forward.table
             )
+        pull.checked = backward.size
         if met_forward < 0:
             return False
         return self._met(self, int(met_forward), int(met_backward), pull)
 
-    def _meet_ball(self, pull: PullSearch) -> bool:
-        """The same between the ball and the pull search (the pull search's states are looked
-        up in both forward stores before they count as looked up)."""
-        ball, backward = self.ball, pull.store
-        if ball is None:
-            pull.checked = backward.size
+    def _meet_sides(self, pull: PullSearch) -> bool:
+        """:meth:`_meet_side` for the ball and the plain push-fess searches."""
+        return any(self._meet_side(side, pull) for side in (self.ball, *self.plains) if side)
+
+    def _meet_side(self, side: SideSearch, pull: PullSearch | None) -> bool:
+        """The same between a side search and the pull search; a side search that solved
+        the level ends the search too."""
+        if side.solution >= 0:
+            return self._met(side.run, side.solution, -1, None)
+        if pull is None:
             return False
-        if ball.solution >= 0:
-            return self._met(ball.run, ball.solution, -1, None)
+        backward = pull.store
         met_backward, met_forward = first_meeting(
-            backward.nodes, pull.checked, backward.size, ball.store.nodes, ball.store.table
+            backward.nodes, side.pull_checked, backward.size, side.store.nodes, side.store.table
         )
-        pull.checked = backward.size
+        side.pull_checked = backward.size
         if met_forward < 0:
             met_forward, met_backward = first_meeting(
-                ball.store.nodes, ball.checked, ball.store.size, backward.nodes, backward.table
+                side.store.nodes, side.checked, side.store.size, backward.nodes, backward.table
             )
-        ball.checked = ball.store.size
+        side.checked = side.store.size
         if met_forward < 0:
             return False
-        return self._met(ball.run, int(met_forward), int(met_backward), pull)
+        return self._met(side.run, int(met_forward), int(met_backward), pull)
 
     def _met(self, run: SearchRun, forward: int, backward: int, pull: PullSearch | None) -> bool:
         self.meeting = (run, forward, backward, pull)
@@ -345,10 +427,10 @@ class BidirectionalRun(FeatureSpaceRun):
     def result(self, status: str, partial: int):
         outcome = super().result(status, partial)
         expanded, generated = self._pull_counts()
-        if self.ball is not None:
-            counters = self.ball.store.counters
-            expanded += int(counters[EXPANDED])
-            generated += int(counters[GENERATED])
+        for side in (self.ball, *self.plains):
+            if side is not None:
+                expanded += int(side.store.counters[EXPANDED])
+                generated += int(side.store.counters[GENERATED])
         return replace(
             outcome, expanded=outcome.expanded + expanded, generated=outcome.generated + generated
         )

@@ -96,14 +96,19 @@ round 13)."""
 
 
 def level_features(
-    level, corral_deadlocks: int = CORRAL_DEADLOCKS, cluster_deadlocks: int | None = None
+    level,
+    corral_deadlocks: int = CORRAL_DEADLOCKS,
+    cluster_deadlocks: int | None = None,
+    room_cap: int | None = None,
 ) -> tuple:
     """(packing order, features) of ``level`` as this module's settings make them
     (:func:`evosoko.search.fess_kernel.make_features`): the cells of push-fess, and of the GA's
     MAP-Elites (:mod:`evosoko.evolve.descriptors`, which tests no corral deadlocks).
-    ``cluster_deadlocks``: slots of the cluster-test cache (None: ``CLUSTER_DEADLOCKS``)."""
+    ``cluster_deadlocks``: slots of the cluster-test cache (None: ``CLUSTER_DEADLOCKS``);
+    ``room_cap``: see ``ROOM_LINKS`` (None: ``ROOM_LINKS``)."""
     order = packing_order(level)
-    _, link, ends = room_links(level.floor, level.deltas) if ROOM_LINKS > 0 else (0, None, None)
+    cap = ROOM_LINKS if room_cap is None else room_cap
+    _, link, ends = room_links(level.floor, level.deltas) if cap > 0 else (0, None, None)
     cuts = ends if ROOM_CUTS else None
     features = fess_kernel.make_features(
         order,
@@ -128,13 +133,20 @@ class FeatureSpaceRun(SearchRun):
         return CLUSTER_DEADLOCKS
 
     @property
+    def room_cap(self) -> int:
+        """This search's ``ROOM_LINKS``: room-link counts at or above it share one value."""
+        return ROOM_LINKS
+
+    @property
     def room_views(self) -> tuple[int, ...] | None:
         """The room caps this search's cycle takes turns with (None: ``ROOM_LINKS`` alone)."""
         return ROOM_VIEWS
 
     def __init__(self, level, *arguments, **keywords):
         super().__init__(level, *arguments, **keywords)
-        self.order, self.features = level_features(level, cluster_deadlocks=self.cluster_deadlocks)
+        self.order, self.features = level_features(
+            level, cluster_deadlocks=self.cluster_deadlocks, room_cap=self.room_cap
+        )
         self.space = None
         self.corridor_macros = CORRIDOR_MACROS
 
@@ -157,7 +169,7 @@ class FeatureSpaceRun(SearchRun):
             PACK_MACROS,
             CELL_WEIGHTS,
             self.corridor_macros,
-            ROOM_LINKS + 1,
+            self.room_cap + 1,
             self.room_views,
         )
         floor, deltas = self.tab.floor, self.tab.deltas

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from tiny_levels import ROOM, SHARED_LEVELS, microban, quiet_level
 
-from evosoko.search import ALGORITHMS, Pruning, bidirectional, search_run, solve
+from evosoko.search import ALGORITHMS, Pruning, bidirectional, fess, search_run, solve
 from evosoko.search.bidirectional import BidirectionalRun, PullSearch
 from evosoko.search.pull_kernel import start_distances
 from evosoko.search.store import EXPANDED, NODES
@@ -154,7 +154,7 @@ def test_the_ball_around_the_start_and_the_pull_search_meet(name):
     for _ in range(10_000):  # both sides cover the small space long before
         pull.step()
         ball.step()
-        if run._meet_ball(pull):
+        if run._meet_side(ball, pull):
             break
     forward_run, _, backward, met_pull = run.meeting
     assert forward_run is ball.run
@@ -163,3 +163,77 @@ def test_the_ball_around_the_start_and_the_pull_search_meet(name):
     assert check.valid and check.solved
     if met_pull is not None:  # the pulls finish what the ball began
         assert backward >= 0 and check.pushes >= solve(level, "push-bfs").pushes
+
+
+def _prepared(level) -> BidirectionalRun:
+    run = BidirectionalRun(
+        level, ALGORITHMS["push-fess-bi"], "matching", None, None, 3.0, Pruning(), 0, 1 << 30
+    )
+    assert run._prepare() is None
+    run._add_root()
+    return run
+
+
+def test_plain_push_fess_beside_the_search_can_solve_the_level_itself():
+    level = quiet_level(ROOM)
+    run = _prepared(level)
+    plain = run.plains[0]
+    assert plain.run.cluster_deadlocks == 0  # push-fess as it runs alone
+    while plain.solution < 0 and not plain.finished:
+        plain.step()
+    assert run._meet_side(plain, run.pull)
+    forward_run, node, backward, pull = run.meeting
+    assert forward_run is plain.run and node == plain.solution and backward == -1 and pull is None
+    result = run.result("solved", 0)
+    check = verify_solution(level, result.solution)
+    assert check.valid and check.solved
+    assert result.pushes == solve(level, "push-fess").pushes  # the same search, the same path
+
+
+def test_plain_push_fess_stops_at_its_expansions_and_keeps_its_states(monkeypatch):
+    (level,) = microban("16")
+    monkeypatch.setattr(bidirectional, "PLAIN_NODES", 0)
+    assert _prepared(level).plains == ()
+    monkeypatch.setattr(bidirectional, "PLAIN_NODES", 30)
+    run = _prepared(level)
+    plain = run.plains[0]
+    for _ in range(1_000):
+        plain.step()
+    assert plain.finished and plain.solution < 0
+    assert int(plain.store.counters[EXPANDED]) == 30
+    stored = plain.store.size
+    assert run.result("timeout", 0).expanded >= 30  # its work counts
+    assert plain.store.size == stored > 30  # its states stay for the meeting
+
+
+@pytest.mark.parametrize("name", ["1", "4"])
+def test_plain_push_fess_and_the_pull_search_meet(name, monkeypatch):
+    (level,) = microban(name)
+    monkeypatch.setattr(bidirectional, "PLAIN_NODES", 3)  # too few to solve it alone
+    run = _prepared(level)
+    pull, plain = run.pull, run.plains[0]
+    for _ in range(10_000):
+        pull.step()
+        plain.step()
+        if run._meet_side(plain, pull):
+            break
+    forward_run, _, backward, met_pull = run.meeting
+    assert forward_run is plain.run and met_pull is pull and backward >= 0
+    check = verify_solution(level, run._path(0))
+    assert check.valid and check.solved
+
+
+@pytest.mark.parametrize("name", ["4", "16"])
+def test_each_plain_push_fess_is_push_fess_with_its_room_cap(name, monkeypatch):
+    (level,) = microban(name)
+    monkeypatch.setattr(bidirectional, "PLAIN_ROOM_CAPS", (1, 2))
+    run = _prepared(level)
+    assert [plain.run.room_cap for plain in run.plains] == [1, 2]
+    for plain in run.plains:
+        while plain.solution < 0 and not plain.finished:
+            plain.step()
+        monkeypatch.setattr(fess, "ROOM_LINKS", plain.run.room_cap)
+        alone = solve(level, "push-fess")
+        assert plain.solution >= 0 and alone.solved
+        assert int(plain.store.counters[EXPANDED]) == alone.expanded
+        assert plain.run._path(plain.solution) == alone.solution
