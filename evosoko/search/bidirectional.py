@@ -65,16 +65,20 @@ time on the 41; round 13)."""
 BALL_NODES = 300_000
 """Expansions of the ball (0: no ball); it stops there, and its states stay in the meeting."""
 
-PLAIN_NODES = 150_000
-"""Expansions of plain push-fess beside push-fess-bi's own (0: none): push-fess as it runs alone,
-without cluster deadlock tests. The tests steer the search: XSokoban screen 65 falls to plain
-push-fess in 3.2 CPU-seconds and to push-fess-bi without the tests in 6.9, while push-fess with
-them and push-fess-bi need more than 60 (docs/xsokoban.md, round 14)."""
+PLAIN_NODES = 110_000
+"""Expansions of each plain push-fess beside push-fess-bi's own (0: none): push-fess as it runs
+alone, without cluster deadlock tests. The tests steer the search: XSokoban screen 65 falls to
+plain push-fess in 87,201 expansions (3.1 CPU-seconds) and to push-fess-bi without the tests in
+6.9 s, while push-fess with them and push-fess-bi need more than 60 (docs/xsokoban.md, round
+14). 110,000 instead of 150,000 leaves more time to push-fess-bi's own search on the screens it
+solves near the limit: 44 of 90 at 60 CPU-seconds against 43."""
 
 PLAIN_ROOM_CAPS = (1, 2)
 """One plain push-fess for each of these room-link caps (``fess.ROOM_LINKS``): screen 62 falls
 to plain push-fess with cap 2 in 101,351 expansions, 65 to cap 1 in 87,201; neither falls to the
-other cap within 20 CPU-seconds (round 14)."""
+other cap within 20 CPU-seconds. With both, push-fess-bi solves 44 of 90 at 60 CPU-seconds
+(round 13's 42, 62 and 65, none lost); with cap 1 alone 43 (round 14). Caps 0 and 3 solve none
+of the 46 screens left within 110,000 expansions."""
 
 PLAIN_SHARE = 0.25
 """Share of the time the plain push-fess searches take, in turns, until each stops at
