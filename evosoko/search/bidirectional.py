@@ -71,7 +71,8 @@ alone, without cluster deadlock tests. The tests steer the search: XSokoban scre
 plain push-fess in 87,201 expansions (3.1 CPU-seconds) and to push-fess-bi without the tests in
 6.9 s, while push-fess with them and push-fess-bi need more than 60 (docs/xsokoban.md, round
 14). 110,000 instead of 150,000 leaves more time to push-fess-bi's own search on the screens it
-solves near the limit: 44 of 90 at 60 CPU-seconds against 43."""
+solves near the limit: 44 of 90 at 60 CPU-seconds against 43 (43 in a repeat, screen 42 1%
+short)."""
 
 PLAIN_ROOM_CAPS = (1, 2)
 """One plain push-fess for each of these room-link caps (``fess.ROOM_LINKS``): screen 62 falls
