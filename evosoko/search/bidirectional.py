@@ -235,22 +235,31 @@ class SideSearch:
         return int(self.run.store.counters[SOLUTION])
 
 
-def ball_search(owner: SearchRun) -> SideSearch:
-    """The states within a few pushes of the start: a breadth-first push search
-    (``push-bfs``) of at most ``BALL_NODES`` expansions."""
-    run = SearchRun(
+def _side_search(
+    owner: SearchRun, run_class: type[SearchRun], algorithm: str, max_nodes: int, **keywords
+) -> SideSearch:
+    """A side search of ``algorithm`` from ``owner``'s start, with ``owner``'s settings, an
+    eighth of its memory and at most ``max_nodes`` expansions."""
+    run = run_class(
         owner.level,
-        ALGORITHMS["push-bfs"],
+        ALGORITHMS[algorithm],
         owner.heuristic,
         None,
-        BALL_NODES,
+        max_nodes,
         owner.weight,
         owner.pruning,
         owner.seed,
         owner.memory_limit // 8,
         owner.store_cells,
+        **keywords,
     )
-    return SideSearch(run, BALL_NODES)
+    return SideSearch(run, max_nodes)
+
+
+def ball_search(owner: SearchRun) -> SideSearch:
+    """The states within a few pushes of the start: a breadth-first push search
+    (``push-bfs``) of at most ``BALL_NODES`` expansions."""
+    return _side_search(owner, SearchRun, "push-bfs", BALL_NODES)
 
 
 class PlainFessRun(FeatureSpaceRun):
@@ -273,20 +282,7 @@ class PlainFessRun(FeatureSpaceRun):
 def plain_fess_search(owner: SearchRun, room_cap: int) -> SideSearch:
     """Plain push-fess with room-link cap ``room_cap``, of at most ``PLAIN_NODES``
     expansions."""
-    run = PlainFessRun(
-        owner.level,
-        ALGORITHMS["push-fess"],
-        owner.heuristic,
-        None,
-        PLAIN_NODES,
-        owner.weight,
-        owner.pruning,
-        owner.seed,
-        owner.memory_limit // 8,
-        owner.store_cells,
-        room_cap=room_cap,
-    )
-    return SideSearch(run, PLAIN_NODES)
+    return _side_search(owner, PlainFessRun, "push-fess", PLAIN_NODES, room_cap=room_cap)
 
 
 class BidirectionalRun(FeatureSpaceRun):
