@@ -385,9 +385,14 @@ class BidirectionalRun(FeatureSpaceRun):
             return False
         return self._met(self, int(met_forward), int(met_backward), pull)
 
+    @property
+    def sides(self) -> tuple[SideSearch, ...]:
+        """The searches from the start beside push-fess: the ball and plain push-fess."""
+        return self.plains if self.ball is None else (self.ball, *self.plains)
+
     def _meet_sides(self, pull: PullSearch) -> bool:
-        """:meth:`_meet_side` for the ball and the plain push-fess searches."""
-        return any(self._meet_side(side, pull) for side in (self.ball, *self.plains) if side)
+        """:meth:`_meet_side` for every side search."""
+        return any(self._meet_side(side, pull) for side in self.sides)
 
     def _meet_side(self, side: SideSearch, pull: PullSearch | None) -> bool:
         """The same between a side search and the pull search; a side search that solved
@@ -428,10 +433,9 @@ class BidirectionalRun(FeatureSpaceRun):
     def result(self, status: str, partial: int):
         outcome = super().result(status, partial)
         expanded, generated = self._pull_counts()
-        for side in (self.ball, *self.plains):
-            if side is not None:
-                expanded += int(side.store.counters[EXPANDED])
-                generated += int(side.store.counters[GENERATED])
+        for side in self.sides:
+            expanded += int(side.store.counters[EXPANDED])
+            generated += int(side.store.counters[GENERATED])
         return replace(
             outcome, expanded=outcome.expanded + expanded, generated=outcome.generated + generated
         )

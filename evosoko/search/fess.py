@@ -139,7 +139,7 @@ class FeatureSpaceRun(SearchRun):
 
     @property
     def room_views(self) -> tuple[int, ...] | None:
-        """The room caps this search's cycle takes turns with (None: ``ROOM_LINKS`` alone)."""
+        """The room caps this search's cycle takes turns with (None: :attr:`room_cap` alone)."""
         return ROOM_VIEWS
 
     def __init__(self, level, *arguments, **keywords):
