@@ -73,6 +73,16 @@ def test_pulled_boxes_stay_on_cells_a_start_box_can_reach():
         assert matching_cost(pull.distance, row) < UNREACHABLE
 
 
+def test_pulled_states_carry_the_full_matching_of_their_boxes():
+    # each child's matching is updated from its parent's; it must equal the matching computed
+    # from scratch, on a level with several boxes where the best matching changes as they move
+    pull = _pulled_states(quiet_level(ROOM), 40)
+    boxes, h = pull.store.field("boxes"), pull.store.field("h")
+    assert len(h) > 100
+    for row, value in zip(boxes, h):
+        assert value == matching_cost(pull.distance, row)
+
+
 def _run(level, share: float, monkeypatch) -> BidirectionalRun:
     monkeypatch.setattr(bidirectional, "BACKWARD_SHARE", share)
     # every call "takes" 1 ms: the split follows the share, not the machine's load
