@@ -345,7 +345,9 @@ def fess_search(
                         floor, dead, goals, occupied, deltas, target, freeze_scratch
                     )
                 )
-                h = 0
+                normalized = 0
+                child_cell = 0
+                moved = 0
                 if ok:
                     moved = _moved(
                         node_boxes[node],
@@ -356,27 +358,6 @@ def fess_search(
                         child_assign,
                         with_assignment,
                     )
-                    h, full = _child_h(
-                        kind,
-                        h_of[node],
-                        potential[node],
-                        b,
-                        target,
-                        moved,
-                        child,
-                        child_assign,
-                        child_potential,
-                        push_distance,
-                        nearest_push,
-                        nearest_manhattan,
-                        work,
-                    )
-                    if full:
-                        spent += matching_update_work
-                    ok = h < UNREACHABLE
-                normalized = 0
-                child_cell = 0
-                if ok:
                     stamps[NORM_STAMP] += 1
                     if pushes == 1 and code < GOAL_MACRO_STEP:
                         normalized = normalized_after_push(
@@ -407,13 +388,14 @@ def fess_search(
                 moves = moves_of[node] + distance[behind] + pushes
                 key_hash = np.uint64(0)
                 slot = 0
+                h = 0
                 if ok:
                     key_hash = (
                         hash_of[node] ^ zb[b] ^ zb[target] ^ zp[key_player[node]] ^ zp[normalized]
                     )
                     slot = find_slot(nodes, table, key_hash, child, normalized)
                     other = table[slot]
-                    if other != EMPTY:
+                    if other != EMPTY:  # stored: its h is the child's (h depends on boxes only)
                         counters[DUPLICATES] += 1
                         if not closed[other] and (
                             g < g_of[other] or (g == g_of[other] and moves < moves_of[other])
@@ -428,10 +410,29 @@ def fess_search(
                                     frontier,
                                     counters,
                                     HEAP,
-                                    priority(g, h, moves, g_weight, h_weight),
+                                    priority(g, h_of[other], moves, g_weight, h_weight),
                                     other,
                                 )
                         ok = False
+                if ok:  # a new state: match its boxes (from the parent's matching)
+                    h, full = _child_h(
+                        kind,
+                        h_of[node],
+                        potential[node],
+                        b,
+                        target,
+                        moved,
+                        child,
+                        child_assign,
+                        child_potential,
+                        push_distance,
+                        nearest_push,
+                        nearest_manhattan,
+                        work,
+                    )
+                    if full:
+                        spent += matching_update_work
+                    ok = h < UNREACHABLE
                 if ok:
                     child_cell = state_cell(
                         features, space_state, floor, occupied, deltas, child, queue
