@@ -310,7 +310,8 @@ def push_search(
                         floor, dead, goals, occupied, deltas, target, freeze_scratch
                     )
                 )
-                h = 0
+                normalized = 0
+                moved = 0
                 if ok:
                     moved = _moved(
                         node_boxes[node],
@@ -321,26 +322,6 @@ def push_search(
                         child_assign,
                         with_assignment,
                     )
-                    h, full = _child_h(
-                        kind,
-                        h_of[node],
-                        potential[node],
-                        b,
-                        target,
-                        moved,
-                        child,
-                        child_assign,
-                        child_potential,
-                        push_distance,
-                        nearest_push,
-                        nearest_manhattan,
-                        work,
-                    )
-                    if full:
-                        spent += matching_update_work
-                    ok = h < UNREACHABLE
-                normalized = 0
-                if ok:
                     stamps[NORM_STAMP] += 1
                     if pushes == 1 and code < GOAL_MACRO_STEP:
                         normalized = normalized_after_push(
@@ -373,15 +354,37 @@ def push_search(
                     continue
                 g = g_of[node] + pushes
                 moves = moves_of[node] + distance[behind] + pushes
-                if threshold != NO_THRESHOLD and g + h > threshold:
-                    if counters[MIN_EXCEEDED] < 0 or g + h < counters[MIN_EXCEEDED]:
-                        counters[MIN_EXCEEDED] = g + h
-                    continue
                 key_hash = (
                     hash_of[node] ^ zb[b] ^ zb[target] ^ zp[key_player[node]] ^ zp[normalized]
                 )
                 slot = find_slot(nodes, table, key_hash, child, normalized)
                 other = table[slot]
+                if other != EMPTY:
+                    h = h_of[other]  # a stored state's: h depends on the boxes only
+                else:  # a new state: match its boxes (from the parent's matching)
+                    h, full = _child_h(
+                        kind,
+                        h_of[node],
+                        potential[node],
+                        b,
+                        target,
+                        moved,
+                        child,
+                        child_assign,
+                        child_potential,
+                        push_distance,
+                        nearest_push,
+                        nearest_manhattan,
+                        work,
+                    )
+                    if full:
+                        spent += matching_update_work
+                    if h >= UNREACHABLE:
+                        continue
+                if threshold != NO_THRESHOLD and g + h > threshold:
+                    if counters[MIN_EXCEEDED] < 0 or g + h < counters[MIN_EXCEEDED]:
+                        counters[MIN_EXCEEDED] = g + h
+                    continue
                 if other != EMPTY:
                     counters[DUPLICATES] += 1
                     better = g < g_of[other] and (reopen or not closed[other])
