@@ -45,6 +45,7 @@ from evosoko.search.store import (
     H_WEIGHT,
     NEED_SPACE,
     SOLUTION,
+    WEIGHT_SCALE,
     WORK,
     WORK_LIMIT,
     Store,
@@ -63,6 +64,10 @@ pull search's, until the ball stops); push-fess has the rest. With cluster deadl
 matches only new states, incrementally (2-3x the pulls a second), 0.4 solves the same 44 as 0.5
 in 10-16% less CPU time (15, 59, 63 and 64 a third faster, 42 a quarter slower; round 15);
 0.3 brings 42 to 55 s."""
+
+PULL_WEIGHTS: tuple[float | None, ...] = (None,)
+"""One pull search for each of these weights of ``h`` in its key ``g + weight * h`` (None: the
+search's own, ``--weight``); they share the pull search's time and memory."""
 
 BALL_NODES = 300_000
 """Expansions of the ball (0: no ball); it stops there, and its states stay in the meeting."""
@@ -112,8 +117,9 @@ class PullSearch:
         self.scratch = make_scratch(level.cells, level.box_count)
         self.seconds = 0.0
         self.finished = False
-        self.checked = 0
-        """Stored states already looked up in the forward store."""
+        self.checked: dict[SearchRun, list[int]] = {}
+        """For each search from the start: how many of its stored states have been looked up
+        in this store, and how many of this store's in its store."""
         self._chunk = 1
         store = self.store
         goal_cells = np.array(sorted(int(c) for c in level.goal_cells), dtype=np.int64)
@@ -196,10 +202,6 @@ class SideSearch:
         self.max_expansions = max_expansions
         self.seconds = 0.0
         self.finished = run._prepare() is not None
-        self.checked = 0
-        """Its stored states already looked up in the pull search's store."""
-        self.pull_checked = 0
-        """The pull search's stored states already looked up in its store."""
         self._chunk = 1
         if not self.finished:
             run._add_root()
@@ -299,7 +301,7 @@ class BidirectionalRun(FeatureSpaceRun):
         refused = super()._prepare()
         if refused is not None:
             return refused
-        self.pull: PullSearch | None = None
+        self.pulls: tuple[PullSearch, ...] = ()
         self.pull_counts = (0, 0)
         self.ball: SideSearch | None = None
         self.plains: tuple[SideSearch, ...] = ()
@@ -308,24 +310,30 @@ class BidirectionalRun(FeatureSpaceRun):
         pulled state equal to it (-1: that search solved the level itself) and the pull
         search."""
         self.forward_seconds = 0.0
-        self.forward_checked = 0
         if PLAIN_NODES > 0:
             for _ in PLAIN_ROOM_CAPS:
                 self.max_nodes -= self.max_nodes // 8  # an eighth for each plain push-fess
             self.plains = tuple(plain_fess_search(self, cap) for cap in PLAIN_ROOM_CAPS)
-        if BACKWARD_SHARE > 0:
+        if BACKWARD_SHARE > 0 and PULL_WEIGHTS:
             if BALL_NODES > 0:
                 self.max_nodes -= self.max_nodes // 8  # an eighth for the ball
-            self.max_nodes //= 2  # half of the rest for the pull search
-            self.pull = PullSearch(
-                self.level, self.tab, self.store_cells, int(self.params[H_WEIGHT]), self.max_nodes
+            self.max_nodes //= 2  # half of the rest for the pull searches
+            each = self.max_nodes // len(PULL_WEIGHTS)
+            self.pulls = tuple(
+                PullSearch(self.level, self.tab, self.store_cells, self._scaled(weight), each)
+                for weight in PULL_WEIGHTS
             )
             if BALL_NODES > 0:
                 self.ball = ball_search(self)
         return None
 
+    def _scaled(self, weight: float | None) -> int:
+        """A pull search's weight of ``h`` as the kernels take it (None: the search's own)."""
+        return int(self.params[H_WEIGHT]) if weight is None else round(weight * WEIGHT_SCALE)
+
     def _add_root(self) -> int:
-        self.forward_checked = 0  # a restart cleared the forward store
+        for pull in self.pulls:
+            pull.checked.pop(self, None)  # a restart cleared the forward store
         return super()._add_root()
 
     def _call_kernel(self) -> int:
@@ -334,58 +342,70 @@ class BidirectionalRun(FeatureSpaceRun):
         self.forward_seconds += time.perf_counter() - started
         if code == EXHAUSTED or self.store.counters[SOLUTION] >= 0:
             return code
-        pull, ball = self.pull, self.ball
-        if pull is not None and self._meet_push_fess(pull):
+        pulls, ball = self.pulls, self.ball
+        if any(self._meet(self, pull, forward_first=True) for pull in pulls):
             return code
         ball_seconds = 0.0 if ball is None else ball.seconds
         plain_seconds = sum(plain.seconds for plain in self.plains)
-        pull_seconds = 0.0 if pull is None else pull.seconds
+        pull_seconds = sum(pull.seconds for pull in pulls)
         total = self.forward_seconds + ball_seconds + plain_seconds + pull_seconds
         waiting = [plain for plain in self.plains if not plain.finished]
         if waiting and plain_seconds <= PLAIN_SHARE * total:
             plain = min(waiting, key=lambda side: side.seconds)  # they take turns
             plain.step()
-            if self._meet_side(plain, pull):
+            if self._meet_side(plain):
                 return code
-        if pull is None or pull_seconds + ball_seconds > BACKWARD_SHARE * total:
+        if not pulls or pull_seconds + ball_seconds > BACKWARD_SHARE * total:
             return code
-        if ball is not None and not ball.finished and ball.seconds <= pull.seconds:
+        least = min(pull.seconds for pull in pulls)
+        running = [pull for pull in pulls if not pull.finished]
+        if ball is not None and not ball.finished and ball.seconds <= least:
             ball.step()
-            self._meet_side(ball, pull)
-        elif not pull.finished:
+            self._meet_side(ball)
+        elif running:
+            pull = min(running, key=lambda search: search.seconds)  # they take turns
             pull.step()
-            if not self._meet_push_fess(pull):
+            if not self._meet(self, pull, forward_first=True):
                 self._meet_sides(pull)
         return code
 
     def make_room(self) -> bool:
-        """Grow the forward store; when its part of the memory is full, the pull search is
-        dropped and its part goes to push-fess."""
+        """Grow the forward store; when its part of the memory is full, the pull searches are
+        dropped and their part goes to push-fess."""
         if super().make_room():
             return True
-        if self.pull is None:
+        if not self.pulls:
             return False
-        self.max_nodes += self.pull.max_nodes
+        self.max_nodes += sum(pull.max_nodes for pull in self.pulls)
         self.pull_counts = self._pull_counts()
-        self.pull = None
+        self.pulls = ()
         return super().make_room()
 
-    def _meet_push_fess(self, pull: PullSearch) -> bool:
-        """Look up push-fess's states stored since the last look in the pull search's store,
-        and the pull search's in push-fess's; on a meeting, end the search."""
-        forward, backward = self.store, pull.store
-        met_forward, met_backward = first_meeting(
-            forward.nodes, self.forward_checked, forward.size, backward.nodes, backward.table
-        )
-        self.forward_checked = forward.size
+    def _meet(self, run: SearchRun, pull: PullSearch, forward_first: bool = False) -> bool:
+        """Look up ``run``'s states stored since the last look in ``pull``'s store, and
+        ``pull``'s in ``run``'s (``forward_first``: ``run``'s first); on a meeting, end the
+        search."""
+        forward, backward = run.store, pull.store
+        checked = pull.checked.setdefault(run, [0, 0])
+        met_forward = met_backward = -1
+        if forward_first:
+            met_forward, met_backward = first_meeting(
+                forward.nodes, checked[0], forward.size, backward.nodes, backward.table
+            )
+            checked[0] = forward.size
         if met_forward < 0:
             met_backward, met_forward = first_meeting(
-                backward.nodes, pull.checked, backward.size, forward.nodes, forward.table
+                backward.nodes, checked[1], backward.size, forward.nodes, forward.table
             )
-        pull.checked = backward.size
+            checked[1] = backward.size
+        if met_forward < 0 and not forward_first:
+            met_forward, met_backward = first_meeting(
+                forward.nodes, checked[0], forward.size, backward.nodes, backward.table
+            )
+            checked[0] = forward.size
         if met_forward < 0:
             return False
-        return self._met(self, int(met_forward), int(met_backward), pull)
+        return self._met(run, int(met_forward), int(met_backward), pull)
 
     @property
     def sides(self) -> tuple[SideSearch, ...]:
@@ -393,29 +413,15 @@ class BidirectionalRun(FeatureSpaceRun):
         return self.plains if self.ball is None else (self.ball, *self.plains)
 
     def _meet_sides(self, pull: PullSearch) -> bool:
-        """:meth:`_meet_side` for every side search."""
-        return any(self._meet_side(side, pull) for side in self.sides)
+        """:meth:`_meet` between every side search and ``pull``."""
+        return any(self._meet(side.run, pull) for side in self.sides)
 
-    def _meet_side(self, side: SideSearch, pull: PullSearch | None) -> bool:
-        """The same between a side search and the pull search; a side search that solved
-        the level ends the search too."""
+    def _meet_side(self, side: SideSearch) -> bool:
+        """:meth:`_meet` between a side search and every pull search; a side search that
+        solved the level ends the search too."""
         if side.solution >= 0:
             return self._met(side.run, side.solution, -1, None)
-        if pull is None:
-            return False
-        backward = pull.store
-        met_backward, met_forward = first_meeting(
-            backward.nodes, side.pull_checked, backward.size, side.store.nodes, side.store.table
-        )
-        side.pull_checked = backward.size
-        if met_forward < 0:
-            met_forward, met_backward = first_meeting(
-                side.store.nodes, side.checked, side.store.size, backward.nodes, backward.table
-            )
-        side.checked = side.store.size
-        if met_forward < 0:
-            return False
-        return self._met(side.run, int(met_forward), int(met_backward), pull)
+        return any(self._meet(side.run, pull) for pull in self.pulls)
 
     def _met(self, run: SearchRun, forward: int, backward: int, pull: PullSearch | None) -> bool:
         self.meeting = (run, forward, backward, pull)
@@ -443,8 +449,9 @@ class BidirectionalRun(FeatureSpaceRun):
         )
 
     def _pull_counts(self) -> tuple[int, int]:
-        """States the pull search has expanded and generated so far."""
-        if self.pull is None:
+        """States the pull searches have expanded and generated so far."""
+        if not self.pulls:
             return self.pull_counts
-        counters = self.pull.store.counters
-        return int(counters[EXPANDED]), int(counters[GENERATED])
+        expanded = sum(int(pull.store.counters[EXPANDED]) for pull in self.pulls)
+        generated = sum(int(pull.store.counters[GENERATED]) for pull in self.pulls)
+        return expanded, generated

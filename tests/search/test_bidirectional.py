@@ -12,7 +12,7 @@ from tiny_levels import ROOM, SHARED_LEVELS, microban, quiet_level
 from evosoko.search import ALGORITHMS, Pruning, bidirectional, fess, search_run, solve
 from evosoko.search.bidirectional import BidirectionalRun, PullSearch
 from evosoko.search.pull_kernel import start_distances
-from evosoko.search.store import EXPANDED, NODES
+from evosoko.search.store import EXHAUSTED, EXPANDED, NODES, SOLUTION
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.level import State
@@ -139,12 +139,13 @@ def test_when_push_fess_runs_out_of_memory_the_pull_search_gives_up_its_half():
     run._add_root()
     capacity = run.store.capacity
     run.max_nodes = capacity  # push-fess's half is full
-    run.pull.max_nodes = 4 * capacity
-    run.pull.step()
-    expanded = int(run.pull.store.counters[EXPANDED])
+    (pull,) = run.pulls
+    pull.max_nodes = 4 * capacity
+    pull.step()
+    expanded = int(pull.store.counters[EXPANDED])
     run.store.counters[NODES] = capacity - 1
     assert run.make_room()
-    assert run.pull is None and run.max_nodes == 5 * capacity
+    assert run.pulls == () and run.max_nodes == 5 * capacity
     assert run.store.capacity == 2 * capacity
     assert run.result("timeout", 0).expanded == expanded  # its work still counts
     run.store.counters[NODES] = 2 * capacity - 1
@@ -160,11 +161,11 @@ def test_the_ball_around_the_start_and_the_pull_search_meet(name):
     )
     assert run._prepare() is None
     run._add_root()
-    pull, ball = run.pull, run.ball
+    (pull,), ball = run.pulls, run.ball
     for _ in range(10_000):  # both sides cover the small space long before
         pull.step()
         ball.step()
-        if run._meet_side(ball, pull):
+        if run._meet_side(ball):
             break
     forward_run, _, backward, met_pull = run.meeting
     assert forward_run is ball.run
@@ -191,7 +192,7 @@ def test_plain_push_fess_beside_the_search_can_solve_the_level_itself():
     assert plain.run.cluster_deadlocks == 0  # push-fess as it runs alone
     while plain.solution < 0 and not plain.finished:
         plain.step()
-    assert run._meet_side(plain, run.pull)
+    assert run._meet_side(plain)
     forward_run, node, backward, pull = run.meeting
     assert forward_run is plain.run and node == plain.solution and backward == -1 and pull is None
     result = run.result("solved", 0)
@@ -221,11 +222,11 @@ def test_plain_push_fess_and_the_pull_search_meet(name, monkeypatch):
     (level,) = microban(name)
     monkeypatch.setattr(bidirectional, "PLAIN_NODES", 3)  # too few to solve it alone
     run = _prepared(level)
-    pull, plain = run.pull, run.plains[0]
+    (pull,), plain = run.pulls, run.plains[0]
     for _ in range(10_000):
         pull.step()
         plain.step()
-        if run._meet_side(plain, pull):
+        if run._meet_side(plain):
             break
     forward_run, _, backward, met_pull = run.meeting
     assert forward_run is plain.run and met_pull is pull and backward >= 0
@@ -247,3 +248,40 @@ def test_each_plain_push_fess_is_push_fess_with_its_room_cap(name, monkeypatch):
         assert plain.solution >= 0 and alone.solved
         assert int(plain.store.counters[EXPANDED]) == alone.expanded
         assert plain.run._path(plain.solution) == alone.solution
+
+
+@pytest.mark.parametrize("name", ["1", "4"])
+def test_pull_searches_of_several_weights_share_the_memory_and_each_can_meet(name, monkeypatch):
+    (level,) = microban(name)
+    monkeypatch.setattr(bidirectional, "PULL_WEIGHTS", (None, 5.0))
+    monkeypatch.setattr(bidirectional, "PLAIN_NODES", 3)  # too few to solve it alone
+    run = _prepared(level)
+    first, second = run.pulls
+    assert (first.weight, second.weight) == (300, 500)  # the search's own --weight 3, and 5
+    assert first.max_nodes == second.max_nodes
+    plain = run.plains[0]
+    for _ in range(10_000):  # the second alone meets plain push-fess: its pulls end the path
+        second.step()
+        plain.step()
+        if run._meet_side(plain):
+            break
+    forward_run, _, backward, met_pull = run.meeting
+    assert met_pull is second and forward_run is plain.run and backward >= 0
+    assert first.store.counters[EXPANDED] == 0
+    check = verify_solution(level, run._path(0))
+    assert check.valid and check.solved
+
+
+def test_pull_searches_take_turns_within_the_backward_share(monkeypatch):
+    level = quiet_level(ROOM)
+    monkeypatch.setattr(bidirectional, "PULL_WEIGHTS", (None, 5.0))
+    monkeypatch.setattr(bidirectional, "BALL_NODES", 0)
+    monkeypatch.setattr(bidirectional, "PLAIN_NODES", 0)
+    run = _prepared(level)
+    while run.store.counters[SOLUTION] < 0 and run._call_kernel() != EXHAUSTED:
+        pass
+    first, second = run.pulls
+    assert first.store.counters[EXPANDED] > 0 and second.store.counters[EXPANDED] > 0
+    assert run.result("solved", 0).expanded >= sum(
+        int(pull.store.counters[EXPANDED]) for pull in run.pulls
+    )

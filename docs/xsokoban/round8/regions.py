@@ -20,7 +20,7 @@ for screen in [int(x) for x in sys.argv[1].split(",")]:
     budget = (float(sys.argv[2]), None, 3.0, Pruning(), 0, 1 << 33)
     run = BidirectionalRun(level, algorithm, "matching", *budget, clock="cpu")
     status = run.search()
-    forward, backward = run.store, run.pull.store
+    forward, backward = run.store, run.pulls[0].store
     h, boxes, players = backward.field("h"), backward.field("boxes"), backward.field("player")
     regions: dict[bytes, set[int]] = {}
     for row, player in zip(forward.field("boxes"), forward.field("player")):
