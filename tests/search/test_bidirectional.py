@@ -130,7 +130,8 @@ def test_push_fess_bi_tests_the_cluster_deadlocks_push_fess_leaves_off(monkeypat
     assert not solve(level, "push-fess-bi", node_limit=20_000).solved
 
 
-def test_when_push_fess_runs_out_of_memory_the_pull_search_gives_up_its_half():
+def test_when_push_fess_runs_out_of_memory_the_pull_search_gives_up_its_half(monkeypatch):
+    monkeypatch.setattr(bidirectional, "PULL_WEIGHTS", (None,))
     level = quiet_level(ROOM)
     run = BidirectionalRun(
         level, ALGORITHMS["push-fess-bi"], "matching", None, None, 3.0, Pruning(), 0, 1 << 30
@@ -161,7 +162,7 @@ def test_the_ball_around_the_start_and_the_pull_search_meet(name):
     )
     assert run._prepare() is None
     run._add_root()
-    (pull,), ball = run.pulls, run.ball
+    pull, ball = run.pulls[0], run.ball
     for _ in range(10_000):  # both sides cover the small space long before
         pull.step()
         ball.step()
@@ -222,7 +223,7 @@ def test_plain_push_fess_and_the_pull_search_meet(name, monkeypatch):
     (level,) = microban(name)
     monkeypatch.setattr(bidirectional, "PLAIN_NODES", 3)  # too few to solve it alone
     run = _prepared(level)
-    (pull,), plain = run.pulls, run.plains[0]
+    pull, plain = run.pulls[0], run.plains[0]
     for _ in range(10_000):
         pull.step()
         plain.step()
