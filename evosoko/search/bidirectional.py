@@ -350,7 +350,7 @@ class BidirectionalRun(FeatureSpaceRun):
         if code == EXHAUSTED or self.store.counters[SOLUTION] >= 0:
             return code
         pulls, ball = self.pulls, self.ball
-        if any(self._meet(self, pull, forward_first=True) for pull in pulls):
+        if any(self._meet(self, pull) for pull in pulls):
             return code
         ball_seconds = 0.0 if ball is None else ball.seconds
         plain_seconds = sum(plain.seconds for plain in self.plains)
@@ -372,7 +372,7 @@ class BidirectionalRun(FeatureSpaceRun):
         elif running:
             pull = min(running, key=lambda search: search.seconds)  # they take turns
             pull.step()
-            if not self._meet(self, pull, forward_first=True):
+            if not self._meet(self, pull):
                 self._meet_sides(pull)
         return code
 
@@ -388,28 +388,20 @@ class BidirectionalRun(FeatureSpaceRun):
         self.pulls = ()
         return super().make_room()
 
-    def _meet(self, run: SearchRun, pull: PullSearch, forward_first: bool = False) -> bool:
-        """Look up ``run``'s states stored since the last look in ``pull``'s store, and
-        ``pull``'s in ``run``'s (``forward_first``: ``run``'s first); on a meeting, end the
-        search."""
+    def _meet(self, run: SearchRun, pull: PullSearch) -> bool:
+        """Look up ``run``'s states stored since the last look in ``pull``'s store, then
+        ``pull``'s in ``run``'s; on a meeting, end the search."""
         forward, backward = run.store, pull.store
         checked = pull.checked.setdefault(run, [0, 0])
-        met_forward = met_backward = -1
-        if forward_first:
-            met_forward, met_backward = first_meeting(
-                forward.nodes, checked[0], forward.size, backward.nodes, backward.table
-            )
-            checked[0] = forward.size
+        met_forward, met_backward = first_meeting(
+            forward.nodes, checked[0], forward.size, backward.nodes, backward.table
+        )
+        checked[0] = forward.size
         if met_forward < 0:
             met_backward, met_forward = first_meeting(
                 backward.nodes, checked[1], backward.size, forward.nodes, forward.table
             )
             checked[1] = backward.size
-        if met_forward < 0 and not forward_first:
-            met_forward, met_backward = first_meeting(
-                forward.nodes, checked[0], forward.size, backward.nodes, backward.table
-            )
-            checked[0] = forward.size
         if met_forward < 0:
             return False
         return self._met(run, int(met_forward), int(met_backward), pull)
