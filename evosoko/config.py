@@ -202,6 +202,14 @@ class MutationConfig(_PartTable):
         description="Move genomes only: chance of appending a shortest walk to a random "
         "candidate push of the position the genome reaches, and that push (0: off).",
     )
+    box_macro: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Push genomes only: chance of carrying a random box of the position the "
+        "genome reaches to an empty goal the packing order fills next, by the fewest pushes "
+        "with the other boxes in place, kept only if every push is a candidate (0: off).",
+    )
 
     _unset = field_validator("tail_genes", mode="before")(_none_word)
     _known = _known_part("mutation")

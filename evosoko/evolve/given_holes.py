@@ -480,8 +480,8 @@ def holes_columns(
 def given_holes_config(level: Level, config):
     """``config`` adapted to a given-holes level: the GA features that play standard Sokoban
     only are switched off with a logged warning (``fitness.lost_search_nodes``,
-    ``ga.mutation.push_macro``, ``output.optimize_seconds``: speed-ups and a post-processing
-    step, so the GA stays the one asked for). Search seeding (``hybrid.enabled``) plays the
+    ``ga.mutation.push_macro``, ``ga.mutation.box_macro``, ``output.optimize_seconds``:
+    speed-ups and a post-processing step, so the GA stays the one asked for). Search seeding (``hybrid.enabled``) plays the
     variant through its own push searches (:mod:`evosoko.search.given_holes`); a
     ``hybrid.algorithm`` they do not have raises :class:`ConfigError`."""
     import logging
@@ -502,6 +502,9 @@ def given_holes_config(level: Level, config):
     if mutation.push_macro > 0:
         mutation = mutation.model_copy(update={"push_macro": 0.0})
         off.append("ga.mutation.push_macro")
+    if mutation.box_macro > 0:
+        mutation = mutation.model_copy(update={"box_macro": 0.0})
+        off.append("ga.mutation.box_macro")
     if output.optimize_seconds is not None:
         output = output.model_copy(update={"optimize_seconds": None})
         off.append("output.optimize_seconds")

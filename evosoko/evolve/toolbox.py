@@ -2,8 +2,9 @@
 
 Every operator comes from the part the configuration names (:mod:`evosoko.evolve.parts`), bound
 to its parameters and to the context values it asks for (the run's ``rng``, the genome limits,
-the ranking ``key``...). Growth (``ga.grow_while_under``) and the push macro of move genomes
-(``ga.mutation.push_macro``) are registered beside them.
+the ranking ``key``...). Growth (``ga.grow_while_under``), the push macro of move genomes
+(``ga.mutation.push_macro``) and the box macro of push genomes (``ga.mutation.box_macro``) are
+registered beside them.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ def build_toolbox(
     key: Callable,
     identity: Callable | None,
 ) -> base.Toolbox:
-    """``clone``, ``mate``, ``mutate``, ``select`` (parents), ``survive``, ``grow`` and, for move
-    genomes with push macros, ``push_macro``."""
+    """``clone``, ``mate``, ``mutate``, ``select`` (parents), ``survive``, ``grow`` and, when
+    on, ``push_macro`` (move genomes) or ``box_macro`` (push genomes)."""
     ga = config.ga
     context = {
         "rng": rng,
@@ -74,13 +75,28 @@ def build_toolbox(
             tables=push_tables(level),
             max_length=ga.max_length,
         )
+    if ga.encoding == "pushes" and ga.mutation.box_macro > 0:
+        from evosoko.evolve.box_macros import mut_append_box_path
+        from evosoko.evolve.push_replay import push_tables
+        from evosoko.search.packing_order import packing_order
+
+        toolbox.register(
+            "box_macro",
+            mut_append_box_path,
+            rng=rng,
+            tables=push_tables(level, corrals=config.fitness.pi_corrals),
+            layer=packing_order(level).layer,
+            objective=config.fitness.objective,
+            stop_on_deadlock=config.fitness.stop_on_deadlock,
+            max_length=ga.max_length,
+        )
     return toolbox
 
 
 def vary(parents: Sequence, toolbox: base.Toolbox, rng: random.Random, config: Config) -> list:
     """Clone the parents, then cross pairs and mutate (DEAP's varAnd, with the run's rng):
     each pair with ``ga.crossover.probability``, each child with ``ga.mutation.probability``,
-    then the push macro and growth."""
+    then the push or box macro and growth."""
     ga = config.ga
     offspring = [toolbox.clone(parent) for parent in parents]
     for i in range(1, len(offspring), 2):
@@ -94,6 +110,9 @@ def vary(parents: Sequence, toolbox: base.Toolbox, rng: random.Random, config: C
             invalidate(child)
         if hasattr(toolbox, "push_macro") and rng.random() < ga.mutation.push_macro:
             toolbox.push_macro(child)
+            invalidate(child)
+        if hasattr(toolbox, "box_macro") and rng.random() < ga.mutation.box_macro:
+            toolbox.box_macro(child)
             invalidate(child)
         if ga.grow_while_under and len(child) < ga.grow_while_under:
             toolbox.grow(child)

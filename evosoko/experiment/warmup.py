@@ -49,18 +49,18 @@ def _level():
 
 def warm_up_config(config: Config) -> None:
     """Compile (or load) every kernel a GA run of ``config`` calls: fitness evaluation and
-    decoding of its encoding, solution checks, and the lost search, push macro and hybrid
-    search when they are on. Each distinct set of settings is warmed once per process."""
+    decoding of its encoding, solution checks, and the lost search, push or box macro and
+    hybrid search when they are on. Each distinct set of settings is warmed once per process."""
     _warm_ga(
         config.ga.encoding,
         config.fitness.model_dump_json(),
-        config.ga.mutation.push_macro > 0,
+        config.ga.mutation.push_macro > 0 or config.ga.mutation.box_macro > 0,
         config.hybrid.algorithm if config.hybrid.enabled else None,
     )
 
 
 @functools.cache
-def _warm_ga(encoding: str, fitness_json: str, push_macro: bool, hybrid: str | None) -> None:
+def _warm_ga(encoding: str, fitness_json: str, macro: bool, hybrid: str | None) -> None:
     from evosoko.evolve.fitness import FitnessFunction
     from evosoko.evolve.genomes import decode, genes_from_lurd
     from evosoko.sokoban.solutions import verify_solution
@@ -84,13 +84,24 @@ def _warm_ga(encoding: str, fitness_json: str, push_macro: bool, hybrid: str | N
 
         search = LostPositionSearch(level, 50, fitness.objective, fitness.stop_on_deadlock)
         search.genome_is_lost(list(_GENOMES[0]), 1)
-    if encoding == "moves" and push_macro:
+    if encoding == "moves" and macro:
         import random
 
         from evosoko.evolve.macros import mut_append_push
         from evosoko.evolve.push_replay import push_tables
 
         mut_append_push(list(_GENOMES[0]), random.Random(0), level, push_tables(level), 400)
+    if encoding == "pushes" and macro:
+        import random
+
+        from evosoko.evolve.box_macros import mut_append_box_path
+        from evosoko.evolve.push_replay import push_tables
+        from evosoko.search.packing_order import packing_order
+
+        tables = push_tables(level, corrals=fitness.pi_corrals)
+        layer, objective = packing_order(level).layer, fitness.objective
+        genome = list(_GENOMES[0])
+        mut_append_box_path(genome, random.Random(0), tables, layer, objective, True, 400)
     if hybrid:
         warm_up_search([hybrid])
 

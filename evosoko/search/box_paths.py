@@ -102,21 +102,13 @@ def box_path_pushes(
     box: int,
     player: int,
     target: int,
-    last_direction: int,
+    last_direction: int | None = None,
 ) -> list[tuple[int, int]] | None:
     """The pushes ``(box cell, direction)`` of the fewest-push path of :func:`box_path` from the
     position (``occupied``, player on ``player``) to ``target``, ending with a push in
-    ``last_direction``; None when there is none."""
-    cells = floor.shape[0]
-    scratch = make_box_path_scratch(cells)
-    reach_mark = np.zeros(cells, dtype=np.int64)
-    queue = np.zeros(cells, dtype=np.int64)
-    explore(floor, occupied, deltas, player, reach_mark, 1, queue, queue[:0])
-    occupied = occupied.copy()
-    found, _ = box_path(
-        floor, dead, occupied, deltas, box, reach_mark, 1, target, 4 * cells, scratch
-    )
-    if found < 0 or found % 4 != last_direction:
+    ``last_direction`` (None: any); None when there is none."""
+    found, scratch = _box_search(floor, dead, occupied, deltas, box, player, target)
+    if found < 0 or (last_direction is not None and found % 4 != last_direction):
         return None
     previous = scratch[PREVIOUS]
     chain = []
@@ -125,3 +117,33 @@ def box_path_pushes(
         chain.append((int(state // 4), int(state % 4)))
         state = int(previous[state])
     return chain[::-1]
+
+
+def box_reachable_targets(
+    floor: np.ndarray,
+    dead: np.ndarray,
+    occupied: np.ndarray,
+    deltas: np.ndarray,
+    box: int,
+    player: int,
+    targets,
+) -> list[int]:
+    """The cells of ``targets`` that the box on ``box`` can be pushed to from the position
+    (``occupied``, player on ``player``), the other boxes staying put (one search for all)."""
+    _, scratch = _box_search(floor, dead, occupied, deltas, box, player, -1)
+    seen, stamp = scratch[SEEN], scratch[STAMPS][0]
+    return [int(t) for t in targets if t != box and (seen[4 * t : 4 * t + 4] == stamp).any()]
+
+
+def _box_search(floor, dead, occupied, deltas, box, player, target) -> tuple[int, tuple]:
+    """Run :func:`box_path` from the position (``target`` -1: every state it reaches); the
+    final state (-1 if none) and the scratch holding the search."""
+    cells = floor.shape[0]
+    scratch = make_box_path_scratch(cells)
+    reach_mark = np.zeros(cells, dtype=np.int64)
+    queue = np.zeros(cells, dtype=np.int64)
+    explore(floor, occupied, deltas, player, reach_mark, 1, queue, queue[:0])
+    found, _ = box_path(
+        floor, dead, occupied.copy(), deltas, box, reach_mark, 1, target, 4 * cells, scratch
+    )
+    return int(found), scratch

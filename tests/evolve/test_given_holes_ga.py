@@ -102,3 +102,8 @@ def test_a_seeding_search_of_another_variant_is_refused_and_speed_ups_switched_o
     )
     assert outcome.solved and verify_solution(swap(), outcome.solution).solved
     assert "ga.mutation.push_macro" in caplog.text and "lost_search_nodes" in caplog.text
+    boxed, _ = run(
+        swap(), ["ga.encoding=pushes", "ga.mutation.box_macro=0.5", "run.budget.generations=300"]
+    )
+    assert boxed.solved and verify_solution(swap(), boxed.solution).solved
+    assert "ga.mutation.box_macro" in caplog.text
