@@ -106,7 +106,7 @@ def test_config_set_is_set(config):
 
 def test_presets_and_an_unknown_preset():
     assert {"default", "moves", "pushes", "hybrid", "seed004"} <= set(evosoko.presets())
-    with pytest.raises(ConfigError, match="no preset 'defualt'; presets: default"):
+    with pytest.raises(ConfigError, match="no preset 'defualt'; presets: box-macros, default, "):
         evosoko.preset("defualt")
 
 

@@ -20,6 +20,7 @@ RUN_PRESETS = (
     "microban",
     "hybrid-fess",
     "map-elites",
+    "box-macros",
 )
 BUNDLED = ("default", "seed004", "moves", "pushes", "hybrid")
 
@@ -98,6 +99,15 @@ def test_map_elites_preset_is_hybrid_fess_with_the_archive():
     assert map_elites.model_dump(exclude=same) == hybrid_fess.model_dump(exclude=same)
 
 
+def test_box_macros_preset_is_pushes_with_box_macros_on_xsokoban():
+    """box-macros.toml promises the pushes preset's settings with the box macro on."""
+    macros, pushes = load_config(CONFIGS / "box-macros.toml"), load_config(CONFIGS / "pushes.toml")
+    assert macros.ga.mutation.box_macro > 0 and pushes.ga.mutation.box_macro == 0
+    same = {"run": {"name", "levels"}, "ga": {"mutation": {"box_macro"}}}
+    assert macros.model_dump(exclude=same) == pushes.model_dump(exclude=same)
+    assert Path(macros.run.levels).name == "xsokoban.txt"
+
+
 def test_hybrid_algorithm_must_be_a_push_search():
     from evosoko.errors import ConfigError
 
@@ -112,5 +122,5 @@ def test_compare_xsokoban_pits_the_ga_presets_against_the_searches():
     names = {getattr(s, "name", None) or getattr(s, "algorithm", None) for s in compare.solver}
     assert {"ga-pushes", "ga-hybrid", "ga-hybrid-fess", "push-wastar", "push-fess"} <= names
     assert "push-fess-bi" in names
-    assert "ga-map-elites" in names
+    assert "ga-map-elites" in names and "ga-box-macros" in names
     assert compare.compare.budget.seconds == 60.0 and compare.compare.first == 30
