@@ -325,7 +325,8 @@ def _check_rows_cover(
         )
     row = level_rows[generation]
     counts = (int(checkpoint["evaluations"]), int(checkpoint["restarts"]))
-    if counts != (row.evaluations, row.restarts):
+    islands = checkpoint.get("kind") == ISLANDS_CHECKPOINT_KIND
+    if not _counts_agree(counts, (row.evaluations, row.restarts), islands):
         raise EvosokoError(
             f"the checkpoint of level {_index(current)} ({current.name}) at generation "
             f"{generation} counts {counts[0]} evaluations and {counts[1]} restarts, its row "
@@ -333,7 +334,7 @@ def _check_rows_cover(
             f"{_delete_checkpoint(folder, current)}",
             str(folder.checkpoint_path(_index(current))),
         )
-    if checkpoint.get("kind") != ISLANDS_CHECKPOINT_KIND and checkpoint["population"]:
+    if not islands and checkpoint["population"]:
         best = min(
             evaluation_from_json(member["evaluation"]).distance
             for member in checkpoint["population"]
@@ -345,6 +346,15 @@ def _check_rows_cover(
                 f"{_delete_checkpoint(folder, current)}",
                 str(folder.checkpoint_path(_index(current))),
             )
+
+
+def _counts_agree(checkpoint: tuple[int, int], row: tuple[int, int], islands: bool) -> bool:
+    """Whether a checkpoint's (evaluations, restarts) fit the metrics row of its generation:
+    the same for one population; islands may have finished epochs past the last generation
+    streamed (their statistics wait in the checkpoint), so theirs may only be larger."""
+    if not islands:
+        return checkpoint == row
+    return checkpoint[0] >= row[0] and checkpoint[1] >= row[1]
 
 
 def _delete_checkpoint(folder: RunFolder, level: Level) -> str:

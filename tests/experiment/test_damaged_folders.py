@@ -363,3 +363,54 @@ def test_a_level_titled_with_control_characters_runs_and_its_solution_verifies(t
     assert "Title: esc\\x1b[2Jtitle" in solutions.read_text()
     result = CliRunner().invoke(app, ["verify", str(levels), "--solutions", str(solutions)])
     assert result.exit_code == 0 and result.stdout.startswith("OK")
+
+
+@pytest.fixture(scope="module")
+def islands_reference(tmp_path_factory):
+    """An uninterrupted island run, and a copy of it stopped at level 2, generation 6."""
+    base = tmp_path_factory.mktemp("islands")
+    islands = ("ga.encoding=moves", "ga.islands.count=2", "ga.islands.migration_every=2")
+    complete = start_run(tiny_config(base / "complete", *islands))
+    interrupts = GracefulInterrupts()
+    stopped = start_run(
+        tiny_config(base / "stopped", *islands), progress=_StopAt(interrupts), interrupts=interrupts
+    )
+    assert stopped.status == "interrupted"
+    return complete, stopped.run_dir
+
+
+def _shift_checkpoint_row(run_dir, change):
+    """Set the evaluations of the metrics row the checkpoint points at to the checkpoint's
+    plus ``change``."""
+    checkpoint = json.loads(_checkpoint(run_dir).read_text())
+    generation, evaluations = str(checkpoint["generation"]), int(checkpoint["evaluations"])
+    path = run_dir / "metrics.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    header = lines[0].strip().split(",")
+    at = {name: header.index(name) for name in ("level_index", "generation", "evaluations")}
+    for number, line in enumerate(lines[1:], start=1):
+        cells = line.rstrip("\n").split(",")
+        if cells[at["level_index"]] == str(STOP_LEVEL) and cells[at["generation"]] == generation:
+            cells[at["evaluations"]] = str(evaluations + change)
+            lines[number] = ",".join(cells) + "\n"
+    path.write_text("".join(lines))
+
+
+def test_islands_ahead_of_the_last_row_resume_and_islands_behind_it_are_refused(
+    islands_reference, tmp_path
+):
+    """Islands checkpoint after their last finished epoch, which on the processes backend can
+    be past the last generation written to metrics.csv (Ctrl-C on XSokoban 8 with the pushes
+    preset gave 45,041 evaluations against the row's 43,090): a row behind the checkpoint is
+    accepted, one ahead of it refused."""
+    complete, stopped = islands_reference
+    ahead, behind = tmp_path / "ahead", tmp_path / "behind"
+    shutil.copytree(stopped, ahead)
+    shutil.copytree(stopped, behind)
+    _shift_checkpoint_row(ahead, -100)
+    assert resume_run(ahead).status == "completed"
+    rows, expected = deterministic_metrics(ahead), deterministic_metrics(complete.run_dir)
+    assert len(rows) == len(expected)
+    assert sum(row != want for row, want in zip(rows, expected, strict=True)) == 1  # the edit
+    _shift_checkpoint_row(behind, 1)
+    _refused(behind, "one of them was edited")
