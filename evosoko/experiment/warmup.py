@@ -100,8 +100,8 @@ def _warm_ga(encoding: str, fitness_json: str, macro: bool, hybrid: str | None) 
 
         tables = push_tables(level, corrals=fitness.pi_corrals)
         layer, objective = packing_order(level).layer, fitness.objective
-        genome = list(_GENOMES[0])
-        mut_append_box_path(genome, random.Random(0), tables, layer, objective, True, 400)
+        stops, genome = fitness.stop_on_deadlock, list(_GENOMES[0])
+        mut_append_box_path(genome, random.Random(0), tables, layer, objective, stops, 400)
     if hybrid:
         warm_up_search([hybrid])
 
