@@ -507,6 +507,14 @@ class FitnessConfig(_Section):
         min_length=1,
         description="The deadlock model file of learned_lost ('default': the shipped one).",
     )
+    plan_weight: int = Field(
+        default=0,
+        ge=0,
+        description="Push genomes: distance added for each box on a goal filled out of the "
+        "packing order (a goal room's doorway before the goals behind it; FESS's out-of-plan "
+        "feature); it moves where a genome is scored, never the pushes it makes (0: off).",
+        json_schema_extra=OMIT_DEFAULT,
+    )
     fess_cells: bool = Field(
         default=False,
         description="Push genomes: note the FESS feature cell of each scored position (the "

@@ -71,7 +71,9 @@ class FitnessFunction:
         elif encoding == "moves":
             self._move_tables = move_tables(level)
         else:
-            self._push_tables = push_tables(level, corrals=config.pi_corrals)
+            self._push_tables = push_tables(
+                level, corrals=config.pi_corrals, plan_weight=config.plan_weight
+            )
         self._cells = None
         if config.fess_cells and encoding == "pushes" and level.pairing is None:
             from evosoko.evolve.descriptors import FessCells

@@ -27,6 +27,13 @@ import numba
 import numpy as np
 
 from evosoko.evolve.distances import MATCHING, objective_code
+from evosoko.evolve.plan_penalty import (
+    NO_PLAN,
+    PlanPenalty,
+    penalized,
+    plan_penalty,
+    with_scratch,
+)
 from evosoko.evolve.prefetch import first_ahead, prefetch_ahead
 from evosoko.evolve.push_rules import (
     candidates_here,
@@ -59,6 +66,7 @@ class PushTables:
     start_player: int
     start_boxes: np.ndarray  # int64[boxes], sorted, read-only
     corrals: bool = True  # restrict candidates to a PI-corral's barrier when there is one
+    plan: PlanPenalty = NO_PLAN  # the out-of-plan penalty (off by default)
 
     @property
     def deltas(self) -> np.ndarray:
@@ -66,15 +74,20 @@ class PushTables:
         return self.arrays.deltas
 
 
-def push_tables(level: Level, start: State | None = None, corrals: bool = True) -> PushTables:
+def push_tables(
+    level: Level, start: State | None = None, corrals: bool = True, plan_weight: int = 0
+) -> PushTables:
     """The :class:`PushTables` of ``level``, replaying from ``start`` (default: the level's);
-    ``corrals``: candidates are only the pushes of a PI-corral's barrier when there is one."""
+    ``corrals``: candidates are only the pushes of a PI-corral's barrier when there is one;
+    ``plan_weight``: distance added per box on a goal filled out of the packing order
+    (:mod:`evosoko.evolve.plan_penalty`; it moves best points, never the pushes made)."""
     start = level.start if start is None else start
     return PushTables(
         arrays=level_arrays(level),
         start_player=int(start.player),
         start_boxes=read_only_cells(sorted(start.boxes)),
         corrals=bool(corrals),
+        plan=plan_penalty(level, plan_weight),
     )
 
 
@@ -150,6 +163,7 @@ def _replay(tables, genes, lengths, objective, stop_on_deadlock, record) -> Push
         tables.start_player,
         tables.start_boxes,
         tables.corrals,
+        with_scratch(tables.plan),
         objective_code(objective),
         bool(stop_on_deadlock),
         genes,
@@ -251,7 +265,7 @@ def _positions(box_count):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, inline="always")
-def _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratch):
+def _analyse_start(arrays, corrals, plan, objective, start_player, start_boxes, scratch):
     # pragma: no cover - compiled
     """The :class:`_Start` of a batch (the scratch is left holding the start position)."""
     set_position(scratch.occupied, scratch.boxes, start_boxes)
@@ -262,9 +276,10 @@ def _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratc
     frozen_count = update_frozen_tables(arrays, scratch, np.int64(0))
     distance = UNREACHABLE
     if frozen_count >= 0:
-        distance = scratch_distance(arrays, objective, scratch, frozen_count)
+        matching = scratch_distance(arrays, objective, scratch, frozen_count)
         if objective == MATCHING and frozen_count == 0:
             store_potentials(scratch.work, scratch.work[6])
+        distance = penalized(plan, scratch.boxes, matching)
     if frozen_count >= 0 and on_goals < start_boxes.shape[0]:
         count, smallest = scratch_candidates(arrays, corrals, start_player, scratch, frozen_count)
     else:
@@ -325,7 +340,7 @@ def _restore_start(start, start_boxes, scratch, tables_dirty):  # pragma: no cov
 
 @numba.njit(cache=True)
 def _replay_one(
-    arrays, corrals, objective, stop_on_deadlock, start, start_player, start_boxes, genes,
+    arrays, corrals, plan, objective, stop_on_deadlock, start, start_player, start_boxes, genes,
     length, scratch, trail, record, positions,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Replay one genome from ``start`` (the scratch holds the start position); ``record[j]``
@@ -445,6 +460,7 @@ def _replay_one(
                 matching_update(push_distance, boxes, assignment, work[6], moved, work),
                 UNREACHABLE,
             )
+            distance = penalized(plan, boxes, distance)
         else:
             distance = position_distance(
                 objective, arrays.nearest_manhattan, arrays.nearest_push, push_distance, boxes,
@@ -453,6 +469,7 @@ def _replay_one(
             matched = objective == MATCHING and frozen_count == 0
             if matched:
                 store_potentials(work, work[6])
+            distance = penalized(plan, boxes, distance)
         if on_goals == box_count:
             solved = True
             solved_at = steps
@@ -536,13 +553,13 @@ def _best_of_trail(trail, last):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _replay_batch_kernel(
-    arrays, start_player, start_boxes, corrals, objective, stop_on_deadlock, genes, lengths, out,
-    record,
+    arrays, start_player, start_boxes, corrals, plan, objective, stop_on_deadlock, genes, lengths,
+    out, record,
 ):  # fmt: skip  # pragma: no cover - compiled
     scratch = push_scratch(
         arrays.floor.shape[0], start_boxes.shape[0], arrays.push_distance.shape[0]
     )
-    start = _analyse_start(arrays, corrals, objective, start_player, start_boxes, scratch)
+    start = _analyse_start(arrays, corrals, plan, objective, start_player, start_boxes, scratch)
     longest = 0
     for i in range(lengths.shape[0]):
         longest = max(longest, lengths[i])
@@ -557,6 +574,7 @@ def _replay_batch_kernel(
         outcome = _replay_one(
             arrays,
             corrals,
+            plan,
             objective,
             stop_on_deadlock,
             start,
