@@ -16,6 +16,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.search.fess_space import out_of_plan_counted, packing_feature
+from evosoko.search.packing_order import packing_order
 from evosoko.sokoban.level import UNREACHABLE, Level
 
 
@@ -34,8 +36,6 @@ def plan_penalty(level: Level | None, weight: int) -> PlanPenalty:
     if weight <= 0 or level is None:
         empty = np.zeros(1, dtype=np.int64)
         return PlanPenalty(np.full(1, -1, dtype=np.int64), empty, 0, empty.copy())
-    from evosoko.search.packing_order import packing_order
-
     order = packing_order(level)
     goals_per_layer = np.bincount(order.layer[order.layer >= 0], minlength=order.layers)
     return PlanPenalty(
@@ -58,21 +58,8 @@ def with_scratch(plan: PlanPenalty) -> PlanPenalty:
 @numba.njit(cache=True)
 def out_of_plan(plan, boxes):  # pragma: no cover - compiled
     """Boxes on goals of a layer after the first layer with an empty goal."""
-    counts = plan.counts
-    layers = plan.goals_per_layer.shape[0]
-    for k in range(layers):
-        counts[k] = 0
-    for b in boxes:
-        if plan.layer[b] >= 0:
-            counts[plan.layer[b]] += 1
-    total = 0
-    open_layer = layers
-    for k in range(layers):
-        if k > open_layer:
-            total += counts[k]
-        elif open_layer == layers and counts[k] < plan.goals_per_layer[k]:
-            open_layer = k
-    return total
+    packing_feature(plan.layer, plan.goals_per_layer, boxes, plan.counts)  # fills the counts
+    return out_of_plan_counted(plan.goals_per_layer, plan.counts)
 
 
 @numba.njit(cache=True)

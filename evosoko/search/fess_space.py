@@ -251,6 +251,14 @@ def plan_feature(layer, goals_per_layer, boxes, counts):  # pragma: no cover - c
     see docs/xsokoban.md.
     """
     packing = packing_feature(layer, goals_per_layer, boxes, counts)  # counts per layer too
+    out_of_plan = out_of_plan_counted(goals_per_layer, counts)
+    return packing * OUT_OF_PLAN_LIMIT + min(out_of_plan, OUT_OF_PLAN_LIMIT - 1)
+
+
+@numba.njit(cache=True)
+def out_of_plan_counted(goals_per_layer, counts):  # pragma: no cover - compiled
+    """Boxes on goals of a layer after the first layer with an empty goal, from the boxes on
+    goals of each layer (``counts``, as :func:`packing_feature` leaves them)."""
     layers = goals_per_layer.shape[0]
     out_of_plan = 0
     open_layer = layers
@@ -259,7 +267,7 @@ def plan_feature(layer, goals_per_layer, boxes, counts):  # pragma: no cover - c
             out_of_plan += counts[k]
         elif counts[k] < goals_per_layer[k]:
             open_layer = k
-    return packing * OUT_OF_PLAN_LIMIT + min(out_of_plan, OUT_OF_PLAN_LIMIT - 1)
+    return out_of_plan
 
 
 @numba.njit(cache=True)
