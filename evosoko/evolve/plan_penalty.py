@@ -37,10 +37,9 @@ def plan_penalty(level: Level | None, weight: int) -> PlanPenalty:
         empty = np.zeros(1, dtype=np.int64)
         return PlanPenalty(np.full(1, -1, dtype=np.int64), empty, 0, empty.copy())
     order = packing_order(level)
-    goals_per_layer = np.bincount(order.layer[order.layer >= 0], minlength=order.layers)
     return PlanPenalty(
         order.layer.astype(np.int64),
-        goals_per_layer.astype(np.int64),
+        order.goals_per_layer,
         int(weight),
         np.zeros(order.layers, dtype=np.int64),
     )

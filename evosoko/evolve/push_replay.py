@@ -276,10 +276,10 @@ def _analyse_start(arrays, corrals, plan, objective, start_player, start_boxes, 
     frozen_count = update_frozen_tables(arrays, scratch, np.int64(0))
     distance = UNREACHABLE
     if frozen_count >= 0:
-        matching = scratch_distance(arrays, objective, scratch, frozen_count)
+        distance = scratch_distance(arrays, objective, scratch, frozen_count)
         if objective == MATCHING and frozen_count == 0:
             store_potentials(scratch.work, scratch.work[6])
-        distance = penalized(plan, scratch.boxes, matching)
+        distance = penalized(plan, scratch.boxes, distance)
     if frozen_count >= 0 and on_goals < start_boxes.shape[0]:
         count, smallest = scratch_candidates(arrays, corrals, start_player, scratch, frozen_count)
     else:

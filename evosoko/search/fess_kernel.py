@@ -118,7 +118,7 @@ def make_features(
     :func:`evosoko.sokoban.rooms.room_links` (None: no links; no ends: every blocked link
     counts, see :func:`evosoko.sokoban.rooms.blocked_links`)."""
     layer = order.layer.astype(np.int64)
-    goals_per_layer = np.bincount(layer[layer >= 0], minlength=order.layers).astype(np.int64)
+    goals_per_layer = order.goals_per_layer
     goal_index = np.full(cells, -1, dtype=np.int64)
     if goal_cells is not None:
         goal_index[np.asarray(goal_cells, dtype=np.int64)] = np.arange(len(goal_cells))

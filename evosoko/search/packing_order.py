@@ -31,6 +31,11 @@ class PackingOrder:
     layer: np.ndarray  # int64[cells]
     layers: int
 
+    @property
+    def goals_per_layer(self) -> np.ndarray:
+        """int64[layers]: the goals of each layer."""
+        return goals_per_layer(self.layer, self.layers)
+
     def packing(self, boxes) -> int:
         """The packing feature of a position with boxes on ``boxes``."""
         return packing_value(self.layer, np.asarray(boxes, dtype=np.int64), self.layers)
@@ -59,15 +64,20 @@ def packing_order(level: Level) -> PackingOrder:
     return PackingOrder(layer=layer, layers=count)
 
 
+def goals_per_layer(layer: np.ndarray, layers: int) -> np.ndarray:
+    """int64[layers]: the goals of each layer (``layer``: each cell's, -1 off goals)."""
+    return np.bincount(layer[layer >= 0], minlength=layers).astype(np.int64)
+
+
 def packing_value(layer: np.ndarray, boxes: np.ndarray, layers: int) -> int:
     """Boxes on goals filled in order: no goal of an earlier layer is empty (see module doc)."""
     on_goal = layer[boxes]
     filled_per_layer = np.bincount(on_goal[on_goal >= 0], minlength=layers)
-    goals_per_layer = np.bincount(layer[layer >= 0], minlength=layers)
+    goals_in = goals_per_layer(layer, layers)
     total = 0
     for k in range(layers):
         total += int(filled_per_layer[k])
-        if filled_per_layer[k] < goals_per_layer[k]:
+        if filled_per_layer[k] < goals_in[k]:
             break
     return total
 
@@ -77,9 +87,9 @@ def out_of_plan_value(layer: np.ndarray, boxes: np.ndarray, layers: int) -> int:
     early, which wall off the goals behind them (FESS's *out-of-plan* feature)."""
     on_goal = layer[boxes]
     filled_per_layer = np.bincount(on_goal[on_goal >= 0], minlength=layers)
-    goals_per_layer = np.bincount(layer[layer >= 0], minlength=layers)
+    goals_in = goals_per_layer(layer, layers)
     for k in range(layers):
-        if filled_per_layer[k] < goals_per_layer[k]:
+        if filled_per_layer[k] < goals_in[k]:
             return int(filled_per_layer[k + 1 :].sum())
     return 0
 

@@ -83,11 +83,12 @@ def test_the_best_point_moves_but_the_pushes_do_not():
     assert [e.length for e in weighed] != plain_points  # some genomes are scored elsewhere
     tables = push_tables(ROOM, plan_weight=WEIGHT)
     order = packing_order(ROOM)
+    plain_at_end = _fitness(0, trim=False)
     for genome, after in zip(genomes, weighed):
         assert push_choices(tables, genome) == push_choices(push_tables(ROOM), genome)
         boxes = _final_boxes(genome[: after.length])
         if after.distance not in (0, UNREACHABLE):  # scored where the penalised distance is
-            plain = _fitness(0, trim=False)([genome[: after.length]])[0].distance
+            plain = plain_at_end([genome[: after.length]])[0].distance
             assert after.distance == plain + WEIGHT * order.out_of_plan(boxes)
 
 
