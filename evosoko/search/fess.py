@@ -142,10 +142,38 @@ class FeatureSpaceRun(SearchRun):
         """The room caps this search's cycle takes turns with (None: :attr:`room_cap` alone)."""
         return ROOM_VIEWS
 
+    @property
+    def alternate(self) -> int:
+        """Every how many expansions the best state of the whole frontier goes (``ALTERNATE``)."""
+        return ALTERNATE
+
+    @property
+    def pack_macros(self) -> int:
+        """Packing macros per empty goal of the first unfinished layer (``PACK_MACROS``)."""
+        return PACK_MACROS
+
+    @property
+    def cell_weights(self) -> tuple[int, int]:
+        """Weights of g and h in the key within a cell (``CELL_WEIGHTS``)."""
+        return CELL_WEIGHTS
+
+    @property
+    def corral_deadlocks(self) -> int:
+        """Positions a corral deadlock test may visit (``CORRAL_DEADLOCKS``)."""
+        return CORRAL_DEADLOCKS
+
+    @property
+    def connectivity_limit(self) -> int:
+        """Connectivity values of the cells (``fess_space.CONNECTIVITY_LIMIT``)."""
+        return fess_space.CONNECTIVITY_LIMIT
+
     def __init__(self, level, *arguments, **keywords):
         super().__init__(level, *arguments, **keywords)
         self.order, self.features = level_features(
-            level, cluster_deadlocks=self.cluster_deadlocks, room_cap=self.room_cap
+            level,
+            corral_deadlocks=self.corral_deadlocks,
+            cluster_deadlocks=self.cluster_deadlocks,
+            room_cap=self.room_cap,
         )
         self.space = None
         self.corridor_macros = CORRIDOR_MACROS
@@ -165,12 +193,13 @@ class FeatureSpaceRun(SearchRun):
             self.store.capacity,
             self.level.box_count,
             self.order.layers,
-            ALTERNATE,
-            PACK_MACROS,
-            CELL_WEIGHTS,
+            self.alternate,
+            self.pack_macros,
+            self.cell_weights,
             self.corridor_macros,
             self.room_cap + 1,
             self.room_views,
+            self.connectivity_limit,
         )
         floor, deltas = self.tab.floor, self.tab.deltas
         fess_kernel.fess_root(

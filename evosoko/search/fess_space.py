@@ -73,11 +73,14 @@ def make_feature_space(
     corridor_macros: bool = False,
     room_values: int = 1,
     room_views: tuple[int, ...] | None = None,
+    connectivity_limit: int | None = None,
 ) -> tuple:
     """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity``
     nodes; ``room_views``: the room caps of the views the cycle takes turns with (see
-    :func:`next_cell`; None: one view, ``room_values - 1``)."""
-    cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * room_values * CONNECTIVITY_LIMIT
+    :func:`next_cell`; None: one view, ``room_values - 1``); ``connectivity_limit``: the
+    connectivity values of the cells (None: ``CONNECTIVITY_LIMIT``)."""
+    connectivity = CONNECTIVITY_LIMIT if connectivity_limit is None else connectivity_limit
+    cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * room_values * connectivity
     views = (room_values - 1,) if room_views is None else tuple(room_views)
     if not views or not all(0 <= cap < room_values for cap in views):
         raise ValueError(f"room views {views} must be caps below the {room_values} room values")
@@ -90,7 +93,7 @@ def make_feature_space(
     state[PACK_MACROS] = pack_macros
     state[CELL_G], state[CELL_H] = cell_weights
     state[CORRIDOR_MACROS] = corridor_macros
-    state[CONNECTIVITY_CAP] = CONNECTIVITY_LIMIT
+    state[CONNECTIVITY_CAP] = connectivity
     state[LAYERS] = layers
     return (
         np.zeros(capacity, dtype=np.int64),
