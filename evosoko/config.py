@@ -43,6 +43,7 @@ __all__ = [
     "OutputConfig",
     "ParallelConfig",
     "RunConfig",
+    "SearchesConfig",
     "assign_override",
     "dump_config",
     "load_config",
@@ -643,6 +644,54 @@ class HybridConfig(_Section):
         return value
 
 
+# ---- [searches] -----------------------------------------------------------------------------
+
+
+class SearchesConfig(_Section):
+    """A population of searches: the individuals are push-fess settings
+    (:mod:`evosoko.evolve.search_population`)."""
+
+    enabled: bool = Field(
+        default=False,
+        description="Evolve push-fess settings instead of move or push genomes: each individual "
+        "is a search of the level, scored by how far it gets within a node budget ([ga], "
+        "[fitness] and [hybrid] are not used).",
+    )
+    population: int = Field(default=8, ge=2, description="Searches per generation.")
+    first_nodes: int = Field(
+        default=100_000, ge=1, description="Expansions each search of generation 0 may make."
+    )
+    growth: float = Field(
+        default=2.0,
+        ge=1,
+        description="Factor on the expansions of each generation over the one before.",
+    )
+    max_nodes: int = Field(
+        default=1_000_000, ge=1, description="Most expansions of one search in any generation."
+    )
+    elitism: int = Field(
+        default=2, ge=0, description="Best settings carried into the next generation."
+    )
+    tournament_size: int = Field(default=2, ge=1, description="Contestants per tournament.")
+    crossover: float = Field(
+        default=0.5, ge=0, le=1, description="Chance that a child mixes two parents' settings."
+    )
+    evolve: bool = Field(
+        default=True,
+        description="Breed each generation from the last (false: draw it at random, the "
+        "portfolio selection is measured against).",
+    )
+
+    @model_validator(mode="after")
+    def _elites_fit(self) -> SearchesConfig:
+        if self.elitism >= self.population:
+            raise ValueError(
+                f"searches.elitism ({self.elitism}) must be below searches.population "
+                f"({self.population})"
+            )
+        return self
+
+
 # ---- [output] -------------------------------------------------------------------------------
 
 
@@ -673,6 +722,9 @@ class Config(_Section):
     fitness: FitnessConfig = Field(default_factory=FitnessConfig, description="Scoring.")
     parallel: ParallelConfig = Field(default_factory=ParallelConfig, description="Evaluation.")
     hybrid: HybridConfig = Field(default_factory=HybridConfig, description="Search seeding.")
+    searches: SearchesConfig = Field(
+        default_factory=SearchesConfig, description="A population of searches."
+    )
     output: OutputConfig = Field(default_factory=OutputConfig, description="Run output.")
 
     @model_validator(mode="after")
@@ -687,6 +739,16 @@ class Config(_Section):
             raise ValueError(
                 "ga.islands.count > 1 runs on the serial or processes backend, not dask"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _searches_backend(self) -> Config:
+        if self.searches.enabled and self.parallel.backend == "dask":
+            raise ValueError(
+                "searches.enabled runs its searches on the serial or processes backend, not dask"
+            )
+        if self.searches.enabled and self.ga.islands.count > 1:
+            raise ValueError("searches.enabled runs one population: set ga.islands.count = 1")
         return self
 
     def set(self, key: str | Mapping[str, Any], value: Any = UNSET) -> Config:

@@ -32,6 +32,10 @@ READABLE_VERSIONS = (1, 2)
 ISLANDS_CHECKPOINT_KIND = "islands"
 """The ``kind`` of a checkpoint of several islands (:mod:`evosoko.evolve.islands`)."""
 
+SEARCHES_CHECKPOINT_KIND = "searches"
+"""The ``kind`` of a population of searches' checkpoint
+(:mod:`evosoko.evolve.search_population`)."""
+
 
 def evaluation_to_json(evaluation: Evaluation) -> dict[str, Any]:
     """An evaluation by name (``terms`` only when there are any)."""

@@ -2,7 +2,8 @@
 
 It seeds the first population by search when ``hybrid.enabled`` asks, runs the generational
 loop (:class:`evosoko.evolve.engine.Engine`) or, with several islands, the island model
-(:class:`evosoko.evolve.islands.IslandModel`), shortens a solution when
+(:class:`evosoko.evolve.islands.IslandModel`), or with ``searches.enabled`` a population of
+searches (:mod:`evosoko.evolve.search_runner`), shortens a solution when
 ``output.optimize_seconds`` asks, and reports the level's start and end to the callbacks.
 """
 
@@ -17,7 +18,7 @@ from evosoko.budget import Budget
 from evosoko.config import Config
 from evosoko.errors import EvosokoError
 from evosoko.evolve.callbacks import Callback, Callbacks, FunctionCallback
-from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND
+from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND, SEARCHES_CHECKPOINT_KIND
 from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.islands import IslandModel
@@ -59,6 +60,10 @@ def evolve_level(
         config = given_holes_config(level, config)
     hooks = Callbacks([*callbacks, FunctionCallback(on_generation, on_checkpoint)])
     budget = budget or Budget.of(config.run.budget)
+    if config.searches.enabled:
+        return _evolve_searches(
+            level, config, evaluator, seed, budget, hooks, should_stop, resume_state
+        )
     initial: list[list[int]] = []
     improve = None
     started = time.perf_counter()
@@ -84,6 +89,12 @@ def evolve_level(
         result = IslandModel(level, config, evaluator, **common).run()
     else:
         result = Engine(level, config, evaluator, improve=improve, **common).run()
+    return _finish(level, config, result, hooks)
+
+
+def _finish(level: Level, config: Config, result: Result, hooks: Callbacks) -> Result:
+    """The level's result shortened when ``output.optimize_seconds`` asks, reported to the
+    callbacks."""
     if config.output.optimize_seconds and result.solved:
         from evosoko.evolve.shortening import shortened
 
@@ -97,9 +108,46 @@ def evolve_level(
     return result
 
 
+def _evolve_searches(
+    level: Level,
+    config: Config,
+    evaluator: Evaluator,
+    seed: int | None,
+    budget: Budget,
+    hooks: Callbacks,
+    should_stop: Callable[[], bool] | None,
+    resume_state: dict[str, Any] | None,
+) -> Result:
+    """:func:`evolve_level` for a population of searches (``[searches] enabled = true``)."""
+    from evosoko.evolve.search_runner import evolve_searches
+
+    _check_population_kind(resume_state, config)
+    hooks.on_level_start(level)
+    result = evolve_searches(
+        level,
+        config,
+        evaluator=evaluator,
+        seed=seed,
+        budget=budget,
+        hooks=hooks,
+        should_stop=should_stop,
+        resume_state=resume_state,
+    )
+    return _finish(level, config, result, hooks)
+
+
 def _check_population_kind(resume_state: dict[str, Any] | None, config: Config) -> None:
     """A checkpoint of islands resumes islands; one of a single population, one population."""
     if resume_state is None:
+        return
+    held_searches = resume_state.get("kind") == SEARCHES_CHECKPOINT_KIND
+    if held_searches != config.searches.enabled:
+        held = "a population of searches" if held_searches else "genomes"
+        raise EvosokoError(
+            f"the checkpoint holds {held}; the configuration has searches.enabled = "
+            f"{str(config.searches.enabled).lower()}"
+        )
+    if held_searches:
         return
     held_islands = resume_state.get("kind") == ISLANDS_CHECKPOINT_KIND
     if held_islands != (config.ga.islands.count > 1):

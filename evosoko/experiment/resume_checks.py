@@ -33,6 +33,7 @@ from evosoko.errors import EvosokoError
 from evosoko.evolve.checkpoint import (
     ISLANDS_CHECKPOINT_KIND,
     READABLE_VERSIONS,
+    SEARCHES_CHECKPOINT_KIND,
     evaluation_from_json,
 )
 from evosoko.evolve.engine import STOP_REASONS
@@ -334,7 +335,7 @@ def _check_rows_cover(
             f"{_delete_checkpoint(folder, current)}",
             str(folder.checkpoint_path(_index(current))),
         )
-    if not islands and checkpoint["population"]:
+    if not islands and checkpoint.get("population"):
         best = min(
             evaluation_from_json(member["evaluation"]).distance
             for member in checkpoint["population"]
@@ -372,7 +373,20 @@ def check_checkpoint(data: dict[str, Any], config: Config, level_name: str, path
         if data.get("level") != level_name:
             raise _Bad(f"it is of level {data.get('level')!r}, not {level_name!r}")
         islands = config.ga.islands.count
-        if data.get("kind") == ISLANDS_CHECKPOINT_KIND:
+        searches = data.get("kind") == SEARCHES_CHECKPOINT_KIND
+        if searches != config.searches.enabled:
+            held = "a population of searches" if searches else "genomes"
+            raise _Bad(
+                f"it holds {held}; the configuration has searches.enabled = "
+                f"{str(config.searches.enabled).lower()}"
+            )
+        if searches:
+            from evosoko.evolve.search_population import state_problem
+
+            problem = state_problem(data)
+            if problem is not None:
+                raise _Bad(problem)
+        elif data.get("kind") == ISLANDS_CHECKPOINT_KIND:
             _check_islands(data, config)
         elif islands > 1:
             raise _Bad(f"it holds one population; the configuration has {islands} islands")

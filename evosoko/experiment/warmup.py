@@ -50,7 +50,11 @@ def _level():
 def warm_up_config(config: Config) -> None:
     """Compile (or load) every kernel a GA run of ``config`` calls: fitness evaluation and
     decoding of its encoding, solution checks, and the lost search, push or box macro and
-    hybrid search when they are on. Each distinct set of settings is warmed once per process."""
+    hybrid search when they are on (a population of searches: push-fess alone). Each distinct
+    set of settings is warmed once per process."""
+    if config.searches.enabled:
+        warm_up_search(["push-fess"])
+        return
     _warm_ga(
         config.ga.encoding,
         config.fitness.model_dump_json(),

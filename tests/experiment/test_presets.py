@@ -21,6 +21,7 @@ RUN_PRESETS = (
     "hybrid-fess",
     "map-elites",
     "box-macros",
+    "searches",
 )
 BUNDLED = ("default", "seed004", "moves", "pushes", "hybrid")
 
@@ -122,5 +123,5 @@ def test_compare_xsokoban_pits_the_ga_presets_against_the_searches():
     names = {getattr(s, "name", None) or getattr(s, "algorithm", None) for s in compare.solver}
     assert {"ga-pushes", "ga-hybrid", "ga-hybrid-fess", "push-wastar", "push-fess"} <= names
     assert "push-fess-bi" in names
-    assert "ga-map-elites" in names and "ga-box-macros" in names
+    assert "ga-map-elites" in names and "ga-box-macros" in names and "ga-searches" in names
     assert compare.compare.budget.seconds == 60.0 and compare.compare.first == 30
