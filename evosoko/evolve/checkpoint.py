@@ -37,6 +37,19 @@ SEARCHES_CHECKPOINT_KIND = "searches"
 (:mod:`evosoko.evolve.search_population`)."""
 
 
+def searches_mismatch(state: dict[str, Any], searches_enabled: bool) -> str | None:
+    """Why a checkpoint cannot resume under ``searches.enabled = searches_enabled`` (it holds
+    a population of searches and the configuration evolves genomes, or the other way round),
+    or None."""
+    held = state.get("kind") == SEARCHES_CHECKPOINT_KIND
+    if held == searches_enabled:
+        return None
+    what = "a population of searches" if held else "genomes"
+    return (
+        f"it holds {what}; the configuration has searches.enabled = {str(searches_enabled).lower()}"
+    )
+
+
 def evaluation_to_json(evaluation: Evaluation) -> dict[str, Any]:
     """An evaluation by name (``terms`` only when there are any)."""
     data: dict[str, Any] = {

@@ -18,7 +18,7 @@ from evosoko.budget import Budget
 from evosoko.config import Config
 from evosoko.errors import EvosokoError
 from evosoko.evolve.callbacks import Callback, Callbacks, FunctionCallback
-from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND, SEARCHES_CHECKPOINT_KIND
+from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND, searches_mismatch
 from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.islands import IslandModel
@@ -52,7 +52,9 @@ def evolve_level(
     ``on_generation(stats)`` and ``on_checkpoint(state)`` are shorthands for such callbacks.
     With ``hybrid.enabled`` the first population is seeded by a bounded search (not when
     resuming), whose seconds count against the budget and in the result. With
-    ``output.optimize_seconds`` a solution is shortened before it is returned.
+    ``output.optimize_seconds`` a solution is shortened before it is returned. With
+    ``searches.enabled`` the individuals are push-fess settings
+    (:func:`evosoko.evolve.search_runner.evolve_searches`), on the evaluator's workers.
     """
     if level.pairing is not None:
         from evosoko.evolve.given_holes import given_holes_config
@@ -61,9 +63,21 @@ def evolve_level(
     hooks = Callbacks([*callbacks, FunctionCallback(on_generation, on_checkpoint)])
     budget = budget or Budget.of(config.run.budget)
     if config.searches.enabled:
-        return _evolve_searches(
-            level, config, evaluator, seed, budget, hooks, should_stop, resume_state
+        from evosoko.evolve.search_runner import evolve_searches
+
+        _check_population_kind(resume_state, config)
+        hooks.on_level_start(level)
+        searched = evolve_searches(
+            level,
+            config,
+            evaluator=evaluator,
+            seed=seed,
+            budget=budget,
+            hooks=hooks,
+            should_stop=should_stop,
+            resume_state=resume_state,
         )
+        return _finish(level, config, searched, hooks)
     initial: list[list[int]] = []
     improve = None
     started = time.perf_counter()
@@ -108,46 +122,14 @@ def _finish(level: Level, config: Config, result: Result, hooks: Callbacks) -> R
     return result
 
 
-def _evolve_searches(
-    level: Level,
-    config: Config,
-    evaluator: Evaluator,
-    seed: int | None,
-    budget: Budget,
-    hooks: Callbacks,
-    should_stop: Callable[[], bool] | None,
-    resume_state: dict[str, Any] | None,
-) -> Result:
-    """:func:`evolve_level` for a population of searches (``[searches] enabled = true``)."""
-    from evosoko.evolve.search_runner import evolve_searches
-
-    _check_population_kind(resume_state, config)
-    hooks.on_level_start(level)
-    result = evolve_searches(
-        level,
-        config,
-        evaluator=evaluator,
-        seed=seed,
-        budget=budget,
-        hooks=hooks,
-        should_stop=should_stop,
-        resume_state=resume_state,
-    )
-    return _finish(level, config, result, hooks)
-
-
 def _check_population_kind(resume_state: dict[str, Any] | None, config: Config) -> None:
     """A checkpoint of islands resumes islands; one of a single population, one population."""
     if resume_state is None:
         return
-    held_searches = resume_state.get("kind") == SEARCHES_CHECKPOINT_KIND
-    if held_searches != config.searches.enabled:
-        held = "a population of searches" if held_searches else "genomes"
-        raise EvosokoError(
-            f"the checkpoint holds {held}; the configuration has searches.enabled = "
-            f"{str(config.searches.enabled).lower()}"
-        )
-    if held_searches:
+    mismatch = searches_mismatch(resume_state, config.searches.enabled)
+    if mismatch is not None:
+        raise EvosokoError(f"the checkpoint: {mismatch}")
+    if config.searches.enabled:
         return
     held_islands = resume_state.get("kind") == ISLANDS_CHECKPOINT_KIND
     if held_islands != (config.ga.islands.count > 1):

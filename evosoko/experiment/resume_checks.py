@@ -33,8 +33,8 @@ from evosoko.errors import EvosokoError
 from evosoko.evolve.checkpoint import (
     ISLANDS_CHECKPOINT_KIND,
     READABLE_VERSIONS,
-    SEARCHES_CHECKPOINT_KIND,
     evaluation_from_json,
+    searches_mismatch,
 )
 from evosoko.evolve.engine import STOP_REASONS
 from evosoko.evolve.genomes import gene_range
@@ -373,14 +373,10 @@ def check_checkpoint(data: dict[str, Any], config: Config, level_name: str, path
         if data.get("level") != level_name:
             raise _Bad(f"it is of level {data.get('level')!r}, not {level_name!r}")
         islands = config.ga.islands.count
-        searches = data.get("kind") == SEARCHES_CHECKPOINT_KIND
-        if searches != config.searches.enabled:
-            held = "a population of searches" if searches else "genomes"
-            raise _Bad(
-                f"it holds {held}; the configuration has searches.enabled = "
-                f"{str(config.searches.enabled).lower()}"
-            )
-        if searches:
+        mismatch = searches_mismatch(data, config.searches.enabled)
+        if mismatch is not None:
+            raise _Bad(mismatch)
+        if config.searches.enabled:
             from evosoko.evolve.search_population import state_problem
 
             problem = state_problem(data)
