@@ -97,14 +97,16 @@ round 13)."""
 
 def level_features(
     level,
-    corral_deadlocks: int = CORRAL_DEADLOCKS,
+    corral_deadlocks: int | None = None,
     cluster_deadlocks: int | None = None,
     room_cap: int | None = None,
 ) -> tuple:
     """(packing order, features) of ``level`` as this module's settings make them
     (:func:`evosoko.search.fess_kernel.make_features`): the cells of push-fess, and of the GA's
     MAP-Elites (:mod:`evosoko.evolve.descriptors`, which tests no corral deadlocks).
-    ``cluster_deadlocks``: slots of the cluster-test cache (None: ``CLUSTER_DEADLOCKS``);
+    ``corral_deadlocks``: positions a corral test may visit (None: ``CORRAL_DEADLOCKS`` as it
+    is when called); ``cluster_deadlocks``: slots of the cluster-test cache (None:
+    ``CLUSTER_DEADLOCKS``);
     ``room_cap``: see ``ROOM_LINKS`` (None: ``ROOM_LINKS``)."""
     order = packing_order(level)
     cap = ROOM_LINKS if room_cap is None else room_cap
@@ -114,7 +116,7 @@ def level_features(
         order,
         level.cells,
         level.goal_cells,
-        corral_deadlocks,
+        CORRAL_DEADLOCKS if corral_deadlocks is None else corral_deadlocks,
         link,
         cuts,
         CLUSTER_DEADLOCKS if cluster_deadlocks is None else cluster_deadlocks,
