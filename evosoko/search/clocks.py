@@ -4,6 +4,10 @@
 60 s however busy the machine is. ``"cpu"`` (:func:`time.process_time`) counts only the CPU
 time the process got, so the same limit buys about the same work on a loaded machine as on a
 quiet one (benchmarks on a shared machine use it).
+
+A process can also have every search end early, as if out of time, once a check says so
+(:func:`end_searches_when`): a worker pool's way to stop the searches it runs when the run
+they belong to is interrupted.
 """
 
 from __future__ import annotations
@@ -16,6 +20,15 @@ from evosoko.errors import ConfigError
 
 Clock = Literal["wall", "cpu"]
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
+
+_end_searches: Callable[[], bool] | None = None
+
+
+def end_searches_when(check: Callable[[], bool] | None) -> None:
+    """From now on, every search of this process ends at its next time check (status
+    ``timeout``) once ``check()`` is true; None: only its own time limit ends it."""
+    global _end_searches
+    _end_searches = check
 
 
 def clock_named(name: str) -> Callable[[], float]:
@@ -40,7 +53,10 @@ class TimeLimit:
         self.started_wall = time.perf_counter()
 
     def passed(self, ahead: float = 0.0) -> bool:
-        """True once the limit has passed (or would have, ``ahead`` clock seconds from now)."""
+        """True once the limit has passed (or would have, ``ahead`` clock seconds from now), or
+        once the check of :func:`end_searches_when` says this process's searches must end."""
+        if _end_searches is not None and _end_searches():
+            return True
         return self.seconds is not None and self.read() + ahead - self.started >= self.seconds
 
     def wall_seconds(self) -> float:

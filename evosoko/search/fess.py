@@ -263,6 +263,8 @@ class FeatureSpaceRun(SearchRun):
         state of each other cell (the cells' own priority), lowest ``h`` first: partial plans of
         as many kinds as the cells hold; then the other lowest-``h`` frontier states up to
         ``count``."""
+        if self.space is None:  # ended before its first state: no frontier
+            return super()._partial_nodes(count)
         by_h = self._lowest_h(self._open_nodes()).tolist()
         roots = self.space[fess_space.CELL_ROOT]
         roots = roots[roots >= 0]

@@ -73,3 +73,15 @@ def test_the_cli_takes_a_clock_and_refuses_an_unknown_one():
     bad = runner.invoke(app, ["solve", str(BUNDLED_SEEDS), "-l", "2", "--clock", "sundial"])
     assert bad.exit_code == 2
     assert bad.stderr.startswith("error: ") and "Traceback" not in bad.output
+
+
+@pytest.mark.parametrize("algo", ["bfs", "push-astar", "push-fess"])
+def test_a_search_told_to_end_ends_as_if_out_of_time(algo):
+    level = read_levels(BUNDLED_SEEDS)[0]
+    clocks.end_searches_when(lambda: True)
+    try:
+        result = solve(level, algo, time_limit=None, partial=4)
+    finally:
+        clocks.end_searches_when(None)
+    assert result.status == "timeout" and result.solution is None
+    assert solve(level, algo).solved  # and the next search runs as usual
