@@ -43,6 +43,7 @@ from evosoko.config import FitnessConfig
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
 from evosoko.parallel.packing import pack_genomes
 from evosoko.parallel.worker_lifetime import exit_with_parent
+from evosoko.search.clocks import end_searches_when
 from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 
@@ -139,13 +140,17 @@ _worker_crash_marker: str | None = None
 _worker_barrier = None  # all workers meet here in ProcessPool.prepare
 
 
-def _init_worker(log_queue, crash_marker: str | None, barrier, warm_up: Callable | None) -> None:
+def _init_worker(
+    log_queue, crash_marker: str | None, barrier, end_searches, warm_up: Callable | None
+) -> None:
     """Pool initializer: set up logging and call ``warm_up`` (compile or load kernels; a
     forked worker finds them compiled already). Workers ignore SIGINT: the parent decides what
-    an interrupt stops (Ctrl-C reaches the whole process group)."""
+    an interrupt stops (Ctrl-C reaches the whole process group), and ends the searches running
+    here by setting the event ``end_searches`` (:meth:`ProcessPool.end_running`)."""
     global _worker_crash_marker, _worker_barrier
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent()  # no orphans when the run's process is killed
+    end_searches_when(end_searches.is_set)
     if log_queue is not None:
         root = logging.getLogger()
         root.handlers[:] = [logging.handlers.QueueHandler(log_queue)]
@@ -261,6 +266,7 @@ class ProcessPool:
         self._crash_marker = crash_marker
         self._warm_up = warm_up
         self._barrier: Barrier | None = None
+        self._end_searches = self._context.Event()
         self._executor = self._new_executor()
 
     def evaluator(
@@ -289,6 +295,19 @@ class ProcessPool:
         except BrokenProcessPool:
             return None
 
+    def end_running(self, futures: Iterable[Future]) -> None:
+        """End the tasks of ``futures`` early: those not started are cancelled, the searches
+        running in the workers end at their next time check as if out of time (their results
+        are not worth keeping); returns once none is running."""
+        futures = list(futures)
+        for future in futures:
+            future.cancel()
+        self._end_searches.set()
+        try:
+            wait(futures)
+        finally:
+            self._end_searches.clear()
+
     def replace(self) -> None:
         """A new pool in place of a broken one, with new log queues (see ``_WorkerLogging``)."""
         self.restarts += 1
@@ -307,7 +326,13 @@ class ProcessPool:
             max_workers=self.workers,
             mp_context=self._context,
             initializer=_init_worker,
-            initargs=(self._log_setup.queue, self._crash_marker, self._barrier, self._warm_up),
+            initargs=(
+                self._log_setup.queue,
+                self._crash_marker,
+                self._barrier,
+                self._end_searches,
+                self._warm_up,
+            ),
         )
 
 

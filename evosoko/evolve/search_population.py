@@ -19,22 +19,26 @@ generation at random instead: the portfolio that selection is measured against.
 Searches run under node budgets, so the same seed gives the same generations serially and on
 any number of workers; a wall-clock limit ends the run (cutting its last searches, the newest
 members' first: each generation lists its elites first). The state after each generation is JSON-able
-(:meth:`SearchPopulation.state`); a run restored from it goes on exactly as the whole run.
+(:meth:`SearchPopulation.state`); a run restored from it goes on exactly as the whole run. An
+interrupt does not wait for a generation's searches: they end at once, the generation is dropped,
+and the checkpoint holds the one before it, so the resumed run breeds and runs it again.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from evosoko.budget import Budget
 from evosoko.evolve.checkpoint import SEARCHES_CHECKPOINT_KIND
 from evosoko.result import GenerationStats, History
+from evosoko.search.clocks import end_searches_when
 from evosoko.search.fess_settings import FessSettings, solve_fess
 from evosoko.search.packing_order import packing_order
 from evosoko.sokoban.level import Level
@@ -62,6 +66,8 @@ KNOBS: dict[str, tuple] = {
 """Each knob of :class:`~evosoko.search.fess_settings.FessSettings` a genome sets, with the
 values its gene chooses from (the shipped value among them)."""
 
+log = logging.getLogger(__name__)
+
 UNREACHED = 1 << 30
 """The distance of a member whose search left no frontier (cut before it started, or its
 space ran out)."""
@@ -69,6 +75,9 @@ space ran out)."""
 FRONTIER_SAMPLE = 64
 """Frontier states a member's search returns to find its packing: the closest, then the best
 of each other feature cell (closest first)."""
+
+STOP_POLL_SECONDS = 0.1
+"""How often the parent looks at ``should_stop`` while a generation's searches run in a pool."""
 
 
 def settings_of(genome: Sequence[int]) -> FessSettings:
@@ -166,6 +175,9 @@ class SearchPopulation:
     ``budget``: generations, evaluations (searches run) and wall-clock seconds.
     ``submit(task, args)`` runs a task elsewhere and returns a future (a worker pool's
     :meth:`~evosoko.evolve.evaluation.ProcessPool.submit`); None runs each search here.
+    ``end_running(futures)`` ends submitted searches early (the pool's
+    :meth:`~evosoko.evolve.evaluation.ProcessPool.end_running`), so that an interrupt ends a
+    generation at once (without it, the generation's searches finish first).
     ``on_generation(stats, members)`` sees every generation once its searches ran (generation
     0 too); ``on_checkpoint(state)`` gets :meth:`state` every ``checkpoint_every``
     generations and when ``should_stop`` ends the run (an interrupt, resumable);
@@ -184,6 +196,7 @@ class SearchPopulation:
     seed: int = 0
     budget: Budget = field(default_factory=Budget)
     submit: Callable[[Callable, tuple], Future | None] | None = None
+    end_running: Callable[[list[Future]], None] | None = None
     should_stop: Callable[[], bool] | None = None
     stop_requested: Callable[[], bool] | None = None
     on_generation: Callable[[GenerationStats, list[Member]], None] | None = None
@@ -209,12 +222,32 @@ class SearchPopulation:
             self.members = self.evaluate(self.first_genomes())
             self.record()
         while (reason := self.stop_reason()) is None:
+            before = (self.generation, self.rng.getstate(), self.elapsed())
             self.generation += 1
-            self.members = self.evaluate(self.next_genomes())
+            members = self.evaluate(self.next_genomes(), interruptible=True)
+            if members is None:
+                self._back_to(*before)
+                self._checkpoint()
+                return "interrupted"
+            self.members = members
             self.record()
             if self.checkpoint_every and self.generation % self.checkpoint_every == 0:
                 self._checkpoint()
         return reason
+
+    def _back_to(self, generation: int, rng_state: tuple, seconds: float) -> None:
+        """Drop the generation an interrupt cut: the state after ``generation`` again, the
+        seconds spent since not counted (a resumed run has the time the whole run had)."""
+        log.info(
+            "level %s: interrupted during generation %d; its searches were ended and it runs "
+            "again on resume",
+            self.level.name,
+            self.generation,
+        )
+        self.generation = generation
+        self.rng.setstate(rng_state)
+        self._seconds_before = seconds
+        self._started = time.perf_counter()
 
     def stop_reason(self) -> str | None:
         """Why the loop ends now (solved, a budget limit, an interrupt), or None."""
@@ -237,25 +270,44 @@ class SearchPopulation:
         """Wall-clock seconds spent, across resumes."""
         return self._seconds_before + time.perf_counter() - self._started
 
-    def evaluate(self, genomes: list[list[int]]) -> list[Member]:
+    def evaluate(
+        self, genomes: list[list[int]], *, interruptible: bool = False
+    ) -> list[Member] | None:
         """Members of ``genomes``, each search run at this generation's node budget (in the pool
         when there is one), within the seconds left. Genomes come best-ranked first (the
-        elites), so when the time runs out the searches cut short are the newest."""
+        elites), so when the time runs out the searches cut short are the newest. None when
+        ``interruptible`` and ``should_stop`` ended the searches before all had finished."""
         left = None if self.budget.seconds is None else self.budget.seconds - self.elapsed()
         deadline = None if left is None else time.time() + left
         tasks = [(self.level, genome, self.nodes(), deadline) for genome in genomes]
+        stop = self.should_stop if interruptible else None
         if self.submit is None:
-            outcomes = [run_member(*task) for task in tasks]
+            outcomes = _run_here(tasks, stop)
         else:
-            futures = []
-            for task in tasks:
-                future = self.submit(run_member, task)
-                if future is None:
-                    raise RuntimeError("the worker pool broke while the searches ran")
-                futures.append(future)
-            outcomes = [future.result() for future in futures]
+            outcomes = self._run_in_pool(tasks, stop)
+        if outcomes is None:
+            return None
         self.evaluations += len(tasks)
         return [Member(list(g), o) for g, o in zip(genomes, outcomes, strict=True)]
+
+    def _run_in_pool(
+        self, tasks: list[tuple], stop: Callable[[], bool] | None
+    ) -> list[SearchOutcome] | None:
+        """Each task's outcome, run by ``submit``; None when ``stop()`` came true first (the
+        searches still running ended by ``end_running``)."""
+        assert self.submit is not None
+        futures = []
+        for task in tasks:
+            future = self.submit(run_member, task)
+            if future is None:
+                raise RuntimeError("the worker pool broke while the searches ran")
+            futures.append(future)
+        if stop is not None and self.end_running is not None:
+            while wait(futures, timeout=STOP_POLL_SECONDS).not_done:
+                if stop():
+                    self.end_running(futures)
+                    return None
+        return [future.result() for future in futures]
 
     def ranked(self) -> list[Member]:
         """This generation's members, best first (:attr:`SearchOutcome.rank`); ties keep their
@@ -367,6 +419,21 @@ class SearchPopulation:
         self.rng.setstate(_rng_from(state["rng"]))
         self._seconds_before = float(state["seconds"])
         self._started = time.perf_counter()
+
+
+def _run_here(tasks: list[tuple], stop: Callable[[], bool] | None) -> list[SearchOutcome] | None:
+    """Each task's outcome, run in this process; None when ``stop()`` came true first (the
+    search then running ends at its next time check)."""
+    outcomes = []
+    end_searches_when(stop)
+    try:
+        for task in tasks:
+            outcomes.append(run_member(*task))
+            if stop is not None and stop():
+                return None
+    finally:
+        end_searches_when(None)
+    return outcomes
 
 
 def _member_json(member: Member) -> dict[str, Any]:

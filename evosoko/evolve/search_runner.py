@@ -53,6 +53,7 @@ def evolve_searches(
         seed=config.run.seed if seed is None else seed,
         budget=budget,
         submit=None if pool is None else pool.submit,
+        end_running=None if pool is None else pool.end_running,
         should_stop=should_stop,
         stop_requested=lambda: hooks.stop_requested,
         on_generation=on_generation,

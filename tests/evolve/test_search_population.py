@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from functools import partial
 
 import pytest
@@ -18,6 +19,7 @@ from evosoko.evolve.search_population import (
     settings_of,
     state_problem,
 )
+from evosoko.search.clocks import TimeLimit
 from evosoko.search.fess_settings import FessSettings
 from evosoko.search.solver import warm_up
 from evosoko.sokoban.solutions import verify_solution
@@ -138,6 +140,80 @@ def test_a_run_resumed_from_its_checkpoint_continues_as_the_whole_run():
     assert resumed.evaluations == whole.evaluations
     assert [s.as_dict() for s in resumed.history][:-1] != []
     assert [s.generation for s in resumed.history] == [0, 1, 2, 3]
+
+
+def interrupted_in_generation_2(level, **options) -> tuple[SearchPopulation, list[dict]]:
+    """A run whose ``should_stop`` comes true once generation 2 has started."""
+    states: list[dict] = []
+    population = small_population(level, generations=3, checkpoint_every=1, **options)
+    population.on_checkpoint = states.append
+    population.should_stop = lambda: population.generation == 2
+    assert population.run() == "interrupted"
+    return population, states
+
+
+def resumed_from(level, state: dict) -> list:
+    resumed = small_population(level, generations=3)
+    resumed.restore(json.loads(json.dumps(state)))
+    seen = history(resumed)
+    resumed.run()
+    return seen
+
+
+def test_an_interrupt_drops_the_generation_it_cuts_and_the_resumed_run_redoes_it():
+    level = microban("144")[0]
+    whole = small_population(level, generations=3)
+    seen_whole = history(whole)
+    whole.run()
+    stopped, states = interrupted_in_generation_2(level)
+    # the first search of generation 2 ended at once and the generation was dropped
+    assert stopped.generation == 1 and stopped.evaluations == 2 * 4
+    assert [state["generation"] for state in states] == [1, 1]
+    assert resumed_from(level, states[-1]) == seen_whole[2:]
+
+
+def test_an_interrupt_on_two_workers_leaves_a_run_that_resumes_as_the_whole_run():
+    level = microban("144")[0]
+    whole = small_population(level, generations=3)
+    seen_whole = history(whole)
+    whole.run()
+    pool = ProcessPool(2, warm_up=partial(warm_up, ["push-fess"], 0))
+    try:
+        stopped, states = interrupted_in_generation_2(
+            level, submit=pool.submit, end_running=pool.end_running
+        )
+    finally:
+        pool.close()
+    state = states[-1]
+    # generation 2 was either cut (dropped) or had finished before the parent looked
+    assert state["generation"] in (1, 2) and state["generation"] == stopped.generation
+    assert resumed_from(level, state) == seen_whole[state["generation"] + 1 :]
+
+
+def _wait_until_ended(seconds: float) -> str:
+    limit = TimeLimit(None)
+    ends = time.monotonic() + seconds
+    while time.monotonic() < ends:
+        if limit.passed():
+            return "ended"
+        time.sleep(0.01)
+    return "ran out"
+
+
+def test_end_running_ends_the_searches_a_pool_is_running():
+    pool = ProcessPool(2)
+    try:
+        futures = [pool.submit(_wait_until_ended, (120.0,)) for _ in range(3)]
+        started = time.monotonic()
+        while not futures[0].running() and time.monotonic() - started < 60:
+            time.sleep(0.01)
+        pool.end_running(futures)
+        assert futures[0].result() == "ended"  # it was running: it ended, not cancelled
+        assert all(f.cancelled() or f.result() == "ended" for f in futures)
+        later = pool.submit(_wait_until_ended, (0.2,))
+        assert later.result() == "ran out"  # the tasks after it run as usual
+    finally:
+        pool.close()
 
 
 @pytest.mark.parametrize(
