@@ -425,14 +425,14 @@ def _run_here(tasks: list[tuple], stop: Callable[[], bool] | None) -> list[Searc
     """Each task's outcome, run in this process; None when ``stop()`` came true first (the
     search then running ends at its next time check)."""
     outcomes = []
-    end_searches_when(stop)
+    previous = end_searches_when(stop)
     try:
         for task in tasks:
             outcomes.append(run_member(*task))
             if stop is not None and stop():
                 return None
     finally:
-        end_searches_when(None)
+        end_searches_when(previous)
     return outcomes
 
 

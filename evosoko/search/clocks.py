@@ -24,11 +24,13 @@ CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time
 _end_searches: Callable[[], bool] | None = None
 
 
-def end_searches_when(check: Callable[[], bool] | None) -> None:
+def end_searches_when(check: Callable[[], bool] | None) -> Callable[[], bool] | None:
     """From now on, every search of this process ends at its next time check (status
-    ``timeout``) once ``check()`` is true; None: only its own time limit ends it."""
+    ``timeout``) once ``check()`` is true; None: only its own time limit ends it. Returns the
+    check it replaces."""
     global _end_searches
-    _end_searches = check
+    previous, _end_searches = _end_searches, check
+    return previous
 
 
 def clock_named(name: str) -> Callable[[], float]:
