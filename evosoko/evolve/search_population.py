@@ -224,7 +224,7 @@ class SearchPopulation:
         while (reason := self.stop_reason()) is None:
             before = (self.generation, self.rng.getstate(), self.elapsed())
             self.generation += 1
-            members = self.evaluate(self.next_genomes(), interruptible=True)
+            members = self.evaluate_unless_stopped(self.next_genomes())
             if members is None:
                 self._back_to(*before)
                 self._checkpoint()
@@ -270,17 +270,25 @@ class SearchPopulation:
         """Wall-clock seconds spent, across resumes."""
         return self._seconds_before + time.perf_counter() - self._started
 
-    def evaluate(
-        self, genomes: list[list[int]], *, interruptible: bool = False
-    ) -> list[Member] | None:
+    def evaluate(self, genomes: list[list[int]]) -> list[Member]:
         """Members of ``genomes``, each search run at this generation's node budget (in the pool
         when there is one), within the seconds left. Genomes come best-ranked first (the
-        elites), so when the time runs out the searches cut short are the newest. None when
-        ``interruptible`` and ``should_stop`` ended the searches before all had finished."""
+        elites), so when the time runs out the searches cut short are the newest."""
+        members = self._evaluate(genomes, stop=None)
+        assert members is not None  # without a stop check every search runs to its end
+        return members
+
+    def evaluate_unless_stopped(self, genomes: list[list[int]]) -> list[Member] | None:
+        """As :meth:`evaluate`, but None when ``should_stop`` ended the searches before all
+        had finished."""
+        return self._evaluate(genomes, stop=self.should_stop)
+
+    def _evaluate(
+        self, genomes: list[list[int]], stop: Callable[[], bool] | None
+    ) -> list[Member] | None:
         left = None if self.budget.seconds is None else self.budget.seconds - self.elapsed()
         deadline = None if left is None else time.time() + left
         tasks = [(self.level, genome, self.nodes(), deadline) for genome in genomes]
-        stop = self.should_stop if interruptible else None
         if self.submit is None:
             outcomes = _run_here(tasks, stop)
         else:
