@@ -22,6 +22,7 @@ method is fork, through a ``QueueHandler``/``QueueListener`` pair otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
 import multiprocessing
@@ -183,10 +184,8 @@ def _prepare(level: LevelPayload | None, timeout: float) -> int:
     if level is not None:
         _fitness_for(level)
     if _worker_barrier is not None:
-        try:
+        with contextlib.suppress(threading.BrokenBarrierError):
             _worker_barrier.wait(timeout)
-        except threading.BrokenBarrierError:
-            pass
     return os.getpid()
 
 

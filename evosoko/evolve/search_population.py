@@ -289,10 +289,7 @@ class SearchPopulation:
         left = None if self.budget.seconds is None else self.budget.seconds - self.elapsed()
         deadline = None if left is None else time.time() + left
         tasks = [(self.level, genome, self.nodes(), deadline) for genome in genomes]
-        if self.submit is None:
-            outcomes = _run_here(tasks, stop)
-        else:
-            outcomes = self._run_in_pool(tasks, stop)
+        outcomes = _run_here(tasks, stop) if self.submit is None else self._run_in_pool(tasks, stop)
         if outcomes is None:
             return None
         self.evaluations += len(tasks)

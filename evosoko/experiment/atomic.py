@@ -7,6 +7,7 @@ that on resume.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from evosoko.atomic import WriteFailed, write_bytes_atomic, write_json_atomic, write_text_atomic
@@ -49,10 +50,8 @@ class LineAppender:
     def close(self) -> None:
         """Close the file (idempotent; a flush refused by the disk is given up)."""
         if not self._file.closed:
-            try:
+            with contextlib.suppress(OSError):
                 self._file.close()
-            except OSError:
-                pass
 
 
 def _ends_without_newline(path: Path) -> bool:

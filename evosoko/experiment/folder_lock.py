@@ -10,6 +10,7 @@ the process that took the lock holds it. On systems without ``fcntl`` the owner'
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -31,10 +32,8 @@ _HELD: set[int] = set()
 
 def _close_in_child() -> None:
     for descriptor in list(_HELD):
-        try:
+        with contextlib.suppress(OSError):
             os.close(descriptor)
-        except OSError:
-            pass
     _HELD.clear()
 
 

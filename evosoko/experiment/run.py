@@ -164,7 +164,8 @@ def load_run_levels(
             warnings.warn(
                 EvosokoWarning(
                     f"level {level.name} is selected more than once; it runs once", source
-                )
+                ),
+                stacklevel=2,
             )
         unique.setdefault(_index(level), level)
     if not unique:

@@ -81,7 +81,7 @@ def make_output_folder(folder: Path) -> None:
     except OSError as error:
         raise EvosokoError(
             f"cannot create the output folder: {error.strerror or error}", str(folder)
-        )
+        ) from error
 
 
 class RunFolder:

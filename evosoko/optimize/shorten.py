@@ -141,7 +141,7 @@ def pareto_front(candidates: list[Candidate]) -> tuple[Candidate, ...]:
     """The candidates no other beats in both moves and pushes (fewest moves first, unique)."""
     unique = {(c.moves, c.pushes): c for c in candidates}
     front: list[Candidate] = []
-    for (moves, pushes), candidate in sorted(unique.items()):
+    for (_moves, pushes), candidate in sorted(unique.items()):
         if not front or pushes < front[-1].pushes:
             front.append(candidate)
     return tuple(front)

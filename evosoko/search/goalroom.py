@@ -203,7 +203,7 @@ def _forward(deltas, pulls):
     """The pushes that undo ``pulls``: (box cell before the push, push direction), in order."""
     opposite = (1, 0, 3, 2)
     pushes = []
-    for box_cell, player, direction in reversed(pulls):
+    for _box_cell, player, direction in reversed(pulls):
         # the pull moved the box from box_cell to player; the push moves it back
         pushes.append((player, opposite[direction]))
     return tuple(pushes)

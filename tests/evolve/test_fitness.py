@@ -63,7 +63,7 @@ def test_without_trimming_the_whole_genome_counts(microban):
     config = FitnessConfig(trim_to_best=False, stop_on_deadlock=False, objective="manhattan")
     fitness = FitnessFunction(level, "moves", config)
     genomes = [random_genes(rng, 30, "moves") for _ in range(20)]
-    for genes, evaluation in zip(genomes, fitness(genomes)):
+    for _genes, evaluation in zip(genomes, fitness(genomes)):
         if not evaluation.solved:
             assert evaluation.keep == evaluation.length == 30
 
