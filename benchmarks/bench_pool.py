@@ -3,7 +3,7 @@
 The GA of ``--config`` (default: the Microban preset, eight islands of 50 individuals) runs
 ``--generations`` generations on each of Microban levels 1..``--levels``, once with the
 ``serial`` backend and once with ``processes`` (``--workers`` workers), each in a fresh
-process through ``evosoko.experiment.run.start_run``, as the command line runs it (the numba
+process through ``evosoko.experiment.run.runner.start_run``, as the command line runs it (the numba
 cache is warm: compile once before timing with a plain run). The work is identical in both
 (same seeds, same generations; the outcomes are checked equal), so the difference is overhead
 of the process backend: starting workers, handing them levels, shipping genomes.
@@ -33,7 +33,7 @@ RUN_ONE = """
 import json, sys, time, warnings
 warnings.simplefilter("ignore")
 from evosoko.config import load_config
-from evosoko.experiment.run import start_run
+from evosoko.experiment.run.runner import start_run
 config = load_config(sys.argv[1], json.loads(sys.argv[2]))
 started = time.perf_counter()
 report = start_run(config)

@@ -23,8 +23,8 @@ from pathlib import Path
 from _common import best_time, machine, report
 
 from evosoko.errors import EvosokoError
-from evosoko.experiment.report import build_report, folder_kind, write_report
-from evosoko.experiment.report_browser import browser_missing, headless_chromium, open_report
+from evosoko.experiment.report.browser import browser_missing, headless_chromium, open_report
+from evosoko.experiment.report.writer import build_report, folder_kind, write_report
 
 SIZE_TARGET_BYTES = 5 * 1024 * 1024
 OPEN_TARGET_MS = 2000.0

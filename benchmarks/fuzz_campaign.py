@@ -228,8 +228,8 @@ def _stopped_run(folder: Path) -> Path:
     """A run of three seed levels stopped in its second level (a checkpoint there)."""
     from evosoko.config import load_config as load
     from evosoko.experiment.interrupts import GracefulInterrupts
-    from evosoko.experiment.progress import NoProgress
-    from evosoko.experiment.run import start_run
+    from evosoko.experiment.run.progress import NoProgress
+    from evosoko.experiment.run.runner import start_run
 
     class StopAt(NoProgress):
         def __init__(self, interrupts):

@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from evosoko.budget import Budget
     from evosoko.config import Config
     from evosoko.evolve.callbacks import Callback
-    from evosoko.experiment.compare import CompareOutcome
-    from evosoko.experiment.compare_config import CompareConfig
-    from evosoko.experiment.progress import RunProgress
-    from evosoko.experiment.run import RunReport
-    from evosoko.experiment.sweep import SweepOutcome
-    from evosoko.experiment.sweep_config import SweepConfig
+    from evosoko.experiment.compare.config import CompareConfig
+    from evosoko.experiment.compare.runner import CompareOutcome
+    from evosoko.experiment.run.progress import RunProgress
+    from evosoko.experiment.run.runner import RunReport
+    from evosoko.experiment.sweep.config import SweepConfig
+    from evosoko.experiment.sweep.runner import SweepOutcome
     from evosoko.result import Result
     from evosoko.search.clocks import Clock
     from evosoko.sokoban.level import Level
@@ -257,7 +257,7 @@ def run(
     :class:`~evosoko.result.Result` per level), which shows itself in a notebook. Ctrl-C stops
     after the current generation; :func:`resume` continues."""
     from evosoko.config import Config
-    from evosoko.experiment.run import start_run
+    from evosoko.experiment.run.runner import start_run
 
     source = None
     if not isinstance(config, Config):
@@ -284,7 +284,7 @@ def resume(
     strict: bool = False,
 ) -> RunReport:
     """Continue an interrupted run from its folder exactly as it would have gone on."""
-    from evosoko.experiment.run import resume_run
+    from evosoko.experiment.run.runner import resume_run
 
     return resume_run(
         run_dir, progress=_progress(progress), strict=strict, callbacks=list(callbacks)
@@ -294,7 +294,7 @@ def resume(
 def open_run(run_dir: StrPath) -> RunReport:
     """A run folder as it stands (finished or not), with a result per finished level and its
     history from ``metrics.csv``; it shows itself in a notebook."""
-    from evosoko.experiment.run import read_run
+    from evosoko.experiment.run.runner import read_run
 
     return read_run(run_dir)
 
@@ -325,9 +325,9 @@ def compare(
     (``seconds``, ``evaluations`` for the GA, ``nodes`` for search) and the job ``backend``
     (``serial``, ``processes``). Returns the outcome: every job's row and each solver's
     summary (solve rate, ERT, medians), shown as a table in a notebook."""
-    from evosoko.experiment.compare import compare_folder, run_compare
-    from evosoko.experiment.compare_config import load_compare_config
-    from evosoko.experiment.compare_python import python_comparison
+    from evosoko.experiment.compare.config import load_compare_config
+    from evosoko.experiment.compare.from_python import python_comparison
+    from evosoko.experiment.compare.runner import compare_folder, run_compare
 
     if config is None:
         if levels is None or not solvers:
@@ -355,8 +355,8 @@ def sweep(
 ) -> SweepOutcome:
     """Tune GA parameters as ``evosoko sweep`` does (grid, random or Optuna search) into a
     folder with ``index.csv`` and ``best.toml``."""
-    from evosoko.experiment.sweep import run_sweep, sweep_folder
-    from evosoko.experiment.sweep_config import load_sweep_config
+    from evosoko.experiment.sweep.config import load_sweep_config
+    from evosoko.experiment.sweep.runner import run_sweep, sweep_folder
 
     settings = (
         config
@@ -369,7 +369,7 @@ def sweep(
 
 def report(folder: StrPath) -> Path:
     """Write ``report.html`` of a run, comparison or sweep folder; its path."""
-    from evosoko.experiment.report import write_report
+    from evosoko.experiment.report.writer import write_report
 
     return write_report(folder)
 
@@ -387,7 +387,7 @@ def export(folder: StrPath, out: StrPath | None = None) -> Path:
     ``out`` (default ``folder/ioh``, replaced if present), as ``evosoko export --ioh`` does:
     one view per cost axis (``budget/``: evaluations or expanded nodes; ``time/``:
     milliseconds). The folder written."""
-    from evosoko.experiment.ioh import export_folder
+    from evosoko.experiment.analysis.ioh import export_folder
 
     return export_folder(folder, out)
 
@@ -395,7 +395,7 @@ def export(folder: StrPath, out: StrPath | None = None) -> Path:
 def _progress(progress: RunProgress | bool) -> RunProgress | None:
     """A progress display: True picks one for stdout (bars on a terminal, lines otherwise)."""
     if progress is True:
-        from evosoko.experiment.progress import make_progress
+        from evosoko.experiment.run.progress import make_progress
 
         return make_progress(quiet=False)
     return progress or None

@@ -71,7 +71,7 @@ def test_evolve_is_what_run_writes(levels, config, tmp_path):
     assert report.status == "completed"
     with open(report.run_dir / "metrics.csv", newline="") as stream:
         rows = [{k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(stream)]
-    from evosoko.experiment.records import metrics_row
+    from evosoko.experiment.run.records import metrics_row
 
     result = evosoko.evolve(levels[1], config)
     written = [metrics_row(2, result.level_name, s) for s in result.history]

@@ -15,7 +15,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from evosoko.cli import app
-from evosoko.experiment.progress import RichProgress, describe_result
+from evosoko.experiment.run.progress import RichProgress, describe_result
 from evosoko.text import plain, plain_text
 
 HOSTILE_TITLES = [

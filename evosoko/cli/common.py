@@ -153,7 +153,7 @@ EXIT_INTERRUPTED = 130
 def compile_notice() -> Iterator[None]:
     """Say on stderr (a terminal) when numba starts compiling kernels inside the block: a first
     run on a machine takes a while before any output."""
-    from evosoko.experiment.progress import COMPILING
+    from evosoko.experiment.run.progress import COMPILING
     from evosoko.experiment.warmup import watch_compilation
 
     def notice() -> None:

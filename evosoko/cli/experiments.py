@@ -90,10 +90,10 @@ def compare_command(
 ) -> None:
     """Compare GA presets and classical search on a level set at equal budgets."""
     from evosoko import api
-    from evosoko.experiment.compare import compare_folder
-    from evosoko.experiment.compare_config import load_compare_config
-    from evosoko.experiment.compare_files import CONFIG_FILE, SUMMARY_MD
-    from evosoko.experiment.job_progress import make_job_progress
+    from evosoko.experiment.compare.config import load_compare_config
+    from evosoko.experiment.compare.files import CONFIG_FILE, SUMMARY_MD
+    from evosoko.experiment.compare.job_progress import make_job_progress
+    from evosoko.experiment.compare.runner import compare_folder
 
     config = _experiment_file(config, resume, out, overrides, CONFIG_FILE)
     settings = load_compare_config(config, overrides or [])
@@ -131,9 +131,9 @@ def sweep_command(
 ) -> None:
     """Tune GA parameters: grid, random or Optuna search; writes index.csv and best.toml."""
     from evosoko import api
-    from evosoko.experiment.job_progress import make_job_progress
-    from evosoko.experiment.sweep import sweep_folder
-    from evosoko.experiment.sweep_config import CONFIG_FILE, load_sweep_config
+    from evosoko.experiment.compare.job_progress import make_job_progress
+    from evosoko.experiment.sweep.config import CONFIG_FILE, load_sweep_config
+    from evosoko.experiment.sweep.runner import sweep_folder
 
     config = _experiment_file(config, resume, out, overrides, CONFIG_FILE)
     settings = load_sweep_config(config, overrides or [])
@@ -158,7 +158,7 @@ def sweep_command(
 
 def _best_trial_lines(outcome, budget) -> list[str]:
     """The best trial and, when the data cannot separate them, the trials that tie with it."""
-    from evosoko.experiment.sweep_trials import trial_intervals
+    from evosoko.experiment.sweep.trials import trial_intervals
 
     def described(trial) -> str:
         rate = trial_intervals(trial, budget)[0]

@@ -22,7 +22,7 @@ def report_command(
     """Write report.html into each folder: tables, curves and animated boards, in one file
     that a browser opens from disk (no network needed)."""
     from evosoko import api
-    from evosoko.experiment.report import folder_kind
+    from evosoko.experiment.report.writer import folder_kind
 
     for folder in folders:
         folder_kind(folder)  # refuse a folder that is none of the three before writing any

@@ -49,7 +49,7 @@ def run_command(
 ) -> None:
     """Evolve solutions for the levels of a configuration; everything goes to a run folder."""
     from evosoko import api
-    from evosoko.experiment.progress import make_progress
+    from evosoko.experiment.run.progress import make_progress
 
     if resume is not None and (config is not None or overrides):
         fail("--resume continues a run with its saved configuration: give no CONFIG or --set")

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from evosoko.result_display import NOTEBOOK_STYLE, html_image, html_table
 
 if TYPE_CHECKING:
-    from evosoko.experiment.compare import CompareOutcome
-    from evosoko.experiment.run import RunReport
+    from evosoko.experiment.compare.runner import CompareOutcome
+    from evosoko.experiment.run.runner import RunReport
 
 
 def run_html(report: RunReport) -> str:

@@ -59,7 +59,7 @@ def test_the_resume_checks_accept_version_1_and_version_2_checkpoints(name):
     """A run folder's checkpoint is checked before a resume reads it: both versions pass, a
     damaged one of either version is refused."""
     from evosoko.errors import EvosokoError
-    from evosoko.experiment.resume_checks import check_checkpoint
+    from evosoko.experiment.run.resume_checks import check_checkpoint
 
     case = DATA[name]
     config = load_config(None, case["overrides"] + [f"run.budget.generations={case['whole']}"])

@@ -261,8 +261,8 @@ def test_a_registered_plugin_of_a_module_is_written_where_it_lives():
 
 
 def test_a_sweep_tunes_a_plugin_parameter(tmp_path):
-    from evosoko.experiment.sweep_config import load_sweep_config
-    from evosoko.experiment.sweep_trials import plan_trials, trial_config
+    from evosoko.experiment.sweep.config import load_sweep_config
+    from evosoko.experiment.sweep.trials import plan_trials, trial_config
 
     levels = Path(__file__).resolve().parents[2] / "levels" / "starter.xsb"
     path = tmp_path / "sweep.toml"
@@ -299,7 +299,7 @@ def test_a_plugin_named_in_a_toml_file_resumes_exactly_from_the_command_line(tmp
 
     from evosoko.evolve.callbacks import Callback
     from evosoko.experiment.interrupts import GracefulInterrupts
-    from evosoko.experiment.run import start_run
+    from evosoko.experiment.run.runner import start_run
 
     starter = Path(__file__).resolve().parents[2] / "levels" / "starter.xsb"
     path = tmp_path / "plugin.toml"

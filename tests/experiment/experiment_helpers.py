@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 from evosoko.config import Config, load_config
-from evosoko.experiment.records import WALL_CLOCK_COLUMNS
+from evosoko.experiment.run.records import WALL_CLOCK_COLUMNS
 
 SEED_LEVELS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from experiment_helpers import tiny_config
 
-from evosoko.experiment.compare import run_compare
-from evosoko.experiment.compare_config import load_compare_config
-from evosoko.experiment.run import start_run
-from evosoko.experiment.sweep import run_sweep
-from evosoko.experiment.sweep_config import load_sweep_config
+from evosoko.experiment.compare.config import load_compare_config
+from evosoko.experiment.compare.runner import run_compare
+from evosoko.experiment.run.runner import start_run
+from evosoko.experiment.sweep.config import load_sweep_config
+from evosoko.experiment.sweep.runner import run_sweep
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 CASE3_BEST = "dRRRurruullDD"

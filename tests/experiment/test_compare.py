@@ -6,11 +6,11 @@ import pytest
 from report_folders import COMPARE, SEEDS, SWEEP
 
 from evosoko.errors import ConfigError
-from evosoko.experiment import compare
-from evosoko.experiment.compare import run_compare
-from evosoko.experiment.compare_config import load_compare_config
-from evosoko.experiment.compare_files import read_results_csv
-from evosoko.experiment.sweep_config import load_sweep_config
+from evosoko.experiment.compare import runner as compare
+from evosoko.experiment.compare.config import load_compare_config
+from evosoko.experiment.compare.files import read_results_csv
+from evosoko.experiment.compare.runner import run_compare
+from evosoko.experiment.sweep.config import load_sweep_config
 
 
 @pytest.fixture
@@ -175,8 +175,8 @@ def test_ctrl_c_keeps_finished_jobs_and_the_rest_run_on_resume(tmp_path, monkeyp
     (tmp_path / "slow.toml").write_text(SLOW)
     folder = tmp_path / "out"
     script = (
-        "from evosoko.experiment.compare import run_compare\n"
-        "from evosoko.experiment.compare_config import load_compare_config\n"
+        "from evosoko.experiment.compare.runner import run_compare\n"
+        "from evosoko.experiment.compare.config import load_compare_config\n"
         f"run_compare(load_compare_config({str(tmp_path / 'slow.toml')!r}), {str(folder)!r})\n"
     )
     from child_processes import start_interruptible

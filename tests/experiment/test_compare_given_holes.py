@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evosoko.experiment.compare import run_compare
-from evosoko.experiment.compare_config import load_compare_config
+from evosoko.experiment.compare.config import load_compare_config
+from evosoko.experiment.compare.runner import run_compare
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.solutions import verify_solution
 

@@ -10,8 +10,8 @@ import json
 import pytest
 from experiment_helpers import SEED_LEVELS, read_csv, tiny_config
 
-from evosoko.experiment.progress import LineProgress, describe_result
-from evosoko.experiment.run import start_run
+from evosoko.experiment.run.progress import LineProgress, describe_result
+from evosoko.experiment.run.runner import start_run
 from evosoko.sokoban.formats import format_levels, read_levels, select_levels
 
 STARTER = SEED_LEVELS.parent / "starter.xsb"

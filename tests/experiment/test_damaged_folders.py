@@ -19,9 +19,9 @@ from experiment_helpers import deterministic_metrics, tiny_config
 from evosoko.errors import EvosokoError, EvosokoWarning
 from evosoko.experiment import atomic as atomic_module
 from evosoko.experiment.interrupts import GracefulInterrupts
-from evosoko.experiment.progress import NoProgress
-from evosoko.experiment.run import resume_run, start_run
-from evosoko.experiment.runfolder import RunFolder
+from evosoko.experiment.run.folder import RunFolder
+from evosoko.experiment.run.progress import NoProgress
+from evosoko.experiment.run.runner import resume_run, start_run
 
 STOP_LEVEL, STOP_GENERATION = 2, 6
 
@@ -316,7 +316,7 @@ def test_a_run_of_a_level_titled_with_markup_completes_in_a_terminal(tmp_path):
 
     from rich.console import Console
 
-    from evosoko.experiment.progress import RichProgress
+    from evosoko.experiment.run.progress import RichProgress
 
     levels = tmp_path / "levels.xsb"
     levels.write_text("; [/]\n#######\n#@ $ .#\n#######\n", encoding="utf-8")

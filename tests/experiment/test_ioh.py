@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evosoko.errors import EvosokoError
-from evosoko.experiment.ioh import (
+from evosoko.experiment.analysis.ioh import (
     FORMAT_VERSION,
     IOH_DIR,
     VIEWS,
@@ -126,9 +126,9 @@ def test_round_trip_of_any_outcomes(tmp_path_factory, outcomes):
 def test_compare_writes_its_runs_for_iohanalyzer(tmp_path):
     from report_folders import COMPARE as TINY
 
-    from evosoko.experiment.compare import run_compare
-    from evosoko.experiment.compare_config import load_compare_config
-    from evosoko.experiment.compare_files import read_results_csv
+    from evosoko.experiment.compare.config import load_compare_config
+    from evosoko.experiment.compare.files import read_results_csv
+    from evosoko.experiment.compare.runner import run_compare
 
     path = tmp_path / "tiny.toml"
     path.write_text(TINY)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from evosoko.experiment.metrics import (
+from evosoko.experiment.analysis.metrics import (
     ecdf_steps,
     expected_running_time,
     median_or_none,

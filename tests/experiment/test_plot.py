@@ -6,12 +6,12 @@ import pytest
 from experiment_helpers import SEED_LEVELS, read_csv, tiny_config
 
 from evosoko.errors import EvosokoError
-from evosoko.experiment.compare import run_compare
-from evosoko.experiment.compare_config import load_compare_config
+from evosoko.experiment.compare.config import load_compare_config
+from evosoko.experiment.compare.runner import run_compare
 from evosoko.experiment.plots.folders import folder_kind, plot_folders
-from evosoko.experiment.run import start_run
-from evosoko.experiment.sweep import run_sweep
-from evosoko.experiment.sweep_config import load_sweep_config
+from evosoko.experiment.run.runner import start_run
+from evosoko.experiment.sweep.config import load_sweep_config
+from evosoko.experiment.sweep.runner import run_sweep
 
 COMPARE = f"""
 [compare]

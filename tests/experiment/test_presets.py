@@ -117,7 +117,7 @@ def test_hybrid_algorithm_must_be_a_push_search():
 
 
 def test_compare_xsokoban_pits_the_ga_presets_against_the_searches():
-    from evosoko.experiment.compare_config import load_compare_config
+    from evosoko.experiment.compare.config import load_compare_config
 
     compare = load_compare_config(CONFIGS / "compare-xsokoban.toml")
     names = {getattr(s, "name", None) or getattr(s, "algorithm", None) for s in compare.solver}

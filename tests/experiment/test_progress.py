@@ -9,7 +9,7 @@ from rich.console import Console
 
 from evosoko.budget import Budget
 from evosoko.evolve.callbacks import Generation
-from evosoko.experiment.progress import (
+from evosoko.experiment.run.progress import (
     STOPPING,
     LineProgress,
     NoProgress,
@@ -106,7 +106,7 @@ def test_rich_progress_runs_and_prints_results():
 
 
 def test_seconds_keep_two_significant_digits_below_ten():
-    from evosoko.experiment.progress import seconds_text
+    from evosoko.experiment.run.progress import seconds_text
 
     assert [seconds_text(s) for s in (0.039, 0.1, 1.234, 9.99, 123.44)] == [
         "0.039",

@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 from evosoko.cli import app
 from evosoko.errors import EvosokoError
-from evosoko.experiment import report as report_module
-from evosoko.experiment.report import (
+from evosoko.experiment.report import writer as report_module
+from evosoko.experiment.report.writer import (
     REPORT_FILE,
     build_report,
     folder_kind,
@@ -196,7 +196,7 @@ def test_text_from_files_cannot_become_markup(tmp_path):
     levels = tmp_path / "hostile.xsb"
     levels.write_text(f"; {hostile}\n#####\n#@$.#\n#####\n")
     from evosoko.config import load_config
-    from evosoko.experiment.run import start_run
+    from evosoko.experiment.run.runner import start_run
 
     config = load_config(
         None,
@@ -263,8 +263,8 @@ def test_a_report_that_fails_never_stops_the_run(monkeypatch, tmp_path):
 def test_a_run_in_progress_has_a_report_of_the_levels_it_finished(tmp_path):
     from experiment_helpers import tiny_config
 
-    from evosoko.experiment.progress import NoProgress
-    from evosoko.experiment.run import start_run
+    from evosoko.experiment.run.progress import NoProgress
+    from evosoko.experiment.run.runner import start_run
 
     seen = {}
 
@@ -285,8 +285,8 @@ def test_a_run_in_progress_has_a_report_of_the_levels_it_finished(tmp_path):
 def test_a_comparison_in_progress_has_a_report_of_the_jobs_done(tmp_path):
     from report_folders import COMPARE
 
-    from evosoko.experiment.compare import run_compare
-    from evosoko.experiment.compare_config import load_compare_config
+    from evosoko.experiment.compare.config import load_compare_config
+    from evosoko.experiment.compare.runner import run_compare
 
     path = tmp_path / "tiny.toml"
     path.write_text(COMPARE)

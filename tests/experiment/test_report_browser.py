@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 from report_folders import CASE3_BEST, SEEDS, give_best, make_compare, make_run, make_sweep
 
-from evosoko.experiment.report import write_report
-from evosoko.experiment.report_browser import (
+from evosoko.experiment.report.browser import (
     browser_missing,
     headless_chromium,
     open_report,
     painted_pixels,
     pixel,
 )
+from evosoko.experiment.report.writer import write_report
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.solutions import replay_states, verify_solution
 

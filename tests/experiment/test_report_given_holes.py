@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from evosoko.experiment.compare import run_compare
-from evosoko.experiment.compare_config import load_compare_config
-from evosoko.experiment.report import board_pairs, report_data, write_report
-from evosoko.experiment.report_browser import browser_missing, headless_chromium, open_report
+from evosoko.experiment.compare.config import load_compare_config
+from evosoko.experiment.compare.runner import run_compare
+from evosoko.experiment.report.browser import browser_missing, headless_chromium, open_report
+from evosoko.experiment.report.writer import board_pairs, report_data, write_report
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.given_holes import HolesBoard, holes_rows
 from evosoko.sokoban.solutions import replay_states, to_lurd

@@ -9,11 +9,11 @@ from experiment_helpers import SEED_LEVELS, deterministic_metrics, read_csv, tin
 
 from evosoko.config import load_config
 from evosoko.errors import ConfigError, EvosokoError
-from evosoko.experiment import run as run_module
 from evosoko.experiment.interrupts import GracefulInterrupts
-from evosoko.experiment.progress import NoProgress
-from evosoko.experiment.records import summary_entry
-from evosoko.experiment.run import resume_run, start_run
+from evosoko.experiment.run import runner as run_module
+from evosoko.experiment.run.progress import NoProgress
+from evosoko.experiment.run.records import summary_entry
+from evosoko.experiment.run.runner import resume_run, start_run
 from evosoko.sokoban.formats import parse_levels, read_levels
 from evosoko.sokoban.solutions import verify_solution
 

@@ -11,7 +11,7 @@ from test_run import StopAt
 
 from evosoko.errors import ConfigError, EvosokoError
 from evosoko.experiment.interrupts import GracefulInterrupts
-from evosoko.experiment.run import resume_run, start_run
+from evosoko.experiment.run.runner import resume_run, start_run
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.solutions import verify_solution
 
@@ -86,7 +86,7 @@ def test_searches_refuse_dask_and_islands(tmp_path):
 
 
 def test_a_searches_checkpoint_is_checked_against_the_configuration(tmp_path, searches_run):
-    from evosoko.experiment.resume_checks import check_checkpoint
+    from evosoko.experiment.run.resume_checks import check_checkpoint
 
     config, report = searches_run
     path = next((report.run_dir / "checkpoints").glob("level-*.json"))

@@ -8,8 +8,8 @@ import pytest
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
-from evosoko.experiment.records import METRICS_COLUMNS
-from evosoko.experiment.runfolder import RunFolder, folder_name
+from evosoko.experiment.run.folder import RunFolder, folder_name
+from evosoko.experiment.run.records import METRICS_COLUMNS
 
 
 def row(level: int, generation: int) -> dict[str, str]:
@@ -118,7 +118,7 @@ UNTITLED = """\
 
 
 def test_solutions_of_untitled_levels_keep_their_positions():
-    from evosoko.experiment.runfolder import solution_collection
+    from evosoko.experiment.run.folder import solution_collection
     from evosoko.sokoban.formats import format_levels, parse_levels
     from evosoko.sokoban.solution_files import match_solutions
 
@@ -131,7 +131,7 @@ def test_solutions_of_untitled_levels_keep_their_positions():
 
 
 def test_solutions_of_titled_levels_are_the_solved_ones_only():
-    from evosoko.experiment.runfolder import solution_collection
+    from evosoko.experiment.run.folder import solution_collection
     from evosoko.sokoban.formats import parse_levels
 
     boards = UNTITLED.split("\n\n")

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evosoko.experiment.metrics import expected_running_time
-from evosoko.experiment.statistics import (
+from evosoko.experiment.analysis.metrics import expected_running_time
+from evosoko.experiment.analysis.statistics import (
     ALPHA,
     Cost,
     compare_solvers,
@@ -291,7 +291,7 @@ def test_a_sweep_of_equal_trials_is_one_tie():
 
 
 def test_a_table_on_too_few_levels_says_no_test_could_be_significant():
-    from evosoko.experiment.statistics_markdown import paired_tests_markdown
+    from evosoko.experiment.analysis.markdown import paired_tests_markdown
 
     few = compare_solvers(
         _rows("a", "nodes", [[True]] * 3) + _rows("b", "nodes", [[False]] * 3), 10.0, {}

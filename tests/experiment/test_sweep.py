@@ -8,10 +8,10 @@ import pytest
 
 from evosoko.config import load_config
 from evosoko.errors import ConfigError
-from evosoko.experiment.sweep import run_sweep
-from evosoko.experiment.sweep_config import load_sweep_config
-from evosoko.experiment.sweep_files import read_index_csv
-from evosoko.experiment.sweep_trials import plan_trials
+from evosoko.experiment.sweep.config import load_sweep_config
+from evosoko.experiment.sweep.files import read_index_csv
+from evosoko.experiment.sweep.runner import run_sweep
+from evosoko.experiment.sweep.trials import plan_trials
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
@@ -81,7 +81,7 @@ def test_best_toml_runs_on_another_machine(tmp_path):
     best configuration still finds its level file and runs."""
     import shutil
 
-    from evosoko.experiment.run import start_run
+    from evosoko.experiment.run.runner import start_run
 
     project = tmp_path / "project"
     (project / "levels").mkdir(parents=True)
@@ -111,7 +111,7 @@ def test_best_toml_runs_on_another_machine(tmp_path):
 def test_rerunning_a_finished_sweep_runs_no_job(tmp_path, monkeypatch):
     config = load_sweep_config(_write(tmp_path, GRID))
     first = run_sweep(config, tmp_path / "out", plots=False)
-    from evosoko.experiment import sweep
+    from evosoko.experiment.sweep import runner as sweep
 
     monkeypatch.setattr(sweep, "run_job", lambda payload: pytest.fail("a finished job ran again"))
     second = run_sweep(config, tmp_path / "out", plots=False)
@@ -218,8 +218,8 @@ def test_trials_that_cannot_differ_are_reported_as_a_tie(tmp_path):
 
 
 def test_a_clear_winner_is_crowned_without_a_tie():
-    from evosoko.experiment.statistics import PairedTest, TieReport
-    from evosoko.experiment.sweep_files import tie_comment
+    from evosoko.experiment.analysis.statistics import PairedTest, TieReport
+    from evosoko.experiment.sweep.files import tie_comment
 
     worse = PairedTest("trial-0", "trial-1", "solved", 30, 20, 0, None, 1e-6, 2e-6)
     report = TieReport(best=0, tied=[], tests={1: (worse, worse)})

@@ -138,8 +138,8 @@ def test_a_cold_default_run_solves_its_level_with_compilation_outside_its_time(t
 def test_a_run_says_when_it_compiles_before_the_run_starts(tmp_path, monkeypatch):
     from experiment_helpers import tiny_config
 
-    from evosoko.experiment import run as run_module
-    from evosoko.experiment.progress import NoProgress
+    from evosoko.experiment.run import runner as run_module
+    from evosoko.experiment.run.progress import NoProgress
 
     @numba.njit
     def uncached(x):

@@ -17,10 +17,10 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from evosoko.errors import ConfigError
-from evosoko.experiment.compare import run_compare
-from evosoko.experiment.compare_config import JobsParallel, load_compare_config
-from evosoko.experiment.sweep import run_sweep
-from evosoko.experiment.sweep_config import load_sweep_config
+from evosoko.experiment.compare.config import JobsParallel, load_compare_config
+from evosoko.experiment.compare.runner import run_compare
+from evosoko.experiment.sweep.config import load_sweep_config
+from evosoko.experiment.sweep.runner import run_sweep
 from evosoko.parallel.backends import make_backend
 from evosoko.parallel.jobs import Job, Journal, run_jobs
 

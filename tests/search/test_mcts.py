@@ -24,9 +24,9 @@ from typer.testing import CliRunner
 from evosoko import api
 from evosoko.cli import app
 from evosoko.evolve.hybrid import level_at
-from evosoko.experiment.compare import run_compare
-from evosoko.experiment.compare_config import CompareConfig
-from evosoko.experiment.compare_jobs import plan_jobs
+from evosoko.experiment.compare.config import CompareConfig
+from evosoko.experiment.compare.jobs import plan_jobs
+from evosoko.experiment.compare.runner import run_compare
 from evosoko.search import ALGORITHMS, Pruning, mcts_kernel, solve
 from evosoko.search import mcts as mcts_module
 from evosoko.search.mcts_rules import start_objective
@@ -332,7 +332,7 @@ def test_compare_runs_mcts_once_per_seed():
             ],
         }
     )
-    from evosoko.experiment.compare_jobs import comparison_levels, run_job
+    from evosoko.experiment.compare.jobs import comparison_levels, run_job
 
     jobs = plan_jobs(config, comparison_levels(config.compare))
     seeds = [job.payload["seed"] for job in jobs if job.payload["solver"] == "mcts"]

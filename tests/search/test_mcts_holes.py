@@ -13,8 +13,8 @@ from tiny_levels import search_signature, shared
 from typer.testing import CliRunner
 
 from evosoko.cli import app
-from evosoko.experiment.compare_config import CompareConfig
-from evosoko.experiment.compare_jobs import comparison_levels, plan_jobs, run_job
+from evosoko.experiment.compare.config import CompareConfig
+from evosoko.experiment.compare.jobs import comparison_levels, plan_jobs, run_job
 from evosoko.search import mcts as mcts_module
 from evosoko.search import solve
 from evosoko.search.given_holes import paired_distance

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evosoko.experiment.metrics import ecdf_steps
+from evosoko.experiment.analysis.metrics import ecdf_steps
 from evosoko.experiment.plots.style import colour, new_figure, save_figure, style_axes
 from evosoko.text import plain
 

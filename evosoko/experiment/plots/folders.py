@@ -26,7 +26,7 @@ from typing import Any
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.plots.style import FORMATS
-from evosoko.experiment.runfolder import make_output_folder, output_folder
+from evosoko.experiment.run.folder import make_output_folder, output_folder
 
 __all__ = ["FOLDER_KINDS", "folder_kind", "load_trials", "plot_folders", "runs_plot_folder"]
 
@@ -128,9 +128,9 @@ def _read_metrics(run: Path) -> list[dict[str, str]]:
 
 
 def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
-    from evosoko.experiment.compare_config import load_compare_config
-    from evosoko.experiment.compare_files import CONFIG_FILE, RESULTS_FILE, read_results_csv
-    from evosoko.experiment.compare_jobs import unit_budgets
+    from evosoko.experiment.compare.config import load_compare_config
+    from evosoko.experiment.compare.files import CONFIG_FILE, RESULTS_FILE, read_results_csv
+    from evosoko.experiment.compare.jobs import unit_budgets
     from evosoko.experiment.plots.compare import draw_compare
 
     config = load_compare_config(folder / CONFIG_FILE)
@@ -145,8 +145,8 @@ def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
 
 def load_trials(folder: Path, config) -> list:
     """The trials of a sweep folder, read back from ``index.csv`` and ``results.csv``."""
-    from evosoko.experiment.sweep_config import INDEX_FILE, RESULTS_FILE
-    from evosoko.experiment.sweep_trials import Trial
+    from evosoko.experiment.sweep.config import INDEX_FILE, RESULTS_FILE
+    from evosoko.experiment.sweep.trials import Trial
 
     keys = list(config.parameters)
     trials = {}
@@ -169,7 +169,7 @@ def load_trials(folder: Path, config) -> list:
 
 def _plot_sweep(folder: Path, out: Path, fmt: str) -> list[Path]:
     from evosoko.experiment.plots.sweep import draw_sweep
-    from evosoko.experiment.sweep_config import CONFIG_FILE, load_sweep_config
+    from evosoko.experiment.sweep.config import CONFIG_FILE, load_sweep_config
 
     config = load_sweep_config(folder / CONFIG_FILE)
     return draw_sweep(folder, config, load_trials(folder, config), fmt=fmt, out=out)

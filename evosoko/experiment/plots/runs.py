@@ -11,7 +11,7 @@ import csv
 from collections.abc import Sequence
 from pathlib import Path
 
-from evosoko.experiment.metrics import quantile_band
+from evosoko.experiment.analysis.metrics import quantile_band
 from evosoko.experiment.plots.style import colour, new_figure, save_figure, style_axes
 
 __all__ = ["draw_runs", "read_metrics"]

@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 from matplotlib.patches import Rectangle
 
+from evosoko.experiment.analysis.statistics import TieReport
 from evosoko.experiment.plots.style import colour, new_figure, save_figure, style_axes
-from evosoko.experiment.statistics import TieReport
-from evosoko.experiment.sweep_config import ParameterRange, SweepConfig
-from evosoko.experiment.sweep_trials import Trial, objective_value, tie_report
+from evosoko.experiment.sweep.config import ParameterRange, SweepConfig
+from evosoko.experiment.sweep.trials import Trial, objective_value, tie_report
 
 __all__ = ["draw_sweep"]
 

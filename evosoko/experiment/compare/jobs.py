@@ -22,7 +22,7 @@ from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.config_loading import locate
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.evolve.parts import used_by
-from evosoko.experiment.compare_config import (
+from evosoko.experiment.compare.config import (
     CompareBudget,
     CompareConfig,
     CompareSettings,

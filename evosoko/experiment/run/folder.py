@@ -35,7 +35,7 @@ from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import LineAppender, write_json_atomic, write_text_atomic
 from evosoko.experiment.clock import utc_now
 from evosoko.experiment.folder_lock import FolderLock
-from evosoko.experiment.records import (
+from evosoko.experiment.run.records import (
     METRICS_COLUMNS,
     RESULT_COLUMNS,
     csv_line,

@@ -1,7 +1,7 @@
 """What a resume reads from a run folder, checked before the folder is written again.
 
 A run folder is plain files that people open, copy and sometimes edit. Before
-:func:`evosoko.experiment.run.resume_run` continues a run, :func:`check_resume` checks every file it
+:func:`evosoko.experiment.run.runner.resume_run` continues a run, :func:`check_resume` checks every file it
 will rely on, so that a damaged folder is refused with one ``error:`` line naming the file (and
 the line, for ``metrics.csv``) and saying what to do, instead of a traceback or, worse, a run
 that goes on from wrong data:
@@ -39,13 +39,13 @@ from evosoko.evolve.checkpoint import (
 from evosoko.evolve.engine import STOP_REASONS
 from evosoko.evolve.genomes import gene_range
 from evosoko.evolve.islands import streamed_from_json
-from evosoko.experiment.records import (
+from evosoko.experiment.run.folder import METRICS_FILE, SUMMARY_FILE, RunFolder
+from evosoko.experiment.run.records import (
     METRICS_COLUMNS,
     SUMMARY_KEYS,
     result_from_entry,
     run_index,
 )
-from evosoko.experiment.runfolder import METRICS_FILE, SUMMARY_FILE, RunFolder
 from evosoko.result import Result
 from evosoko.sokoban.level import UNREACHABLE, Level
 

@@ -8,7 +8,7 @@ run configuration (``"ga.mutation.replace_rate"``) and a ``[parallel]`` table (j
 - a table ``{ low = ..., high = ..., log = true }`` is a range (random and Optuna only);
   integers when both ends are integers.
 
-The names of the files a sweep folder holds are here too (see :mod:`evosoko.experiment.sweep`).
+The names of the files a sweep folder holds are here too (see :mod:`evosoko.experiment.sweep.runner`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_valid
 from evosoko.config import Config
 from evosoko.config_loading import load_model, resolve_path
 from evosoko.errors import ConfigError
-from evosoko.experiment.compare_config import JobsParallel
+from evosoko.experiment.compare.config import JobsParallel
 from evosoko.experiment.settings import DistinctSeeds, Section
 
 __all__ = ["SweepConfig", "dump_sweep_config", "load_sweep_config"]

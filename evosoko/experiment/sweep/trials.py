@@ -22,8 +22,7 @@ import numpy as np
 from evosoko.config import OVERRIDE_SOURCE, Config, dump_config, load_config
 from evosoko.config_loading import locate, toml_value
 from evosoko.errors import ConfigError
-from evosoko.experiment.compare_jobs import LevelEntry, comparison_levels, rules_payload
-from evosoko.experiment.statistics import (
+from evosoko.experiment.analysis.statistics import (
     Cost,
     Interval,
     TieReport,
@@ -33,7 +32,8 @@ from evosoko.experiment.statistics import (
     stable_seed,
     sweep_ties,
 )
-from evosoko.experiment.sweep_config import ParameterRange, Scalar, SweepBudget, SweepConfig
+from evosoko.experiment.compare.jobs import LevelEntry, comparison_levels, rules_payload
+from evosoko.experiment.sweep.config import ParameterRange, Scalar, SweepBudget, SweepConfig
 from evosoko.experiment.warmup import warm_up_for
 from evosoko.parallel.backends import make_backend
 from evosoko.parallel.jobs import Job
@@ -128,7 +128,7 @@ def _limit(value: float | None) -> str:
 def sweep_levels(config: SweepConfig, *, strict: bool = False) -> list[LevelEntry]:
     """The sweep's levels: its own level file, else the base configuration's (``strict``: an
     invalid level in the file is an error, not a warning)."""
-    from evosoko.experiment.compare_config import CompareSettings
+    from evosoko.experiment.compare.config import CompareSettings
 
     base = (
         load_config(config.sweep.base, config.sweep.set)

@@ -11,20 +11,20 @@ from typing import Any
 
 from evosoko.config import dump_config
 from evosoko.config_loading import toml_value
-from evosoko.experiment.atomic import write_text_atomic
-from evosoko.experiment.compare_jobs import LevelEntry
-from evosoko.experiment.records import csv_cell
-from evosoko.experiment.statistics import (
+from evosoko.experiment.analysis.statistics import (
     TieReport,
 )
-from evosoko.experiment.sweep_config import (
+from evosoko.experiment.atomic import write_text_atomic
+from evosoko.experiment.compare.jobs import LevelEntry
+from evosoko.experiment.run.records import csv_cell
+from evosoko.experiment.sweep.config import (
     BEST_FILE,
     INDEX_FILE,
     RESULTS_FILE,
     SweepBudget,
     SweepConfig,
 )
-from evosoko.experiment.sweep_trials import (
+from evosoko.experiment.sweep.trials import (
     Trial,
     best_trial,
     objective_value,
@@ -94,7 +94,7 @@ INDEX_METRICS = (
 """``*_low``/``*_high``: the 95 % confidence interval (over levels); ``tied_with_best``: 1 for
 the best trial and every trial no paired test separates from it, else 0; ``p_vs_best``: the
 smaller Holm-adjusted p-value of the trial's two tests against the best (see
-:func:`evosoko.experiment.statistics.sweep_ties`)."""
+:func:`evosoko.experiment.analysis.statistics.sweep_ties`)."""
 
 
 def index_csv(

@@ -4,7 +4,7 @@ A comparison file (TOML) has a ``[compare]`` table (name, level file, selection,
 budget), a ``[parallel]`` table (the job backend) and one ``[[solver]]`` table per solver: a GA
 preset (``kind = "ga"``: a run configuration file and ``set`` overrides) or a classical search
 (``kind = "search"``: an algorithm with its heuristic and pruning). See
-:mod:`evosoko.experiment.compare` for what a comparison runs and writes.
+:mod:`evosoko.experiment.compare.runner` for what a comparison runs and writes.
 """
 
 from __future__ import annotations

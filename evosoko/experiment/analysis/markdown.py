@@ -1,4 +1,4 @@
-"""The statistics of :mod:`evosoko.experiment.statistics` as text: numbers and p-values, the
+"""The statistics of :mod:`evosoko.experiment.analysis.statistics` as text: numbers and p-values, the
 methods note and the table of paired tests that ``summary.md`` and the report show.
 """
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from evosoko.experiment.statistics import ALPHA, RESAMPLES, SOLVED, PairedTest
+from evosoko.experiment.analysis.statistics import ALPHA, RESAMPLES, SOLVED, PairedTest
 
 __all__ = [
     "METHODS_NOTES",

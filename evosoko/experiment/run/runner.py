@@ -1,6 +1,6 @@
 """Running a configuration over its levels: the layer behind ``evosoko run``.
 
-:func:`start_run` creates a run folder (:mod:`evosoko.experiment.runfolder`) and evolves each
+:func:`start_run` creates a run folder (:mod:`evosoko.experiment.run.folder`) and evolves each
 selected level in turn with :func:`evosoko.evolve.runner.evolve_level`, streaming metrics,
 events and checkpoints into the folder. :func:`resume_run` continues a run that was interrupted
 (or killed) from its saved configuration and checkpoints: finished levels are kept, the level in
@@ -37,18 +37,8 @@ from evosoko.evolve.callbacks import Callback
 from evosoko.evolve.runner import evolve_level
 from evosoko.experiment.atomic import WriteFailed
 from evosoko.experiment.interrupts import GracefulInterrupts
-from evosoko.experiment.level_writer import LevelWriter
 from evosoko.experiment.plots.fitness import plot_fitness
-from evosoko.experiment.progress import NoProgress, RunProgress
-from evosoko.experiment.records import (
-    SUMMARY_KEYS,
-    result_from_entry,
-    run_index,
-    stats_from_row,
-    summary_entry,
-)
-from evosoko.experiment.resume_checks import check_resume, finished_results
-from evosoko.experiment.runfolder import (
+from evosoko.experiment.run.folder import (
     CONFIG_FILE,
     LOG_FILE,
     PLOTS_DIR,
@@ -56,6 +46,16 @@ from evosoko.experiment.runfolder import (
     RunFolder,
     utc_now,
 )
+from evosoko.experiment.run.level_writer import LevelWriter
+from evosoko.experiment.run.progress import NoProgress, RunProgress
+from evosoko.experiment.run.records import (
+    SUMMARY_KEYS,
+    result_from_entry,
+    run_index,
+    stats_from_row,
+    summary_entry,
+)
+from evosoko.experiment.run.resume_checks import check_resume, finished_results
 from evosoko.experiment.settings import selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
 from evosoko.parallel.dask_cluster import check_backend_reachable
@@ -96,7 +96,7 @@ class RunReport:
     def json_summary(self) -> dict[str, Any]:
         """The ``--json`` object: the run folder, status and one entry per finished level, its
         ``best`` individual's play beside its ``solution`` (see
-        :func:`~evosoko.experiment.records.summary_entry`)."""
+        :func:`~evosoko.experiment.run.records.summary_entry`)."""
         keys = [key for key in SUMMARY_KEYS if key not in ("best_distance", "restarts")]
         return {
             "run_dir": str(self.run_dir),
@@ -495,7 +495,7 @@ class _Execution:
 
     def _refresh_report(self) -> None:
         """Rewrite report.html (a failure is logged, never raised)."""
-        from evosoko.experiment.report import refresh_report
+        from evosoko.experiment.report.writer import refresh_report
 
         refresh_report(self.folder.path)
 

@@ -25,7 +25,7 @@ make intervals too narrow and tests too eager. With a single level, its runs are
   levels' mean costs, a failure counted at the budget) and :func:`holm` (Holm's step-down
   adjustment, which holds the chance of any false claim in a table of tests at alpha).
 - :func:`compare_solvers` and :func:`sweep_ties` apply them to a comparison's and a sweep's
-  job rows; :mod:`evosoko.experiment.statistics_markdown` writes them as text.
+  job rows; :mod:`evosoko.experiment.analysis.markdown` writes them as text.
 
 Every bootstrap draws from a generator seeded by what it describes, so the same rows give the
 same summary on every machine.

@@ -22,8 +22,8 @@ from evosoko.budget import Budget
 from evosoko.config import Config, dump_config
 from evosoko.config_loading import validation_error
 from evosoko.experiment.atomic import write_text_atomic
-from evosoko.experiment.compare_config import CompareConfig
-from evosoko.experiment.runfolder import make_output_folder, output_folder
+from evosoko.experiment.compare.config import CompareConfig
+from evosoko.experiment.run.folder import make_output_folder, output_folder
 from evosoko.sokoban.level import Level
 
 SOURCE = "<evosoko.compare>"

@@ -10,15 +10,15 @@ import math
 from pathlib import Path
 from typing import Any
 
-from evosoko.experiment.compare_config import (
+from evosoko.experiment.analysis.markdown import methods_markdown, paired_tests_markdown
+from evosoko.experiment.analysis.metrics import SolverSummary
+from evosoko.experiment.analysis.statistics import Interval, Uncertainty
+from evosoko.experiment.compare.config import (
     CompareConfig,
     CompareSettings,
     SearchSolver,
 )
-from evosoko.experiment.metrics import SolverSummary
-from evosoko.experiment.records import csv_cell
-from evosoko.experiment.statistics import Interval, Uncertainty
-from evosoko.experiment.statistics_markdown import methods_markdown, paired_tests_markdown
+from evosoko.experiment.run.records import csv_cell
 
 __all__ = [
     "RESULT_COLUMNS",
@@ -192,7 +192,7 @@ def summary_json(
 ) -> dict[str, Any]:
     """The summary as JSON-ready data (``--json`` prints it); infinities become None.
     ``intervals``: per solver, ``[low, high]`` of each figure; ``paired_tests``: one object
-    per test (see :class:`evosoko.experiment.statistics.PairedTest`)."""
+    per test (see :class:`evosoko.experiment.analysis.statistics.PairedTest`)."""
     intervals = uncertainty.intervals if uncertainty else {}
 
     def finite(value: float | None) -> float | None:

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.errors import ConfigError, EvosokoError
-from evosoko.experiment.compare_jobs import LevelEntry, run_job
-from evosoko.experiment.sweep_config import OPTUNA_FILE, ParameterRange, SweepConfig
-from evosoko.experiment.sweep_trials import (
+from evosoko.experiment.compare.jobs import LevelEntry, run_job
+from evosoko.experiment.sweep.config import OPTUNA_FILE, ParameterRange, SweepConfig
+from evosoko.experiment.sweep.trials import (
     ProgressCallback,
     Trial,
     objective_value,

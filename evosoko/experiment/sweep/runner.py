@@ -1,9 +1,9 @@
 """``evosoko sweep``: tune GA settings by grid search, random search or Optuna (TPE).
 
-The sweep file is read by :mod:`evosoko.experiment.sweep_config`; its trials are planned,
-run as jobs and scored by :mod:`evosoko.experiment.sweep_trials` (Optuna's by
-:mod:`evosoko.experiment.tuning`); the folder's files are written by
-:mod:`evosoko.experiment.sweep_files`. This module runs a sweep from start to end.
+The sweep file is read by :mod:`evosoko.experiment.sweep.config`; its trials are planned,
+run as jobs and scored by :mod:`evosoko.experiment.sweep.trials` (Optuna's by
+:mod:`evosoko.experiment.sweep.tuning`); the folder's files are written by
+:mod:`evosoko.experiment.sweep.files`. This module runs a sweep from start to end.
 
 Output folder: ``sweep.toml`` (resolved), ``journal.jsonl`` (finished jobs, keyed by the
 trial's settings, so a rerun skips them), ``optuna.journal`` (the study, which several
@@ -18,24 +18,24 @@ from os import PathLike
 from pathlib import Path
 
 from evosoko.errors import ConfigError
+from evosoko.experiment.analysis.statistics import (
+    TieReport,
+)
 from evosoko.experiment.atomic import write_text_atomic
-from evosoko.experiment.compare_jobs import run_job
-from evosoko.experiment.runfolder import make_output_folder, output_folder
+from evosoko.experiment.compare.jobs import run_job
+from evosoko.experiment.run.folder import make_output_folder, output_folder
 from evosoko.experiment.settings import (
     check_same_experiment,
 )
-from evosoko.experiment.statistics import (
-    TieReport,
-)
-from evosoko.experiment.sweep_config import (
+from evosoko.experiment.sweep.config import (
     CONFIG_FILE,
     JOURNAL_FILE,
     SweepConfig,
     dump_sweep_config,
     load_sweep_config,
 )
-from evosoko.experiment.sweep_files import write_sweep_files
-from evosoko.experiment.sweep_trials import (
+from evosoko.experiment.sweep.files import write_sweep_files
+from evosoko.experiment.sweep.trials import (
     ProgressCallback,
     Trial,
     plan_trials,
@@ -46,7 +46,7 @@ from evosoko.experiment.sweep_trials import (
     trial_config,
     trial_jobs,
 )
-from evosoko.experiment.tuning import require_optuna, run_optuna
+from evosoko.experiment.sweep.tuning import require_optuna, run_optuna
 from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.parallel.jobs import Job, Journal, run_jobs
 

@@ -12,8 +12,8 @@ import logging
 from typing import Any
 
 from evosoko.evolve.callbacks import Callback, Generation
-from evosoko.experiment.records import metrics_row
-from evosoko.experiment.runfolder import RunFolder
+from evosoko.experiment.run.folder import RunFolder
+from evosoko.experiment.run.records import metrics_row
 from evosoko.result import Result
 from evosoko.sokoban.level import Level
 from evosoko.text import level_caption

@@ -110,7 +110,7 @@ def report_data(folder: str | PathLike[str]) -> dict[str, Any]:
 
 def build_report(folder: str | PathLike[str]) -> str:
     """The report page of ``folder`` as one HTML string."""
-    from evosoko.experiment.report_html import render_page
+    from evosoko.experiment.report.html import render_page
 
     return render_page(report_data(folder))
 
@@ -380,10 +380,10 @@ def _curve(points: list[tuple[float, ...]]) -> dict[str, list[float | None] | in
 
 
 def _compare_data(folder: Path) -> dict[str, Any]:
-    from evosoko.experiment.compare_config import load_compare_config
-    from evosoko.experiment.compare_files import read_results_csv
-    from evosoko.experiment.compare_jobs import comparison_levels, unit_budgets
-    from evosoko.experiment.metrics import summarise
+    from evosoko.experiment.analysis.metrics import summarise
+    from evosoko.experiment.compare.config import load_compare_config
+    from evosoko.experiment.compare.files import read_results_csv
+    from evosoko.experiment.compare.jobs import comparison_levels, unit_budgets
 
     config_text = _read_text(folder / "compare.toml")
     config = load_compare_config(folder / "compare.toml")

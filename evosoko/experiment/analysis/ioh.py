@@ -266,9 +266,9 @@ def write_comparison_ioh(out: Path, config, rows: Sequence[dict], levels: dict[i
 def export_folder(folder: str | PathLike[str], out: str | PathLike[str] | None = None) -> Path:
     """Export a comparison or sweep folder to IOHprofiler data in ``out`` (default
     ``folder/ioh``); its level file is read again for the levels' box counts. Returns ``out``."""
-    from evosoko.experiment.compare_config import load_compare_config
-    from evosoko.experiment.compare_files import read_results_csv
-    from evosoko.experiment.compare_jobs import comparison_levels
+    from evosoko.experiment.compare.config import load_compare_config
+    from evosoko.experiment.compare.files import read_results_csv
+    from evosoko.experiment.compare.jobs import comparison_levels
     from evosoko.experiment.plots.folders import folder_kind
 
     folder = Path(folder)
@@ -288,8 +288,8 @@ def export_folder(folder: str | PathLike[str], out: str | PathLike[str] | None =
 
 def _export_sweep(folder: Path, target: Path) -> None:
     from evosoko.experiment.plots.folders import load_trials
-    from evosoko.experiment.sweep_config import load_sweep_config
-    from evosoko.experiment.sweep_trials import sweep_levels
+    from evosoko.experiment.sweep.config import load_sweep_config
+    from evosoko.experiment.sweep.trials import sweep_levels
 
     config = load_sweep_config(folder / "sweep.toml")
     levels = {entry.index: entry.level for entry in sweep_levels(config)}

@@ -15,12 +15,12 @@ holds ``compare.toml`` (the resolved comparison), ``journal.jsonl`` (one line pe
 a rerun skips those), ``results.csv`` (one row per job), ``summary.md`` / ``summary.json``
 (per solver: solve rate, median time to solve, ERT, median moves and pushes, each with its
 95 % interval, and paired tests between solvers), ``ioh/`` (the runs in IOHprofiler's format,
-:mod:`evosoko.experiment.ioh`) and ``plots/``.
+:mod:`evosoko.experiment.analysis.ioh`) and ``plots/``.
 A job's key holds a digest of its settings, so changing a solver or the budget reruns it.
 Every stored solution is replay-verified here, in the parent process.
 
-The settings live in :mod:`evosoko.experiment.compare_config`, the jobs in
-:mod:`evosoko.experiment.compare_jobs`, the result files in :mod:`evosoko.experiment.compare_files`;
+The settings live in :mod:`evosoko.experiment.compare.config`, the jobs in
+:mod:`evosoko.experiment.compare.jobs`, the result files in :mod:`evosoko.experiment.compare.files`;
 this module runs the jobs and writes the files as they finish.
 """
 
@@ -34,15 +34,20 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.errors import ConfigError
+from evosoko.experiment.analysis.ioh import IOH_DIR, write_comparison_ioh
+from evosoko.experiment.analysis.metrics import SolverSummary, summarise
+from evosoko.experiment.analysis.statistics import (
+    comparison_uncertainty,
+)
 from evosoko.experiment.atomic import write_json_atomic, write_text_atomic
-from evosoko.experiment.compare_config import (
+from evosoko.experiment.compare.config import (
     CompareConfig,
     GASolver,
     SearchSolver,
     dump_compare_config,
     load_compare_config,
 )
-from evosoko.experiment.compare_files import (
+from evosoko.experiment.compare.files import (
     CONFIG_FILE,
     JOURNAL_FILE,
     RESULTS_FILE,
@@ -52,7 +57,7 @@ from evosoko.experiment.compare_files import (
     summary_json,
     summary_markdown,
 )
-from evosoko.experiment.compare_jobs import (
+from evosoko.experiment.compare.jobs import (
     comparison_levels,
     ga_config,
     plan_jobs,
@@ -60,14 +65,9 @@ from evosoko.experiment.compare_jobs import (
     run_job,
     unit_budgets,
 )
-from evosoko.experiment.ioh import IOH_DIR, write_comparison_ioh
-from evosoko.experiment.metrics import SolverSummary, summarise
-from evosoko.experiment.report import Throttle, refresh_report
-from evosoko.experiment.runfolder import make_output_folder, output_folder
+from evosoko.experiment.report.writer import Throttle, refresh_report
+from evosoko.experiment.run.folder import make_output_folder, output_folder
 from evosoko.experiment.settings import check_same_experiment
-from evosoko.experiment.statistics import (
-    comparison_uncertainty,
-)
 from evosoko.experiment.warmup import warm_up_for
 from evosoko.parallel.backends import make_backend
 from evosoko.parallel.dask_cluster import check_backend_reachable

@@ -19,7 +19,7 @@ __all__ = ["render_page"]
 
 
 def render_page(data: dict[str, Any]) -> str:
-    """The whole page for the report data of :func:`evosoko.experiment.report.report_data`."""
+    """The whole page for the report data of :func:`evosoko.experiment.report.writer.report_data`."""
     body = {"run": _run_body, "compare": _compare_body, "sweep": _sweep_body}[data["kind"]](data)
     return (
         "<!DOCTYPE html>\n"
@@ -34,7 +34,7 @@ def render_page(data: dict[str, Any]) -> str:
 
 
 def _asset(name: str) -> str:
-    return resources.files("evosoko.experiment").joinpath("report_assets", name).read_text("utf-8")
+    return resources.files("evosoko.experiment.report").joinpath("assets", name).read_text("utf-8")
 
 
 def _json(data: dict[str, Any]) -> str:

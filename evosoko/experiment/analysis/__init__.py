@@ -1,0 +1,1 @@
+"""Measures of the field over results: ERT, ECDFs, intervals, tests, IOHprofiler files."""

@@ -1,0 +1,1 @@
+"""``evosoko compare``: solvers against levels and seeds under one budget, resumably."""

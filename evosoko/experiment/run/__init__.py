@@ -1,0 +1,1 @@
+"""``evosoko run``: a configuration over its levels, in a resumable run folder."""

@@ -1,0 +1,1 @@
+"""``evosoko sweep``: tuning settings by grid, random search or Optuna."""
