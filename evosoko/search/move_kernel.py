@@ -51,8 +51,14 @@ PUSHED = 4
 
 
 def make_scratch(cells: int, box_count: int) -> tuple:
-    """Per-search scratch arrays of the move kernel."""
-    return (np.zeros(cells, dtype=np.bool_), np.zeros(box_count, dtype=np.int32))
+    """Per-search scratch arrays of the move kernel: occupied cells, the matching's assignment
+    and the successor order (``random`` shuffles it on from one expansion to the next, across
+    kernel calls, so that where a call ends does not change the search)."""
+    return (
+        np.zeros(cells, dtype=np.bool_),
+        np.zeros(box_count, dtype=np.int32),
+        np.arange(4, dtype=np.int64),
+    )
 
 
 @numba.njit(cache=True)
@@ -97,7 +103,7 @@ def move_search(
     )
     zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, _, parent, step, g_of, moves_of, h_of, hash_of, closed, _, _ = nodes
-    occupied, assignment = scratch
+    occupied, assignment, directions = scratch
     mode = params[MODE]
     kind = params[HEURISTIC]
     g_weight = params[G_WEIGHT]
@@ -110,7 +116,6 @@ def move_search(
     child = np.empty(box_count, dtype=node_boxes.dtype)
     candidate_ids = np.empty(4, dtype=np.int64)
     candidate_keys = np.empty(4, dtype=np.int64)
-    directions = np.arange(4)
 
     full_matching = box_count * box_count * box_count if kind == MATCHING else box_count
     work_limit = counters[WORK] + params[WORK_LIMIT]
