@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -17,6 +17,7 @@ from evosoko.cli.common import (
     fail,
     print_json,
     reports_errors,
+    stderr,
     stdout,
 )
 from evosoko.text import plain, plain_lines
@@ -67,12 +68,14 @@ def _experiment_file(
     return resume / saved
 
 
-def _interrupted(command: str, folder: Path, what: str) -> None:
-    """Exit 130 with the command that continues the experiment from its saved settings."""
-    fail(
-        f"interrupted; finished {what} are kept: resume with evosoko {command} --resume {folder}",
-        EXIT_INTERRUPTED,
+def _interrupted(command: str, folder: Path, what: str) -> NoReturn:
+    """Exit 130 with the command that continues the experiment from its saved settings, in
+    the words ``evosoko run`` uses (an interrupt is no error)."""
+    message = (
+        f"interrupted; finished {what} are kept; continue with: evosoko {command} --resume {folder}"
     )
+    stderr.print(plain(message), markup=False)
+    raise typer.Exit(EXIT_INTERRUPTED)
 
 
 @app.command("compare")

@@ -124,7 +124,7 @@ def solve_command(
         table.add_row(
             plain_text(outcome.level_name),
             *(
-                str(record[key])
+                "-" if record[key] is None else str(record[key])
                 for key in ("status", "moves", "pushes", "expanded", "generated", "duplicates")
             ),
             f"{record['seconds']:.3f}",
@@ -157,15 +157,16 @@ JSON_KEYS = (
 
 def _json_record(result) -> dict[str, object]:
     """The JSON object of one level: its index and label, the search's status, solution and
-    statistics (moves and pushes 0 when unsolved), and its ``best`` (see
+    statistics (moves and pushes null when unsolved: there is no solution to count), and its
+    ``best`` (see
     :meth:`evosoko.search.result.SearchResult.best`)."""
     level = result.level
     return {
         "index": level.index,
         "level": level.json_label,
         "status": result.status,
-        "moves": result.moves or 0,
-        "pushes": result.pushes or 0,
+        "moves": result.moves,
+        "pushes": result.pushes,
         "expanded": result.details["expanded"],
         "generated": result.details["generated"],
         "duplicates": result.details["duplicates"],
