@@ -53,6 +53,7 @@ from evosoko.experiment.compare.files import (
     RESULTS_FILE,
     SUMMARY_JSON,
     SUMMARY_MD,
+    read_results_csv,
     results_csv,
     summary_json,
     summary_markdown,
@@ -181,14 +182,17 @@ def run_compare(
 def write_compare_files(
     folder: Path, config: CompareConfig, rows: list[dict], total_jobs: int, *, plots: bool = True
 ) -> list[SolverSummary]:
-    """Write ``results.csv``, ``summary.md``, ``summary.json`` and (optionally) the plots."""
+    """Write ``results.csv``, ``summary.md``, ``summary.json`` and (optionally) the plots.
+    The summaries are those of ``results.csv`` as written, so that the report, which reads
+    it back, shows the same figures."""
     budget = config.compare.budget
     budgets = unit_budgets(budget)
-    summaries = summarise(rows, budget.seconds, budgets)
-    uncertainty = comparison_uncertainty(
-        rows, budget.seconds, budgets, [s.label for s in config.solver]
-    )
     write_text_atomic(folder / RESULTS_FILE, results_csv(rows))
+    written = read_results_csv(folder / RESULTS_FILE)
+    summaries = summarise(written, budget.seconds, budgets)
+    uncertainty = comparison_uncertainty(
+        written, budget.seconds, budgets, [s.label for s in config.solver]
+    )
     write_text_atomic(
         folder / SUMMARY_MD,
         summary_markdown(config, summaries, len(rows), total_jobs, uncertainty),

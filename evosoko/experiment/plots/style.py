@@ -85,11 +85,54 @@ def style_axes(axes: Axes, *, xlabel: str, ylabel: str, title: str | None = None
         axes.set_title(title)
 
 
+def fit_texts(figure: Figure) -> None:
+    """Widen ``figure`` until every title, label and legend lies inside it (a small figure,
+    such as a heat map of a few cells, would cut a long title at both sides)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    for _ in range(4):
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        texts = [
+            text.get_window_extent(renderer)
+            for text in _labels(figure)
+            if text is not None and text.get_visible() and text.get_text().strip()
+        ]
+        if not texts:
+            return
+        left = min(box.x0 for box in texts)
+        right = max(box.x1 for box in texts)
+        width = figure.bbox.width
+        overflow = max(0.0, -left) + max(0.0, right - width)
+        if overflow < 1:
+            return
+        figure.set_figwidth(figure.get_figwidth() * (width + 2 * overflow + 8) / width)
+
+
+def _labels(figure: Figure) -> list[Any]:
+    """The titles, axis labels and legend texts of ``figure`` (tick labels stay inside)."""
+    suptitle = getattr(figure, "_suptitle", None)  # matplotlib keeps it private
+    texts = [suptitle] if suptitle is not None else []
+    for axes in figure.axes:
+        texts += [
+            axes.title,
+            getattr(axes, "_left_title", None),
+            getattr(axes, "_right_title", None),
+        ]
+        texts += [axes.xaxis.label, axes.yaxis.label]
+        legend = axes.get_legend()
+        if legend is not None:
+            texts += list(legend.get_texts())
+    return texts
+
+
 def save_figure(figure: Figure, path_stem: Path, fmt: str = "png") -> Path:
     """Write ``figure`` to ``path_stem`` + ``.png``/``.svg`` atomically; returns the path."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown plot format {fmt!r}")
     path = path_stem.with_suffix(f".{fmt}")
+    fit_texts(figure)
     buffer = io.BytesIO()
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     figure.savefig(buffer, format=fmt, dpi=110, metadata=metadata)
