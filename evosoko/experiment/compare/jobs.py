@@ -252,7 +252,16 @@ def _search_result(level: Level, payload: dict) -> Result:
     return found.as_result(level)
 
 
-RECORD_KEYS = ("status", "solved", "seconds", "used", "moves", "pushes", "solution")
+RECORD_KEYS = (
+    "status",
+    "solved",
+    "seconds",
+    "used",
+    "moves",
+    "pushes",
+    "solution",
+    "progress",
+)
 """A finished job as the journal keeps it."""
 
 
@@ -266,6 +275,7 @@ def job_record(result: Result) -> dict[str, Any]:
         "moves": result.moves,
         "pushes": result.pushes,
         "solution": result.solution,
+        "progress": [list(point) for point in result.progress],
     }
 
 
@@ -325,4 +335,5 @@ def result_row(job: Job, record: dict, level: Level) -> dict[str, Any]:
         return row
     result = record_result(job, record, level)
     row.update(job_record(result))
+    row["progress"] = record.get("progress", [])  # kept apart from results.csv (IOH export)
     return row
