@@ -223,16 +223,6 @@ def test_run_writes_the_folder_the_cli_writes(config, tmp_path):
     assert "<table>" in report._repr_html_() and "fitness.png" not in report._repr_html_()
 
 
-def test_the_api_reference_is_generated_from_the_current_docstrings():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "docs" / "make_api_reference.py"), "--check"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-
-
 def test_solve_checks_its_arguments_before_searching(levels):
     with pytest.raises(ConfigError):
         evosoko.solve(levels[0], "bogus")
