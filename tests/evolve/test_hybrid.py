@@ -67,7 +67,7 @@ def test_the_seeding_search_is_on_the_levels_clock(microban, monkeypatch):
             None, ["hybrid.enabled=true", "ga.encoding=pushes", "run.budget.seconds=0.2"]
         )
         stopped = evolve_level(level, short, evaluator=evaluator)
-    assert stopped.status == "seconds" and stopped.generations == 0
+    assert stopped.exhausted == "seconds" and stopped.generations == 0
 
 
 def test_the_seeding_search_stops_at_its_time_limit(microban, monkeypatch):
@@ -77,7 +77,7 @@ def test_the_seeding_search_stops_at_its_time_limit(microban, monkeypatch):
 
     def solve(*args, **kwargs):
         result = real_solve(*args, **kwargs)
-        statuses.append(result.status)
+        statuses.append(str(result.stop))
         return result
 
     monkeypatch.setattr(evosoko.search, "solve", solve)
@@ -85,7 +85,7 @@ def test_the_seeding_search_stops_at_its_time_limit(microban, monkeypatch):
     assert search_seeds(microban[HARDER], config, time_limit=0.0) == []  # no search at all
     search_seeds(microban[HARDER], config, time_limit=1e-9)
     search_seeds(microban[HARDER], config)
-    assert statuses == ["timeout", "solved"]
+    assert statuses == ["budget: seconds", "solved"]
 
 
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])
