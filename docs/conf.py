@@ -32,7 +32,6 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 autodoc_typehints_format = "short"
 autodoc_preserve_defaults = False
-autodoc_default_options = {"show-inheritance": False}
 
 html_theme = "furo"
 html_title = "evosoko"
