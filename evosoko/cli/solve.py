@@ -123,9 +123,10 @@ def solve_command(
             continue
         table.add_row(
             plain_text(outcome.level_name),
+            str(outcome.stop),
             *(
                 "-" if record[key] is None else str(record[key])
-                for key in ("status", "moves", "pushes", "expanded", "generated", "duplicates")
+                for key in ("moves", "pushes", "expanded", "generated", "duplicates")
             ),
             f"{record['seconds']:.3f}",
         )
@@ -143,6 +144,7 @@ JSON_KEYS = (
     "index",
     "level",
     "status",
+    "exhausted",
     "moves",
     "pushes",
     "expanded",
@@ -165,6 +167,7 @@ def _json_record(result) -> dict[str, object]:
         "index": level.index,
         "level": level.json_label,
         "status": result.status,
+        "exhausted": result.exhausted,
         "moves": result.moves,
         "pushes": result.pushes,
         "expanded": result.details["expanded"],
