@@ -22,7 +22,7 @@ import typer
 from rich.console import Console
 
 from evosoko import __version__
-from evosoko.errors import EvosokoError, EvosokoWarning
+from evosoko.errors import EvosokoError, EvosokoWarning, OutOfMemory
 from evosoko.text import plain
 
 EXIT_FAILED = 1
@@ -61,7 +61,9 @@ Command = TypeVar("Command", bound=Callable[..., Any])
 def reports_errors(command: Command) -> Command:
     """Turn :class:`EvosokoError` into ``error: ...`` + exit 2 and warnings into ``warning:`` lines.
 
-    Every command is wrapped in it, so bad input never shows a traceback.
+    Every command is wrapped in it, so bad input never shows a traceback. Running out of
+    memory (:class:`OutOfMemory`, or a ``MemoryError`` no layer below turned into one) is one
+    ``error:`` line too, with exit 1: the input was fine, the machine had no room for it.
     """
 
     @functools.wraps(command)
@@ -71,8 +73,16 @@ def reports_errors(command: Command) -> Command:
             warnings.showwarning = _show_warning
             try:
                 return command(*args, **kwargs)
+            except OutOfMemory as error:
+                fail(str(error), EXIT_FAILED)
             except EvosokoError as error:
                 fail(str(error))
+            except MemoryError:
+                fail(
+                    "out of memory: the machine, or a limit such as ulimit -v, leaves this "
+                    "command too little",
+                    EXIT_FAILED,
+                )
 
     return wrapper  # type: ignore[return-value]
 
