@@ -23,6 +23,11 @@ from rich.console import Console
 
 from evosoko import __version__
 from evosoko.errors import EvosokoError, EvosokoWarning, OutOfMemory
+from evosoko.experiment.interrupts import (
+    Terminated,
+    interrupt_exit_code,
+    terminate_as_interrupt,
+)
 from evosoko.text import plain
 
 EXIT_FAILED = 1
@@ -73,6 +78,8 @@ def reports_errors(command: Command) -> Command:
             warnings.showwarning = _show_warning
             try:
                 return command(*args, **kwargs)
+            except Terminated as interrupt:  # as typer ends on Ctrl-C, with SIGTERM's code
+                raise typer.Exit(interrupt_exit_code(interrupt)) from None
             except OutOfMemory as error:
                 fail(str(error), EXIT_FAILED)
             except EvosokoError as error:
@@ -114,11 +121,13 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
+    context: typer.Context,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
     """Evolve and search solutions of Sokoban levels; compare and tune the algorithms."""
+    context.with_resource(terminate_as_interrupt())  # SIGTERM stops a command as Ctrl-C does
 
 
 LevelFile = Annotated[
@@ -153,10 +162,6 @@ def read_and_select(path: Path, format: str | None, ids: list[str] | None, stric
 
     levels = api.load_levels(path, format=format, strict=strict)
     return levels, (api.select_levels(levels, ids) if ids else levels)
-
-
-EXIT_INTERRUPTED = 130
-"""Interrupted by the user (Ctrl-C); what was finished is kept."""
 
 
 @contextmanager

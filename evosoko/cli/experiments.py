@@ -10,7 +10,6 @@ import typer
 
 from evosoko.cli.common import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     StrictOption,
     app,
     compile_notice,
@@ -19,6 +18,7 @@ from evosoko.cli.common import (
     reports_errors,
     stdout,
 )
+from evosoko.experiment.interrupts import interrupt_exit_code, interrupt_name
 from evosoko.text import plain, plain_lines
 
 OverridesOption = Annotated[
@@ -67,11 +67,13 @@ def _experiment_file(
     return resume / saved
 
 
-def _interrupted(command: str, folder: Path, what: str) -> None:
-    """Exit 130 with the command that continues the experiment from its saved settings."""
+def _interrupted(command: str, folder: Path, what: str, interrupt: KeyboardInterrupt) -> None:
+    """Exit 130 (Ctrl-C) or 143 (SIGTERM) with the command that continues the experiment from
+    its saved settings."""
     fail(
-        f"interrupted; finished {what} are kept: resume with evosoko {command} --resume {folder}",
-        EXIT_INTERRUPTED,
+        f"{interrupt_name(interrupt)}; finished {what} are kept: resume with evosoko {command} "
+        f"--resume {folder}",
+        interrupt_exit_code(interrupt),
     )
 
 
@@ -102,9 +104,9 @@ def compare_command(
     try:
         with compile_notice():
             outcome = api.compare(settings, out=folder, progress=progress, strict=strict)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM
         progress.close()
-        _interrupted("compare", folder, "jobs")
+        _interrupted("compare", folder, "jobs", interrupt)
     progress.close()
     if json_output:
         print_json(json.loads((folder / "summary.json").read_text()))
@@ -142,9 +144,9 @@ def sweep_command(
     try:
         with compile_notice():
             outcome = api.sweep(settings, out=folder, progress=progress, strict=strict)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM
         progress.close()
-        _interrupted("sweep", folder, "trials")
+        _interrupted("sweep", folder, "trials", interrupt)
     progress.close()
     if quiet:
         stdout.print(str(folder), markup=False)
