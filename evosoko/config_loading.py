@@ -32,8 +32,12 @@ from pydantic import BaseModel, ValidationError
 
 from evosoko.config_tables import toml_type_name, written_fields
 from evosoko.errors import ConfigError
+from evosoko.file_reading import read_bounded
 
 OVERRIDE_SOURCE = "--set"
+MAX_CONFIG_BYTES = 16 * 1024**2
+"""The largest configuration file read (a few kilobytes is usual; a device or an endless pipe
+named as one is refused at this size instead of read forever)."""
 """The pseudo path of errors caused by an override rather than by the file."""
 
 
@@ -266,16 +270,11 @@ def read_toml(path: Path) -> tuple[str, dict]:
 
     A UTF-8 byte-order mark (as some Windows editors write) is allowed, as in level files.
     """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError("configuration file not found", str(path)) from None
-    except IsADirectoryError:
-        raise ConfigError("is a directory, not a configuration file", str(path)) from None
-    except OSError as error:
-        raise ConfigError(
-            f"cannot read the configuration file: {error.strerror or error}", str(path)
-        ) from None
+    if not path.exists():
+        raise ConfigError("configuration file not found", str(path))
+    if path.is_dir():
+        raise ConfigError("is a directory, not a configuration file", str(path))
+    data = read_bounded(path, MAX_CONFIG_BYTES, ConfigError, "a configuration is a few lines")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

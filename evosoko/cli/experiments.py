@@ -10,7 +10,6 @@ import typer
 
 from evosoko.cli.common import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     StrictOption,
     app,
     compile_notice,
@@ -20,6 +19,7 @@ from evosoko.cli.common import (
     stderr,
     stdout,
 )
+from evosoko.experiment.interrupts import interrupt_exit_code, interrupt_name
 from evosoko.text import plain, plain_lines
 
 OverridesOption = Annotated[
@@ -68,14 +68,15 @@ def _experiment_file(
     return resume / saved
 
 
-def _interrupted(command: str, folder: Path, what: str) -> NoReturn:
-    """Exit 130 with the command that continues the experiment from its saved settings, in
-    the words ``evosoko run`` uses (an interrupt is no error)."""
+def _interrupted(command: str, folder: Path, what: str, interrupt: KeyboardInterrupt) -> NoReturn:
+    """Exit 130 (Ctrl-C) or 143 (SIGTERM) with the command that continues the experiment from
+    its saved settings, in the words ``evosoko run`` uses (an interrupt is no error)."""
     message = (
-        f"interrupted; finished {what} are kept; continue with: evosoko {command} --resume {folder}"
+        f"{interrupt_name(interrupt)}; finished {what} are kept; continue with: "
+        f"evosoko {command} --resume {folder}"
     )
     stderr.print(plain(message), markup=False)
-    raise typer.Exit(EXIT_INTERRUPTED)
+    raise typer.Exit(interrupt_exit_code(interrupt))
 
 
 @app.command("compare")
@@ -105,9 +106,9 @@ def compare_command(
     try:
         with compile_notice():
             outcome = api.compare(settings, out=folder, progress=progress, strict=strict)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM
         progress.close()
-        _interrupted("compare", folder, "jobs")
+        _interrupted("compare", folder, "jobs", interrupt)
     progress.close()
     if json_output:
         print_json(json.loads((folder / "summary.json").read_text()))
@@ -145,9 +146,9 @@ def sweep_command(
     try:
         with compile_notice():
             outcome = api.sweep(settings, out=folder, progress=progress, strict=strict)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM
         progress.close()
-        _interrupted("sweep", folder, "trials")
+        _interrupted("sweep", folder, "trials", interrupt)
     progress.close()
     if quiet:
         stdout.print(str(folder), markup=False)

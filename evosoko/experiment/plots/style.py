@@ -7,6 +7,8 @@ Figures are made with matplotlib's object API on the Agg canvas (no display, no 
 from __future__ import annotations
 
 import io
+import re
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from evosoko.errors import EvosokoWarning
 from evosoko.experiment.atomic import write_bytes_atomic
 
 if TYPE_CHECKING:
@@ -135,6 +138,46 @@ def save_figure(figure: Figure, path_stem: Path, fmt: str = "png") -> Path:
     fit_texts(figure)
     buffer = io.BytesIO()
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-    figure.savefig(buffer, format=fmt, dpi=110, metadata=metadata)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figure.savefig(buffer, format=fmt, dpi=110, metadata=metadata)
     write_bytes_atomic(path, buffer.getvalue())
+    _report(caught, path)
     return path
+
+
+_MISSING_GLYPH = re.compile(r"Glyph \d+ \((.+)\) missing from font")
+
+
+def _report(caught: list[warnings.WarningMessage], path: Path) -> None:
+    """Matplotlib's one warning per missing glyph (a level title in another script) as one
+    :class:`EvosokoWarning` naming the plot and the characters; other warnings as they came."""
+    missing: list[str] = []
+    for record in caught:
+        found = _MISSING_GLYPH.search(str(record.message))
+        if found is None:
+            warnings.warn_explicit(record.message, record.category, record.filename, record.lineno)
+        elif found.group(1) not in missing:
+            missing.append(found.group(1))
+    if missing:
+        shown = ", ".join(_character(name) for name in missing[:8])
+        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+        warnings.warn(
+            EvosokoWarning(
+                f"the plot's font has no glyph for {shown}{more} (in a level title or a "
+                "name); they are drawn as empty boxes",
+                str(path),
+            ),
+            stacklevel=3,
+        )
+
+
+def _character(escaped: str) -> str:
+    """``\\N{CJK UNIFIED IDEOGRAPH-6F22}`` as the character it names, or as it was given."""
+    import unicodedata
+
+    name = escaped.removeprefix("\\N{").removesuffix("}")
+    try:
+        return unicodedata.lookup(name)
+    except KeyError:
+        return escaped
