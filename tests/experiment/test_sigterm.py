@@ -112,8 +112,7 @@ def test_sigterm_keeps_finished_jobs_and_prints_the_resume_command(
     assert child.returncode == 143, stderr
     assert "Traceback" not in stderr
     assert stderr.splitlines()[-1] == (
-        f"terminated; finished {what} are kept; continue with: evosoko {command} "
-        f"--resume {folder}"
+        f"terminated; finished {what} are kept; continue with: evosoko {command} --resume {folder}"
     )
     kept = _journal_keys(folder)
     assert 1 <= len(kept) < jobs and len(set(kept)) == len(kept)
