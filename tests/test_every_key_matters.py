@@ -19,13 +19,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from key_walk import CONTEXT, other_values, small, trace, walk_level
 
 import evosoko
 from evosoko.config import Config
 from evosoko.config_reads import read_keys, unread_keys
 from evosoko.errors import ConfigError
 from evosoko.evolve.registry import registry_of
+from tests.key_walk import CONTEXT, other_values, small, trace, walk_level
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "evolve"))  # plugin_parts
 

@@ -16,10 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from child_processes import start_interruptible
 from typer.testing import CliRunner
 
 from evosoko.cli import app
+from tests.child_processes import start_interruptible
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
