@@ -123,9 +123,10 @@ def solve_command(
             continue
         table.add_row(
             plain_text(outcome.level_name),
+            str(outcome.stop),
             *(
-                str(record[key])
-                for key in ("status", "moves", "pushes", "expanded", "generated", "duplicates")
+                "-" if record[key] is None else str(record[key])
+                for key in ("moves", "pushes", "expanded", "generated", "duplicates")
             ),
             f"{record['seconds']:.3f}",
         )
@@ -143,6 +144,7 @@ JSON_KEYS = (
     "index",
     "level",
     "status",
+    "exhausted",
     "moves",
     "pushes",
     "expanded",
@@ -157,15 +159,17 @@ JSON_KEYS = (
 
 def _json_record(result) -> dict[str, object]:
     """The JSON object of one level: its index and label, the search's status, solution and
-    statistics (moves and pushes 0 when unsolved), and its ``best`` (see
+    statistics (moves and pushes null when unsolved: there is no solution to count), and its
+    ``best`` (see
     :meth:`evosoko.search.result.SearchResult.best`)."""
     level = result.level
     return {
         "index": level.index,
         "level": level.json_label,
         "status": result.status,
-        "moves": result.moves or 0,
-        "pushes": result.pushes or 0,
+        "exhausted": result.exhausted,
+        "moves": result.moves,
+        "pushes": result.pushes,
         "expanded": result.details["expanded"],
         "generated": result.details["generated"],
         "duplicates": result.details["duplicates"],

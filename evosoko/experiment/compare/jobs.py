@@ -28,16 +28,17 @@ from evosoko.experiment.compare.config import (
     CompareSettings,
     GASolver,
 )
-from evosoko.experiment.settings import selection_error
+from evosoko.experiment.settings import read_level_file, selection_error
 from evosoko.experiment.warmup import warm_up_config
 from evosoko.parallel.jobs import Job
 from evosoko.result import Result
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.sokoban.build import level_from_rows
-from evosoko.sokoban.formats import read_levels, select_levels
+from evosoko.sokoban.formats import select_levels
 from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import verify_solution
+from evosoko.status import Status, Stop, read_stop
 
 __all__ = [
     "UNITS",
@@ -46,6 +47,7 @@ __all__ = [
     "ga_config",
     "job_record",
     "plan_jobs",
+    "record_stop",
     "result_row",
     "run_job",
     "solver_result",
@@ -91,13 +93,13 @@ def comparison_levels(
     line of ``keys`` in ``source`` (the file and its text); ``strict``: an invalid level in
     the level file is an error, not a warning.
     """
-    levels = read_levels(settings.levels, strict=strict)
+    path, text = source if source is not None else (None, None)
+    levels = read_level_file(settings.levels, (*keys[:-1], "levels"), path, text, strict=strict)
     try:
         chosen = select_levels(levels, settings.select) if settings.select else levels
     except LevelFormatError:  # the selected level itself is invalid: its own file and line
         raise
     except EvosokoError as error:
-        path, text = source if source is not None else (None, None)
         raise selection_error(error, keys, settings.select, path, text) from None
     if settings.first is not None:
         chosen = chosen[: settings.first]
@@ -252,31 +254,53 @@ def _search_result(level: Level, payload: dict) -> Result:
     return found.as_result(level)
 
 
-RECORD_KEYS = ("status", "solved", "seconds", "used", "moves", "pushes", "solution")
-"""A finished job as the journal keeps it."""
+RECORD_KEYS = (
+    "status",
+    "exhausted",
+    "solved",
+    "seconds",
+    "used",
+    "moves",
+    "pushes",
+    "solution",
+    "progress",
+)
+"""A finished job as the journal keeps it (journals written before the status vocabulary have
+no ``exhausted``: :func:`record_stop` reads them; before the IOH export's distances, no
+``progress``)."""
 
 
 def job_record(result: Result) -> dict[str, Any]:
     """A job's result as the journal keeps it (``used``: its cost in its solver's unit)."""
     return {
         "status": result.status,
+        "exhausted": result.exhausted,
         "solved": result.solved,
         "seconds": result.seconds,
         "used": result.cost,
         "moves": result.moves,
         "pushes": result.pushes,
         "solution": result.solution,
+        "progress": [list(point) for point in result.progress],
     }
+
+
+def record_stop(record: dict[str, Any], payload: dict[str, Any]) -> Stop:
+    """The stop of a job's journal record, an older journal's words read in today's
+    vocabulary (:func:`evosoko.status.read_stop`, in the unit of the job's solver)."""
+    return read_stop(record["status"], record.get("exhausted"), unit=job_unit(payload))
 
 
 def record_result(job: Job, record: dict[str, Any], level: Level) -> Result:
     """The result of a job from its journal record, its solution replay-verified against
     ``level`` (one that does not solve it is dropped, with status ``rejected`` and a warning)."""
     payload = job.payload
+    stop = record_stop(record, payload)
     result = Result(
         level_name=level.name,
         solver=payload["solver"],
-        status=record["status"],
+        status=stop.status,
+        exhausted=stop.exhausted,
         solution=record["solution"] if record["solved"] else None,
         moves=record["moves"],
         pushes=record["pushes"],
@@ -296,7 +320,14 @@ def record_result(job: Job, record: dict[str, Any], level: Level) -> Result:
             ),
             stacklevel=3,
         )
-        return replace(result, status="rejected", solution=None, moves=None, pushes=None)
+        return replace(
+            result,
+            status=Status.REJECTED,
+            exhausted=None,
+            solution=None,
+            moves=None,
+            pushes=None,
+        )
     return replace(result, solution=check.lurd, moves=check.moves, pushes=check.pushes)
 
 
@@ -312,7 +343,8 @@ def result_row(job: Job, record: dict, level: Level) -> dict[str, Any]:
         "level": level.name,
         "seed": payload["seed"],
         "unit": job_unit(payload),
-        "status": "error",
+        "status": Status.ERROR,
+        "exhausted": None,
         "solved": False,
         "seconds": 0.0,
         "used": 0,
@@ -325,4 +357,5 @@ def result_row(job: Job, record: dict, level: Level) -> dict[str, Any]:
         return row
     result = record_result(job, record, level)
     row.update(job_record(result))
+    row["progress"] = record.get("progress", [])  # kept apart from results.csv (IOH export)
     return row

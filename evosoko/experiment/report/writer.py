@@ -21,6 +21,7 @@ so opening it during a long run shows how far it got.
 from __future__ import annotations
 
 import base64
+import contextlib
 import csv
 import hashlib
 import json
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
+from evosoko.status import read_stop
 
 if TYPE_CHECKING:
     from evosoko.sokoban.level import Level
@@ -218,6 +220,9 @@ def _result_fields(result: dict[str, Any]) -> dict[str, Any]:
     best = result.get("best")
     if isinstance(best, dict) and best.get("distance") is not None:
         fields["best_distance"] = best["distance"]
+    with contextlib.suppress(KeyError, ValueError, TypeError):  # an edited summary: as it is
+        # "budget: evaluations"; an older summary's word in today's vocabulary
+        fields["stop_reason"] = str(read_stop(result["stop_reason"], result.get("exhausted")))
     return fields
 
 
@@ -380,9 +385,11 @@ def _curve(points: list[tuple[float, ...]]) -> dict[str, list[float | None] | in
 
 
 def _compare_data(folder: Path) -> dict[str, Any]:
+    from evosoko.experiment.analysis.markdown import claims, paired_test_cells
     from evosoko.experiment.analysis.metrics import summarise
+    from evosoko.experiment.analysis.statistics import comparison_uncertainty
     from evosoko.experiment.compare.config import load_compare_config
-    from evosoko.experiment.compare.files import read_results_csv
+    from evosoko.experiment.compare.files import read_results_csv, summary_cells
     from evosoko.experiment.compare.jobs import comparison_levels, unit_budgets
 
     config_text = _read_text(folder / "compare.toml")
@@ -430,6 +437,12 @@ def _compare_data(folder: Path) -> dict[str, Any]:
         if row["solver"] in solver_position
     ]
     summaries = summarise(rows, budget.seconds, unit_budgets(budget))
+    uncertainty = (
+        comparison_uncertainty(rows, budget.seconds, unit_budgets(budget), solvers)
+        if rows
+        else None
+    )  # the intervals and tests of summary.md, computed the same way
+    intervals = uncertainty.intervals if uncertainty else {}
     planned = _planned_jobs(config, len(entries))
     return {
         "title": f"Comparison {settings.name}",
@@ -447,6 +460,12 @@ def _compare_data(folder: Path) -> dict[str, Any]:
         "units": units,
         "statuses": statuses,
         "summary": [_summary_fields(summary) for summary in summaries],
+        "summary_table": [
+            [(text, _json_number(sort)) for text, sort in summary_cells(s, intervals.get(s.solver))]
+            for s in summaries
+        ],
+        "paired_tests": paired_test_cells(uncertainty.tests, "*") if uncertainty else [],
+        "claims": claims(uncertainty.tests) if uncertainty and uncertainty.tests else [],
         "levels": levels,
         "level_error": level_error,
         "jobs": jobs,
@@ -469,15 +488,18 @@ def _summary_fields(summary) -> dict[str, Any]:
     def finite(value):
         return None if value is None or not math.isfinite(value) else _compact(value)
 
+    def exact(value):  # the figures of summary.md, not rounded to a few digits
+        return None if value is None or not math.isfinite(value) else value
+
     return {
         "solver": summary.solver,
         "unit": summary.unit,
         "runs": summary.runs,
         "solved": summary.solved,
         "solve_rate": summary.solve_rate,
-        "median_seconds": finite(summary.median_seconds),
-        "ert_seconds": finite(summary.ert_seconds),
-        "ert_units": finite(summary.ert_units),
+        "median_seconds": exact(summary.median_seconds),
+        "ert_seconds": exact(summary.ert_seconds),
+        "ert_units": exact(summary.ert_units),
         "median_moves": summary.median_moves,
         "median_pushes": summary.median_pushes,
     }
@@ -546,6 +568,13 @@ def _parse_toml(text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return {}
+
+
+def _json_number(value: Any) -> Any:
+    """``value`` as JSON holds it: an infinite or missing number becomes None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _compact(value: float | None) -> float | int | None:
