@@ -41,7 +41,7 @@ def bidirectional_forward(level, node_limit: int) -> list:
     )
     result = run.result(run.search(), 0)
     return [
-        result.status,
+        str(result.stop),
         result.expanded,
         result.generated,
         result.duplicates,

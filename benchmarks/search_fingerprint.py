@@ -33,6 +33,7 @@ from fingerprint_parts import bidirectional_forward, bidirectional_pull
 
 from evosoko.search import ALGORITHMS, solve, warm_up
 from evosoko.sokoban.formats import read_levels
+from evosoko.status import read_stop
 
 NODE_LIMIT = 2000
 BIDIRECTIONAL = "push-fess-bi"
@@ -51,12 +52,13 @@ def algorithm_names() -> list[str]:
 
 
 def search_row(level, algorithm: str, node_limit: int) -> list:
-    """``[status, expanded, generated, duplicates, digest]`` of one search."""
+    """``[status, expanded, generated, duplicates, digest]`` of one search (the status as
+    ``str(Stop)``: ``"solved"``, ``"budget: nodes"``, ...)."""
     if algorithm in PARTS:
         return _bidirectional_part(level, algorithm, node_limit)
     result = solve(level, algorithm, node_limit=node_limit)
     return [
-        result.status,
+        str(result.stop),
         result.expanded,
         result.generated,
         result.duplicates,
@@ -85,13 +87,26 @@ def fingerprint(levels, algorithms: list[str], node_limit: int, progress: bool =
     return runs
 
 
+def same_words(row: list | None, unit: str = "nodes") -> list | None:
+    """``row`` with its status in today's vocabulary (:func:`evosoko.status.read_stop`): a file
+    recorded before it says ``node-limit`` where a search now says ``budget: nodes``."""
+    if row is None:
+        return None
+    word, _, exhausted = row[0].partition(": ")
+    if word == "exhausted":  # a pull search's own word: its space is exhausted
+        return row
+    return [str(read_stop(word, exhausted or None, unit=unit)), *row[1:]]
+
+
 def differences(found: dict, stored: dict) -> list[dict]:
-    """One entry per (algorithm, level) whose row differs from the stored one."""
+    """One entry per (algorithm, level) whose row differs from the stored one (statuses
+    compared in today's vocabulary)."""
     different = []
     for algorithm, rows in found.items():
+        unit = "iterations" if algorithm == "mcts" else "nodes"
         for number, row in rows.items():
             expected = stored.get(algorithm, {}).get(number)
-            if expected != row:
+            if same_words(expected, unit) != same_words(row, unit):
                 different.append(
                     {"algorithm": algorithm, "level": number, "found": row, "stored": expected}
                 )
