@@ -4,7 +4,7 @@ Runs push-fess on XSokoban screens to a node limit, draws a sample of the states
 (fixed seed) and tests each with :func:`evosoko.sokoban.corral_deadlock.cluster_deadlock`:
 
 - ``last_lost``: the cluster of the box pushed last is lost: the states the search's own test
-  (``fess.CLUSTER_DEADLOCKS``) skips when it is on, the roots of lost subtrees;
+  (``[search.fess] cluster_deadlocks``) skips when it is on, the roots of lost subtrees;
 - ``any_lost``: some cluster of the state is lost (a lost root and every state below it).
 
 By default the search runs without cluster tests (``--with-cluster-tests`` turns them on, to
@@ -13,7 +13,7 @@ see what they leave), so the figures say how much of the search is spent below l
     python benchmarks/bench_dead_states.py [--levels 4 12 19] [--nodes 100000] [--sample 600]
         [--limit 500] [--with-cluster-tests] [--search-limit N]
 
-``--search-limit`` sets the positions of the search's own cluster tests (``fess.CLUSTER_LIMIT``). States the search
+``--search-limit`` sets the positions of the search's own cluster tests (``cluster_limit``). States the search
 popped and then skipped as lost at the last push are among those sampled: they were expanded
 no further, so only ``any_lost`` beyond ``last_lost`` counts work spent below a lost state.
 """
@@ -26,22 +26,23 @@ import time
 import numpy as np
 from _common import load_level, machine, positive, report
 
-from evosoko.search import fess
-from evosoko.search.algorithms import algorithm_named
-from evosoko.search.fess import FeatureSpaceRun
-from evosoko.search.search_run import DEFAULT_MEMORY, Pruning
-from evosoko.search.solver import warm_up
+from evosoko.search import FessSettings, solve
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.corral_deadlock import cluster_deadlock, make_corral_scratch
 from evosoko.sokoban.freeze import make_freeze_scratch
 
 
-def expanded_states(level, nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def expanded_states(
+    level, nodes: int, settings: FessSettings
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(boxes, player, last step) of every state push-fess expanded within ``nodes``."""
-    algorithm = algorithm_named("push-fess")
-    warm_up([algorithm.name], level.cells)
+    from evosoko.search.algorithms import algorithm_named
+    from evosoko.search.fess import FeatureSpaceRun
+    from evosoko.search.search_run import DEFAULT_MEMORY
+
+    solve(level, "push-fess", node_limit=1)  # compiled before the search
     run = FeatureSpaceRun(
-        level, algorithm, "matching", None, nodes, 3.0, Pruning(), 0, DEFAULT_MEMORY
+        level, algorithm_named("push-fess"), "matching", None, nodes, settings, 0, DEFAULT_MEMORY
     )
     run.search()
     store = run.store
@@ -85,15 +86,17 @@ def main() -> None:
     parser.add_argument("--with-cluster-tests", action="store_true")
     parser.add_argument("--search-limit", type=positive, help="positions per test in the search")
     args = parser.parse_args()
-    fess.CLUSTER_DEADLOCKS = 1 << 14 if args.with_cluster_tests else 0
-    if args.search_limit is not None:
-        fess.CLUSTER_LIMIT = args.search_limit
+    settings = FessSettings(
+        cluster_deadlocks=1 << 14 if args.with_cluster_tests else 0,
+        cluster_limit=args.search_limit or FessSettings().cluster_limit,
+    )
 
     rows = []
     for index in args.levels:
         level = load_level("xsokoban.txt", index)
         started = time.process_time()
-        counts = lost_counts(level, expanded_states(level, args.nodes), args.sample, args.limit)
+        states = expanded_states(level, args.nodes, settings)
+        counts = lost_counts(level, states, args.sample, args.limit)
         share = counts["any_lost"] / max(counts["sampled"], 1)
         rows.append(
             {
@@ -110,7 +113,7 @@ def main() -> None:
         "nodes": args.nodes,
         "limit": args.limit,
         "cluster_tests_in_search": args.with_cluster_tests,
-        "search_limit": fess.CLUSTER_LIMIT,
+        "search_limit": settings.cluster_limit,
         "levels": rows,
     }
     columns = [

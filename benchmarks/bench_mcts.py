@@ -3,14 +3,14 @@ iterations used, per setting.
 
 A budget in iterations (``--node-limit``), not seconds, so the figures do not depend on the
 machine's load: every setting runs the same iterations on the same levels and seeds. A setting
-is a list of ``NAME=VALUE`` overrides of the module constants of :mod:`evosoko.search.mcts`
-(``EXPLORATION_CONSTANT``, ``POLICY_TEMPERATURE``, ``PRIOR_UNIFORM_SHARE``,
-``LOST_REWARD_FACTOR``, ``ROLLOUT_PUSHES_PER_DISTANCE``, ``ROLLOUT_EXTRA_PUSHES``); each
-``--setting`` is one row, the defaults first.
+is a list of ``KEY=VALUE`` knobs of mcts's settings (:class:`evosoko.search.MctsSettings`, the
+``[search.mcts]`` table: ``exploration``, ``temperature``, ``prior_uniform``, ``lost_reward``,
+``rollout_pushes_per_distance``, ``rollout_extra_pushes``, ...; VALUE is TOML), separated by
+commas; each ``--setting`` is one row, the defaults first.
 
     python benchmarks/bench_mcts.py --levels boxoban/medium/train-000.txt --first 50 \\
         --seeds 0,1,2 --node-limit 20000 \\
-        --setting EXPLORATION_CONSTANT=1 --setting PRIOR_UNIFORM_SHARE=0.25
+        --setting exploration=1 --setting prior_uniform=0.25
 
 Prints one JSON object, then a markdown table: levels x seeds solved, the iterations of all runs
 (an unsolved run counts its whole budget), seconds, and the levels left unsolved.
@@ -26,18 +26,11 @@ import time
 
 from _common import machine, markdown_table, positive, require_shared_levels
 
+from evosoko.api import search_settings_of
 from evosoko.errors import EvosokoError
-from evosoko.search import mcts, solve, warm_up
+from evosoko.search import MctsSettings, solve, warm_up
+from evosoko.search.settings import settings_text
 from evosoko.sokoban.formats import read_levels
-
-TUNABLE = (
-    "EXPLORATION_CONSTANT",
-    "POLICY_TEMPERATURE",
-    "PRIOR_UNIFORM_SHARE",
-    "LOST_REWARD_FACTOR",
-    "ROLLOUT_PUSHES_PER_DISTANCE",
-    "ROLLOUT_EXTRA_PUSHES",
-)
 
 
 def parse_arguments() -> argparse.Namespace:
@@ -53,52 +46,49 @@ def parse_arguments() -> argparse.Namespace:
         "--setting",
         action="append",
         default=[],
-        help="NAME=VALUE[,NAME=VALUE...]: one setting to compare with the defaults",
+        help="KEY=VALUE[,KEY=VALUE...] of [search.mcts]: one setting to compare with the defaults",
     )
     return parser.parse_args()
 
 
-def parse_setting(text: str) -> dict[str, float]:
-    """``NAME=VALUE,...`` as a dict; unknown names exit with status 2."""
-    setting = {}
-    for part in filter(None, text.split(",")):
-        name, _, value = part.partition("=")
-        if name not in TUNABLE:
-            print(
-                f"error: unknown setting {name!r}; choose from {', '.join(TUNABLE)}",
-                file=sys.stderr,
-            )
-            raise SystemExit(2)
-        setting[name] = int(value) if name.startswith("ROLLOUT") else float(value)
-    return setting
-
-
-def run_setting(setting: dict, levels, seeds: list[int], args: argparse.Namespace) -> dict:
-    defaults = {name: getattr(mcts, name) for name in TUNABLE}
-    for name, value in setting.items():
-        setattr(mcts, name, value)
+def parse_setting(text: str) -> MctsSettings:
+    """``KEY=VALUE,...`` of ``[search.mcts]`` as settings; a bad key or value exits with status
+    2 and one line."""
+    overrides = [f"mcts.{part.strip()}" for part in filter(None, text.split(","))]
     try:
-        started = time.perf_counter()
-        solved = iterations = 0
-        unsolved = []
-        for seed in seeds:
-            for level in levels:
-                result = solve(level, "mcts", args.heuristic, node_limit=args.node_limit, seed=seed)
-                solved += result.solved
-                iterations += result.expanded
-                if not result.solved:
-                    unsolved.append(f"{level.name}/{seed}")
-        return {
-            "setting": " ".join(f"{k}={v}" for k, v in setting.items()) or "defaults",
-            "runs": len(levels) * len(seeds),
-            "solved": solved,
-            "iterations": iterations,
-            "seconds": round(time.perf_counter() - started, 2),
-            "unsolved": unsolved,
-        }
-    finally:
-        for name, value in defaults.items():
-            setattr(mcts, name, value)
+        return search_settings_of(None, overrides).mcts
+    except EvosokoError as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def run_setting(settings: MctsSettings, levels, seeds: list[int], args: argparse.Namespace) -> dict:
+    started = time.perf_counter()
+    solved = iterations = 0
+    unsolved = []
+    for seed in seeds:
+        for level in levels:
+            result = solve(
+                level,
+                "mcts",
+                args.heuristic,
+                node_limit=args.node_limit,
+                seed=seed,
+                settings=settings,
+            )
+            solved += result.solved
+            iterations += result.expanded
+            if not result.solved:
+                unsolved.append(f"{level.name}/{seed}")
+    text = settings_text(settings)
+    return {
+        "setting": "defaults" if text == "-" else text,
+        "runs": len(levels) * len(seeds),
+        "solved": solved,
+        "iterations": iterations,
+        "seconds": round(time.perf_counter() - started, 2),
+        "unsolved": unsolved,
+    }
 
 
 def main() -> None:
@@ -110,7 +100,7 @@ def main() -> None:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     seeds = [int(seed) for seed in args.seeds.split(",")]
-    settings = [{}] + [parse_setting(text) for text in args.setting]
+    settings = [MctsSettings()] + [parse_setting(text) for text in args.setting]
     warm_up(["mcts"])
     rows = []
     for setting in settings:
@@ -126,7 +116,7 @@ def main() -> None:
                 "first": args.first,
                 "seeds": seeds,
                 "node_limit": args.node_limit,
-                "defaults": {name: getattr(mcts, name) for name in TUNABLE},
+                "defaults": MctsSettings().model_dump(),
                 "rows": rows,
             }
         )

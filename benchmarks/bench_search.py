@@ -18,15 +18,15 @@ load average.
 
     python benchmarks/bench_search.py --suite microban --suite seeds [--time-limit 10]
         [--clock wall|cpu] [--algo push-astar] [--heuristic matching] [--levels 1-40]
-        [--node-limit N] [--seed N] [--results FILE.jsonl] [--set fess.CLUSTER_WIDTH=400]
+        [--node-limit N] [--seed N] [--results FILE.jsonl] [--set fess.cluster_width=400]
 
 ``--seed`` drives the stochastic algorithms (``random``, ``mcts``).
 
-``--set MODULE.NAME=VALUE`` (repeatable) sets a tuning constant of ``evosoko.search.MODULE``
-(an upper-case name the module defines; VALUE a Python literal) before any search runs, e.g.
-``--set fess.CLUSTER_WIDTH=400 --set fess.CLUSTER_LIMIT=6000``: the experiments of
-docs/xsokoban.md. Each level's line records the settings, and results of other settings are
-not reused.
+``--set KEY=VALUE`` (repeatable) sets a knob of the searches' settings, a key of the
+``[search]`` table (:mod:`evosoko.search.settings`; VALUE is TOML), e.g. ``--set
+fess.cluster_width=400 --set fess.cluster_limit=6000``, as ``evosoko solve --set`` does. Each
+level's line records the settings that differ from the defaults, and results of other settings
+are not reused.
 
 ``--results FILE.jsonl`` appends one line per level as it finishes and reuses the lines of the
 same suite, file, level, algorithm, heuristic, weight, limits and clock when run again, so a
@@ -37,8 +37,6 @@ elsewhere.
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib
 import json
 import os
 import statistics
@@ -48,8 +46,10 @@ from pathlib import Path
 
 from _common import machine, markdown_table, require_shared_levels
 
+from evosoko.api import search_settings_of
 from evosoko.errors import EvosokoError
-from evosoko.search import solve, warm_up
+from evosoko.search import PushSettings, SearchSettings, solve, warm_up
+from evosoko.search.settings import settings_text
 from evosoko.sokoban.formats import read_levels, select_levels
 
 SUITES = {
@@ -98,7 +98,9 @@ def parse_arguments() -> argparse.Namespace:
         help="what the time limit counts: wall seconds or the search process's CPU seconds",
     )
     parser.add_argument("--node-limit", type=int, default=None, help="expansions per level")
-    parser.add_argument("--weight", type=float, default=3.0, help="weight of push-wastar")
+    parser.add_argument(
+        "--weight", type=float, default=None, help="weight of push-wastar (default: settings')"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of random and mcts")
     parser.add_argument(
         "--levels",
@@ -111,45 +113,22 @@ def parse_arguments() -> argparse.Namespace:
     )
     parser.add_argument(
         "--set",
-        dest="settings",
-        type=setting,
+        dest="overrides",
         action="append",
         default=[],
-        metavar="MODULE.NAME=VALUE",
-        help="set a constant of evosoko.search.MODULE first (repeatable): fess.CLUSTER_WIDTH=400",
+        metavar="KEY=VALUE",
+        help="set a knob of the [search] settings (repeatable): fess.cluster_width=400",
     )
     return parser.parse_args()
 
 
-def setting(text: str) -> tuple[str, str, object]:
-    """(module, name, value) of one ``--set MODULE.NAME=VALUE``; VALUE is a Python literal."""
-    target, equals, value_text = text.partition("=")
-    module, dot, name = target.strip().partition(".")
-    if not equals or not dot or not module.isidentifier() or not name.isidentifier():
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not MODULE.NAME=VALUE (e.g. fess.CLUSTER_WIDTH=400)"
-        )
-    try:
-        value = ast.literal_eval(value_text.strip())
-    except (ValueError, SyntaxError):
-        raise argparse.ArgumentTypeError(
-            f"the value of {target.strip()!r} is not a Python literal: {value_text.strip()!r}"
-        ) from None
-    return module, name, value
-
-
-def apply_settings(settings: list[tuple[str, str, object]]) -> str:
-    """Set each constant of ``evosoko.search.<module>``; the settings as one line for the results
-    (empty: none). Raises ``EvosokoError`` on a module or name the search package lacks."""
-    for module_name, name, value in settings:
-        try:
-            module = importlib.import_module(f"evosoko.search.{module_name}")
-        except ModuleNotFoundError:
-            raise EvosokoError(f"--set: evosoko.search has no module {module_name!r}") from None
-        if not name.isupper() or not hasattr(module, name):
-            raise EvosokoError(f"--set: evosoko.search.{module_name} has no constant {name!r}")
-        setattr(module, name, value)
-    return " ".join(f"{module}.{name}={value!r}" for module, name, value in settings)
+def search_settings(overrides: list[str]) -> tuple[SearchSettings, str]:
+    """The settings of ``--set KEY=VALUE`` overrides, and the knobs that differ from the
+    defaults as one line for the results (empty: none). Raises ``ConfigError`` naming an
+    unknown key (with the closest one) or a bad value."""
+    settings = search_settings_of(None, overrides)
+    line = settings_text(settings)
+    return settings, "" if line == "-" else line
 
 
 OLD_DEFAULTS = {"seed": 0, "clock": "wall", "settings": ""}
@@ -235,7 +214,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                 "index": index + 1,
                 "algo": args.algo,
                 "heuristic": args.heuristic,
-                "weight": args.weight,
+                "weight": args.weight_used,
                 "time_limit": limit,
                 "node_limit": args.node_limit,
                 "seed": args.seed,
@@ -252,6 +231,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                     time_limit=limit,
                     node_limit=args.node_limit,
                     weight=args.weight,
+                    settings=args.search_settings,
                     seed=args.seed,
                     clock=args.clock,
                 )
@@ -280,7 +260,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
     summary = {
         "algo": args.algo,
         "heuristic": args.heuristic,
-        "weight": args.weight,
+        "weight": args.weight_used,
         "seed": args.seed,
         "time_limit": limit,
         "clock": args.clock,
@@ -336,7 +316,10 @@ def run_seeds(shared) -> list[dict]:
 def main() -> None:
     args = parse_arguments()
     try:
-        args.settings_line = apply_settings(args.settings)
+        args.search_settings, args.settings_line = search_settings(args.overrides)
+        family = args.search_settings.family(args.algo)
+        family_weight = getattr(family, "weight", PushSettings().weight)
+        args.weight_used = family_weight if args.weight is None else args.weight
     except EvosokoError as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -14,11 +14,8 @@ import hashlib
 
 import numpy as np
 
-from evosoko.search import bidirectional
-from evosoko.search.algorithms import ALGORITHMS
+from evosoko.search import BidirectionalSettings, FessSettings, solve
 from evosoko.search.bidirectional import PullSearch
-from evosoko.search.fess import FeatureSpaceRun
-from evosoko.search.search_run import DEFAULT_MEMORY, Pruning
 from evosoko.search.store import DUPLICATES, EXPANDED, GENERATED
 from evosoko.sokoban.arrays import level_arrays
 
@@ -27,19 +24,14 @@ def _digest(solution: str | None) -> str:
     return hashlib.sha256(solution.encode()).hexdigest()[:16] if solution else ""
 
 
-class _Forward(FeatureSpaceRun):
-    @property
-    def cluster_deadlocks(self) -> int:
-        return bidirectional.CLUSTER_DEADLOCKS
-
-
 def bidirectional_forward(level, node_limit: int) -> list:
-    """``[status, expanded, generated, duplicates, digest]`` of push-fess-bi's forward search."""
-    algorithm = ALGORITHMS["push-fess-bi"]
-    run = _Forward(
-        level, algorithm, "matching", None, node_limit, 3.0, Pruning(), 0, DEFAULT_MEMORY
+    """``[status, expanded, generated, duplicates, digest]`` of push-fess-bi's forward search:
+    push-fess with push-fess-bi's settings (its fields of :class:`FessSettings`)."""
+    own = BidirectionalSettings()
+    settings = FessSettings.model_validate(
+        {name: getattr(own, name) for name in FessSettings.model_fields}
     )
-    result = run.result(run.search(), 0)
+    result = solve(level, "push-fess", node_limit=node_limit, settings=settings)
     return [
         str(result.stop),
         result.expanded,

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from evosoko.experiment.sweep.runner import SweepOutcome
     from evosoko.result import Result
     from evosoko.search.clocks import Clock
+    from evosoko.search.settings import SearchSettings, SettingsModel
     from evosoko.sokoban.level import Level
     from evosoko.sokoban.solution_files import SolutionEntry
     from evosoko.sokoban.solutions import Verification
@@ -184,7 +185,8 @@ def solve(
     nodes: int | None = None,
     budget: Budget | None = None,
     heuristic: str | None = None,
-    weight: float = 3.0,
+    weight: float | None = None,
+    settings: SearchSettings | SettingsModel | Mapping[str, Any] | None = None,
     seed: int = 0,
     model: StrPath | None = None,
     clock: Clock = "wall",
@@ -197,7 +199,14 @@ def solve(
     with those limits); ``seed`` drives the stochastic ones (``random``, ``mcts``). The result's
     cost is in expanded nodes (mcts: iterations); ``details`` holds the search's statistics and
     ``best`` the position closest to solved it reached (mcts: its best rollout). ``clock``:
-    what ``seconds`` counts, ``"wall"`` time or the process's ``"cpu"`` time."""
+    what ``seconds`` counts, ``"wall"`` time or the process's ``"cpu"`` time.
+
+    ``settings``: the search's knobs (:mod:`evosoko.search.settings`): a
+    :class:`~evosoko.search.settings.SearchSettings`, the algorithm family's own model
+    (``FessSettings(cluster_limit=3000)`` for ``push-fess``), or the ``[search]`` table as a
+    mapping (``{"fess": {"cluster_limit": 3000}}``, checked as a file's keys are); None: the
+    defaults. They are in the result's ``details["settings"]``. ``weight``, when given,
+    replaces the settings' heuristic weight (``push-wastar``, ``push-fess``)."""
     from evosoko.search import solve as search
 
     if budget is not None:
@@ -210,12 +219,47 @@ def solve(
         time_limit=seconds,
         node_limit=nodes,
         weight=weight,
+        settings=search_settings(settings),
         seed=seed,
         model=None if model is None else str(model),
         partial=1,
         clock=clock,
     )
     return found.as_result(level)
+
+
+def search_settings_of(
+    config: StrPath | None = None, overrides: Sequence[str] = ()
+) -> SearchSettings:
+    """The ``[search]`` table of the run configuration ``config`` (None: every default) with
+    ``KEY=VALUE`` overrides of its keys (``fess.cluster_limit=3000``): what ``evosoko solve
+    --config FILE --set KEY=VALUE`` runs with. Errors name the file and line, or ``--set``, and
+    the closest valid key."""
+    from evosoko.config_loading import UNSET, set_key
+    from evosoko.search.settings import SearchSettings
+
+    settings = load_config(config).search if config is not None else SearchSettings()
+    for override in overrides:
+        settings = set_key(settings, override, UNSET)
+    return settings
+
+
+def search_settings(
+    settings: SearchSettings | SettingsModel | Mapping[str, Any] | None,
+) -> SearchSettings | SettingsModel | None:
+    """``settings`` as a model: a mapping is read as the ``[search]`` table (an unknown key is
+    a :class:`ConfigError` naming it, with the closest valid one)."""
+    if settings is None or not isinstance(settings, Mapping):
+        return settings
+    from pydantic import ValidationError
+
+    from evosoko.config_loading import validation_error
+    from evosoko.search.settings import SearchSettings
+
+    try:
+        return SearchSettings.model_validate(dict(settings))
+    except ValidationError as error:
+        raise validation_error(SearchSettings, error, "", "settings") from None
 
 
 def verify(

@@ -28,6 +28,7 @@ from pydantic import (
 )
 
 from evosoko.errors import ConfigError
+from evosoko.search.settings import SearchSettings
 
 __all__ = [
     "OVERRIDE_SOURCE",
@@ -727,6 +728,12 @@ class Config(_Section):
     hybrid: HybridConfig = Field(default_factory=HybridConfig, description="Search seeding.")
     searches: SearchesConfig = Field(
         default_factory=SearchesConfig, description="A population of searches."
+    )
+    search: SearchSettings = Field(
+        default_factory=SearchSettings,
+        description="The searches' settings: hybrid seeding, memetic steps, the population of "
+        "searches (evosoko.search.settings).",
+        json_schema_extra=OMIT_DEFAULT,
     )
     output: OutputConfig = Field(default_factory=OutputConfig, description="Run output.")
 

@@ -568,7 +568,7 @@ def _clean_loc(model: type[BaseModel], loc: tuple) -> tuple:
         if isinstance(key, int) or current is None:
             cleaned.append(key)
             continue
-        if isinstance(current, _Union) and key not in current.model_fields:
+        if isinstance(current, _Union):  # the tag pydantic puts first, even if a field's name
             variant = current.variant(key)
             if variant is not None:
                 current = variant

@@ -282,3 +282,15 @@ def test_run_applies_overrides_to_a_config_object(config, tmp_path):
     )
     assert report.status == "completed" and "overridden" in report.run_dir.name
     assert [r.index for r in report.results] == [1]
+
+
+def test_solve_takes_search_settings_as_a_model_or_a_table():
+    from evosoko.search import FessSettings
+
+    level = evosoko.load_levels(SEEDS, ["seed000-case3"])[0]
+    by_model = evosoko.solve(level, "push-fess", settings=FessSettings(alternate=2))
+    by_table = evosoko.solve(level, "push-fess", settings={"fess": {"alternate": 2}})
+    assert by_model.details["settings"] == by_table.details["settings"]
+    assert by_model.details["settings"]["alternate"] == 2
+    with pytest.raises(evosoko.ConfigError, match="did you mean 'fess.alternate'"):
+        evosoko.solve(level, "push-fess", settings={"fess": {"alternat": 2}})

@@ -153,22 +153,22 @@ def sweep_command(
     if quiet:
         stdout.print(str(folder), markup=False)
     else:
-        for line in _best_trial_lines(outcome, settings.sweep.budget):
+        for line in _best_trial_lines(outcome, settings.sweep):
             stdout.print(plain(line), markup=False)
         stdout.print(plain(f"results in {folder} (index.csv, best.toml)"), markup=False)
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
 
 
-def _best_trial_lines(outcome, budget) -> list[str]:
+def _best_trial_lines(outcome, sweep) -> list[str]:
     """The best trial and, when the data cannot separate them, the trials that tie with it."""
     from evosoko.experiment.sweep.trials import trial_intervals
 
     def described(trial) -> str:
-        rate = trial_intervals(trial, budget)[0]
+        rate = trial_intervals(trial, sweep.budget)[0]
         return (
             f"trial {trial.number} {trial.params} (solve rate {trial.solve_rate:.0%} "
-            f"[{rate.low:.0%}, {rate.high:.0%}], median evaluations "
+            f"[{rate.low:.0%}, {rate.high:.0%}], median {sweep.unit} "
             f"{trial.median_evaluations:g})"
         )
 

@@ -59,8 +59,29 @@ def solve_command(
         int | None, typer.Option(help="States expanded per level (mcts: iterations).")
     ] = None,
     weight: Annotated[
-        float, typer.Option(help="Heuristic weight of push-wastar and push-fess.")
-    ] = 3.0,
+        float | None,
+        typer.Option(
+            help="Heuristic weight of push-wastar and push-fess (default: the settings', 3)."
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="A run configuration (TOML) whose [search] table sets the search's knobs, such "
+            "as a sweep's best.toml.",
+        ),
+    ] = None,
+    overrides: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            help="Set a knob of the [search] table, e.g. fess.cluster_limit=3000; VALUE is TOML "
+            "(repeatable).",
+        ),
+    ] = None,
     model: Annotated[
         Path | None,
         typer.Option(
@@ -79,11 +100,14 @@ def solve_command(
     from evosoko.search import warm_up
     from evosoko.search.algorithms import ALGORITHMS, algorithm_named, heuristic_for
     from evosoko.search.clocks import CLOCKS
+    from evosoko.search.settings import settings_for
     from evosoko.search.solver import check_arguments
 
     _, chosen = read_and_select(file, format, level_ids, strict)
     heuristic_for(algorithm_named(algo), heuristic)  # a typo fails before any search
-    check_arguments(time_limit, node_limit, weight, 0)
+    check_arguments(time_limit, node_limit)
+    settings = api.search_settings_of(config, overrides or [])
+    settings_for(algo, settings, weight=weight)  # a bad weight fails before any search
     if clock not in CLOCKS:
         fail(f"--clock must be one of: {', '.join(CLOCKS)}, not {clock}")
     if model is not None:
@@ -102,6 +126,7 @@ def solve_command(
             nodes=node_limit,
             heuristic=heuristic,
             weight=weight,
+            settings=settings,
             model=model,
             seed=seed,
             clock=clock,  # type: ignore[arg-type]  # checked against CLOCKS above
@@ -153,15 +178,16 @@ JSON_KEYS = (
     "seconds",
     "solution",
     "best",
+    "settings",
 )
 """Keys of one JSON line of ``evosoko solve --json``, in order."""
 
 
 def _json_record(result) -> dict[str, object]:
     """The JSON object of one level: its index and label, the search's status, solution and
-    statistics (moves and pushes null when unsolved: there is no solution to count), and its
-    ``best`` (see
-    :meth:`evosoko.search.result.SearchResult.best`)."""
+    statistics (moves and pushes null when unsolved: there is no solution to count), its
+    ``best`` (see :meth:`evosoko.search.result.SearchResult.best`) and the settings it ran with
+    (every knob of its family; empty for a move-level search)."""
     level = result.level
     return {
         "index": level.index,
@@ -176,4 +202,5 @@ def _json_record(result) -> dict[str, object]:
         "seconds": round(result.seconds, 6),
         "solution": result.solution,
         "best": None if result.best is None else result.best.as_dict(),
+        "settings": result.details.get("settings", {}),
     }

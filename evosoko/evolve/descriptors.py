@@ -20,6 +20,7 @@ import numpy as np
 
 from evosoko.evolve.push_replay import PushTables
 from evosoko.search import fess, fess_space
+from evosoko.search.settings import FessSettings
 from evosoko.sokoban.level import Level
 
 NO_CELL = -1
@@ -30,11 +31,9 @@ class FessCells:
     """The FESS cells of positions of one level (the features of ``push-fess``'s search)."""
 
     def __init__(self, level: Level, tables: PushTables) -> None:
-        order, self.features = fess.level_features(level, corral_deadlocks=0)
-        room_values = fess.ROOM_LINKS + 1
-        space = fess_space.make_feature_space(
-            1, level.box_count, order.layers, fess.ALTERNATE, room_values=room_values
-        )
+        settings = FessSettings()  # push-fess's cells as it runs by default
+        order, self.features = fess.level_features(level, settings, corral_deadlocks=0)
+        space = fess_space.make_feature_space(1, level.box_count, order.layers, settings)
         self.space_state = space[5]
         self.cells = len(space[3])
         self.tables = tables

@@ -52,6 +52,7 @@ def search_seeds(level: Level, config: Config, time_limit: float | None = None) 
         node_limit=config.hybrid.node_budget,
         time_limit=time_limit,
         partial=count,
+        settings=config.search,
     )
     paths = [result.solution] if result.solved else [p.lurd for p in result.partial]
     log.info(
@@ -98,7 +99,7 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], Impr
         )
         if decoded.solved:
             return NOTHING
-        result = _search_from(level, decoded.final, algorithm, budget)
+        result = _search_from(level, decoded.final, algorithm, budget, config)
         if result is None:
             return NOTHING
         if result.status == UNSOLVABLE:
@@ -116,9 +117,11 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], Impr
     return improve
 
 
-def _search_from(level: Level, reached: State | HolesState, algorithm: str, budget: int):
-    """A bounded search from ``reached`` (one partial path), or None when it cannot start
-    there. On a given-holes level (``reached`` a :class:`HolesState`) the variant's search
+def _search_from(
+    level: Level, reached: State | HolesState, algorithm: str, budget: int, config: Config
+):
+    """A bounded search from ``reached`` (one partial path, the settings of
+    ``config.search``), or None when it cannot start there. On a given-holes level (``reached`` a :class:`HolesState`) the variant's search
     starts from the position itself (vanished boxes cannot be written as a level); a standard
     one starts from the level rebuilt around it."""
     from evosoko.search import solve
@@ -126,9 +129,14 @@ def _search_from(level: Level, reached: State | HolesState, algorithm: str, budg
     if isinstance(reached, HolesState):
         from evosoko.search.given_holes import solve_given_holes
 
-        return solve_given_holes(level, algorithm, node_limit=budget, start=reached, partial=1)
+        weight = config.search.push.weight
+        return solve_given_holes(
+            level, algorithm, node_limit=budget, weight=weight, start=reached, partial=1
+        )
     start = level_at(level, reached)
-    return None if start is None else solve(start, algorithm, node_limit=budget, partial=1)
+    if start is None:
+        return None
+    return solve(start, algorithm, node_limit=budget, partial=1, settings=config.search)
 
 
 def level_at(level: Level, state: State) -> Level | None:

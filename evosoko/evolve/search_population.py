@@ -3,7 +3,9 @@
 On large levels the tuning of the feature-space search decides whether it solves a level at
 all: on XSokoban screen 27 one setting of push-fess's knobs solves in 223,634 expansions where
 the shipped one does not in 1,721,069 (60 CPU-seconds; docs/xsokoban.md, round 20). Here each genome is a
-choice of those knobs (:data:`KNOBS`, one gene per knob, an index into its choices); its
+choice of those knobs (:data:`KNOBS`: the fields of
+:class:`~evosoko.search.settings.FessSettings` that name their ``choices``, one gene per knob,
+an index into its choices; the other fields are the run's ``[search.fess]``); its
 fitness is how far a push-fess with those settings gets within a node budget: solved first,
 then the most goals a frontier state of it has filled in packing order (FESS's packing
 feature), then the heuristic of its closest frontier state (on screen 18 at 100,000
@@ -39,8 +41,9 @@ from evosoko.budget import Budget
 from evosoko.evolve.checkpoint import SEARCHES_CHECKPOINT_KIND
 from evosoko.result import GenerationStats, History
 from evosoko.search.clocks import end_searches_when
-from evosoko.search.fess_settings import FessSettings, solve_fess
 from evosoko.search.packing_order import packing_order
+from evosoko.search.settings import FessSettings, settings_text
+from evosoko.search.solver import solve
 from evosoko.sokoban.level import Level
 from evosoko.status import Status, Stop
 
@@ -54,18 +57,21 @@ __all__ = [
     "settings_of",
 ]
 
-KNOBS: dict[str, tuple] = {
-    "weight": (2.0, 3.0, 5.0),
-    "alternate": (2, 3, 4, 6),
-    "room_cap": (0, 1, 2),
-    "corral_deadlocks": (0, 200, 1000),
-    "pack_macros": (0, 2),
-    "cluster_deadlocks": (0, 1 << 14),
-    "connectivity_limit": (4, 8),
-    "cell_weights": ((-1, -1), (1, 1), (0, 1), (1, 3)),
-}
-"""Each knob of :class:`~evosoko.search.fess_settings.FessSettings` a genome sets, with the
-values its gene chooses from (the shipped value among them)."""
+
+def _knobs() -> dict[str, tuple]:
+    knobs = {}
+    for name, info in FessSettings.model_fields.items():
+        extra = info.json_schema_extra
+        if isinstance(extra, dict) and "choices" in extra:
+            choices = extra["choices"]
+            assert isinstance(choices, list)
+            knobs[name] = tuple(tuple(c) if isinstance(c, list) else c for c in choices)
+    return knobs
+
+
+KNOBS: dict[str, tuple] = _knobs()
+"""Each knob of :class:`~evosoko.search.settings.FessSettings` a genome sets (in the order of
+its fields), with the values its gene chooses from (the default among them)."""
 
 log = logging.getLogger(__name__)
 
@@ -81,16 +87,27 @@ STOP_POLL_SECONDS = 0.1
 """How often the parent looks at ``should_stop`` while a generation's searches run in a pool."""
 
 
-def settings_of(genome: Sequence[int]) -> FessSettings:
-    """The push-fess settings a genome chooses."""
+def settings_of(genome: Sequence[int], base: FessSettings | None = None) -> FessSettings:
+    """The push-fess settings a genome chooses (its knobs; the other fields ``base``'s, None:
+    the defaults)."""
     if len(genome) != len(KNOBS):
         raise ValueError(f"a search genome has {len(KNOBS)} genes, not {len(genome)}")
-    return FessSettings(**{k: v[g] for (k, v), g in zip(KNOBS.items(), genome, strict=True)})
+    chosen = {k: v[g] for (k, v), g in zip(KNOBS.items(), genome, strict=True)}
+    return (base or FessSettings()).model_copy(update=chosen)
 
 
 def genome_of(settings: FessSettings) -> list[int]:
-    """The genome of ``settings`` (each value must be one of its knob's choices)."""
-    return [choices.index(getattr(settings, knob)) for knob, choices in KNOBS.items()]
+    """The genome of ``settings`` (each knob's value must be one of its choices)."""
+    genome = []
+    for knob, choices in KNOBS.items():
+        value = getattr(settings, knob)
+        if value not in choices:
+            raise ValueError(
+                f"search.fess.{knob} = {value!r} is not among the values the population of "
+                f"searches evolves it over: {', '.join(repr(c) for c in choices)}"
+            )
+        genome.append(choices.index(value))
+    return genome
 
 
 class SearchOutcome(NamedTuple):
@@ -115,15 +132,24 @@ class SearchOutcome(NamedTuple):
 
 
 def run_member(
-    level: Level, genome: Sequence[int], nodes: int, deadline: float | None
+    level: Level,
+    genome: Sequence[int],
+    nodes: int,
+    deadline: float | None,
+    base: FessSettings | None = None,
 ) -> SearchOutcome:
-    """One member's search: push-fess with its settings, ``nodes`` expansions at most, ending
-    by ``deadline`` (a ``time.time()``; None: no limit)."""
+    """One member's search: push-fess with its settings (``base`` with its knobs), ``nodes``
+    expansions at most, ending by ``deadline`` (a ``time.time()``; None: no limit)."""
     seconds = None if deadline is None else deadline - time.time()
     if seconds is not None and seconds <= 0:
         return SearchOutcome(UNREACHED, "", False, 0, 0, 0, Status.BUDGET)
-    result = solve_fess(
-        level, settings_of(genome), node_limit=nodes, time_limit=seconds, partial=FRONTIER_SAMPLE
+    result = solve(
+        level,
+        "push-fess",
+        node_limit=nodes,
+        time_limit=seconds,
+        partial=FRONTIER_SAMPLE,
+        settings=settings_of(genome, base),
     )
     if result.solved and result.solution is not None:
         return SearchOutcome(
@@ -164,9 +190,13 @@ class Member:
         """See :attr:`SearchOutcome.rank`."""
         return self.outcome.rank
 
-    @property
-    def settings(self) -> FessSettings:
-        return settings_of(self.genome)
+    def settings(self, base: FessSettings | None = None) -> FessSettings:
+        """The settings its search ran with (``base``: the population's)."""
+        return settings_of(self.genome, base)
+
+    def describe(self, base: FessSettings | None = None) -> str:
+        """Its settings as ``key=value`` words, those that differ from the defaults."""
+        return settings_text(self.settings(base), "fess.")
 
 
 @dataclass
@@ -182,7 +212,9 @@ class SearchPopulation:
     ``on_generation(stats, members)`` sees every generation once its searches ran (generation
     0 too); ``on_checkpoint(state)`` gets :meth:`state` every ``checkpoint_every``
     generations and when ``should_stop`` ends the run (an interrupt, resumable);
-    ``stop_requested`` ends it without a checkpoint (a callback's stop).
+    ``stop_requested`` ends it without a checkpoint (a callback's stop). ``base``: the
+    push-fess settings every member starts from (the run's ``[search.fess]``; the genome sets
+    its knobs), its own knobs generation 0's first member.
     """
 
     level: Level
@@ -195,6 +227,7 @@ class SearchPopulation:
     crossover: float = 0.5
     evolve: bool = True
     seed: int = 0
+    base: FessSettings = field(default_factory=FessSettings)
     budget: Budget = field(default_factory=Budget)
     submit: Callable[[Callable, tuple], Future | None] | None = None
     end_running: Callable[[list[Future]], None] | None = None
@@ -291,7 +324,7 @@ class SearchPopulation:
     ) -> list[Member] | None:
         left = None if self.budget.seconds is None else self.budget.seconds - self.elapsed()
         deadline = None if left is None else time.time() + left
-        tasks = [(self.level, genome, self.nodes(), deadline) for genome in genomes]
+        tasks = [(self.level, genome, self.nodes(), deadline, self.base) for genome in genomes]
         outcomes = _run_here(tasks, stop) if self.submit is None else self._run_in_pool(tasks, stop)
         if outcomes is None:
             return None
@@ -356,8 +389,8 @@ class SearchPopulation:
         return [self.rng.randrange(len(choices)) for choices in KNOBS.values()]
 
     def first_genomes(self) -> list[list[int]]:
-        """The shipped settings, then distinct random ones."""
-        return self._fill([genome_of(FessSettings.shipped())], self.random_genome)
+        """The base settings, then distinct random ones."""
+        return self._fill([genome_of(self.base)], self.random_genome)
 
     def next_genomes(self) -> list[list[int]]:
         """The next generation: the elites and bred children, or (``evolve=False``) new random

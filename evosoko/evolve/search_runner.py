@@ -52,6 +52,7 @@ def evolve_searches(
         crossover=searches.crossover,
         evolve=searches.evolve,
         seed=config.run.seed if seed is None else seed,
+        base=config.search.fess,
         budget=budget,
         submit=None if pool is None else pool.submit,
         end_running=None if pool is None else pool.end_running,
@@ -71,7 +72,7 @@ def evolve_searches(
             level.name,
             stop,
             population.generation,
-            population.best.settings,
+            population.best.describe(population.base),
             "solved" if outcome.solved else f"packing {outcome.packing}, h {outcome.distance}",
             outcome.expanded,
         )
@@ -119,6 +120,9 @@ def searches_result(level: Level, population: SearchPopulation, stop: Stop) -> R
             HallOfFameEntry(list(m.genome), m.outcome.solved, m.outcome.distance, m.outcome.pushes)
             for m in population.ranked()
         ],
-        details={"settings": str(best.settings), "expanded": best.outcome.expanded},
+        details={
+            "settings": best.settings(population.base).model_dump(mode="json"),
+            "expanded": best.outcome.expanded,
+        },
         level=level,
     )

@@ -184,13 +184,13 @@ def random_positions(
 def label_position(level: Level, state: State, node_budget: int) -> int | None:
     """:data:`DEAD` or :data:`ALIVE` by exact search within ``node_budget`` expansions; None
     when the budget does not decide."""
-    from evosoko.search import Pruning, solve
+    from evosoko.search import PushSettings, solve
 
     result = solve(
         with_start(level, state),
         LABEL_ALGORITHM,
         node_limit=node_budget,
-        pruning=Pruning(goal_rooms=False),
+        settings=PushSettings(goal_rooms=False),
     )
     if result.status == "solved":
         return ALIVE

@@ -4,14 +4,16 @@ On the large levels the hard part is often the end, packing boxes into a goal ro
 order that does not wall off the goals behind. Backwards from the solved position that part is
 easy: the boxes are pulled out of the room one by one. The pull search
 (:mod:`evosoko.search.pull_kernel`) runs beside push-fess, twice: a weighted A* backwards at
-the search's weight and a greedier one (``PULL_WEIGHTS``). So does a breadth-first push search
-from the start (the *ball*, at most ``BALL_NODES`` expansions): it holds every state within a
+the search's weight and a greedier one (``pull_weights``). So does a breadth-first push search
+from the start (the *ball*, at most ``ball_nodes`` expansions): it holds every state within a
 few pushes of the start, where push-fess's cells leave gaps and where the pull search ends up.
-They take turns within ``BACKWARD_SHARE`` of the time. A third search from the start is
+They take turns within ``backward_share`` of the time. A third search from the start is
 *plain* push-fess, as it runs alone, without cluster deadlock tests, once for each room-link
-cap of ``PLAIN_ROOM_CAPS`` (at most ``PLAIN_NODES`` expansions each, within ``PLAIN_SHARE`` of
+cap of ``plain_room_caps`` (at most ``plain_nodes`` expansions each, within ``plain_share`` of
 the time): the tests and the cap steer push-fess-bi's own search, and some screens fall at once
-to a search without the tests. push-fess has the rest of the time.
+to a search without the tests. push-fess has the rest of the time. The knobs are
+:class:`~evosoko.search.settings.BidirectionalSettings`; their figures on XSokoban are in
+``docs/xsokoban.md``.
 After every call of any of them, the states it has just stored are looked up in the other
 side's stores. The first state both sides hold ends the search: the forward path to it, then
 the pulls from it back to the solved position played as pushes (or a forward search's own
@@ -38,6 +40,7 @@ from evosoko.search.pull_kernel import (
     start_distances,
 )
 from evosoko.search.search_run import SearchRun, _next_chunk, _next_work_limit
+from evosoko.search.settings import BidirectionalSettings, FessSettings, PushSettings
 from evosoko.search.store import (
     CHUNK,
     EXHAUSTED,
@@ -55,58 +58,6 @@ from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.rules import walk_path
 from evosoko.sokoban.solutions import replay_states
 from evosoko.sokoban.symbols import DIRECTIONS
-
-BACKWARD_SHARE = 0.4
-"""Share of the search's time the pull search and the ball take (the ball's time is also the
-pull search's, until the ball stops); push-fess has the rest. With cluster deadlock tests, at
-60 CPU-seconds on the 90 XSokoban screens, 0.4 solved the same 43 as 0.3 in 15% less time and
-0.5 lost screen 65 (docs/xsokoban.md, round 10). Since the cluster tests got cheaper
-(``fess.CLUSTER_WIDTH``), 0.5 solved 42 against 41 with 0.4 (round 13). Since the pull search
-matches only new states, incrementally (2-3x the pulls a second), 0.4 solves the same 44 as 0.5
-in 10-16% less CPU time (15, 59, 63 and 64 a third faster, 42 a quarter slower; round 15);
-0.3 brings 42 to 55 s."""
-
-PULL_WEIGHTS: tuple[float | None, ...] = (None, 10.0)
-"""One pull search for each of these weights of ``h`` in its key ``g + weight * h`` (None: the
-search's own, ``--weight``, 3 by default); they take turns and share the pull search's time and
-memory. The weight moves screens more than any other setting of the pull search: alone at 5
-instead of 3 it solves XSokoban 42 in 10.6 CPU-seconds instead of 38 and loses 14, 31 and 45.
-With a second pull search of weight 10 beside the first, push-fess-bi solves screen 13, which
-no search of the project had solved, in 15.6 s, and keeps the other 44 (45 of 90 at 60
-CPU-seconds); with 5 it solves the same 44 as one pull search; with 5 and 10 it loses 31
-(docs/xsokoban.md, round 16)."""
-
-BALL_NODES = 300_000
-"""Expansions of the ball (0: no ball); it stops there, and its states stay in the meeting."""
-
-PLAIN_NODES = 110_000
-"""Expansions of each plain push-fess beside push-fess-bi's own (0: none): push-fess as it runs
-alone, without cluster deadlock tests. The tests steer the search: XSokoban screen 65 falls to
-plain push-fess in 87,201 expansions (3.1 CPU-seconds) and to push-fess-bi without the tests in
-6.9 s, while push-fess with them and push-fess-bi need more than 60 (docs/xsokoban.md, round
-14). 110,000 instead of 150,000 leaves more time to push-fess-bi's own search on the screens it
-solves near the limit: 44 of 90 at 60 CPU-seconds against 43 (43 in a repeat, screen 42 1%
-short)."""
-
-PLAIN_ROOM_CAPS = (1, 2)
-"""One plain push-fess for each of these room-link caps (``fess.ROOM_LINKS``): screen 62 falls
-to plain push-fess with cap 2 in 101,351 expansions, 65 to cap 1 in 87,201; neither falls to the
-other cap within 20 CPU-seconds. With both, push-fess-bi solves 44 of 90 at 60 CPU-seconds
-(round 13's 42, 62 and 65, none lost); with cap 1 alone 43 (round 14). Caps 0 and 3 solve none
-of the 46 screens left within 110,000 expansions."""
-
-PLAIN_SHARE = 0.25
-"""Share of the time the plain push-fess searches take, in turns, until each stops at
-``PLAIN_NODES``."""
-
-CLUSTER_DEADLOCKS = 1 << 18
-"""Slots of the cache of push-fess-bi's cluster deadlock tests (0: none; see
-``fess.CLUSTER_DEADLOCKS``, off for push-fess alone). At 60 CPU-seconds on the 90 XSokoban
-screens push-fess-bi solves 43 with them against 41 without (gains 4 and 42, loses none;
-docs/xsokoban.md, round 10), 44 with tests of 3,000 positions; 262,144 slots (24 MB) instead of
-16,384 take 11% less time there (round 11). With ``fess.CLUSTER_WIDTH`` and tests of 6,000
-positions, 41 on the slower machine of round 13 (42 with ``BACKWARD_SHARE`` 0.5), where width
-800 with 3,000 positions (the search path of round 11's settings) solves 39."""
 
 
 class PullSearch:
@@ -247,62 +198,57 @@ class SideSearch:
 
 
 def _side_search(
-    owner: SearchRun, run_class: type[SearchRun], algorithm: str, max_nodes: int, **keywords
+    owner: SearchRun,
+    run_class: type[SearchRun],
+    algorithm: str,
+    settings: PushSettings,
+    max_nodes: int,
 ) -> SideSearch:
-    """A side search of ``algorithm`` from ``owner``'s start, with ``owner``'s settings, an
-    eighth of its memory and at most ``max_nodes`` expansions."""
+    """A side search of ``algorithm`` with ``settings`` from ``owner``'s start, with an eighth
+    of its memory and at most ``max_nodes`` expansions."""
     run = run_class(
         owner.level,
         ALGORITHMS[algorithm],
         owner.heuristic,
         None,
         max_nodes,
-        owner.weight,
-        owner.pruning,
+        settings,
         owner.seed,
         owner.memory_limit // 8,
         owner.store_cells,
-        **keywords,
     )
     return SideSearch(run, max_nodes)
 
 
-def ball_search(owner: SearchRun) -> SideSearch:
+def ball_search(owner: BidirectionalRun) -> SideSearch:
     """The states within a few pushes of the start: a breadth-first push search
-    (``push-bfs``) of at most ``BALL_NODES`` expansions."""
-    return _side_search(owner, SearchRun, "push-bfs", BALL_NODES)
+    (``push-bfs``, with push-fess-bi's pruning) of at most ``ball_nodes`` expansions."""
+    settings = owner.settings
+    pruning = PushSettings.model_validate(
+        {name: getattr(settings, name) for name in PushSettings.model_fields}
+    )
+    return _side_search(owner, SearchRun, "push-bfs", pruning, settings.ball_nodes)
 
 
-class PlainFessRun(FeatureSpaceRun):
-    """push-fess as it runs alone (no cluster deadlock tests), with a room-link cap of its
-    own (``fess.ROOM_LINKS``)."""
-
-    def __init__(self, level, *arguments, room_cap: int, **keywords):
-        self._room_cap = room_cap
-        super().__init__(level, *arguments, **keywords)
-
-    @property
-    def cluster_deadlocks(self) -> int:
-        return 0
-
-    @property
-    def room_cap(self) -> int:
-        return self._room_cap
-
-
-def plain_fess_search(owner: SearchRun, room_cap: int) -> SideSearch:
-    """Plain push-fess with room-link cap ``room_cap``, of at most ``PLAIN_NODES``
-    expansions."""
-    return _side_search(owner, PlainFessRun, "push-fess", PLAIN_NODES, room_cap=room_cap)
+def plain_fess_search(owner: BidirectionalRun, room_links: int) -> SideSearch:
+    """Plain push-fess (push-fess-bi's settings without cluster deadlock tests) with
+    ``room_links`` of its own, of at most ``plain_nodes`` expansions."""
+    settings = owner.settings
+    plain = FessSettings.model_validate(
+        {
+            **{name: getattr(settings, name) for name in FessSettings.model_fields},
+            "cluster_deadlocks": 0,
+            "room_links": room_links,
+        }
+    )
+    return _side_search(owner, FeatureSpaceRun, "push-fess", plain, settings.plain_nodes)
 
 
 class BidirectionalRun(FeatureSpaceRun):
     """push-fess with a pull search and a ball around the start beside it (see the module
-    docstring)."""
+    docstring); its knobs are :class:`~evosoko.search.settings.BidirectionalSettings`."""
 
-    @property
-    def cluster_deadlocks(self) -> int:
-        return CLUSTER_DEADLOCKS
+    settings: BidirectionalSettings
 
     def _prepare(self) -> str | None:
         refused = super()._prepare()
@@ -317,26 +263,29 @@ class BidirectionalRun(FeatureSpaceRun):
         pulled state equal to it (-1: that search solved the level itself) and the pull
         search."""
         self.forward_seconds = 0.0
-        if PLAIN_NODES > 0:
-            for _ in PLAIN_ROOM_CAPS:
+        settings = self.settings
+        if settings.plain_nodes > 0:
+            for _ in settings.plain_room_caps:
                 self.max_nodes -= self.max_nodes // 8  # an eighth for each plain push-fess
-            self.plains = tuple(plain_fess_search(self, cap) for cap in PLAIN_ROOM_CAPS)
-        if BACKWARD_SHARE > 0 and PULL_WEIGHTS:
-            if BALL_NODES > 0:
+            self.plains = tuple(plain_fess_search(self, cap) for cap in settings.plain_room_caps)
+        if settings.backward_share > 0 and settings.pull_weights:
+            if settings.ball_nodes > 0:
                 self.max_nodes -= self.max_nodes // 8  # an eighth for the ball
             self.max_nodes //= 2  # half of the rest for the pull searches
-            each = self.max_nodes // len(PULL_WEIGHTS)
+            each = self.max_nodes // len(settings.pull_weights)
             self.pulls = tuple(
                 PullSearch(self.level, self.tab, self.store_cells, self._scaled(weight), each)
-                for weight in PULL_WEIGHTS
+                for weight in settings.pull_weights
             )
-            if BALL_NODES > 0:
+            if settings.ball_nodes > 0:
                 self.ball = ball_search(self)
         return None
 
-    def _scaled(self, weight: float | None) -> int:
-        """A pull search's weight of ``h`` as the kernels take it (None: the search's own)."""
-        return int(self.params[H_WEIGHT]) if weight is None else round(weight * WEIGHT_SCALE)
+    def _scaled(self, weight: float | str) -> int:
+        """A pull search's weight of ``h`` as the kernels take it ("own": the search's)."""
+        if isinstance(weight, str):  # "own"
+            return int(self.params[H_WEIGHT])
+        return round(weight * WEIGHT_SCALE)
 
     def _add_root(self) -> int:
         for pull in self.pulls:
@@ -357,12 +306,12 @@ class BidirectionalRun(FeatureSpaceRun):
         pull_seconds = sum(pull.seconds for pull in pulls)
         total = self.forward_seconds + ball_seconds + plain_seconds + pull_seconds
         waiting = [plain for plain in self.plains if not plain.finished]
-        if waiting and plain_seconds <= PLAIN_SHARE * total:
+        if waiting and plain_seconds <= self.settings.plain_share * total:
             plain = min(waiting, key=lambda side: side.seconds)  # they take turns
             plain.step()
             if self._meet_side(plain):
                 return code
-        if not pulls or pull_seconds + ball_seconds > BACKWARD_SHARE * total:
+        if not pulls or pull_seconds + ball_seconds > self.settings.backward_share * total:
             return code
         least = min(pull.seconds for pull in pulls)
         running = [pull for pull in pulls if not pull.finished]

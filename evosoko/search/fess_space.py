@@ -14,6 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from evosoko.search.settings import FessSettings
 from evosoko.search.store import (
     EMPTY,
     priority,
@@ -52,9 +53,6 @@ with."""
 VIEW_SLOTS = 12
 """Slot of the first view's cursor in ``state``; its room cap follows, then the next view's."""
 
-CONNECTIVITY_LIMIT = 8
-"""Connectivity values at or above this share one cell."""
-
 OUT_OF_PLAN_LIMIT = 4
 """Out-of-plan values at or above ``OUT_OF_PLAN_LIMIT - 1`` share one cell."""
 
@@ -67,32 +65,28 @@ def make_feature_space(
     capacity: int,
     box_count: int,
     layers: int,
-    alternate: int,
-    pack_macros: int = 0,
-    cell_weights: tuple[int, int] = (-1, -1),
-    corridor_macros: bool = False,
-    room_values: int = 1,
-    room_views: tuple[int, ...] | None = None,
-    connectivity_limit: int | None = None,
+    settings: FessSettings,
+    corridor_macros: bool | None = None,
 ) -> tuple:
     """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity``
-    nodes; ``room_views``: the room caps of the views the cycle takes turns with (see
-    :func:`next_cell`; None: one view, ``room_values - 1``); ``connectivity_limit``: the
-    connectivity values of the cells (None: ``CONNECTIVITY_LIMIT``)."""
-    connectivity = CONNECTIVITY_LIMIT if connectivity_limit is None else connectivity_limit
+    nodes of a level with ``box_count`` boxes and ``layers`` packing layers, laid out as
+    ``settings`` say (their ``corridor_macros`` unless given: a search that ran out of states
+    with them goes on without)."""
+    room_values = settings.room_links + 1
+    connectivity = settings.connectivity_limit
     cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * room_values * connectivity
-    views = (room_values - 1,) if room_views is None else tuple(room_views)
-    if not views or not all(0 <= cap < room_values for cap in views):
-        raise ValueError(f"room views {views} must be caps below the {room_values} room values")
+    views = (settings.room_links,) if settings.room_views is None else settings.room_views
     state = np.zeros(VIEW_SLOTS + 2 * len(views), dtype=np.int64)
     state[ROOM_VALUES] = room_values
     state[VIEWS] = len(views)
     state[VIEW_SLOTS::2] = -1  # each view's cursor, before the first cell
     state[VIEW_SLOTS + 1 :: 2] = views
-    state[ALTERNATE] = alternate
-    state[PACK_MACROS] = pack_macros
-    state[CELL_G], state[CELL_H] = cell_weights
-    state[CORRIDOR_MACROS] = corridor_macros
+    state[ALTERNATE] = settings.alternate
+    state[PACK_MACROS] = settings.pack_macros
+    state[CELL_G], state[CELL_H] = settings.cell_weights
+    state[CORRIDOR_MACROS] = (
+        settings.corridor_macros if corridor_macros is None else corridor_macros
+    )
     state[CONNECTIVITY_CAP] = connectivity
     state[LAYERS] = layers
     return (

@@ -57,12 +57,6 @@ def no_goal_room(cells: int) -> tuple:
     )
 
 
-SEARCH_STEPS = 1_000_000
-"""Most breadth-first steps spent looking for a goal room (the search is quadratic in the board
-size): on a board where that is not enough, no goal room is used. Microban, XSokoban and Boxoban
-levels need at most 85,000."""
-
-
 class _OutOfSteps(Exception):
     pass
 
@@ -79,9 +73,11 @@ class _Steps:
             raise _OutOfSteps
 
 
-def find_goal_room(level: Level, steps: int = SEARCH_STEPS) -> GoalRoom | None:
+def find_goal_room(level: Level, steps: int = 1_000_000) -> GoalRoom | None:
     """The goal room with the most goals that can be packed, or None (also when finding it
-    would take more than ``steps`` breadth-first steps)."""
+    would take more than ``steps`` breadth-first steps: the search is quadratic in the board
+    size; Microban, XSokoban and Boxoban levels need at most 85,000; the push searches' setting
+    ``goal_room_steps``)."""
     budget = _Steps(steps)
     best = None
     try:

@@ -81,22 +81,10 @@ from evosoko.search.result import (
     SearchResult,
 )
 from evosoko.search.search_run import _next_work_limit, table_bytes
+from evosoko.search.settings import MctsSettings
 from evosoko.sokoban.arrays import read_only_cells
 from evosoko.sokoban.given_holes import board_for
 from evosoko.sokoban.level import UNREACHABLE, Level
-
-EXPLORATION_CONSTANT = 2.0
-"""``c`` of the PUCT rule (rewards lie in [0, 1])."""
-POLICY_TEMPERATURE = 0.5
-"""Softmax temperature of the rollout policy and the priors: a push one step closer is
-``exp(1 / 0.5)`` = 7.4 times as likely as one that changes nothing."""
-LOST_REWARD_FACTOR = 0.5
-"""A rollout that ends in a lost position earns this share of its reward."""
-PRIOR_UNIFORM_SHARE = 0.5
-"""Share of the priors spread evenly over a node's pushes (the rest follows the policy)."""
-ROLLOUT_PUSHES_PER_DISTANCE, ROLLOUT_EXTRA_PUSHES = 2, 10
-"""A rollout makes at most ``2 * d0 + 10`` pushes (``d0``: the start's objective)."""
-ROLLOUT_PUSHES_CAP = 100_000
 
 _FIRST_CAPACITY = 1 << 10
 _CHUNK_SECONDS = 0.01
@@ -108,10 +96,9 @@ class MctsRun:
     """One Monte Carlo tree search in progress (the interface of the solver's run classes:
     ``search()`` returns a status, ``result(status, partial)`` the verified result).
 
-    Of the arguments every search takes, ``weight`` does not apply and of ``pruning`` only
-    ``corrals`` does (the candidate pushes always leave out freezing pushes, as push genomes'
-    do); ``store_cells`` is accepted for the solver's warm-up (the tree keeps box cells as
-    int32 on every board). ``memory_limit`` bounds the rules' tables and the tree's arrays:
+    Its knobs are :class:`~evosoko.search.settings.MctsSettings` (the candidate pushes always
+    leave out freezing pushes, as push genomes' do); ``store_cells`` is accepted for the
+    solver's warm-up (the tree keeps box cells as int32 on every board). ``memory_limit`` bounds the rules' tables and the tree's arrays:
     tables that would not fit are not built, and a tree that would outgrow what is left ends
     the search; both with ``memory-limit``.
 
@@ -131,8 +118,7 @@ class MctsRun:
         heuristic: str,
         time_limit: float | None,
         node_limit: int | None,
-        weight: float,
-        pruning,
+        settings: MctsSettings,
         seed: int,
         memory_limit: int,
         store_cells: int = 0,
@@ -154,19 +140,20 @@ class MctsRun:
             start_distance = start_objective(level, heuristic)
             if start_distance >= UNREACHABLE:
                 start_distance = 0
+        self.settings = settings
         self.rollout_pushes = min(
-            ROLLOUT_PUSHES_PER_DISTANCE * start_distance + ROLLOUT_EXTRA_PUSHES,
-            ROLLOUT_PUSHES_CAP,
+            settings.rollout_pushes_per_distance * start_distance + settings.rollout_extra_pushes,
+            settings.rollout_pushes_cap,
         )
         self.params = np.zeros(PARAM_COUNT, dtype=np.int64)
         self.params[MEASURE] = HEURISTICS[heuristic]
-        self.params[CORRALS] = bool(pruning.corrals)
+        self.params[CORRALS] = bool(settings.corrals)
         self.params[ROLLOUT_PUSHES] = self.rollout_pushes
         self.real = np.zeros(REAL_COUNT, dtype=np.float64)
-        self.real[EXPLORATION] = EXPLORATION_CONSTANT
-        self.real[TEMPERATURE] = POLICY_TEMPERATURE
-        self.real[LOST_FACTOR] = LOST_REWARD_FACTOR
-        self.real[PRIOR_UNIFORM] = PRIOR_UNIFORM_SHARE
+        self.real[EXPLORATION] = settings.exploration
+        self.real[TEMPERATURE] = settings.temperature
+        self.real[LOST_FACTOR] = settings.lost_reward
+        self.real[PRIOR_UNIFORM] = settings.prior_uniform
         self.counters = np.zeros(COUNTER_COUNT, dtype=np.int64)
         self.counters[SOLUTION_LENGTH] = -1
         self.counters[BEST_DISTANCE] = UNREACHABLE

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evosoko.sokoban.level import State
 from evosoko.status import Resource, Status, Stop
 
 if TYPE_CHECKING:
     from evosoko.result import Result
+    from evosoko.search.settings import SettingsModel
     from evosoko.sokoban.level import Level
 
 SOLVED: str = Status.SOLVED.value
@@ -67,6 +68,8 @@ class SearchResult:
     states (by ``h``, then path cost) when a budget ended the search and they were asked for.
     ``status`` is a word of :mod:`evosoko.status`; ``exhausted`` names the resource of a
     ``budget`` stop (``seconds``, ``nodes``, or ``iterations`` for mcts), else None.
+    ``settings`` are the knobs it ran with (its family's model of
+    :mod:`evosoko.search.settings`; None for the move-level searches, which have none).
     """
 
     status: Status
@@ -86,6 +89,7 @@ class SearchResult:
     (read between the kernel's time slices, so at most one slice late), ``h`` 0 once solved:
     the best distance per node of an IOHprofiler export (empty for searches that do not
     record it)."""
+    settings: SettingsModel | None = None
 
     @property
     def solved(self) -> bool:
@@ -131,7 +135,12 @@ class SearchResult:
             "duplicates": self.duplicates,
             "seconds": round(self.seconds, 6),
             "solution": self.solution,
+            "settings": self.settings_data(),
         }
+
+    def settings_data(self) -> dict[str, Any]:
+        """The settings as plain JSON-ready values (empty for a search without settings)."""
+        return {} if self.settings is None else self.settings.model_dump(mode="json")
 
     def as_result(self, level: Level) -> Result:
         """This outcome as the :class:`~evosoko.result.Result` every solver returns: cost in
@@ -161,6 +170,7 @@ class SearchResult:
                 "duplicates": self.duplicates,
                 "partial": [path.lurd for path in self.partial],
                 "progress": [list(point) for point in self.progress],
+                "settings": self.settings_data(),
             },
             level=level,
         )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from evosoko.search.result import (
     PartialPath,
     SearchResult,
 )
+from evosoko.search.settings import PushSettings
 from evosoko.search.store import (
     CHUNK,
     CORRALS,
@@ -118,25 +118,6 @@ def _seconds_per_work_unit() -> float:
     return _SECONDS_PER_UNIT[0]
 
 
-@dataclass(frozen=True, slots=True)
-class Pruning:
-    """Which sound pruning rules push-level searches apply (dead squares are always pruned).
-
-    ``freeze``: freeze deadlocks of the pushed box. ``corrals``: PI-corral pruning.
-    ``tunnels``: a box pushed into a dead-end tunnel is pushed on to the deepest free goal
-    ahead in one macro step (and the push is dropped when there is none). These three keep
-    push-optimality and completeness, so ``unsolvable`` stays exact with them on. ``goal_rooms``:
-    goal macros with a fixed packing order (:mod:`evosoko.search.goalroom`); neither optimal nor
-    complete, so None (the default) uses them in the non-optimal searches only, and a search that
-    exhausts its space with them is repeated without them.
-    """
-
-    freeze: bool = True
-    corrals: bool = True
-    tunnels: bool = True
-    goal_rooms: bool | None = None
-
-
 class SearchRun:
     """One search in progress: its store, kernel parameters and budget."""
 
@@ -150,13 +131,14 @@ class SearchRun:
         heuristic,
         time_limit,
         node_limit,
-        weight,
-        pruning,
+        settings: PushSettings | None,
         seed,
         memory_limit,
         store_cells: int = 0,
         clock: str = "wall",
     ):
+        """``settings``: the search's family settings (:mod:`evosoko.search.settings`; None
+        for a move-level search, which has none)."""
         self.limit = TimeLimit(time_limit, clock)
         """The time limit on its clock (:mod:`evosoko.search.clocks`)."""
         self.level = level
@@ -165,8 +147,7 @@ class SearchRun:
         self.time_limit = time_limit
         self.node_limit = node_limit
         self.memory_limit = memory_limit
-        self.weight = weight
-        self.pruning = pruning
+        self.settings = settings
         self.seed = seed
         self.is_move = algorithm.level == MOVE
         self.store_cells = max(level.cells, store_cells)
@@ -194,14 +175,20 @@ class SearchRun:
         self.params[HEURISTIC] = kind
         self.params[G_WEIGHT] = algorithm.g_weight
         h_weight = algorithm.h_weight
-        self.params[H_WEIGHT] = round(self.weight * WEIGHT_SCALE) if h_weight is None else h_weight
-        self.params[FREEZE] = self.pruning.freeze
-        self.params[CORRALS] = self.pruning.corrals
-        self.params[TUNNELS] = self.pruning.tunnels
-        goal_rooms = self.pruning.goal_rooms
-        if goal_rooms is None:
-            goal_rooms = not algorithm.optimal
-        self.goal_room = find_goal_room(level) if goal_rooms and not self.is_move else None
+        if h_weight is None:  # weighted by the settings (push searches only)
+            assert self.settings is not None
+            h_weight = round(self.settings.weight * WEIGHT_SCALE)
+        self.params[H_WEIGHT] = h_weight
+        self.goal_room = None
+        if self.settings is not None:
+            self.params[FREEZE] = self.settings.freeze
+            self.params[CORRALS] = self.settings.corrals
+            self.params[TUNNELS] = self.settings.tunnels
+            goal_rooms = self.settings.goal_rooms
+            if goal_rooms is None:
+                goal_rooms = not algorithm.optimal
+            if goal_rooms:
+                self.goal_room = find_goal_room(level, self.settings.goal_room_steps)
         self.room_tab = (
             self.goal_room.kernel_arrays() if self.goal_room else no_goal_room(level.cells)
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from evosoko.errors import ConfigError
 from evosoko.search.algorithms import Algorithm, algorithm_named, heuristic_for
@@ -11,7 +12,8 @@ from evosoko.search.fess import FeatureSpaceRun
 from evosoko.search.result import (
     SearchResult,
 )
-from evosoko.search.search_run import DEFAULT_MEMORY, Pruning, SearchRun
+from evosoko.search.search_run import DEFAULT_MEMORY, SearchRun
+from evosoko.search.settings import PushSettings, SearchSettings, SettingsModel, settings_for
 from evosoko.search.store import (
     NODES,
     Store,
@@ -26,10 +28,10 @@ def solve(
     heuristic: str | None = None,
     time_limit: float | None = None,
     node_limit: int | None = None,
-    weight: float = 3.0,
+    weight: float | None = None,
     partial: int = 0,
     *,
-    pruning: Pruning = Pruning(),  # noqa: B008 - frozen, so one shared default is safe
+    settings: SearchSettings | SettingsModel | None = None,
     seed: int = 0,
     memory_limit: int = DEFAULT_MEMORY,
     model: str | None = None,
@@ -40,7 +42,10 @@ def solve(
     ``time_limit`` (seconds) and ``node_limit`` (states expanded) end the search with status
     ``budget``, ``exhausted`` ``seconds`` / ``nodes``; a search that exhausts its space reports
     ``unsolvable``.
-    ``weight`` is the heuristic weight of ``push-wastar``; ``seed`` orders ``random``'s
+    ``settings``: the knobs of the search (:mod:`evosoko.search.settings`: the whole
+    :class:`~evosoko.search.settings.SearchSettings` or the family's own model; None: the
+    defaults), recorded in the result's ``settings``; ``weight``, when given, replaces the
+    settings' heuristic weight (``push-wastar``, ``push-fess``); ``seed`` orders ``random``'s
     successors. With ``partial=k`` an interrupted search also returns its ``k`` best frontier
     states (lowest ``h``, then lowest cost; push-fess: the lowest, then the best state of each
     other feature cell) with their paths. Every solution and partial path
@@ -51,28 +56,30 @@ def solve(
     """
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, heuristic)
-    check_arguments(time_limit, node_limit, weight, partial)
+    chosen = settings_for(algorithm.name, settings, weight=weight)
+    check_arguments(time_limit, node_limit, partial)
     clock_named(clock)  # an unknown clock fails before any search
     given_holes = level.pairing is not None
     if given_holes and not _plays_given_holes(algorithm):
         from evosoko.search.given_holes import solve_given_holes
 
-        return solve_given_holes(
+        found = solve_given_holes(
             level,
             algorithm.name,
             heuristic,
             time_limit,
             node_limit,
-            weight,
+            chosen.weight if isinstance(chosen, PushSettings) else PushSettings().weight,
             partial=partial,
             clock=clock,
         )
+        return replace(found, settings=chosen)
     warm_up([algorithm.name], level.cells, given_holes=given_holes)
-    budget = (time_limit, node_limit, weight, pruning, seed, memory_limit)
+    budget = (time_limit, node_limit, chosen, seed, memory_limit)
     run = _run_class(algorithm)(level, algorithm, heuristic, *budget, clock=clock)
     run.model = model
     status = run.search()
-    return run.result(status, partial)
+    return replace(run.result(status, partial), settings=chosen)
 
 
 def _run_class(algorithm: Algorithm) -> type:
@@ -94,16 +101,13 @@ def _plays_given_holes(algorithm: Algorithm) -> bool:
     return bool(getattr(_run_class(algorithm), "plays_given_holes", False))
 
 
-def check_arguments(
-    time_limit: float | None, node_limit: int | None, weight: float, partial: int
-) -> None:
-    """Raise :class:`ConfigError` for a budget, weight or partial count that makes no sense."""
+def check_arguments(time_limit: float | None, node_limit: int | None, partial: int = 0) -> None:
+    """Raise :class:`ConfigError` for a budget or partial count that makes no sense (a weight
+    is checked by the settings it goes into)."""
     if time_limit is not None and not time_limit > 0:
         raise ConfigError(f"time limit must be positive, not {time_limit}")
     if node_limit is not None and node_limit < 1:
         raise ConfigError(f"node limit must be at least 1, not {node_limit}")
-    if not weight >= 1:
-        raise ConfigError(f"weight must be at least 1, not {weight}")
     if partial < 0:
         raise ConfigError(f"partial must be zero or more, not {partial}")
 
@@ -143,9 +147,10 @@ def warm_up(
         if algorithm.guided:  # push-astar's kernel; the network needs no compiling
             warm_up(["push-astar"], cells)
             continue
+        settings = settings_for(name)
         for heuristic in algorithm.heuristics:
             run = _run_class(algorithm)(
-                level, algorithm, heuristic, None, 50, 3.0, Pruning(), 0, DEFAULT_MEMORY, cells
+                level, algorithm, heuristic, None, 50, settings, 0, DEFAULT_MEMORY, cells
             )
             run.result(run.search(), 0)
     if first:  # a long search grows its store: rehashing is a kernel of its own

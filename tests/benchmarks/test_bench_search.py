@@ -11,10 +11,10 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
-from bench_search import apply_settings, level_indices, level_numbers, setting
+from bench_search import level_indices, level_numbers, search_settings
 
 from evosoko.errors import EvosokoError
-from evosoko.search import fess
+from evosoko.search import SearchSettings
 
 
 def test_level_numbers_take_ranges_and_single_numbers_in_order_each_once():
@@ -50,45 +50,31 @@ def test_a_bad_level_list_is_one_line_and_exit_2():
     assert "'x' is not a level number or range" in done.stderr.splitlines()[-1]
 
 
-def test_a_setting_names_a_module_a_constant_and_a_literal():
-    assert setting("fess.CLUSTER_WIDTH=400") == ("fess", "CLUSTER_WIDTH", 400)
-    assert setting(" fess.ROOM_VIEWS = (1, 2) ") == ("fess", "ROOM_VIEWS", (1, 2))
-    assert setting("fess.CLUSTER_WIDTH=None") == ("fess", "CLUSTER_WIDTH", None)
+def test_settings_are_keys_of_the_search_table_recorded_in_one_line():
+    settings, line = search_settings(["fess.cluster_width=123", "fess.room_views=[0, 1]"])
+    assert settings.fess.cluster_width == 123
+    assert settings.fess.room_views == (0, 1)
+    assert line == "fess.room_views=[0, 1] fess.cluster_width=123"
+    assert search_settings([]) == (SearchSettings(), "")
 
 
 @pytest.mark.parametrize(
-    "text", ["CLUSTER_WIDTH=400", "fess.CLUSTER_WIDTH", "fess.=1", "fess.X=abc"]
-)
-def test_a_setting_refuses_what_is_not_module_name_literal(text):
-    with pytest.raises(argparse.ArgumentTypeError):
-        setting(text)
-
-
-def test_settings_change_the_constant_and_are_recorded_in_one_line(monkeypatch):
-    monkeypatch.setattr(fess, "CLUSTER_WIDTH", fess.CLUSTER_WIDTH)  # restored after the test
-    line = apply_settings([("fess", "CLUSTER_WIDTH", 123)])
-    assert fess.CLUSTER_WIDTH == 123
-    assert line == "fess.CLUSTER_WIDTH=123"
-    assert apply_settings([]) == ""
-
-
-@pytest.mark.parametrize(
-    "settings, message",
+    "overrides, message",
     [
-        ([("nosuch", "X", 1)], "no module 'nosuch'"),
-        ([("fess", "CLUSTER_WIDE", 1)], "no constant 'CLUSTER_WIDE'"),
-        ([("fess", "level_features", 1)], "no constant 'level_features'"),
+        (["nosuch.x=1"], "unknown key 'nosuch'"),
+        (["fess.cluster_wide=1"], "did you mean 'fess.cluster_width'"),
+        (["fess.cluster_width=0"], "fess.cluster_width: Input should be greater than or equal"),
+        (["fess.CLUSTER_WIDTH=400"], "unknown key 'fess.CLUSTER_WIDTH'"),
     ],
 )
-def test_settings_refuse_what_the_search_package_lacks(settings, message):
+def test_settings_refuse_what_the_search_table_lacks(overrides, message):
     with pytest.raises(EvosokoError, match=message):
-        apply_settings(settings)
+        search_settings(overrides)
 
 
 def test_a_bad_setting_is_one_line_and_exit_2():
-    done = run_bench_search("--set", "fess.NOPE=1")
+    done = run_bench_search("--set", "fess.nope=1")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    assert (
-        done.stderr.splitlines()[-1] == "error: --set: evosoko.search.fess has no constant 'NOPE'"
-    )
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("error: --set: unknown key 'fess.nope'")

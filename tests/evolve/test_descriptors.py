@@ -13,7 +13,7 @@ from evosoko.evolve.descriptors import FessCells
 from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.genomes import decode, random_genes
 from evosoko.evolve.push_replay import push_choices, push_tables
-from evosoko.search import fess, fess_kernel, fess_space
+from evosoko.search import FessSettings, fess_kernel, fess_space
 from evosoko.search.packing_order import packing_order
 from evosoko.sokoban.rooms import room_links
 
@@ -23,9 +23,7 @@ def _search_cell(level, boxes) -> int:
     order = packing_order(level)
     _, link, ends = room_links(level.floor, level.deltas)
     features = fess_kernel.make_features(order, level.cells, level.goal_cells, 0, link, ends)
-    space = fess_space.make_feature_space(
-        1, level.box_count, order.layers, fess.ALTERNATE, room_values=fess.ROOM_LINKS + 1
-    )
+    space = fess_space.make_feature_space(1, level.box_count, order.layers, FessSettings())
     array = np.array(sorted(boxes), dtype=np.int64)
     occupied = np.zeros(level.cells, dtype=np.bool_)
     occupied[array] = True

@@ -20,7 +20,7 @@ from evosoko.evolve.search_population import (
     state_problem,
 )
 from evosoko.search.clocks import TimeLimit
-from evosoko.search.fess_settings import FessSettings
+from evosoko.search.settings import FessSettings
 from evosoko.search.solver import warm_up
 from evosoko.sokoban.solutions import verify_solution
 from evosoko.status import Stop
@@ -37,12 +37,39 @@ def test_a_genome_names_one_choice_of_every_knob():
 
 
 def test_the_shipped_settings_are_a_genome():
-    assert settings_of(genome_of(FessSettings.shipped())) == FessSettings.shipped()
+    assert settings_of(genome_of(FessSettings())) == FessSettings()
+
+
+def test_the_knobs_are_the_fields_that_name_their_choices_in_field_order():
+    assert list(KNOBS) == [
+        "weight",
+        "alternate",
+        "room_links",
+        "corral_deadlocks",
+        "pack_macros",
+        "cluster_deadlocks",
+        "connectivity_limit",
+        "cell_weights",
+    ]
+    assert KNOBS["cell_weights"] == ((-1, -1), (1, 1), (0, 1), (1, 3))
+
+
+def test_a_genome_sets_its_knobs_over_the_base_settings():
+    base = FessSettings(cluster_limit=3000, alternate=4)
+    settings = settings_of(genome_of(base), base)
+    assert settings == base
+    other = settings_of([0] * len(KNOBS), base)
+    assert other.cluster_limit == 3000 and other.alternate == 2
+
+
+def test_a_base_value_outside_its_knobs_choices_is_named():
+    with pytest.raises(ValueError, match="search.fess.alternate = 5 is not among"):
+        genome_of(FessSettings(alternate=5))
 
 
 def test_a_member_that_solves_reports_a_verified_solution_and_full_packing():
     level = quiet_level(ROOM)
-    outcome = run_member(level, genome_of(FessSettings.shipped()), 50_000, None)
+    outcome = run_member(level, genome_of(FessSettings()), 50_000, None)
     assert outcome.solved and outcome.distance == 0
     assert outcome.packing == level.box_count
     assert verify_solution(level, outcome.lurd).solved
@@ -50,7 +77,7 @@ def test_a_member_that_solves_reports_a_verified_solution_and_full_packing():
 
 def test_a_member_cut_short_reports_its_packing_and_closest_position():
     level = microban("144")[0]
-    outcome = run_member(level, genome_of(FessSettings.shipped()), 300, None)
+    outcome = run_member(level, genome_of(FessSettings()), 300, None)
     assert not outcome.solved and outcome.distance > 0
     assert 0 <= outcome.packing < level.box_count
     verification = verify_solution(level, outcome.lurd)
@@ -98,7 +125,7 @@ def test_without_evolution_each_generation_is_new_random_settings():
     seen = history(population)
     population.run()
     first, second = ([tuple(g) for g, _ in members] for _, members in seen)
-    assert first[0] == tuple(genome_of(FessSettings.shipped()))
+    assert first[0] == tuple(genome_of(FessSettings()))
     assert not set(first[:2]) <= set(second)
 
 

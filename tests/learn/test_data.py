@@ -21,7 +21,7 @@ from evosoko.learn.data import (
     read_manifest,
     with_start,
 )
-from evosoko.search import Pruning, solve
+from evosoko.search import PushSettings, solve
 
 
 def test_random_positions_are_distinct_unsolved_and_avoid_dead_squares():
@@ -37,11 +37,11 @@ def test_random_positions_are_distinct_unsolved_and_avoid_dead_squares():
 def test_labels_agree_with_an_unpruned_exhaustive_search():
     level = starter_levels()[0]
     states, _ = random_positions(level, random.Random(5), 25, 15)
-    plain = Pruning(freeze=False, corrals=False, tunnels=False, goal_rooms=False)
+    plain = PushSettings(freeze=False, corrals=False, tunnels=False, goal_rooms=False)
     seen = set()
     for state in states:
         label = label_position(level, state, 50_000)
-        truth = solve(with_start(level, state), "push-bfs", pruning=plain).status
+        truth = solve(with_start(level, state), "push-bfs", settings=plain).status
         assert (label == DEAD) == (truth == "unsolvable")
         seen.add(label)
     assert len(seen) == 2, "the sample should hold dead and alive positions"

@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 from tiny_levels import ROOM, SHARED_LEVELS, microban, quiet_level
 
-from evosoko.search import ALGORITHMS, Pruning, bidirectional, fess, search_run, solve
+from evosoko.search import (
+    ALGORITHMS,
+    BidirectionalSettings,
+    FessSettings,
+    bidirectional,
+    search_run,
+    solve,
+)
 from evosoko.search.bidirectional import BidirectionalRun, PullSearch
 from evosoko.search.pull_kernel import start_distances
 from evosoko.search.store import EXHAUSTED, EXPANDED, NODES, SOLUTION
@@ -84,16 +91,14 @@ def test_pulled_states_carry_the_full_matching_of_their_boxes():
 
 
 def _run(level, share: float, monkeypatch) -> BidirectionalRun:
-    monkeypatch.setattr(bidirectional, "BACKWARD_SHARE", share)
     # every call "takes" 1 ms: the split follows the share, not the machine's load
     ticks = itertools.count()
     clock = SimpleNamespace(perf_counter=lambda: next(ticks) / 1000)
     search_run._seconds_per_work_unit()  # measured once per process, on the real clock
     monkeypatch.setattr(bidirectional, "time", clock)
     monkeypatch.setattr(search_run, "time", clock)  # push-fess's slices too
-    monkeypatch.setattr(bidirectional, "BALL_NODES", 0)  # the pull search alone
-    algorithm = ALGORITHMS["push-fess-bi"]
-    run = BidirectionalRun(level, algorithm, "matching", None, None, 3.0, Pruning(), 0, 1 << 30)
+    settings = BidirectionalSettings(backward_share=share, ball_nodes=0)  # the pull search alone
+    run = _bidirectional(level, settings)
     run.status = run.search()
     return run
 
@@ -122,23 +127,20 @@ def test_push_fess_bi_tests_the_cluster_deadlocks_push_fess_leaves_off(monkeypat
     if not path.is_file():
         pytest.skip(f"no shared levels at {SHARED_LEVELS}")
     level = read_levels(path)[3]
-    monkeypatch.setattr(bidirectional, "BACKWARD_SHARE", 0.0)  # its push-fess alone
-    # without the plain sides, whose share of the time decides how far each gets: the count
-    # below would depend on the machine's speed (5,147 once on a cold numba cache)
-    monkeypatch.setattr(bidirectional, "PLAIN_ROOM_CAPS", ())
+    # its push-fess alone, without the plain sides, whose share of the time decides how far
+    # each gets: the count below would depend on the machine's speed (5,147 once on a cold
+    # numba cache)
+    alone = BidirectionalSettings(backward_share=0.0, plain_room_caps=())
     assert not solve(level, "push-fess", node_limit=20_000).solved
-    result = solve(level, "push-fess-bi", node_limit=20_000)
+    result = solve(level, "push-fess-bi", node_limit=20_000, settings=alone)
     assert result.solved and result.expanded < 5_000
-    monkeypatch.setattr(bidirectional, "CLUSTER_DEADLOCKS", 0)
-    assert not solve(level, "push-fess-bi", node_limit=20_000).solved
+    without = alone.model_copy(update={"cluster_deadlocks": 0})
+    assert not solve(level, "push-fess-bi", node_limit=20_000, settings=without).solved
 
 
-def test_when_push_fess_runs_out_of_memory_the_pull_search_gives_up_its_half(monkeypatch):
-    monkeypatch.setattr(bidirectional, "PULL_WEIGHTS", (None,))
+def test_when_push_fess_runs_out_of_memory_the_pull_search_gives_up_its_half():
     level = quiet_level(ROOM)
-    run = BidirectionalRun(
-        level, ALGORITHMS["push-fess-bi"], "matching", None, None, 3.0, Pruning(), 0, 1 << 30
-    )
+    run = _bidirectional(level, BidirectionalSettings(pull_weights=("own",)))
     assert run._prepare() is None
     run._add_root()
     capacity = run.store.capacity
@@ -160,11 +162,7 @@ def test_when_push_fess_runs_out_of_memory_the_pull_search_gives_up_its_half(mon
 @pytest.mark.parametrize("name", ["1", "4"])
 def test_the_ball_around_the_start_and_the_pull_search_meet(name):
     (level,) = microban(name)
-    run = BidirectionalRun(
-        level, ALGORITHMS["push-fess-bi"], "matching", None, None, 3.0, Pruning(), 0, 1 << 30
-    )
-    assert run._prepare() is None
-    run._add_root()
+    run = _prepared(level)
     pull, ball = run.pulls[0], run.ball
     for _ in range(10_000):  # both sides cover the small space long before
         pull.step()
@@ -180,10 +178,13 @@ def test_the_ball_around_the_start_and_the_pull_search_meet(name):
         assert backward >= 0 and check.pushes >= solve(level, "push-bfs").pushes
 
 
-def _prepared(level) -> BidirectionalRun:
-    run = BidirectionalRun(
-        level, ALGORITHMS["push-fess-bi"], "matching", None, None, 3.0, Pruning(), 0, 1 << 30
-    )
+def _bidirectional(level, settings: BidirectionalSettings) -> BidirectionalRun:
+    algorithm = ALGORITHMS["push-fess-bi"]
+    return BidirectionalRun(level, algorithm, "matching", None, None, settings, 0, 1 << 30)
+
+
+def _prepared(level, **settings) -> BidirectionalRun:
+    run = _bidirectional(level, BidirectionalSettings(**settings))
     assert run._prepare() is None
     run._add_root()
     return run
@@ -193,7 +194,7 @@ def test_plain_push_fess_beside_the_search_can_solve_the_level_itself():
     level = quiet_level(ROOM)
     run = _prepared(level)
     plain = run.plains[0]
-    assert plain.run.cluster_deadlocks == 0  # push-fess as it runs alone
+    assert plain.run.settings.cluster_deadlocks == 0  # push-fess as it runs alone
     while plain.solution < 0 and not plain.finished:
         plain.step()
     assert run._meet_side(plain)
@@ -205,12 +206,10 @@ def test_plain_push_fess_beside_the_search_can_solve_the_level_itself():
     assert result.pushes == solve(level, "push-fess").pushes  # the same search, the same path
 
 
-def test_plain_push_fess_stops_at_its_expansions_and_keeps_its_states(monkeypatch):
+def test_plain_push_fess_stops_at_its_expansions_and_keeps_its_states():
     (level,) = microban("16")
-    monkeypatch.setattr(bidirectional, "PLAIN_NODES", 0)
-    assert _prepared(level).plains == ()
-    monkeypatch.setattr(bidirectional, "PLAIN_NODES", 30)
-    run = _prepared(level)
+    assert _prepared(level, plain_nodes=0).plains == ()
+    run = _prepared(level, plain_nodes=30)
     plain = run.plains[0]
     for _ in range(1_000):
         plain.step()
@@ -222,10 +221,9 @@ def test_plain_push_fess_stops_at_its_expansions_and_keeps_its_states(monkeypatc
 
 
 @pytest.mark.parametrize("name", ["1", "4"])
-def test_plain_push_fess_and_the_pull_search_meet(name, monkeypatch):
+def test_plain_push_fess_and_the_pull_search_meet(name):
     (level,) = microban(name)
-    monkeypatch.setattr(bidirectional, "PLAIN_NODES", 3)  # too few to solve it alone
-    run = _prepared(level)
+    run = _prepared(level, plain_nodes=3)  # too few to solve it alone
     pull, plain = run.pulls[0], run.plains[0]
     for _ in range(10_000):
         pull.step()
@@ -239,27 +237,24 @@ def test_plain_push_fess_and_the_pull_search_meet(name, monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["4", "16"])
-def test_each_plain_push_fess_is_push_fess_with_its_room_cap(name, monkeypatch):
+def test_each_plain_push_fess_is_push_fess_with_its_room_cap(name):
     (level,) = microban(name)
-    monkeypatch.setattr(bidirectional, "PLAIN_ROOM_CAPS", (1, 2))
-    run = _prepared(level)
-    assert [plain.run.room_cap for plain in run.plains] == [1, 2]
+    run = _prepared(level, plain_room_caps=(1, 2))
+    assert [plain.run.settings.room_links for plain in run.plains] == [1, 2]
     for plain in run.plains:
         while plain.solution < 0 and not plain.finished:
             plain.step()
-        monkeypatch.setattr(fess, "ROOM_LINKS", plain.run.room_cap)
-        alone = solve(level, "push-fess")
+        room_links = plain.run.settings.room_links
+        alone = solve(level, "push-fess", settings=FessSettings(room_links=room_links))
         assert plain.solution >= 0 and alone.solved
         assert int(plain.store.counters[EXPANDED]) == alone.expanded
         assert plain.run._path(plain.solution) == alone.solution
 
 
 @pytest.mark.parametrize("name", ["1", "4"])
-def test_pull_searches_of_several_weights_share_the_memory_and_each_can_meet(name, monkeypatch):
+def test_pull_searches_of_several_weights_share_the_memory_and_each_can_meet(name):
     (level,) = microban(name)
-    monkeypatch.setattr(bidirectional, "PULL_WEIGHTS", (None, 5.0))
-    monkeypatch.setattr(bidirectional, "PLAIN_NODES", 3)  # too few to solve it alone
-    run = _prepared(level)
+    run = _prepared(level, pull_weights=("own", 5.0), plain_nodes=3)  # too few to solve alone
     first, second = run.pulls
     assert (first.weight, second.weight) == (300, 500)  # the search's own --weight 3, and 5
     assert first.max_nodes == second.max_nodes
@@ -276,12 +271,9 @@ def test_pull_searches_of_several_weights_share_the_memory_and_each_can_meet(nam
     assert check.valid and check.solved
 
 
-def test_pull_searches_take_turns_within_the_backward_share(monkeypatch):
+def test_pull_searches_take_turns_within_the_backward_share():
     level = quiet_level(ROOM)
-    monkeypatch.setattr(bidirectional, "PULL_WEIGHTS", (None, 5.0))
-    monkeypatch.setattr(bidirectional, "BALL_NODES", 0)
-    monkeypatch.setattr(bidirectional, "PLAIN_NODES", 0)
-    run = _prepared(level)
+    run = _prepared(level, pull_weights=("own", 5.0), ball_nodes=0, plain_nodes=0)
     while run.store.counters[SOLUTION] < 0 and run._call_kernel() != EXHAUSTED:
         pass
     first, second = run.pulls

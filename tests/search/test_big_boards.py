@@ -19,7 +19,7 @@ from tiny_levels import REPO_ROOT, microban, quiet_level
 
 from evosoko.errors import LevelFormatError
 from evosoko.generate.stress import corridor_rows, lattice_rows, room_rows
-from evosoko.search import ALGORITHMS, Pruning, clocks, search_run, solve
+from evosoko.search import ALGORITHMS, PushSettings, clocks, search_run, solve
 from evosoko.search import fess as fess_module
 from evosoko.search.fess_kernel import fess_search
 from evosoko.search.store import SMALL_BOARD_CELLS, Store, cell_dtype
@@ -242,7 +242,7 @@ def test_push_distances_match_a_plain_breadth_first_search():
 def test_no_false_unsolvable_on_a_big_board_with_every_pruning():
     level = quiet_level(room_rows(120, 300, player=(2, 2), box=(280, 60), goal=(280, 63)))
     for algo in ["push-bfs", "push-astar", "push-wastar", "push-greedy", "push-idastar"]:
-        result = solve(level, algo, time_limit=60, pruning=Pruning())
+        result = solve(level, algo, time_limit=60, settings=PushSettings())
         _check_solved(level, result)
 
 

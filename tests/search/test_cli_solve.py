@@ -44,7 +44,7 @@ def test_the_table_names_each_level_and_an_unsolved_level_exits_1():
 def test_an_unsolved_level_has_no_moves_or_pushes_to_show():
     arguments = ["solve", str(BUNDLED_SEEDS), "-l", "2", "--algo", "bfs", "--node-limit", "3"]
     table = runner.invoke(app, arguments)
-    (row,) = [line for line in table.stdout.splitlines() if "node-limit" in line]
+    (row,) = [line for line in table.stdout.splitlines() if "budget: nodes" in line]
     cells = [cell.strip() for cell in row.strip("│| ").split("│")]
     assert cells[2:4] == ["-", "-"], row  # not "0 moves, 0 pushes": there is no solution
     record = json.loads(runner.invoke(app, [*arguments, "--json"]).stdout)
@@ -79,3 +79,55 @@ def test_an_unfinished_search_reports_its_best_open_state():
     check = verify_solution(level, best["lurd"])
     assert check.valid and not check.solved
     assert (check.moves, check.pushes) == (best["moves"], best["pushes"])
+
+
+def test_set_changes_a_knob_and_the_json_line_records_the_settings():
+    arguments = ["solve", str(BUNDLED_SEEDS), "-l", "seed000-case3", "--algo", "push-fess"]
+    plain = runner.invoke(app, [*arguments, "--json"])
+    tuned = runner.invoke(
+        app, [*arguments, "--json", "--set", "fess.alternate=2", "--set", "fess.weight=5"]
+    )
+    assert plain.exit_code == tuned.exit_code == 0, tuned.output
+    before, after = json.loads(plain.stdout), json.loads(tuned.stdout)
+    assert before["settings"]["alternate"] == 3 and before["settings"]["weight"] == 3
+    assert after["settings"]["alternate"] == 2 and after["settings"]["weight"] == 5
+    weighted = runner.invoke(app, [*arguments, "--json", "--set", "fess.weight=5", "--weight", "4"])
+    assert json.loads(weighted.stdout)["settings"]["weight"] == 4  # --weight replaces it
+    moves = runner.invoke(app, ["solve", str(BUNDLED_SEEDS), "-l", "1", "--algo", "bfs", "--json"])
+    assert json.loads(moves.stdout)["settings"] == {}
+
+
+def test_config_reads_the_search_table_of_a_run_configuration(tmp_path):
+    config = tmp_path / "tuned.toml"
+    config.write_text("[search.fess]\ncluster_limit = 3000\n", encoding="utf-8")
+    result = runner.invoke(
+        app,
+        ["solve", str(BUNDLED_SEEDS), "-l", "1", "--algo", "push-fess", "--json"]
+        + ["--config", str(config), "--set", "fess.alternate=4"],
+    )
+    assert result.exit_code == 0, result.output
+    settings = json.loads(result.stdout)["settings"]
+    assert (settings["cluster_limit"], settings["alternate"]) == (3000, 4)
+
+
+def test_a_bad_knob_is_one_line_with_the_closest_key(tmp_path):
+    base = ["solve", str(BUNDLED_SEEDS), "-l", "1", "--algo", "push-fess"]
+    typo = runner.invoke(app, [*base, "--set", "fess.cluster_limt=3000"])
+    assert typo.exit_code == 2
+    assert typo.stderr.strip() == (
+        "error: --set: unknown key 'fess.cluster_limt'; did you mean 'fess.cluster_limit'?"
+    )
+    wrong = runner.invoke(app, [*base, "--set", "fess.alternate=-1"])
+    assert wrong.exit_code == 2
+    assert wrong.stderr.startswith("error: --set: fess.alternate: Input should be greater")
+    config = tmp_path / "bad.toml"
+    config.write_text("[search.fess]\n\ncluster_limt = 3000\n", encoding="utf-8")
+    in_file = runner.invoke(app, [*base, "--config", str(config)])
+    assert in_file.exit_code == 2
+    assert in_file.stderr.strip() == (
+        f"error: {config}:3: unknown key 'search.fess.cluster_limt'; "
+        "did you mean 'search.fess.cluster_limit'?"
+    )
+    heavy = runner.invoke(app, [*base, "--weight", "0.5"])
+    assert heavy.exit_code == 2 and "weight" in heavy.stderr
+    assert "Traceback" not in typo.output + wrong.output + in_file.output + heavy.output

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tiny_levels import SHARED_LEVELS, microban, quiet_level, tiny_levels
 
-from evosoko.search import solve
+from evosoko.search import FessSettings, solve
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.corral_deadlock import (
     cluster_deadlock,
@@ -253,28 +253,24 @@ def test_a_lost_cluster_is_never_solvable(level):
         assert not solve(level, "push-bfs").solved
 
 
-def test_push_fess_with_corral_deadlocks_solves_what_push_bfs_solves(monkeypatch):
-    from evosoko.search import fess
-
-    monkeypatch.setattr(fess, "CORRAL_DEADLOCKS", 200)
+def test_push_fess_with_corral_deadlocks_solves_what_push_bfs_solves():
     for cluster_cache in (0, 1 << 14):  # cluster deadlock tests off (the default) and on
-        monkeypatch.setattr(fess, "CLUSTER_DEADLOCKS", cluster_cache)
+        settings = FessSettings(corral_deadlocks=200, cluster_deadlocks=cluster_cache)
         for rows in (LOST, ROOM, OPEN, CLUSTER, PAIR):
             level = quiet_level(rows)
-            assert solve(level, "push-fess").solved == solve(level, "push-bfs").solved
+            fess = solve(level, "push-fess", settings=settings)
+            assert fess.solved == solve(level, "push-bfs").solved
 
 
-def test_cluster_tests_let_push_fess_solve_xsokoban_4_in_few_states(monkeypatch):
-    from evosoko.search import fess
-
+def test_cluster_tests_let_push_fess_solve_xsokoban_4_in_few_states():
     path = SHARED_LEVELS / "xsokoban.txt"
     if not path.is_file():
         pytest.skip(f"no shared levels at {SHARED_LEVELS}")
     level = read_levels(path)[3]
-    monkeypatch.setattr(fess, "CLUSTER_DEADLOCKS", 0)
-    assert not solve(level, "push-fess", node_limit=20_000).solved
-    monkeypatch.setattr(fess, "CLUSTER_DEADLOCKS", 1 << 14)
-    result = solve(level, "push-fess", node_limit=20_000)
+    without = FessSettings(cluster_deadlocks=0)
+    assert not solve(level, "push-fess", node_limit=20_000, settings=without).solved
+    tested = FessSettings(cluster_deadlocks=1 << 14)
+    result = solve(level, "push-fess", node_limit=20_000, settings=tested)
     assert result.solved and result.expanded < 5_000
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from tiny_levels import quiet_level
 
-from evosoko.search import Pruning, solve
+from evosoko.search import PushSettings, solve
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.reach import explore
@@ -91,13 +91,15 @@ def test_a_corral_without_work_is_not_used():
 
 def test_corral_pruning_restricts_the_first_expansion_to_the_fence():
     level = quiet_level(FENCED)
-    pruned = solve(level, "push-astar", node_limit=1, pruning=Pruning(tunnels=False))
-    full = solve(level, "push-astar", node_limit=1, pruning=Pruning(corrals=False, tunnels=False))
+    pruned = solve(level, "push-astar", node_limit=1, settings=PushSettings(tunnels=False))
+    full = solve(
+        level, "push-astar", node_limit=1, settings=PushSettings(corrals=False, tunnels=False)
+    )
     assert pruned.generated == 3
     assert full.generated > pruned.generated
     assert (
         solve(level, "push-astar").pushes
         == solve(
-            level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
+            level, "push-bfs", settings=PushSettings(freeze=False, corrals=False, tunnels=False)
         ).pushes
     )

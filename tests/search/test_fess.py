@@ -10,12 +10,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tiny_levels import ROOM, microban, quiet_level, tiny_levels
 
-from evosoko.search import Pruning, solve
+from evosoko.search import FessSettings, PushSettings, solve
 from evosoko.search import fess_kernel as fk
 from evosoko.search import fess_space as fs
 from evosoko.search.packing_order import out_of_plan_value, packing_order, packing_value
 from evosoko.sokoban.rooms import room_links
 from evosoko.sokoban.solutions import verify_solution
+
+CONNECTIVITY_LIMIT = FessSettings().connectivity_limit
+"""The connectivity values of the cells of a space made with the default settings."""
 
 # A one-cell-wide dead end holding three goals: they can only be filled deepest first.
 CORRIDOR = ["#########",
@@ -94,7 +97,9 @@ def test_a_state_cell_has_the_blocked_links_as_its_room_coordinate(level, data, 
     order = packing_order(level)
     link = room_links(level.floor, level.deltas)[1]
     features = fk.make_features(order, level.cells, link=link)
-    space = fs.make_feature_space(1, level.box_count, order.layers, 3, room_values=values)
+    space = fs.make_feature_space(
+        1, level.box_count, order.layers, FessSettings(room_links=values - 1)
+    )
     free = np.flatnonzero(level.floor).tolist()
     # at least one cell stays free, as the player's in a search
     boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free) - 1), label="b"))
@@ -109,7 +114,7 @@ def test_a_state_cell_has_the_blocked_links_as_its_room_coordinate(level, data, 
         out_of_plan_value(order.layer, array, order.layers), fs.OUT_OF_PLAN_LIMIT - 1
     )
     rooms = plan * values + min(blocked, values - 1)
-    assert cell == fs.cell_of(rooms, _regions(level, set(boxes)), fs.CONNECTIVITY_LIMIT)
+    assert cell == fs.cell_of(rooms, _regions(level, set(boxes)), CONNECTIVITY_LIMIT)
     assert 0 <= cell < len(space[3])
 
 
@@ -134,7 +139,7 @@ def _regions(level, boxes):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 50)), min_size=1, max_size=60))
 def test_pairing_heaps_pop_each_cell_in_key_order_and_cycle_through_cells(entries):
-    space = fs.make_feature_space(len(entries), box_count=0, layers=1, alternate=0)
+    space = fs.make_feature_space(len(entries), 0, 1, FessSettings(alternate=0))
     for node, (cell, key) in enumerate(entries):
         fs.heap_insert(space, cell, node, key)
     popped: dict[int, list[int]] = {}
@@ -173,7 +178,7 @@ def _popped_keys(space, entries, cell_of_entry):
 
 
 def _space_cell(plan, room, regions, values):
-    return (plan * values + room) * fs.CONNECTIVITY_LIMIT + regions
+    return (plan * values + room) * CONNECTIVITY_LIMIT + regions
 
 
 CELL_ENTRIES = st.lists(
@@ -186,12 +191,12 @@ CELL_ENTRIES = st.lists(
 def test_a_view_with_a_lower_room_cap_cycles_as_a_space_of_fewer_room_values(cells, cap):
     entries = [(*cell, key) for key, cell in enumerate(cells)]  # distinct keys, as in order
     seen_as_one = _popped_keys(
-        fs.make_feature_space(len(entries), 0, 1, 0, room_values=3, room_views=(cap,)),
+        fs.make_feature_space(len(entries), 0, 1, _views(room_links=2, room_views=(cap,))),
         entries,
         lambda e: _space_cell(e[0], e[1], e[2], 3),
     )
     fewer_values = _popped_keys(
-        fs.make_feature_space(len(entries), 0, 1, 0, room_values=cap + 1),
+        fs.make_feature_space(len(entries), 0, 1, _views(room_links=cap)),
         entries,
         lambda e: _space_cell(e[0], min(e[1], cap), e[2], cap + 1),
     )
@@ -202,14 +207,19 @@ def test_a_view_with_a_lower_room_cap_cycles_as_a_space_of_fewer_room_values(cel
 @given(CELL_ENTRIES, st.lists(st.integers(0, 2), min_size=1, max_size=3))
 def test_views_taking_turns_pop_every_state_once(cells, caps):
     entries = [(*cell, key) for key, cell in enumerate(cells)]
-    space = fs.make_feature_space(len(entries), 0, 1, 0, room_values=3, room_views=tuple(caps))
+    space = fs.make_feature_space(len(entries), 0, 1, _views(room_links=2, room_views=tuple(caps)))
     popped = _popped_keys(space, entries, lambda e: _space_cell(e[0], e[1], e[2], 3))
     assert sorted(popped) == list(range(len(entries)))
 
 
-def test_room_views_must_be_caps_below_the_room_values():
-    with pytest.raises(ValueError, match="room views"):
-        fs.make_feature_space(1, 0, 1, 0, room_values=2, room_views=(2,))
+def _views(**settings) -> FessSettings:
+    """push-fess settings of a cycle through the cells that does not alternate."""
+    return FessSettings(alternate=0, **settings)
+
+
+def test_room_views_must_be_caps_up_to_room_links():
+    with pytest.raises(ValueError, match="room_views"):
+        FessSettings(room_links=1, room_views=(2,))
 
 
 def test_push_fess_solves_microban_levels_with_verified_solutions():
@@ -226,7 +236,7 @@ def test_push_fess_solves_microban_levels_with_verified_solutions():
 @pytest.mark.parametrize("algo", ["push-fess", "push-fess-bi"])
 def test_push_fess_agrees_with_plain_push_bfs_on_solvability(algo, level):
     reference = solve(
-        level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
+        level, "push-bfs", settings=PushSettings(freeze=False, corrals=False, tunnels=False)
     )
     result = solve(level, algo)
     assert result.status == reference.status
@@ -269,22 +279,20 @@ def test_box_paths_take_the_fewest_pushes_round_corners():
 
 
 @pytest.mark.parametrize(
-    "setting, value",
+    "change",
     [
-        ("PACK_MACROS", 2),
-        ("CELL_WEIGHTS", (0, 1)),
-        ("ALTERNATE", 0),
-        ("CORRIDOR_MACROS", False),
-        ("ROOM_LINKS", 0),
-        ("ROOM_LINKS", 1),
+        {"pack_macros": 2},
+        {"cell_weights": (0, 1)},
+        {"alternate": 0},
+        {"corridor_macros": False},
+        {"room_links": 0},
+        {"room_links": 1},
     ],
 )
-def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
-    from evosoko.search import fess
-
-    monkeypatch.setattr(fess, setting, value)
+def test_every_setting_gives_verified_solutions(change):
+    settings = FessSettings(**change)
     for level in [*microban("1", "10", "60"), quiet_level(CORRIDOR)]:
-        result = solve(level, "push-fess", node_limit=200_000)
+        result = solve(level, "push-fess", node_limit=200_000, settings=settings)
         assert result.solved, level.name
         check = verify_solution(level, result.solution)
         assert check.valid and check.solved
@@ -293,7 +301,7 @@ def test_every_setting_gives_verified_solutions(monkeypatch, setting, value):
 
 @pytest.mark.parametrize("weights", [(-1, -1), (0, 1), (1, 1)])
 def test_the_key_within_a_cell_is_the_priority_unless_cell_weights_are_set(weights):
-    space = fs.make_feature_space(4, box_count=4, layers=1, alternate=3, cell_weights=weights)
+    space = fs.make_feature_space(4, 4, 1, FessSettings(cell_weights=weights))
     g, h, moves = 7, 5, 20
     node_key = fs.priority(g, h, moves, 1, 3)
     expected = node_key if weights[0] < 0 else fs.priority(g, h, moves, *weights)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tiny_levels import ROOM, quiet_level
 
-from evosoko.search import Pruning, solve
+from evosoko.search import PushSettings, solve
 from evosoko.search.goalroom import find_goal_room
 from evosoko.sokoban.solutions import verify_solution
 
@@ -30,8 +30,8 @@ def test_no_goal_room_when_a_box_starts_inside():
 
 def test_goal_macros_solve_and_verify():
     level = quiet_level(ROOM)
-    with_macros = solve(level, "push-wastar", pruning=Pruning(goal_rooms=True))
-    without = solve(level, "push-wastar", pruning=Pruning(goal_rooms=False))
+    with_macros = solve(level, "push-wastar", settings=PushSettings(goal_rooms=True))
+    without = solve(level, "push-wastar", settings=PushSettings(goal_rooms=False))
     assert with_macros.status == without.status == "solved"
     assert verify_solution(level, with_macros.solution).solved
     assert with_macros.generated < without.generated
@@ -42,5 +42,5 @@ def test_exhaustion_with_goal_macros_is_retried_without_them():
     rows = list(ROOM)
     rows[7] = "#$       #"
     rows[6] = "#   $ @$ #"
-    result = solve(quiet_level(rows), "push-greedy", pruning=Pruning(goal_rooms=True))
+    result = solve(quiet_level(rows), "push-greedy", settings=PushSettings(goal_rooms=True))
     assert result.status == "unsolvable"

@@ -27,7 +27,7 @@ from evosoko.evolve.hybrid import level_at
 from evosoko.experiment.compare.config import CompareConfig
 from evosoko.experiment.compare.jobs import plan_jobs
 from evosoko.experiment.compare.runner import run_compare
-from evosoko.search import ALGORITHMS, Pruning, mcts_kernel, solve
+from evosoko.search import ALGORITHMS, MctsSettings, PushSettings, mcts_kernel, solve
 from evosoko.search import mcts as mcts_module
 from evosoko.search.mcts_rules import start_objective
 from evosoko.search.mcts_tree import (
@@ -61,8 +61,7 @@ def _run(level, **options):
         "heuristic": "matching",
         "time_limit": None,
         "node_limit": None,
-        "weight": 3.0,
-        "pruning": Pruning(),
+        "settings": MctsSettings(),
         "seed": 0,
         "memory_limit": 2**31,
     }
@@ -73,8 +72,7 @@ def _run(level, **options):
         arguments["heuristic"],
         arguments["time_limit"],
         arguments["node_limit"],
-        arguments["weight"],
-        arguments["pruning"],
+        arguments["settings"],
         arguments["seed"],
         arguments["memory_limit"],
     )
@@ -212,8 +210,8 @@ def test_a_lost_position_of_microban_77_is_proven_unsolvable():
 def test_mcts_agrees_with_push_bfs_on_tiny_levels(level):
     """Never unsolvable when push-BFS solves a level, and on levels this small it always ends
     with a proof either way."""
-    plain = Pruning(freeze=False, corrals=False, tunnels=False)
-    reference = solve(level, "push-bfs", pruning=plain).status
+    plain = PushSettings(freeze=False, corrals=False, tunnels=False)
+    reference = solve(level, "push-bfs", settings=plain).status
     result = solve(level, "mcts", node_limit=50_000)
     assert result.status == reference
 

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from tiny_levels import BLOCKED, STUCK, microban, quiet_level, seed_level, shared, tiny_levels
 
 from evosoko.errors import ConfigError
-from evosoko.search import ALGORITHMS, Pruning, solve
+from evosoko.search import ALGORITHMS, PushSettings, solve
 from evosoko.sokoban.solutions import replay_states, verify_solution
 
 MOVE_ALGORITHMS = [name for name, a in ALGORITHMS.items() if a.level == "move"]
@@ -53,9 +53,9 @@ def test_every_algorithm_returns_a_verified_solution(algo):
 @pytest.mark.parametrize("algo", ["push-astar", "push-idastar"])
 def test_push_optimal_searches_match_push_bfs(algo, heuristic):
     levels = microban("1", "2", "3", "6", "16", "35") + [seed_level("seed000-case3")]
-    plain = Pruning(freeze=False, corrals=False, tunnels=False)
+    plain = PushSettings(freeze=False, corrals=False, tunnels=False)
     for level in levels:
-        reference = solve(level, "push-bfs", pruning=plain)
+        reference = solve(level, "push-bfs", settings=plain)
         result = solve(level, algo, heuristic)
         assert result.pushes == reference.pushes, level.name
 
@@ -138,7 +138,7 @@ def test_bad_arguments_raise_config_error(kwargs):
 @given(tiny_levels())
 def test_push_astar_agrees_with_plain_push_bfs_on_random_tiny_levels(level):
     reference = solve(
-        level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
+        level, "push-bfs", settings=PushSettings(freeze=False, corrals=False, tunnels=False)
     )
     result = solve(level, "push-astar")
     assert reference.status in ("solved", "unsolvable")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from tiny_levels import quiet_level
 
-from evosoko.search import Pruning, solve
+from evosoko.search import PushSettings, solve
 from evosoko.sokoban.arrays import dead_end_tunnels
 
 GOAL_TUNNEL = ["#######",
@@ -27,15 +27,17 @@ def test_dead_end_tunnels_are_the_one_wide_runs_that_end_in_a_wall():
 
 def test_the_tunnel_macro_keeps_push_optimality_and_fewer_states():
     level = quiet_level(GOAL_TUNNEL)
-    plain = solve(level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False))
-    macro = solve(level, "push-astar", pruning=Pruning(freeze=False, corrals=False))
+    plain = solve(
+        level, "push-bfs", settings=PushSettings(freeze=False, corrals=False, tunnels=False)
+    )
+    macro = solve(level, "push-astar", settings=PushSettings(freeze=False, corrals=False))
     assert plain.status == macro.status == "solved"
     assert macro.pushes == plain.pushes
     assert "UU" in macro.solution
     assert (
         macro.generated
         < solve(
-            level, "push-astar", pruning=Pruning(freeze=False, corrals=False, tunnels=False)
+            level, "push-astar", settings=PushSettings(freeze=False, corrals=False, tunnels=False)
         ).generated
     )
 
@@ -52,7 +54,9 @@ GOAL_INSIDE_TUNNEL = ["########",
 
 def test_the_tunnel_macro_stops_on_the_deepest_goal_ahead():
     level = quiet_level(GOAL_INSIDE_TUNNEL)
-    plain = solve(level, "push-bfs", pruning=Pruning(freeze=False, corrals=False, tunnels=False))
+    plain = solve(
+        level, "push-bfs", settings=PushSettings(freeze=False, corrals=False, tunnels=False)
+    )
     macro = solve(level, "push-astar")
     assert plain.status == macro.status == "solved"
     assert macro.pushes == plain.pushes

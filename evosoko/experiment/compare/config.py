@@ -1,9 +1,11 @@
 """The settings of ``evosoko compare``: a comparison file's models, loaded and dumped.
 
 A comparison file (TOML) has a ``[compare]`` table (name, level file, selection, seeds,
-budget), a ``[parallel]`` table (the job backend) and one ``[[solver]]`` table per solver: a GA
-preset (``kind = "ga"``: a run configuration file and ``set`` overrides) or a classical search
-(``kind = "search"``: an algorithm with its heuristic and pruning). See
+budget), a ``[parallel]`` table (the job backend), a ``[search]`` table (the knobs of its
+searches, :mod:`evosoko.search.settings`) and one ``[[solver]]`` table per solver: a GA preset
+(``kind = "ga"``: a run configuration file and ``set`` overrides) or a classical search
+(``kind = "search"``: an algorithm with its heuristic, and a ``search`` table of its own whose
+keys replace the file's, ``search.fess.cluster_limit = 3000``). See
 :mod:`evosoko.experiment.compare.runner` for what a comparison runs and writes.
 """
 
@@ -12,14 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import tomli_w
-from pydantic import Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from evosoko.config_loading import load_model, resolve_path
 from evosoko.experiment.settings import DistinctSeeds, Section
 from evosoko.search.algorithms import ALGORITHMS
+from evosoko.search.settings import SearchSettings, SettingsModel, changed_settings, settings_for
 
 __all__ = [
     "CompareBudget",
@@ -88,9 +91,19 @@ class SearchSolver(Section):
     name: str | None = Field(default=None, min_length=1, description="Label (default: algorithm).")
     algorithm: str = Field(description="One of evosoko.search.ALGORITHMS.")
     heuristic: str | None = Field(default=None, description="Heuristic (default: the algorithm's).")
-    weight: float = Field(default=3.0, ge=1, description="Heuristic weight of push-wastar.")
-    freeze: bool = Field(default=True, description="Prune freeze deadlocks (push searches).")
-    corrals: bool = Field(default=True, description="PI-corral pruning (push searches).")
+    search: SearchSettings = Field(
+        default_factory=SearchSettings,
+        description="The search's knobs: keys of the [search] table that replace the file's.",
+    )
+    weight: float | None = Field(
+        default=None, ge=1, description="Shorthand for the weight of the algorithm's settings."
+    )
+    freeze: bool | None = Field(
+        default=None, description="Shorthand for search.push.freeze (and fess's, fess_bi's)."
+    )
+    corrals: bool | None = Field(
+        default=None, description="Shorthand for the corrals of the algorithm's settings."
+    )
 
     @field_validator("algorithm")
     @classmethod
@@ -109,10 +122,35 @@ class SearchSolver(Section):
             )
         return self
 
+    @model_validator(mode="after")
+    def _shorthands_apply(self) -> SearchSolver:
+        settings = settings_for(self.algorithm, self.search)
+        for key in SHORTHANDS:
+            if getattr(self, key) is None:
+                continue
+            if settings is None or key not in type(settings).model_fields:
+                raise ValueError(f"{key} does not apply to {self.algorithm}")
+        return self
+
     @property
     def label(self) -> str:
         """The solver's name in tables and plots."""
         return self.name or self.algorithm
+
+    @property
+    def settings(self) -> SettingsModel | None:
+        """The settings the search runs with: its ``search`` table's family, with the
+        shorthands (``weight``, ``freeze``, ``corrals``) applied (None: a move-level search)."""
+        settings = settings_for(self.algorithm, self.search)
+        given = {key: getattr(self, key) for key in SHORTHANDS if getattr(self, key) is not None}
+        if settings is None or not given:
+            return settings
+        return type(settings).model_validate({**settings.model_dump(), **given})
+
+    def with_file_settings(self, base: SearchSettings) -> SearchSolver:
+        """This row with its ``search`` table laid over the file's ``base``: the keys it sets
+        replace ``base``'s."""
+        return self.model_copy(update={"search": _overlay(base, self.search)})
 
     @property
     def stochastic(self) -> bool:
@@ -123,6 +161,22 @@ class SearchSolver(Section):
     def unit(self) -> str:
         """What its cost counts (expanded nodes; mcts: iterations)."""
         return ALGORITHMS[self.algorithm].unit
+
+
+SHORTHANDS = ("weight", "freeze", "corrals")
+"""Keys of a search row that stand for the same keys of its settings."""
+
+
+def _overlay(base: BaseModel, top: BaseModel) -> Any:
+    """``base`` with the fields ``top`` was given (tables field by field) in their place."""
+    update: dict[str, Any] = {}
+    for name in top.model_fields_set:
+        value, under = getattr(top, name), getattr(base, name)
+        if isinstance(value, BaseModel) and isinstance(under, BaseModel):
+            update[name] = _overlay(under, value)
+        else:
+            update[name] = value
+    return type(base).model_validate({**base.model_dump(), **update})
 
 
 class JobsParallel(Section):
@@ -156,9 +210,22 @@ class CompareConfig(Section):
 
     compare: CompareSettings
     parallel: JobsParallel = Field(default_factory=JobsParallel)
+    search: SearchSettings = Field(
+        default_factory=SearchSettings,
+        description="The knobs of every search solver (a row's own search table replaces keys).",
+    )
     solver: list[Solver] = Field(min_length=1, description="The solvers, in table order.")
     _source: tuple[str, str] | None = PrivateAttr(default=None)
     """The file and its text, to point at the line of a bad GA override."""
+
+    @model_validator(mode="after")
+    def _rows_settings(self) -> CompareConfig:
+        """Each search row holds its whole settings: the file's, its own keys in their place."""
+        self.solver = [
+            solver.with_file_settings(self.search) if isinstance(solver, SearchSolver) else solver
+            for solver in self.solver
+        ]
+        return self
 
     @model_validator(mode="after")
     def _unique_labels(self) -> CompareConfig:
@@ -188,5 +255,26 @@ def load_compare_config(path: str | PathLike[str], overrides: Sequence[str] = ()
 
 
 def dump_compare_config(config: CompareConfig) -> str:
-    """The comparison as TOML; :func:`load_compare_config` reads it back equal."""
-    return tomli_w.dumps(config.model_dump(exclude_none=True))
+    """The comparison as TOML; :func:`load_compare_config` reads it back equal (the file's
+    settings where they differ from the defaults, a row's where they differ from the file's)."""
+    data = config.model_dump(exclude_none=True)
+    data["search"] = _nested(changed_settings(config.search))
+    for row, solver in zip(data["solver"], config.solver):
+        if isinstance(solver, SearchSolver):
+            row["search"] = _nested(changed_settings(solver.search, base=config.search))
+            if not row["search"]:
+                del row["search"]
+    return tomli_w.dumps({key: value for key, value in data.items() if value != {}})
+
+
+def _nested(changed: dict[str, Any]) -> dict[str, Any]:
+    """``{"fess.cluster_limit": 3000}`` as ``{"fess": {"cluster_limit": 3000}}`` (None as the
+    word settings files use for it)."""
+    tables: dict[str, Any] = {}
+    for key, value in changed.items():
+        *path, name = key.split(".")
+        table = tables
+        for part in path:
+            table = table.setdefault(part, {})
+        table[name] = "none" if value is None else value
+    return tables

@@ -19,6 +19,7 @@ from evosoko.experiment.compare.config import (
     SearchSolver,
 )
 from evosoko.experiment.run.records import csv_cell
+from evosoko.search.settings import family_of, settings_text
 from evosoko.status import read_stop
 
 __all__ = [
@@ -52,11 +53,13 @@ RESULT_COLUMNS = (
     "moves",
     "pushes",
     "solution",
+    "settings",
 )
 """``status``: a word of :mod:`evosoko.status`, ``exhausted`` the resource of a ``budget``
 stop (empty otherwise); ``seconds``/``used``: wall time and evaluations (GA), expanded nodes (search) or iterations
 (mcts) spent, i.e. the time and cost to solve when ``solved`` is 1; ``seed`` is empty for
-deterministic search."""
+deterministic search; ``settings``: a search's knobs that differ from the defaults, as
+``key=value`` words of the ``[search]`` table (``-``: none; empty for a GA)."""
 
 
 def results_csv(rows: list[dict]) -> str:
@@ -88,6 +91,7 @@ def read_results_csv(path: str | Path) -> list[dict[str, Any]]:
                     "moves": int(raw["moves"]) if raw["moves"] else None,
                     "pushes": int(raw["pushes"]) if raw["pushes"] else None,
                     "solution": raw["solution"] or None,
+                    "settings": raw.get("settings", ""),
                 }
             )
     return rows
@@ -137,6 +141,7 @@ def summary_markdown(
         "when another limit stopped it first, divided by the number of solved runs. "
         "[low, high]: the 95 % confidence interval.",
     ]
+    lines += _settings_lines(config)
     if uncertainty and uncertainty.tests:
         lines += ["", *paired_tests_markdown(uncertainty.tests)]
     if uncertainty:
@@ -193,6 +198,31 @@ def summary_cells(
     ]
 
 
+def solver_settings(config: CompareConfig) -> dict[str, str]:
+    """Each search solver's settings where they differ from the defaults, as ``key=value``
+    words of the ``[search]`` table (``-``: the defaults)."""
+    return {
+        solver.label: settings_text(
+            solver.settings, f"{family_of(solver.algorithm)}." if solver.settings else ""
+        )
+        for solver in config.solver
+        if isinstance(solver, SearchSolver)
+    }
+
+
+def _settings_lines(config: CompareConfig) -> list[str]:
+    """The settings of every search solver, for ``summary.md``."""
+    settings = solver_settings(config)
+    if not settings:
+        return []
+    lines = ["", "Search settings (the [search] keys that differ from the defaults):", ""]
+    algorithms = {s.label: s.algorithm for s in config.solver if isinstance(s, SearchSolver)}
+    for label, text in settings.items():
+        shown = "the defaults" if text == "-" else f"`{text}`"
+        lines.append(f"- {label} ({algorithms[label]}): {shown}")
+    return lines
+
+
 def _bracket(interval: Interval | None, digits: int = 0, *, percent: bool = False) -> str:
     """`` [low, high]`` after a figure, or nothing when the interval is unknown."""
     if not interval or not interval.known:
@@ -243,6 +273,7 @@ def summary_json(
     ``intervals``: per solver, ``[low, high]`` of each figure; ``paired_tests``: one object
     per test (see :class:`evosoko.experiment.analysis.statistics.PairedTest`)."""
     intervals = uncertainty.intervals if uncertainty else {}
+    settings = solver_settings(config)
 
     def finite(value: float | None) -> float | None:
         return None if value is None or not math.isfinite(value) else value
@@ -266,6 +297,7 @@ def summary_json(
                 "median_moves": s.median_moves,
                 "median_pushes": s.median_pushes,
                 "intervals": intervals[s.solver].as_dict() if s.solver in intervals else None,
+                "settings": settings.get(s.solver),
             }
             for s in summaries
         ],

@@ -33,6 +33,13 @@ from evosoko.experiment.warmup import warm_up_config
 from evosoko.parallel.jobs import Job
 from evosoko.result import Result
 from evosoko.search.algorithms import ALGORITHMS
+from evosoko.search.settings import (
+    FAMILIES,
+    SettingsModel,
+    changed_settings,
+    family_of,
+    settings_text,
+)
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import select_levels
 from evosoko.sokoban.given_holes import rules_notes
@@ -157,9 +164,7 @@ def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
                 "kind": "search",
                 "algorithm": solver.algorithm,
                 "heuristic": solver.heuristic,
-                "weight": solver.weight,
-                "freeze": solver.freeze,
-                "corrals": solver.corrals,
+                **search_payload(solver.settings),
                 "seconds": budget.seconds,
                 "nodes": budget.nodes,
             }
@@ -182,6 +187,43 @@ def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
                 key = f"{solver.label}|{entry.index}|{'-' if seed is None else seed}|{digest}"
                 jobs.append(Job(key, payload))
     return jobs
+
+
+OLD_KEYS = {"weight": 3.0, "freeze": True, "corrals": True}
+"""The settings every search job carried before the settings models, with their defaults: kept
+in each job (the family's values where it has them), so that a comparison of default settings
+keeps its job keys; the other knobs go into ``settings`` when they differ from the defaults."""
+
+
+def search_payload(settings: SettingsModel | None) -> dict[str, Any]:
+    """A search job's settings: ``weight``, ``freeze`` and ``corrals`` (see :data:`OLD_KEYS`),
+    and ``settings``, the family's other knobs that differ from their defaults, when any do."""
+    changed = changed_settings(settings)
+    values = settings.model_dump() if settings is not None else {}
+    payload: dict[str, Any] = {key: values.get(key, default) for key, default in OLD_KEYS.items()}
+    others = {key: value for key, value in changed.items() if key not in OLD_KEYS}
+    if others:
+        payload["settings"] = others
+    return payload
+
+
+def job_settings(payload: dict) -> SettingsModel | None:
+    """The settings model a search job runs with (see :func:`search_payload`)."""
+    family = family_of(payload["algorithm"])
+    if family is None:
+        return None
+    model = FAMILIES[family]
+    given = {k: payload[k] for k in OLD_KEYS if k in model.model_fields}
+    return model.model_validate({**given, **payload.get("settings", {})})
+
+
+def job_settings_text(payload: dict) -> str:
+    """The settings of a search job where they differ from the defaults, as ``key=value``
+    words of the ``[search]`` table (``-``: none do); empty for a GA job."""
+    if payload["kind"] != "search":
+        return ""
+    family = family_of(payload["algorithm"])
+    return settings_text(job_settings(payload), f"{family}.")
 
 
 def _digest(settings: dict, rows: list[str], title: str | None, rules: dict | None = None) -> str:
@@ -239,7 +281,7 @@ def _ga_result(level: Level, payload: dict) -> Result:
 
 
 def _search_result(level: Level, payload: dict) -> Result:
-    from evosoko.search import Pruning, solve
+    from evosoko.search import solve
 
     found = solve(
         level,
@@ -247,8 +289,7 @@ def _search_result(level: Level, payload: dict) -> Result:
         heuristic=payload["heuristic"],
         time_limit=payload["seconds"],
         node_limit=payload["nodes"],
-        weight=payload["weight"],
-        pruning=Pruning(freeze=payload["freeze"], corrals=payload["corrals"]),
+        settings=job_settings(payload),
         seed=payload["seed"] or 0,
     )
     return found.as_result(level)
@@ -351,6 +392,7 @@ def result_row(job: Job, record: dict, level: Level) -> dict[str, Any]:
         "moves": None,
         "pushes": None,
         "solution": None,
+        "settings": job_settings_text(payload),
     }
     if "error" in record:
         warnings.warn(EvosokoWarning(f"job {job.key} failed: {record['error']}"), stacklevel=2)

@@ -52,6 +52,10 @@ def draw_sweep(
     return paths
 
 
+UNIT_SHORT = {"evaluations": "ev", "nodes": "nodes", "iterations": "it"}
+"""How a heat map's cell writes the unit of its median cost."""
+
+
 def _tie_caption(leaders: set[int]) -> str:
     if len(leaders) > 1:
         return f"{len(leaders)} trials tie for best (no paired test separates them)"
@@ -59,7 +63,7 @@ def _tie_caption(leaders: set[int]) -> str:
 
 
 def _spent(config: SweepConfig, row: dict) -> float:
-    cap = config.sweep.budget.evaluations
+    cap = config.sweep.budget.cost
     return row["evaluations"] if row["solved"] or cap is None else cap
 
 
@@ -94,7 +98,8 @@ def _boxes(axes, config, trials, key, values, position) -> None:
     axes.set_xticks(range(1, len(values) + 1), labels)
     if all(np.nanmin(d) > 0 for d in data if not np.all(np.isnan(d))):
         axes.set_yscale("log")
-    style_axes(axes, xlabel=key, ylabel="evaluations per run (failures at budget)")
+    unit = config.sweep.unit
+    style_axes(axes, xlabel=key, ylabel=f"{unit} per run (failures at budget)")
 
 
 def _scatter(axes, config, trials, key, position) -> None:
@@ -136,7 +141,7 @@ def _heatmap(
     axes.grid(False)
     for (i, j), value in np.ndenumerate(rate):
         if not np.isnan(value):
-            text = f"{value:.0%}\n{evaluations[i, j]:,.0f} ev"
+            text = f"{value:.0%}\n{evaluations[i, j]:,.0f} {UNIT_SHORT[config.sweep.unit]}"
             axes.text(
                 j,
                 i,
@@ -159,7 +164,7 @@ def _heatmap(
         axes,
         xlabel=second,
         ylabel=first,
-        title=f"Solve rate (median evaluations)\noutlined: {_tie_caption(set(leaders))}",
+        title=f"Solve rate (median {config.sweep.unit})\noutlined: {_tie_caption(set(leaders))}",
     )
     figure.colorbar(image, ax=axes, label="solve rate")
     return save_figure(figure, out / "heatmap", fmt)
@@ -200,7 +205,7 @@ def _history(
     style_axes(
         axes,
         xlabel="trial number",
-        ylabel="objective (solve rate, ties: fewer evaluations)",
+        ylabel=f"objective (solve rate, ties: fewer {config.sweep.unit})",
         title=f"Optimisation history ({config.sweep.method})",
     )
     axes.legend(loc="best")

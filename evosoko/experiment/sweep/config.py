@@ -2,7 +2,10 @@
 
 A sweep file (TOML) has a ``[sweep]`` table (method, base run configuration and overrides,
 levels, seeds, budget, trials), a ``[parameters]`` table whose keys are dotted paths into the
-run configuration (``"ga.mutation.replace_rate"``) and a ``[parallel]`` table (job backend):
+run configuration (``"ga.mutation.replace_rate"``) and a ``[parallel]`` table (job backend).
+With ``[sweep] algorithm`` set the trials run that search instead of the GA, and the parameters
+are keys of the ``[search]`` table (``"search.fess.cluster_limit"``); its budget is ``seconds``
+and ``nodes``:
 
 - a list of values is a grid axis (grid search), or a set of choices (random, Optuna);
 - a table ``{ low = ..., high = ..., log = true }`` is a range (random and Optuna only);
@@ -61,17 +64,28 @@ class ParameterRange(Section):
 
 
 class SweepBudget(Section):
-    """The budget of every GA run in the sweep (the first limit reached stops it)."""
+    """The budget of every run in the sweep (the first limit reached stops it): seconds and
+    evaluations or generations of a GA, seconds and expanded nodes of a search."""
 
     seconds: float | None = Field(default=60.0, gt=0, description="Wall seconds per run.")
-    evaluations: int | None = Field(default=None, ge=1, description="Evaluations per run.")
-    generations: int | None = Field(default=None, ge=1, description="Generations per run.")
+    evaluations: int | None = Field(default=None, ge=1, description="Evaluations per GA run.")
+    generations: int | None = Field(default=None, ge=1, description="Generations per GA run.")
+    nodes: int | None = Field(
+        default=None, ge=1, description="Expanded nodes per search run (mcts: iterations)."
+    )
 
     @model_validator(mode="after")
     def _one_limit(self) -> SweepBudget:
-        if self.seconds is None and self.evaluations is None and self.generations is None:
-            raise ValueError("set at least one of seconds, evaluations, generations")
+        limits = (self.seconds, self.evaluations, self.generations, self.nodes)
+        if all(limit is None for limit in limits):
+            raise ValueError("set at least one of seconds, evaluations, generations, nodes")
         return self
+
+    @property
+    def cost(self) -> int | None:
+        """The budget of the cost a trial is ranked by: expanded nodes of a search sweep,
+        evaluations of a GA sweep (None: no such limit)."""
+        return self.nodes if self.nodes is not None else self.evaluations
 
 
 class SweepSettings(Section):
@@ -86,8 +100,57 @@ class SweepSettings(Section):
     first: int | None = Field(default=None, ge=1, description="Keep the first N levels.")
     seeds: DistinctSeeds = Field(default_factory=lambda: [0], min_length=1, description="GA seeds.")
     trials: int | None = Field(default=None, ge=1, description="Trials of random / optuna.")
+    algorithm: str | None = Field(
+        default=None,
+        description="A search to tune instead of the GA (one of evosoko.search.ALGORITHMS): "
+        "the parameters are then keys of its [search] table.",
+    )
+    heuristic: str | None = Field(
+        default=None, description="The search's heuristic (default: the algorithm's)."
+    )
     sampler_seed: int = Field(default=0, description="Seed of the random and TPE samplers.")
     budget: SweepBudget = Field(default_factory=SweepBudget, description="Per-run budget.")
+
+    @field_validator("algorithm")
+    @classmethod
+    def _known_search(cls, algorithm: str | None) -> str | None:
+        from evosoko.search.algorithms import ALGORITHMS
+
+        if algorithm is not None and algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown search algorithm; known: {', '.join(ALGORITHMS)}")
+        return algorithm
+
+    @model_validator(mode="after")
+    def _budget_fits(self) -> SweepSettings:
+        from evosoko.search.algorithms import ALGORITHMS
+
+        budget = self.budget
+        if self.algorithm is None:
+            if budget.nodes is not None:
+                raise ValueError("budget.nodes bounds a search sweep: set sweep.algorithm")
+            if self.heuristic is not None:
+                raise ValueError("heuristic goes with a search sweep: set sweep.algorithm")
+            return self
+        if budget.evaluations is not None or budget.generations is not None:
+            raise ValueError(
+                "a search sweep's budget is seconds and nodes, not evaluations or generations"
+            )
+        allowed = ALGORITHMS[self.algorithm].heuristics
+        if self.heuristic is not None and self.heuristic not in allowed:
+            raise ValueError(
+                f"heuristic {self.heuristic!r} does not fit {self.algorithm}; use one of "
+                + ", ".join(allowed)
+            )
+        return self
+
+    @property
+    def unit(self) -> str:
+        """What a trial's cost counts: evaluations (GA), expanded nodes or mcts's iterations."""
+        if self.algorithm is None:
+            return "evaluations"
+        from evosoko.search.algorithms import ALGORITHMS
+
+        return ALGORITHMS[self.algorithm].unit
 
 
 class SweepConfig(Section):
@@ -138,7 +201,7 @@ def load_sweep_config(path: str | PathLike[str], overrides: Sequence[str] = ()) 
     resolved = config.model_copy(update={"sweep": config.sweep.model_copy(update=update)})
     resolved._source = (str(path), text)
     for key in resolved.parameters:
-        _check_key(key, str(path), text)
+        _check_key(key, str(path), text, resolved.sweep.algorithm)
     return resolved
 
 
@@ -146,21 +209,25 @@ PART_TABLES = ("ga.mutation.", "ga.crossover.", "ga.parents.", "ga.survival.")
 """Tables whose plugin part may take keys of its own (checked when a trial is configured)."""
 
 
-def _check_key(key: str, path: str, text: str) -> None:
+def _check_key(key: str, path: str, text: str, algorithm: str | None = None) -> None:
     """A parameter key must name a value of the run configuration (or a parameter of a plugin
-    part, whose table then checks it for every trial)."""
+    part, whose table then checks it for every trial); of a search sweep, a key of the
+    ``[search]`` table."""
     keys = [".".join(k) for k in _value_keys(Config)]
+    if algorithm is not None:
+        keys = [k for k in keys if k.startswith("search.")]
     if key in keys:
         return
     table, _, name = key.rpartition(".")
-    if f"{table}." in PART_TABLES and name.isidentifier():
+    if algorithm is None and f"{table}." in PART_TABLES and name.isidentifier():
         return
     import difflib
 
     close = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     line = next((n for n, t in enumerate(text.splitlines(), 1) if key in t and "=" in t), None)
-    raise ConfigError(f"parameter {key!r} is not a run configuration key{hint}", path, line)
+    what = "a key of the [search] table" if algorithm is not None else "a run configuration key"
+    raise ConfigError(f"parameter {key!r} is not {what}{hint}", path, line)
 
 
 def _value_keys(model, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:

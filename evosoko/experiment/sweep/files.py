@@ -66,6 +66,7 @@ def write_sweep_files(
         "seconds",
         "moves",
         "pushes",
+        *(["unit"] if config.sweep.algorithm else []),
     ]
     write_text_atomic(folder / RESULTS_FILE, _csv(job_columns, rows))
     best = best_trial(trials)
@@ -92,7 +93,9 @@ INDEX_METRICS = (
     "tied_with_best",
     "p_vs_best",
 )
-"""``*_low``/``*_high``: the 95 % confidence interval (over levels); ``tied_with_best``: 1 for
+"""``median_evaluations``: the median cost in the sweep's unit (evaluations; a search sweep's
+expanded nodes, mcts's iterations: ``results.csv``'s ``unit``); ``*_low``/``*_high``: the 95 %
+confidence interval (over levels); ``tied_with_best``: 1 for
 the best trial and every trial no paired test separates from it, else 0; ``p_vs_best``: the
 smaller Holm-adjusted p-value of the trial's two tests against the best (see
 :func:`evosoko.experiment.analysis.statistics.sweep_ties`)."""
@@ -173,10 +176,15 @@ def best_toml(
     header = (
         f"# Best of sweep {config.sweep.name!r}: trial {best.number}, "
         f"solve rate {best.solve_rate:.0%} over {best.runs} runs, "
-        f"median evaluations {best.median_evaluations:g}\n"
+        f"median {config.sweep.unit} {best.median_evaluations:g}\n"
         + "".join(f"# {key} = {json.dumps(value)}\n" for key, value in best.params.items())
         + tie_comment(ties)
     )
+    if config.sweep.algorithm is not None:
+        header += (
+            f"# Its [search] table tunes {config.sweep.algorithm}: "
+            f"evosoko solve LEVELS --algo {config.sweep.algorithm} --config best.toml\n"
+        )
     return header + dump_config(resolved)
 
 

@@ -131,7 +131,7 @@ def _run_planned(
     config, planned, levels, journal, progress, stop_after
 ) -> tuple[list[Trial], bool]:
     trials = [trial for trial, _ in planned]
-    per_trial = [trial_jobs(t, c, levels, config.sweep.seeds) for t, c in planned]
+    per_trial = [trial_jobs(t, c, levels, config.sweep) for t, c in planned]
     unique = list({job.key: job for jobs in per_trial for job in jobs}.values())
     done = {"count": 0}
 
@@ -141,11 +141,13 @@ def _run_planned(
             outcome = (
                 "error" if "error" in result else "solved" if result["solved"] else result["status"]
             )
+            seed = job.payload["seed"]  # None: a deterministic search runs once per level
             progress(
                 done["count"],
                 len(unique),
-                f"{job.payload['solver']} level "
-                f"{job.payload['level_index']} seed {job.payload['seed']}: {outcome}",
+                f"{job.payload['solver']} level {job.payload['level_index']}"
+                + ("" if seed is None else f" seed {seed}")
+                + f": {outcome}",
             )
 
     backend = sweep_backend(config, [run_config for _, run_config in planned])

@@ -1,8 +1,9 @@
 """The trials of a sweep: planning them, their jobs and configurations, scoring and ranking.
 
-Each trial (one setting of the parameters) runs the GA on every level with every seed; its
-metrics are the solve rate and the median evaluations over all runs (a failed run counted at
-the evaluation budget), compared in that order. Optuna maximises
+Each trial (one setting of the parameters) runs the GA on every level with every seed (a search
+sweep: the search, once per level unless it is stochastic); its metrics are the solve rate and
+the median cost over all runs (evaluations; a search's expanded nodes; a failed run counted at
+the budget), compared in that order. Optuna maximises
 ``solve_rate - normalised_median_evaluations / (runs + 1)`` (:func:`objective_value`), which
 orders trials the same way.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import json
 import math
 import random
 from collections.abc import Callable
@@ -36,10 +38,17 @@ from evosoko.experiment.analysis.statistics import (
 from evosoko.experiment.compare.jobs import (
     LevelEntry,
     comparison_levels,
+    job_unit,
     record_stop,
     rules_payload,
 )
-from evosoko.experiment.sweep.config import ParameterRange, Scalar, SweepBudget, SweepConfig
+from evosoko.experiment.sweep.config import (
+    ParameterRange,
+    Scalar,
+    SweepBudget,
+    SweepConfig,
+    SweepSettings,
+)
 from evosoko.experiment.warmup import warm_up_for
 from evosoko.parallel.backends import make_backend
 from evosoko.parallel.jobs import Job
@@ -103,16 +112,21 @@ def _draw(rng: random.Random, spec: list[Scalar] | ParameterRange) -> Scalar:
 
 def trial_config(config: SweepConfig, params: dict[str, Scalar]) -> Config:
     """The run configuration of a trial: base, its overrides, the sweep's levels and budget,
-    then the parameters. A bad value raises :class:`ConfigError` naming the parameter."""
+    then the parameters (of a search sweep: its ``[search]`` table). A bad value raises
+    :class:`ConfigError` naming the parameter."""
     settings, budget = config.sweep, config.sweep.budget
     fixed = [
-        f"run.budget.seconds={_limit(budget.seconds)}",
-        f"run.budget.evaluations={_limit(budget.evaluations)}",
-        f"run.budget.generations={_limit(budget.generations)}",
         "parallel.backend=serial",
         "output.checkpoint_every=0",
         "output.plots=false",
     ]
+    if settings.algorithm is None:  # a search sweep's budget goes into its jobs
+        fixed = [
+            f"run.budget.seconds={_limit(budget.seconds)}",
+            f"run.budget.evaluations={_limit(budget.evaluations)}",
+            f"run.budget.generations={_limit(budget.generations)}",
+            *fixed,
+        ]
     if settings.levels:
         fixed.append(f"run.levels={toml_value(settings.levels)}")
     trial = [f"{key}={toml_value(value)}" for key, value in params.items()]
@@ -166,15 +180,19 @@ def _params_digest(config_text: str) -> str:
 
 
 def trial_jobs(
-    trial: Trial, run_config: Config, levels: list[LevelEntry], seeds: list[int]
+    trial: Trial, run_config: Config, levels: list[LevelEntry], sweep: SweepSettings
 ) -> list[Job]:
-    """The jobs of one trial: every level with every seed. Keys depend only on the resolved
-    configuration, level and seed, so equal settings share results across trials and reruns."""
+    """The jobs of one trial: every level with every seed (a search sweep: with each seed when
+    its search is stochastic, else once). Keys depend only on the resolved configuration (a
+    search: its settings), level and seed, so equal settings share results across trials and
+    reruns."""
+    if sweep.algorithm is not None:
+        return _search_jobs(trial, run_config, levels, sweep)
     text = dump_config(run_config)
     digest = _params_digest(text)
     jobs = []
     for entry in levels:
-        for seed in seeds:
+        for seed in sweep.seeds:
             payload = {
                 "kind": "ga",
                 "config": text,
@@ -198,6 +216,43 @@ def _stop_columns(result: dict, job: Job) -> dict[str, Any]:
     return {"status": stop.status, "exhausted": stop.exhausted}
 
 
+def _search_jobs(
+    trial: Trial, run_config: Config, levels: list[LevelEntry], sweep: SweepSettings
+) -> list[Job]:
+    """The search jobs of one trial of a search sweep (the payload of a comparison's)."""
+    from evosoko.experiment.compare.jobs import search_payload
+    from evosoko.search.algorithms import ALGORITHMS
+    from evosoko.search.settings import settings_for
+
+    algorithm = sweep.algorithm
+    assert algorithm is not None
+    settings = {
+        "kind": "search",
+        "algorithm": algorithm,
+        "heuristic": sweep.heuristic,
+        **search_payload(settings_for(algorithm, run_config.search)),
+        "seconds": sweep.budget.seconds,
+        "nodes": sweep.budget.nodes,
+    }
+    digest = _params_digest(json.dumps(settings, sort_keys=True))
+    seeds: list[int | None] = list(sweep.seeds) if ALGORITHMS[algorithm].stochastic else [None]
+    jobs = []
+    for entry in levels:
+        for seed in seeds:
+            payload = {
+                **settings,
+                "rows": entry.level.rows(),
+                "title": entry.level.title,
+                "seed": seed,
+                "solver": f"trial-{trial.number}",
+                "level_index": entry.index,
+                **rules_payload(entry.level),
+            }
+            key = f"{digest}|{entry.index}|{'-' if seed is None else seed}"
+            jobs.append(Job(key, payload))
+    return jobs
+
+
 def score_trial(
     trial: Trial, results: list[dict], names: dict[int, str], budget: SweepBudget, jobs: list[Job]
 ) -> None:
@@ -213,6 +268,7 @@ def score_trial(
                 "seed": job.payload["seed"],
                 **_stop_columns(result, job),
                 "solved": bool(result.get("solved")),
+                "unit": job_unit(job.payload),
                 "evaluations": result.get("used", 0),
                 "seconds": result.get("seconds", 0.0),
                 "moves": result.get("moves"),
@@ -222,7 +278,7 @@ def score_trial(
     errors = [r for r in results if "error" in r]
     trial.runs = len(results)
     trial.solved = sum(1 for row in trial.rows if row["solved"])
-    cap = budget.evaluations
+    cap = budget.cost
     spent = [row["evaluations"] if row["solved"] or cap is None else cap for row in trial.rows]
     trial.median_evaluations = float(np.median(spent)) if spent else None
     times = [row["seconds"] for row in trial.rows if row["solved"]]
@@ -232,9 +288,9 @@ def score_trial(
 
 
 def objective_value(trial: Trial, budget: SweepBudget) -> float:
-    """Solve rate minus a tie-breaker below one run's worth: the normalised median evaluations."""
+    """Solve rate minus a tie-breaker below one run's worth: the normalised median cost."""
     median = trial.median_evaluations or 0.0
-    scale = budget.evaluations
+    scale = budget.cost
     normalised = median / scale if scale else median / (median + 1.0)
     return trial.solve_rate - min(1.0, normalised) / (trial.runs + 1)
 
@@ -246,7 +302,10 @@ ProgressCallback = Callable[[int, int, str], None]
 def sweep_backend(config: SweepConfig, run_configs: list[Config]):
     """The job backend of a sweep, its workers warmed up for ``run_configs`` (compiled here
     first, before any job's clock; forked workers inherit it)."""
-    warm_up = functools.partial(warm_up_for, run_configs)
+    if config.sweep.algorithm is not None:  # a search sweep runs no GA
+        warm_up = functools.partial(warm_up_for, (), [config.sweep.algorithm])
+    else:
+        warm_up = functools.partial(warm_up_for, run_configs)
     warm_up()
     return make_backend(config.parallel, warm_up=warm_up)
 
@@ -267,14 +326,15 @@ def tie_report(config: SweepConfig, trials: list[Trial]) -> TieReport | None:
         return None
     finished = {trial.number: trial.rows for trial in trials if trial.status == "complete"}
     spent = [row["evaluations"] for rows in finished.values() for row in rows]
-    budget = config.sweep.budget.evaluations or max(spent, default=0)
-    return sweep_ties(best.number, finished, Cost("evaluations", "evaluations", budget))
+    budget = config.sweep.budget.cost or max(spent, default=0)
+    unit = config.sweep.unit
+    return sweep_ties(best.number, finished, Cost(unit, "evaluations", budget))
 
 
 def trial_intervals(trial: Trial, budget: SweepBudget) -> tuple[Interval, Interval]:
-    """95 % intervals of a trial's solve rate and median evaluations, over levels."""
+    """95 % intervals of a trial's solve rate and median cost, over levels."""
     groups = level_groups(trial.rows)
-    cap = budget.evaluations
+    cap = budget.cost
     spent = [[r["evaluations"] if r["solved"] or cap is None else cap for r in g] for g in groups]
     return (
         rate_interval([[row["solved"] for row in group] for group in groups]),

@@ -88,7 +88,7 @@ def run_optuna(
         except EvosokoError as error:
             optuna_trial.set_user_attr("error", error.message)
             raise
-        jobs = trial_jobs(trial, run_config, levels, config.sweep.seeds)
+        jobs = trial_jobs(trial, run_config, levels, config.sweep)
 
         def on_result(job, result, resumed) -> None:
             counter["jobs"] += 1
@@ -145,7 +145,7 @@ def _trial(frozen, config: SweepConfig, levels, journal: Journal, names) -> Tria
     if frozen.state != TrialState.COMPLETE or len(params) != len(config.parameters):
         trial.status = frozen.state.name.lower()
         return trial
-    jobs = trial_jobs(trial, trial_config(config, params), levels, config.sweep.seeds)
+    jobs = trial_jobs(trial, trial_config(config, params), levels, config.sweep)
     finished = journal.finished()
     if all(job.key in finished for job in jobs):
         score_trial(trial, [finished[job.key] for job in jobs], names, config.sweep.budget, jobs)
