@@ -261,6 +261,15 @@ def algorithm_named(name: str) -> Algorithm:
         raise ConfigError(f"unknown search algorithm {name!r}; known: {known}") from None
 
 
+def heuristic_misfit(algorithm: str, heuristic: str | None) -> str | None:
+    """Why ``heuristic`` does not fit the search ``algorithm`` (None: it does, or is unset):
+    the message of a settings file's validator."""
+    allowed = ALGORITHMS[algorithm].heuristics
+    if heuristic is None or heuristic in allowed:
+        return None
+    return f"heuristic {heuristic!r} does not fit {algorithm}; use one of " + ", ".join(allowed)
+
+
 def heuristic_for(algorithm: Algorithm, name: str | None) -> str:
     """The heuristic name to use (the algorithm's default for None), checked."""
     if name is None:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_valid
 
 from evosoko.config_loading import load_model, resolve_path
 from evosoko.experiment.settings import DistinctSeeds, Section
-from evosoko.search.algorithms import ALGORITHMS
+from evosoko.search.algorithms import ALGORITHMS, heuristic_misfit
 from evosoko.search.settings import SearchSettings, SettingsModel, changed_settings, settings_for
 
 __all__ = [
@@ -114,12 +114,9 @@ class SearchSolver(Section):
 
     @model_validator(mode="after")
     def _heuristic_fits(self) -> SearchSolver:
-        allowed = ALGORITHMS[self.algorithm].heuristics
-        if self.heuristic is not None and self.heuristic not in allowed:
-            raise ValueError(
-                f"heuristic {self.heuristic!r} does not fit {self.algorithm}; use one of "
-                + ", ".join(allowed)
-            )
+        misfit = heuristic_misfit(self.algorithm, self.heuristic)
+        if misfit is not None:
+            raise ValueError(misfit)
         return self
 
     @model_validator(mode="after")

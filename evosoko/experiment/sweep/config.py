@@ -122,7 +122,7 @@ class SweepSettings(Section):
 
     @model_validator(mode="after")
     def _budget_fits(self) -> SweepSettings:
-        from evosoko.search.algorithms import ALGORITHMS
+        from evosoko.search.algorithms import heuristic_misfit
 
         budget = self.budget
         if self.algorithm is None:
@@ -135,12 +135,9 @@ class SweepSettings(Section):
             raise ValueError(
                 "a search sweep's budget is seconds and nodes, not evaluations or generations"
             )
-        allowed = ALGORITHMS[self.algorithm].heuristics
-        if self.heuristic is not None and self.heuristic not in allowed:
-            raise ValueError(
-                f"heuristic {self.heuristic!r} does not fit {self.algorithm}; use one of "
-                + ", ".join(allowed)
-            )
+        misfit = heuristic_misfit(self.algorithm, self.heuristic)
+        if misfit is not None:
+            raise ValueError(misfit)
         return self
 
     @property
