@@ -20,6 +20,7 @@ used, so ``import evosoko`` stays instant.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from evosoko.evolve.callbacks import Callback
     from evosoko.experiment.compare.config import CompareConfig
     from evosoko.experiment.compare.runner import CompareOutcome
+    from evosoko.experiment.results_table import ResultsTable
     from evosoko.experiment.run.progress import RunProgress
     from evosoko.experiment.run.runner import RunReport
     from evosoko.experiment.sweep.config import SweepConfig
@@ -53,6 +55,7 @@ __all__ = [
     "preset",
     "presets",
     "report",
+    "results",
     "resume",
     "run",
     "select_levels",
@@ -128,11 +131,14 @@ def evolve(
     config: Config | None = None,
     *,
     seed: int | None = None,
+    seeds: Sequence[int] | None = None,
     budget: Budget | None = None,
     callbacks: Iterable[Callback] = (),
 ) -> Result | list[Result]:
     """Evolve solutions with the GA: a :class:`~evosoko.result.Result` for one level, a list
-    for several (or a level file). Nothing is written to disk.
+    for several (or a level file). Nothing is written to disk. ``seeds``: run each level once
+    per seed instead, a list of results, level by level and seed by seed (each result and its
+    history know their level, seed and solver: ``evosoko.results(them).to_pandas()``).
 
     ``config``: a :class:`~evosoko.config.Config` (default: the built-in defaults); its
     ``[parallel]`` backend scores the genomes (its workers start once for all levels).
@@ -147,7 +153,10 @@ def evolve(
     from evosoko.sokoban.level import Level
 
     config = config if config is not None else Config()
-    single = isinstance(levels, Level)
+    if seed is not None and seeds is not None:
+        raise TypeError("evolve() takes seed or seeds, not both")
+    single = isinstance(levels, Level) and seeds is None
+    runs = [seed] if seeds is None else list(seeds)
     if isinstance(levels, (str, PathLike)):
         chosen = load_levels(levels)
     elif isinstance(levels, Level):
@@ -163,16 +172,17 @@ def evolve(
             with make_evaluator(
                 level, config.parallel, config.ga.encoding, config.fitness, pool=pool
             ) as evaluator:
-                results.append(
-                    evolve_level(
-                        level,
-                        config,
-                        evaluator=evaluator,
-                        seed=seed,
-                        budget=budget,
-                        callbacks=callbacks,
+                for run_seed in runs:
+                    results.append(
+                        evolve_level(
+                            level,
+                            config,
+                            evaluator=evaluator,
+                            seed=run_seed,
+                            budget=budget,
+                            callbacks=callbacks,
+                        )
                     )
-                )
     return results[0] if single else results
 
 
@@ -198,7 +208,9 @@ def solve(
     cost is in expanded nodes (mcts: iterations); ``details`` holds the search's statistics and
     ``best`` the position closest to solved it reached (mcts: its best rollout). ``clock``:
     what ``seconds`` counts, ``"wall"`` time or the process's ``"cpu"`` time."""
+    from evosoko.search import ALGORITHMS
     from evosoko.search import solve as search
+    from evosoko.settings_digest import search_settings_digest
 
     if budget is not None:
         seconds = budget.seconds if seconds is None else seconds
@@ -215,7 +227,13 @@ def solve(
         partial=1,
         clock=clock,
     )
-    return found.as_result(level)
+    return dataclasses.replace(
+        found.as_result(level),
+        seed=seed if ALGORITHMS[algorithm].stochastic else None,
+        settings=search_settings_digest(
+            algorithm, heuristic=heuristic, weight=weight, seconds=seconds, nodes=nodes
+        ),
+    )
 
 
 def verify(
@@ -365,6 +383,18 @@ def sweep(
     )
     folder = sweep_folder(settings, out)
     return run_sweep(settings, folder, progress=progress, strict=strict)
+
+
+def results(source: Any) -> ResultsTable:
+    """One long table of results, GA and search rows together: of a run, compare or sweep
+    folder, of the outcome :func:`run`, :func:`compare` or :func:`sweep` returned, of
+    :class:`~evosoko.result.Result` objects, or of a list of any of these. Columns: source,
+    level index and title, solver, kind (ga or search), seed, a digest of the solver's
+    settings, status and exhausted (:mod:`evosoko.status`), solved, cost and unit (also as
+    evaluations or nodes), seconds, moves and pushes; ``.to_pandas()`` gives the DataFrame."""
+    from evosoko.experiment.tidy import results as table
+
+    return table(source)
 
 
 def report(folder: StrPath) -> Path:

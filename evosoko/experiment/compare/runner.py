@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evosoko.errors import ConfigError
 from evosoko.experiment.analysis.ioh import IOH_DIR, write_comparison_ioh
@@ -75,6 +75,9 @@ from evosoko.parallel.backends import make_backend
 from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.parallel.jobs import Job, Journal, run_jobs
 
+if TYPE_CHECKING:
+    import pandas
+
 __all__ = ["CompareOutcome", "compare_folder", "run_compare", "write_compare_files"]
 
 REPORT_SECONDS = 20.0
@@ -96,6 +99,12 @@ class CompareOutcome:
         from evosoko.experiment.notebook import comparison_html
 
         return comparison_html(self)
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """The tidy table of its results (:func:`evosoko.results`) as a pandas DataFrame."""
+        from evosoko.experiment.tidy import results
+
+        return results(self).to_pandas()
 
 
 ProgressCallback = Callable[[int, int, dict | None], None]

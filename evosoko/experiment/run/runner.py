@@ -60,10 +60,13 @@ from evosoko.experiment.settings import read_level_file, selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
 from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.result import History, Result
+from evosoko.settings_digest import ga_settings_digest
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
 if TYPE_CHECKING:
+    import pandas
+
     from evosoko.evolve.dask_evaluation import DaskPool
     from evosoko.evolve.evaluation import ProcessPool
 
@@ -93,6 +96,12 @@ class RunReport:
 
         return run_html(self)
 
+    def to_pandas(self) -> pandas.DataFrame:
+        """The tidy table of its results (:func:`evosoko.results`) as a pandas DataFrame."""
+        from evosoko.experiment.results_table import table_of
+
+        return table_of(read_run(self.run_dir).results, self.run_dir.name).to_pandas()
+
     def json_summary(self) -> dict[str, Any]:
         """The ``--json`` object: the run folder, status and one entry per finished level, its
         ``best`` individual's play beside its ``solution`` (see
@@ -109,7 +118,8 @@ class RunReport:
 
 def read_run(run_dir: str | PathLike[str]) -> RunReport:
     """A run folder as it stands, read only: its status, a result per finished level with its
-    history (from ``metrics.csv``) and, when the level file is still there, its level."""
+    history (from ``metrics.csv``), seed and settings digest and, when the level file is still
+    there, its level."""
     folder = RunFolder(Path(run_dir))
     for required in (CONFIG_FILE, "summary.json"):
         if not folder.file(required).is_file():
@@ -119,12 +129,16 @@ def read_run(run_dir: str | PathLike[str]) -> RunReport:
     histories: dict[int, History] = {}
     for row in folder.read_metrics():
         histories.setdefault(int(row["level_index"]), History()).append(stats_from_row(row))
-    levels = _quietly_read_levels(load_config(folder.file(CONFIG_FILE)))
+    config = load_config(folder.file(CONFIG_FILE))
+    levels = _quietly_read_levels(config)
+    settings = ga_settings_digest(config)
     results = [
         dataclasses.replace(
             result,
             history=histories.get(run_index(result), History()),
             level=levels.get(run_index(result)),
+            seed=config.run.seed,
+            settings=settings,
         )
         for result in results
     ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evosoko.errors import ConfigError
 from evosoko.experiment.analysis.statistics import (
@@ -51,6 +52,9 @@ from evosoko.experiment.sweep.tuning import require_optuna, run_optuna
 from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.parallel.jobs import Job, Journal, run_jobs
 
+if TYPE_CHECKING:
+    import pandas
+
 __all__ = ["SweepOutcome", "run_sweep", "sweep_folder"]
 
 
@@ -64,6 +68,12 @@ class SweepOutcome:
     complete: bool
     ties: TieReport | None = None
     """Which trials the data cannot tell from ``best`` (see :func:`tie_report`)."""
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """The tidy table of its results (:func:`evosoko.results`) as a pandas DataFrame."""
+        from evosoko.experiment.tidy import results
+
+        return results(self).to_pandas()
 
     @property
     def tied(self) -> list[Trial]:
