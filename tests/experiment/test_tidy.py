@@ -14,10 +14,10 @@ import evosoko
 from evosoko.budget import Budget
 from evosoko.config import Config, load_config
 from evosoko.errors import EvosokoError
+from evosoko.experiment.results_table import COLUMNS, ResultsTable
 from evosoko.experiment.sweep.config import load_sweep_config
 from evosoko.experiment.sweep.runner import run_sweep
 from evosoko.experiment.sweep.trials import plan_trials, trial_config
-from evosoko.experiment.results_table import COLUMNS, ResultsTable
 from evosoko.settings_digest import ga_settings_digest, search_settings_digest
 from evosoko.sokoban.formats import read_levels
 from evosoko.status import RESOURCES, STATUSES
