@@ -6,8 +6,8 @@ solvers, a sweep's trials, results made in this process. Equal settings give equ
 wherever the rows come from.
 
 - GA: the run configuration, without what names the run and its levels (``run.name``,
-  ``run.seed``, ``run.levels``, ``run.select``) and without ``[output]`` and
-  ``[parallel]``, which change neither a generation nor a stop. The budget stays: it decides
+  ``run.seed``, ``run.levels``, ``run.select``) and without ``[output]``, ``[parallel]`` and
+  ``[tracking]``, which change neither a generation nor a stop. The budget stays: it decides
   where a run stops.
 - Search: the algorithm, heuristic, weight, pruning switches and the budget (seconds, nodes).
 """
@@ -28,7 +28,7 @@ __all__ = ["ga_settings_digest", "search_settings_digest"]
 RUN_NAMING_KEYS = ("name", "seed", "levels", "select")
 """``[run]`` keys that say which run and which levels, not how the GA runs."""
 
-NOT_SETTINGS_TABLES = ("output", "parallel")
+NOT_SETTINGS_TABLES = ("output", "parallel", "tracking")
 """Tables that change neither a generation nor a stop."""
 
 
