@@ -14,7 +14,15 @@ local store by default or any tracking URI (``http://host:port`` of ``mlflow ser
 - artifacts (``artifacts = true``): ``config.toml``, ``summary.json``, ``results.csv``,
   ``metrics.csv``, ``solutions.sok``, ``report.html`` and ``plots/``.
 
-A resumed run logs into the same MLflow run (its id is kept in ``summary.json``). In Python,
+A resumed run logs into the same MLflow run (its id is kept in ``summary.json``).
+
+A comparison or sweep file's ``[tracking]`` table does the same for the experiment
+(:func:`experiment_tracker`; the MLflow run's id is kept in the folder's ``tracking.json``):
+its settings as parameters; as jobs finish, ``jobs_done`` (step = jobs done); at the end, per
+solver ``<solver>/solve_rate``, ``solved``, ``runs``, ``median_seconds``, ``ert_seconds`` (a
+comparison) or per trial ``objective``, ``solve_rate`` and ``median_evaluations`` at step =
+trial number, with the best trial's parameters as ``best.<key>`` tags (a sweep); and its
+files (:data:`EXPERIMENT_ARTIFACTS`). In Python,
 :class:`MlflowTracker` is a :class:`~evosoko.evolve.callbacks.Callback` for
 :func:`evosoko.evolve` too. MLflow is an optional extra: ``pip install -e '.[tracking]'``; the
 run refuses to start without it, naming the extra. Metrics are sent in batches (at a level's
@@ -26,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 import time
 import tomllib
@@ -44,10 +53,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ARTIFACTS",
+    "EXPERIMENT_ARTIFACTS",
     "FLUSH_SECONDS",
     "GENERATION_METRICS",
     "MlflowTracker",
     "config_params",
+    "experiment_tracker",
+    "flat_params",
+    "param_text",
     "require_mlflow",
 ]
 
@@ -66,6 +79,23 @@ ARTIFACTS = (
     "plots",
 )
 """The files (and folder) of a run folder uploaded when it ends."""
+
+EXPERIMENT_ARTIFACTS = (
+    "compare.toml",
+    "sweep.toml",
+    "summary.md",
+    "summary.json",
+    "results.csv",
+    "index.csv",
+    "best.toml",
+    "report.html",
+    "plots",
+    "ioh",
+)
+"""The files (and folders) of a comparison or sweep folder uploaded when it ends."""
+
+TRACKING_FILE = "tracking.json"
+"""Where a comparison or sweep folder keeps the id of its MLflow run."""
 
 FLUSH_SECONDS = 5.0
 """Buffered metrics are sent at least this often while a level runs."""
@@ -90,9 +120,8 @@ def require_mlflow(source: str | None = None, line: int | None = None) -> Any:
 
 
 def config_params(config: Config) -> dict[str, str]:
-    """Every key the run of ``config`` reads, dotted, with its value as TOML writes it (a
-    string as it is)."""
-    from evosoko.config_loading import dump_config, toml_value
+    """Every key the run of ``config`` reads, dotted, with its value (:func:`param_text`)."""
+    from evosoko.config_loading import dump_config
     from evosoko.config_reads import read_keys
 
     data = tomllib.loads(dump_config(config))
@@ -102,8 +131,63 @@ def config_params(config: Config) -> dict[str, str]:
         for part in key:
             value = value.get(part) if isinstance(value, dict) else None
         if value is not None and key[0] != "tracking":
-            params[".".join(key)] = value if isinstance(value, str) else toml_value(value)
+            params[".".join(key)] = param_text(value)
     return params
+
+
+def param_text(value: Any) -> str:
+    """A parameter's value as MLflow shows it: a string as it is, ``true``/``false``, a list on
+    one line (``[2, 4]``), a number as Python writes it."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return str(value)
+
+
+def flat_params(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    """Nested settings as dotted parameters (lists of tables by their ``name`` or
+    ``algorithm``, else their position), values as :func:`param_text` writes them."""
+    params: dict[str, str] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            params.update(flat_params(value, f"{name}."))
+        elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+            for position, table in enumerate(value):
+                label = table.get("name") or table.get("algorithm") or position
+                params.update(flat_params(table, f"{name}.{label}."))
+        elif value is not None:
+            params[name] = param_text(value)
+    return params
+
+
+def experiment_tracker(
+    settings: TrackingConfig, folder: Path, kind: str, params: Mapping[str, Any]
+) -> MlflowTracker | None:
+    """The tracker of a comparison or sweep in ``folder`` (None when ``settings`` is off): a
+    new MLflow run named after the folder, or the one its ``tracking.json`` names."""
+    if not settings.enabled:
+        return None
+    from evosoko.atomic import write_json_atomic
+
+    path = folder / TRACKING_FILE
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        kept = {}
+    tracker = MlflowTracker(
+        settings,
+        run_name=folder.name,
+        params=params,
+        tags={"evosoko.folder": str(folder), "evosoko.kind": kind},
+        run_id=kept.get("run_id") if isinstance(kept, dict) else None,
+    )
+    record = {"run_id": tracker.run_id, "uri": settings.uri, "experiment": settings.experiment}
+    write_json_atomic(path, record)
+    return tracker
 
 
 class MlflowTracker(Callback):
@@ -183,11 +267,23 @@ class MlflowTracker(Callback):
         self.flush()
 
     # ---- the run's end -------------------------------------------------------------------------
-    def log_totals(self, totals: Mapping[str, float]) -> None:
-        """Metrics of the whole run (step 0)."""
-        for name, value in totals.items():
-            self._pending.append(self._entry(name, float(value), 0))
+    def log_totals(self, totals: Mapping[str, float | None]) -> None:
+        """Metrics of the whole run (step 0; None values are left out)."""
+        self.log_metrics(totals, 0)
         self.flush()
+
+    def log_metrics(self, values: Mapping[str, float | None], step: int) -> None:
+        """Metrics at ``step`` (None values are left out), sent with the next batch."""
+        for name, value in values.items():
+            if value is not None:
+                self._pending.append(self._entry(name, float(value), step))
+        if len(self._pending) >= _BATCH or time.monotonic() - self._sent >= FLUSH_SECONDS:
+            self.flush()
+
+    def set_tags(self, tags: Mapping[str, Any]) -> None:
+        """Tags of the MLflow run."""
+        for key, value in tags.items():
+            self._call(self.client.set_tag, self.run_id, key, str(value))
 
     def log_files(self, folder: Path, names: Iterable[str] = ARTIFACTS) -> None:
         """Upload the files (and folders) of ``folder`` that are there."""

@@ -4,6 +4,7 @@ server tests skip without the ``tracking`` extra (``pip install -e '.[tracking]'
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -42,6 +43,8 @@ def server(tmp_path_factory):
         + ["--workers", "1", "--backend-store-uri", f"sqlite:///{home / 'mlflow.db'}"]
         + ["--artifacts-destination", str(home / "artifacts")],
         cwd=home,
+        # no background job workers (MLflow 3's GenAI jobs): a tracking store is all we use
+        env={**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"},
         stdout=open(home / "server.log", "w"),  # noqa: SIM115 - closed with the process
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -187,3 +190,63 @@ def test_the_tracker_is_a_callback_of_evolve(server):
     for result in tracked:
         history = client.get_metric_history(tracker.run_id, f"level_{result.index}/evaluations")
         assert [m.value for m in history] == [float(s.evaluations) for s in result.history]
+
+
+def _tracking_table(uri: str) -> str:
+    return f'\n[tracking]\nenabled = true\nuri = "{uri}"\nexperiment = "evosoko-tests"\n'
+
+
+@pytest.mark.tracking
+def test_a_comparison_logs_its_settings_solvers_and_files(server, tmp_path):
+    from mlflow.tracking import MlflowClient
+    from report_folders import COMPARE
+
+    from evosoko.experiment.compare.config import load_compare_config
+    from evosoko.experiment.compare.runner import run_compare
+
+    path = tmp_path / "tiny.toml"
+    path.write_text(COMPARE + _tracking_table(server))
+    outcome = run_compare(load_compare_config(path), tmp_path / "compare", plots=False)
+    run_id = json.loads((tmp_path / "compare" / "tracking.json").read_text())["run_id"]
+    client = MlflowClient(tracking_uri=server)
+    run = client.get_run(run_id)
+    assert run.info.status == "FINISHED" and run.data.tags["evosoko.kind"] == "compare"
+    params = run.data.params
+    assert params["solver.bfs.algorithm"] == "bfs" and params["compare.budget.nodes"] == "20000"
+    assert params["solver.ga-small.set"] == '["ga.population=20", "ga.offspring=20"]'
+    for summary in outcome.summaries:
+        assert run.data.metrics[f"{summary.solver}/solved"] == summary.solved
+        assert run.data.metrics[f"{summary.solver}/runs"] == summary.runs
+    done = client.get_metric_history(run_id, "jobs_done")
+    assert [m.step for m in done] == list(range(1, outcome.jobs + 1))
+    files = {item.path for item in client.list_artifacts(run_id)}
+    assert {"compare.toml", "summary.md", "results.csv", "report.html", "ioh"} <= files
+    again = run_compare(load_compare_config(path), tmp_path / "compare", plots=False)
+    assert again.resumed == outcome.jobs
+    assert json.loads((tmp_path / "compare" / "tracking.json").read_text())["run_id"] == run_id
+
+
+@pytest.mark.tracking
+def test_a_sweep_logs_each_trial_and_tags_the_best(server, tmp_path):
+    from mlflow.tracking import MlflowClient
+    from report_folders import SWEEP
+
+    from evosoko.experiment.sweep.config import load_sweep_config
+    from evosoko.experiment.sweep.runner import run_sweep
+
+    path = tmp_path / "sweep.toml"
+    path.write_text(SWEEP + _tracking_table(server))
+    outcome = run_sweep(load_sweep_config(path), tmp_path / "sweep", plots=False)
+    run_id = json.loads((tmp_path / "sweep" / "tracking.json").read_text())["run_id"]
+    client = MlflowClient(tracking_uri=server)
+    run = client.get_run(run_id)
+    assert run.info.status == "FINISHED" and run.data.tags["evosoko.kind"] == "sweep"
+    assert run.data.params["parameters.ga.tournament_size"] == "[2, 4]"
+    history = client.get_metric_history(run_id, "solve_rate")
+    assert [m.step for m in history] == [trial.number for trial in outcome.trials]
+    assert [m.value for m in history] == [trial.solve_rate for trial in outcome.trials]
+    assert run.data.tags["best.trial"] == str(outcome.best.number)
+    best_size = run.data.tags["best.ga.tournament_size"]
+    assert best_size == str(outcome.best.params["ga.tournament_size"])
+    files = {item.path for item in client.list_artifacts(run_id)}
+    assert {"sweep.toml", "index.csv", "results.csv", "best.toml"} <= files

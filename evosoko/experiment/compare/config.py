@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 import tomli_w
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
+from evosoko.config import TrackingConfig
 from evosoko.config_loading import load_model, resolve_path
 from evosoko.experiment.settings import DistinctSeeds, Section
 from evosoko.search.algorithms import ALGORITHMS
@@ -157,6 +158,9 @@ class CompareConfig(Section):
     compare: CompareSettings
     parallel: JobsParallel = Field(default_factory=JobsParallel)
     solver: list[Solver] = Field(min_length=1, description="The solvers, in table order.")
+    tracking: TrackingConfig = Field(
+        default_factory=TrackingConfig, description="Tracking the comparison in MLflow."
+    )
     _source: tuple[str, str] | None = PrivateAttr(default=None)
     """The file and its text, to point at the line of a bad GA override."""
 
@@ -189,4 +193,5 @@ def load_compare_config(path: str | PathLike[str], overrides: Sequence[str] = ()
 
 def dump_compare_config(config: CompareConfig) -> str:
     """The comparison as TOML; :func:`load_compare_config` reads it back equal."""
-    return tomli_w.dumps(config.model_dump(exclude_none=True))
+    untracked = {"tracking"} if config.tracking == TrackingConfig() else None
+    return tomli_w.dumps(config.model_dump(exclude_none=True, exclude=untracked))
