@@ -12,7 +12,8 @@ Levels, configurations and results: :func:`load_levels`, :class:`Config`, :func:
 :class:`Result`, :class:`Budget`, and how a run ended: :class:`Status` / :class:`Stop`
 (:mod:`evosoko.status`). Solving: :func:`evolve` (the GA), :func:`solve` (search),
 :func:`verify`. Experiments: :func:`run` / :func:`resume` / :func:`open_run` (run folders),
-:func:`compare`, :func:`sweep`, :func:`report`, :func:`plot`, :func:`export` (IOHprofiler).
+:func:`compare`, :func:`sweep`, :func:`report`, :func:`plot`, :func:`export` (IOHprofiler),
+:func:`results` (one tidy table of results for pandas).
 Your own parts: :func:`register_mutation`, :func:`register_crossover`,
 :func:`register_parent_selection`, :func:`register_survival`, :func:`register_fitness_term` and
 :class:`Callback`. Shortening
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
         preset,
         presets,
         report,
+        results,
         resume,
         run,
         select_levels,
@@ -119,6 +121,7 @@ __all__ = [
     "register_parent_selection",
     "register_survival",
     "report",
+    "results",
     "resume",
     "run",
     "select_levels",

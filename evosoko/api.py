@@ -20,6 +20,7 @@ used, so ``import evosoko`` stays instant.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from evosoko.evolve.callbacks import Callback
     from evosoko.experiment.compare.config import CompareConfig
     from evosoko.experiment.compare.runner import CompareOutcome
+    from evosoko.experiment.results_table import ResultsTable
     from evosoko.experiment.run.progress import RunProgress
     from evosoko.experiment.run.runner import RunReport
     from evosoko.experiment.sweep.config import SweepConfig
@@ -54,6 +56,7 @@ __all__ = [
     "preset",
     "presets",
     "report",
+    "results",
     "resume",
     "run",
     "select_levels",
@@ -129,11 +132,14 @@ def evolve(
     config: Config | None = None,
     *,
     seed: int | None = None,
+    seeds: Sequence[int] | None = None,
     budget: Budget | None = None,
     callbacks: Iterable[Callback] = (),
 ) -> Result | list[Result]:
     """Evolve solutions with the GA: a :class:`~evosoko.result.Result` for one level, a list
-    for several (or a level file). Nothing is written to disk.
+    for several (or a level file). Nothing is written to disk. ``seeds``: run each level once
+    per seed instead, a list of results, level by level and seed by seed (each result and its
+    history know their level, seed and solver: ``evosoko.results(them).to_pandas()``).
 
     ``config``: a :class:`~evosoko.config.Config` (default: the built-in defaults); its
     ``[parallel]`` backend scores the genomes (its workers start once for all levels).
@@ -148,7 +154,10 @@ def evolve(
     from evosoko.sokoban.level import Level
 
     config = config if config is not None else Config()
-    single = isinstance(levels, Level)
+    if seed is not None and seeds is not None:
+        raise TypeError("evolve() takes seed or seeds, not both")
+    single = isinstance(levels, Level) and seeds is None
+    runs = [seed] if seeds is None else list(seeds)
     if isinstance(levels, (str, PathLike)):
         chosen = load_levels(levels)
     elif isinstance(levels, Level):
@@ -164,16 +173,17 @@ def evolve(
             with make_evaluator(
                 level, config.parallel, config.ga.encoding, config.fitness, pool=pool
             ) as evaluator:
-                results.append(
-                    evolve_level(
-                        level,
-                        config,
-                        evaluator=evaluator,
-                        seed=seed,
-                        budget=budget,
-                        callbacks=callbacks,
+                for run_seed in runs:
+                    results.append(
+                        evolve_level(
+                            level,
+                            config,
+                            evaluator=evaluator,
+                            seed=run_seed,
+                            budget=budget,
+                            callbacks=callbacks,
+                        )
                     )
-                )
     return results[0] if single else results
 
 
@@ -207,11 +217,15 @@ def solve(
     mapping (``{"fess": {"cluster_limit": 3000}}``, checked as a file's keys are); None: the
     defaults. They are in the result's ``details["settings"]``. ``weight``, when given,
     replaces the settings' heuristic weight (``push-wastar``, ``push-fess``)."""
+    from evosoko.search import ALGORITHMS
     from evosoko.search import solve as search
+    from evosoko.search.settings import settings_for
+    from evosoko.settings_digest import search_settings_digest
 
     if budget is not None:
         seconds = budget.seconds if seconds is None else seconds
         nodes = budget.nodes if nodes is None else nodes
+    chosen = search_settings(settings)
     found = search(
         level,
         algorithm,
@@ -219,13 +233,23 @@ def solve(
         time_limit=seconds,
         node_limit=nodes,
         weight=weight,
-        settings=search_settings(settings),
+        settings=chosen,
         seed=seed,
         model=None if model is None else str(model),
         partial=1,
         clock=clock,
     )
-    return found.as_result(level)
+    return dataclasses.replace(
+        found.as_result(level),
+        seed=seed if ALGORITHMS[algorithm].stochastic else None,
+        settings=search_settings_digest(
+            algorithm,
+            heuristic=heuristic,
+            settings=settings_for(algorithm, chosen, weight=weight),
+            seconds=seconds,
+            nodes=nodes,
+        ),
+    )
 
 
 def search_settings_of(
@@ -409,6 +433,18 @@ def sweep(
     )
     folder = sweep_folder(settings, out)
     return run_sweep(settings, folder, progress=progress, strict=strict)
+
+
+def results(source: Any) -> ResultsTable:
+    """One long table of results, GA and search rows together: of a run, compare or sweep
+    folder, of the outcome :func:`run`, :func:`compare` or :func:`sweep` returned, of
+    :class:`~evosoko.result.Result` objects, or of a list of any of these. Columns: source,
+    level index and title, solver, kind (ga or search), seed, a digest of the solver's
+    settings, status and exhausted (:mod:`evosoko.status`), solved, cost and unit (also as
+    evaluations or nodes), seconds, moves and pushes; ``.to_pandas()`` gives the DataFrame."""
+    from evosoko.experiment.tidy import results as table
+
+    return table(source)
 
 
 def report(folder: StrPath) -> Path:

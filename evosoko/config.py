@@ -717,6 +717,30 @@ class OutputConfig(_Section):
     _unset = field_validator("optimize_seconds", mode="before")(_none_word)
 
 
+class TrackingConfig(_Section):
+    """Logging a run to an MLflow tracking server or store (:mod:`evosoko.tracking`; needs the
+    ``tracking`` extra: ``pip install -e '.[tracking]'``)."""
+
+    enabled: bool = Field(default=False, description="Log the run to MLflow.")
+    uri: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Tracking URI: http://host:port, a folder or sqlite:///file.db (unset: "
+        "MLflow's own default, $MLFLOW_TRACKING_URI or ./mlruns).",
+    )
+    experiment: str = Field(default="evosoko", min_length=1, description="MLflow experiment.")
+    run_name: str | None = Field(
+        default=None, min_length=1, description="MLflow run name (unset: the folder's name)."
+    )
+    tags: dict[str, str] = Field(default_factory=dict, description="Tags of the MLflow run.")
+    artifacts: bool = Field(
+        default=True,
+        description="Upload the configuration, summary, solutions, plots and report.html.",
+    )
+
+    _unset = field_validator("uri", "run_name", mode="before")(_none_word)
+
+
 class Config(_Section):
     """A complete, validated run configuration: ``load_config(path)`` or ``Config()`` (every
     default); :meth:`set` changes a key as ``--set`` does, :meth:`to_toml` writes it."""
@@ -736,6 +760,11 @@ class Config(_Section):
         json_schema_extra=OMIT_DEFAULT,
     )
     output: OutputConfig = Field(default_factory=OutputConfig, description="Run output.")
+    tracking: TrackingConfig = Field(
+        default_factory=TrackingConfig,
+        description="Run tracking in MLflow.",
+        json_schema_extra={"omit_default": True},
+    )
 
     @model_validator(mode="after")
     def _descriptors(self) -> Config:

@@ -17,7 +17,8 @@ are read instead. What makes a key unread:
 - the encoding (the push macro is for move genomes, the box macro, the plan penalty and the
   lost search for push genomes) and multi-objective survival (NSGA-II has no single ranking
   for aging, length pressure and the lost search);
-- the backend (``parallel.workers`` for processes, the scheduler's keys for Dask).
+- the backend (``parallel.workers`` for processes, the scheduler's keys for Dask);
+- ``[tracking]`` without ``enabled``.
 
 When an override (``--set``, :meth:`Config.set`, a sweep's trial) changes such a setting, the
 values the file gave to the keys it leaves unread are dropped instead (the loader's business,
@@ -139,6 +140,13 @@ def _rules(config: Config) -> Iterator[Unread]:
         yield from _fitness_switches(config)
         yield from _hybrid(config)
     yield from _parallel(config)
+    if not config.tracking.enabled:
+        yield from _whole_table(
+            config,
+            ("tracking",),
+            "tracking is off (tracking.enabled is false)",
+            exclude={"enabled"},
+        )
 
 
 def _replaced_by_searches(config: Config) -> Iterator[Unread]:

@@ -70,7 +70,21 @@ class GenerationStats:
 
 
 class History(list):
-    """The :class:`GenerationStats` of a GA run, one per generation, in order."""
+    """The :class:`GenerationStats` of a GA run, one per generation, in order, and which run
+    it is: ``level_index``, ``level``, ``seed`` and ``solver`` (set by the result it belongs
+    to; columns of :meth:`to_pandas`, so histories of several runs concatenate into one
+    table)."""
+
+    level_index: int | None = None
+    level: str | None = None
+    seed: int | None = None
+    solver: str | None = None
+
+    def describe(
+        self, level_index: int | None, level: str | None, seed: int | None, solver: str | None
+    ) -> None:
+        """Say which run this history is."""
+        self.level_index, self.level, self.seed, self.solver = level_index, level, seed, solver
 
     def __repr__(self) -> str:
         if not self:
@@ -92,8 +106,14 @@ class History(list):
                 "History.to_pandas needs pandas, which evosoko does not install: "
                 "pip install pandas (or pip install -e '.[dev]')"
             ) from None
-        columns = [f.name for f in fields(GenerationStats)]
-        return pandas.DataFrame([stats.as_dict() for stats in self], columns=columns)
+        run = {
+            "solver": self.solver,
+            "level_index": self.level_index,
+            "level": self.level,
+            "seed": self.seed,
+        }
+        columns = [*run, *(f.name for f in fields(GenerationStats))]
+        return pandas.DataFrame([{**run, **stats.as_dict()} for stats in self], columns=columns)
 
 
 @dataclass
@@ -141,7 +161,9 @@ class Result:
     solved, budget, interrupted or stopped; a search also unsolvable or memory-limit);
     ``exhausted``: for a ``budget`` stop the resource that ran out (the GA: generations,
     evaluations or seconds; a search: seconds, nodes or iterations), else None. A word outside
-    the vocabulary raises ``ValueError``.
+    the vocabulary raises ``ValueError``. ``seed``: the seed it ran with (None for a search
+    that does not use one); ``settings``: a digest of its solver's settings apart from the
+    level and seed (:mod:`evosoko.settings_digest`), when known.
     """
 
     level_name: str
@@ -163,10 +185,13 @@ class Result:
     hall_of_fame: list[HallOfFameEntry] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
     level: Level | None = field(default=None, repr=False, compare=False)
+    seed: int | None = None
+    settings: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         stop = Stop(self.status, self.exhausted)  # the vocabulary's words, validated
         self.status, self.exhausted = stop.status, stop.exhausted
+        self.history.describe(self.index, self.level_name, self.seed, self.solver)
 
     @property
     def stop(self) -> Stop:

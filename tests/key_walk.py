@@ -110,6 +110,10 @@ SPECIAL: dict[str, list[Any]] = {
     "fitness.learned_model": ["another-model.npz"],  # unread unless learned_lost is on
     "parallel.address": ["tcp://127.0.0.1:8786"],  # read by the dask backend only
     "hybrid.algorithm": ["push-greedy"],
+    "tracking.uri": ["http://127.0.0.1:5000"],  # [tracking]: read only when enabled
+    "tracking.experiment": ["another"],
+    "tracking.run_name": ["named"],
+    "tracking.tags": [{"team": "trust"}],
     "ga.mutation.kind": ["plugin_parts:swap_genes"],  # tests/evolve/plugin_parts.py
     "fitness.plan_weight": [5],
     "hybrid.node_budget": [50],

@@ -65,3 +65,18 @@ def test_docs_holds_pages_for_readers_under_a_megabyte():
     raw = [path for path in files if path.suffix not in {".md", ".py", ".png"}]
     assert not raw, f"raw results belong outside docs/: {raw}"
     assert sum(path.stat().st_size for path in files) < 1_000_000
+
+
+def test_documented_runs_over_a_shared_collection_select_a_few_levels():
+    """A documented ``evosoko run`` over a whole shared collection (Microban: 155 levels at up
+    to 60 s each) would run for hours: every such command selects its levels."""
+    pages = [README, *(page.read_text(encoding="utf-8") for page in (ROOT / "docs").rglob("*.md"))]
+    runs = [
+        line
+        for page in pages
+        for block in code_blocks(page)
+        for line in block
+        if line.startswith("evosoko run") and "run.levels=../shared/levels/" in line
+    ]
+    assert runs  # the guide shows one
+    assert [line for line in runs if "run.select=" not in line] == []

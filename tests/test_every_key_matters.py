@@ -8,7 +8,8 @@ its parameters, and every preset with each key it reads; keys it does not read m
 with a message that names the key and the keys read instead.
 
 Not walked, each for its reason: ``[run]`` (what to run and how long: the walk fixes it,
-``run.seed`` aside), ``[output]`` (what is written, not what is run), ``[parallel]`` and
+``run.seed`` aside), ``[output]`` and ``[tracking]`` (what is written and logged, not what is
+run), ``[parallel]`` and
 ``fitness.cache_size`` (where and how fast: runs are identical whatever they are, as the
 backend tests show), ``fitness.learned_model`` (another model is another trained network file;
 the learned term itself is walked through ``fitness.learned_lost``), ``[search]`` (the knobs
@@ -32,7 +33,7 @@ from tests.key_walk import CONTEXT, other_values, small, trace, walk_level
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "evolve"))  # plugin_parts
 
-NOT_WALKED_TABLES = ("run", "output", "parallel", "search")
+NOT_WALKED_TABLES = ("run", "output", "parallel", "search", "tracking")
 NOT_WALKED = {("fitness", "cache_size"), ("fitness", "learned_model")}
 
 

@@ -1,5 +1,6 @@
 """The examples run as they are: a custom mutation compared with the built-in one (serial and
-processes), a custom fitness term, and the tour notebook (executed with nbclient)."""
+processes), a custom fitness term, the tour notebook and the tidy results notebook (executed
+with nbclient)."""
 
 from __future__ import annotations
 
@@ -73,29 +74,35 @@ def test_the_custom_fitness_term_is_a_named_value_that_changes_the_run():
     assert [r.history for r in plain] != [r.history for r in with_room]
 
 
-def test_the_tour_notebook_runs(monkeypatch):
+def _executed(name: str, monkeypatch) -> list:
+    """The code cells of the notebook ``examples/<name>`` after running it with nbclient,
+    none of them in error."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
-    notebook = nbformat.read(EXAMPLES / "tour.ipynb", as_version=4)
+    notebook = nbformat.read(EXAMPLES / name, as_version=4)
     monkeypatch.setenv("PYTHONPATH", _environment()["PYTHONPATH"])  # the kernel imports this tree
     client = nbclient.NotebookClient(
         notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": EXAMPLES}}
     )
     client.execute()
-    kinds = [
-        set(output.get("data", {}))
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-        for output in cell.outputs
-    ]
-    errors = [
-        o
-        for c in notebook.cells
-        if c.cell_type == "code"
-        for o in c.outputs
-        if o.output_type == "error"
-    ]
+    cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    errors = [o for c in cells for o in c.outputs if o.output_type == "error"]
     assert not errors
+    return cells
+
+
+def test_the_tour_notebook_runs(monkeypatch):
+    cells = _executed("tour.ipynb", monkeypatch)
+    kinds = [set(output.get("data", {})) for cell in cells for output in cell.outputs]
     assert {"image/png"} <= kinds[0]  # the level draws itself
     assert sum("text/html" in kind for kind in kinds) >= 4  # results, comparison, run
+
+
+def test_the_results_notebook_plots_ga_against_push_astar_from_the_tidy_table(monkeypatch):
+    cells = _executed("results.ipynb", monkeypatch)
+    texts = [o.get("data", {}).get("text/plain", "") for c in cells for o in c.outputs]
+    table, statuses = texts[0], texts[1]
+    assert all(column in table for column in ("level_index", "solver", "status", "settings"))
+    assert "push-astar" in statuses and "solved" in statuses
+    assert any("image/png" in o.get("data", {}) for o in cells[-2].outputs)  # the plot

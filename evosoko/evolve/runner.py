@@ -23,6 +23,7 @@ from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.islands import IslandModel
 from evosoko.result import GenerationStats, Result
+from evosoko.settings_digest import ga_settings_digest
 from evosoko.sokoban.level import Level
 
 __all__ = ["evolve_level"]
@@ -77,7 +78,7 @@ def evolve_level(
             should_stop=should_stop,
             resume_state=resume_state,
         )
-        return _finish(level, config, searched, hooks)
+        return _finish(level, config, searched, hooks, seed, budget)
     initial: list[list[int]] = []
     improve = None
     started = time.perf_counter()
@@ -103,12 +104,19 @@ def evolve_level(
         result = IslandModel(level, config, evaluator, **common).run()
     else:
         result = Engine(level, config, evaluator, improve=improve, **common).run()
-    return _finish(level, config, result, hooks)
+    return _finish(level, config, result, hooks, seed, budget)
 
 
-def _finish(level: Level, config: Config, result: Result, hooks: Callbacks) -> Result:
-    """The level's result shortened when ``output.optimize_seconds`` asks, reported to the
-    callbacks."""
+def _finish(
+    level: Level,
+    config: Config,
+    result: Result,
+    hooks: Callbacks,
+    seed: int | None,
+    budget: Budget,
+) -> Result:
+    """The level's result shortened when ``output.optimize_seconds`` asks, with its seed and
+    settings digest, reported to the callbacks."""
     if config.output.optimize_seconds and result.solved:
         from evosoko.evolve.shortening import shortened
 
@@ -116,7 +124,12 @@ def _finish(level: Level, config: Config, result: Result, hooks: Callbacks) -> R
     # the level of this process (a worker's copy has no file position) and seconds as files
     # keep them
     result = dataclasses.replace(
-        result, level=level, index=level.index, seconds=round(result.seconds, 3)
+        result,
+        level=level,
+        index=level.index,
+        seconds=round(result.seconds, 3),
+        seed=config.run.seed if seed is None else seed,
+        settings=ga_settings_digest(config, budget),
     )
     hooks.on_level_end(result)
     return result

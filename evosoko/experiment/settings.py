@@ -150,12 +150,13 @@ def check_same_experiment(
 ) -> None:
     """Refuse to continue the experiment of ``folder`` (its settings ``stored``, None when it
     has none yet) with different ``given`` settings: a :class:`ConfigError` naming the keys
-    that differ and how to resume. The ``parallel`` table may differ (results do not depend on
-    where the jobs run)."""
+    that differ and how to resume. The ``parallel`` and ``tracking`` tables may differ (results
+    do not depend on where the jobs run or where they are logged)."""
     if stored is None:
         return
+    unchanging = {"parallel", "tracking"}
     changes = settings_changes(
-        stored.model_dump(exclude={"parallel"}), given.model_dump(exclude={"parallel"})
+        stored.model_dump(exclude=unchanging), given.model_dump(exclude=unchanging)
     )
     if not changes:
         return

@@ -150,12 +150,12 @@ class PlayApp(App[None]):
     TITLE = "evosoko play"
     CSS = """
     Screen { background: #16181d; }
-    #title { height: 1; padding: 0 1; background: #2a2f3a; color: #f0f0f0; text-style: bold; }
+    #title { height: auto; padding: 0 1; background: #2a2f3a; color: #f0f0f0; text-style: bold; }
     #notes { height: auto; max-height: 3; padding: 0 1; color: #9aa0aa; }
     #board-area { height: 1fr; align: center middle; }
     #board { width: auto; height: auto; padding: 1 2; }
     #status { height: auto; padding: 0 1; background: #20242c; }
-    #message { height: 2; padding: 0 1; }
+    #message { height: auto; min-height: 2; padding: 0 1; }
     #legend { height: 1; padding: 0 1; color: #9aa0aa; }
     """
 
@@ -286,7 +286,7 @@ class PlayApp(App[None]):
         self._stop_replay()
         self.position = target
         self.hint = None
-        self.message = Text()
+        self._say("")  # a hint or a "saved" line was about the level left
         self._show_level()
 
     def action_hint(self) -> None:

@@ -104,3 +104,15 @@ def test_quantile_band_leaves_curves_out_before_their_start():
     assert band.median.tolist() == pytest.approx([1, 2, 2])
     assert np.all(band.lower <= band.median) and np.all(band.median <= band.upper)
     assert quantile_band([]).curves == 0
+
+
+def test_quantile_band_holds_a_solved_zero_but_ends_other_curves():
+    # a: solved at x=2 (0 stays); b: out of budget at x=1 with 3 (leaves the band after x=1)
+    curves = [([0, 2], [4, 0]), ([0, 1], [6, 3])]
+    zero = quantile_band(curves, hold="zero")
+    assert zero.x.tolist() == [0, 1, 2] and zero.median.tolist() == pytest.approx([5, 3.5, 0])
+    none = quantile_band(curves, hold="none")
+    assert none.median.tolist() == pytest.approx([5, 3.5, 0])  # a itself reaches x=2
+    assert quantile_band([([0, 1], [6, 3])], hold="none").x.tolist() == [0, 1]
+    later = quantile_band([([0, 1], [6, 3]), ([0, 5], [1, 1])], hold="none")
+    assert later.median.tolist() == pytest.approx([3.5, 2, 1])  # x=5: only the second curve

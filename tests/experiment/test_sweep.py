@@ -158,6 +158,20 @@ def test_optuna_study_resumes_from_its_journal(tmp_path):
     assert [r["status"] for r in index] == ["complete"] * 3
     assert (tmp_path / "out" / "best.toml").is_file()
     assert (tmp_path / "out" / "plots" / "history.png").is_file()
+    # optuna-dashboard opens a journal file as Optuna's journal storage: the study is there,
+    # every trial with the parameters and value index.csv has
+    import optuna
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend
+
+    storage = JournalStorage(JournalFileBackend(str(tmp_path / "out" / "optuna.journal")))
+    (summary,) = optuna.get_all_study_summaries(storage)
+    assert summary.study_name == "mini" and summary.n_trials == 3
+    study = optuna.load_study(study_name="mini", storage=storage)
+    assert [t.number for t in study.trials] == [int(r["trial"]) for r in index]
+    for trial, row in zip(study.trials, index, strict=True):
+        assert trial.params["ga.tournament_size"] == int(row["ga.tournament_size"])
+        assert trial.value == pytest.approx(float(row["objective"]), rel=1e-5)
 
 
 def test_unknown_parameter_key_gets_a_suggestion(tmp_path):

@@ -302,6 +302,51 @@ def test_next_and_previous_level_keep_each_game(levels, tmp_path):
     assert app.game.moves == 1
 
 
+def test_a_saved_or_hint_line_goes_with_its_level_to_the_next_and_back(levels, tmp_path):
+    app = new_app(levels, tmp_path)
+    seen = {}
+
+    async def script(pilot):
+        for letter in CASE3_SOLUTION:
+            await pilot.press(KEYS[letter.lower()])
+        await pilot.press("S")
+        await pilot.pause()
+        seen["saved"] = screen_text(app, "message")
+        await pilot.press("n")
+        await pilot.pause()
+        seen["next"] = screen_text(app, "message")
+        await pilot.press("h")
+        await settle(pilot)
+        seen["hint"] = screen_text(app, "message")
+        await pilot.press("p")
+        await pilot.pause()
+
+    play(app, script)
+    assert "saved 36 moves" in seen["saved"] and seen["next"].strip() == ""
+    assert seen["hint"].startswith("hint:")
+    assert screen_text(app, "message").strip() == ""
+
+
+def test_a_long_message_is_shown_whole_on_a_narrow_terminal(levels, tmp_path):
+    app = new_app(levels, tmp_path)
+    heights = {}
+
+    async def script(pilot):
+        for letter in CASE3_SOLUTION:
+            await pilot.press(KEYS[letter.lower()])
+        await pilot.press("S")  # "saved ... (check: evosoko verify ... --solutions ...)"
+        await pilot.pause()
+        for name in ("message", "status", "title"):
+            widget = app.query_one(f"#{name}")
+            width = widget.content_size.width
+            needed = widget.get_content_height(app.screen.size, app.size, width)
+            heights[name] = (widget.content_size.height, needed)
+
+    play(app, script, size=(50, 30))
+    assert heights["message"][1] > 2  # the line wraps on 50 columns
+    assert all(shown >= needed for shown, needed in heights.values()), heights
+
+
 def test_titles_from_files_are_shown_as_plain_text(tmp_path):
     path = tmp_path / "odd.xsb"
     path.write_text("; [bold]x[/bold] \x1b[31m\n#####\n#@$.#\n#####\nAuthor: [red]me\n")

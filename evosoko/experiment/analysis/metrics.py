@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -159,13 +160,19 @@ class Band:
 
 
 def quantile_band(
-    curves: Sequence[tuple[Sequence[float], Sequence[float]]], points: int = 200
+    curves: Sequence[tuple[Sequence[float], Sequence[float]]],
+    points: int = 200,
+    *,
+    hold: Literal["last", "zero", "none"] = "last",
 ) -> Band:
     """Median and 25-75 % band across step curves ``(x, y)`` (x increasing).
 
-    Each curve holds its value until its next point and keeps its last value after its end (a
-    run that stopped because it solved stays solved). The grid spans the smallest first x to
-    the largest last x, with ``points`` points (every distinct x when there are fewer).
+    Each curve holds its value until its next point. After its end it keeps its last value
+    (``hold="last"``), keeps it only when that is 0 (``"zero"``: a run that stopped because it
+    solved stays solved, one that ran out of budget leaves the band), or leaves the band
+    (``"none"``: a population's mean or diversity means nothing once the run stopped). The grid
+    spans the smallest first x to the largest last x, with ``points`` points (every distinct x
+    when there are fewer); grid points no curve covers are left out.
     """
     cleaned = [(np.asarray(x, float), np.asarray(y, float)) for x, y in curves if len(x)]
     if not cleaned:
@@ -177,7 +184,11 @@ def quantile_band(
     values = np.full((len(cleaned), len(distinct)), np.nan)
     for row, (x, y) in enumerate(cleaned):
         index = np.searchsorted(x, distinct, side="right") - 1
-        started = index >= 0
-        values[row, started] = y[index[started]]
+        covered = index >= 0
+        if hold == "none" or (hold == "zero" and y[-1] != 0):
+            covered &= distinct <= x[-1]
+        values[row, covered] = y[index[covered]]
+    kept = ~np.all(np.isnan(values), axis=0)
+    distinct, values = distinct[kept], values[:, kept]
     lower, median, upper = np.nanquantile(values, [0.25, 0.5, 0.75], axis=0)
     return Band(distinct, median, lower, upper, len(cleaned))

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 import tomli_w
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
+from evosoko.config import TrackingConfig
 from evosoko.config_loading import load_model, resolve_path
 from evosoko.experiment.settings import DistinctSeeds, Section
 from evosoko.search.algorithms import ALGORITHMS, heuristic_misfit
@@ -212,6 +213,9 @@ class CompareConfig(Section):
         description="The knobs of every search solver (a row's own search table replaces keys).",
     )
     solver: list[Solver] = Field(min_length=1, description="The solvers, in table order.")
+    tracking: TrackingConfig = Field(
+        default_factory=TrackingConfig, description="Tracking the comparison in MLflow."
+    )
     _source: tuple[str, str] | None = PrivateAttr(default=None)
     """The file and its text, to point at the line of a bad GA override."""
 
@@ -253,8 +257,10 @@ def load_compare_config(path: str | PathLike[str], overrides: Sequence[str] = ()
 
 def dump_compare_config(config: CompareConfig) -> str:
     """The comparison as TOML; :func:`load_compare_config` reads it back equal (the file's
-    settings where they differ from the defaults, a row's where they differ from the file's)."""
-    data = config.model_dump(exclude_none=True)
+    settings where they differ from the defaults, a row's where they differ from the file's;
+    ``[tracking]`` only when it is not the default)."""
+    untracked = {"tracking"} if config.tracking == TrackingConfig() else None
+    data = config.model_dump(exclude_none=True, exclude=untracked)
     data["search"] = _nested(changed_settings(config.search))
     for row, solver in zip(data["solver"], config.solver):
         if isinstance(solver, SearchSolver):

@@ -27,11 +27,12 @@ this module runs the jobs and writes the files as they finish.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evosoko.errors import ConfigError
 from evosoko.experiment.analysis.ioh import IOH_DIR, write_comparison_ioh
@@ -74,6 +75,18 @@ from evosoko.experiment.warmup import warm_up_for
 from evosoko.parallel.backends import make_backend
 from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.parallel.jobs import Job, Journal, run_jobs
+from evosoko.tracking import (
+    EXPERIMENT_ARTIFACTS,
+    MlflowTracker,
+    experiment_tracker,
+    flat_params,
+    require_mlflow,
+)
+
+if TYPE_CHECKING:
+    import pandas
+
+log = logging.getLogger(__name__)
 
 __all__ = ["CompareOutcome", "compare_folder", "run_compare", "write_compare_files"]
 
@@ -96,6 +109,12 @@ class CompareOutcome:
         from evosoko.experiment.notebook import comparison_html
 
         return comparison_html(self)
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """The tidy table of its results (:func:`evosoko.results`) as a pandas DataFrame."""
+        from evosoko.experiment.tidy import results
+
+        return results(self).to_pandas()
 
 
 ProgressCallback = Callable[[int, int, dict | None], None]
@@ -135,9 +154,53 @@ def run_compare(
     jobs = plan_jobs(config, levels)
     check_backend_reachable(config.parallel)  # before anything is written
     make_output_folder(folder)
+    if config.tracking.enabled:
+        require_mlflow(*_tracking_line(config))
     with FolderLock(folder):  # one process writes a comparison's folder
         check_same_experiment(folder, _stored(stored), config, "compare", "comparison")
-        return _run_locked(config, folder, levels, jobs, progress, stop_after, plots)
+        tracker = experiment_tracker(config.tracking, folder, "compare", _params(config))
+        outcome = None
+        try:
+            outcome = _run_locked(
+                config, folder, levels, jobs, progress, stop_after, plots, tracker
+            )
+            return outcome
+        finally:
+            if tracker is not None:
+                _end_tracking(tracker, folder, outcome)
+
+
+def _tracking_line(config: CompareConfig) -> tuple[str | None, int | None]:
+    """The file and line of ``tracking.enabled``, for the error without MLflow."""
+    path, text = config._source or (None, "")
+    line = next((n for n, t in enumerate(text.splitlines(), 1) if "[tracking]" in t), None)
+    return path, line
+
+
+def _params(config: CompareConfig) -> dict[str, str]:
+    return flat_params(config.model_dump(exclude={"parallel", "tracking"}, exclude_none=True))
+
+
+def _end_tracking(tracker: MlflowTracker, folder: Path, outcome: CompareOutcome | None) -> None:
+    """Log each solver's summary and the folder's files; end the MLflow run (never raises)."""
+    try:
+        for summary in outcome.summaries if outcome is not None else []:
+            tracker.log_totals(
+                {
+                    f"{summary.solver}/solve_rate": summary.solved / summary.runs
+                    if summary.runs
+                    else None,
+                    f"{summary.solver}/solved": summary.solved,
+                    f"{summary.solver}/runs": summary.runs,
+                    f"{summary.solver}/median_seconds": summary.median_seconds,
+                    f"{summary.solver}/ert_seconds": summary.ert_seconds,
+                }
+            )
+        tracker.log_files(folder, EXPERIMENT_ARTIFACTS)
+        status = "completed" if outcome is not None and outcome.complete else "interrupted"
+        tracker.finish(status if outcome is not None else "failed")
+    except Exception:  # tracking must never hide the comparison's own outcome
+        log.exception("tracking: could not end the MLflow run")
 
 
 def _stored(path: Path) -> CompareConfig | None:
@@ -152,6 +215,7 @@ def _run_locked(
     progress: ProgressCallback | None,
     stop_after: int | None,
     plots: bool,
+    tracker: MlflowTracker | None = None,
 ) -> CompareOutcome:
     """Run the jobs of a comparison whose folder this process holds locked."""
     write_text_atomic(folder / CONFIG_FILE, dump_compare_config(config))
@@ -166,6 +230,8 @@ def _run_locked(
         counts["resumed"] += resumed
         if progress is not None and not resumed:
             progress(counts["done"], len(jobs), rows[job.key])
+        if tracker is not None and not resumed:
+            tracker.log_metrics({"jobs_done": counts["done"]}, counts["done"])
         if not resumed and report_due.due():  # the files and report.html show the progress
             done = [rows[job.key] for job in jobs if job.key in rows]
             write_compare_files(folder, config, done, len(jobs), plots=False)

@@ -60,10 +60,13 @@ from evosoko.experiment.settings import read_level_file, selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
 from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.result import History, Result
+from evosoko.settings_digest import ga_settings_digest
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
 if TYPE_CHECKING:
+    import pandas
+
     from evosoko.evolve.dask_evaluation import DaskPool
     from evosoko.evolve.evaluation import ProcessPool
 
@@ -93,6 +96,12 @@ class RunReport:
 
         return run_html(self)
 
+    def to_pandas(self) -> pandas.DataFrame:
+        """The tidy table of its results (:func:`evosoko.results`) as a pandas DataFrame."""
+        from evosoko.experiment.results_table import table_of
+
+        return table_of(read_run(self.run_dir).results, self.run_dir.name).to_pandas()
+
     def json_summary(self) -> dict[str, Any]:
         """The ``--json`` object: the run folder, status and one entry per finished level, its
         ``best`` individual's play beside its ``solution`` (see
@@ -109,7 +118,8 @@ class RunReport:
 
 def read_run(run_dir: str | PathLike[str]) -> RunReport:
     """A run folder as it stands, read only: its status, a result per finished level with its
-    history (from ``metrics.csv``) and, when the level file is still there, its level."""
+    history (from ``metrics.csv``), seed and settings digest and, when the level file is still
+    there, its level."""
     folder = RunFolder(Path(run_dir))
     for required in (CONFIG_FILE, "summary.json"):
         if not folder.file(required).is_file():
@@ -119,12 +129,16 @@ def read_run(run_dir: str | PathLike[str]) -> RunReport:
     histories: dict[int, History] = {}
     for row in folder.read_metrics():
         histories.setdefault(int(row["level_index"]), History()).append(stats_from_row(row))
-    levels = _quietly_read_levels(load_config(folder.file(CONFIG_FILE)))
+    config = load_config(folder.file(CONFIG_FILE))
+    levels = _quietly_read_levels(config)
+    settings = ga_settings_digest(config)
     results = [
         dataclasses.replace(
             result,
             history=histories.get(run_index(result), History()),
             level=levels.get(run_index(result)),
+            seed=config.run.seed,
+            settings=settings,
         )
         for result in results
     ]
@@ -197,6 +211,10 @@ def start_run(
         if error.path is not None:
             raise
         raise EvosokoError(f"parallel.address: {error.message}", config_source) from None
+    if config.tracking.enabled:
+        from evosoko.tracking import require_mlflow
+
+        require_mlflow(config_source)  # before anything is written
     folder = RunFolder.create(config.output.dir, config.run.name)
     summary = {
         "run_dir": str(folder.path),
@@ -216,6 +234,7 @@ def start_run(
     }
     try:
         folder.write_config(dump_config(config))
+        tracker = _open_tracker(config, folder, summary)
         folder.write_summary(summary)
         folder.add_event(
             "run_started",
@@ -229,9 +248,44 @@ def start_run(
         folder.discard()  # without its summary the folder could not be resumed
         raise
     execution = _Execution(
-        folder, config, file_levels, levels, summary, progress, interrupts, callbacks=callbacks
+        folder,
+        config,
+        file_levels,
+        levels,
+        summary,
+        progress,
+        interrupts,
+        callbacks=callbacks,
+        tracker=tracker,
     )
     return execution.run()
+
+
+def _open_tracker(config: Config, folder: RunFolder, summary: dict[str, Any]) -> Any:
+    """The MLflow tracker of a run with ``[tracking]`` enabled (None without), continuing the
+    MLflow run that ``summary`` names when it names one; its id goes into ``summary``."""
+    if not config.tracking.enabled:
+        return None
+    from evosoko.tracking import MlflowTracker, config_params
+
+    kept = summary.get("tracking") or {}
+    tracker = MlflowTracker(
+        config.tracking,
+        run_name=folder.path.name,
+        params={**config_params(config), "run.seed": config.run.seed},
+        tags={
+            "evosoko.folder": str(folder.path),
+            "evosoko.kind": "run",
+            "evosoko.levels": str(config.run.levels),
+        },
+        run_id=kept.get("run_id"),
+    )
+    summary["tracking"] = {
+        "run_id": tracker.run_id,
+        "uri": config.tracking.uri,
+        "experiment": config.tracking.experiment,
+    }
+    return tracker
 
 
 def resume_run(
@@ -272,6 +326,7 @@ def resume_run(
             _mark_failed(folder, summary, error)
             raise
         folder.repair_metrics({run_index(result) for result in point.finished}, point.position)
+        tracker = _open_tracker(config, folder, summary)
     except BaseException:
         folder.unlock()
         raise
@@ -295,6 +350,7 @@ def resume_run(
         interrupts,
         point.finished,
         callbacks,
+        tracker,
     )
     return execution.run()
 
@@ -322,6 +378,7 @@ class _Execution:
         interrupts: GracefulInterrupts | None,
         finished: list[Result] | None = None,
         callbacks: Sequence[Callback] = (),
+        tracker: Any = None,
     ) -> None:
         self.folder = folder
         self.config = config
@@ -329,7 +386,8 @@ class _Execution:
         self.file_levels = file_levels
         self.summary = summary
         self.progress = progress or NoProgress()
-        self.callbacks = list(callbacks)
+        self.tracker = tracker  # an evosoko.tracking.MlflowTracker, or None
+        self.callbacks = [*callbacks, *([tracker] if tracker is not None else [])]
         self.interrupts = interrupts or GracefulInterrupts(on_request=self.progress.stopping)
         self.results = list(finished or [])
         self.status = "running"
@@ -371,7 +429,27 @@ class _Execution:
                 except Exception:  # the display must not keep the summary from its status
                     log.exception("the progress display failed")
                 self._finish(draw_plots=not aborted)
+                self._end_tracking()
         return self._report()
+
+    def _end_tracking(self) -> None:
+        """Log the run's totals and files to MLflow and end its MLflow run (never raises: the
+        run's own files are written)."""
+        if self.tracker is None:
+            return
+        try:
+            totals = self.summary.get("totals", {})
+            self.tracker.log_totals(
+                {
+                    k: totals[k]
+                    for k in ("solved", "solve_rate", "evaluations", "seconds")
+                    if k in totals
+                }
+            )
+            self.tracker.log_files(self.folder.path)
+            self.tracker.finish(self.status)
+        except Exception:  # tracking must never lose the run's status
+            log.exception("tracking: could not end the MLflow run")
 
     def _warm_up(self) -> None:
         """Compile the kernels this run needs before any level's clock starts (the progress

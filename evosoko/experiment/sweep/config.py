@@ -24,7 +24,7 @@ from typing import Any, Literal
 import tomli_w
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
-from evosoko.config import Config
+from evosoko.config import Config, TrackingConfig
 from evosoko.config_loading import load_model, resolve_path
 from evosoko.errors import ConfigError
 from evosoko.experiment.compare.config import JobsParallel
@@ -156,6 +156,9 @@ class SweepConfig(Section):
     sweep: SweepSettings
     parameters: dict[str, list[Scalar] | ParameterRange] = Field(min_length=1)
     parallel: JobsParallel = Field(default_factory=JobsParallel)
+    tracking: TrackingConfig = Field(
+        default_factory=TrackingConfig, description="Tracking the sweep in MLflow."
+    )
     _source: tuple[str, str] | None = PrivateAttr(default=None)
 
     @field_validator("parameters")
@@ -240,4 +243,5 @@ def _value_keys(model, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
 
 def dump_sweep_config(config: SweepConfig) -> str:
     """The sweep as TOML; :func:`load_sweep_config` reads it back equal."""
-    return tomli_w.dumps(config.model_dump(exclude_none=True))
+    untracked = {"tracking"} if config.tracking == TrackingConfig() else None
+    return tomli_w.dumps(config.model_dump(exclude_none=True, exclude=untracked))

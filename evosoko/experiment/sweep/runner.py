@@ -13,9 +13,11 @@ processes may share), ``index.csv`` (one row per trial), ``results.csv`` (one ro
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evosoko.errors import ConfigError
 from evosoko.experiment.analysis.statistics import (
@@ -39,6 +41,7 @@ from evosoko.experiment.sweep.files import write_sweep_files
 from evosoko.experiment.sweep.trials import (
     ProgressCallback,
     Trial,
+    objective_value,
     plan_trials,
     score_trial,
     sweep_backend,
@@ -50,6 +53,18 @@ from evosoko.experiment.sweep.trials import (
 from evosoko.experiment.sweep.tuning import require_optuna, run_optuna
 from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.parallel.jobs import Job, Journal, run_jobs
+from evosoko.tracking import (
+    EXPERIMENT_ARTIFACTS,
+    MlflowTracker,
+    experiment_tracker,
+    flat_params,
+    require_mlflow,
+)
+
+if TYPE_CHECKING:
+    import pandas
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SweepOutcome", "run_sweep", "sweep_folder"]
 
@@ -64,6 +79,12 @@ class SweepOutcome:
     complete: bool
     ties: TieReport | None = None
     """Which trials the data cannot tell from ``best`` (see :func:`tie_report`)."""
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """The tidy table of its results (:func:`evosoko.results`) as a pandas DataFrame."""
+        from evosoko.experiment.tidy import results
+
+        return results(self).to_pandas()
 
     @property
     def tied(self) -> list[Trial]:
@@ -111,16 +132,59 @@ def run_sweep(
     check_backend_reachable(config.parallel)  # before anything is written
     make_output_folder(folder)
     # One process writes a sweep's folder; the processes of one Optuna study share it.
+    if config.tracking.enabled:
+        source, text = config._source or (None, "")
+        line = next((n for n, t in enumerate(text.splitlines(), 1) if "[tracking]" in t), None)
+        require_mlflow(source, line)
     with FolderLock(folder, shared=config.sweep.method == "optuna"):
         check_same_experiment(folder, _stored(stored), config, "sweep", "sweep")
         write_text_atomic(folder / CONFIG_FILE, dump_sweep_config(config))
-        journal = Journal(folder / JOURNAL_FILE)
-        if config.sweep.method == "optuna":
-            trials, complete = run_optuna(config, folder, levels, journal, progress, stop_after)
-        else:
-            trials, complete = _run_planned(config, planned, levels, journal, progress, stop_after)
-        best = write_sweep_files(folder, config, trials, levels, plots=plots)
-    return SweepOutcome(folder, trials, best, complete, tie_report(config, trials))
+        tracker = experiment_tracker(config.tracking, folder, "sweep", _params(config))
+        outcome = None
+        try:
+            journal = Journal(folder / JOURNAL_FILE)
+            if config.sweep.method == "optuna":
+                trials, complete = run_optuna(config, folder, levels, journal, progress, stop_after)
+            else:
+                trials, complete = _run_planned(
+                    config, planned, levels, journal, progress, stop_after
+                )
+            best = write_sweep_files(folder, config, trials, levels, plots=plots)
+            outcome = SweepOutcome(folder, trials, best, complete, tie_report(config, trials))
+        finally:
+            if tracker is not None:
+                _end_tracking(tracker, folder, config, outcome)
+    return outcome
+
+
+def _params(config: SweepConfig) -> dict[str, str]:
+    return flat_params(config.model_dump(exclude={"parallel", "tracking"}, exclude_none=True))
+
+
+def _end_tracking(
+    tracker: MlflowTracker, folder: Path, config: SweepConfig, outcome: SweepOutcome | None
+) -> None:
+    """Log each trial's metrics, the best trial and the folder's files; end the MLflow run
+    (never raises)."""
+    try:
+        for trial in outcome.trials if outcome is not None else []:
+            if trial.status == "complete":
+                tracker.log_metrics(
+                    {
+                        "objective": objective_value(trial, config.sweep.budget),
+                        "solve_rate": trial.solve_rate,
+                        "median_evaluations": trial.median_evaluations,
+                    },
+                    trial.number,
+                )
+        if outcome is not None and outcome.best is not None:
+            tracker.set_tags({f"best.{k}": v for k, v in outcome.best.params.items()})
+            tracker.set_tags({"best.trial": outcome.best.number})
+        tracker.log_files(folder, EXPERIMENT_ARTIFACTS)
+        status = "completed" if outcome is not None and outcome.complete else "interrupted"
+        tracker.finish(status if outcome is not None else "failed")
+    except Exception:  # tracking must never hide the sweep's own outcome
+        log.exception("tracking: could not end the MLflow run")
 
 
 def _stored(path: Path) -> SweepConfig | None:
