@@ -188,6 +188,7 @@ def solve(
     seed: int = 0,
     model: StrPath | None = None,
     clock: Clock = "wall",
+    memory: int | None = None,
 ) -> Result:
     """Solve ``level`` by classical search: ``bfs``, ``dfs``, ``random``, ``astar``,
     ``greedy``, ``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``,
@@ -197,8 +198,11 @@ def solve(
     with those limits); ``seed`` drives the stochastic ones (``random``, ``mcts``). The result's
     cost is in expanded nodes (mcts: iterations); ``details`` holds the search's statistics and
     ``best`` the position closest to solved it reached (mcts: its best rollout). ``clock``:
-    what ``seconds`` counts, ``"wall"`` time or the process's ``"cpu"`` time."""
+    what ``seconds`` counts, ``"wall"`` time or the process's ``"cpu"`` time. ``memory``: the
+    bytes the search's tables and stored states may take (default 2 GiB); a search that would
+    need more, or that the machine gives less, ends with ``memory-limit``."""
     from evosoko.search import solve as search
+    from evosoko.search.search_run import DEFAULT_MEMORY
 
     if budget is not None:
         seconds = budget.seconds if seconds is None else seconds
@@ -214,6 +218,7 @@ def solve(
         model=None if model is None else str(model),
         partial=1,
         clock=clock,
+        memory_limit=DEFAULT_MEMORY if memory is None else memory,
     )
     return found.as_result(level)
 
