@@ -7,13 +7,17 @@
 - ``big_boards``: every algorithm on two 500x500 rooms (one push beside the player; a walk
   of 500 cells then three pushes) with ``--time-limit 60``: solved or a clean status
   (``timeout``, ``memory-limit``), never a crash.
+- ``every_algorithm`` (``--every-algorithm``; issue 55's table): every algorithm with
+  ``--time-limit 2`` on a 261-box lattice and on a 1000x1000 room with one push to make: the
+  whole command's wall time beside the search's own seconds. Target: within 10% of the limit
+  plus the start-up (the command's time with ``--node-limit 1`` on the same board, also shown).
 - ``reading``: ``evosoko levels`` on a 1000x1000 board (the largest accepted) and on a one-row
   board of 2,000,000 cells (refused): wall time and exit status.
 
 Each figure records the 1-minute load average when it was taken: on a shared machine the wall
 times move with the load.
 
-    python benchmarks/bench_limits.py [--skip-big-boards]
+    python benchmarks/bench_limits.py [--skip-big-boards] [--every-algorithm]
 """
 
 from __future__ import annotations
@@ -91,6 +95,24 @@ def time_limits(folder: Path) -> list[dict]:
     return rows
 
 
+EVERY_ALGORITHM_BOARDS = {
+    "261 boxes": lambda: lattice_rows(261),
+    "1000x1000": lambda: room_rows(1000, 1000, player=(998, 995), box=(998, 996), goal=(998, 997)),
+}
+
+
+def every_algorithm(folder: Path) -> list[dict]:
+    rows = []
+    for name, board in EVERY_ALGORITHM_BOARDS.items():
+        path = write(folder, "board.xsb", board())
+        for algo in ALGORITHMS:
+            start = timed_cli("solve", str(path), "--algo", algo, "--node-limit", "1", "--json")
+            row = solve_row(path, algo, 2, board=name)
+            row["start_seconds"] = start["wall_seconds"]
+            rows.append(row)
+    return rows
+
+
 def big_boards(folder: Path) -> list[dict]:
     rows = []
     for name, board in BIG_BOARDS.items():
@@ -129,6 +151,11 @@ def _message(stderr: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-big-boards", action="store_true", help="leave out the 500x500s")
+    parser.add_argument(
+        "--every-algorithm",
+        action="store_true",
+        help="every algorithm at --time-limit 2 on a 261-box and a 1000x1000 board",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
@@ -137,6 +164,7 @@ def main() -> None:
             "time_limit": time_limits(folder),
             "reading": reading(folder),
             "big_boards": [] if args.skip_big_boards else big_boards(folder),
+            "every_algorithm": every_algorithm(folder) if args.every_algorithm else [],
             "machine": machine(),
         }
     crashes = [row for row in report["big_boards"] if row["exit"] not in (0, 1)]
@@ -181,6 +209,22 @@ def main() -> None:
                     ("command s", "command_seconds"),
                 ],
                 report["big_boards"],
+            )
+        )
+    if report["every_algorithm"]:
+        print("\n### every algorithm, --time-limit 2\n")
+        print(
+            markdown_table(
+                [
+                    ("board", "board"),
+                    ("algorithm", "algo"),
+                    ("status", "status"),
+                    ("search s", "search_seconds"),
+                    ("command s", "command_seconds"),
+                    ("start-up s", "start_seconds"),
+                    ("load", "load"),
+                ],
+                report["every_algorithm"],
             )
         )
     raise SystemExit(1 if crashes else 0)

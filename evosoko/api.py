@@ -200,6 +200,7 @@ def solve(
     seed: int = 0,
     model: StrPath | None = None,
     clock: Clock = "wall",
+    memory: int | None = None,
 ) -> Result:
     """Solve ``level`` by classical search: ``bfs``, ``dfs``, ``random``, ``astar``,
     ``greedy``, ``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``,
@@ -209,7 +210,9 @@ def solve(
     with those limits); ``seed`` drives the stochastic ones (``random``, ``mcts``). The result's
     cost is in expanded nodes (mcts: iterations); ``details`` holds the search's statistics and
     ``best`` the position closest to solved it reached (mcts: its best rollout). ``clock``:
-    what ``seconds`` counts, ``"wall"`` time or the process's ``"cpu"`` time.
+    what ``seconds`` counts, ``"wall"`` time or the process's ``"cpu"`` time. ``memory``: the
+    bytes the search's tables and stored states may take (default 2 GiB); a search that would
+    need more, or that the machine gives less, ends with ``memory-limit``.
 
     ``settings``: the search's knobs (:mod:`evosoko.search.settings`): a
     :class:`~evosoko.search.settings.SearchSettings`, the algorithm family's own model
@@ -219,6 +222,7 @@ def solve(
     replaces the settings' heuristic weight (``push-wastar``, ``push-fess``)."""
     from evosoko.search import ALGORITHMS
     from evosoko.search import solve as search
+    from evosoko.search.search_run import DEFAULT_MEMORY
     from evosoko.search.settings import settings_for
     from evosoko.settings_digest import search_settings_digest
 
@@ -238,6 +242,7 @@ def solve(
         model=None if model is None else str(model),
         partial=1,
         clock=clock,
+        memory_limit=DEFAULT_MEMORY if memory is None else memory,
     )
     return dataclasses.replace(
         found.as_result(level),

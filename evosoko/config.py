@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from os import PathLike
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     Field,
@@ -27,6 +27,17 @@ from pydantic import (
     model_validator,
 )
 
+from evosoko.ceilings import (
+    MAX_CACHE,
+    MAX_GENES,
+    MAX_INDIVIDUALS,
+    MAX_ISLANDS,
+    Genes,
+    Individuals,
+    Workers,
+    at_most,
+    check_product,
+)
 from evosoko.errors import ConfigError
 from evosoko.search.settings import SearchSettings
 
@@ -192,7 +203,7 @@ class MutationConfig(_PartTable):
         description="Chance of cutting the genome near its end and regrowing the tail at "
         "random (see tail_genes).",
     )
-    tail_genes: int | None = Field(
+    tail_genes: Genes | None = Field(
         default=None,
         ge=1,
         description="Most genes a tail regrowth cuts from the end and appends (unset: it cuts "
@@ -251,7 +262,9 @@ class SurvivalConfig(_PartTable):
 class IslandsConfig(_Section):
     """The island model: sub-populations evolved apart that trade their best individuals."""
 
-    count: int = Field(
+    count: Annotated[
+        int, at_most(MAX_ISLANDS, "each island is a whole population evolved every epoch")
+    ] = Field(
         default=1,
         ge=1,
         description="Islands: sub-populations of ga.population individuals each, evolved apart "
@@ -288,8 +301,8 @@ class GAConfig(_Section):
         description="moves: genes are u d l r, illegal moves skipped; pushes: each gene picks "
         "one of the legal, non-deadlocking pushes of the current state.",
     )
-    population: int = Field(default=100, ge=2, description="Individuals per generation.")
-    offspring: int = Field(default=100, ge=1, description="Children made per generation.")
+    population: Individuals = Field(default=100, ge=2, description="Individuals per generation.")
+    offspring: Individuals = Field(default=100, ge=1, description="Children made per generation.")
     selection: Literal[
         "tournament", "truncation", "mu_plus_lambda", "mu_comma_lambda", "nsga2", "map_elites"
     ] = Field(
@@ -302,7 +315,7 @@ class GAConfig(_Section):
         "drawn uniformly from it (push genomes). Each is a parent selection with a survival; "
         "[ga.parents] and [ga.survival] replace either.",
     )
-    tournament_size: int = Field(default=3, ge=1, description="Contestants per tournament.")
+    tournament_size: Individuals = Field(default=3, ge=1, description="Contestants per tournament.")
     truncation: float = Field(
         default=0.5, gt=0, le=1, description="Fraction kept as parents by truncation selection."
     )
@@ -311,16 +324,16 @@ class GAConfig(_Section):
     )
     crossover: CrossoverConfig = Field(default_factory=CrossoverConfig, description="Crossover.")
     mutation: MutationConfig = Field(default_factory=MutationConfig, description="Mutation.")
-    initial_length: int = Field(default=20, ge=1, description="Genes of a random new genome.")
-    min_length: int = Field(default=1, ge=1, description="Fewest genes a genome may have.")
-    max_length: int = Field(default=400, ge=1, description="Most genes a genome may have.")
+    initial_length: Genes = Field(default=20, ge=1, description="Genes of a random new genome.")
+    min_length: Genes = Field(default=1, ge=1, description="Fewest genes a genome may have.")
+    max_length: Genes = Field(default=400, ge=1, description="Most genes a genome may have.")
     grow_while_under: int = Field(
         default=0,
         ge=0,
         description="Append grow_by random genes to every child shorter than this (0: off; the "
         "source GA uses 50).",
     )
-    grow_by: int = Field(default=10, ge=1, description="Genes appended by growth.")
+    grow_by: Genes = Field(default=10, ge=1, description="Genes appended by growth.")
     stagnation_restart: int | None = Field(
         default=None,
         ge=1,
@@ -353,7 +366,9 @@ class GAConfig(_Section):
         "one, so positions the population keeps returning to age faster than rarely reached "
         "ones (a novelty pressure).",
     )
-    hall_of_fame: int = Field(default=10, ge=1, description="Best distinct individuals kept.")
+    hall_of_fame: Individuals = Field(
+        default=10, ge=1, description="Best distinct individuals kept."
+    )
     islands: IslandsConfig = Field(default_factory=IslandsConfig, description="Island model.")
     parents: ParentsConfig = Field(
         default_factory=ParentsConfig,
@@ -393,6 +408,13 @@ class GAConfig(_Section):
                 f"islands.migrants {self.islands.migrants} must be below population "
                 f"{self.population}"
             )
+        islands = {"islands.count": self.islands.count}
+        for key in ("population", "offspring"):
+            check_product(
+                {**islands, key: getattr(self, key)}, MAX_INDIVIDUALS, "individuals at once"
+            )
+        held = {**islands, "population + offspring": self.population + self.offspring}
+        check_product({**held, "max_length": self.max_length}, MAX_GENES, "genes at most")
         return self
 
 
@@ -475,8 +497,10 @@ class FitnessConfig(_Section):
         description="Prefer shorter genomes among equal distances (moves for move genomes, "
         "pushes for push genomes); also the second objective of nsga2.",
     )
-    cache_size: int = Field(
-        default=100_000, ge=0, description="Fitnesses remembered per level by genome (0: off)."
+    cache_size: Annotated[int, at_most(MAX_CACHE, "each remembered fitness keeps its genome")] = (
+        Field(
+            default=100_000, ge=0, description="Fitnesses remembered per level by genome (0: off)."
+        )
     )
     eliminate_duplicates: bool = Field(
         default=True,
@@ -556,7 +580,9 @@ class ParallelConfig(_Section):
         "cluster (needs the optional extra: pip install 'evosoko[dask]'), either an existing "
         "scheduler (address) or a local cluster (local_workers).",
     )
-    workers: int = Field(default=2, ge=1, description="Worker processes of the processes backend.")
+    workers: Workers = Field(
+        default=2, ge=1, description="Worker processes of the processes backend."
+    )
     batch_size: int = Field(
         default=256,
         ge=1,
@@ -568,7 +594,7 @@ class ParallelConfig(_Section):
         description='dask: the scheduler to use, such as "tcp://HOST:8786" (started by '
         "`dask scheduler`); give either this or local_workers.",
     )
-    local_workers: int | None = Field(
+    local_workers: Workers | None = Field(
         default=None,
         ge=1,
         description="dask: start a cluster of this many single-threaded worker processes on "
@@ -661,7 +687,7 @@ class SearchesConfig(_Section):
         "is a search of the level, scored by how far it gets within a node budget ([ga], "
         "[fitness] and [hybrid] are not used).",
     )
-    population: int = Field(default=8, ge=2, description="Searches per generation.")
+    population: Individuals = Field(default=8, ge=2, description="Searches per generation.")
     first_nodes: int = Field(
         default=100_000, ge=1, description="Expansions each search of generation 0 may make."
     )

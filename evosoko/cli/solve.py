@@ -25,6 +25,10 @@ from evosoko.cli.common import (
 )
 from evosoko.text import plain, plain_text
 
+SEARCH_MEGABYTES = 2048
+"""The default of ``--memory``: :data:`evosoko.search.search_run.DEFAULT_MEMORY` in megabytes
+(written out so that the command line starts without loading the search)."""
+
 
 @app.command("solve")
 @reports_errors
@@ -91,6 +95,14 @@ def solve_command(
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the stochastic searches (random, mcts).")] = 0,
+    memory: Annotated[
+        int,
+        typer.Option(
+            "--memory",
+            help="Megabytes the search's tables and stored states may take; a search that "
+            "needs more (or gets less from the machine) ends at memory-limit.",
+        ),
+    ] = SEARCH_MEGABYTES,
     format: FormatOption = None,
     json_output: JsonOption = False,
     strict: StrictOption = False,
@@ -108,6 +120,8 @@ def solve_command(
     check_arguments(time_limit, node_limit)
     settings = api.search_settings_of(config, overrides or [])
     settings_for(algo, settings, weight=weight)  # a bad weight fails before any search
+    if memory < 1:
+        fail(f"--memory must be at least 1 (megabytes), not {memory}")
     if clock not in CLOCKS:
         fail(f"--clock must be one of: {', '.join(CLOCKS)}, not {clock}")
     if model is not None:
@@ -130,6 +144,7 @@ def solve_command(
             model=model,
             seed=seed,
             clock=clock,  # type: ignore[arg-type]  # checked against CLOCKS above
+            memory=memory << 20,
         )
         for level in chosen
     )

@@ -33,6 +33,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
+from itertools import islice
 from typing import Any
 
 from evosoko.budget import Budget
@@ -58,6 +59,10 @@ from evosoko.sokoban.level import Level
 from evosoko.status import Status, Stop
 
 log = logging.getLogger(__name__)
+
+FIRST_POPULATION_CHUNK = 10_000
+"""Individuals of the first population made and scored at a time, the budget and a stop
+request looked at in between: a population of this size or less is made in one piece."""
 
 
 class Engine:
@@ -113,6 +118,7 @@ class Engine:
         )
         self.hall_of_fame = HallOfFame(self.ga.hall_of_fame, self.individuals)
         self.population: list = []
+        self.interrupted_early = False  # a stop request ended the first population
         self.generation = self.evaluations = self.restarts = self.stagnant = 0
         self.best_values: tuple[float, ...] | None = None
         self.history = History()
@@ -136,8 +142,10 @@ class Engine:
     def run(self) -> Result:
         """Evolve until solved, out of budget or stopped; return the level's result."""
         if not self.resumed:
-            self.population = self.new_population(self.initial_genomes)
+            self.population = self.new_population(self.initial_genomes, first=True)
             self.record()
+            if self.interrupted_early:  # no checkpoint: a resume makes the level's start again
+                return self.result(Stop(Status.INTERRUPTED))
         while (stop := self.stop_reason()) is None:
             self.generation += 1
             parents = self.toolbox.select(self.population, self.ga.offspring)
@@ -179,16 +187,39 @@ class Engine:
             return Stop(Status.INTERRUPTED)
         return None
 
-    def new_population(self, prefixes: Sequence[Sequence[int]]) -> list:
-        """A scored random population (see :func:`evosoko.evolve.population.initial_genomes`)."""
+    def new_population(self, prefixes: Sequence[Sequence[int]], *, first: bool = False) -> list:
+        """A scored random population (see :func:`evosoko.evolve.population.initial_genomes`),
+        made and scored :data:`FIRST_POPULATION_CHUNK` individuals at a time. For the ``first``
+        population, the budget and a stop request are looked at after each piece, and the
+        population ends where they say (:attr:`interrupted_early` when a stop request ended
+        it); a restart's population is always whole, so that a checkpoint holds no part of one."""
         fraction = self.config.hybrid.fraction
         genomes = initial_genomes(self.rng, self.ga, prefixes, fraction)
-        population = [self.individuals.new(genes) for genes in genomes]
-        self.evaluate(population)
+        population: list = []
+        while piece := [self.individuals.new(g) for g in islice(genomes, FIRST_POPULATION_CHUNK)]:
+            self.evaluate(piece)
+            population += piece
+            if first and len(population) < self.ga.population and self._first_population_ends():
+                log.warning(
+                    "level %s: the first population ends at %d of %d individuals (%s)",
+                    self.level.name,
+                    len(population),
+                    self.ga.population,
+                    "interrupted" if self.interrupted_early else "out of budget",
+                )
+                break
         if self.archive:  # the first archive: one elite per cell of the random genomes
             population = self.toolbox.survive([], population, self.ga.population)
         self.aging.started(population)
         return population
+
+    def _first_population_ends(self) -> bool:
+        """Whether the budget is spent or a stop was asked while the first population is made."""
+        spent = {"generations": self.generation, "evaluations": self.evaluations}
+        if self.budget.exhausted(**spent, seconds=self.seconds) is not None:
+            return True
+        self.interrupted_early = self.should_stop is not None and self.should_stop()
+        return self.interrupted_early
 
     def evaluate(self, individuals: Sequence) -> None:
         """Score the individuals that need it (see :class:`~evosoko.evolve.scoring.Scorer`)."""

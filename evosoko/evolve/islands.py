@@ -70,6 +70,9 @@ class EpochTask:
     state: dict[str, Any] | None
     budget: Budget
     initial_genomes: tuple[tuple[int, ...], ...] = ()
+    deadline: float | None = None
+    """When the level's seconds run out (``time.time()``): an epoch that starts late (its
+    island waited for a worker) gets the seconds left then, not those left when it was sent."""
 
 
 Streamed = tuple[GenerationStats, BestGenome | None]
@@ -103,12 +106,16 @@ def run_epoch(
 
         improve = memetic_improver(level, config)
     collector = _Collector()
+    budget = task.budget
+    if task.deadline is not None:
+        own = 0.0 if task.state is None else float(task.state["seconds"])
+        budget = budget.replace(seconds=own + max(0.0, task.deadline - time.time()))
     engine = Engine(
         level,
         config,
         SerialEvaluator.around(fitness_function, config.parallel.batch_size),
         seed=task.seed,
-        budget=task.budget,
+        budget=budget,
         initial_genomes=task.initial_genomes,
         improve=improve,
         callbacks=[collector],
@@ -315,6 +322,7 @@ class IslandModel:
                 seconds=None if remaining is None else own_seconds + remaining,
             ),
             initial_genomes=self.initial_genomes if island.state is None else (),
+            deadline=None if remaining is None else time.time() + remaining,
         )
 
     def _accept(self, index: int, epoch: int, report: EpochReport) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -18,24 +18,23 @@ def initial_genomes(
     ga: GAConfig,
     prefixes: Sequence[Sequence[int]] = (),
     fraction: float = 0.0,
-) -> list[list[int]]:
-    """``ga.population`` random genomes of ``ga.initial_length`` genes; with ``prefixes`` (hybrid
-    seeds), ``fraction`` of them (at least one per prefix) start with a prefix, taken in turn:
-    the first copy of each is the prefix alone (so that it is scored where the search left it,
-    also when genomes are scored at their end), the others are followed by random genes."""
+) -> Iterator[list[int]]:
+    """``ga.population`` random genomes of ``ga.initial_length`` genes, drawn one by one as they
+    are taken; with ``prefixes`` (hybrid seeds), ``fraction`` of them (at least one per prefix)
+    start with a prefix, taken in turn: the first copy of each is the prefix alone (so that it
+    is scored where the search left it, also when genomes are scored at their end), the others
+    are followed by random genes."""
     seeded = 0
     if prefixes:
         seeded = min(max(len(prefixes), round(fraction * ga.population)), ga.population)
-    genomes = []
     for index in range(seeded):
         prefix = list(prefixes[index % len(prefixes)])[: ga.max_length]
         tail_length = min(ga.initial_length, ga.max_length - len(prefix))
         if index < len(prefixes) and len(prefix) >= ga.min_length:
             tail_length = 0
-        genomes.append(prefix + random_genes(rng, tail_length, ga.encoding))
-    while len(genomes) < ga.population:
-        genomes.append(random_genes(rng, ga.initial_length, ga.encoding))
-    return genomes
+        yield prefix + random_genes(rng, tail_length, ga.encoding)
+    for _ in range(ga.population - seeded):
+        yield random_genes(rng, ga.initial_length, ga.encoding)
 
 
 def population_stats(

@@ -124,10 +124,7 @@ class PullSearch:
         if code == EXHAUSTED:
             self.finished = True
         elif code == NEED_SPACE:
-            if store.can_grow(self.max_nodes):
-                store.grow(self.max_nodes)
-            else:
-                self.finished = True
+            self.finished = not store.can_grow(self.max_nodes) or not _grown(store, self.max_nodes)
 
     def pushes_back(self, node: int, player: int) -> str:
         """LURD from state ``node`` (player on ``player``) to the solved position: the pulls
@@ -403,3 +400,12 @@ class BidirectionalRun(FeatureSpaceRun):
         expanded = sum(int(pull.store.counters[EXPANDED]) for pull in self.pulls)
         generated = sum(int(pull.store.counters[GENERATED]) for pull in self.pulls)
         return expanded, generated
+
+
+def _grown(store: Store, max_nodes: int) -> bool:
+    """Grow ``store``; False when the memory cannot be had (the pull search then ends)."""
+    try:
+        store.grow(max_nodes)
+    except MemoryError:
+        return False
+    return True

@@ -45,6 +45,16 @@ _G, _MOVES, _H, _CLOSED, _BOXES, _ACTUAL = (
 _SCALE = 1_000_000
 """Probabilities are ordered as integers in millionths."""
 
+BATCH_CELLS = 1 << 22
+"""Board cells (children x cells of the board) the network reads in one call; between calls the
+clock is read. A level of up to 10,000 cells scores the children of one expansion (a few
+hundred at most) in one call; on a board of a million cells a call scores four children,
+so that the time limit holds there too."""
+
+
+class _OutOfTime(Exception):
+    """The time limit passed between two batches of the network."""
+
 
 @dataclass(frozen=True)
 class GuideRule:
@@ -113,20 +123,29 @@ def run_guided(run) -> str:
         node_list = ids.tolist()
         p = np.array([known.get(node, -1.0) for node in node_list], dtype=np.float32)
         new = np.flatnonzero(p < 0)
-        if len(new):
-            fresh = ids[new]
+        batch = max(1, BATCH_CELLS // run.level.cells)
+        for start in range(0, len(new), batch):
+            if start and run.out_of_time():
+                raise _OutOfTime
+            part = new[start : start + batch]
+            fresh = ids[part]
             codes = encoder.encode(nodes[_BOXES][fresh], nodes[_ACTUAL][fresh])
-            p[new] = network.probabilities(codes)
-            known.update(zip(fresh.tolist(), p[new].tolist()))
+            p[part] = network.probabilities(codes)
+            known.update(zip(fresh.tolist(), p[part].tolist()))
         keys = rule.keys(p, nodes[_G][ids], nodes[_H][ids])
         moves = nodes[_MOVES][ids].tolist()
         for key, move_count, node in zip(keys.tolist(), moves, node_list):
             heapq.heappush(queue, (key, move_count, order, node))
             order += 1
 
+    if run.out_of_time():  # the set-up (the network's tables of a large board) is timed
+        return TIMEOUT
     with network.single_threaded():
-        file_children()  # the root, put there by _add_root
-        return _expand_in_order(run, queue, file_children)
+        try:
+            file_children()  # the root, put there by _add_root
+            return _expand_in_order(run, queue, file_children)
+        except _OutOfTime:
+            return TIMEOUT
 
 
 def _expand_in_order(run, queue: list, file_children) -> str:

@@ -362,11 +362,15 @@ class SearchRun:
             self.progress.append((expanded, self.limit.wall_seconds(), low))
 
     def make_room(self) -> bool:
-        """Grow the store for the kernel; False when that would pass the memory limit."""
+        """Grow the store for the kernel; False when that would pass the memory limit or the
+        memory cannot be had."""
         store = self.store
         if not store.can_grow(self.max_nodes):
             return False
-        self._grow()
+        try:
+            self._grow()
+        except MemoryError:  # the machine (or ulimit -v) has less room than the memory limit
+            return False
         return True
 
     # ---- reporting ----------------------------------------------------------------------------

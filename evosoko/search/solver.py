@@ -10,6 +10,7 @@ from evosoko.search.algorithms import Algorithm, algorithm_named, heuristic_for
 from evosoko.search.clocks import Clock, clock_named
 from evosoko.search.fess import FeatureSpaceRun
 from evosoko.search.result import (
+    MEMORY_LIMIT,
     SearchResult,
 )
 from evosoko.search.search_run import DEFAULT_MEMORY, SearchRun
@@ -78,7 +79,10 @@ def solve(
     budget = (time_limit, node_limit, chosen, seed, memory_limit)
     run = _run_class(algorithm)(level, algorithm, heuristic, *budget, clock=clock)
     run.model = model
-    status = run.search()
+    try:
+        status = run.search()
+    except MemoryError:  # an allocation the memory limit did not foresee found no room
+        status = MEMORY_LIMIT
     return replace(run.result(status, partial), settings=chosen)
 
 

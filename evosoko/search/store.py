@@ -191,11 +191,11 @@ class Store:
         margin = self._margin()
         if self.size + margin >= self.capacity:
             grown = 2 * self.capacity
-            self.capacity = (
-                grown if max_nodes is None else max(min(grown, max_nodes), self.capacity)
-            )
-            self.nodes = tuple(_resized(array, self.capacity) for array in self.nodes)
-            self.table = np.full(_table_length(self.capacity), EMPTY, dtype=np.int32)
+            capacity = grown if max_nodes is None else max(min(grown, max_nodes), self.capacity)
+            nodes = tuple(_resized(array, capacity) for array in self.nodes)
+            table = np.full(_table_length(capacity), EMPTY, dtype=np.int32)
+            # a MemoryError above leaves the store as it was: the search ends at memory-limit
+            self.capacity, self.nodes, self.table = capacity, nodes, table
             rehash(self.table, self.nodes[NODE_FIELDS.index("hash")], self.size)
         keys, ids = self.frontier
         if int(self.counters[FRONT_SIZE]) + margin >= len(keys):

@@ -8,6 +8,7 @@ import pytest
 from evolve_levels import comparable, run, small_level
 
 from evosoko.config import load_config
+from evosoko.evolve import engine as engine_module
 from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import SerialEvaluator
 from evosoko.sokoban.solutions import verify_solution
@@ -132,6 +133,45 @@ def test_should_stop_interrupts_with_a_checkpoint(microban):
     )
     assert outcome.status == "interrupted" and outcome.generations == 3
     assert len(checkpoints) == 1 and checkpoints[0]["generation"] == 3
+
+
+FIRST_POPULATION = [
+    "ga.population=30",
+    "ga.offspring=30",
+    "run.budget.generations=50",
+    "run.budget.seconds=none",
+]
+
+
+def test_a_stop_request_ends_the_first_population_between_its_pieces(microban, monkeypatch):
+    # a first population of a billion individuals kept growing past the first Ctrl-C
+    monkeypatch.setattr(engine_module, "FIRST_POPULATION_CHUNK", 8)
+    checkpoints = []
+    outcome, stats = run(
+        microban[HARD_ENOUGH],
+        FIRST_POPULATION,
+        should_stop=lambda: True,
+        on_checkpoint=checkpoints.append,
+    )
+    assert outcome.status == "interrupted" and outcome.generations == 0
+    assert outcome.evaluations == 8 and stats[-1].evaluations == 8
+    assert checkpoints == []  # a resume starts the level again: nothing of it is kept
+
+
+def test_the_budget_is_read_while_the_first_population_is_made(microban, monkeypatch):
+    monkeypatch.setattr(engine_module, "FIRST_POPULATION_CHUNK", 8)
+    outcome, _stats = run(microban[HARD_ENOUGH], [*FIRST_POPULATION, "run.budget.evaluations=10"])
+    assert outcome.exhausted == "evaluations" and outcome.generations == 0
+    assert outcome.evaluations == 16  # two pieces of 8: the budget is read after each
+
+
+def test_a_first_population_made_in_pieces_is_the_one_made_at_once(microban, monkeypatch):
+    overrides = [*FIRST_POPULATION, "run.budget.generations=3"]  # the last value is taken
+    whole, whole_stats = run(microban[HARD_ENOUGH], overrides)
+    monkeypatch.setattr(engine_module, "FIRST_POPULATION_CHUNK", 7)
+    pieces, piece_stats = run(microban[HARD_ENOUGH], overrides)
+    assert comparable(piece_stats) == comparable(whole_stats)
+    assert pieces.best.genes == whole.best.genes
 
 
 def test_evaluation_budget(microban):

@@ -365,3 +365,25 @@ def test_island_settings_are_checked(overrides, message):
     with pytest.raises(ConfigError, match=message):
         load_config(None, overrides)
     assert Config().ga.islands.count == 1
+
+
+def test_an_epoch_that_starts_after_the_levels_seconds_ends_after_its_first_population(microban):
+    # an island that waited for a worker got the seconds left when its epoch was sent
+    import time
+
+    from evosoko.budget import Budget
+    from evosoko.evolve.islands import EpochTask, run_epoch
+
+    level = microban[HARD_ENOUGH]
+    config = load_config(None, SMALL_ISLANDS)
+    late = EpochTask(
+        seed=1,
+        state=None,
+        budget=Budget(generations=30, seconds=1000.0),
+        deadline=time.time() - 1.0,
+    )
+    with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
+        queue = evaluator.task_queue(run_epoch)
+        queue.submit("late", config, late)
+        _key, report = queue.next_result()
+    assert report.result.exhausted == "seconds" and report.state["generation"] == 0

@@ -7,8 +7,8 @@ import pytest
 from learn_levels import microban, quiet_level, seed_level
 
 from evosoko.errors import ConfigError
-from evosoko.learn.network import Architecture, save_model
-from evosoko.search import search_run, solve
+from evosoko.learn.network import Architecture, LevelNet, save_model
+from evosoko.search import learned, search_run, solve
 from evosoko.search.learned import RULES
 from evosoko.sokoban.solutions import verify_solution
 
@@ -36,6 +36,35 @@ def test_node_and_time_limits_stop_the_search():
     result = solve(level, "push-learned", node_limit=7)
     assert (result.exhausted, result.expanded) == ("nodes", 7)
     assert solve(level, "push-learned", time_limit=0.01).status in ("budget", "solved")
+
+
+def test_the_clock_is_read_between_batches_of_the_network(monkeypatch):
+    # on a board of a million cells one call of the network on all the children of an
+    # expansion ran for seconds past --time-limit 2
+    level = microban("93")[0]
+    monkeypatch.setattr(learned, "BATCH_CELLS", level.cells)  # one child per call
+    calls = []
+    probabilities = LevelNet.probabilities
+
+    def counted(self, codes):
+        calls.append(len(codes))
+        return probabilities(self, codes)
+
+    monkeypatch.setattr(LevelNet, "probabilities", counted)
+    monkeypatch.setattr(search_run.SearchRun, "out_of_time", lambda run: len(calls) >= 3)
+    result = solve(level, "push-learned", time_limit=100)
+    assert result.exhausted == "seconds"
+    assert calls == [1, 1, 1] and result.expanded == 1  # the root, then two of its children
+
+
+def test_a_set_up_that_takes_the_time_ends_the_search_before_it_starts(monkeypatch):
+    level = microban("93")[0]
+    checks = []
+    monkeypatch.setattr(
+        search_run.SearchRun, "out_of_time", lambda run: checks.append(1) or len(checks) > 1
+    )  # the first check is the store's preparation, the second after the network's tables
+    result = solve(level, "push-learned", time_limit=100)
+    assert (result.exhausted, result.expanded) == ("seconds", 0)
 
 
 @pytest.mark.parametrize("algo", LEARNED)

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 import tomli_w
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
+from evosoko.ceilings import Workers
 from evosoko.config import TrackingConfig
 from evosoko.config_loading import load_model, resolve_path
 from evosoko.experiment.settings import DistinctSeeds, Section
@@ -185,11 +186,11 @@ class JobsParallel(Section):
         description="Job backend: serial, processes (a local pool) or dask (each job a task on "
         "a Dask cluster: give address or local_workers; needs pip install 'evosoko[dask]').",
     )
-    workers: int = Field(default=2, ge=1, description="Processes of the processes backend.")
+    workers: Workers = Field(default=2, ge=1, description="Processes of the processes backend.")
     address: str | None = Field(
         default=None, description="dask: the scheduler to use, such as tcp://HOST:8786."
     )
-    local_workers: int | None = Field(
+    local_workers: Workers | None = Field(
         default=None, ge=1, description="dask: start a local cluster of this many workers."
     )
 
