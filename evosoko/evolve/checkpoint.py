@@ -230,9 +230,8 @@ def restore_engine(engine: Any, checkpoint: Checkpoint) -> None:
         engine.aging.memory = AgeMemory.from_json(checkpoint.age_memory)
     engine.lost_positions.update(checkpoint.lost_positions)  # in place: the rank key holds it
     engine.memetic_searched.update(checkpoint.memetic_searched)
-    items = [new(m.genes, m.evaluation) for m in checkpoint.hall_of_fame]
-    engine.hall_of_fame.items = items
-    engine.hall_of_fame.keys = [item.fitness for item in reversed(items)]
+    for member in reversed(checkpoint.hall_of_fame):  # worst first: the saved order comes back
+        engine.hall_of_fame.insert(new(member.genes, member.evaluation))
 
 
 def _check_resumable(checkpoint: Checkpoint, engine: Any) -> None:

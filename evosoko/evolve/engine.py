@@ -35,6 +35,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from deap import tools
+
 from evosoko.budget import Budget
 from evosoko.config import Config
 from evosoko.errors import EvosokoError
@@ -45,7 +47,7 @@ from evosoko.evolve.checkpoint import (
     restore_engine,
 )
 from evosoko.evolve.evaluation import Evaluator
-from evosoko.evolve.individuals import HallOfFame, Individuals
+from evosoko.evolve.individuals import Individuals
 from evosoko.evolve.objectives import Objectives
 from evosoko.evolve.parts import parts_of
 from evosoko.evolve.population import initial_genomes, population_stats
@@ -111,7 +113,7 @@ class Engine:
         self.scorer = Scorer(
             evaluator, self.individuals, config.fitness.cache_size, self.ga.min_length
         )
-        self.hall_of_fame = HallOfFame(self.ga.hall_of_fame, self.individuals)
+        self.hall_of_fame = tools.HallOfFame(self.ga.hall_of_fame)
         self.population: list = []
         self.generation = self.evaluations = self.restarts = self.stagnant = 0
         self.best_values: tuple[float, ...] | None = None
@@ -122,9 +124,7 @@ class Engine:
             restore_engine(self, Checkpoint.from_dict(resume_state))
         else:
             self.rng = random.Random(config.run.seed if seed is None else seed)
-        self.toolbox = build_toolbox(
-            level, config, self.rng, self.individuals, self.rank, self.identity
-        )
+        self.toolbox = build_toolbox(level, config, self.rng, self.rank, self.identity)
         self.steps = engine_steps(self, improve)
 
     @property

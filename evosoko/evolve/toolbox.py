@@ -17,7 +17,7 @@ from deap import base
 from evosoko.config import Config
 from evosoko.evolve import operators
 from evosoko.evolve.genomes import gene_range
-from evosoko.evolve.individuals import Individuals, invalidate
+from evosoko.evolve.individuals import Genome, invalidate
 from evosoko.evolve.parts import parts_of
 from evosoko.sokoban.level import Level
 
@@ -26,12 +26,12 @@ def build_toolbox(
     level: Level,
     config: Config,
     rng: random.Random,
-    individuals: Individuals,
     key: Callable,
     identity: Callable | None,
 ) -> base.Toolbox:
-    """``clone``, ``mate``, ``mutate``, ``select`` (parents), ``survive``, ``grow`` and, when
-    on, ``push_macro`` (move genomes) or ``box_macro`` (push genomes)."""
+    """``clone`` (:meth:`~evosoko.evolve.individuals.Genome.clone`), ``mate``, ``mutate``,
+    ``select`` (parents), ``survive``, ``grow`` and, when on, ``push_macro`` (move genomes) or
+    ``box_macro`` (push genomes)."""
     ga = config.ga
     context = {
         "rng": rng,
@@ -46,7 +46,7 @@ def build_toolbox(
     }
     parts = parts_of(config)
     toolbox = base.Toolbox()
-    toolbox.register("clone", individuals.clone)
+    toolbox.register("clone", Genome.clone)
     for alias, part in (
         ("mutate", parts.mutation),
         ("mate", parts.crossover),

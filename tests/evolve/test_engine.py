@@ -345,8 +345,6 @@ def test_aging_moves_the_population_on(microban):
 def test_toolbox_operators_keep_deaps_contract_on_one_gene_parents(encoding, crossover):
     """The registered mate and mutate change DEAP individuals in place and return them in a
     tuple, within the configured lengths, from parents of one gene."""
-    from deap import creator
-
     level = small_level("two-boxes")
     config = load_config(
         None,
@@ -364,11 +362,11 @@ def test_toolbox_operators_keep_deaps_contract_on_one_gene_parents(encoding, cro
     engine = Engine(level, config, SerialEvaluator(level, encoding, config.fitness), seed=3)
     toolbox = engine.toolbox
     for _ in range(50):
-        first, second = creator.EvosokoGenome([0]), creator.EvosokoGenome([1])
+        first, second = engine.individuals.new([0]), engine.individuals.new([1])
         children = toolbox.mate(first, second)
         assert isinstance(children, tuple) and children[0] is first and children[1] is second
         (mutant,) = toolbox.mutate(first)
-        assert mutant is first and type(mutant) is creator.EvosokoGenome
+        assert mutant is first and type(mutant) is engine.individuals.genome
         for genome in (first, second):
             assert 1 <= len(genome) <= 6
             assert all(0 <= gene < gene_range(encoding) for gene in genome)

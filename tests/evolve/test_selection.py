@@ -6,20 +6,18 @@ import random
 from collections import Counter
 from operator import attrgetter
 
-from deap import base, creator
+from deap import base
 
-from evosoko.evolve import (
-    engine,  # noqa: F401  (creates the DEAP classes)
-    selection,
-)
+from evosoko.evolve import selection
 from evosoko.evolve.checkpoint import Checkpoint, Member
 from evosoko.evolve.fitness import Evaluation
+from evosoko.evolve.individuals import genome_class
 
 _fitness = attrgetter("fitness")
 
 
 def individual(distance: float, length: float = 10.0, solved: bool = False, state: int = 0):
-    ind = creator.EvosokoGenome([int(distance), int(length)])
+    ind = genome_class()([int(distance), int(length)])
     ind.fitness.values = (1.0 if solved else 0.0, distance, 0.0, length)
     ind.state = state
     return ind
@@ -141,5 +139,5 @@ def test_checkpoint_round_trips_through_plain_data():
 
 
 def test_deap_fitness_class_is_lexicographic():
-    assert issubclass(creator.EvosokoFitness, base.Fitness)
-    assert creator.EvosokoFitness.weights == (1.0, -1.0, -1.0, -1.0)
+    assert issubclass(genome_class().fitness_class, base.Fitness)
+    assert genome_class().fitness_class.weights == (1.0, -1.0, -1.0, -1.0)
