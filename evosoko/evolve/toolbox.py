@@ -36,6 +36,7 @@ def build_toolbox(
     context = {
         "rng": rng,
         "gene_range": gene_range(ga.encoding),
+        "gene_choices": gene_range(ga.encoding),
         "min_length": ga.min_length,
         "max_length": ga.max_length,
         "initial_length": ga.initial_length,
