@@ -251,8 +251,8 @@ class IslandsConfig(_Section):
         default=1,
         ge=1,
         description="Islands: sub-populations of ga.population individuals each, evolved apart "
-        "and in parallel by the processes backend, variation and selection included (1: one "
-        "population; the dask backend takes only 1).",
+        "and in parallel on the workers (processes or dask), variation and selection included "
+        "(1: one population).",
     )
     migration_every: int = Field(
         default=10,
@@ -734,19 +734,7 @@ class Config(_Section):
         return self
 
     @model_validator(mode="after")
-    def _islands_backend(self) -> Config:
-        if self.ga.islands.count > 1 and self.parallel.backend == "dask":
-            raise ValueError(
-                "ga.islands.count > 1 runs on the serial or processes backend, not dask"
-            )
-        return self
-
-    @model_validator(mode="after")
-    def _searches_backend(self) -> Config:
-        if self.searches.enabled and self.parallel.backend == "dask":
-            raise ValueError(
-                "searches.enabled runs its searches on the serial or processes backend, not dask"
-            )
+    def _searches_one_population(self) -> Config:
         if self.searches.enabled and self.ga.islands.count > 1:
             raise ValueError("searches.enabled runs one population: set ga.islands.count = 1")
         return self

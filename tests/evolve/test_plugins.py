@@ -244,7 +244,7 @@ def test_a_run_with_plugins_resumes_exactly(hard_level):
         hard_level, overrides + ["run.budget.generations=6"], on_checkpoint=checkpoints.append
     )
     saved = json.loads(json.dumps(checkpoints[-1]))
-    assert saved["generation"] == 4 and saved["version"] == 2
+    assert saved["generation"] == 4 and saved["version"] == 3
     assert "terms" in saved["population"][0]["evaluation"]
     resumed, resumed_stats = evolve(
         hard_level, overrides + ["run.budget.generations=12"], resume_state=saved

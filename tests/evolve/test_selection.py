@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from operator import attrgetter
@@ -9,9 +10,9 @@ from operator import attrgetter
 from deap import base
 
 from evosoko.evolve import selection
-from evosoko.evolve.checkpoint import Checkpoint, Member
 from evosoko.evolve.fitness import Evaluation
 from evosoko.evolve.individuals import genome_class
+from evosoko.evolve.state import EngineState, Member, read_state
 
 _fitness = attrgetter("fitness")
 
@@ -114,11 +115,11 @@ def test_pareto_tournament_prefers_the_first_front():
     assert share > 0.5
 
 
-def test_checkpoint_round_trips_through_plain_data():
+def test_an_engine_state_round_trips_through_plain_data():
     rng = random.Random(5)
     rng.random()
-    member = Member([1, 2, 3], Evaluation(False, 4, 3, 3, 2**63 + 5))
-    checkpoint = Checkpoint(
+    member = Member.of([1, 2, 3], Evaluation(False, 4, 3, 3, 2**63 + 5))
+    state = EngineState(
         level="x",
         encoding="pushes",
         generation=3,
@@ -131,8 +132,8 @@ def test_checkpoint_round_trips_through_plain_data():
         population=[member],
         hall_of_fame=[member],
     )
-    again = Checkpoint.from_dict(checkpoint.to_dict())
-    assert again == checkpoint
+    again = read_state(json.loads(json.dumps(state.to_json())))
+    assert again == state and again.version == 3 and again.kind == "engine"
     restored = random.Random()
     restored.setstate(again.rng_state)
     assert restored.random() == rng.random()
