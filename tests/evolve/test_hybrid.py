@@ -218,19 +218,23 @@ def test_a_hybrid_run_solves_a_given_holes_level_the_same_on_processes(encoding)
 
 
 XSOKOBAN = Path(__file__).parents[2] / ".." / "shared" / "levels" / "xsokoban.txt"
-XSOKOBAN_SOLUTIONS = Path(__file__).parents[2] / "docs" / "xsokoban" / "cpu60-rooms-1-45.jsonl"
+XSOKOBAN_3_PUSH_FESS = (
+    "ldDllddddlLLLLLLLulDrdLurrrrrrrrruuuurrDulldddrRdLLLLLLLLLLdlUruLdrrrrrrrrrrrrruLLdlluuuurrdDD"
+    "uuullddddrRuuuLrdddlllluuRDrdrruuuuuullllddRDuluurrrrdddlLruLrruulDDldDuurrddddllLLLLLLLLulDr"
+    "rrrrrrrrrruuuullddDuuurrddddlLrruuuLulDDurrdddllLLrrrruuulldDuurrdddlLrrurrdLuluullddlldLLLLL"
+    "dlUruLdrrrrrrurrdLuruurrddLLdlLLLLLLulDrrrrrrrrurrrdLLLLLLLLLLLrrrrrruRdrruruulldDrdLLLLLLLdl"
+    "UruLdrrrrruuRdrrruullDDrdLLLLLLLulDrrrrruurruuruulllddRDDDrdLLLLLLLrrrrruuruuluurDDDDDrdLLLLL"
+    "dlUruLdrrrruururruLruulldDDDDrdLLLLLL"
+)
+"""push-fess's solution of XSokoban screen 3 (60 CPU-seconds, 142 pushes)."""
 
 
 def xsokoban_screen_3():
-    """XSokoban screen 3 and the push-fess solution stored in docs/xsokoban/: its sixth push
-    leaves a PI-corral's barrier (skipped without ../shared)."""
-    import json
-
+    """XSokoban screen 3 and a push-fess solution of it: its sixth push leaves a PI-corral's
+    barrier (skipped without ../shared)."""
     if not XSOKOBAN.exists():
         pytest.skip("../shared/levels/xsokoban.txt is absent")
-    rows = [json.loads(line) for line in XSOKOBAN_SOLUTIONS.read_text().splitlines()]
-    solution = next(row["solution"] for row in rows if row["index"] == 3)
-    return read_levels(XSOKOBAN)[2], solution
+    return read_levels(XSOKOBAN)[2], XSOKOBAN_3_PUSH_FESS
 
 
 def test_search_paths_become_whole_genomes_without_pi_corrals():
