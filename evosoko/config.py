@@ -268,8 +268,8 @@ class IslandsConfig(_Section):
         default=1,
         ge=1,
         description="Islands: sub-populations of ga.population individuals each, evolved apart "
-        "and in parallel by the processes backend, variation and selection included (1: one "
-        "population; the dask backend takes only 1).",
+        "and in parallel on the workers (processes or dask), variation and selection included "
+        "(1: one population).",
     )
     migration_every: int = Field(
         default=10,
@@ -798,22 +798,6 @@ class Config(_Section):
 
         if parts_of(self).archive and not self.fitness.fess_cells:
             self.fitness = self.fitness.model_copy(update={"fess_cells": True})
-        return self
-
-    @model_validator(mode="after")
-    def _islands_backend(self) -> Config:
-        if self.ga.islands.count > 1 and self.parallel.backend == "dask":
-            raise ValueError(
-                "ga.islands.count > 1 runs on the serial or processes backend, not dask"
-            )
-        return self
-
-    @model_validator(mode="after")
-    def _searches_backend(self) -> Config:
-        if self.searches.enabled and self.parallel.backend == "dask":
-            raise ValueError(
-                "searches.enabled runs its searches on the serial or processes backend, not dask"
-            )
         return self
 
     @model_validator(mode="after")

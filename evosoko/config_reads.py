@@ -309,7 +309,7 @@ def _hybrid(config: Config) -> Iterator[Unread]:
 def _parallel(config: Config) -> Iterator[Unread]:
     backend = config.parallel.backend
     decider = ("parallel", "backend")
-    if backend != "processes" and config.ga.islands.count == 1:
+    if backend == "dask" or (backend != "processes" and config.ga.islands.count == 1):
         yield _unread(
             ("parallel", "workers"), f"the {backend} backend starts no worker processes", decider
         )

@@ -1,6 +1,6 @@
 """The examples run as they are: a custom mutation compared with the built-in one (serial and
-processes), a custom fitness term, the tour notebook and the tidy results notebook (executed
-with nbclient)."""
+processes), a custom fitness term, a loop written with ask/tell, DEAP's own eaMuPlusLambda on
+evosoko's toolbox, the tour notebook and the tidy results notebook (executed with nbclient)."""
 
 from __future__ import annotations
 
@@ -72,6 +72,30 @@ def test_the_custom_fitness_term_is_a_named_value_that_changes_the_run():
         "room" in result.fitness and "room" not in p.fitness for p, result in zip(plain, with_room)
     )
     assert [r.history for r in plain] != [r.history for r in with_room]
+
+
+def _run_example(name: str, tmp_path: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / name)],
+        capture_output=True,
+        text=True,
+        env=_environment(),
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_loop_written_with_ask_and_tell_solves_a_bundled_level_and_resumes(tmp_path):
+    printed = _run_example("ask_tell.py", tmp_path)
+    assert "hard-01: solved after" in printed
+    assert "resumed from generation 5: the same run" in printed
+
+
+def test_deap_s_own_ea_mu_plus_lambda_solves_a_bundled_level_with_evosoko_s_toolbox(tmp_path):
+    printed = _run_example("deap_loop.py", tmp_path)
+    assert "\nsolved: " in printed  # the solution replay-verified
 
 
 def _executed(name: str, monkeypatch) -> list:

@@ -6,6 +6,9 @@ Entry points for the runner:
 - :func:`evolve_level` evolves that level and returns a :class:`~evosoko.result.Result`,
   streaming :class:`~evosoko.result.GenerationStats` and JSON-able checkpoints to callbacks
   (:mod:`evosoko.evolve.callbacks`);
+- a loop of your own: :class:`Engine`'s ``ask()``/``tell()`` (:mod:`evosoko.evolve.loop`,
+  ``examples/ask_tell.py``), its state as a checkpoint (:func:`read_state`), or DEAP's own
+  algorithms over :func:`deap_toolbox` (``examples/deap_loop.py``);
 - the registries of mutations, crossovers, selections, survivals and fitness terms
   (:mod:`evosoko.evolve.registry`).
 
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
     from evosoko.evolve.evaluation import Evaluator
     from evosoko.evolve.fitness import Evaluation
     from evosoko.evolve.runner import evolve_level
+    from evosoko.evolve.state import read_state
+    from evosoko.evolve.toolbox import deap_toolbox
     from evosoko.result import GenerationStats, HallOfFameEntry, Result
 
 _NAMES = {
@@ -43,6 +48,8 @@ _NAMES = {
     "GenerationStats": "evosoko.result",
     "HallOfFameEntry": "evosoko.result",
     "Result": "evosoko.result",
+    "deap_toolbox": "evosoko.evolve.toolbox",
+    "read_state": "evosoko.evolve.state",
 }
 
 __all__ = [
@@ -54,8 +61,10 @@ __all__ = [
     "GenerationStats",
     "HallOfFameEntry",
     "Result",
+    "deap_toolbox",
     "evolve_level",
     "make_evaluator",
+    "read_state",
 ]
 
 

@@ -90,7 +90,7 @@ def make_evaluator(
         )
     elif parallel.backend == "dask":
         require_distributed()
-        from evosoko.evolve.dask_evaluation import DaskEvaluator
+        from evosoko.evolve.dask_evaluation import DaskEvaluator, DaskPool
 
         evaluator = DaskEvaluator(
             level,
@@ -101,7 +101,7 @@ def make_evaluator(
             batch_size=parallel.batch_size,
             retries=parallel.retries,
             crash_marker=crash_marker,
-            connection=None if pool is None else getattr(pool, "connection", None),
+            connection=pool.connection if isinstance(pool, DaskPool) else None,
         )
     else:
         raise ValueError(f"unknown evaluation backend {parallel.backend!r}")

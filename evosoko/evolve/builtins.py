@@ -5,9 +5,11 @@ keys that hold them; context values by name, see :mod:`evosoko.evolve.registry`)
 operators of :mod:`evosoko.evolve.operators`, the selections of :mod:`evosoko.evolve.selection`
 and the survivals of :mod:`evosoko.evolve.survival`.
 
-- mutations: ``standard`` (the ``[ga.mutation]`` rates and block operations);
-- crossovers: ``messy``, ``block``, ``one_point``, ``two_point``;
-- parent selections: ``tournament``, ``truncation``, ``random``, ``pareto_tournament``;
+- mutations: ``standard`` (the ``[ga.mutation]`` rates and block operations), ``one_gene``
+  (one gene changed to another of its values: a population of searches mutates so);
+- crossovers: ``messy``, ``block``, ``one_point``, ``two_point``, ``uniform``;
+- parent selections: ``tournament``, ``truncation``, ``random``, ``pareto_tournament``,
+  ``sampled_tournament`` (contestants drawn without replacement);
 - survivals: ``generational``, ``truncation``, ``plus``, ``nsga2``, ``map_elites`` (an
   archive of one elite per FESS cell, :mod:`evosoko.evolve.archive`);
 - fitness terms: ``boxes_on_goals`` (more is better), ``box_regions`` (fewer is better: the
@@ -100,6 +102,12 @@ def standard_mutation(
     return operators.mutate(genome, rng, rates, gene_range, min_length, max_length, tail_length)
 
 
+@_builtin(mutations, "one_gene")
+def one_gene_mutation(genome: operators.Genome, rng: random.Random, gene_choices):
+    """One gene, at a uniform position, changed to another of its values."""
+    return operators.mut_one_gene(genome, rng, gene_choices)
+
+
 # ---- crossover --------------------------------------------------------------------------------
 @_builtin(crossovers, "messy")
 def messy_crossover(first, second, rng: random.Random, min_length: int, max_length: int):
@@ -125,6 +133,12 @@ def two_point_crossover(first, second, rng: random.Random):
     return operators.cx_two_point(first, second, rng)
 
 
+@_builtin(crossovers, "uniform")
+def uniform_crossover(first, second, rng: random.Random, swap: float = 0.5):
+    """Each position both parents have exchanged with probability ``swap``."""
+    return operators.cx_uniform(first, second, rng, swap)
+
+
 # ---- parent selection -------------------------------------------------------------------------
 @_builtin(parent_selections, "tournament")
 def tournament(individuals: Sequence, count: int, rng: random.Random, key, tournament_size: int):
@@ -142,6 +156,14 @@ def truncation(individuals: Sequence, count: int, rng: random.Random, key, trunc
 def uniform(individuals: Sequence, count: int, rng: random.Random):
     """Drawn uniformly with replacement."""
     return selection.sel_random(individuals, count, rng)
+
+
+@_builtin(parent_selections, "sampled_tournament")
+def sampled_tournament(
+    individuals: Sequence, count: int, rng: random.Random, key, tournament_size: int
+):
+    """Winners of tournaments among ``tournament_size`` distinct individuals."""
+    return selection.sel_sampled_tournament(individuals, count, rng, tournament_size, key)
 
 
 @_builtin(parent_selections, "pareto_tournament")

@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import uuid
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from distributed import KilledWorker, WorkerPlugin, get_worker
 
 from evosoko.config import FitnessConfig
-from evosoko.evolve.evaluation import ProcessEvaluator
+from evosoko.evolve.evaluation import LevelTask, ProcessEvaluator
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
 from evosoko.parallel.dask_cluster import DaskConnection
 from evosoko.parallel.dask_plugins import register_warm_up, unregister_warm_up
@@ -53,6 +54,10 @@ log = logging.getLogger(__name__)
 
 MAX_RESUBMITS = 3
 """How often one ``map`` call submits batches again after they failed with a killed worker."""
+
+TASK_POLL_SECONDS = 0.01
+"""How often a :class:`DaskTaskQueue` looks whether a task (an island's epoch, a search) has
+finished: tasks that long make the polling free."""
 
 
 class LevelPlugin(WorkerPlugin):
@@ -106,14 +111,75 @@ class LevelPlugin(WorkerPlugin):
         os._exit(1)
 
 
+def _plugin(plugin_name: str) -> LevelPlugin:
+    plugin = get_worker().plugins[plugin_name]
+    if not isinstance(plugin, LevelPlugin):
+        raise TypeError(f"worker plugin {plugin_name!r} is not a LevelPlugin")
+    return plugin
+
+
 def evaluate_batch(
     plugin_name: str, genes: np.ndarray, lengths: np.ndarray
 ) -> tuple[np.ndarray, ...]:
     """Task: score a packed batch with the level of the plugin called ``plugin_name``."""
-    plugin = get_worker().plugins[plugin_name]
-    if not isinstance(plugin, LevelPlugin):
-        raise TypeError(f"worker plugin {plugin_name!r} is not a LevelPlugin")
-    return plugin.evaluate(genes, lengths)
+    return _plugin(plugin_name).evaluate(genes, lengths)
+
+
+def call_with_level(plugin_name: str, function: LevelTask, *args: Any) -> object:
+    """Task: ``function(level, fitness_function, *args)`` with the plugin's level."""
+    fitness_function = _plugin(plugin_name).fitness_function
+    assert fitness_function is not None, "plugin used before its setup ran"
+    return function(fitness_function.level, fitness_function, *args)
+
+
+class DaskTaskQueue:
+    """Tasks of a :class:`DaskEvaluator`'s level, each a Dask task under a key; results come
+    back as they finish (a task whose worker dies is moved by the scheduler, up to its
+    ``allowed-failures``)."""
+
+    def __init__(self, evaluator: DaskEvaluator, function: LevelTask) -> None:
+        self._evaluator = evaluator
+        self._function = function
+        self._running: dict[Any, Hashable] = {}
+
+    def submit(self, key: Hashable, *args: object) -> None:
+        """Start ``function(level, fitness_function, *args)`` on the cluster."""
+        evaluator = self._evaluator
+        future = evaluator.client.submit(
+            call_with_level,
+            evaluator.plugin_name,
+            self._function,
+            *args,
+            key=f"evosoko-task-{uuid.uuid4().hex}",
+            retries=evaluator.retries,
+            pure=False,
+        )
+        self._running[future] = key
+
+    def next_result(self, timeout: float | None = None) -> tuple[Hashable, object] | None:
+        """The key and result of a finished task: waits for one, at most ``timeout`` seconds
+        (None when none finished by then, or nothing is pending)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self._running:
+            done = [future for future in self._running if future.done()]
+            if done:
+                future = min(done, key=lambda f: f.key)  # any order is fine: keys say which
+                key = self._running.pop(future)
+                return key, future.result()
+            if deadline is not None and time.monotonic() >= deadline:
+                return None
+            time.sleep(TASK_POLL_SECONDS)
+        return None
+
+    def cancel(self) -> None:
+        """Forget every pending task (cancelled on the cluster)."""
+        if self._running:
+            self._evaluator.client.cancel(list(self._running))
+        self._running.clear()
+
+    def end_running(self) -> None:
+        """As :meth:`cancel`: a search running on a Dask worker finishes unseen."""
+        self.cancel()
 
 
 class DaskEvaluator:
@@ -202,6 +268,25 @@ class DaskEvaluator:
             finished = [_result_or_none(future) for future in futures]
         for index, result in zip(pending, finished):
             results[index] = result
+
+    def task_queue(self, function: LevelTask) -> DaskTaskQueue:
+        """A queue of ``function(level, fitness_function, *args)`` tasks run on the cluster,
+        whose results come back as they finish (``function`` must be importable there)."""
+        return DaskTaskQueue(self, function)
+
+    def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
+        """``function(level, fitness_function, *args)`` for each tuple of ``arguments`` on the
+        cluster; the results in order."""
+        queue = self.task_queue(function)
+        calls = list(arguments)
+        for position, args in enumerate(calls):
+            queue.submit(position, *args)
+        results: dict[Hashable, object] = {}
+        while len(results) < len(calls):
+            finished = queue.next_result()
+            assert finished is not None  # without a timeout it waits for one
+            results[finished[0]] = finished[1]
+        return [results[position] for position in range(len(calls))]
 
     def close(self) -> None:
         """Remove the level from the workers and disconnect (closing a local cluster), unless

@@ -1,11 +1,14 @@
 """The generational loop: DEAP's toolbox and hall of fame, the loop of DEAP's ``eaSimple``.
 
-The runner's entry point is :func:`evosoko.evolve.runner.evolve_level`. One generation of
-:class:`Engine`:
+The runner's entry point is :func:`evosoko.evolve.runner.evolve_level`. :class:`Engine` speaks
+the loop protocol of :mod:`evosoko.evolve.loop`: ``ask()`` gives the genomes to evaluate,
+``tell(evaluations)`` their evaluations, ``run()`` does both with the engine's evaluator until
+the loop stops, and between generations :attr:`Engine.state` is its validated state, the
+checkpoint (:class:`~evosoko.evolve.state.EngineState`). One generation:
 
 1. parents are selected (the parent selection of ``ga.selection``, or ``[ga.parents]``);
 2. they are cloned and varied (crossover, mutation, growth: :func:`evosoko.evolve.toolbox.vary`);
-3. changed children are scored (the fitness cache, else the evaluator's ``map``:
+3. changed children are scored (the fitness cache, else asked for:
    :class:`evosoko.evolve.scoring.Scorer`);
 4. survivors form the next population (the survival of ``ga.selection``, or ``[ga.survival]``),
    ranked by :func:`evosoko.evolve.ranking.rank_key` with ages kept by
@@ -34,24 +37,23 @@ import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
-from typing import Any
+
+from deap import tools
 
 from evosoko.budget import Budget
 from evosoko.config import Config
 from evosoko.errors import EvosokoError
 from evosoko.evolve.callbacks import BestGenome, Callback, Callbacks, Generation
-from evosoko.evolve.checkpoint import (
-    Checkpoint,
-    engine_checkpoint,
-    restore_engine,
-)
 from evosoko.evolve.evaluation import Evaluator
-from evosoko.evolve.individuals import HallOfFame, Individuals
+from evosoko.evolve.fitness import Evaluation
+from evosoko.evolve.individuals import Individuals
+from evosoko.evolve.loop import GENERATION_END, Asking, AskTellLoop, Generations
 from evosoko.evolve.objectives import Objectives
 from evosoko.evolve.parts import parts_of
 from evosoko.evolve.population import initial_genomes, population_stats
 from evosoko.evolve.ranking import Aging, rank_key
 from evosoko.evolve.scoring import Scorer
+from evosoko.evolve.state import EngineState, Member, restored_rng
 from evosoko.evolve.steps import Improver, engine_steps
 from evosoko.evolve.toolbox import build_toolbox, vary
 from evosoko.result import History, Result
@@ -65,12 +67,15 @@ FIRST_POPULATION_CHUNK = 10_000
 request looked at in between: a population of this size or less is made in one piece."""
 
 
-class Engine:
-    """The loop over one level; construct it, then call :meth:`run` once.
+class Engine(AskTellLoop[tuple[int, ...], Evaluation]):
+    """The loop over one level (see the module docstring); :meth:`run` it, or drive it with
+    :meth:`ask` and :meth:`tell`.
 
+    ``evaluator``: what :meth:`run` evaluates with (not needed when you ``ask``/``tell``);
     ``budget``: the limits (default ``run.budget``); ``initial_genomes`` (gene prefixes from
     hybrid search) start ``hybrid.fraction`` of the first population; ``improve`` (the memetic
-    step) may extend the best genome every ``hybrid.memetic_every`` generations;
+    step) may extend the best genome every ``hybrid.memetic_every`` generations; ``state``: a
+    checkpoint to continue from (:class:`~evosoko.evolve.state.EngineState`);
     ``seconds_spent``: seconds the level took before the loop (the seeding search), counted
     against the budget's seconds and in the result.
     """
@@ -79,7 +84,7 @@ class Engine:
         self,
         level: Level,
         config: Config,
-        evaluator: Evaluator,
+        evaluator: Evaluator | None = None,
         *,
         seed: int | None = None,
         budget: Budget | None = None,
@@ -87,10 +92,12 @@ class Engine:
         improve: Improver | None = None,
         callbacks: Iterable[Callback] = (),
         should_stop: Callable[[], bool] | None = None,
-        resume_state: dict[str, Any] | None = None,
+        state: EngineState | None = None,
         seconds_spent: float = 0.0,
     ) -> None:
+        super().__init__()
         self.level, self.config, self.ga = level, config, config.ga
+        self.evaluator = evaluator
         self.budget = budget or Budget.of(config.run.budget)
         self.initial_genomes = [list(g) for g in initial_genomes]
         self.callbacks = Callbacks(callbacks)
@@ -113,24 +120,20 @@ class Engine:
         self.rank = rank_key(self.objectives, self.ga.age_patience, self.ga.length_pressure, lost)
         self.aging = Aging(self.ga, active=not multi_objective)
         self.identity = _identity if config.fitness.eliminate_duplicates else None
-        self.scorer = Scorer(
-            evaluator, self.individuals, config.fitness.cache_size, self.ga.min_length
-        )
-        self.hall_of_fame = HallOfFame(self.ga.hall_of_fame, self.individuals)
+        self.scorer = Scorer(self.individuals, config.fitness.cache_size, self.ga.min_length)
+        self.hall_of_fame = tools.HallOfFame(self.ga.hall_of_fame)
         self.population: list = []
         self.interrupted_early = False  # a stop request ended the first population
         self.generation = self.evaluations = self.restarts = self.stagnant = 0
         self.best_values: tuple[float, ...] | None = None
         self.history = History()
         self._seconds_before, self._started = seconds_spent, time.perf_counter()
-        self.resumed = resume_state is not None
-        if resume_state is not None:
-            restore_engine(self, Checkpoint.from_dict(resume_state))
+        self.resumed = state is not None
+        if state is not None:
+            self._restore(state)
         else:
             self.rng = random.Random(config.run.seed if seed is None else seed)
-        self.toolbox = build_toolbox(
-            level, config, self.rng, self.individuals, self.rank, self.identity
-        )
+        self.toolbox = build_toolbox(level, config, self.rng, self.rank, self.identity)
         self.steps = engine_steps(self, improve)
 
     @property
@@ -139,25 +142,41 @@ class Engine:
         return self._seconds_before + time.perf_counter() - self._started
 
     # ---- the loop -------------------------------------------------------------------------------
-    def run(self) -> Result:
-        """Evolve until solved, out of budget or stopped; return the level's result."""
+    def _generations(self) -> Generations:
+        """Generation 0 (unless resumed), then generations until solved, out of budget or
+        stopped (see :mod:`evosoko.evolve.loop`)."""
         if not self.resumed:
-            self.population = self.new_population(self.initial_genomes, first=True)
+            self.population = yield from self.new_population(self.initial_genomes, first=True)
             self.record()
             if self.interrupted_early:  # no checkpoint: a resume makes the level's start again
-                return self.result(Stop(Status.INTERRUPTED))
+                self._log_end(Stop(Status.INTERRUPTED))
+                return Stop(Status.INTERRUPTED)
+            yield GENERATION_END
         while (stop := self.stop_reason()) is None:
             self.generation += 1
             parents = self.toolbox.select(self.population, self.ga.offspring)
             offspring = vary(parents, self.toolbox, self.rng, self.config)
-            self.evaluate(offspring)
+            yield from self.score(offspring)
             self.population = self.survive(offspring)
             for step in self.steps:
-                step(self)
+                work = step(self)
+                if work is not None:  # a step that scores genomes
+                    yield from work
             self.record()
             every = self.config.output.checkpoint_every
             if every and self.generation % every == 0:
-                self.callbacks.on_checkpoint(self.level, self.checkpoint())
+                self.callbacks.on_checkpoint(self.level, self._snapshot().to_json())
+            yield GENERATION_END
+        self._log_end(stop)
+        return stop
+
+    def evaluate(self, genomes: list[tuple[int, ...]]) -> Sequence[Evaluation]:
+        """The evaluator's evaluations of ``genomes`` (what :meth:`run` tells)."""
+        if self.evaluator is None:
+            raise RuntimeError("an engine without an evaluator is driven by ask() and tell()")
+        return self.evaluator.map(genomes)
+
+    def _log_end(self, stop: Stop) -> None:
         log.info(
             "level %s: %s after %d generations, %d evaluations",
             self.level.name,
@@ -170,7 +189,6 @@ class Engine:
         for step in self.steps:
             if hasattr(step, "report"):
                 log.info("level %s: %s", self.level.name, step.report())
-        return self.result(stop)
 
     def stop_reason(self) -> Stop | None:
         """Why the loop ends now (solved, a budget limit, a callback, an interrupt), or None."""
@@ -183,21 +201,24 @@ class Engine:
         if self.callbacks.stop_requested:
             return Stop(Status.STOPPED)
         if self.should_stop is not None and self.should_stop():
-            self.callbacks.on_checkpoint(self.level, self.checkpoint())
+            self.callbacks.on_checkpoint(self.level, self._snapshot().to_json())
             return Stop(Status.INTERRUPTED)
         return None
 
-    def new_population(self, prefixes: Sequence[Sequence[int]], *, first: bool = False) -> list:
+    def new_population(
+        self, prefixes: Sequence[Sequence[int]], *, first: bool = False
+    ) -> Asking[list]:
         """A scored random population (see :func:`evosoko.evolve.population.initial_genomes`),
-        made and scored :data:`FIRST_POPULATION_CHUNK` individuals at a time. For the ``first``
-        population, the budget and a stop request are looked at after each piece, and the
-        population ends where they say (:attr:`interrupted_early` when a stop request ended
-        it); a restart's population is always whole, so that a checkpoint holds no part of one."""
+        a generator of :mod:`evosoko.evolve.loop` that returns it, made and scored
+        :data:`FIRST_POPULATION_CHUNK` individuals at a time. For the ``first`` population, the
+        budget and a stop request are looked at after each piece, and the population ends where
+        they say (:attr:`interrupted_early` when a stop request ended it); a restart's population
+        is always whole, so that a checkpoint holds no part of one."""
         fraction = self.config.hybrid.fraction
         genomes = initial_genomes(self.rng, self.ga, prefixes, fraction)
         population: list = []
         while piece := [self.individuals.new(g) for g in islice(genomes, FIRST_POPULATION_CHUNK)]:
-            self.evaluate(piece)
+            yield from self.score(piece)
             population += piece
             if first and len(population) < self.ga.population and self._first_population_ends():
                 log.warning(
@@ -221,9 +242,12 @@ class Engine:
         self.interrupted_early = self.should_stop is not None and self.should_stop()
         return self.interrupted_early
 
-    def evaluate(self, individuals: Sequence) -> None:
-        """Score the individuals that need it (see :class:`~evosoko.evolve.scoring.Scorer`)."""
-        self.evaluations += self.scorer(individuals)
+    def score(self, individuals: Sequence) -> Asking[None]:
+        """Score the individuals that need it: the fitness cache, else asked for (see
+        :class:`~evosoko.evolve.scoring.Scorer`)."""
+        asked = self.scorer.missing(individuals)
+        evaluations = (yield asked.genomes) if asked.genomes else ()
+        self.evaluations += self.scorer.assign(asked, evaluations or ())
 
     def survive(self, offspring: list) -> list:
         """The next population, chosen from the current one and ``offspring``."""
@@ -260,21 +284,94 @@ class Engine:
         self.callbacks.on_generation(Generation(self.level, stats, best_genome, self.population))
 
     # ---- state and result -------------------------------------------------------------------------
-    def checkpoint(self) -> dict[str, Any]:
-        """The engine's state as JSON-able plain data (see :mod:`evosoko.evolve.checkpoint`)."""
-        return engine_checkpoint(self).to_dict()
+    @property
+    def state(self) -> EngineState:
+        """The engine's state after its last generation: the checkpoint (defined between
+        generations, see :mod:`evosoko.evolve.loop`)."""
+        if not self.between_generations or not self.population:
+            raise RuntimeError("an engine's state is defined between generations")
+        return self._snapshot()
 
-    def result(self, stop: Stop) -> Result:
-        """The level's result (see :func:`evosoko.evolve.ga_result.ga_result`)."""
+    def _snapshot(self) -> EngineState:
+        """:attr:`state`, taken by the loop itself at the end of a generation."""
+        best = self.best_values
+        memory = self.aging.memory
+        return EngineState.model_construct(
+            level=self.level.name,
+            encoding=self.ga.encoding,
+            generation=self.generation,
+            evaluations=self.evaluations,
+            seconds=self.seconds,
+            restarts=self.restarts,
+            stagnant=self.stagnant,
+            best_fitness=None if best is None else self.objectives.named(best),
+            rng_state=self.rng.getstate(),
+            population=tuple(Member.of(ind, ind.evaluation, ind.age) for ind in self.population),
+            hall_of_fame=tuple(Member.of(ind, ind.evaluation) for ind in self.hall_of_fame),
+            age_memory=None if memory is None else memory.to_json(),
+            lost_positions=tuple(sorted(self.lost_positions)),
+            memetic_searched=tuple(sorted(self.memetic_searched)),
+            kind="engine",
+            version=3,
+        )
+
+    def _restore(self, state: EngineState) -> None:
+        """Take up ``state`` (of this level and configuration: a clear :class:`EvosokoError`
+        otherwise)."""
+        from evosoko.evolve.aging import AgeMemory
+
+        self._check_resumable(state)
+        self.rng = restored_rng(state.rng_state)
+        self.generation, self.evaluations = state.generation, state.evaluations
+        self.restarts, self.stagnant = state.restarts, state.stagnant
+        self._seconds_before = state.seconds
+        if state.best_fitness is not None:
+            self.best_values = self.objectives.from_named(state.best_fitness)
+        new = self.individuals.new
+        self.population = [new(m.genes, m.evaluation, m.age) for m in state.population]
+        if self.aging.memory is not None:
+            if state.age_memory is None:
+                raise EvosokoError("the checkpoint has no age memory; the configuration uses one")
+            self.aging.memory = AgeMemory.from_json(state.age_memory)
+        self.lost_positions.update(state.lost_positions)  # in place: the rank key holds it
+        self.memetic_searched.update(state.memetic_searched)
+        for member in reversed(state.hall_of_fame):  # worst first: the saved order comes back
+            self.hall_of_fame.insert(new(member.genes, member.evaluation))
+
+    def _check_resumable(self, state: EngineState) -> None:
+        encoding, objectives = self.ga.encoding, self.objectives
+        if state.encoding != encoding:
+            raise EvosokoError(
+                f"the checkpoint uses {state.encoding} genomes; the configuration {encoding}"
+            )
+        if state.level != self.level.name:
+            raise EvosokoError(
+                f"the checkpoint is of level {state.level!r}, not {self.level.name!r}"
+            )
+        saved = list(state.best_fitness or objectives.names)
+        terms = sum(1 for term in objectives.terms if term is not None)
+        scored = [m.evaluation for m in state.population + state.hall_of_fame]
+        if sorted(saved) != sorted(objectives.names) or any(len(e.terms) != terms for e in scored):
+            raise EvosokoError(
+                f"the checkpoint compares the fitness values {', '.join(saved)}; the "
+                f"configuration {', '.join(objectives.names)} (fitness terms cannot change on "
+                "resume)"
+            )
+
+    def result(self) -> Result:
+        """The level's result once the loop has stopped (see
+        :func:`evosoko.evolve.ga_result.ga_result`)."""
         from evosoko.evolve.ga_result import ga_result
 
+        if self.stop is None:
+            raise RuntimeError("the loop has not stopped yet")
         last = self.history[-1] if self.history else None
         return ga_result(
             self.level,
             self.config,
             self.objectives,
             list(self.hall_of_fame),
-            stop=stop,
+            stop=self.stop,
             generations=self.generation,
             evaluations=self.evaluations,
             # the time of the last generation's statistics (as metrics.csv has it)

@@ -62,11 +62,49 @@ LevelTask = Callable[..., object]
 """A task run where the level lives: called as ``task(level, fitness_function, *args)``."""
 
 
+class TaskQueue(Protocol):
+    """Tasks run where the level lives, each under a key, their results as they finish."""
+
+    def submit(self, key: Hashable, *args: object) -> None:
+        """Queue ``function(level, fitness_function, *args)``."""
+        ...
+
+    def next_result(self, timeout: float | None = None) -> tuple[Hashable, object] | None:
+        """The key and result of a finished task (None when ``timeout`` seconds passed first,
+        or nothing is pending)."""
+        ...
+
+    def cancel(self) -> None:
+        """Forget every pending task (tasks already running finish unseen)."""
+        ...
+
+    def end_running(self) -> None:
+        """Forget every pending task and end the searches running now at their next time
+        check where the backend can (processes; Dask only cancels); returns once none runs."""
+        ...
+
+
 class Evaluator(Protocol):
-    """Anything that scores genomes of one level; the engine only needs ``map``."""
+    """What the loops use of an evaluator of one level, on every backend: ``map`` scores
+    genomes (the engine), ``task_queue`` runs tasks where the level lives with their results as
+    they finish (the islands' epochs, a population of searches' searches), ``run_each`` runs
+    tasks and returns all results in order."""
 
     def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The evaluation of each genome, in order."""
+        ...
+
+    def task_queue(self, function: LevelTask) -> TaskQueue:
+        """A queue of ``function(level, fitness_function, *args)`` tasks."""
+        ...
+
+    def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
+        """``function(level, fitness_function, *args)`` for each tuple of ``arguments``; the
+        results in order."""
+        ...
+
+    def close(self) -> None:
+        """Release what it holds (a pool of its own)."""
         ...
 
 
@@ -74,13 +112,24 @@ class SerialEvaluator:
     """Evaluates in this process, in batches of ``batch_size``."""
 
     def __init__(self, level: Level, encoding: str, fitness: FitnessConfig, batch_size: int = 256):
+        self.level = level
         self.fitness_function = FitnessFunction(level, encoding, fitness)
         self.batch_size = batch_size
+
+    @classmethod
+    def tasks_only(cls, level: Level) -> SerialEvaluator:
+        """An evaluator that only runs tasks of ``level`` (their fitness function is None)."""
+        evaluator = cls.__new__(cls)
+        evaluator.fitness_function = None  # type: ignore[assignment]
+        evaluator.level = level
+        evaluator.batch_size = 1
+        return evaluator
 
     @classmethod
     def around(cls, fitness_function: FitnessFunction, batch_size: int = 256) -> SerialEvaluator:
         """An evaluator that uses an existing fitness function (and its tables)."""
         evaluator = cls.__new__(cls)
+        evaluator.level = fitness_function.level
         evaluator.fitness_function = fitness_function
         evaluator.batch_size = batch_size
         return evaluator
@@ -95,12 +144,11 @@ class SerialEvaluator:
     def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
         """``function(level, fitness_function, *args)`` for each tuple of ``arguments``, in
         order."""
-        level = self.fitness_function.level
-        return [function(level, self.fitness_function, *args) for args in arguments]
+        return [function(self.level, self.fitness_function, *args) for args in arguments]
 
     def task_queue(self, function: LevelTask) -> SerialTaskQueue:
         """A queue of ``function(level, fitness_function, *args)`` tasks, run here one by one."""
-        return SerialTaskQueue(self.fitness_function, function)
+        return SerialTaskQueue(self.level, self.fitness_function, function)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -110,7 +158,10 @@ class SerialTaskQueue:
     """Tasks run in this process in the order submitted, one per ``next_result`` call (the
     serial counterpart of :class:`PoolTaskQueue`)."""
 
-    def __init__(self, fitness_function: FitnessFunction, function: LevelTask) -> None:
+    def __init__(
+        self, level: Level, fitness_function: FitnessFunction | None, function: LevelTask
+    ) -> None:
+        self._level = level
         self._fitness_function = fitness_function
         self._function = function
         self._waiting: deque[tuple[Hashable, tuple]] = deque()
@@ -124,14 +175,19 @@ class SerialTaskQueue:
         """Queue ``function(level, fitness_function, *args)``."""
         self._waiting.append((key, args))
 
-    def next_result(self) -> tuple[Hashable, object]:
-        """Run the oldest task; its key and result."""
+    def next_result(self, timeout: float | None = None) -> tuple[Hashable, object] | None:
+        """Run the oldest task; its key and result (None when nothing is pending)."""
+        if not self._waiting:
+            return None
         key, args = self._waiting.popleft()
-        level = self._fitness_function.level
-        return key, self._function(level, self._fitness_function, *args)
+        return key, self._function(self._level, self._fitness_function, *args)
 
     def cancel(self) -> None:
         """Forget every pending task."""
+        self._waiting.clear()
+
+    def end_running(self) -> None:
+        """Forget every pending task (none runs between two calls of :meth:`next_result`)."""
         self._waiting.clear()
 
 
@@ -396,8 +452,10 @@ class ProcessEvaluator:
             queue.submit(count, *args)
             count += 1
         by_key: dict[Hashable, object] = {}
-        for _ in range(count):
-            key, result = queue.next_result()
+        while len(by_key) < count:
+            finished = queue.next_result()
+            assert finished is not None  # without a timeout it waits for one
+            key, result = finished
             by_key[key] = result
         return [by_key[index] for index in range(count)]
 
@@ -453,13 +511,18 @@ class PoolTaskQueue:
         """Start ``task(*prefix, *args)`` in the pool."""
         self._start(key, (*self._prefix, *args))
 
-    def next_result(self) -> tuple[Hashable, object]:
-        """The key and result of a finished task (waits for one)."""
+    def next_result(self, timeout: float | None = None) -> tuple[Hashable, object] | None:
+        """The key and result of a finished task: waits for one, at most ``timeout`` seconds
+        (None when none finished by then, or nothing is pending)."""
         while not self._finished:
             if self._lost:
                 self._restart()
                 continue
-            done, _ = wait(self._running, return_when=FIRST_COMPLETED)
+            if not self._running:
+                return None
+            done, _ = wait(self._running, timeout=timeout, return_when=FIRST_COMPLETED)
+            if not done:
+                return None
             for future in done:
                 key, args = self._running.pop(future)
                 try:
@@ -476,6 +539,13 @@ class PoolTaskQueue:
         self._running.clear()
         self._lost.clear()
         self._finished.clear()
+
+    def end_running(self) -> None:
+        """Forget every pending task and end the searches running now at their next time
+        check (:meth:`ProcessPool.end_running`); returns once none runs."""
+        running = list(self._running)
+        self.cancel()
+        self._evaluator.pool.end_running(running)
 
     def _start(self, key: Hashable, args: tuple) -> None:
         future = self._evaluator._submit(self._task, args)

@@ -17,7 +17,7 @@ waits for its neighbour's epoch to end, with lag 1 no island waits for another, 
 never sit idle while a slower island finishes (there is no barrier across all islands either
 way).
 
-Between epochs an island is only its checkpoint (plain data, :meth:`Engine.checkpoint`) and
+Between epochs an island is only its engine's state (:class:`~evosoko.evolve.state.EngineState`) and
 what it receives is fixed by the rule above, not by which task finishes first: a run is a
 function of (level, configuration, seed) on either backend, and a run resumed from a checkpoint
 continues exactly as the uninterrupted run. Checkpoints hold every island's last finished
@@ -41,22 +41,24 @@ import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import cast
 
 from evosoko.budget import Budget
 from evosoko.config import Config
 from evosoko.errors import EvosokoError
 from evosoko.evolve.callbacks import BestGenome, Callback, Callbacks, Generation
-from evosoko.evolve.checkpoint import (
-    ISLANDS_CHECKPOINT_KIND,
-    evaluation_from_json,
-    evaluation_to_json,
-    position_of,
-)
 from evosoko.evolve.engine import Engine
-from evosoko.evolve.evaluation import SerialEvaluator
+from evosoko.evolve.evaluation import Evaluator, SerialEvaluator, TaskQueue
 from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.objectives import Objectives
+from evosoko.evolve.state import (
+    BestRecord,
+    EngineState,
+    IslandsState,
+    IslandState,
+    Member,
+    StreamedRecord,
+)
 from evosoko.result import GenerationStats, History, Result
 from evosoko.sokoban.level import Level
 from evosoko.status import Resource, Status, Stop
@@ -67,7 +69,7 @@ class EpochTask:
     """What an island needs for one epoch: plain data, sent to a worker as it is."""
 
     seed: int
-    state: dict[str, Any] | None
+    state: EngineState | None
     budget: Budget
     initial_genomes: tuple[tuple[int, ...], ...] = ()
     deadline: float | None = None
@@ -83,7 +85,7 @@ Streamed = tuple[GenerationStats, BestGenome | None]
 class EpochReport:
     """One island after an epoch: its state, the statistics of its generations, its result."""
 
-    state: dict[str, Any]
+    state: EngineState
     stats: list[Streamed]
     result: Result
 
@@ -108,7 +110,7 @@ def run_epoch(
     collector = _Collector()
     budget = task.budget
     if task.deadline is not None:
-        own = 0.0 if task.state is None else float(task.state["seconds"])
+        own = 0.0 if task.state is None else task.state.seconds
         budget = budget.replace(seconds=own + max(0.0, task.deadline - time.time()))
     engine = Engine(
         level,
@@ -119,10 +121,10 @@ def run_epoch(
         initial_genomes=task.initial_genomes,
         improve=improve,
         callbacks=[collector],
-        resume_state=task.state,
+        state=task.state,
     )
     result = engine.run()
-    return EpochReport(engine.checkpoint(), collector.streamed, result)
+    return EpochReport(engine.state, collector.streamed, result)
 
 
 def island_seed(seed: int, island: int) -> int:
@@ -143,10 +145,10 @@ class Island:
     ``pending``: statistics not streamed yet; ``latest``: the last streamed.
     """
 
-    state: dict[str, Any] | None = None
+    state: EngineState | None = None
     epochs: int = 0
     finished: bool = False
-    outbox: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    outbox: dict[int, list[Member]] = field(default_factory=dict)
     counts: dict[int, tuple[int, int]] = field(default_factory=dict)
     pending: list[Streamed] = field(default_factory=list)
     latest: Streamed | None = None
@@ -156,71 +158,68 @@ class Island:
     @property
     def generation(self) -> int:
         """The last generation it has run (-1: none)."""
-        return -1 if self.state is None else int(self.state["generation"])
+        return -1 if self.state is None else self.state.generation
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able plain data (without what only this process needs)."""
-        return {
-            "state": self.state,
-            "epochs": self.epochs,
-            "outbox": [[epoch, members] for epoch, members in sorted(self.outbox.items())],
-            "counts": [[epoch, *count] for epoch, count in sorted(self.counts.items())],
-            "pending": [_streamed_to_json(s) for s in self.pending],
-            "latest": None if self.latest is None else _streamed_to_json(self.latest),
-        }
+    def saved(self) -> IslandState:
+        """What a checkpoint keeps of it (not what only this process needs)."""
+        return IslandState.model_construct(
+            state=self.state,
+            epochs=self.epochs,
+            outbox=tuple((epoch, tuple(members)) for epoch, members in sorted(self.outbox.items())),
+            counts=tuple((epoch, *count) for epoch, count in sorted(self.counts.items())),
+            pending=tuple(_record(s) for s in self.pending),
+            latest=None if self.latest is None else _record(self.latest),
+        )
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Island:
+    def of(cls, saved: IslandState) -> Island:
+        """The island a checkpoint kept."""
         return cls(
-            state=data["state"],
-            epochs=int(data["epochs"]),
-            outbox={int(epoch): members for epoch, members in data["outbox"]},
-            counts={int(epoch): (int(e), int(r)) for epoch, e, r in data["counts"]},
-            pending=[streamed_from_json(s) for s in data["pending"]],
-            latest=None if data["latest"] is None else streamed_from_json(data["latest"]),
+            state=saved.state,
+            epochs=saved.epochs,
+            outbox={epoch: list(members) for epoch, members in saved.outbox},
+            counts={epoch: (e, r) for epoch, e, r in saved.counts},
+            pending=[_streamed(s) for s in saved.pending],
+            latest=None if saved.latest is None else _streamed(saved.latest),
         )
 
 
-def _streamed_to_json(streamed: Streamed) -> dict[str, Any]:
+def _record(streamed: Streamed) -> StreamedRecord:
     stats, best = streamed
-    data = stats.as_dict()
+    record = None
     if best is not None:
-        data["best"] = {
-            "genes": list(best.genes),
-            "fitness": dict(best.fitness),
-            "evaluation": evaluation_to_json(best.evaluation),
-        }
-    return data
+        record = BestRecord.model_construct(
+            genes=tuple(best.genes), fitness=dict(best.fitness), evaluation=best.evaluation
+        )
+    return StreamedRecord.model_construct(stats=stats, best=record)
 
 
-def streamed_from_json(data: dict[str, Any]) -> Streamed:
+def _streamed(record: StreamedRecord) -> Streamed:
     """A streamed record (checkpoints before named fitness values have no ``best``)."""
-    best = data.get("best")
-    if best is not None:
-        evaluation = evaluation_from_json(best["evaluation"])
-        best = BestGenome([int(g) for g in best["genes"]], dict(best["fitness"]), evaluation)
-    return GenerationStats.from_dict(data), best
+    best = record.best
+    if best is None:
+        return record.stats, None
+    return record.stats, BestGenome(list(best.genes), dict(best.fitness), best.evaluation)
 
 
 class IslandModel:
-    """Evolves ``ga.islands.count`` islands of one level on ``evaluator.task_queue``."""
+    """Evolves ``ga.islands.count`` islands of one level on ``evaluator.task_queue``: in this
+    process, on the worker pool or on a Dask cluster."""
 
     def __init__(
         self,
         level: Level,
         config: Config,
-        evaluator: Any,
+        evaluator: Evaluator,
         *,
         seed: int | None = None,
         budget: Budget | None = None,
         initial_genomes: Sequence[Sequence[int]] = (),
         callbacks: Iterable[Callback] = (),
         should_stop: Callable[[], bool] | None = None,
-        resume_state: dict[str, Any] | None = None,
+        state: IslandsState | None = None,
         seconds_spent: float = 0.0,
     ) -> None:
-        if not hasattr(evaluator, "task_queue"):
-            raise EvosokoError("islands need the serial or processes backend")
         self.level = level
         self.config = config
         self.evaluator = evaluator
@@ -243,8 +242,8 @@ class IslandModel:
         self._stopped_by_callback = False
         self._solve_epoch: int | None = None
         self._solves: list[tuple[int, int, Result]] = []  # (generation, island, result)
-        if resume_state is not None:
-            self._restore(resume_state)
+        if state is not None:
+            self._restore(state)
         self._started = time.perf_counter()
 
     @property
@@ -259,7 +258,11 @@ class IslandModel:
         queue = self.evaluator.task_queue(run_epoch)
         self._launch(queue)
         while self._awaited():
-            (index, epoch), report = queue.next_result()
+            finished = queue.next_result()
+            assert finished is not None  # without a timeout it waits for one
+            key, report = finished
+            index, epoch = cast(tuple[int, int], key)
+            assert isinstance(report, EpochReport)
             self.islands[index].running = False
             if self._solve_epoch is not None and epoch > self._solve_epoch:
                 continue  # past the epoch that solved: not part of this run
@@ -288,7 +291,7 @@ class IslandModel:
         limit = math.inf if self._solve_epoch is None else self._solve_epoch
         return any(island.running and island.epochs < limit for island in self.islands)
 
-    def _launch(self, queue: Any) -> None:
+    def _launch(self, queue: TaskQueue) -> None:
         """Start the next epoch of every island that may start one."""
         for index, island in enumerate(self.islands):
             if island.running or island.finished:
@@ -306,13 +309,13 @@ class IslandModel:
             queue.submit((index, epoch), self.config, self._task(index, island, incoming))
             island.running = True
 
-    def _task(self, index: int, island: Island, incoming: list[dict[str, Any]]) -> EpochTask:
+    def _task(self, index: int, island: Island, incoming: list[Member]) -> EpochTask:
         step = self.config.ga.islands.migration_every
         until = island.epochs * step + step
         if self.budget.generations is not None:
             until = min(until, self.budget.generations)
         remaining = self.budget.seconds_left(self.seconds)
-        own_seconds = 0.0 if island.state is None else float(island.state["seconds"])
+        own_seconds = 0.0 if island.state is None else island.state.seconds
         return EpochTask(
             seed=self.seeds[index],
             state=with_migrants(island.state, incoming, self._rank),
@@ -334,10 +337,10 @@ class IslandModel:
             or report.result.exhausted == Resource.SECONDS
             or (self._out_of_budget(index, report.state))
         )
-        island.counts[epoch] = (int(report.state["evaluations"]), int(report.state["restarts"]))
+        island.counts[epoch] = (report.state.evaluations, report.state.restarts)
         island.pending.extend(report.stats)
-        lost = set(report.state.get("lost_positions", ()))
-        sendable = [m for m in report.state["population"] if position_of(m) not in lost]
+        lost = set(report.state.lost_positions)
+        sendable = [m for m in report.state.population if m.position not in lost]
         island.outbox[epoch] = best_distinct(sendable, self.config.ga.islands.migrants, self._rank)
         if report.result.solved:
             generations = report.result.generations
@@ -368,15 +371,15 @@ class IslandModel:
         """One island's budget: its share of the evaluations (see :meth:`Budget.share`)."""
         return self.budget.share(island, self.count)
 
-    def _out_of_budget(self, index: int, state: dict[str, Any]) -> bool:
+    def _out_of_budget(self, index: int, state: EngineState) -> bool:
         """Whether an island has used its generations or its share of the evaluations."""
         limits = self._share(index).replace(seconds=None, nodes=None)
-        spent = {"generations": int(state["generation"]), "evaluations": int(state["evaluations"])}
+        spent = {"generations": state.generation, "evaluations": state.evaluations}
         return limits.exhausted(**spent) is not None
 
-    def _rank(self, record: dict[str, Any]) -> tuple[float, ...]:
-        """Sort key of a member record, best first: its weighted fitness, negated."""
-        values = self.objectives.values(evaluation_from_json(record["evaluation"]))
+    def _rank(self, member: Member) -> tuple[float, ...]:
+        """Sort key of a member, best first: its weighted fitness, negated."""
+        values = self.objectives.values(member.evaluation)
         return tuple(-v for v in self.objectives.weighted(values))
 
     # ---- reporting ------------------------------------------------------------------------------
@@ -411,42 +414,39 @@ class IslandModel:
 
     def _checkpoint(self) -> None:
         self._last_checkpoint = self.streamed
-        self.callbacks.on_checkpoint(self.level, self.checkpoint())
+        self.callbacks.on_checkpoint(self.level, self.state.to_json())
 
-    def checkpoint(self) -> dict[str, Any]:
-        """Every island after its last finished epoch, as JSON-able plain data; ``generation``
-        is the last generation streamed (later statistics are kept in the islands)."""
+    @property
+    def state(self) -> IslandsState:
+        """Every island after its last finished epoch: the checkpoint; ``generation`` is the
+        last generation streamed (later statistics are kept in the islands)."""
         states = [i.state for i in self.islands if i.state is not None]
-        return {
-            "kind": ISLANDS_CHECKPOINT_KIND,
-            "level": self.level.name,
-            "generation": max(self.streamed, 0),
-            "evaluations": sum(s["evaluations"] for s in states),
-            "restarts": sum(s["restarts"] for s in states),
-            "seconds": self.seconds,
-            "islands": [island.to_dict() for island in self.islands],
-        }
+        return IslandsState.model_construct(
+            kind="islands",
+            version=3,
+            level=self.level.name,
+            generation=max(self.streamed, 0),
+            evaluations=sum(s.evaluations for s in states),
+            restarts=sum(s.restarts for s in states),
+            seconds=self.seconds,
+            islands=tuple(island.saved() for island in self.islands),
+        )
 
-    def _restore(self, data: dict[str, Any]) -> None:
-        islands = data.get("islands")
-        if not isinstance(islands, list) or len(islands) != self.count:
-            found = len(islands) if isinstance(islands, list) else "no"
+    def _restore(self, state: IslandsState) -> None:
+        if len(state.islands) != self.count:
             raise EvosokoError(
-                f"the checkpoint holds {found} islands; the configuration has {self.count}"
+                f"the checkpoint holds {len(state.islands)} islands; the configuration has "
+                f"{self.count}"
             )
-        if data.get("level") != self.level.name:
+        if state.level != self.level.name:
             raise EvosokoError(
-                f"the checkpoint is of level {data.get('level')!r}, not {self.level.name!r}"
+                f"the checkpoint is of level {state.level!r}, not {self.level.name!r}"
             )
-        if not all(isinstance(i, dict) and "outbox" in i for i in islands):
-            raise EvosokoError(
-                "the checkpoint was written by an older evosoko; start the level again"
-            )
-        self.islands = [Island.from_dict(i) for i in islands]
+        self.islands = [Island.of(saved) for saved in state.islands]
         for index, island in enumerate(self.islands):
             island.finished = island.state is not None and self._out_of_budget(index, island.state)
-        self.streamed = int(data.get("generation", 0))
-        self._seconds_before = float(data.get("seconds", 0.0))
+        self.streamed = state.generation
+        self._seconds_before = state.seconds
         self._last_checkpoint = self.streamed
 
     # ---- results --------------------------------------------------------------------------------
@@ -481,7 +481,7 @@ class IslandModel:
         if result.exhausted == Resource.SECONDS or state is None:
             return result.stop
         limits = self._share(index).replace(seconds=None, nodes=None)
-        spent = {"generations": int(state["generation"]), "evaluations": int(state["evaluations"])}
+        spent = {"generations": state.generation, "evaluations": state.evaluations}
         exhausted = limits.exhausted(**spent)
         return result.stop if exhausted is None else Stop.budget(exhausted)
 
@@ -495,8 +495,8 @@ class IslandModel:
             return replace(
                 result,
                 generations=max(self.streamed, 0),
-                cost=sum(int(s["evaluations"]) for s in states),
-                restarts=sum(int(s["restarts"]) for s in states),
+                cost=sum(s.evaluations for s in states),
+                restarts=sum(s.restarts for s in states),
                 seconds=self.seconds,
                 history=self.history,
             )
@@ -525,7 +525,7 @@ class IslandModel:
                     budget=Budget(
                         generations=self.budget.generations,
                         evaluations=self._share(index).evaluations,
-                        seconds=float(island.state["seconds"]),  # type: ignore[index]
+                        seconds=island.state.seconds,  # type: ignore[union-attr]
                     ),
                 ),
             )
@@ -535,38 +535,36 @@ class IslandModel:
             island.result = report.result
 
 
-def best_distinct(
-    records: Sequence[dict[str, Any]], count: int, rank: Callable
-) -> list[dict[str, Any]]:
-    """The best ``count`` member records by ``rank``, one per position."""
-    chosen: dict[int, dict[str, Any]] = {}
-    for record in sorted(records, key=rank):
+def best_distinct(members: Sequence[Member], count: int, rank: Callable) -> list[Member]:
+    """The best ``count`` members by ``rank``, one per position."""
+    chosen: dict[int, Member] = {}
+    for member in sorted(members, key=rank):
         if len(chosen) == count:
             break
-        chosen.setdefault(position_of(record), record)
+        chosen.setdefault(member.position, member)
     return list(chosen.values())
 
 
 def with_migrants(
-    state: dict[str, Any] | None, incoming: Sequence[dict[str, Any]], rank: Callable
-) -> dict[str, Any] | None:
-    """``state`` with ``incoming`` member records in place of its worst members (best first by
-    ``rank``; members at positions the state has proven lost count as the worst); records of
+    state: EngineState | None, incoming: Sequence[Member], rank: Callable
+) -> EngineState | None:
+    """``state`` with ``incoming`` members in place of its worst members (best first by
+    ``rank``; members at positions the state has proven lost count as the worst); members of
     positions it already holds or has proven lost are not taken."""
     if state is None or not incoming:
         return state
-    receiver = list(state["population"])
-    lost = set(state.get("lost_positions", ()))
-    held = {position_of(m) for m in receiver} | lost
-    arriving = [m for m in incoming if position_of(m) not in held]
+    receiver = list(state.population)
+    lost = set(state.lost_positions)
+    held = {m.position for m in receiver} | lost
+    arriving = [m for m in incoming if m.position not in held]
     worst_first = sorted(
         range(len(receiver)),
-        key=lambda i: (position_of(receiver[i]) in lost, rank(receiver[i])),
+        key=lambda i: (receiver[i].position in lost, rank(receiver[i])),
         reverse=True,
     )
     for slot, member in zip(worst_first, arriving):
         receiver[slot] = member
-    return {**state, "population": receiver}
+    return state.with_population(receiver)
 
 
 def combined_stats(

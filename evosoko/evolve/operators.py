@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import MutableSequence
+from collections.abc import MutableSequence, Sequence
 from typing import Protocol
 
 Genome = MutableSequence[int]
@@ -168,6 +168,30 @@ def mutate(
 
 
 # ---- crossover --------------------------------------------------------------------------------
+def mut_one_gene(
+    genome: Genome, rng: random.Random, gene_choices: int | Sequence[int]
+) -> tuple[Genome]:
+    """One gene, at a uniform position, changed to another of its values (``gene_choices``:
+    how many values a gene takes, the same for all or one count per position)."""
+    if not genome:
+        return (genome,)
+    position = rng.randrange(len(genome))
+    count = gene_choices if isinstance(gene_choices, int) else gene_choices[position]
+    if count > 1:
+        genome[position] = (genome[position] + 1 + rng.randrange(count - 1)) % count
+    return (genome,)
+
+
+def cx_uniform(
+    first: Genome, second: Genome, rng: random.Random, swap: float = 0.5
+) -> tuple[Genome, Genome]:
+    """Each position both parents have exchanged with probability ``swap`` (lengths kept)."""
+    for position in range(min(len(first), len(second))):
+        if rng.random() < swap:
+            first[position], second[position] = second[position], first[position]
+    return first, second
+
+
 def cx_block(
     first: Genome, second: Genome, rng: random.Random, block_size: int
 ) -> tuple[Genome, Genome]:

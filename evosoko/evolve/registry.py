@@ -72,6 +72,8 @@ CONTRACTS = {
 CONTEXT = {
     "rng": "the run's random.Random (every random number must come from it)",
     "gene_range": "genes are drawn from 0 .. gene_range - 1",
+    "gene_choices": "how many values a gene takes: an int for every gene (the GA: gene_range) "
+    "or one count per position (a population of searches: each knob's choices)",
     "min_length": "ga.min_length: fewest genes a genome may have",
     "max_length": "ga.max_length: most genes a genome may have",
     "initial_length": "ga.initial_length: genes of a random new genome",

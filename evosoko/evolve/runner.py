@@ -18,10 +18,10 @@ from evosoko.budget import Budget
 from evosoko.config import Config
 from evosoko.errors import EvosokoError
 from evosoko.evolve.callbacks import Callback, Callbacks, FunctionCallback
-from evosoko.evolve.checkpoint import ISLANDS_CHECKPOINT_KIND, searches_mismatch
 from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.islands import IslandModel
+from evosoko.evolve.state import EngineState, IslandsState, LoopState, SearchesState, read_state
 from evosoko.result import GenerationStats, Result
 from evosoko.settings_digest import ga_settings_digest
 from evosoko.sokoban.level import Level
@@ -39,7 +39,7 @@ def evolve_level(
     callbacks: Iterable[Callback] = (),
     on_generation: Callable[[GenerationStats], None] | None = None,
     on_checkpoint: Callable[[dict[str, Any]], None] | None = None,
-    resume_state: dict[str, Any] | None = None,
+    resume_state: dict[str, Any] | LoopState | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> Result:
     """Evolve genomes for ``level`` as ``config`` says; the runner's entry point.
@@ -49,7 +49,8 @@ def evolve_level(
     (default ``run.budget``). ``callbacks`` (:class:`~evosoko.evolve.callbacks.Callback`) see the
     level start and end, every generation (and the start, generation 0) and every checkpoint:
     JSON-able data taken every ``output.checkpoint_every`` generations and when stopped by
-    ``should_stop``; pass it back as ``resume_state`` to continue exactly where it was taken.
+    ``should_stop``; pass it back as ``resume_state`` (the JSON data or its state model,
+    :func:`evosoko.evolve.state.read_state`) to continue exactly where it was taken.
     ``on_generation(stats)`` and ``on_checkpoint(state)`` are shorthands for such callbacks.
     With ``hybrid.enabled`` the first population is seeded by a bounded search (not when
     resuming), whose seconds count against the budget and in the result. With
@@ -63,10 +64,11 @@ def evolve_level(
         config = given_holes_config(level, config)
     hooks = Callbacks([*callbacks, FunctionCallback(on_generation, on_checkpoint)])
     budget = budget or Budget.of(config.run.budget)
+    state = _state_of(resume_state, config)
     if config.searches.enabled:
         from evosoko.evolve.search_runner import evolve_searches
 
-        _check_population_kind(resume_state, config)
+        assert state is None or isinstance(state, SearchesState)
         hooks.on_level_start(level)
         searched = evolve_searches(
             level,
@@ -76,7 +78,7 @@ def evolve_level(
             budget=budget,
             hooks=hooks,
             should_stop=should_stop,
-            resume_state=resume_state,
+            state=state,
         )
         return _finish(level, config, searched, hooks, seed, budget)
     initial: list[list[int]] = []
@@ -85,11 +87,10 @@ def evolve_level(
     if config.hybrid.enabled:
         from evosoko.evolve.hybrid import memetic_improver, search_seeds
 
-        if resume_state is None:
+        if state is None:
             initial = search_seeds(level, config, time_limit=budget.seconds)
         if config.hybrid.memetic_every and config.ga.islands.count == 1:
             improve = memetic_improver(level, config)  # islands make their own
-    _check_population_kind(resume_state, config)
     hooks.on_level_start(level)
     common: dict[str, Any] = {
         "seed": seed,
@@ -97,13 +98,14 @@ def evolve_level(
         "initial_genomes": initial,
         "callbacks": [hooks],
         "should_stop": should_stop,
-        "resume_state": resume_state,
         "seconds_spent": time.perf_counter() - started,  # the seeding search's, on the clock
     }
     if config.ga.islands.count > 1:
-        result = IslandModel(level, config, evaluator, **common).run()
+        assert state is None or isinstance(state, IslandsState)
+        result = IslandModel(level, config, evaluator, state=state, **common).run()
     else:
-        result = Engine(level, config, evaluator, improve=improve, **common).run()
+        assert state is None or isinstance(state, EngineState)
+        result = Engine(level, config, evaluator, improve=improve, state=state, **common).run()
     return _finish(level, config, result, hooks, seed, budget)
 
 
@@ -135,23 +137,23 @@ def _finish(
     return result
 
 
-def _check_population_kind(resume_state: dict[str, Any] | None, config: Config) -> None:
-    """A checkpoint of islands resumes islands; one of a single population, one population."""
+def _state_of(resume_state: dict[str, Any] | LoopState | None, config: Config) -> LoopState | None:
+    """The state to resume from, of the kind the configuration runs (a clear
+    :class:`EvosokoError` otherwise): a population of searches, islands or one population."""
     if resume_state is None:
-        return
-    mismatch = searches_mismatch(resume_state, config.searches.enabled)
-    if mismatch is not None:
-        raise EvosokoError(f"the checkpoint: {mismatch}")
-    if config.searches.enabled:
-        return
-    held_islands = resume_state.get("kind") == ISLANDS_CHECKPOINT_KIND
-    if held_islands != (config.ga.islands.count > 1):
-        held = (
-            f"{len(resume_state.get('islands', []))} islands"
-            if "islands" in resume_state
-            else "one population"
-        )
+        return None
+    state = resume_state if isinstance(resume_state, LoopState) else read_state(resume_state)
+    searches = isinstance(state, SearchesState)
+    if searches != config.searches.enabled:
+        what = "a population of searches" if searches else "genomes"
         raise EvosokoError(
-            f"the checkpoint holds {held}; "
-            f"the configuration has {config.ga.islands.count} island(s)"
+            f"the checkpoint: it holds {what}; the configuration has searches.enabled = "
+            f"{str(config.searches.enabled).lower()}"
         )
+    count = config.ga.islands.count
+    if not searches and isinstance(state, IslandsState) != (count > 1):
+        held = (
+            f"{len(state.islands)} islands" if isinstance(state, IslandsState) else "one population"
+        )
+        raise EvosokoError(f"the checkpoint holds {held}; the configuration has {count} island(s)")
+    return state

@@ -1,4 +1,4 @@
-"""A population of searches: a GA whose individuals are push-fess settings.
+r"""A population of searches: a GA whose individuals are push-fess settings.
 
 On large levels the tuning of the feature-space search decides whether it solves a level at
 all: on XSokoban screen 27 one setting of push-fess's knobs solves in 223,634 expansions where
@@ -14,16 +14,22 @@ the ten that do not; the closest heuristic tells them apart no better than chanc
 
 Generation 0 holds the shipped settings and distinct random ones. Every generation runs each
 member's search afresh with a larger node budget (``first_nodes * growth ** generation``, at
-most ``max_nodes``); the next keeps the ``elitism`` best and breeds the rest by tournaments,
-uniform crossover and a one-knob mutation, all distinct. ``evolve=False`` draws each new
-generation at random instead: the portfolio that selection is measured against.
+most ``max_nodes``); the next keeps the ``elitism`` best and breeds the rest, all distinct, with
+parts of the registry: a tournament among distinct members (``sampled_tournament``), with
+probability ``crossover`` a uniform crossover (``uniform``), then one knob changed
+(``one_gene``). ``evolve=False`` draws each new generation at random instead: the portfolio
+that selection is measured against.
 
-Searches run under node budgets, so the same seed gives the same generations serially and on
-any number of workers; a wall-clock limit ends the run (cutting its last searches, the newest
-members' first: each generation lists its elites first). The state after each generation is JSON-able
-(:meth:`SearchPopulation.state`); a run restored from it goes on exactly as the whole run. An
-interrupt does not wait for a generation's searches: they end at once, the generation is dropped,
-and the checkpoint holds the one before it, so the resumed run breeds and runs it again.
+:class:`SearchPopulation` is a loop of :mod:`evosoko.evolve.loop` (``ask`` gives the genomes,
+``tell`` their :class:`SearchOutcome`\ s, ``run`` runs the searches on its evaluator's tasks:
+in this process or on the workers). Searches run under node budgets, so the same seed gives the
+same generations serially and on any number of workers; a wall-clock limit ends the run
+(cutting its last searches, the newest members' first: each generation lists its elites
+first). Between generations :attr:`SearchPopulation.state` is its validated state, the
+checkpoint (:class:`~evosoko.evolve.state.SearchesState`); a run restored from it goes on
+exactly as the whole run. An interrupt does not wait for a generation's searches: they end at
+once, the generation is dropped, and the checkpoint holds the one before it, so the resumed run
+breeds and runs it again.
 """
 
 from __future__ import annotations
@@ -33,19 +39,22 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from evosoko.budget import Budget
-from evosoko.evolve.checkpoint import SEARCHES_CHECKPOINT_KIND
-from evosoko.result import GenerationStats, History
+from evosoko.evolve.evaluation import Evaluator, SerialEvaluator
+from evosoko.evolve.fitness import FitnessFunction
+from evosoko.evolve.loop import GENERATION_END, AskTellLoop, Generations
+from evosoko.evolve.registry import crossovers, mutations, parent_selections
+from evosoko.evolve.state import SearchesState, SearchMember
+from evosoko.result import GenerationStats, History, Result
 from evosoko.search.clocks import end_searches_when
 from evosoko.search.packing_order import packing_order
 from evosoko.search.settings import FessSettings, settings_text
 from evosoko.search.solver import solve
 from evosoko.sokoban.level import Level
-from evosoko.status import Status, Stop
+from evosoko.status import STATUSES, Status, Stop, read_stop
 
 __all__ = [
     "KNOBS",
@@ -53,6 +62,7 @@ __all__ = [
     "SearchOutcome",
     "SearchPopulation",
     "genome_of",
+    "outcome_of",
     "run_member",
     "settings_of",
 ]
@@ -85,6 +95,9 @@ of each other feature cell (closest first)."""
 
 STOP_POLL_SECONDS = 0.1
 """How often the parent looks at ``should_stop`` while a generation's searches run in a pool."""
+
+PARENTS, CROSSOVER, MUTATION = "sampled_tournament", "uniform", "one_gene"
+"""The registry's parts a population of searches breeds with."""
 
 
 def settings_of(genome: Sequence[int], base: FessSettings | None = None) -> FessSettings:
@@ -122,7 +135,7 @@ class SearchOutcome(NamedTuple):
     moves: int
     pushes: int
     expanded: int
-    status: str
+    status: Status
     packing: int = 0
 
     @property
@@ -178,6 +191,39 @@ def run_member(
     )
 
 
+def outcome_of(values: Sequence[Any]) -> SearchOutcome:
+    """An outcome from its fields in order (a checkpoint's; older ones name the search's stop
+    ``timeout`` or ``node-limit``, read as ``budget``); ``ValueError`` when they do not fit."""
+    distance, lurd, solved, moves, pushes, expanded, status, *packing = values
+    counts = [distance, moves, pushes, expanded, *packing]
+    if not (all(isinstance(v, int) and v >= 0 for v in counts) and isinstance(lurd, str)):
+        raise ValueError("not the outcome of a search")
+    if len(packing) > 1 or not isinstance(solved, bool):
+        raise ValueError("not the outcome of a search")
+    return SearchOutcome(
+        distance,
+        lurd,
+        solved,
+        moves,
+        pushes,
+        expanded,
+        Status(status) if status in STATUSES else read_stop(status).status,
+        *packing,
+    )
+
+
+def search_task(
+    level: Level,
+    _fitness: FitnessFunction,
+    genome: Sequence[int],
+    nodes: int,
+    deadline: float | None,
+    base: FessSettings | None = None,
+) -> SearchOutcome:
+    """:func:`run_member` as a task of an evaluator (run where the level lives)."""
+    return run_member(level, genome, nodes, deadline, base)
+
+
 @dataclass
 class Member:
     """A genome and what its search did at its generation's budget."""
@@ -199,89 +245,104 @@ class Member:
         return settings_text(self.settings(base), "fess.")
 
 
-@dataclass
-class SearchPopulation:
+class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
     """The generational loop over search genomes for one level (see the module docstring).
 
     ``budget``: generations, evaluations (searches run) and wall-clock seconds.
-    ``submit(task, args)`` runs a task elsewhere and returns a future (a worker pool's
-    :meth:`~evosoko.evolve.evaluation.ProcessPool.submit`); None runs each search here.
-    ``end_running(futures)`` ends submitted searches early (the pool's
-    :meth:`~evosoko.evolve.evaluation.ProcessPool.end_running`), so that an interrupt ends a
-    generation at once (without it, the generation's searches finish first).
-    ``on_generation(stats, members)`` sees every generation once its searches ran (generation
-    0 too); ``on_checkpoint(state)`` gets :meth:`state` every ``checkpoint_every``
-    generations and when ``should_stop`` ends the run (an interrupt, resumable);
-    ``stop_requested`` ends it without a checkpoint (a callback's stop). ``base``: the
-    push-fess settings every member starts from (the run's ``[search.fess]``; the genome sets
-    its knobs), its own knobs generation 0's first member.
+    ``evaluator``: where :meth:`run` runs the searches (its tasks: a worker pool's, or this
+    process's by default). ``on_generation(stats, members)`` sees every generation once its
+    searches ran (generation 0 too); ``on_checkpoint(state)`` gets the state as JSON every
+    ``checkpoint_every`` generations and when ``should_stop`` ends the run (an interrupt,
+    resumable; it also ends the searches running then); ``stop_requested`` ends it without a
+    checkpoint (a callback's stop). ``base``: the push-fess settings every member starts
+    from (the run's ``[search.fess]``; the genome sets its knobs), its own knobs generation 0's
+    first member. ``state``: a checkpoint to continue from.
     """
 
-    level: Level
-    population: int = 8
-    first_nodes: int = 100_000
-    growth: float = 2.0
-    max_nodes: int = 1_000_000
-    elitism: int = 2
-    tournament_size: int = 2
-    crossover: float = 0.5
-    evolve: bool = True
-    seed: int = 0
-    base: FessSettings = field(default_factory=FessSettings)
-    budget: Budget = field(default_factory=Budget)
-    submit: Callable[[Callable, tuple], Future | None] | None = None
-    end_running: Callable[[list[Future]], None] | None = None
-    should_stop: Callable[[], bool] | None = None
-    stop_requested: Callable[[], bool] | None = None
-    on_generation: Callable[[GenerationStats, list[Member]], None] | None = None
-    on_checkpoint: Callable[[dict[str, Any]], None] | None = None
-    checkpoint_every: int = 0
-    generation: int = 0
-    evaluations: int = 0
-    members: list[Member] = field(default_factory=list)
-    best: Member | None = None
-    """The best member of any generation so far (the solver once one solves)."""
-    history: History = field(default_factory=History)
-    """The statistics of every generation so far."""
-
-    def __post_init__(self) -> None:
-        self.rng = random.Random(self.seed)
-        self._started = time.perf_counter()
-        self._seconds_before = 0.0
+    def __init__(
+        self,
+        level: Level,
+        *,
+        population: int = 8,
+        first_nodes: int = 100_000,
+        growth: float = 2.0,
+        max_nodes: int = 1_000_000,
+        elitism: int = 2,
+        tournament_size: int = 2,
+        crossover: float = 0.5,
+        evolve: bool = True,
+        seed: int = 0,
+        base: FessSettings | None = None,
+        budget: Budget | None = None,
+        evaluator: Evaluator | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        stop_requested: Callable[[], bool] | None = None,
+        on_generation: Callable[[GenerationStats, list[Member]], None] | None = None,
+        on_checkpoint: Callable[[dict[str, Any]], None] | None = None,
+        checkpoint_every: int = 0,
+        state: SearchesState | None = None,
+    ) -> None:
+        super().__init__()
+        self.level = level
+        self.population = population
+        self.first_nodes, self.growth, self.max_nodes = first_nodes, growth, max_nodes
+        self.elitism = elitism
+        self.crossover = crossover
+        self.evolve = evolve
+        self.base = base or FessSettings()
+        self.budget = budget or Budget()
+        self.evaluator = evaluator
+        self.should_stop = should_stop
+        self.stop_requested = stop_requested
+        self.on_generation = on_generation
+        self.on_checkpoint = on_checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.generation = self.evaluations = 0
+        self.members: list[Member] = []
+        self.best: Member | None = None
+        """The best member of any generation so far (the solver once one solves)."""
+        self.history = History()
+        """The statistics of every generation so far."""
+        self.rng = random.Random(seed)
+        self._started, self._seconds_before = time.perf_counter(), 0.0
+        self._before: tuple[int, tuple, float] | None = None
+        context = {
+            "rng": self.rng,
+            "key": _key,
+            "gene_choices": tuple(len(choices) for choices in KNOBS.values()),
+        }
+        self._select = parent_selections.get(PARENTS).bind(
+            {"tournament_size": tournament_size}, context
+        )
+        self._mate = crossovers.get(CROSSOVER).bind({"swap": 0.5}, context)
+        self._mutate = mutations.get(MUTATION).bind({}, context)
+        if state is not None:
+            self.restore(state)
 
     # ---- the loop --------------------------------------------------------------------------------
-    def run(self) -> Stop:
-        """Run generations until one solves, the budget ends or ``should_stop``; the reason."""
+    def _generations(self) -> Generations:
         if not self.members:
-            self.members = self.evaluate(self.first_genomes())
-            self.record()
+            genomes = self.first_genomes()
+            outcomes = yield [tuple(g) for g in genomes]
+            self._take(genomes, outcomes)
+            yield GENERATION_END
         while (stop := self.stop_reason()) is None:
-            before = (self.generation, self.rng.getstate(), self.elapsed())
+            self._before = (self.generation, self.rng.getstate(), self.elapsed())
             self.generation += 1
-            members = self.evaluate_unless_stopped(self.next_genomes())
-            if members is None:
-                self._back_to(*before)
-                self._checkpoint()
-                return Stop(Status.INTERRUPTED)
-            self.members = members
-            self.record()
+            genomes = self.next_genomes()
+            outcomes = yield [tuple(g) for g in genomes]
+            self._take(genomes, outcomes)
             if self.checkpoint_every and self.generation % self.checkpoint_every == 0:
                 self._checkpoint()
+            yield GENERATION_END
         return stop
 
-    def _back_to(self, generation: int, rng_state: tuple, seconds: float) -> None:
-        """Drop the generation an interrupt cut: the state after ``generation`` again, the
-        seconds spent since not counted (a resumed run has the time the whole run had)."""
-        log.info(
-            "level %s: interrupted during generation %d; its searches were ended and it runs "
-            "again on resume",
-            self.level.name,
-            self.generation,
-        )
-        self.generation = generation
-        self.rng.setstate(rng_state)
-        self._seconds_before = seconds
-        self._started = time.perf_counter()
+    def _take(self, genomes: list[list[int]], outcomes: Sequence[SearchOutcome] | None) -> None:
+        """The generation's members, from its genomes and what their searches did."""
+        assert outcomes is not None
+        self.evaluations += len(genomes)
+        self.members = [Member(list(g), o) for g, o in zip(genomes, outcomes, strict=True)]
+        self.record()
 
     def stop_reason(self) -> Stop | None:
         """Why the loop ends now (solved, a budget limit, an interrupt), or None."""
@@ -298,6 +359,23 @@ class SearchPopulation:
             return Stop(Status.INTERRUPTED)
         return None
 
+    def interrupted_during_evaluation(self) -> None:
+        """Drop the generation an interrupt cut: the state after the one before again, the
+        seconds spent since not counted (a resumed run has the time the whole run had)."""
+        assert self._before is not None
+        log.info(
+            "level %s: interrupted during generation %d; its searches were ended and it runs "
+            "again on resume",
+            self.level.name,
+            self.generation,
+        )
+        generation, rng_state, seconds = self._before
+        self.generation = generation
+        self.rng.setstate(rng_state)
+        self._seconds_before, self._started = seconds, time.perf_counter()
+        self._end(Stop(Status.INTERRUPTED))
+        self._checkpoint()
+
     def nodes(self) -> int:
         """This generation's node budget per search."""
         return int(min(self.first_nodes * self.growth**self.generation, self.max_nodes))
@@ -306,49 +384,33 @@ class SearchPopulation:
         """Wall-clock seconds spent, across resumes."""
         return self._seconds_before + time.perf_counter() - self._started
 
-    def evaluate(self, genomes: list[list[int]]) -> list[Member]:
-        """Members of ``genomes``, each search run at this generation's node budget (in the pool
-        when there is one), within the seconds left. Genomes come best-ranked first (the
-        elites), so when the time runs out the searches cut short are the newest."""
-        members = self._evaluate(genomes, stop=None)
-        assert members is not None  # without a stop check every search runs to its end
-        return members
-
-    def evaluate_unless_stopped(self, genomes: list[list[int]]) -> list[Member] | None:
-        """As :meth:`evaluate`, but None when ``should_stop`` ended the searches before all
-        had finished."""
-        return self._evaluate(genomes, stop=self.should_stop)
-
-    def _evaluate(
-        self, genomes: list[list[int]], stop: Callable[[], bool] | None
-    ) -> list[Member] | None:
+    def evaluate(self, genomes: list[tuple[int, ...]]) -> list[SearchOutcome] | None:
+        """Each genome's search at this generation's node budget, on the evaluator's tasks
+        (here without one), within the seconds left; None when ``should_stop`` ended them
+        first (never in generation 0). Genomes come best-ranked first (the elites), so when
+        the time runs out the searches cut short are the newest."""
         left = None if self.budget.seconds is None else self.budget.seconds - self.elapsed()
         deadline = None if left is None else time.time() + left
-        tasks = [(self.level, genome, self.nodes(), deadline, self.base) for genome in genomes]
-        outcomes = _run_here(tasks, stop) if self.submit is None else self._run_in_pool(tasks, stop)
-        if outcomes is None:
-            return None
-        self.evaluations += len(tasks)
-        return [Member(list(g), o) for g, o in zip(genomes, outcomes, strict=True)]
-
-    def _run_in_pool(
-        self, tasks: list[tuple], stop: Callable[[], bool] | None
-    ) -> list[SearchOutcome] | None:
-        """Each task's outcome, run by ``submit``; None when ``stop()`` came true first (the
-        searches still running ended by ``end_running``)."""
-        assert self.submit is not None
-        futures = []
-        for task in tasks:
-            future = self.submit(run_member, task)
-            if future is None:
-                raise RuntimeError("the worker pool broke while the searches ran")
-            futures.append(future)
-        if stop is not None and self.end_running is not None:
-            while wait(futures, timeout=STOP_POLL_SECONDS).not_done:
-                if stop():
-                    self.end_running(futures)
+        if self.evaluator is None:
+            self.evaluator = SerialEvaluator.tasks_only(self.level)
+        queue = self.evaluator.task_queue(search_task)
+        for position, genome in enumerate(genomes):
+            queue.submit(position, genome, self.nodes(), deadline, self.base)
+        stop = self.should_stop if self.members else None
+        outcomes: dict[Any, SearchOutcome] = {}
+        previous = end_searches_when(stop)  # a search running here ends at its next check
+        try:
+            while len(outcomes) < len(genomes):
+                finished = queue.next_result(timeout=STOP_POLL_SECONDS)
+                if finished is not None:
+                    key, outcome = finished
+                    outcomes[key] = outcome  # type: ignore[assignment]
+                if stop is not None and stop():
+                    queue.end_running()
                     return None
-        return [future.result() for future in futures]
+        finally:
+            end_searches_when(previous)
+        return [outcomes[position] for position in range(len(genomes))]
 
     def ranked(self) -> list[Member]:
         """This generation's members, best first (:attr:`SearchOutcome.rank`); ties keep their
@@ -384,6 +446,14 @@ class SearchPopulation:
             seconds=round(self.elapsed(), 3),
         )
 
+    def result(self) -> Result:
+        """The level's result (:func:`evosoko.evolve.search_runner.searches_result`)."""
+        from evosoko.evolve.search_runner import searches_result
+
+        if self.stop is None:
+            raise RuntimeError("the loop has not stopped yet")
+        return searches_result(self.level, self, self.stop)
+
     # ---- breeding --------------------------------------------------------------------------------
     def random_genome(self) -> list[int]:
         return [self.rng.randrange(len(choices)) for choices in KNOBS.values()]
@@ -401,20 +471,15 @@ class SearchPopulation:
         return self._fill(elites, self.child)
 
     def child(self) -> list[int]:
-        """A child of two tournament winners: uniform crossover, then one knob changed."""
-        first, second = self._tournament(), self._tournament()
+        """A child of two tournament winners: with probability ``crossover`` the first child of
+        a uniform crossover of the second winner with the first (else the first winner), then
+        one knob changed."""
+        first, second = (list(m.genome) for m in self._select(self.members, 2))
+        genome = first
         if self.rng.random() < self.crossover:
-            genome = [a if self.rng.random() < 0.5 else b for a, b in zip(first, second)]
-        else:
-            genome = list(first)
-        knob = self.rng.randrange(len(KNOBS))
-        choices = len(list(KNOBS.values())[knob])
-        genome[knob] = (genome[knob] + 1 + self.rng.randrange(choices - 1)) % choices
+            genome, _ = self._mate(second, first)
+        (genome,) = self._mutate(genome)
         return genome
-
-    def _tournament(self) -> list[int]:
-        contestants = self.rng.sample(self.members, min(self.tournament_size, len(self.members)))
-        return list(min(contestants, key=lambda member: member.rank).genome)
 
     def _fill(self, genomes: list[list[int]], make: Callable[[], list[int]]) -> list[list[int]]:
         """``genomes`` topped up with distinct new ones from ``make`` to the population size
@@ -433,90 +498,50 @@ class SearchPopulation:
     # ---- state -------------------------------------------------------------------------------------
     def _checkpoint(self) -> None:
         if self.on_checkpoint is not None:
-            self.on_checkpoint(self.state())
+            self.on_checkpoint(self._snapshot().to_json())
 
-    def state(self) -> dict[str, Any]:
-        """JSON-able state after this generation (:meth:`restore` goes on from it)."""
-        return {
-            "kind": SEARCHES_CHECKPOINT_KIND,
-            "level": self.level.name,
-            "generation": self.generation,
-            "evaluations": self.evaluations,
-            "restarts": 0,
-            "seconds": self.elapsed(),
-            "members": [_member_json(member) for member in self.members],
-            "best": None if self.best is None else _member_json(self.best),
-            "history": [stats.as_dict() for stats in self.history],
-            "rng": _rng_state(self.rng),
-        }
+    @property
+    def state(self) -> SearchesState:
+        """The state after this generation: the checkpoint (defined between generations)."""
+        if not self.between_generations or not self.members:
+            raise RuntimeError("the state is defined between generations")
+        return self._snapshot()
 
-    def restore(self, state: dict[str, Any]) -> None:
-        """Continue from :meth:`state`."""
-        self.generation = int(state["generation"])
-        self.evaluations = int(state["evaluations"])
-        self.members = [_member_from(data) for data in state["members"]]
-        self.best = None if state["best"] is None else _member_from(state["best"])
-        self.history = History(GenerationStats.from_dict(data) for data in state["history"])
-        self.rng.setstate(_rng_from(state["rng"]))
-        self._seconds_before = float(state["seconds"])
+    def _snapshot(self) -> SearchesState:
+        return SearchesState.model_construct(
+            kind="searches",
+            version=3,
+            level=self.level.name,
+            generation=self.generation,
+            evaluations=self.evaluations,
+            restarts=0,
+            seconds=self.elapsed(),
+            members=tuple(_saved(member) for member in self.members),
+            best=None if self.best is None else _saved(self.best),
+            history=tuple(self.history),
+            rng=self.rng.getstate(),
+        )
+
+    def restore(self, state: SearchesState) -> None:
+        """Continue from ``state``."""
+        self.generation = state.generation
+        self.evaluations = state.evaluations
+        self.members = [_member(saved) for saved in state.members]
+        self.best = None if state.best is None else _member(state.best)
+        self.history = History(state.history)
+        self.rng.setstate(state.rng)
+        self._seconds_before = state.seconds
         self._started = time.perf_counter()
 
 
-def _run_here(tasks: list[tuple], stop: Callable[[], bool] | None) -> list[SearchOutcome] | None:
-    """Each task's outcome, run in this process; None when ``stop()`` came true first (the
-    search then running ends at its next time check)."""
-    outcomes = []
-    previous = end_searches_when(stop)
-    try:
-        for task in tasks:
-            outcomes.append(run_member(*task))
-            if stop is not None and stop():
-                return None
-    finally:
-        end_searches_when(previous)
-    return outcomes
+def _key(member: Member) -> tuple[int, ...]:
+    """Selection's key (larger is better): the rank negated."""
+    return tuple(-value for value in member.rank)
 
 
-def _member_json(member: Member) -> dict[str, Any]:
-    return {"genome": list(member.genome), "outcome": list(member.outcome)}
+def _saved(member: Member) -> SearchMember:
+    return SearchMember.model_construct(genome=tuple(member.genome), outcome=tuple(member.outcome))
 
 
-def _member_from(data: dict[str, Any]) -> Member:
-    return Member(list(data["genome"]), SearchOutcome(*data["outcome"]))
-
-
-def _rng_state(rng: random.Random) -> list:
-    version, internal, gauss = rng.getstate()
-    return [version, list(internal), gauss]
-
-
-def _rng_from(data: list) -> tuple:
-    version, internal, gauss = data
-    return (version, tuple(internal), gauss)
-
-
-def state_problem(data: Any) -> str | None:
-    """What is wrong with a checkpoint ``data`` of :meth:`SearchPopulation.state` (None:
-    nothing): a damaged or edited file is refused before a run resumes from it."""
-    try:
-        if not isinstance(data, dict):
-            return "it is not an object"
-        for key in ("generation", "evaluations", "restarts"):
-            value = data.get(key)
-            if not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-                return f"{key} = {value!r} is not a count"
-        if not isinstance(data.get("seconds"), (int, float)) or data["seconds"] < 0:
-            return f"seconds = {data.get('seconds')!r} is not a duration"
-        members = data.get("members")
-        if not isinstance(members, list) or not members:
-            return "members is not a list of searches"
-        for number, member in enumerate([*members, *([data["best"]] if data.get("best") else [])]):
-            _member_from(member)
-            settings_of(member["genome"])  # a gene past its knob's choices fails here
-            if any(not isinstance(g, int) or g < 0 for g in member["genome"]):
-                return f"member {number} has a gene that is not a choice"
-        History(GenerationStats.from_dict(stats) for stats in data["history"])
-        random.Random().setstate(_rng_from(data["rng"]))
-    except (KeyError, TypeError, ValueError, IndexError):
-        return "it is not the state of a population of searches written by evosoko"
-    return None
+def _member(saved: SearchMember) -> Member:
+    return Member(list(saved.genome), outcome_of(saved.outcome))

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from evosoko.budget import Budget
 from evosoko.config import Config
 from evosoko.evolve.callbacks import Callbacks, Generation
+from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.search_population import SearchPopulation
+from evosoko.evolve.state import SearchesState
 from evosoko.result import BestIndividual, HallOfFameEntry, Result
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import verify_solution
@@ -26,16 +27,15 @@ def evolve_searches(
     level: Level,
     config: Config,
     *,
-    evaluator: Any,
+    evaluator: Evaluator,
     seed: int | None,
     budget: Budget,
     hooks: Callbacks,
     should_stop: Callable[[], bool] | None,
-    resume_state: dict[str, Any] | None,
+    state: SearchesState | None,
 ) -> Result:
-    """Run the population of searches of ``config.searches`` on ``level``: its searches on the
-    evaluator's worker pool (a processes backend) or here (serial)."""
-    pool = getattr(evaluator, "pool", None)
+    """Run the population of searches of ``config.searches`` on ``level``: its searches as
+    tasks of the evaluator (on its workers, or here)."""
 
     def on_generation(stats, members) -> None:
         hooks.on_generation(Generation(level, stats))
@@ -54,29 +54,27 @@ def evolve_searches(
         seed=config.run.seed if seed is None else seed,
         base=config.search.fess,
         budget=budget,
-        submit=None if pool is None else pool.submit,
-        end_running=None if pool is None else pool.end_running,
+        evaluator=evaluator,
         should_stop=should_stop,
         stop_requested=lambda: hooks.stop_requested,
         on_generation=on_generation,
-        on_checkpoint=lambda state: hooks.on_checkpoint(level, state),
+        on_checkpoint=lambda data: hooks.on_checkpoint(level, data),
         checkpoint_every=config.output.checkpoint_every,
+        state=state,
     )
-    if resume_state is not None:
-        population.restore(resume_state)
-    stop = population.run()
+    result = population.run()
     if population.best is not None:
         outcome = population.best.outcome
         log.info(
             "level %s: %s after %d generations; best search %s: %s, %d expansions",
             level.name,
-            stop,
+            population.stop,
             population.generation,
             population.best.describe(population.base),
             "solved" if outcome.solved else f"packing {outcome.packing}, h {outcome.distance}",
             outcome.expanded,
         )
-    return searches_result(level, population, stop)
+    return result
 
 
 def searches_result(level: Level, population: SearchPopulation, stop: Stop) -> Result:

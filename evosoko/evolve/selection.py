@@ -41,6 +41,22 @@ def sel_tournament(
     return winners
 
 
+def sel_sampled_tournament(
+    individuals: Sequence, count: int, rng: random.Random, size: int, key: Callable = _fitness
+) -> list:
+    """``count`` winners of tournaments among ``size`` distinct individuals (drawn without
+    replacement, ``rng.sample``; the first drawn wins a tie)."""
+    winners = []
+    for _ in range(count):
+        contestants = rng.sample(list(individuals), min(size, len(individuals)))
+        best = contestants[0]
+        for contestant in contestants[1:]:
+            if key(contestant) > key(best):
+                best = contestant
+        winners.append(best)
+    return winners
+
+
 def sel_random(individuals: Sequence, count: int, rng: random.Random) -> list:
     """``count`` individuals drawn uniformly with replacement."""
     return [rng.choice(individuals) for _ in range(count)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evosoko.evolve.lost_search import lost_position_search
 from evosoko.evolve.selection import sel_best
@@ -23,10 +23,13 @@ from evosoko.evolve.selection import sel_best
 if TYPE_CHECKING:
     from evosoko.evolve.engine import Engine
     from evosoko.evolve.hybrid import Improvement
+    from evosoko.evolve.loop import Asking
 
 log = logging.getLogger(__name__)
 
-Step = Callable[["Engine"], None]
+Step = Callable[["Engine"], Any]
+"""A step: ``step(engine)`` returns None, or a generator of :mod:`evosoko.evolve.loop` when it
+scores genomes (the engine asks for their evaluations)."""
 Improver = Callable[[list[int]], "Improvement"]
 
 MEMETIC_TRIES = 4
@@ -74,7 +77,7 @@ class MemeticStep:
         self.every = every
         self.searches = self.proofs = self.improvements = 0
 
-    def __call__(self, engine: Engine) -> None:
+    def __call__(self, engine: Engine) -> Asking[None]:
         if engine.generation % self.every:
             return
         tries = MEMETIC_TRIES if engine.searches_lost else 1
@@ -89,7 +92,7 @@ class MemeticStep:
                 log.debug("level %s: memetic search proved a position lost", engine.level.name)
                 continue
             if outcome.genes and list(outcome.genes) != list(best):
-                self.improvements += _keep_if_better(engine, best, outcome.genes)
+                self.improvements += yield from _keep_if_better(engine, best, outcome.genes)
             return
 
     def report(self) -> str:
@@ -115,10 +118,11 @@ def _best_positions(engine: Engine, count: int) -> list:
     return chosen
 
 
-def _keep_if_better(engine: Engine, best, genes: list[int]) -> bool:
-    """Put the genome ``genes`` in ``best``'s place when its fitness is better (True if so)."""
+def _keep_if_better(engine: Engine, best, genes: list[int]) -> Asking[bool]:
+    """Put the genome ``genes`` in ``best``'s place when its fitness is better (returns True
+    if so; a generator that scores it)."""
     candidate = engine.individuals.new(genes[: engine.config.ga.max_length])
-    engine.evaluate([candidate])
+    yield from engine.score([candidate])
     if not candidate.fitness > best.fitness:
         return False
     index = next(i for i, ind in enumerate(engine.population) if ind is best)
@@ -133,7 +137,7 @@ class StagnationRestart:
     def __init__(self, patience: int) -> None:
         self.patience = patience
 
-    def __call__(self, engine: Engine) -> None:
+    def __call__(self, engine: Engine) -> Asking[None]:
         if engine.stagnant < self.patience:
             return
         log.info(
@@ -141,7 +145,7 @@ class StagnationRestart:
         )
         engine.restarts += 1
         engine.stagnant = 0
-        engine.population = engine.new_population(())
+        engine.population = yield from engine.new_population(())
 
 
 def engine_steps(engine: Engine, improve: Improver | None) -> list[Step]:

@@ -10,32 +10,39 @@ registered beside them.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from deap import base
 
 from evosoko.config import Config
 from evosoko.evolve import operators
-from evosoko.evolve.genomes import gene_range
-from evosoko.evolve.individuals import Individuals, invalidate
+from evosoko.evolve.genomes import gene_range, random_genes
+from evosoko.evolve.individuals import Genome, Individuals, invalidate
+from evosoko.evolve.objectives import Objectives
 from evosoko.evolve.parts import parts_of
 from evosoko.sokoban.level import Level
+
+if TYPE_CHECKING:
+    from evosoko.evolve.evaluation import Evaluator
 
 
 def build_toolbox(
     level: Level,
     config: Config,
     rng: random.Random,
-    individuals: Individuals,
     key: Callable,
     identity: Callable | None,
 ) -> base.Toolbox:
-    """``clone``, ``mate``, ``mutate``, ``select`` (parents), ``survive``, ``grow`` and, when
-    on, ``push_macro`` (move genomes) or ``box_macro`` (push genomes)."""
+    """``clone`` (:meth:`~evosoko.evolve.individuals.Genome.clone`), ``mate``, ``mutate``,
+    ``select`` (parents), ``survive``, ``grow`` and, when on, ``push_macro`` (move genomes) or
+    ``box_macro`` (push genomes)."""
     ga = config.ga
     context = {
         "rng": rng,
         "gene_range": gene_range(ga.encoding),
+        "gene_choices": gene_range(ga.encoding),
         "min_length": ga.min_length,
         "max_length": ga.max_length,
         "initial_length": ga.initial_length,
@@ -46,7 +53,7 @@ def build_toolbox(
     }
     parts = parts_of(config)
     toolbox = base.Toolbox()
-    toolbox.register("clone", individuals.clone)
+    toolbox.register("clone", Genome.clone)
     for alias, part in (
         ("mutate", parts.mutation),
         ("mate", parts.crossover),
@@ -118,3 +125,46 @@ def vary(parents: Sequence, toolbox: base.Toolbox, rng: random.Random, config: C
             toolbox.grow(child)
             invalidate(child)
     return offspring
+
+
+def deap_toolbox(
+    level: Level, config: Config, evaluator: Evaluator, rng: random.Random
+) -> base.Toolbox:
+    """evosoko's parts as a DEAP toolbox for DEAP's own algorithms (``algorithms.eaSimple``,
+    ``eaMuPlusLambda``, a loop of your own): what :func:`build_toolbox` registers (``mate``,
+    ``mutate``, ``select``: the parts ``config`` names, drawing from ``rng``; ``clone``), and
+
+    - ``individual(genes)``: a DEAP individual (a list with a ``deap.base.Fitness`` of the
+      configuration's fitness values and weights);
+    - ``population(n)``: ``n`` individuals of ``ga.initial_length`` random genes;
+    - ``evaluate(individual)``: its fitness values, replayed by ``evaluator``;
+    - ``map(evaluate, individuals)``: the fitness values of all of them in one call of
+      ``evaluator.map`` (its batches on its workers), as DEAP's algorithms call it.
+
+    Selection compares DEAP fitnesses (``select`` without the engine's age and length
+    pressure); each evaluated individual keeps its :class:`~evosoko.evolve.fitness.Evaluation`
+    as ``individual.evaluation``. See ``examples/deap_loop.py``.
+    """
+    ga = config.ga
+    individuals = Individuals(Objectives.of(config))
+    toolbox = build_toolbox(level, config, rng, attrgetter("fitness"), None)
+
+    def evaluate_all(_evaluate: object, population: Iterable) -> list[tuple[float, ...]]:
+        chosen = list(population)
+        evaluations = evaluator.map([tuple(individual) for individual in chosen])
+        values = []
+        for individual, evaluation in zip(chosen, evaluations, strict=True):
+            individual.evaluation = evaluation
+            values.append(individuals.objectives.values(evaluation))
+        return values
+
+    toolbox.register("individual", individuals.new)
+    toolbox.register(
+        "population",
+        lambda n: [
+            individuals.new(random_genes(rng, ga.initial_length, ga.encoding)) for _ in range(n)
+        ],
+    )
+    toolbox.register("map", evaluate_all)
+    toolbox.register("evaluate", lambda individual: evaluate_all(None, [individual])[0])
+    return toolbox

@@ -39,11 +39,17 @@ def small_level(name: str):
 
 
 def run(level, overrides, **kwargs):
-    """Evolve ``level`` with the default configuration and ``overrides``; (outcome, stats)."""
+    """Evolve ``level`` with the default configuration and ``overrides``; (outcome, stats).
+    A run with a generation or evaluation limit has no wall-clock limit unless ``overrides``
+    set one: the default 60 s can end it early on a loaded machine that compiles kernels
+    meanwhile."""
     from evosoko.config import load_config
     from evosoko.evolve import evolve_level, make_evaluator
 
-    config = load_config(None, overrides)
+    counted = any(
+        o.startswith(("run.budget.generations", "run.budget.evaluations")) for o in overrides
+    )
+    config = load_config(None, (["run.budget.seconds=none"] if counted else []) + list(overrides))
     stats = []
     with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
         outcome = evolve_level(

@@ -12,12 +12,12 @@ from evolve_levels import comparable, run, small_level
 from evosoko.config import load_config
 from evosoko.errors import ConfigError, EvosokoError
 from evosoko.evolve.archive import archive_elites
-from evosoko.evolve.checkpoint import evaluation_from_json, evaluation_to_json
 from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import SerialEvaluator
 from evosoko.evolve.fitness import Evaluation
 from evosoko.evolve.parts import parts_of
 from evosoko.evolve.registry import survivals
+from evosoko.evolve.state import evaluation_from_json, evaluation_to_json
 
 LEVEL = 130  # Microban 131: the archive grows from 1 cell to about 10 in 20 generations
 MAP_ELITES = [

@@ -13,7 +13,7 @@ import signal
 import sys
 
 import pytest
-from evolve_levels import small_level
+from evolve_levels import comparable, run, small_level
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -116,6 +116,49 @@ def test_batches_lost_with_killed_workers_are_submitted_again(tmp_path):
 
 def test_same_seed_same_metrics_serial_and_dask(cluster, microban):
     assert evolve_metrics(microban[9], dask_overrides(cluster)) == evolve_metrics(microban[9])
+
+
+def test_islands_give_the_serial_run_on_dask(cluster, microban):
+    """Each island's epochs run as Dask tasks; the run is the serial run."""
+    overrides = [
+        "ga.encoding=pushes",
+        "ga.population=16",
+        "ga.offspring=16",
+        "ga.islands.count=3",
+        "ga.islands.migration_every=3",
+        "ga.islands.migrants=2",
+        "run.seed=4",
+        "run.budget.generations=7",
+    ]
+    serial, serial_stats = run(microban[64], overrides)
+    on_dask, dask_stats = run(microban[64], overrides + dask_overrides(cluster))
+    assert comparable(dask_stats) == comparable(serial_stats)
+    assert (on_dask.best.genes, on_dask.evaluations, on_dask.stop) == (
+        serial.best.genes,
+        serial.evaluations,
+        serial.stop,
+    )
+
+
+def test_a_population_of_searches_gives_the_serial_run_on_dask(cluster, microban):
+    """Each search runs as a Dask task; the generations are the serial ones."""
+    overrides = [
+        "searches.enabled=true",
+        "searches.population=4",
+        "searches.elitism=1",
+        "searches.first_nodes=20",
+        "searches.max_nodes=80",
+        "run.seed=7",
+        "run.budget.generations=3",
+    ]
+    serial, serial_stats = run(microban[59], overrides)
+    on_dask, dask_stats = run(microban[59], overrides + dask_overrides(cluster))
+    assert comparable(dask_stats) == comparable(serial_stats)
+    assert (on_dask.best.genes, on_dask.evaluations, on_dask.stop) == (
+        serial.best.genes,
+        serial.evaluations,
+        serial.stop,
+    )
 
 
 def test_a_run_survives_killed_workers_with_the_same_metrics(cluster, client, microban, tmp_path):

@@ -11,6 +11,7 @@ from evosoko.config import load_config
 from evosoko.evolve import engine as engine_module
 from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import SerialEvaluator
+from evosoko.evolve.state import read_state
 from evosoko.sokoban.solutions import verify_solution
 
 HARD_ENOUGH = 64  # Microban 65: not solved in a few generations
@@ -295,14 +296,52 @@ def test_checkpoint_of_another_level_is_refused(microban):
     evaluator = SerialEvaluator(microban[0], "pushes", config.fitness)
     engine = Engine(microban[0], config, evaluator)
     engine.run()
-    state = engine.checkpoint()
+    state = engine.state
     with pytest.raises(Exception, match="level"):
         Engine(
-            microban[1],
-            config,
-            SerialEvaluator(microban[1], "pushes", config.fitness),
-            resume_state=state,
+            microban[1], config, SerialEvaluator(microban[1], "pushes", config.fitness), state=state
         )
+
+
+def test_ask_and_tell_make_the_run_of_run_and_its_states_resume(microban):
+    """A loop written by hand (ask, evaluate, tell) gives what run() gives, restarts (which ask
+    again within a generation) included; a state taken between generations resumes exactly."""
+    level = microban[HARD_ENOUGH]
+    config = load_config(
+        None,
+        [
+            "run.budget.generations=8",
+            "run.budget.seconds=none",
+            "ga.population=20",
+            "ga.offspring=20",
+            "ga.stagnation_restart=2",
+        ],
+    )
+    evaluator = SerialEvaluator(level, config.ga.encoding, config.fitness)
+    whole = Engine(level, config, evaluator, seed=3).run()
+    engine, states, asked = Engine(level, config, seed=3), [], 0
+    with pytest.raises(RuntimeError, match="between generations"):
+        engine.state  # noqa: B018 - no population yet
+    while not engine.done:
+        engine.tell(evaluator.map(engine.ask()))
+        asked += 1
+        if engine.between_generations:
+            states.append(engine.state)
+    told = engine.result()
+    assert told.restarts > 0 and asked > 9  # restarts asked within their generation
+    assert comparable(told.history) == comparable(whole.history)
+    assert (told.best.genes, told.evaluations, told.stop) == (
+        whole.best.genes,
+        whole.evaluations,
+        whole.stop,
+    )
+    assert [state.generation for state in states] == list(range(9))
+    saved = read_state(json.loads(json.dumps(states[4].to_json())))
+    resumed = Engine(level, config, evaluator, state=saved).run()
+    assert comparable(whole.history[:5] + resumed.history) == comparable(whole.history)
+    assert resumed.best.genes == whole.best.genes
+    with pytest.raises(RuntimeError, match="stopped"):
+        engine.ask()
 
 
 def _individual(distance, state_hash, age=0):
@@ -385,8 +424,6 @@ def test_aging_moves_the_population_on(microban):
 def test_toolbox_operators_keep_deaps_contract_on_one_gene_parents(encoding, crossover):
     """The registered mate and mutate change DEAP individuals in place and return them in a
     tuple, within the configured lengths, from parents of one gene."""
-    from deap import creator
-
     level = small_level("two-boxes")
     config = load_config(
         None,
@@ -404,11 +441,11 @@ def test_toolbox_operators_keep_deaps_contract_on_one_gene_parents(encoding, cro
     engine = Engine(level, config, SerialEvaluator(level, encoding, config.fitness), seed=3)
     toolbox = engine.toolbox
     for _ in range(50):
-        first, second = creator.EvosokoGenome([0]), creator.EvosokoGenome([1])
+        first, second = engine.individuals.new([0]), engine.individuals.new([1])
         children = toolbox.mate(first, second)
         assert isinstance(children, tuple) and children[0] is first and children[1] is second
         (mutant,) = toolbox.mutate(first)
-        assert mutant is first and type(mutant) is creator.EvosokoGenome
+        assert mutant is first and type(mutant) is engine.individuals.genome
         for genome in (first, second):
             assert 1 <= len(genome) <= 6
             assert all(0 <= gene < gene_range(encoding) for gene in genome)

@@ -1,14 +1,15 @@
-"""Individuals: a clone is an independent copy of genes, fitness, evaluation and age; the hall
-of fame keeps what DEAP's keeps."""
+"""Individuals: a clone (DEAP's deepcopy) is an independent copy of genes, fitness, evaluation
+and age; an individual pickles; no class is added to deap.creator."""
 
 from __future__ import annotations
 
-import random
+import pickle
+from copy import deepcopy
 
-from deap import tools
+from deap import base, creator
 
 from evosoko.evolve.fitness import Evaluation
-from evosoko.evolve.individuals import HallOfFame, Individuals, invalidate
+from evosoko.evolve.individuals import Individuals, genome_class, invalidate
 from evosoko.evolve.objectives import Objectives
 
 EVALUATION = Evaluation(False, 5, 10, 10, 123, 2, ())
@@ -17,7 +18,7 @@ EVALUATION = Evaluation(False, 5, 10, 10, 123, 2, ())
 def test_a_clone_copies_genes_fitness_evaluation_and_age_and_stays_independent():
     individuals = Individuals(Objectives())
     original = individuals.new([3, 700, 12], EVALUATION, age=4)
-    twin = individuals.clone(original)
+    twin = base.Toolbox().clone(original)  # DEAP's clone: copy.deepcopy
     assert type(twin) is type(original) and list(twin) == [3, 700, 12]
     assert twin.fitness.valid and twin.fitness.values == original.fitness.values
     assert twin.fitness.values == Objectives().values(EVALUATION)
@@ -35,26 +36,26 @@ def test_a_clone_copies_genes_fitness_evaluation_and_age_and_stays_independent()
 def test_a_clone_of_an_unscored_individual_is_unscored_and_can_be_scored():
     individuals = Individuals(Objectives())
     original = individuals.new([1, 2])
-    twin = individuals.clone(original)
+    twin = deepcopy(original)
     assert not twin.fitness.valid and twin.evaluation is None
     individuals.assign(twin, EVALUATION)
     assert twin.fitness.valid and not original.fitness.valid
 
 
-def test_the_hall_of_fame_keeps_what_deaps_keeps_as_independent_copies():
-    rng = random.Random(3)
-    individuals = Individuals(Objectives())
-    ours, deaps = HallOfFame(5, individuals), tools.HallOfFame(5)
-    for _ in range(8):
-        population = [
-            individuals.new(
-                [rng.randrange(4) for _ in range(rng.randint(1, 4))],
-                Evaluation(rng.random() < 0.1, rng.randint(0, 6), 3, 3, 0, rng.randint(0, 2)),
-            )
-            for _ in range(20)
-        ]
-        ours.update(population)
-        deaps.update(population)
-        assert [list(member) for member in ours] == [list(member) for member in deaps]
-        assert [m.fitness.values for m in ours] == [m.fitness.values for m in deaps]
-        assert all(m is not p for m in ours for p in population)
+def test_an_individual_pickles_with_its_fitness_evaluation_and_age():
+    individuals = Individuals(Objectives(weights=(1.0, -1.0, -1.0, 1.0)))
+    original = individuals.new([3, 1], EVALUATION, age=2)
+    again = pickle.loads(pickle.dumps(original))
+    assert type(again) is type(original) and list(again) == [3, 1]
+    assert again.fitness.wvalues == original.fitness.wvalues and again.fitness.weights[-1] == 1
+    assert again.evaluation == EVALUATION and again.age == 2
+    unscored = pickle.loads(pickle.dumps(individuals.new([0])))
+    assert not unscored.fitness.valid
+
+
+def test_classes_per_weights_are_made_once_and_creator_is_left_alone():
+    before = set(vars(creator))
+    first = genome_class((1.0, -1.0))
+    assert genome_class((1.0, -1.0)) is first and first.fitness_class.weights == (1.0, -1.0)
+    assert genome_class((1.0, 1.0)) is not first
+    assert set(vars(creator)) == before

@@ -13,10 +13,10 @@ from evolve_levels import comparable, run, small_level
 from evosoko.config import Config, ConfigError, load_config
 from evosoko.errors import EvosokoError
 from evosoko.evolve import evolve_level, make_evaluator
-from evosoko.evolve.checkpoint import Member
 from evosoko.evolve.evaluation import SerialEvaluator, SerialTaskQueue
 from evosoko.evolve.fitness import Evaluation
 from evosoko.evolve.islands import best_distinct, combined_stats, island_seed, with_migrants
+from evosoko.evolve.state import EngineState, Member
 from evosoko.result import GenerationStats
 from evosoko.sokoban.solutions import verify_solution
 from evosoko.status import Stop
@@ -164,35 +164,41 @@ def test_checkpoints_of_the_other_kind_are_refused(microban):
         )
 
 
-def member(distance: int, state_hash: int) -> dict:
-    return Member([distance], Evaluation(False, distance, 1, 1, state_hash)).to_dict()
+def member(distance: int, state_hash: int) -> Member:
+    return Member.of([distance], Evaluation(False, distance, 1, 1, state_hash))
 
 
-def by_distance(record: dict) -> tuple:
-    return (record["evaluation"]["distance"],)
+def by_distance(member: Member) -> tuple:
+    return (member.evaluation.distance,)
+
+
+def engine_state(population, lost=()) -> EngineState:
+    return EngineState.model_construct(
+        generation=3, population=tuple(population), lost_positions=tuple(lost)
+    )
+
+
+def distances(state: EngineState) -> list[int]:
+    return [m.evaluation.distance for m in state.population]
 
 
 def test_migrants_replace_the_worst_and_held_positions_are_not_taken():
-    state = {"generation": 3, "population": [member(d, 100 + d) for d in (4, 8, 2, 6)]}
+    state = engine_state(member(d, 100 + d) for d in (4, 8, 2, 6))
     arrived = with_migrants(state, [member(1, 1), member(3, 3)], by_distance)
-    assert [m["evaluation"]["distance"] for m in arrived["population"]] == [4, 1, 2, 3]
-    assert [m["evaluation"]["distance"] for m in state["population"]] == [4, 8, 2, 6]  # not changed
+    assert distances(arrived) == [4, 1, 2, 3]
+    assert distances(state) == [4, 8, 2, 6]  # not changed
     held = with_migrants(state, [member(2, 102), member(5, 5)], by_distance)
-    assert [m["evaluation"]["distance"] for m in held["population"]] == [4, 5, 2, 6]
+    assert distances(held) == [4, 5, 2, 6]
     assert with_migrants(state, [], by_distance) is state
     assert with_migrants(None, [member(1, 1)], by_distance) is None
 
 
 def test_lost_members_are_replaced_first_and_lost_migrants_not_taken():
-    state = {
-        "generation": 3,
-        "population": [member(d, 100 + d) for d in (4, 8, 2, 6)],
-        "lost_positions": [102],
-    }
+    state = engine_state((member(d, 100 + d) for d in (4, 8, 2, 6)), lost=[102])
     arrived = with_migrants(state, [member(1, 1), member(3, 3)], by_distance)
-    assert [m["evaluation"]["distance"] for m in arrived["population"]] == [4, 3, 1, 6]
+    assert distances(arrived) == [4, 3, 1, 6]
     refused = with_migrants(state, [member(1, 102)], by_distance)
-    assert refused["population"] == state["population"]
+    assert refused.population == state.population
 
 
 def test_islands_with_the_lost_search_resume_exactly_and_agree_across_backends(microban):
@@ -225,8 +231,8 @@ class _RecordingQueue(SerialTaskQueue):
     """Runs the waiting tasks in a shuffled order (seeded; None: in order) and records each
     epoch's task and report under its key."""
 
-    def __init__(self, fitness_function, function, shuffle_seed, log):
-        super().__init__(fitness_function, function)
+    def __init__(self, level, fitness_function, function, shuffle_seed, log):
+        super().__init__(level, fitness_function, function)
         self._random = None if shuffle_seed is None else random.Random(shuffle_seed)
         self._log = log
 
@@ -234,7 +240,7 @@ class _RecordingQueue(SerialTaskQueue):
         self._log.setdefault(key, {})["task"] = args[1]
         super().submit(key, *args)
 
-    def next_result(self):
+    def next_result(self, timeout=None):
         if self._random is not None:
             waiting = list(self._waiting)
             self._random.shuffle(waiting)
@@ -250,7 +256,9 @@ class _RecordingEvaluator(SerialEvaluator):
         self.shuffle_seed, self.log = shuffle_seed, {}
 
     def task_queue(self, function):
-        return _RecordingQueue(self.fitness_function, function, self.shuffle_seed, self.log)
+        return _RecordingQueue(
+            self.level, self.fitness_function, function, self.shuffle_seed, self.log
+        )
 
 
 def evolve_recorded(level, overrides, shuffle_seed=None):
@@ -271,7 +279,7 @@ def test_migrants_reach_the_next_island_after_the_lag(microban, lag):
         for epoch in range(2, 2 + lag):  # before the first migrants arrive
             assert log[(island, epoch)]["task"].state == log[(island, epoch - 1)]["report"].state
         epoch = 2 + lag  # the first epoch that starts with migrants: those sent after epoch 1
-        sender = log[((island - 1) % 3, 1)]["report"].state["population"]
+        sender = log[((island - 1) % 3, 1)]["report"].state.to_json()["population"]
         best = sorted(
             sender, key=lambda m: (m["evaluation"]["distance"], m["evaluation"]["length"])
         )
@@ -281,9 +289,9 @@ def test_migrants_reach_the_next_island_after_the_lag(microban, lag):
             if m["evaluation"]["state_hash"]
             not in {b["evaluation"]["state_hash"] for b in best[:i]}
         ][:2]
-        before = log[(island, epoch - 1)]["report"].state["population"]
+        before = log[(island, epoch - 1)]["report"].state.to_json()["population"]
         held = {m["evaluation"]["state_hash"] for m in before}
-        started = log[(island, epoch)]["task"].state["population"]
+        started = log[(island, epoch)]["task"].state.to_json()["population"]
         new = [m for m in started if m not in before]
         assert new == [m for m in best if m["evaluation"]["state_hash"] not in held]
         assert len(started) == len(before)
@@ -293,7 +301,7 @@ def test_migrants_reach_the_next_island_after_the_lag(microban, lag):
 
 def test_best_distinct_takes_one_record_per_position():
     records = [member(3, 7), member(1, 5), member(1, 5), member(2, 6)]
-    assert [m["evaluation"]["distance"] for m in best_distinct(records, 2, by_distance)] == [1, 2]
+    assert [m.evaluation.distance for m in best_distinct(records, 2, by_distance)] == [1, 2]
     assert best_distinct(records, 0, by_distance) == []
 
 
@@ -358,7 +366,6 @@ def test_combined_stats_pool_the_islands():
     "overrides, message",
     [
         (["ga.islands.migrants=10", "ga.population=10"], "migrants"),
-        (["ga.islands.count=2", "parallel.backend=dask", "parallel.local_workers=1"], "dask"),
     ],
 )
 def test_island_settings_are_checked(overrides, message):

@@ -54,7 +54,7 @@ def evolve(level, overrides, **kwargs):
 
 # ---- the registries --------------------------------------------------------------------------
 def test_the_built_in_parts_are_registered_by_the_names_configurations_use():
-    assert mutations.names() == ["standard"]
+    assert mutations.names() == ["standard", "one_gene"]
     assert crossovers.names()[:4] == ["messy", "block", "one_point", "two_point"]
     assert {"tournament", "truncation", "random", "pareto_tournament"} <= set(
         parent_selections.names()
@@ -62,6 +62,19 @@ def test_the_built_in_parts_are_registered_by_the_names_configurations_use():
     assert {"generational", "truncation", "plus", "nsga2"} <= set(survivals.names())
     assert survivals.get("nsga2").options["multi_objective"]
     assert fitness_terms.get("boxes_on_goals").options["maximize"]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ['ga.mutation.kind="one_gene"'],
+        ['ga.crossover.kind="uniform"'],
+        ['ga.parents.kind="sampled_tournament"', "ga.parents.tournament_size=3"],
+    ],
+)
+def test_the_parts_a_population_of_searches_breeds_with_run_in_the_ga(hard_level, overrides):
+    outcome, stats = evolve(hard_level, [*overrides, "run.budget.generations=3"])
+    assert [s.generation for s in stats] == [0, 1, 2, 3] and outcome.evaluations > 0
 
 
 def test_every_selection_scheme_is_a_parent_selection_with_a_survival():
@@ -231,7 +244,7 @@ def test_a_run_with_plugins_resumes_exactly(hard_level):
         hard_level, overrides + ["run.budget.generations=6"], on_checkpoint=checkpoints.append
     )
     saved = json.loads(json.dumps(checkpoints[-1]))
-    assert saved["generation"] == 4 and saved["version"] == 2
+    assert saved["generation"] == 4 and saved["version"] == 3
     assert "terms" in saved["population"][0]["evaluation"]
     resumed, resumed_stats = evolve(
         hard_level, overrides + ["run.budget.generations=12"], resume_state=saved

@@ -10,6 +10,8 @@ from functools import partial
 import pytest
 
 from evosoko.budget import Budget
+from evosoko.config import FitnessConfig
+from evosoko.errors import EvosokoError
 from evosoko.evolve.evaluation import ProcessPool
 from evosoko.evolve.search_population import (
     KNOBS,
@@ -17,8 +19,8 @@ from evosoko.evolve.search_population import (
     genome_of,
     run_member,
     settings_of,
-    state_problem,
 )
+from evosoko.evolve.state import read_state
 from evosoko.search.clocks import TimeLimit
 from evosoko.search.settings import FessSettings
 from evosoko.search.solver import warm_up
@@ -102,7 +104,7 @@ def history(population: SearchPopulation) -> list:
 
 def test_it_solves_a_level_and_stops():
     population = small_population(quiet_level(ROOM), first_nodes=50_000)
-    assert population.run() == Stop("solved")
+    assert population.run().stop == Stop("solved")
     assert population.best.outcome.solved
     assert population.history[-1].solved and population.history[-1].best_distance == 0
 
@@ -110,7 +112,7 @@ def test_it_solves_a_level_and_stops():
 def test_generations_hold_distinct_genomes_and_keep_the_elites_first():
     population = small_population(microban("144")[0], generations=3, elitism=2)
     seen = history(population)
-    assert population.run() == Stop.budget("generations")
+    assert population.run().stop == Stop.budget("generations")
     assert [generation for generation, _ in seen] == [0, 1, 2, 3]
     for (_, members), (_, following) in itertools.pairwise(seen):
         assert len({tuple(genome) for genome, _ in members}) == len(members)
@@ -136,7 +138,7 @@ def test_the_same_seed_gives_the_same_generations_serially_and_on_two_workers():
     serial.run()
     pool = ProcessPool(2, warm_up=partial(warm_up, ["push-fess"], 0))
     try:
-        parallel = small_population(level, submit=pool.submit)
+        parallel = small_population(level, evaluator=on(pool, level))
         seen_parallel = history(parallel)
         parallel.run()
     finally:
@@ -157,11 +159,11 @@ def test_a_run_resumed_from_its_checkpoint_continues_as_the_whole_run():
     stopped = small_population(level, generations=3, checkpoint_every=1)
     stopped.on_checkpoint = states.append
     stopped.should_stop = lambda: len(states) == 1  # after generation 1
-    assert stopped.run() == Stop("interrupted")
+    assert stopped.run().stop == Stop("interrupted")
     state = json.loads(json.dumps(states[-1]))  # as the file holds it
-    assert state_problem(state) is None and state["generation"] == 1
+    assert read_state(state).generation == 1
     resumed = small_population(level, generations=3)
-    resumed.restore(state)
+    resumed.restore(read_state(state))
     seen_resumed = history(resumed)
     resumed.run()
     assert seen_resumed == seen_whole[2:]
@@ -176,13 +178,13 @@ def interrupted_in_generation_2(level, **options) -> tuple[SearchPopulation, lis
     population = small_population(level, generations=3, checkpoint_every=1, **options)
     population.on_checkpoint = states.append
     population.should_stop = lambda: population.generation == 2
-    assert population.run() == Stop("interrupted")
+    assert population.run().stop == Stop("interrupted")
     return population, states
 
 
 def resumed_from(level, state: dict) -> list:
     resumed = small_population(level, generations=3)
-    resumed.restore(json.loads(json.dumps(state)))
+    resumed.restore(read_state(json.loads(json.dumps(state))))
     seen = history(resumed)
     resumed.run()
     return seen
@@ -207,9 +209,7 @@ def test_an_interrupt_on_two_workers_leaves_a_run_that_resumes_as_the_whole_run(
     whole.run()
     pool = ProcessPool(2, warm_up=partial(warm_up, ["push-fess"], 0))
     try:
-        stopped, states = interrupted_in_generation_2(
-            level, submit=pool.submit, end_running=pool.end_running
-        )
+        stopped, states = interrupted_in_generation_2(level, evaluator=on(pool, level))
     finally:
         pool.close()
     state = states[-1]
@@ -244,6 +244,19 @@ def test_end_running_ends_the_searches_a_pool_is_running():
         pool.close()
 
 
+def on(pool: ProcessPool, level):
+    """An evaluator of ``level`` on ``pool`` (what a run's processes backend gives)."""
+    return pool.evaluator(level, "pushes", FitnessConfig(), 1)
+
+
+def problem(state: dict) -> str | None:
+    try:
+        read_state(state).check(None)  # type: ignore[arg-type]  # searches need no config
+    except (EvosokoError, ValueError) as error:
+        return str(error)
+    return None
+
+
 @pytest.mark.parametrize(
     ("key", "value"),
     [("generation", -1), ("members", []), ("rng", [3, [1], None]), ("seconds", "x")],
@@ -251,10 +264,10 @@ def test_end_running_ends_the_searches_a_pool_is_running():
 def test_a_damaged_checkpoint_is_named(key, value):
     population = small_population(microban("144")[0], generations=0)
     population.run()
-    state = json.loads(json.dumps(population.state()))
-    assert state_problem(state) is None
+    state = json.loads(json.dumps(population.state.to_json()))
+    assert problem(state) is None
     state[key] = value
-    assert state_problem(state) is not None
-    state = json.loads(json.dumps(population.state()))
+    assert problem(state) is not None
+    state = json.loads(json.dumps(population.state.to_json()))
     state["members"][0]["genome"][0] = 99
-    assert state_problem(state) is not None
+    assert problem(state) is not None

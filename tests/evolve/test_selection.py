@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from operator import attrgetter
 
-from deap import base, creator
+from deap import base
 
-from evosoko.evolve import (
-    engine,  # noqa: F401  (creates the DEAP classes)
-    selection,
-)
-from evosoko.evolve.checkpoint import Checkpoint, Member
+from evosoko.evolve import selection
 from evosoko.evolve.fitness import Evaluation
+from evosoko.evolve.individuals import genome_class
+from evosoko.evolve.state import EngineState, Member, read_state
 
 _fitness = attrgetter("fitness")
 
 
 def individual(distance: float, length: float = 10.0, solved: bool = False, state: int = 0):
-    ind = creator.EvosokoGenome([int(distance), int(length)])
+    ind = genome_class()([int(distance), int(length)])
     ind.fitness.values = (1.0 if solved else 0.0, distance, 0.0, length)
     ind.state = state
     return ind
@@ -116,11 +115,11 @@ def test_pareto_tournament_prefers_the_first_front():
     assert share > 0.5
 
 
-def test_checkpoint_round_trips_through_plain_data():
+def test_an_engine_state_round_trips_through_plain_data():
     rng = random.Random(5)
     rng.random()
-    member = Member([1, 2, 3], Evaluation(False, 4, 3, 3, 2**63 + 5))
-    checkpoint = Checkpoint(
+    member = Member.of([1, 2, 3], Evaluation(False, 4, 3, 3, 2**63 + 5))
+    state = EngineState(
         level="x",
         encoding="pushes",
         generation=3,
@@ -133,13 +132,13 @@ def test_checkpoint_round_trips_through_plain_data():
         population=[member],
         hall_of_fame=[member],
     )
-    again = Checkpoint.from_dict(checkpoint.to_dict())
-    assert again == checkpoint
+    again = read_state(json.loads(json.dumps(state.to_json())))
+    assert again == state and again.version == 3 and again.kind == "engine"
     restored = random.Random()
     restored.setstate(again.rng_state)
     assert restored.random() == rng.random()
 
 
 def test_deap_fitness_class_is_lexicographic():
-    assert issubclass(creator.EvosokoFitness, base.Fitness)
-    assert creator.EvosokoFitness.weights == (1.0, -1.0, -1.0, -1.0)
+    assert issubclass(genome_class().fitness_class, base.Fitness)
+    assert genome_class().fitness_class.weights == (1.0, -1.0, -1.0, -1.0)

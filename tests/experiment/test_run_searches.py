@@ -79,9 +79,7 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, searches_run, abort):
     ).read_text()
 
 
-def test_searches_refuse_dask_and_islands(tmp_path):
-    with pytest.raises(ConfigError, match="dask"):
-        tiny_config(tmp_path, *SEARCHES, "parallel.backend=dask", "parallel.local_workers=1")
+def test_searches_refuse_islands(tmp_path):
     with pytest.raises(ConfigError, match="islands"):
         tiny_config(tmp_path, *SEARCHES, "ga.islands.count=2")
     with pytest.raises(ConfigError, match="elitism"):

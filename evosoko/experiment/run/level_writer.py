@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from evosoko.evolve.callbacks import Callback, Generation
+from evosoko.evolve.state import LoopState
 from evosoko.experiment.run.folder import RunFolder
 from evosoko.experiment.run.records import metrics_row
 from evosoko.result import Result
@@ -26,11 +27,11 @@ class LevelWriter(Callback):
     """Writes the level of file index ``index`` into ``folder`` (``resume_state``: the
     checkpoint it resumes from, or None)."""
 
-    def __init__(self, folder: RunFolder, index: int, resume_state: dict[str, Any] | None):
+    def __init__(self, folder: RunFolder, index: int, resume_state: LoopState | None):
         self.folder = folder
         self.index = index
-        self.resumed_at = None if resume_state is None else resume_state["generation"]
-        self.restarts = 0 if resume_state is None else int(resume_state["restarts"])
+        self.resumed_at = None if resume_state is None else resume_state.generation
+        self.restarts = 0 if resume_state is None else resume_state.restarts
 
     def on_level_start(self, level: Level) -> None:
         self.folder.add_event(

@@ -23,21 +23,19 @@ from __future__ import annotations
 
 import csv
 import math
-import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evosoko.config import Config
 from evosoko.errors import EvosokoError
-from evosoko.evolve.checkpoint import (
-    ISLANDS_CHECKPOINT_KIND,
-    READABLE_VERSIONS,
-    evaluation_from_json,
-    searches_mismatch,
+from evosoko.evolve.state import (
+    EngineState,
+    IslandsState,
+    LoopState,
+    SearchesState,
+    read_state,
 )
-from evosoko.evolve.genomes import gene_range
-from evosoko.evolve.islands import streamed_from_json
 from evosoko.experiment.run.folder import METRICS_FILE, SUMMARY_FILE, RunFolder
 from evosoko.experiment.run.records import (
     METRICS_COLUMNS,
@@ -46,17 +44,10 @@ from evosoko.experiment.run.records import (
     run_index,
 )
 from evosoko.result import Result
-from evosoko.sokoban.level import UNREACHABLE, Level
+from evosoko.sokoban.level import Level
 from evosoko.status import read_stop
 
 RUN_STATUSES = ("running", "completed", "interrupted", "failed")
-_HASH_LIMIT = 1 << 64
-
-
-def _is_hash_list(value: Any) -> bool:
-    return isinstance(value, list) and all(_is_int(h) and 0 <= h < _HASH_LIMIT for h in value)
-
-
 _START_AGAIN = "or start the run again from its configuration (same seed, same results)"
 
 
@@ -68,7 +59,7 @@ class ResumePoint:
 
     finished: list[Result]
     current: Level | None
-    checkpoint: dict[str, Any] | None
+    checkpoint: LoopState | None
     position: tuple[int, int] | None
 
 
@@ -92,11 +83,11 @@ def check_resume(
     checkpoint = None
     position = None
     if current is not None:
-        checkpoint = folder.load_checkpoint(_index(current))
-        if checkpoint is not None:
+        data = folder.load_checkpoint(_index(current))
+        if data is not None:
             path = str(folder.checkpoint_path(_index(current)))
-            check_checkpoint(checkpoint, config, current.name, path)
-            position = (_index(current), int(checkpoint["generation"]))
+            checkpoint = check_checkpoint(data, config, current.name, path)
+            position = (_index(current), checkpoint.generation)
     rows = read_metrics_rows(folder.file(METRICS_FILE), {_index(level) for level in levels})
     _check_rows_cover(rows, finished, current, checkpoint, config, folder)
     return ResumePoint(finished, current, checkpoint, position)
@@ -298,7 +289,7 @@ def _check_rows_cover(
     rows: dict[int, list[MetricsRow]],
     finished: list[Result],
     current: Level | None,
-    checkpoint: dict[str, Any] | None,
+    checkpoint: LoopState | None,
     config: Config,
     folder: RunFolder,
 ) -> None:
@@ -325,7 +316,7 @@ def _check_rows_cover(
             )
     if current is None or checkpoint is None:
         return
-    generation = int(checkpoint["generation"])
+    generation = checkpoint.generation
     level_rows = rows.get(_index(current), [])
     if len(level_rows) <= generation:
         have = f"up to generation {len(level_rows) - 1}" if level_rows else "none"
@@ -335,8 +326,8 @@ def _check_rows_cover(
             path,
         )
     row = level_rows[generation]
-    counts = (int(checkpoint["evaluations"]), int(checkpoint["restarts"]))
-    islands = checkpoint.get("kind") == ISLANDS_CHECKPOINT_KIND
+    counts = (checkpoint.evaluations, checkpoint.restarts)
+    islands = isinstance(checkpoint, IslandsState)
     if not _counts_agree(counts, (row.evaluations, row.restarts), islands):
         raise EvosokoError(
             f"the checkpoint of level {_index(current)} ({current.name}) at generation "
@@ -345,11 +336,8 @@ def _check_rows_cover(
             f"{_delete_checkpoint(folder, current)}",
             str(folder.checkpoint_path(_index(current))),
         )
-    if not islands and checkpoint.get("population"):
-        best = min(
-            evaluation_from_json(member["evaluation"]).distance
-            for member in checkpoint["population"]
-        )
+    if isinstance(checkpoint, EngineState) and checkpoint.population:
+        best = min(member.evaluation.distance for member in checkpoint.population)
         if best != row.best:
             raise EvosokoError(
                 f"the checkpoint's population is at distance {best} at generation {generation}"
@@ -376,215 +364,42 @@ def _delete_checkpoint(folder: RunFolder, level: Level) -> str:
 
 
 # ---- checkpoints ----------------------------------------------------------------------------------
-def check_checkpoint(data: dict[str, Any], config: Config, level_name: str, path: str) -> None:
-    """Check a level's checkpoint (one population or islands) against the configuration."""
+def check_checkpoint(data: Any, config: Config, level_name: str, path: str) -> LoopState:
+    """The state a level's checkpoint holds (:func:`evosoko.evolve.state.read_state`: its
+    shape, ranges and random state), checked against the configuration that resumes it
+    (:meth:`~evosoko.evolve.state.LoopState.check`); an :class:`EvosokoError` naming the file
+    and the value otherwise."""
     fix = f"delete it to start this level again from generation 0, {_START_AGAIN}"
     try:
-        if data.get("level") != level_name:
-            raise _Bad(f"it is of level {data.get('level')!r}, not {level_name!r}")
-        islands = config.ga.islands.count
-        mismatch = searches_mismatch(data, config.searches.enabled)
-        if mismatch is not None:
-            raise _Bad(mismatch)
-        if config.searches.enabled:
-            from evosoko.evolve.search_population import state_problem
-
-            problem = state_problem(data)
-            if problem is not None:
-                raise _Bad(problem)
-        elif data.get("kind") == ISLANDS_CHECKPOINT_KIND:
-            _check_islands(data, config)
-        elif islands > 1:
-            raise _Bad(f"it holds one population; the configuration has {islands} islands")
-        else:
-            _check_population_state(data, config, "")
-    except _Bad as problem:
-        raise EvosokoError(f"a damaged checkpoint: {problem}; {fix}", path) from None
+        state = read_state(data)
+    except EvosokoError as error:
+        raise EvosokoError(f"{error.message}; {fix}", path) from None
+    problem = _kind_problem(state, config)
+    if problem is None and state.level != level_name:
+        problem = f"it is of level {state.level!r}, not {level_name!r}"
+    if problem is None:
+        try:
+            state.check(config)
+        except ValueError as error:
+            problem = str(error)
+    if problem is not None:
+        raise EvosokoError(f"a damaged checkpoint: {problem}; {fix}", path)
+    return state
 
 
-class _Bad(Exception):
-    pass
-
-
-def _check_islands(data: dict[str, Any], config: Config) -> None:
-    count = config.ga.islands.count
-    if count == 1:
-        raise _Bad("it holds islands; the configuration has one population")
-    _need(data, "generation", lambda v: _is_int(v) and v >= 0, "")
-    _need(data, "evaluations", lambda v: _is_int(v) and v >= 0, "")
-    _need(data, "restarts", lambda v: _is_int(v) and v >= 0, "")
-    _need(data, "seconds", lambda v: _is_number(v) and v >= 0, "")
-    islands = _need(data, "islands", lambda v: isinstance(v, list) and len(v) == count, "")
-    states = []
-    for number, island in enumerate(islands):
-        where = f"islands[{number}]."
-        if not isinstance(island, dict):
-            raise _Bad(f"{where[:-1]} is not an object")
-        state = island.get("state")
-        if state is not None:
-            if not isinstance(state, dict):
-                raise _Bad(f"{where}state is not an object")
-            _check_population_state(state, config, where + "state.")
-            states.append(state)
-        _need(island, "epochs", lambda v: _is_int(v) and v >= 0, where)
-        for key in ("outbox", "counts", "pending"):
-            _need(island, key, lambda v: isinstance(v, list), where)
-        for epoch in island["outbox"]:
-            if not (isinstance(epoch, list) and len(epoch) == 2 and _is_int(epoch[0])):
-                raise _Bad(f"{where}outbox holds a malformed entry")
-            for member in epoch[1] if isinstance(epoch[1], list) else [None]:
-                _check_member(member, config, f"{where}outbox member")
-        for entry in island["counts"]:
-            if not (isinstance(entry, list) and len(entry) == 3 and all(map(_is_int, entry))):
-                raise _Bad(f"{where}counts holds a malformed entry")
-        for stats in [
-            *island["pending"],
-            *([island.get("latest")] if island.get("latest") else []),
-        ]:
-            try:
-                streamed_from_json(stats)
-            except (TypeError, KeyError, ValueError, AttributeError):
-                raise _Bad(f"{where}pending or latest holds malformed statistics") from None
-    if states and data["evaluations"] != sum(s["evaluations"] for s in states):
-        raise _Bad("its evaluations are not the sum of its islands'")
-
-
-def _check_population_state(data: dict[str, Any], config: Config, where: str) -> None:
-    """One engine's checkpoint (:class:`evosoko.evolve.checkpoint.Checkpoint`)."""
-    ga, budget = config.ga, config.run.budget
-    version = data.get("version")
-    if version not in READABLE_VERSIONS:
-        readable = " or ".join(map(str, READABLE_VERSIONS))
-        raise _Bad(f"{where}version is {version!r}, not {readable}")
-    if data.get("encoding") != ga.encoding:
-        raise _Bad(f"{where}encoding is {data.get('encoding')!r}; the configuration {ga.encoding}")
-    most = budget.generations if budget.generations is not None else float("inf")
-    _need(data, "generation", lambda v: _is_int(v) and 0 <= v <= most, where)
-    _need(data, "evaluations", lambda v: _is_int(v) and v >= 0, where)
-    _need(data, "seconds", lambda v: _is_number(v) and v >= 0, where)
-    _need(data, "restarts", lambda v: _is_int(v) and v >= 0, where)
-    _need(data, "stagnant", lambda v: _is_int(v) and v >= 0, where)
-    if version == 1:
-        _need(
-            data,
-            "best_values",
-            lambda v: v is None or (isinstance(v, list) and all(map(_is_number, v))),
-            where,
-        )
-    else:
-        _need(
-            data,
-            "best_fitness",
-            lambda v: (
-                v is None
-                or (isinstance(v, dict) and all(map(_is_number, v.values())) and "distance" in v)
-            ),
-            where,
-        )
-    population = _need(data, "population", lambda v: isinstance(v, list), where)
-    if len(population) != ga.population:
-        raise _Bad(
-            f"{where}population has {len(population)} individuals; the configuration "
-            f"{ga.population}"
-        )
-    for number, member in enumerate(population):
-        _check_member(member, config, f"{where}population[{number}]")
-    hall = _need(data, "hall_of_fame", lambda v: isinstance(v, list), where)
-    if not 1 <= len(hall) <= ga.hall_of_fame:
-        raise _Bad(f"{where}hall_of_fame has {len(hall)} individuals (1..{ga.hall_of_fame})")
-    for number, member in enumerate(hall):
-        _check_member(member, config, f"{where}hall_of_fame[{number}]")
-    _need(data, "lost_positions", _is_hash_list, where)
-    if "memetic_searched" in data:  # checkpoints before it have none
-        _need(data, "memetic_searched", _is_hash_list, where)
-    _check_rng_state(data.get("rng_state"), where)
-    _check_age_memory(data.get("age_memory"), where)
-
-
-def _check_member(member: Any, config: Config, where: str) -> None:
-    if not isinstance(member, dict):
-        raise _Bad(f"{where} is not an object")
-    genes = member.get("genes")
-    top = gene_range(config.ga.encoding)
-    if not isinstance(genes, list) or len(genes) > config.ga.max_length:
-        raise _Bad(f"{where}.genes is not a list of at most {config.ga.max_length} genes")
-    for position, gene in enumerate(genes):
-        if not (_is_int(gene) and 0 <= gene < top):
-            raise _Bad(
-                f"{where}.genes[{position}] = {gene!r} is not a gene of {config.ga.encoding} "
-                f"genomes (0..{top - 1})"
-            )
-    evaluation = member.get("evaluation")
-    solved, distance, length, keep, state_hash, gap, terms = _evaluation_values(evaluation, where)
-    valid = (
-        solved in (0, 1, True, False)
-        and _is_int(distance)
-        and 0 <= distance <= UNREACHABLE
-        and _is_int(length)
-        and 0 <= length <= len(genes)
-        and _is_int(keep)
-        and 0 <= keep <= len(genes)
-        and _is_int(state_hash)
-        and 0 <= state_hash < _HASH_LIMIT
-        and all(_is_int(g) and g >= 0 for g in gap)
-        and all(_is_number(t) for t in terms)
-    )
-    if not valid or (bool(solved) and distance != 0):
-        raise _Bad(f"{where}.evaluation = {evaluation!r} is out of range")
-    age = member.get("age", 0)
-    if not (_is_int(age) and age >= 0):
-        raise _Bad(f"{where}.age = {age!r} is not a count")
-
-
-def _evaluation_values(evaluation: Any, where: str) -> tuple:
-    """``(solved, distance, length, keep, state_hash, [gap], [terms])`` of a member's
-    evaluation: by name (version 2) or a positional list (version 1)."""
-    if isinstance(evaluation, dict):
-        names = ("solved", "distance", "length", "keep", "state_hash")
-        missing = [name for name in names if name not in evaluation]
-        if missing:
-            raise _Bad(f"{where}.evaluation has no {', '.join(map(repr, missing))}")
-        terms = evaluation.get("terms", [])
-        if not isinstance(terms, list):
-            raise _Bad(f"{where}.evaluation.terms is not a list of numbers")
-        gap = [evaluation["gap"]] if "gap" in evaluation else []
-        return (*(evaluation[name] for name in names), gap, terms)
-    if not (isinstance(evaluation, list) and len(evaluation) in (5, 6)):
-        raise _Bad(f"{where}.evaluation is neither an evaluation by name nor a list of 5 or 6")
-    solved, distance, length, keep, state_hash, *gap = evaluation
-    return solved, distance, length, keep, state_hash, gap, []
-
-
-def _check_rng_state(state: Any, where: str) -> None:
-    try:
-        version, internal, gauss = state
-        random.Random().setstate((int(version), tuple(int(x) for x in internal), gauss))
-    except (TypeError, ValueError, OverflowError):
-        raise _Bad(f"{where}rng_state is not the state of a random generator") from None
-
-
-def _check_age_memory(text: Any, where: str) -> None:
-    if text is None:
-        return
-    from evosoko.evolve.aging import AgeMemory
-
-    try:
-        AgeMemory.from_json(text)
-    except Exception:  # noqa: BLE001 - any decoding problem means a damaged table
-        raise _Bad(f"{where}age_memory is not an age table written by evosoko") from None
-
-
-def _need(data: dict[str, Any], key: str, valid, where: str) -> Any:
-    if key not in data:
-        raise _Bad(f"{where}{key} is missing")
-    if not valid(data[key]):
-        raise _Bad(f"{where}{key} = {_short(data[key])} is out of range")
-    return data[key]
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+def _kind_problem(state: LoopState, config: Config) -> str | None:
+    """Why a state cannot resume under ``config`` (another kind of population), or None."""
+    searches = isinstance(state, SearchesState)
+    if searches != config.searches.enabled:
+        what = "a population of searches" if searches else "genomes"
+        enabled = str(config.searches.enabled).lower()
+        return f"it holds {what}; the configuration has searches.enabled = {enabled}"
+    islands = config.ga.islands.count
+    if isinstance(state, IslandsState) and islands == 1:
+        return "it holds islands; the configuration has one population"
+    if isinstance(state, EngineState) and islands > 1:
+        return f"it holds one population; the configuration has {islands} islands"
+    return None
 
 
 def _is_int(value: Any) -> bool:

@@ -35,6 +35,7 @@ from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelForma
 from evosoko.evolve.backends import make_evaluator, worker_pool
 from evosoko.evolve.callbacks import Callback
 from evosoko.evolve.runner import evolve_level
+from evosoko.evolve.state import read_state
 from evosoko.experiment.atomic import WriteFailed
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.plots.fitness import plot_fitness
@@ -491,7 +492,8 @@ class _Execution:
     def _run_level(self, level: Level) -> Result | None:
         """Evolve one level (from its checkpoint, if any); None when interrupted."""
         config, index = self.config, _index(level)
-        resume_state = self.folder.load_checkpoint(index)
+        saved = self.folder.load_checkpoint(index)
+        resume_state = None if saved is None else read_state(saved)
         writer = LevelWriter(self.folder, index, resume_state)
         with make_evaluator(
             level, config.parallel, config.ga.encoding, config.fitness, pool=self.pool
