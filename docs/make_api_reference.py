@@ -48,6 +48,10 @@ FUNCTIONS = [
     "report",
     "plot",
     "export",
+    "load_levels_config",
+    "evolve_levels",
+    "resume_levels",
+    "open_levels",
 ]
 """The functions of :mod:`evosoko.api`, in the order a reader meets them."""
 
@@ -125,8 +129,10 @@ def document() -> str:
         (
             "Decorators: `evosoko.register_mutation`, `evosoko.register_crossover`, "
             "`evosoko.register_parent_selection`, `evosoko.register_survival`, "
-            "`evosoko.register_fitness_term` (options: `maximize` for fitness terms, "
-            "`multi_objective` for survivals)."
+            "`evosoko.register_fitness_term`, and for level evolution "
+            "`evosoko.register_level_mutation`, `evosoko.register_level_crossover`, "
+            "`evosoko.register_level_objective` (options: `maximize` for fitness terms and "
+            "level objectives, `multi_objective` for survivals)."
         ),
         "",
         "| kind | leading parameters | contract |",
