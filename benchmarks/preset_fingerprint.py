@@ -13,6 +13,12 @@ Used to show that a refactoring of the engine keeps results identical::
     python benchmarks/preset_fingerprint.py --compare /tmp/before.json # on the new code
 
 Prints one JSON object (``{"runs": N, "identical": N, "different": [...]}``) and a table.
+
+Fingerprints are taken in the words they were recorded in (:func:`in_recorded_words`): since
+the one status vocabulary (:mod:`evosoko.status`) a level that ran out of budget says
+``stop_reason = budget`` with the resource in an ``exhausted`` column, where the recording says
+the resource itself (``generations``). The translation is one-to-one (no status word is also a
+resource), so the digest still pins both fields.
 """
 
 from __future__ import annotations
@@ -117,13 +123,41 @@ def without_columns(text: str, dropped: tuple[str, ...]) -> list[list[str]]:
     return [[row[i] for i in keep] for row in rows]
 
 
+def in_recorded_words(rows: list[list[str]]) -> list[list[str]]:
+    """``results.csv`` rows as evosoko wrote them before the status vocabulary: a budget stop's
+    ``stop_reason`` is its ``exhausted`` resource, and there is no ``exhausted`` column."""
+    if not rows or "exhausted" not in rows[0]:
+        return rows
+    reason, exhausted = rows[0].index("stop_reason"), rows[0].index("exhausted")
+    translated = [[cell for i, cell in enumerate(rows[0]) if i != exhausted]]
+    for row in rows[1:]:
+        if row[exhausted]:
+            row = [row[exhausted] if i == reason else cell for i, cell in enumerate(row)]
+        translated.append([cell for i, cell in enumerate(row) if i != exhausted])
+    return translated
+
+
+def entry_in_recorded_words(entry: dict) -> dict:
+    """A ``summary.json`` level entry in the words of :func:`in_recorded_words`."""
+    entry = dict(entry)
+    exhausted = entry.pop("exhausted", None)
+    if exhausted is not None:
+        entry["stop_reason"] = exhausted
+    return entry
+
+
 def fingerprint(run_dir: Path) -> dict:
-    """What a run folder holds that a fixed seed determines."""
+    """What a run folder holds that a fixed seed determines, in the recorded words
+    (:func:`in_recorded_words`)."""
     summary = json.loads((run_dir / "summary.json").read_text())
-    levels = [{k: v for k, v in entry.items() if k != "seconds"} for entry in summary["levels"]]
+    levels = [
+        entry_in_recorded_words({k: v for k, v in entry.items() if k != "seconds"})
+        for entry in summary["levels"]
+    ]
+    results = without_columns((run_dir / "results.csv").read_text(), WALL_CLOCK_COLUMNS)
     return {
         "metrics": without_columns((run_dir / "metrics.csv").read_text(), WALL_CLOCK_COLUMNS),
-        "results": without_columns((run_dir / "results.csv").read_text(), WALL_CLOCK_COLUMNS),
+        "results": in_recorded_words(results),
         "solutions": (run_dir / "solutions.sok").read_text(),
         "summary_levels": levels,
         "status": summary["status"],

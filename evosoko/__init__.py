@@ -9,7 +9,8 @@ The public API (:mod:`evosoko.api`), importable from the package itself::
     result.history.to_pandas()
 
 Levels, configurations and results: :func:`load_levels`, :class:`Config`, :func:`preset`,
-:class:`Result`, :class:`Budget`. Solving: :func:`evolve` (the GA), :func:`solve` (search),
+:class:`Result`, :class:`Budget`, and how a run ended: :class:`Status` / :class:`Stop`
+(:mod:`evosoko.status`). Solving: :func:`evolve` (the GA), :func:`solve` (search),
 :func:`verify`. Experiments: :func:`run` / :func:`resume` / :func:`open_run` (run folders),
 :func:`compare`, :func:`sweep`, :func:`report`, :func:`plot`, :func:`export` (IOHprofiler).
 Evolving levels: :func:`evolve_levels` / :func:`resume_levels` / :func:`open_levels`
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
     from evosoko.evolve.callbacks import Callback, Generation
     from evosoko.result import GenerationStats, History, Result
     from evosoko.sokoban.level import Level, State
+    from evosoko.status import Status, Stop
 
 _MODULES = {
     "Budget": "evosoko.budget",
@@ -81,6 +83,8 @@ _MODULES = {
     "Result": "evosoko.result",
     "Level": "evosoko.sokoban.level",
     "State": "evosoko.sokoban.level",
+    "Status": "evosoko.status",
+    "Stop": "evosoko.status",
 }
 """Where each public name that is not a function of :mod:`evosoko.api` lives."""
 _REGISTRIES = {
@@ -108,6 +112,8 @@ __all__ = [
     "Result",
     "SolutionError",
     "State",
+    "Status",
+    "Stop",
     "compare",
     "evolve",
     "evolve_levels",

@@ -1,6 +1,7 @@
 """One noun for what a solver did on a level: :class:`Result`, for the GA and for search alike.
 
-A result says how the solver stopped (``status``), the replay-verified ``solution`` (LURD, None
+A result says how the solver stopped (``status``, a word of :mod:`evosoko.status`, and for a
+``budget`` stop the ``exhausted`` resource), the replay-verified ``solution`` (LURD, None
 when unsolved) with its ``moves`` and ``pushes``, what it spent in its own unit (``cost``
 ``unit``: evaluations for the GA, expanded nodes for search) and the wall-clock ``seconds``. A
 GA result also carries its ``best`` individual (solution or best prefix, replay-verified), the
@@ -18,23 +19,20 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from evosoko.status import Resource, Status, Stop, read_stop
+
 if TYPE_CHECKING:
     import pandas
 
     from evosoko.sokoban.level import Level
 
 __all__ = [
-    "GA_STATUSES",
     "BestIndividual",
     "GenerationStats",
     "HallOfFameEntry",
     "History",
     "Result",
 ]
-
-GA_STATUSES = ("solved", "generations", "evaluations", "seconds", "interrupted", "stopped")
-"""Why a GA run on a level ended: solved, a budget limit, interrupted (resumable from its
-checkpoint) or stopped by a callback."""
 
 
 @dataclass
@@ -139,19 +137,23 @@ class Result:
 
     ``level_name``: the level's title, or its index when it has none; ``index``: its 1-based
     index in its file (None when unknown); ``level``: the level itself when known (results
-    read back from files may lack it). ``status``: for the GA one of :data:`GA_STATUSES`, for
-    search the search's (``solved``, ``timeout``, ``node-limit``, ``unsolvable``, ...).
+    read back from files may lack it). ``status``: a word of :mod:`evosoko.status` (the GA:
+    solved, budget, interrupted or stopped; a search also unsolvable or memory-limit);
+    ``exhausted``: for a ``budget`` stop the resource that ran out (the GA: generations,
+    evaluations or seconds; a search: seconds, nodes or iterations), else None. A word outside
+    the vocabulary raises ``ValueError``.
     """
 
     level_name: str
     solver: str
-    status: str
+    status: Status
     solution: str | None
     moves: int | None
     pushes: int | None
     cost: int
     unit: str
     seconds: float
+    exhausted: Resource | None = None
     index: int | None = None
     generations: int | None = None
     restarts: int = 0
@@ -161,6 +163,15 @@ class Result:
     hall_of_fame: list[HallOfFameEntry] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
     level: Level | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        stop = Stop(self.status, self.exhausted)  # the vocabulary's words, validated
+        self.status, self.exhausted = stop.status, stop.exhausted
+
+    @property
+    def stop(self) -> Stop:
+        """``status`` and ``exhausted`` as one value (``str()``: ``"budget: seconds"``)."""
+        return Stop(self.status, self.exhausted)
 
     @property
     def solved(self) -> bool:
@@ -187,8 +198,11 @@ class Result:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], level: Level | None = None) -> Result:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict` (older words read as :func:`evosoko.status.read_stop`
+        says)."""
         values = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+        stop = read_stop(data["status"], data.get("exhausted"), unit=data.get("unit", "nodes"))
+        values["status"], values["exhausted"] = stop.status, stop.exhausted
         if values.get("best") is not None:
             values["best"] = BestIndividual(**values["best"])
         values["history"] = History(GenerationStats.from_dict(s) for s in data.get("history", []))
@@ -199,7 +213,7 @@ class Result:
         """One line, like a level's: what ran where, how it ended, what it cost (the history,
         hall of fame and genes stay in their attributes; a notebook shows the full table)."""
         where = f"#{self.index} {self.level_name!r}" if self.index else repr(self.level_name)
-        parts = [self.status]
+        parts = [str(self.stop)]
         if self.solved:
             parts.append(f"{self.moves} moves, {self.pushes} pushes")
         elif self.best_distance is not None:

@@ -53,7 +53,7 @@ def result_html(result: Result) -> str:
     rows = [
         ("level", _level_label(result)),
         ("solver", result.solver),
-        ("status", result.status),
+        ("status", str(result.stop)),
     ]
     if result.solved:
         rows.append(("solution", f"{result.moves} moves, {result.pushes} pushes"))

@@ -111,7 +111,8 @@ def test_run_progress_bars_show_hostile_titles(tmp_path, title):
     result = Result(
         level_name=level.name,
         solver="ga",
-        status="generations",
+        status="budget",
+        exhausted="generations",
         solution=None,
         moves=None,
         pushes=None,

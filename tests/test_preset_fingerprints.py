@@ -6,6 +6,11 @@ columns, ``solutions.sok``, the summary's levels), recorded with
 ``benchmarks/preset_fingerprint.py --out`` on the engine before issue 19 (the engine as a short
 loop, registries, named fitness values). Any change to what a seed gives fails here. Two runs are
 in the default suite; every preset on both level sets is a slow test.
+
+The recorded digests are of the words evosoko wrote before the one status vocabulary; the
+fingerprint translates today's ``stop_reason = budget`` with ``exhausted = generations`` back to
+``stop_reason = generations`` (``preset_fingerprint.in_recorded_words``: one-to-one, so the
+digest still pins both fields), and nothing else.
 """
 
 from __future__ import annotations

@@ -123,9 +123,10 @@ def solve_command(
             continue
         table.add_row(
             plain_text(outcome.level_name),
+            str(outcome.stop),
             *(
                 str(record[key])
-                for key in ("status", "moves", "pushes", "expanded", "generated", "duplicates")
+                for key in ("moves", "pushes", "expanded", "generated", "duplicates")
             ),
             f"{record['seconds']:.3f}",
         )
@@ -143,6 +144,7 @@ JSON_KEYS = (
     "index",
     "level",
     "status",
+    "exhausted",
     "moves",
     "pushes",
     "expanded",
@@ -164,6 +166,7 @@ def _json_record(result) -> dict[str, object]:
         "index": level.index,
         "level": level.json_label,
         "status": result.status,
+        "exhausted": result.exhausted,
         "moves": result.moves or 0,
         "pushes": result.pushes or 0,
         "expanded": result.details["expanded"],

@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from evosoko.evolve.backends import make_evaluator
     from evosoko.evolve.callbacks import Callback, Generation
-    from evosoko.evolve.engine import STOP_REASONS, Engine
+    from evosoko.evolve.engine import Engine
     from evosoko.evolve.evaluation import Evaluator
     from evosoko.evolve.fitness import Evaluation
     from evosoko.evolve.runner import evolve_level
     from evosoko.result import GenerationStats, HallOfFameEntry, Result
 
 _NAMES = {
-    "STOP_REASONS": "evosoko.evolve.engine",
     "Engine": "evosoko.evolve.engine",
     "evolve_level": "evosoko.evolve.runner",
     "Evaluator": "evosoko.evolve.evaluation",
@@ -47,7 +46,6 @@ _NAMES = {
 }
 
 __all__ = [
-    "STOP_REASONS",
     "Callback",
     "Engine",
     "Evaluation",

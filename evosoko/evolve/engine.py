@@ -18,8 +18,9 @@ The runner's entry point is :func:`evosoko.evolve.runner.evolve_level`. One gene
 
 Every part comes from the registry (:mod:`evosoko.evolve.registry`); the fitness is a set of
 named values (:mod:`evosoko.evolve.objectives`). The loop stops when a genome solves the level,
-the :class:`~evosoko.budget.Budget` is spent, a callback asks (status ``"stopped"``) or
-``should_stop()`` returns true (then it writes a checkpoint and reports ``"interrupted"``).
+the :class:`~evosoko.budget.Budget` is spent (status ``budget``, the resource in ``exhausted``), a
+callback asks (``stopped``) or ``should_stop()`` returns true (then it writes a checkpoint and
+reports ``interrupted``): the words of :mod:`evosoko.status`.
 
 Determinism: every random choice comes from one ``random.Random`` seeded with the run's seed;
 fitness is deterministic; so a run is a function of (level, configuration, seed), and a run
@@ -54,18 +55,9 @@ from evosoko.evolve.steps import Improver, engine_steps
 from evosoko.evolve.toolbox import build_toolbox, vary
 from evosoko.result import History, Result
 from evosoko.sokoban.level import Level
+from evosoko.status import Status, Stop
 
 log = logging.getLogger(__name__)
-
-STOP_REASONS = (
-    "solved",
-    "generations",
-    "evaluations",
-    "seconds",
-    "nodes",
-    "interrupted",
-    "stopped",
-)
 
 
 class Engine:
@@ -146,7 +138,7 @@ class Engine:
         if not self.resumed:
             self.population = self.new_population(self.initial_genomes)
             self.record()
-        while (reason := self.stop_reason()) is None:
+        while (stop := self.stop_reason()) is None:
             self.generation += 1
             parents = self.toolbox.select(self.population, self.ga.offspring)
             offspring = vary(parents, self.toolbox, self.rng, self.config)
@@ -161,7 +153,7 @@ class Engine:
         log.info(
             "level %s: %s after %d generations, %d evaluations",
             self.level.name,
-            reason,
+            stop,
             self.generation,
             self.evaluations,
         )
@@ -170,20 +162,22 @@ class Engine:
         for step in self.steps:
             if hasattr(step, "report"):
                 log.info("level %s: %s", self.level.name, step.report())
-        return self.result(reason)
+        return self.result(stop)
 
-    def stop_reason(self) -> str | None:
+    def stop_reason(self) -> Stop | None:
         """Why the loop ends now (solved, a budget limit, a callback, an interrupt), or None."""
         if self.hall_of_fame[0].evaluation.solved:
-            return "solved"
+            return Stop(Status.SOLVED)
         spent = {"generations": self.generation, "evaluations": self.evaluations}
-        reason = self.budget.exhausted(**spent, seconds=self.seconds)
-        if reason is None and self.callbacks.stop_requested:
-            reason = "stopped"
-        if reason is None and self.should_stop is not None and self.should_stop():
+        exhausted = self.budget.exhausted(**spent, seconds=self.seconds)
+        if exhausted is not None:
+            return Stop.budget(exhausted)
+        if self.callbacks.stop_requested:
+            return Stop(Status.STOPPED)
+        if self.should_stop is not None and self.should_stop():
             self.callbacks.on_checkpoint(self.level, self.checkpoint())
-            reason = "interrupted"
-        return reason
+            return Stop(Status.INTERRUPTED)
+        return None
 
     def new_population(self, prefixes: Sequence[Sequence[int]]) -> list:
         """A scored random population (see :func:`evosoko.evolve.population.initial_genomes`)."""
@@ -239,7 +233,7 @@ class Engine:
         """The engine's state as JSON-able plain data (see :mod:`evosoko.evolve.checkpoint`)."""
         return engine_checkpoint(self).to_dict()
 
-    def result(self, status: str) -> Result:
+    def result(self, stop: Stop) -> Result:
         """The level's result (see :func:`evosoko.evolve.ga_result.ga_result`)."""
         from evosoko.evolve.ga_result import ga_result
 
@@ -249,7 +243,7 @@ class Engine:
             self.config,
             self.objectives,
             list(self.hall_of_fame),
-            status=status,
+            stop=stop,
             generations=self.generation,
             evaluations=self.evaluations,
             # the time of the last generation's statistics (as metrics.csv has it)

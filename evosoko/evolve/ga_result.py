@@ -14,6 +14,7 @@ from evosoko.evolve.objectives import Objectives
 from evosoko.result import BestIndividual, HallOfFameEntry, History, Result
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import verify_solution
+from evosoko.status import Stop
 
 
 def ga_result(
@@ -22,7 +23,7 @@ def ga_result(
     objectives: Objectives,
     hall_of_fame: list,
     *,
-    status: str,
+    stop: Stop,
     generations: int,
     evaluations: int,
     seconds: float,
@@ -58,7 +59,8 @@ def ga_result(
     return Result(
         level_name=level.name,
         solver="ga",
-        status=status,
+        status=stop.status,
+        exhausted=stop.exhausted,
         solution=solution,
         moves=moves,
         pushes=pushes,

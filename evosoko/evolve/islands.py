@@ -59,6 +59,7 @@ from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.objectives import Objectives
 from evosoko.result import GenerationStats, History, Result
 from evosoko.sokoban.level import Level
+from evosoko.status import Resource, Status, Stop
 
 
 @dataclass(frozen=True)
@@ -268,9 +269,9 @@ class IslandModel:
             return self._solved()
         if self._stopping and not all(island.finished for island in self.islands):
             if self._stopped_by_callback:
-                return self._outcome("stopped")
+                return self._outcome(Stop(Status.STOPPED))
             self._checkpoint()  # the statistics not streamed yet stay in the islands
-            return self._outcome("interrupted")
+            return self._outcome(Stop(Status.INTERRUPTED))
         self._stream(math.inf)
         return self._outcome(None)
 
@@ -322,7 +323,7 @@ class IslandModel:
         island.state, island.epochs, island.result = report.state, epoch, report.result
         island.finished = (
             report.result.solved
-            or report.result.status == "seconds"
+            or report.result.exhausted == Resource.SECONDS
             or (self._out_of_budget(index, report.state))
         )
         island.counts[epoch] = (int(report.state["evaluations"]), int(report.state["restarts"]))
@@ -450,16 +451,31 @@ class IslandModel:
         # a solve of a later epoch (reported early) comes at a later generation: never chosen
         generation, _, chosen = min(self._solves, key=lambda s: s[:2])
         self._stream(generation)
-        return self._counted(replace(chosen, status="solved"))
+        return self._counted(replace(chosen, status=Status.SOLVED, exhausted=None))
 
-    def _outcome(self, status: str | None) -> Result:
-        """The best island's result (``status``: None keeps its own), with all islands' counts
-        at the last generation streamed."""
+    def _outcome(self, stop: Stop | None) -> Result:
+        """The best island's result with ``stop`` (None: the limit that island ran out of),
+        with all islands' counts at the last generation streamed."""
         self._final_results()
-        results = [i.result for i in self.islands if i.result is not None]
+        results = [(n, i.result) for n, i in enumerate(self.islands) if i.result is not None]
         objectives = self.objectives
-        best = max(results, key=lambda r: objectives.weighted(objectives.from_named(r.fitness)))
-        return self._counted(replace(best, status=best.status if status is None else status))
+        index, best = max(
+            results, key=lambda item: objectives.weighted(objectives.from_named(item[1].fitness))
+        )
+        stop = stop or self._exhausted(index, best)
+        return self._counted(replace(best, status=stop.status, exhausted=stop.exhausted))
+
+    def _exhausted(self, index: int, result: Result) -> Stop:
+        """The limit of the level's budget an island ran out of. Its last epoch's own result
+        may name the generation where that epoch was to end, though the island stopped there
+        because its share of the evaluations was spent too: the level's limits decide."""
+        state = self.islands[index].state
+        if result.exhausted == Resource.SECONDS or state is None:
+            return result.stop
+        limits = self._share(index).replace(seconds=None, nodes=None)
+        spent = {"generations": int(state["generation"]), "evaluations": int(state["evaluations"])}
+        exhausted = limits.exhausted(**spent)
+        return result.stop if exhausted is None else Stop.budget(exhausted)
 
     def _counted(self, result: Result) -> Result:
         """``result`` with the generation, evaluations, restarts and seconds of the last

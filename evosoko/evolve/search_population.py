@@ -42,6 +42,7 @@ from evosoko.search.clocks import end_searches_when
 from evosoko.search.fess_settings import FessSettings, solve_fess
 from evosoko.search.packing_order import packing_order
 from evosoko.sokoban.level import Level
+from evosoko.status import Status, Stop
 
 __all__ = [
     "KNOBS",
@@ -120,7 +121,7 @@ def run_member(
     by ``deadline`` (a ``time.time()``; None: no limit)."""
     seconds = None if deadline is None else deadline - time.time()
     if seconds is not None and seconds <= 0:
-        return SearchOutcome(UNREACHED, "", False, 0, 0, 0, "timeout")
+        return SearchOutcome(UNREACHED, "", False, 0, 0, 0, Status.BUDGET)
     result = solve_fess(
         level, settings_of(genome), node_limit=nodes, time_limit=seconds, partial=FRONTIER_SAMPLE
     )
@@ -216,24 +217,24 @@ class SearchPopulation:
         self._seconds_before = 0.0
 
     # ---- the loop --------------------------------------------------------------------------------
-    def run(self) -> str:
+    def run(self) -> Stop:
         """Run generations until one solves, the budget ends or ``should_stop``; the reason."""
         if not self.members:
             self.members = self.evaluate(self.first_genomes())
             self.record()
-        while (reason := self.stop_reason()) is None:
+        while (stop := self.stop_reason()) is None:
             before = (self.generation, self.rng.getstate(), self.elapsed())
             self.generation += 1
             members = self.evaluate_unless_stopped(self.next_genomes())
             if members is None:
                 self._back_to(*before)
                 self._checkpoint()
-                return "interrupted"
+                return Stop(Status.INTERRUPTED)
             self.members = members
             self.record()
             if self.checkpoint_every and self.generation % self.checkpoint_every == 0:
                 self._checkpoint()
-        return reason
+        return stop
 
     def _back_to(self, generation: int, rng_state: tuple, seconds: float) -> None:
         """Drop the generation an interrupt cut: the state after ``generation`` again, the
@@ -249,18 +250,20 @@ class SearchPopulation:
         self._seconds_before = seconds
         self._started = time.perf_counter()
 
-    def stop_reason(self) -> str | None:
+    def stop_reason(self) -> Stop | None:
         """Why the loop ends now (solved, a budget limit, an interrupt), or None."""
         if self.best is not None and self.best.outcome.solved:
-            return "solved"
+            return Stop(Status.SOLVED)
         spent = {"generations": self.generation, "evaluations": self.evaluations}
-        reason = self.budget.exhausted(**spent, seconds=self.elapsed())
-        if reason is None and self.stop_requested is not None and self.stop_requested():
-            reason = "stopped"
-        if reason is None and self.should_stop is not None and self.should_stop():
+        exhausted = self.budget.exhausted(**spent, seconds=self.elapsed())
+        if exhausted is not None:
+            return Stop.budget(exhausted)
+        if self.stop_requested is not None and self.stop_requested():
+            return Stop(Status.STOPPED)
+        if self.should_stop is not None and self.should_stop():
             self._checkpoint()
-            reason = "interrupted"
-        return reason
+            return Stop(Status.INTERRUPTED)
+        return None
 
     def nodes(self) -> int:
         """This generation's node budget per search."""

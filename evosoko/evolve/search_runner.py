@@ -15,6 +15,7 @@ from evosoko.evolve.search_population import SearchPopulation
 from evosoko.result import BestIndividual, HallOfFameEntry, Result
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import verify_solution
+from evosoko.status import Stop
 
 __all__ = ["evolve_searches"]
 
@@ -62,22 +63,22 @@ def evolve_searches(
     )
     if resume_state is not None:
         population.restore(resume_state)
-    reason = population.run()
+    stop = population.run()
     if population.best is not None:
         outcome = population.best.outcome
         log.info(
             "level %s: %s after %d generations; best search %s: %s, %d expansions",
             level.name,
-            reason,
+            stop,
             population.generation,
             population.best.settings,
             "solved" if outcome.solved else f"packing {outcome.packing}, h {outcome.distance}",
             outcome.expanded,
         )
-    return searches_result(level, population, reason)
+    return searches_result(level, population, stop)
 
 
-def searches_result(level: Level, population: SearchPopulation, status: str) -> Result:
+def searches_result(level: Level, population: SearchPopulation, stop: Stop) -> Result:
     """The level's result: the best member's path, replay-verified (its solution when it
     solved); ``details`` names its settings."""
     best = population.best
@@ -94,7 +95,8 @@ def searches_result(level: Level, population: SearchPopulation, status: str) -> 
     return Result(
         level_name=level.name,
         solver="ga",
-        status=status,
+        status=stop.status,
+        exhausted=stop.exhausted,
         solution=verification.lurd if solved else None,
         moves=verification.moves if solved else None,
         pushes=verification.pushes if solved else None,

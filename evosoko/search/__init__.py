@@ -1,8 +1,9 @@
 """Classical search for Sokoban: move-level baselines and push-level solvers.
 
 ``solve(level, algo, heuristic=None, time_limit=None, node_limit=None, weight=3.0, partial=0)``
-returns a :class:`SearchResult` (status ``solved``/``timeout``/``node-limit``/``memory-limit``/
-``unsolvable``, the last only when the space was exhausted; the replay-verified LURD
+returns a :class:`SearchResult` (status ``solved``/``budget``/``memory-limit``/``unsolvable``
+of :mod:`evosoko.status`, ``budget`` naming its ``exhausted`` seconds or nodes, ``unsolvable``
+only when the space was exhausted; the replay-verified LURD
 solution, moves, pushes, states expanded/generated/duplicates, seconds, and with ``partial=k`` the k best frontier paths). ``ALGORITHMS`` lists the searches:
 
 - move level (one state per player cell and boxes; dead squares pruned): ``bfs``, ``dfs``,

@@ -23,7 +23,7 @@ ALTERNATE = 3
 """Every third expansion takes the best state of the whole frontier (weighted A*'s choice), the
 others cycle through the cells. Measured on XSokoban 1-19 at 200,000 nodes: every second
 expansion solved 7 (1 2 3 6 7 9 17), every third 8 (and 10), pure cycling was slower on 1-3,
-greedy keys in the cells lost 9 (docs/xsokoban/)."""
+greedy keys in the cells lost 9 (docs/xsokoban.md, round 1)."""
 
 
 PACK_MACROS = 0

@@ -22,7 +22,7 @@ position already in the tree). With ``partial=k`` an unfinished search returns t
 nodes of lowest objective, ``h`` being that objective. The search is the same for the same seed
 (a time limit only decides where it stops), and ``unsolvable`` means proven: the start, or every
 position the candidate pushes reach from it, is lost. MCTS is not complete in any other sense:
-a ``timeout`` or ``node-limit`` says nothing about solvability.
+a ``budget`` stop (seconds or iterations) says nothing about solvability.
 """
 
 from __future__ import annotations

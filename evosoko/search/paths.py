@@ -9,7 +9,7 @@ import numpy as np
 
 from evosoko.search.goalroom import GoalRoom
 from evosoko.search.move_kernel import PUSHED
-from evosoko.search.result import PartialPath, SearchResult
+from evosoko.search.result import PartialPath, SearchResult, search_stop
 from evosoko.search.store import GOAL_MACRO_STEP, Store
 from evosoko.sokoban.given_holes import HolesState
 from evosoko.sokoban.level import DIRECTIONS, Level, State
@@ -141,14 +141,20 @@ def search_result(
     """A search's :class:`SearchResult`; ``solution`` (the found LURD, or None) is replayed
     first, from the level's start or ``start``, and raises :class:`SearchBug` unless it solves
     the level. ``counts`` are the expanded, generated and duplicate counters in the search's
-    own units."""
+    own units; ``status`` is the search loop's outcome, a ``timeout`` or ``node-limit`` becoming a
+    ``budget`` stop (:func:`~evosoko.search.result.search_stop`)."""
     moves = pushes = 0
     if solution is not None:
         verification = verified(level, solution, must_solve=True, start=start)
         solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
     expanded, generated, duplicates = counts
+    from evosoko.search.algorithms import ALGORITHMS
+
+    known = ALGORITHMS.get(algorithm)
+    stop = search_stop(status, known.unit if known is not None else "nodes")
     return SearchResult(
-        status=status,
+        status=stop.status,
+        exhausted=stop.exhausted,
         algorithm=algorithm,
         heuristic=heuristic,
         solution=solution,

@@ -6,19 +6,37 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from evosoko.sokoban.level import State
+from evosoko.status import Resource, Status, Stop
 
 if TYPE_CHECKING:
     from evosoko.result import Result
     from evosoko.sokoban.level import Level
 
-SOLVED = "solved"
+SOLVED: str = Status.SOLVED.value
+MEMORY_LIMIT: str = Status.MEMORY_LIMIT.value
+UNSOLVABLE: str = Status.UNSOLVABLE.value
+BUDGET: str = Status.BUDGET.value
+STATUSES = (SOLVED, BUDGET, MEMORY_LIMIT, UNSOLVABLE)
+"""The statuses of a search (:mod:`evosoko.status`): ``unsolvable`` only when the search
+exhausted its space; ``budget`` when its seconds or its node limit ran out (``exhausted``
+names which); ``memory-limit`` when its tables or its state store would outgrow the memory
+it may use."""
 TIMEOUT = "timeout"
 NODE_LIMIT = "node-limit"
-MEMORY_LIMIT = "memory-limit"
-UNSOLVABLE = "unsolvable"
-STATUSES = (SOLVED, TIMEOUT, NODE_LIMIT, MEMORY_LIMIT, UNSOLVABLE)
-"""``unsolvable`` only when the search exhausted its space; ``memory-limit`` when its tables
-or its state store would outgrow the memory it may use."""
+"""A search loop's own outcomes when its seconds or its node limit ran out; its result says
+``budget`` with the resource (:func:`search_stop`)."""
+
+
+def search_stop(outcome: str, unit: str = Resource.NODES) -> Stop:
+    """The stop of a search loop's ``outcome``: :data:`TIMEOUT` and :data:`NODE_LIMIT` are
+    ``budget`` stops of seconds and of the search's ``unit`` (nodes; iterations for mcts)."""
+    if outcome == TIMEOUT:
+        return Stop.budget(Resource.SECONDS)
+    if outcome == NODE_LIMIT:
+        return Stop.budget(unit)
+    return Stop(Status(outcome))
+
+
 BEST_KEYS = ("lurd", "distance", "moves", "pushes", "solved")
 """Keys of :meth:`SearchResult.best`, those of a GA run's best individual."""
 
@@ -47,9 +65,11 @@ class SearchResult:
     states taken from the frontier and expanded, ``generated`` new states stored,
     ``duplicates`` successors that were already known. ``partial`` holds the best frontier
     states (by ``h``, then path cost) when a budget ended the search and they were asked for.
+    ``status`` is a word of :mod:`evosoko.status`; ``exhausted`` names the resource of a
+    ``budget`` stop (``seconds``, ``nodes``, or ``iterations`` for mcts), else None.
     """
 
-    status: str
+    status: Status
     algorithm: str
     heuristic: str
     solution: str | None
@@ -60,11 +80,17 @@ class SearchResult:
     duplicates: int
     seconds: float
     partial: tuple[PartialPath, ...] = field(default=())
+    exhausted: Resource | None = None
 
     @property
     def solved(self) -> bool:
         """True when a solution was found."""
         return self.status == SOLVED
+
+    @property
+    def stop(self) -> Stop:
+        """``status`` and ``exhausted`` as one value (``str()``: ``"budget: nodes"``)."""
+        return Stop(self.status, self.exhausted)
 
     def best(self) -> dict[str, object] | None:
         """The position closest to solved that the search reached, as a GA run reports its
@@ -90,6 +116,7 @@ class SearchResult:
         """The statistics and solution as plain JSON-ready values (partial paths left out)."""
         return {
             "status": self.status,
+            "exhausted": self.exhausted,
             "algorithm": self.algorithm,
             "heuristic": self.heuristic,
             "moves": self.moves,
@@ -113,6 +140,7 @@ class SearchResult:
             level_name=level.name,
             solver=self.algorithm,
             status=self.status,
+            exhausted=self.exhausted,
             solution=self.solution if self.solved else None,
             moves=self.moves if self.solved else None,
             pushes=self.pushes if self.solved else None,

@@ -38,7 +38,8 @@ def solve(
     """Search ``level`` with algorithm ``algo`` and return a :class:`SearchResult`.
 
     ``time_limit`` (seconds) and ``node_limit`` (states expanded) end the search with status
-    ``timeout`` / ``node-limit``; a search that exhausts its space reports ``unsolvable``.
+    ``budget``, ``exhausted`` ``seconds`` / ``nodes``; a search that exhausts its space reports
+    ``unsolvable``.
     ``weight`` is the heuristic weight of ``push-wastar``; ``seed`` orders ``random``'s
     successors. With ``partial=k`` an interrupted search also returns its ``k`` best frontier
     states (lowest ``h``, then lowest cost; push-fess: the lowest, then the best state of each

@@ -125,7 +125,7 @@ def test_resume_equals_uninterrupted(microban):
         level, [*overrides, "run.budget.generations=20"]
     )
     half, half_stats, checkpoints = _archive_run(level, [*overrides, "run.budget.generations=10"])
-    assert half.status == "generations"
+    assert half.exhausted == "generations"
     saved = json.loads(json.dumps(checkpoints[-1]))
     assert saved["generation"] == 10 and all("cell" in m["evaluation"] for m in saved["population"])
     resumed_checkpoints: list = []

@@ -106,7 +106,7 @@ def test_resume_equals_uninterrupted(microban, selection, extra):
     half, half_stats = run(
         level, overrides + ["run.budget.generations=10"], on_checkpoint=checkpoints.append
     )
-    assert half.status == "generations"
+    assert half.exhausted == "generations"
     saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
     assert saved["generation"] == 10
     assert bool(saved["lost_positions"]) == (extra in (LOST_SEARCH, MEMETIC))  # exercised
@@ -138,7 +138,7 @@ def test_evaluation_budget(microban):
     outcome, _stats = run(
         microban[HARD_ENOUGH], ["run.budget.evaluations=500", "ga.population=50", "ga.offspring=50"]
     )
-    assert outcome.status == "evaluations"
+    assert outcome.exhausted == "evaluations"
     assert 500 <= outcome.evaluations < 550
     assert not outcome.solved and outcome.solution is None
     assert verify_solution(microban[HARD_ENOUGH], outcome.best.lurd).valid

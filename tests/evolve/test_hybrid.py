@@ -67,7 +67,7 @@ def test_the_seeding_search_is_on_the_levels_clock(microban, monkeypatch):
             None, ["hybrid.enabled=true", "ga.encoding=pushes", "run.budget.seconds=0.2"]
         )
         stopped = evolve_level(level, short, evaluator=evaluator)
-    assert stopped.status == "seconds" and stopped.generations == 0
+    assert stopped.exhausted == "seconds" and stopped.generations == 0
 
 
 def test_the_seeding_search_stops_at_its_time_limit(microban, monkeypatch):
@@ -77,7 +77,7 @@ def test_the_seeding_search_stops_at_its_time_limit(microban, monkeypatch):
 
     def solve(*args, **kwargs):
         result = real_solve(*args, **kwargs)
-        statuses.append(result.status)
+        statuses.append(str(result.stop))
         return result
 
     monkeypatch.setattr(evosoko.search, "solve", solve)
@@ -85,7 +85,7 @@ def test_the_seeding_search_stops_at_its_time_limit(microban, monkeypatch):
     assert search_seeds(microban[HARDER], config, time_limit=0.0) == []  # no search at all
     search_seeds(microban[HARDER], config, time_limit=1e-9)
     search_seeds(microban[HARDER], config)
-    assert statuses == ["timeout", "solved"]
+    assert statuses == ["budget: seconds", "solved"]
 
 
 @pytest.mark.parametrize("encoding", ["moves", "pushes"])
@@ -218,19 +218,23 @@ def test_a_hybrid_run_solves_a_given_holes_level_the_same_on_processes(encoding)
 
 
 XSOKOBAN = Path(__file__).parents[2] / ".." / "shared" / "levels" / "xsokoban.txt"
-XSOKOBAN_SOLUTIONS = Path(__file__).parents[2] / "docs" / "xsokoban" / "cpu60-rooms-1-45.jsonl"
+XSOKOBAN_3_PUSH_FESS = (
+    "ldDllddddlLLLLLLLulDrdLurrrrrrrrruuuurrDulldddrRdLLLLLLLLLLdlUruLdrrrrrrrrrrrrruLLdlluuuurrdDD"
+    "uuullddddrRuuuLrdddlllluuRDrdrruuuuuullllddRDuluurrrrdddlLruLrruulDDldDuurrddddllLLLLLLLLulDr"
+    "rrrrrrrrrruuuullddDuuurrddddlLrruuuLulDDurrdddllLLrrrruuulldDuurrdddlLrrurrdLuluullddlldLLLLL"
+    "dlUruLdrrrrrrurrdLuruurrddLLdlLLLLLLulDrrrrrrrrurrrdLLLLLLLLLLLrrrrrruRdrruruulldDrdLLLLLLLdl"
+    "UruLdrrrrruuRdrrruullDDrdLLLLLLLulDrrrrruurruuruulllddRDDDrdLLLLLLLrrrrruuruuluurDDDDDrdLLLLL"
+    "dlUruLdrrrruururruLruulldDDDDrdLLLLLL"
+)
+"""push-fess's solution of XSokoban screen 3 (60 CPU-seconds, 142 pushes)."""
 
 
 def xsokoban_screen_3():
-    """XSokoban screen 3 and the push-fess solution stored in docs/xsokoban/: its sixth push
-    leaves a PI-corral's barrier (skipped without ../shared)."""
-    import json
-
+    """XSokoban screen 3 and a push-fess solution of it: its sixth push leaves a PI-corral's
+    barrier (skipped without ../shared)."""
     if not XSOKOBAN.exists():
         pytest.skip("../shared/levels/xsokoban.txt is absent")
-    rows = [json.loads(line) for line in XSOKOBAN_SOLUTIONS.read_text().splitlines()]
-    solution = next(row["solution"] for row in rows if row["index"] == 3)
-    return read_levels(XSOKOBAN)[2], solution
+    return read_levels(XSOKOBAN)[2], XSOKOBAN_3_PUSH_FESS
 
 
 def test_search_paths_become_whole_genomes_without_pi_corrals():

@@ -5,19 +5,23 @@ from __future__ import annotations
 import json
 import random
 from collections import deque
+from pathlib import Path
 
 import pytest
 from evolve_levels import comparable, run, small_level
 
 from evosoko.config import Config, ConfigError, load_config
 from evosoko.errors import EvosokoError
-from evosoko.evolve import evolve_level
+from evosoko.evolve import evolve_level, make_evaluator
 from evosoko.evolve.checkpoint import Member
 from evosoko.evolve.evaluation import SerialEvaluator, SerialTaskQueue
 from evosoko.evolve.fitness import Evaluation
 from evosoko.evolve.islands import best_distinct, combined_stats, island_seed, with_migrants
 from evosoko.result import GenerationStats
 from evosoko.sokoban.solutions import verify_solution
+from evosoko.status import Stop
+
+ROOT = Path(__file__).resolve().parents[2]
 
 HARD_ENOUGH = 64  # Microban 65: not solved in a few generations
 SMALL_ISLANDS = [
@@ -35,7 +39,7 @@ SMALL_ISLANDS = [
 def test_islands_solve_a_small_level_with_a_verified_solution():
     level = small_level("two-boxes")
     outcome, stats = run(level, ["ga.islands.count=2", "run.budget.generations=300"])
-    assert outcome.solved and outcome.status == "solved"
+    assert outcome.solved and outcome.status == "solved" and outcome.exhausted is None
     assert verify_solution(level, outcome.solution).solved
     assert stats[0].generation == 0 and stats[-1].solved
     assert outcome.evaluations == stats[-1].evaluations
@@ -102,8 +106,30 @@ def test_islands_stopped_by_should_stop_resume_as_if_never_stopped(microban):
 
 def test_island_evaluation_budget_is_shared(microban):
     outcome, _ = run(microban[HARD_ENOUGH], SMALL_ISLANDS + ["run.budget.evaluations=200"])
-    assert outcome.status == "evaluations"
+    assert outcome.stop == Stop.budget("evaluations")
     assert 200 <= outcome.evaluations < 200 + 3 * 16
+
+
+def test_islands_out_of_evaluations_at_an_epoch_end_stop_for_evaluations(microban):
+    """Issue 51's case: both islands' shares of the evaluations ran out at generation 30, where
+    their epochs ended anyway; with no generation limit set, the stop is the evaluations (it
+    said ``generations`` before, the limit of the last epoch's task)."""
+    config = load_config(
+        ROOT / "configs" / "pushes.toml",
+        [
+            "ga.islands.count=2",
+            "run.budget.evaluations=3000",
+            "run.budget.seconds=none",
+            "parallel.backend=serial",
+        ],
+    )
+    level = microban[92]
+    with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
+        outcome = evolve_level(level, config, evaluator=evaluator)
+    step = config.ga.islands.migration_every
+    assert outcome.generations is not None and outcome.generations % step == 0  # an epoch end
+    assert (outcome.status, outcome.exhausted) == ("budget", "evaluations")
+    assert outcome.evaluations is not None and outcome.evaluations >= 3000
 
 
 def test_checkpoints_of_the_other_kind_are_refused(microban):

@@ -23,6 +23,7 @@ from evosoko.search.clocks import TimeLimit
 from evosoko.search.fess_settings import FessSettings
 from evosoko.search.solver import warm_up
 from evosoko.sokoban.solutions import verify_solution
+from evosoko.status import Stop
 from tests.search.tiny_levels import ROOM, microban, quiet_level
 
 
@@ -74,7 +75,7 @@ def history(population: SearchPopulation) -> list:
 
 def test_it_solves_a_level_and_stops():
     population = small_population(quiet_level(ROOM), first_nodes=50_000)
-    assert population.run() == "solved"
+    assert population.run() == Stop("solved")
     assert population.best.outcome.solved
     assert population.history[-1].solved and population.history[-1].best_distance == 0
 
@@ -82,7 +83,7 @@ def test_it_solves_a_level_and_stops():
 def test_generations_hold_distinct_genomes_and_keep_the_elites_first():
     population = small_population(microban("144")[0], generations=3, elitism=2)
     seen = history(population)
-    assert population.run() == "generations"
+    assert population.run() == Stop.budget("generations")
     assert [generation for generation, _ in seen] == [0, 1, 2, 3]
     for (_, members), (_, following) in itertools.pairwise(seen):
         assert len({tuple(genome) for genome, _ in members}) == len(members)
@@ -129,7 +130,7 @@ def test_a_run_resumed_from_its_checkpoint_continues_as_the_whole_run():
     stopped = small_population(level, generations=3, checkpoint_every=1)
     stopped.on_checkpoint = states.append
     stopped.should_stop = lambda: len(states) == 1  # after generation 1
-    assert stopped.run() == "interrupted"
+    assert stopped.run() == Stop("interrupted")
     state = json.loads(json.dumps(states[-1]))  # as the file holds it
     assert state_problem(state) is None and state["generation"] == 1
     resumed = small_population(level, generations=3)
@@ -148,7 +149,7 @@ def interrupted_in_generation_2(level, **options) -> tuple[SearchPopulation, lis
     population = small_population(level, generations=3, checkpoint_every=1, **options)
     population.on_checkpoint = states.append
     population.should_stop = lambda: population.generation == 2
-    assert population.run() == "interrupted"
+    assert population.run() == Stop("interrupted")
     return population, states
 
 

@@ -11,6 +11,7 @@ from evosoko.experiment.compare.config import load_compare_config
 from evosoko.experiment.compare.files import read_results_csv
 from evosoko.experiment.compare.runner import run_compare
 from evosoko.experiment.sweep.config import load_sweep_config
+from evosoko.status import RESOURCES, STATUSES
 
 
 @pytest.fixture
@@ -205,3 +206,52 @@ def test_ctrl_c_keeps_finished_jobs_and_the_rest_run_on_resume(tmp_path, monkeyp
     config = load_compare_config(tmp_path / "slow.toml", ["parallel.backend=serial"])
     outcome = run_compare(config, folder, plots=False)
     assert outcome.complete and outcome.resumed == kept and len(ran) == 6 - kept
+
+
+VOCABULARY_COMPARE = f"""
+[compare]
+name = "words"
+levels = "{SEEDS}"
+select = ["seed000-case3"]
+seeds = [1]
+
+[compare.budget]
+seconds = 20
+evaluations = 10
+nodes = 40
+
+[parallel]
+backend = "serial"
+
+[[solver]]
+kind = "ga"
+name = "ga-tiny"
+set = ["ga.population=10", "ga.offspring=10"]
+
+[[solver]]
+kind = "search"
+algorithm = "bfs"
+
+[[solver]]
+kind = "search"
+algorithm = "mcts"
+"""
+
+
+def test_a_compare_of_ga_and_search_rows_speaks_one_vocabulary(tmp_path):
+    """Every row's status is a word of evosoko.status, and a budget's resource is in its own
+    column: the GA's evaluations, the search's nodes, mcts's iterations."""
+    path = tmp_path / "words.toml"
+    path.write_text(VOCABULARY_COMPARE)
+    run_compare(load_compare_config(path), tmp_path / "out")
+    rows = read_results_csv(tmp_path / "out" / "results.csv")
+    assert {row["status"] for row in rows} <= set(STATUSES)
+    assert {row["exhausted"] for row in rows} <= {*RESOURCES, None}
+    stops = {row["solver"]: (row["status"], row["exhausted"]) for row in rows}
+    assert stops == {
+        "ga-tiny": ("budget", "evaluations"),
+        "bfs": ("budget", "nodes"),
+        "mcts": ("budget", "iterations"),
+    }
+    journal = (tmp_path / "out" / "journal.jsonl").read_text().splitlines()
+    assert {json.loads(line)["result"]["status"] for line in journal} == {"budget"}

@@ -19,14 +19,17 @@ from evosoko.experiment.run.progress import (
 )
 from evosoko.result import GenerationStats, Result
 from evosoko.sokoban.formats import parse_levels
+from evosoko.status import read_stop
 
 
 def _result(index, name, status, generations, evaluations, seconds, solution, distance):
     moves, pushes = (34, 10) if solution else (None, None)
+    stop = read_stop(status)
     return Result(
         level_name=name,
         solver="ga",
-        status=status,
+        status=stop.status,
+        exhausted=stop.exhausted,
         solution=solution,
         moves=moves,
         pushes=pushes,
@@ -70,7 +73,7 @@ def test_result_lines():
     assert describe_result(SOLVED) == (
         "level 2 case3: solved (34 moves, 10 pushes) after 4 generations, 400 evaluations, 1.2 s"
     )
-    assert "not solved (stopped by seconds; best distance 3)" in describe_result(UNSOLVED)
+    assert "not solved (budget: seconds; best distance 3)" in describe_result(UNSOLVED)
 
 
 def test_line_progress_prints_one_line_per_level():

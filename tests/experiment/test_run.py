@@ -198,6 +198,7 @@ def test_json_summary_keys(finished_run):
         "pushes",
         "solution",
         "stop_reason",
+        "exhausted",
         "best",
     }
     assert all(set(entry) == keys for entry in data["levels"])
@@ -251,6 +252,33 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, finished_run, abort):
     ).read_text()
     kinds = [json.loads(line)["event"] for line in (resumed.run_dir / "events.jsonl").open()]
     assert "interrupted" in kinds and "run_resumed" in kinds and kinds[-1] == "completed"
+
+
+def test_a_run_folder_of_the_words_before_the_vocabulary_resumes(tmp_path, finished_run):
+    """A summary written before the status vocabulary (the exhausted limit as the stop
+    reason, no ``exhausted``) resumes, and the run ends as an uninterrupted one in today's."""
+    _, reference = finished_run
+    config = tiny_config(tmp_path, "ga.encoding=moves")
+    interrupts = GracefulInterrupts()
+    stopped = start_run(
+        config,
+        progress=StopAt(interrupts, level=3, generation=2, abort=False),
+        interrupts=interrupts,
+    )
+    path = stopped.run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    budget = [entry for entry in summary["levels"] if entry["exhausted"] is not None]
+    assert budget, "a finished level of the tiny run runs out of generations"
+    for entry in summary["levels"]:
+        exhausted = entry.pop("exhausted")
+        entry["stop_reason"] = exhausted or entry["stop_reason"]
+    path.write_text(json.dumps(summary))
+    resumed = resume_run(stopped.run_dir)
+    assert resumed.status == "completed"
+    assert [r.stop for r in resumed.results] == [r.stop for r in reference.results]
+    assert _without_seconds(read_csv(resumed.run_dir / "results.csv")) == _without_seconds(
+        read_csv(reference.run_dir / "results.csv")
+    )
 
 
 def _without_seconds(rows: list[dict[str, str]]) -> list[dict[str, str]]:

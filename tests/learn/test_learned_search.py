@@ -34,8 +34,8 @@ def test_a_level_without_solution_is_exhausted_not_guessed(algo):
 def test_node_and_time_limits_stop_the_search():
     level = microban("93")[0]
     result = solve(level, "push-learned", node_limit=7)
-    assert (result.status, result.expanded) == ("node-limit", 7)
-    assert solve(level, "push-learned", time_limit=0.01).status in ("timeout", "solved")
+    assert (result.exhausted, result.expanded) == ("nodes", 7)
+    assert solve(level, "push-learned", time_limit=0.01).status in ("budget", "solved")
 
 
 @pytest.mark.parametrize("algo", LEARNED)

@@ -161,7 +161,7 @@ def test_a_time_limit_stops_a_search_inside_a_costly_expansion(monkeypatch):
     monkeypatch.setitem(clocks.CLOCKS, "wall", lambda: float(next(readings)))
     monkeypatch.setattr(search_run, "_seconds_per_work_unit", lambda: 0.0)
     result = solve(level, "push-astar", time_limit=25)
-    assert result.status == "timeout"
+    assert result.exhausted == "seconds"
     assert result.expanded <= 1 and result.generated < 4 * 200  # stopped within one expansion
 
 
@@ -169,7 +169,7 @@ def test_a_matching_that_cannot_end_in_time_is_not_started(monkeypatch):
     level = quiet_level(lattice_rows(40))
     monkeypatch.setattr(search_run, "_seconds_per_work_unit", lambda: 1.0)  # 64,000 s
     result = solve(level, "push-astar", time_limit=5)
-    assert (result.status, result.expanded) == ("timeout", 0)
+    assert (result.exhausted, result.expanded) == ("seconds", 0)
     assert solve(level, "push-astar", heuristic="push-distance", node_limit=5).expanded == 5
 
 

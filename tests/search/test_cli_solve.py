@@ -38,7 +38,7 @@ def test_the_table_names_each_level_and_an_unsolved_level_exits_1():
         app, ["solve", str(BUNDLED_SEEDS), "-l", "2", "--algo", "bfs", "--node-limit", "3"]
     )
     assert cut_short.exit_code == 1
-    assert "node-limit" in cut_short.stdout
+    assert "budget: nodes" in cut_short.stdout
 
 
 def test_bad_names_exit_2_with_one_error_line():
@@ -62,7 +62,8 @@ def test_an_unfinished_search_reports_its_best_open_state():
     assert cut_short.exit_code == 1
     record = json.loads(cut_short.stdout)
     best = record["best"]
-    assert record["status"] == "node-limit" and record["solution"] is None
+    assert (record["status"], record["exhausted"]) == ("budget", "nodes")
+    assert record["solution"] is None
     assert tuple(best) == BEST_KEYS and best["solved"] is False and best["distance"] > 0
     level = select_levels(read_levels(BUNDLED_SEEDS), ["seed000-case3"])[0]
     check = verify_solution(level, best["lurd"])

@@ -21,7 +21,7 @@ SEARCHES = ["bfs", "push-astar", "push-idastar", "push-fess", "push-learned", "m
 def test_a_cpu_clock_budget_ends_the_search_with_timeout(algo):
     level = shared("xsokoban.txt", "screen.24")[0]  # far beyond a tenth of a CPU second
     result = solve(level, algo, time_limit=0.1, clock="cpu")
-    assert result.status == "timeout"
+    assert result.exhausted == "seconds"
     assert result.solution is None
 
 
@@ -44,17 +44,17 @@ def test_the_time_limit_counts_the_chosen_clock(algo, monkeypatch):
     level = shared("xsokoban.txt", "screen.24")[0]
     monkeypatch.setitem(clocks.CLOCKS, "cpu", _FakeClock(0.0))
     still = solve(level, algo, time_limit=0.01, node_limit=300, clock="cpu")
-    assert still.status == "node-limit"
+    assert still.exhausted == "nodes"
     monkeypatch.setitem(clocks.CLOCKS, "cpu", _FakeClock(1000.0))
     jumping = solve(level, algo, time_limit=100.0, node_limit=10**6, clock="cpu")
-    assert jumping.status == "timeout"
-    assert solve(level, algo, time_limit=100.0, node_limit=300).status == "node-limit"
+    assert jumping.exhausted == "seconds"
+    assert solve(level, algo, time_limit=100.0, node_limit=300).exhausted == "nodes"
 
 
 def test_given_holes_searches_take_the_clock_too(monkeypatch):
     level = max(read_levels(GIVEN_HOLES), key=lambda level: level.box_count * level.cells)
     monkeypatch.setitem(clocks.CLOCKS, "cpu", _FakeClock(1000.0))
-    assert solve(level, "push-bfs", time_limit=100.0, clock="cpu").status == "timeout"
+    assert solve(level, "push-bfs", time_limit=100.0, clock="cpu").exhausted == "seconds"
     monkeypatch.setitem(clocks.CLOCKS, "cpu", _FakeClock(0.0))
     assert solve(level, "push-bfs", time_limit=0.01, clock="cpu").status == "solved"
 
@@ -83,5 +83,5 @@ def test_a_search_told_to_end_ends_as_if_out_of_time(algo):
         result = solve(level, algo, time_limit=None, partial=4)
     finally:
         clocks.end_searches_when(None)
-    assert result.status == "timeout" and result.solution is None
+    assert result.exhausted == "seconds" and result.solution is None
     assert solve(level, algo).solved  # and the next search runs as usual

@@ -110,7 +110,7 @@ def test_every_search_that_does_not_play_the_variant_says_so(algorithm):
 
 def test_budgets_end_the_search():
     level = parse_levels(SWAP, "swap.xsb")[0]
-    assert solve(level, "push-bfs", node_limit=3).status == "node-limit"
+    assert solve(level, "push-bfs", node_limit=3).exhausted == "nodes"
 
 
 BUNDLED = Path(__file__).resolve().parents[2] / "levels" / "given-holes.xsb"
@@ -142,7 +142,7 @@ def test_the_result_names_the_paired_heuristic():
 def test_partial_paths_verify_from_the_levels_start(algo):
     level = next(lv for lv in read_levels(BUNDLED) if lv.title == "holes-medium-02")
     result = solve(level, algo, node_limit=10, partial=3)
-    assert result.status == "node-limit" and len(result.partial) == 3
+    assert result.exhausted == "nodes" and len(result.partial) == 3
     keys = []
     for path in result.partial:
         check = verify_solution(level, path.lurd)
@@ -163,7 +163,7 @@ def test_partial_paths_and_solutions_from_a_position_with_a_vanished_box():
     start = board.state()
     assert start.by_box[0] == VANISHED
     cut = solve_given_holes(level, "push-astar", node_limit=2, start=start, partial=2)
-    assert cut.status == "node-limit" and cut.partial
+    assert cut.exhausted == "nodes" and cut.partial
     for path in cut.partial:
         check = verify_solution(level, path.lurd, start=start)
         assert check.valid and check.final == path.state and path.state.by_box[0] == VANISHED

@@ -172,7 +172,7 @@ def test_a_node_limit_counts_whole_iterations():
     level = shared("boxoban/medium/train-000.txt", "10")[0]
     for limit in (1, 7, 250):
         result = solve(level, "mcts", node_limit=limit)
-        assert result.status == "node-limit"
+        assert result.exhausted == "iterations"
         assert result.expanded == limit
         assert result.solution is None
 
@@ -180,7 +180,7 @@ def test_a_node_limit_counts_whole_iterations():
 def test_a_time_limit_ends_the_search_with_timeout():
     level = shared("xsokoban.txt", "screen.24")[0]  # far beyond a tenth of a second
     result = solve(level, "mcts", time_limit=0.1)
-    assert result.status == "timeout"
+    assert result.exhausted == "seconds"
     assert result.expanded > 0 and result.solution is None
 
 
@@ -221,7 +221,7 @@ def test_mcts_agrees_with_push_bfs_on_tiny_levels(level):
 def test_a_budget_on_a_solvable_level_is_never_unsolvable():
     level = shared("boxoban/medium/train-000.txt", "42")[0]
     for seed in range(3):
-        assert solve(level, "mcts", node_limit=300, seed=seed).status == "node-limit"
+        assert solve(level, "mcts", node_limit=300, seed=seed).exhausted == "iterations"
 
 
 def test_transpositions_share_one_node_per_position():

@@ -112,7 +112,7 @@ def test_slicing_the_kernel_calls_does_not_change_the_search(monkeypatch):
 def test_a_node_limit_counts_whole_iterations_and_keeps_partial_paths():
     level = _hard_level()
     result = solve(level, "mcts", node_limit=100, partial=3)
-    assert (result.status, result.expanded, result.solution) == ("node-limit", 100, None)
+    assert (result.exhausted, result.expanded, result.solution) == ("iterations", 100, None)
     start = paired_distance(level, level.start.boxes)
     assert 0 < len(result.partial) <= 3
     assert [path.h for path in result.partial] == sorted(path.h for path in result.partial)
@@ -125,7 +125,7 @@ def test_a_node_limit_counts_whole_iterations_and_keeps_partial_paths():
 
 def test_a_time_limit_ends_the_search_with_timeout():
     result = solve(_hard_level(), "mcts", time_limit=0.1)
-    assert result.status == "timeout"
+    assert result.exhausted == "seconds"
     assert result.expanded > 0 and result.solution is None
 
 

@@ -77,7 +77,7 @@ def test_an_already_solved_level_needs_no_step():
 @pytest.mark.parametrize("algo", ["bfs", "push-astar", "push-idastar"])
 def test_node_limit_stops_the_search(algo):
     result = solve(seed_level("seed000-case3"), algo, node_limit=5)
-    assert result.status == "node-limit"
+    assert result.exhausted == "nodes"
     assert result.expanded == 5
     assert result.solution is None
 
@@ -85,7 +85,7 @@ def test_node_limit_stops_the_search(algo):
 def test_a_tiny_time_limit_times_out():
     level = shared("xsokoban.txt", "screen.01")[0]
     result = solve(level, "bfs", time_limit=0.05)
-    assert result.status == "timeout"
+    assert result.exhausted == "seconds"
     assert result.expanded > 0
 
 

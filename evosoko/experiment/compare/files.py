@@ -19,6 +19,7 @@ from evosoko.experiment.compare.config import (
     SearchSolver,
 )
 from evosoko.experiment.run.records import csv_cell
+from evosoko.status import read_stop
 
 __all__ = [
     "RESULT_COLUMNS",
@@ -43,6 +44,7 @@ RESULT_COLUMNS = (
     "level",
     "seed",
     "status",
+    "exhausted",
     "solved",
     "seconds",
     "unit",
@@ -51,7 +53,8 @@ RESULT_COLUMNS = (
     "pushes",
     "solution",
 )
-"""``seconds``/``used``: wall time and evaluations (GA), expanded nodes (search) or iterations
+"""``status``: a word of :mod:`evosoko.status`, ``exhausted`` the resource of a ``budget``
+stop (empty otherwise); ``seconds``/``used``: wall time and evaluations (GA), expanded nodes (search) or iterations
 (mcts) spent, i.e. the time and cost to solve when ``solved`` is 1; ``seed`` is empty for
 deterministic search."""
 
@@ -67,13 +70,16 @@ def results_csv(rows: list[dict]) -> str:
 
 
 def read_results_csv(path: str | Path) -> list[dict[str, Any]]:
-    """Rows of a ``results.csv`` with typed values (the inverse of :func:`results_csv`)."""
+    """Rows of a ``results.csv`` with typed values (the inverse of :func:`results_csv`); a file
+    written before the status vocabulary has its words read in today's (``timeout`` is a
+    ``budget`` stop of seconds, ...: :func:`evosoko.status.read_stop`)."""
     rows = []
     with open(path, encoding="utf-8", newline="") as stream:
         for raw in csv.DictReader(stream):
             rows.append(
                 {
                     **raw,
+                    **_stop_columns(raw),
                     "level_index": int(raw["level_index"]),
                     "seed": int(raw["seed"]) if raw["seed"] else None,
                     "solved": raw["solved"] == "1",
@@ -85,6 +91,15 @@ def read_results_csv(path: str | Path) -> list[dict[str, Any]]:
                 }
             )
     return rows
+
+
+def _stop_columns(raw: dict[str, str]) -> dict[str, Any]:
+    """``status`` and ``exhausted`` of a row in today's vocabulary (an unknown word as it is)."""
+    try:
+        stop = read_stop(raw["status"], raw.get("exhausted") or None, unit=raw["unit"])
+    except ValueError:
+        return {"status": raw["status"], "exhausted": raw.get("exhausted") or None}
+    return {"status": stop.status, "exhausted": stop.exhausted}
 
 
 def summary_markdown(

@@ -38,6 +38,7 @@ from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import verify_solution
+from evosoko.status import Status, Stop, read_stop
 
 __all__ = [
     "UNITS",
@@ -46,6 +47,7 @@ __all__ = [
     "ga_config",
     "job_record",
     "plan_jobs",
+    "record_stop",
     "result_row",
     "run_job",
     "solver_result",
@@ -252,14 +254,25 @@ def _search_result(level: Level, payload: dict) -> Result:
     return found.as_result(level)
 
 
-RECORD_KEYS = ("status", "solved", "seconds", "used", "moves", "pushes", "solution")
-"""A finished job as the journal keeps it."""
+RECORD_KEYS = (
+    "status",
+    "exhausted",
+    "solved",
+    "seconds",
+    "used",
+    "moves",
+    "pushes",
+    "solution",
+)
+"""A finished job as the journal keeps it (journals written before the status vocabulary have
+no ``exhausted``: :func:`record_stop` reads them)."""
 
 
 def job_record(result: Result) -> dict[str, Any]:
     """A job's result as the journal keeps it (``used``: its cost in its solver's unit)."""
     return {
         "status": result.status,
+        "exhausted": result.exhausted,
         "solved": result.solved,
         "seconds": result.seconds,
         "used": result.cost,
@@ -269,14 +282,22 @@ def job_record(result: Result) -> dict[str, Any]:
     }
 
 
+def record_stop(record: dict[str, Any], payload: dict[str, Any]) -> Stop:
+    """The stop of a job's journal record, an older journal's words read in today's
+    vocabulary (:func:`evosoko.status.read_stop`, in the unit of the job's solver)."""
+    return read_stop(record["status"], record.get("exhausted"), unit=job_unit(payload))
+
+
 def record_result(job: Job, record: dict[str, Any], level: Level) -> Result:
     """The result of a job from its journal record, its solution replay-verified against
     ``level`` (one that does not solve it is dropped, with status ``rejected`` and a warning)."""
     payload = job.payload
+    stop = record_stop(record, payload)
     result = Result(
         level_name=level.name,
         solver=payload["solver"],
-        status=record["status"],
+        status=stop.status,
+        exhausted=stop.exhausted,
         solution=record["solution"] if record["solved"] else None,
         moves=record["moves"],
         pushes=record["pushes"],
@@ -296,7 +317,14 @@ def record_result(job: Job, record: dict[str, Any], level: Level) -> Result:
             ),
             stacklevel=3,
         )
-        return replace(result, status="rejected", solution=None, moves=None, pushes=None)
+        return replace(
+            result,
+            status=Status.REJECTED,
+            exhausted=None,
+            solution=None,
+            moves=None,
+            pushes=None,
+        )
     return replace(result, solution=check.lurd, moves=check.moves, pushes=check.pushes)
 
 
@@ -312,7 +340,8 @@ def result_row(job: Job, record: dict, level: Level) -> dict[str, Any]:
         "level": level.name,
         "seed": payload["seed"],
         "unit": job_unit(payload),
-        "status": "error",
+        "status": Status.ERROR,
+        "exhausted": None,
         "solved": False,
         "seconds": 0.0,
         "used": 0,

@@ -24,6 +24,7 @@ so opening it during a long run shows how far it got.
 from __future__ import annotations
 
 import base64
+import contextlib
 import csv
 import hashlib
 import json
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
+from evosoko.status import read_stop
 
 if TYPE_CHECKING:
     from evosoko.sokoban.level import Level
@@ -225,6 +227,9 @@ def _result_fields(result: dict[str, Any]) -> dict[str, Any]:
     best = result.get("best")
     if isinstance(best, dict) and best.get("distance") is not None:
         fields["best_distance"] = best["distance"]
+    with contextlib.suppress(KeyError, ValueError, TypeError):  # an edited summary: as it is
+        # "budget: evaluations"; an older summary's word in today's vocabulary
+        fields["stop_reason"] = str(read_stop(result["stop_reason"], result.get("exhausted")))
     return fields
 
 

@@ -16,6 +16,7 @@ from evosoko.experiment.run.folder import RunFolder
 from evosoko.experiment.run.records import metrics_row
 from evosoko.result import Result
 from evosoko.sokoban.level import Level
+from evosoko.status import Status
 from evosoko.text import level_caption
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ class LevelWriter(Callback):
         )
 
     def on_level_end(self, result: Result) -> None:
-        if result.status == "interrupted":
+        if result.status == Status.INTERRUPTED:
             return
         common = {"index": self.index, "level": result.level_name}
         if result.solved:
@@ -82,6 +83,7 @@ class LevelWriter(Callback):
             **common,
             solved=result.solved,
             stop_reason=result.status,
+            exhausted=result.exhausted,
             generations=result.generations,
             evaluations=result.cost,
             seconds=round(result.seconds, 3),

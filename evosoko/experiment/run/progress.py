@@ -44,8 +44,7 @@ def describe_result(result: Result) -> str:
     if result.solved:
         return head + f"solved ({result.moves} moves, {result.pushes} pushes) after {counts}"
     return head + (
-        f"not solved (stopped by {result.status}; "
-        f"best distance {result.best_distance:g}) after {counts}"
+        f"not solved ({result.stop}; best distance {result.best_distance:g}) after {counts}"
     )
 
 

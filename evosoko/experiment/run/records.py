@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from evosoko.result import BestIndividual, GenerationStats, Result
+from evosoko.status import read_stop
 
 METRICS_COLUMNS = (
     "level_index",
@@ -41,6 +42,7 @@ RESULT_COLUMNS = (
     "level",
     "solved",
     "stop_reason",
+    "exhausted",
     "generations",
     "evaluations",
     "seconds",
@@ -51,7 +53,9 @@ RESULT_COLUMNS = (
     "best_moves",
     "best_pushes",
 )
-"""``moves``/``pushes``: of the solution (empty when unsolved); ``best_*``: of the best
+"""``stop_reason``: a status of :mod:`evosoko.status`, ``exhausted`` the resource of a
+``budget`` stop (empty otherwise);
+``moves``/``pushes``: of the solution (empty when unsolved); ``best_*``: of the best
 individual's play, its solution or its best prefix (whose LURD is in ``solutions.sok`` and
 ``summary.json``)."""
 
@@ -96,6 +100,7 @@ SUMMARY_KEYS = (
     "level",
     "solved",
     "stop_reason",
+    "exhausted",
     "generations",
     "evaluations",
     "seconds",
@@ -106,7 +111,10 @@ SUMMARY_KEYS = (
     "restarts",
     "best",
 )
-"""Keys of a level's entry in ``summary.json``; ``best`` is the best individual's play,
+"""Keys of a level's entry in ``summary.json``: ``stop_reason`` a status of
+:mod:`evosoko.status` and ``exhausted`` the resource of a ``budget`` stop (null otherwise;
+summaries written before the vocabulary have no ``exhausted`` and name the resource as the stop
+reason, which :func:`result_from_entry` reads as a budget stop); ``best`` is the best individual's play,
 ``{"lurd", "distance", "moves", "pushes", "solved"}`` (its solution when solved, else its best
 prefix), for every level (absent from summaries written before it existed)."""
 
@@ -118,6 +126,7 @@ def summary_entry(result: Result) -> dict[str, Any]:
         "level": result.level_name,
         "solved": result.solved,
         "stop_reason": result.status,
+        "exhausted": result.exhausted,
         "generations": result.generations,
         "evaluations": result.cost,
         "seconds": result.seconds,
@@ -133,10 +142,12 @@ def summary_entry(result: Result) -> dict[str, Any]:
 def result_from_entry(data: dict[str, Any]) -> Result:
     """The GA result of a ``summary.json`` entry (inverse of :func:`summary_entry`)."""
     best = data.get("best")
+    stop = read_stop(data["stop_reason"], data.get("exhausted"))
     return Result(
         level_name=str(data["level"]),
         solver="ga",
-        status=data["stop_reason"],
+        status=stop.status,
+        exhausted=stop.exhausted,
         solution=data["solution"] if data["solved"] else None,
         moves=data["moves"],
         pushes=data["pushes"],
@@ -167,6 +178,7 @@ def result_row(result: Result) -> dict[str, str]:
         "level": result.level_name,
         "solved": _flag(result.solved),
         "stop_reason": result.status,
+        "exhausted": result.exhausted or "",
         "generations": str(result.generations),
         "evaluations": str(result.cost),
         "seconds": f"{result.seconds:.3f}",

@@ -36,7 +36,6 @@ from evosoko.evolve.checkpoint import (
     evaluation_from_json,
     searches_mismatch,
 )
-from evosoko.evolve.engine import STOP_REASONS
 from evosoko.evolve.genomes import gene_range
 from evosoko.evolve.islands import streamed_from_json
 from evosoko.experiment.run.folder import METRICS_FILE, SUMMARY_FILE, RunFolder
@@ -48,6 +47,7 @@ from evosoko.experiment.run.records import (
 )
 from evosoko.result import Result
 from evosoko.sokoban.level import UNREACHABLE, Level
+from evosoko.status import read_stop
 
 RUN_STATUSES = ("running", "completed", "interrupted", "failed")
 _HASH_LIMIT = 1 << 64
@@ -140,7 +140,7 @@ def finished_results(summary: dict[str, Any], levels: list[Level], path: str) ->
 def _level_result(entry: Any, where: str, path: str) -> Result:
     if not isinstance(entry, dict):
         raise EvosokoError(f"{where} is not a JSON object", path)
-    optional = ("best",)  # summaries written before it existed lack it
+    optional = ("best", "exhausted")  # summaries written before they existed lack them
     missing = [name for name in SUMMARY_KEYS if name not in optional and name not in entry]
     if missing:
         raise EvosokoError(f"{where} has no {', '.join(repr(m) for m in missing)}", path)
@@ -148,7 +148,8 @@ def _level_result(entry: Any, where: str, path: str) -> Result:
         "index": lambda v: _is_int(v) and v >= 1,
         "level": lambda v: isinstance(v, str),
         "solved": lambda v: isinstance(v, bool),
-        "stop_reason": lambda v: v in STOP_REASONS,
+        "stop_reason": lambda v: _is_stop(v, entry.get("exhausted")),
+        "exhausted": lambda v: _is_stop(entry.get("stop_reason"), v),
         "generations": lambda v: _is_int(v) and v >= 0,
         "evaluations": lambda v: _is_int(v) and v >= 0,
         "seconds": lambda v: _is_number(v) and v >= 0,
@@ -163,6 +164,15 @@ def _level_result(entry: Any, where: str, path: str) -> Result:
         if name in entry and not valid(entry[name]):
             raise EvosokoError(f"{where}.{name} = {entry[name]!r} is not a valid value", path)
     return result_from_entry(entry)
+
+
+def _is_stop(word: Any, exhausted: Any) -> bool:
+    """Whether a stop reason (and its exhausted resource) is one :func:`read_stop` reads."""
+    try:
+        read_stop(word, exhausted)
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _is_best(best: Any) -> bool:

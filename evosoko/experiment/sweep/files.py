@@ -60,6 +60,7 @@ def write_sweep_files(
         "level",
         "seed",
         "status",
+        "exhausted",
         "solved",
         "evaluations",
         "seconds",

@@ -16,6 +16,7 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -32,11 +33,17 @@ from evosoko.experiment.analysis.statistics import (
     stable_seed,
     sweep_ties,
 )
-from evosoko.experiment.compare.jobs import LevelEntry, comparison_levels, rules_payload
+from evosoko.experiment.compare.jobs import (
+    LevelEntry,
+    comparison_levels,
+    record_stop,
+    rules_payload,
+)
 from evosoko.experiment.sweep.config import ParameterRange, Scalar, SweepBudget, SweepConfig
 from evosoko.experiment.warmup import warm_up_for
 from evosoko.parallel.backends import make_backend
 from evosoko.parallel.jobs import Job
+from evosoko.status import Status
 
 __all__ = ["Trial", "best_trial", "plan_trials", "score_trial", "tie_report", "trial_config"]
 
@@ -182,13 +189,21 @@ def trial_jobs(
     return jobs
 
 
+def _stop_columns(result: dict, job: Job) -> dict[str, Any]:
+    """``status`` and ``exhausted`` of a finished job (an older journal's words read in
+    today's vocabulary)."""
+    if "error" in result:
+        return {"status": Status.ERROR, "exhausted": None}
+    stop = record_stop(result, job.payload)
+    return {"status": stop.status, "exhausted": stop.exhausted}
+
+
 def score_trial(
     trial: Trial, results: list[dict], names: dict[int, str], budget: SweepBudget, jobs: list[Job]
 ) -> None:
     """Fill the trial's metrics and per-job rows from its finished jobs."""
     trial.rows = []
     for job, result in zip(jobs, results):
-        failed = "error" in result
         trial.rows.append(
             {
                 "trial": trial.number,
@@ -196,7 +211,7 @@ def score_trial(
                 "level_index": job.payload["level_index"],
                 "level": names[job.payload["level_index"]],
                 "seed": job.payload["seed"],
-                "status": "error" if failed else result["status"],
+                **_stop_columns(result, job),
                 "solved": bool(result.get("solved")),
                 "evaluations": result.get("used", 0),
                 "seconds": result.get("seconds", 0.0),
