@@ -33,12 +33,10 @@ from evosoko.search import solve
 from evosoko.search.algorithms import PUSH, algorithm_named
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import lurd_directions, verify_solution
+from evosoko.status import Status
 
-SOLVED, UNSOLVABLE, BUDGET, DEAD, TRIVIAL = "solved", "unsolvable", "budget", "dead", "trivial"
 STARTS = ("genome", "deepest")
 """Where the boxes of a candidate start (see the module docstring)."""
-"""Outcomes of a certification: solved, proved unsolvable by the search, out of its budget,
-a box on a dead square (unsolvable without a search), or solved without a push."""
 
 
 @dataclass(frozen=True)
@@ -58,12 +56,14 @@ class Certifier:
 
 @dataclass(frozen=True)
 class Certificate:
-    """What certifying one level found: ``status`` (:data:`SOLVED` ...), the replay-verified
-    ``solution`` (LURD, None unless solved) with its ``pushes``, ``moves`` and ``box_changes``
-    (how often the pushed box differs from the one pushed before), the search's ``expanded``
-    nodes and the CPU seconds the certification took."""
+    """What certifying one level found: ``status`` (a word of :mod:`evosoko.status`: solved,
+    unsolvable, budget, memory-limit; ``exhausted`` names a budget's resource), the
+    replay-verified ``solution`` (LURD, None unless solved) with its ``pushes``, ``moves`` and
+    ``box_changes`` (how often the pushed box differs from the one pushed before), the search's
+    ``expanded`` nodes and the CPU seconds the certification took."""
 
     status: str
+    exhausted: str | None = None
     solution: str | None = None
     pushes: int = 0
     moves: int = 0
@@ -73,8 +73,9 @@ class Certificate:
 
     @property
     def solved(self) -> bool:
-        """True when the level has a verified solution of at least one push."""
-        return self.status == SOLVED
+        """True when the level has a verified solution of at least one push (a board solved
+        from the start is no puzzle)."""
+        return self.status == Status.SOLVED and self.pushes > 0
 
 
 @dataclass(frozen=True)
@@ -123,12 +124,12 @@ class Scored:
 
 
 def certify_level(level: Level, certifier: Certifier) -> Certificate:
-    """Certify ``level`` (see the module docstring). A box on a dead square needs no search
-    (:data:`DEAD`). Raises :class:`SolutionError` when the search returns a solution that
+    """Certify ``level`` (see the module docstring). A box on a dead square needs no search:
+    ``unsolvable`` with nothing expanded. Raises :class:`SolutionError` when the search returns a solution that
     does not replay (a bug in the search, never a property of the level)."""
     started = time.process_time()
     if level.dead_squares[list(level.start.boxes)].any():
-        return Certificate(DEAD, cpu_seconds=time.process_time() - started)
+        return Certificate(Status.UNSOLVABLE, cpu_seconds=time.process_time() - started)
     found = solve(
         level,
         certifier.algorithm,
@@ -137,9 +138,13 @@ def certify_level(level: Level, certifier: Certifier) -> Certificate:
         clock="cpu",
     )
     expanded = int(found.expanded)
-    if found.status != SOLVED:
-        status = UNSOLVABLE if found.status == UNSOLVABLE else BUDGET
-        return Certificate(status, expanded=expanded, cpu_seconds=time.process_time() - started)
+    if found.status != Status.SOLVED:
+        return Certificate(
+            found.status,
+            found.exhausted,
+            expanded=expanded,
+            cpu_seconds=time.process_time() - started,
+        )
     if found.solution is None:
         raise SolutionError(f"{certifier.algorithm} reported a solution it did not return")
     check = verify_solution(level, found.solution)
@@ -148,9 +153,8 @@ def certify_level(level: Level, certifier: Certifier) -> Certificate:
         raise SolutionError(
             f"{certifier.algorithm} returned a solution that does not replay: {reason}"
         )
-    status = SOLVED if check.pushes > 0 else TRIVIAL
     return Certificate(
-        status,
+        Status.SOLVED,
         solution=check.lurd,
         pushes=check.pushes,
         moves=check.moves,
@@ -201,13 +205,15 @@ def score_job(job: ScoreJob) -> dict[str, Any]:
     started = time.process_time()
     if job.start == "deepest":
         developed = deepest_start(genes, job.width, job.height, job.pull_limit)
-        if developed is None:
-            return {"certificate": asdict(Certificate(TRIVIAL)), "values": None, "features": None}
+        if developed is None:  # no box leaves its goal: a board solved from the start
+            spent = time.process_time() - started
+            certificate = Certificate(Status.SOLVED, solution="", cpu_seconds=spent)
+            return {"certificate": asdict(certificate), "values": None, "features": None}
         genes, depth = developed
         board = "".join(f"{code:x}" for code in genes)
     developing = time.process_time() - started
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a board with every box on a goal is scored trivial
+        warnings.simplefilter("ignore")  # every box on a goal: solved in 0 pushes, infeasible
         level = board_level(genes, job.width, job.height)
     certificate = certify_level(level, job.certifier)
     certificate = replace(certificate, cpu_seconds=certificate.cpu_seconds + developing)

@@ -30,8 +30,7 @@ from evosoko.levelgen.certificate import Certificate, Scored, ScoreJob, score_jo
 from evosoko.levelgen.evolution import LevelEvolution
 from evosoko.levelgen.space import Genes, LevelSpace
 from evosoko.parallel.jobs import JobBackend
-
-INTERRUPTED, STOPPED, BUDGET = "interrupted", "stopped", "budget"
+from evosoko.status import Status, Stop
 
 
 @dataclass
@@ -203,18 +202,6 @@ class GenerationListener(Protocol):
 
 
 @dataclass
-class Outcome:
-    """Why the loop ended: ``status`` (budget, interrupted, stopped) and, for budget, the
-    resource that ran out (generations, evaluations, seconds)."""
-
-    status: str
-    exhausted: str | None = None
-
-    def __str__(self) -> str:
-        return f"{self.status}: {self.exhausted}" if self.exhausted else self.status
-
-
-@dataclass
 class Loop:
     """One drive of the ask/tell loop (see the module docstring)."""
 
@@ -225,28 +212,29 @@ class Loop:
     listeners: Iterable[GenerationListener] = ()
     should_stop: Callable[[], bool] = lambda: False
 
-    def run(self) -> Outcome:
-        """Ask, score and tell until a stop; returns why it stopped."""
+    def run(self) -> Stop:
+        """Ask, score and tell until a stop; returns why it stopped (``budget`` with the
+        generations, evaluations or CPU seconds spent, ``interrupted`` or ``stopped``)."""
         started = time.perf_counter() - self.tally.seconds
         while True:
             exhausted = self.exhausted()
             if exhausted is not None:
-                return Outcome(BUDGET, exhausted)
+                return Stop.budget(exhausted)
             if self.should_stop():
-                return Outcome(INTERRUPTED)
+                return Stop(Status.INTERRUPTED)
             evolution = self.evolution
             scores = self.scorer.score(
                 evolution.ask(), evolution.generation, self.tally, self.should_stop
             )
             if scores is None:
-                return Outcome(INTERRUPTED)
+                return Stop(Status.INTERRUPTED)
             evolution.tell(scores)
             self.tally.seconds = time.perf_counter() - started
             stop = False
             for listener in self.listeners:
                 stop = bool(listener.on_generation(evolution, self.tally)) or stop
             if stop:
-                return Outcome(STOPPED)
+                return Stop(Status.STOPPED)
 
     def exhausted(self) -> str | None:
         """The budget's limit reached after the first population, or None."""

@@ -48,10 +48,7 @@ from evosoko.levelgen.config import LevelsConfig, dump_levels_config, load_level
 from evosoko.levelgen.emit import emitted_levels
 from evosoko.levelgen.evolution import LevelEvolution
 from evosoko.levelgen.loop import (
-    BUDGET,
-    INTERRUPTED,
     CertificateJournal,
-    Outcome,
     Tally,
 )
 from evosoko.levelgen.progress import LevelsProgress
@@ -59,6 +56,7 @@ from evosoko.levelgen.session import evolve
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.writing import format_levels
+from evosoko.status import Status, Stop
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +70,8 @@ SUMMARY_FILE = "summary.json"
 LOG_FILE = "run.log"
 PLOTS_DIR = "plots"
 EXIT_FAILED = 1
+INTERRUPTED = "interrupted"
+"""The status of a run folder stopped by Ctrl-C (running, completed, interrupted, failed)."""
 
 BASE_COLUMNS = (
     "generation",
@@ -348,7 +348,7 @@ class _Execution:
         self.columns = metrics_columns(config)
         self.status = "running"
         self.error: str | None = None
-        self.outcome: Outcome | None = None
+        self.stopped_by: Stop | None = None
         self.evolution: LevelEvolution | None = None
         self.tally = Tally()
         self.levels: list[Level] = []
@@ -396,8 +396,8 @@ class _Execution:
             )
         finally:
             self.progress.stop()
-        self.outcome = evolved.outcome
-        self.status = INTERRUPTED if self.outcome.status == INTERRUPTED else "completed"
+        self.stopped_by = evolved.stop
+        self.status = INTERRUPTED if self.stopped_by.status == Status.INTERRUPTED else "completed"
 
     def on_generation(self, evolution: LevelEvolution, tally: Tally) -> None:
         """The folder's listener: the metrics row, then the checkpoint."""
@@ -453,12 +453,12 @@ class _Execution:
             log.exception("could not draw the plots")
 
     def _write_summary(self) -> None:
-        evolution, outcome = self.evolution, self.outcome
-        stopped = outcome is not None and outcome.status != INTERRUPTED
+        evolution, stop = self.evolution, self.stopped_by
+        stopped = stop is not None and stop.status != Status.INTERRUPTED
         self.summary.update(
             status=self.status,
-            stop=None if outcome is None else outcome.status,
-            exhausted=None if outcome is None or outcome.status != BUDGET else outcome.exhausted,
+            stop=None if stop is None else str(stop.status),
+            exhausted=None if stop is None or stop.exhausted is None else str(stop.exhausted),
             finished=None if self.status == "running" else _timestamp(),
             totals={
                 "generations": 0 if evolution is None else max(0, evolution.batches - 1),
@@ -496,7 +496,7 @@ class _Execution:
                 f"run failed: {self.error} (see {self.folder.file(LOG_FILE)}); "
                 f"once fixed, continue with: {self._resume_command()}"
             )
-        stop = None if self.outcome is None else str(self.outcome)
+        stop = None if self.stopped_by is None else str(self.stopped_by)
         return LevelsReport(
             self.folder.path, self.status, stop, self.summary, self.levels, exit_code, message
         )

@@ -23,20 +23,21 @@ from evosoko.levelgen.loop import (
     CertificateJournal,
     GenerationListener,
     Loop,
-    Outcome,
     Scorer,
     Tally,
 )
 from evosoko.parallel.backends import make_backend
 from evosoko.sokoban.level import Level
+from evosoko.status import Stop
 
 
 @dataclass
 class Evolved:
-    """What an evolution ended with: why it stopped, the GA's final state, the work done and
+    """What an evolution ended with: why it stopped (``stop``), the GA's final state, the work
+    done and
     the process CPU seconds it took (kernel compilation excluded), and :meth:`levels`."""
 
-    outcome: Outcome
+    stop: Stop
     evolution: LevelEvolution
     tally: Tally
     process_seconds: float
@@ -83,7 +84,7 @@ def evolve(
         if on_start is not None:
             on_start(evolution)
         loop = Loop(evolution, scorer, budget, tally or Tally(), listeners, should_stop)
-        outcome = loop.run()
+        stop = loop.run()
     except BaseException:
         getattr(backend, "abort", backend.close)()
         raise
@@ -91,9 +92,7 @@ def evolve(
         if journal is not None:
             journal.close()
     backend.close()
-    return Evolved(
-        outcome, evolution, loop.tally, time.process_time() - started, config.output.keep
-    )
+    return Evolved(stop, evolution, loop.tally, time.process_time() - started, config.output.keep)
 
 
 class _NoBackend:
