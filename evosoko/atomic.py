@@ -7,6 +7,7 @@ written (missing folder, no permission) raises :class:`EvosokoError` naming it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -37,7 +38,8 @@ def atomic_path(path: str | os.PathLike, error: type[EvosokoError] = WriteFailed
     except OSError as problem:
         raise error(f"cannot write this file: {problem.strerror or problem}", str(target)) from None
     finally:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # e.g. the target's "folder" is a regular file
+            temporary.unlink(missing_ok=True)
 
 
 def write_bytes_atomic(

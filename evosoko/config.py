@@ -70,6 +70,7 @@ from evosoko.config_tables import (  # the base of every table, and tables that 
     _none_word,
     _PartTable,
     _Section,
+    unread_error,
 )
 
 # ---- [run] ----------------------------------------------------------------------------------
@@ -130,6 +131,7 @@ class CrossoverConfig(_PartTable):
     """How two parents are recombined."""
 
     part: ClassVar[str] = "crossover"
+    shared: ClassVar[tuple[str, ...]] = ("kind", "probability")
     kind: str = Field(
         default="messy",
         description="block: each block of block_size genes from either parent (the source GA); "
@@ -149,6 +151,7 @@ class MutationConfig(_PartTable):
     """How one individual is mutated: per-gene rates and per-individual block operations."""
 
     part: ClassVar[str] = "mutation"
+    shared: ClassVar[tuple[str, ...]] = ("kind", "probability", "push_macro", "box_macro")
     kind: str = Field(
         default="standard",
         description="standard: the rates and block operations below; or a mutation of your own, "
@@ -729,7 +732,9 @@ class Config(_Section):
 
     @model_validator(mode="after")
     def _descriptors(self) -> Config:
-        if self.ga.selection == "map_elites" and not self.fitness.fess_cells:
+        from evosoko.evolve.parts import parts_of
+
+        if parts_of(self).archive and not self.fitness.fess_cells:
             self.fitness = self.fitness.model_copy(update={"fess_cells": True})
         return self
 
@@ -747,8 +752,14 @@ class Config(_Section):
             raise ValueError(
                 "searches.enabled runs its searches on the serial or processes backend, not dask"
             )
-        if self.searches.enabled and self.ga.islands.count > 1:
-            raise ValueError("searches.enabled runs one population: set ga.islands.count = 1")
+        return self
+
+    @model_validator(mode="after")
+    def _every_key_read(self) -> Config:
+        from evosoko.config_reads import unread_values
+
+        for unread, value in unread_values(self):
+            raise unread_error(unread.key, unread.message(value), list(unread.deciders))
         return self
 
     def set(self, key: str | Mapping[str, Any], value: Any = UNSET) -> Config:

@@ -18,6 +18,7 @@ the parameters of a plugin part, whose model the part brings: see :mod:`evosoko.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import tomllib
 import typing
@@ -29,10 +30,14 @@ from typing import Any, TypeVar
 import tomli_w
 from pydantic import BaseModel, ValidationError
 
-from evosoko.config_tables import toml_type_name
+from evosoko.config_tables import toml_type_name, written_fields
 from evosoko.errors import ConfigError
+from evosoko.file_reading import read_bounded
 
 OVERRIDE_SOURCE = "--set"
+MAX_CONFIG_BYTES = 16 * 1024**2
+"""The largest configuration file read (a few kilobytes is usual; a device or an endless pipe
+named as one is refused at this size instead of read forever)."""
 """The pseudo path of errors caused by an override rather than by the file."""
 
 
@@ -64,12 +69,14 @@ def load_config_model(
     if path is not None:
         text, data = read_toml(Path(path))
     override_keys: list[tuple[str, ...]] = []
+    before = _part_kinds(model, data)
     for override in overrides:
         keys, value = parse_override(override)
         assign_override(data, keys, value, override)
         override_keys.append(keys)
+    _reset_switched_parts(model, data, before, override_keys)
     try:
-        config = model.model_validate(data)
+        config = validated(model, data, override_keys)
     except ValidationError as error:
         raise _config_error(model, error, text, source, override_keys) from None
     if path is not None:
@@ -90,15 +97,118 @@ def set_key(config: ConfigModel, key: str | Mapping[str, Any], value: Any) -> Co
     else:
         changes = [(key, value, f"{key}={value!r}")]
     data = _plain(config)
+    before = _part_kinds(type(config), data)
     override_keys: list[tuple[str, ...]] = []
     for name, new, override in changes:
         keys = parse_override(f"{name}=0")[0] if isinstance(name, str) else tuple(name)
         assign_override(data, keys, new, override)
         override_keys.append(keys)
+    _reset_switched_parts(type(config), data, before, override_keys)
     try:
-        return type(config).model_validate(data)
+        return validated(type(config), data, override_keys)
     except ValidationError as error:
         raise _config_error(type(config), error, "", None, override_keys) from None
+
+
+def _part_tables(model: type[BaseModel]) -> list[tuple[tuple[str, ...], type[BaseModel]]]:
+    """The tables of ``model`` that name a part (they have ``shared`` keys), by path."""
+    found = []
+    for key in _all_tables(model):
+        table = _model_at(model, key)
+        if table is not None and hasattr(table, "shared"):
+            found.append((key, table))
+    return found
+
+
+def _all_tables(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    tables = [prefix] if prefix else []
+    for name, field in model.model_fields.items():
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            tables.extend(_all_tables(annotation, (*prefix, name)))
+    return tables
+
+
+def _part_kinds(model: type[BaseModel], data: dict) -> dict[tuple[str, ...], Any]:
+    """The part each part table of ``data`` names (its default when not given)."""
+    kinds = {}
+    for path, table in _part_tables(model):
+        node: Any = data
+        for name in path:
+            node = node.get(name, {}) if isinstance(node, dict) else {}
+        default = table.model_fields["kind"].get_default() if "kind" in table.model_fields else None
+        kinds[path] = node.get("kind", default) if isinstance(node, dict) else default
+    return kinds
+
+
+def _reset_switched_parts(
+    model: type[BaseModel],
+    data: dict,
+    before: dict[tuple[str, ...], Any],
+    override_keys: Sequence[tuple[str, ...]],
+) -> None:
+    """An override that names another part in a table drops the table's parameters of the
+    part before (those the overrides do not give themselves): ``--set ga.mutation.kind=swap``
+    on a preset with tuned rates runs the swap mutation with its own defaults."""
+    after = _part_kinds(model, data)
+    for path, table in _part_tables(model):
+        if after[path] == before[path]:
+            continue
+        node: Any = data
+        for name in path:
+            node = node.get(name) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            continue
+        for key in list(node):
+            given = any(
+                _common_prefix((*path, key), k) == min(len(path) + 1, len(k)) for k in override_keys
+            )
+            if key not in table.shared and not given:  # type: ignore[attr-defined]
+                del node[key]
+
+
+def validated(
+    model: type[ConfigModel], data: dict, override_keys: Sequence[tuple[str, ...]]
+) -> ConfigModel:
+    """``data`` validated as ``model``; a value that ``data`` gave to a key that an override
+    leaves unread (``--set ga.mutation.kind=swap`` over a file's mutation rates) is dropped,
+    while one that the overrides give themselves, or that the file leaves unread on its own,
+    stays an error (:mod:`evosoko.config_reads`)."""
+    while True:
+        try:
+            return model.model_validate(data)
+        except ValidationError as error:
+            key = _unread_by_override(error, override_keys)
+            if key is None or not _drop(data, key):
+                raise
+
+
+def _unread_by_override(
+    error: ValidationError, override_keys: Sequence[tuple[str, ...]]
+) -> tuple[str, ...] | None:
+    """The key of an unread value that an override made unread, not one it set."""
+    problem = error.errors()[0]
+    if problem["type"] != "unread_key":
+        return None
+    key, deciders = tuple(problem["ctx"]["keys"]), problem["ctx"]["deciders"]
+
+    def touched(path: tuple[str, ...]) -> bool:
+        return any(_common_prefix(path, k) == min(len(path), len(k)) for k in override_keys)
+
+    if touched(key) or not any(touched(tuple(decider)) for decider in deciders):
+        return None
+    return key
+
+
+def _drop(data: dict, key: tuple[str, ...]) -> bool:
+    """Remove ``key`` from nested ``data``; False when it is not there."""
+    node: Any = data
+    for name in key[:-1]:
+        node = node.get(name) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or key[-1] not in node:
+        return False
+    del node[key[-1]]
+    return True
 
 
 def dump_config(config: BaseModel) -> str:
@@ -160,16 +270,11 @@ def read_toml(path: Path) -> tuple[str, dict]:
 
     A UTF-8 byte-order mark (as some Windows editors write) is allowed, as in level files.
     """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError("configuration file not found", str(path)) from None
-    except IsADirectoryError:
-        raise ConfigError("is a directory, not a configuration file", str(path)) from None
-    except OSError as error:
-        raise ConfigError(
-            f"cannot read the configuration file: {error.strerror or error}", str(path)
-        ) from None
+    if not path.exists():
+        raise ConfigError("configuration file not found", str(path))
+    if path.is_dir():
+        raise ConfigError("is a directory, not a configuration file", str(path))
+    data = read_bounded(path, MAX_CONFIG_BYTES, ConfigError, "a configuration is a few lines")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -216,7 +321,10 @@ def _config_error(
     key_path = tuple(k for k in loc if isinstance(k, str))
     dotted = ".".join(str(k) for k in loc)
     reason = problem["msg"].removeprefix("Value error, ")
-    if problem["type"] == "config_key":  # a key of a part's table (see config._PartTable)
+    if problem["type"] == "unread_key":  # a key the run does not read (config_reads)
+        key_path = tuple(problem["ctx"]["keys"])
+        message = problem["ctx"]["message"]
+    elif problem["type"] == "config_key":  # a key of a part's table (see config._PartTable)
         key_path, dotted, message = _part_key_problem(problem, key_path, dotted)
     elif problem["type"] == "extra_forbidden":
         message = f"unknown key {dotted!r}" + _suggestion(model, key_path)
@@ -314,16 +422,25 @@ def _resolve_levels(config: Any, config_dir: Path) -> Any:
         return config
     for candidate in (Path(levels), config_dir / levels):
         if candidate.exists():
-            run = config.run.model_copy(update={"levels": str(candidate.resolve())})
+            run = config.run.model_copy(update={"levels": absolute(candidate)})
             return config.model_copy(update={"run": run})
     return config
+
+
+def absolute(path: str | PathLike[str]) -> str:
+    """``path`` made absolute as the user spelled it: against the current directory, ``..``
+    taken off by name, symbolic links kept (``/work/wt/shared/...`` stays that, not the
+    folder the link points to); resolved only where taking ``..`` off by name would miss."""
+    spelled = os.path.abspath(path)
+    return spelled if os.path.exists(spelled) else str(Path(path).resolve())
 
 
 def _plain(model: BaseModel) -> dict:
     """A model as TOML-ready data: an unset value is left out when that is its default and
     written as ``"none"`` otherwise, so the text loads back to an equal model."""
     data: dict[str, Any] = {}
-    for name, field in type(model).model_fields.items():
+    for name in written_fields(model):
+        field = type(model).model_fields[name]
         value = getattr(model, name)
         default = field.get_default(call_default_factory=True)
         extra = field.json_schema_extra
@@ -444,7 +561,7 @@ def resolve_path(value: str, base_dir: Path) -> str:
         return value
     for candidate in (Path(value), base_dir / value):
         if candidate.exists():
-            return str(candidate.resolve())
+            return absolute(candidate)
     return value
 
 

@@ -52,6 +52,9 @@ class _PartTable(_Section):
 
     model_config = ConfigDict(extra="allow", strict=True, validate_default=True)
     part: ClassVar[str]
+    shared: ClassVar[tuple[str, ...]] = ("kind",)
+    """Keys the engine reads whatever the part; the table's other keys are the parameters of
+    the built-in parts, read only by a part that takes them (:mod:`evosoko.config_reads`)."""
     _operator: Any = PrivateAttr(default=None)
     _params: dict[str, Any] = PrivateAttr(default_factory=dict)
 
@@ -71,10 +74,13 @@ class _PartTable(_Section):
         for key in extras:
             if key not in accepted:
                 raise _key_error(key, valid=own + [k for k in accepted if k not in own])
+        # a built-in part's parameters are the table's keys; a key a plugin shares with the
+        # table takes the plugin's own default unless the table gives it
+        given = set(own) if operator.builtin else self.model_fields_set
         values = {
             k: extras[k] if k in extras else getattr(self, k)
             for k in accepted
-            if k in extras or k in own
+            if k in extras or k in given
         }
         try:
             params = operator.params.model_validate(values).model_dump()
@@ -89,6 +95,9 @@ class _PartTable(_Section):
                 key, message=f"{reason} (got {got!r}, {toml_type_name(got)})"
             ) from None
         self.__pydantic_extra__ = {k: v for k, v in params.items() if k not in own}
+        for key in own:  # one value per key: the table shows what the part receives
+            if key in params:
+                self.__dict__[key] = params[key]
         self._operator, self._params = operator, params
         return self
 
@@ -114,6 +123,27 @@ def _key_error(key: str, *, valid: list[str] | None = None, message: str = "") -
     return PydanticCustomError(
         "config_key", "{key}: {message}", {"key": key, "valid": valid, "message": message}
     )
+
+
+def unread_error(key: tuple[str, ...], message: str, deciders: list[tuple[str, ...]]) -> Exception:
+    """The error of a key the run does not read (:mod:`evosoko.config_reads`): ``deciders``
+    are the keys whose values make it unread, so that an override of one of them can drop the
+    value a file gave it (:func:`evosoko.config_loading.load_config_model`)."""
+    return PydanticCustomError(
+        "unread_key", "{message}", {"keys": key, "message": message, "deciders": deciders}
+    )
+
+
+def written_fields(table: BaseModel) -> list[str]:
+    """The keys of ``table`` a dump writes: all of them, except in a table naming a plugin
+    part, which holds the keys the engine reads and the plugin's parameters only."""
+    fields = list(type(table).model_fields)
+    if not isinstance(table, _PartTable):
+        return fields
+    operator = table.operator
+    if operator is None or operator.builtin:  # kept as written before (job digests)
+        return fields
+    return [name for name in fields if name in type(table).shared or name in table.params]
 
 
 def _known_part(part: str):

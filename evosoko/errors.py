@@ -39,6 +39,12 @@ class SolutionError(EvosokoError):
     """A solution string that is malformed or does not fit its level."""
 
 
+class OutOfMemory(EvosokoError):
+    """The memory the process may use (the machine's, or a limit such as ``ulimit -v``) has no
+    room for what was asked: a picture, an image, a table. A search that runs out of memory is
+    not an error: it ends with the status ``memory-limit``."""
+
+
 class EvosokoWarning(UserWarning):
     """Something suspicious but usable in the input (a solved level, a case mismatch in LURD)."""
 

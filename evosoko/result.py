@@ -184,6 +184,20 @@ class Result:
         return self.cost if self.unit == "evaluations" else None
 
     @property
+    def progress(self) -> list[tuple[int, float, float]]:
+        """The best distance so far against cost: ``(cost, seconds, distance)`` at the start
+        and each time it fell, ending at 0 when solved. GA: the best individual's distance
+        per evaluation, from the history; search: the lowest heuristic of a state it stored,
+        per expanded node (empty when the search does not record it)."""
+        if self.history:
+            points: list[tuple[int, float, float]] = []
+            for stats in self.history:
+                if not points or stats.best_distance < points[-1][2]:
+                    points.append((stats.evaluations, stats.seconds, stats.best_distance))
+            return points
+        return [(int(c), float(s), float(d)) for c, s, d in self.details.get("progress", [])]
+
+    @property
     def best_distance(self) -> float | None:
         """The distance objective of the best individual (GA results; 0 when solved)."""
         return self.fitness.get("distance") if self.fitness else None

@@ -216,6 +216,42 @@ def test_compare_in_python_runs_a_comparison_folder(levels, config, tmp_path):
         )
 
 
+def test_compare_in_python_keeps_the_levels_numbers_and_file(levels, tmp_path):
+    chosen = [levels[1], levels[2]]  # the 2nd and 3rd levels of seeds.xsb
+    outcome = evosoko.compare(
+        levels=chosen, solvers={"astar": "push-astar"}, budget=evosoko.Budget(seconds=10),
+        out=tmp_path / "cmp",
+    )  # fmt: skip
+    with open(outcome.folder / "results.csv", newline="") as stream:
+        indices = [int(row["level_index"]) for row in csv.DictReader(stream)]
+    assert indices == [2, 3]  # not renumbered 1 and 2
+    stored = (outcome.folder / "compare.toml").read_text()
+    assert str(SEEDS) in stored and not list(outcome.folder.glob("levels-*.xsb"))
+    # a level made in memory has no file to name: it is written into the folder
+    from evosoko.sokoban.build import level_from_rows
+
+    made = level_from_rows(chosen[0].rows(), title="made")
+    other = evosoko.compare(
+        levels=[made], solvers={"astar": "push-astar"}, budget=evosoko.Budget(seconds=10),
+        out=tmp_path / "made",
+    )  # fmt: skip
+    assert other.complete and len(list(other.folder.glob("levels-*.xsb"))) == 1
+
+
+def test_levels_are_kept_where_the_user_named_them_through_links(tmp_path, monkeypatch):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "seeds.xsb").write_text(SEEDS.read_text())
+    (tmp_path / "link").symlink_to(real)
+    monkeypatch.chdir(tmp_path)
+    config = evosoko.load_config(None, ["run.levels=link/seeds.xsb"])
+    assert config.run.levels is None or config.run.levels == "link/seeds.xsb"
+    path = tmp_path / "config.toml"
+    path.write_text('[run]\nlevels = "link/seeds.xsb"\n')
+    loaded = evosoko.load_config(path)
+    assert loaded.run.levels == str(tmp_path / "link" / "seeds.xsb")  # the link, not real/
+
+
 def test_run_writes_the_folder_the_cli_writes(config, tmp_path):
     report = evosoko.run(config.set("run.select", ["#1"]).set("output.dir", str(tmp_path)))
     files = {path.name for path in report.run_dir.iterdir()}

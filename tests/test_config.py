@@ -187,7 +187,8 @@ def test_override_errors_name_the_override(tmp_path):
 
 def test_dump_then_load_round_trips(tmp_path):
     original = load_config(
-        write(tmp_path, EXAMPLE), ["run.budget.seconds=none", "hybrid.memetic_every=5"]
+        write(tmp_path, EXAMPLE),
+        ["run.budget.seconds=none", "hybrid.enabled=true", "hybrid.memetic_every=5"],
     )
     text = dump_config(original)
     again = load_config(write(tmp_path, text, "resolved.toml"))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from fuzz_inputs import REPO, mutated_configs, mutated_level_files, mutated_solutions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -23,6 +22,7 @@ from evosoko.errors import EvosokoError, EvosokoWarning
 from evosoko.sokoban.formats import FORMATS, format_levels, parse_levels, read_levels
 from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import verify_solution
+from tests.fuzz_inputs import REPO, mutated_configs, mutated_level_files, mutated_solutions
 
 LEVEL_INPUTS = 300
 SOLUTION_INPUTS = 400

@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 import pytest
-from child_processes import start_interruptible
-from fuzz_inputs import DAMAGES
 
 from evosoko.generate.stress import lattice_rows, room_rows
 from evosoko.search import ALGORITHMS
+from tests.child_processes import start_interruptible
+from tests.fuzz_inputs import DAMAGES
 
 pytestmark = pytest.mark.slow
 

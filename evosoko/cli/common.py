@@ -22,7 +22,12 @@ import typer
 from rich.console import Console
 
 from evosoko import __version__
-from evosoko.errors import EvosokoError, EvosokoWarning
+from evosoko.errors import EvosokoError, EvosokoWarning, OutOfMemory
+from evosoko.experiment.interrupts import (
+    Terminated,
+    interrupt_exit_code,
+    terminate_as_interrupt,
+)
 from evosoko.text import plain
 
 EXIT_FAILED = 1
@@ -61,7 +66,9 @@ Command = TypeVar("Command", bound=Callable[..., Any])
 def reports_errors(command: Command) -> Command:
     """Turn :class:`EvosokoError` into ``error: ...`` + exit 2 and warnings into ``warning:`` lines.
 
-    Every command is wrapped in it, so bad input never shows a traceback.
+    Every command is wrapped in it, so bad input never shows a traceback. Running out of
+    memory (:class:`OutOfMemory`, or a ``MemoryError`` no layer below turned into one) is one
+    ``error:`` line too, with exit 1: the input was fine, the machine had no room for it.
     """
 
     @functools.wraps(command)
@@ -71,8 +78,18 @@ def reports_errors(command: Command) -> Command:
             warnings.showwarning = _show_warning
             try:
                 return command(*args, **kwargs)
+            except Terminated as interrupt:  # as typer ends on Ctrl-C, with SIGTERM's code
+                raise typer.Exit(interrupt_exit_code(interrupt)) from None
+            except OutOfMemory as error:
+                fail(str(error), EXIT_FAILED)
             except EvosokoError as error:
                 fail(str(error))
+            except MemoryError:
+                fail(
+                    "out of memory: the machine, or a limit such as ulimit -v, leaves this "
+                    "command too little",
+                    EXIT_FAILED,
+                )
 
     return wrapper  # type: ignore[return-value]
 
@@ -104,11 +121,13 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
+    context: typer.Context,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
     """Evolve and search solutions of Sokoban levels; compare and tune the algorithms."""
+    context.with_resource(terminate_as_interrupt())  # SIGTERM stops a command as Ctrl-C does
 
 
 LevelFile = Annotated[
@@ -143,10 +162,6 @@ def read_and_select(path: Path, format: str | None, ids: list[str] | None, stric
 
     levels = api.load_levels(path, format=format, strict=strict)
     return levels, (api.select_levels(levels, ids) if ids else levels)
-
-
-EXIT_INTERRUPTED = 130
-"""Interrupted by the user (Ctrl-C); what was finished is kept."""
 
 
 @contextmanager

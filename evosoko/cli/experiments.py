@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
 from evosoko.cli.common import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     StrictOption,
     app,
     compile_notice,
     fail,
     print_json,
     reports_errors,
+    stderr,
     stdout,
 )
+from evosoko.experiment.interrupts import interrupt_exit_code, interrupt_name
 from evosoko.text import plain, plain_lines
 
 OverridesOption = Annotated[
@@ -67,12 +68,15 @@ def _experiment_file(
     return resume / saved
 
 
-def _interrupted(command: str, folder: Path, what: str) -> None:
-    """Exit 130 with the command that continues the experiment from its saved settings."""
-    fail(
-        f"interrupted; finished {what} are kept: resume with evosoko {command} --resume {folder}",
-        EXIT_INTERRUPTED,
+def _interrupted(command: str, folder: Path, what: str, interrupt: KeyboardInterrupt) -> NoReturn:
+    """Exit 130 (Ctrl-C) or 143 (SIGTERM) with the command that continues the experiment from
+    its saved settings, in the words ``evosoko run`` uses (an interrupt is no error)."""
+    message = (
+        f"{interrupt_name(interrupt)}; finished {what} are kept; continue with: "
+        f"evosoko {command} --resume {folder}"
     )
+    stderr.print(plain(message), markup=False)
+    raise typer.Exit(interrupt_exit_code(interrupt))
 
 
 @app.command("compare")
@@ -102,9 +106,9 @@ def compare_command(
     try:
         with compile_notice():
             outcome = api.compare(settings, out=folder, progress=progress, strict=strict)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM
         progress.close()
-        _interrupted("compare", folder, "jobs")
+        _interrupted("compare", folder, "jobs", interrupt)
     progress.close()
     if json_output:
         print_json(json.loads((folder / "summary.json").read_text()))
@@ -142,9 +146,9 @@ def sweep_command(
     try:
         with compile_notice():
             outcome = api.sweep(settings, out=folder, progress=progress, strict=strict)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM
         progress.close()
-        _interrupted("sweep", folder, "trials")
+        _interrupted("sweep", folder, "trials", interrupt)
     progress.close()
     if quiet:
         stdout.print(str(folder), markup=False)

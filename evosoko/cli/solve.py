@@ -125,7 +125,7 @@ def solve_command(
             plain_text(outcome.level_name),
             str(outcome.stop),
             *(
-                str(record[key])
+                "-" if record[key] is None else str(record[key])
                 for key in ("moves", "pushes", "expanded", "generated", "duplicates")
             ),
             f"{record['seconds']:.3f}",
@@ -159,7 +159,8 @@ JSON_KEYS = (
 
 def _json_record(result) -> dict[str, object]:
     """The JSON object of one level: its index and label, the search's status, solution and
-    statistics (moves and pushes 0 when unsolved), and its ``best`` (see
+    statistics (moves and pushes null when unsolved: there is no solution to count), and its
+    ``best`` (see
     :meth:`evosoko.search.result.SearchResult.best`)."""
     level = result.level
     return {
@@ -167,8 +168,8 @@ def _json_record(result) -> dict[str, object]:
         "level": level.json_label,
         "status": result.status,
         "exhausted": result.exhausted,
-        "moves": result.moves or 0,
-        "pushes": result.pushes or 0,
+        "moves": result.moves,
+        "pushes": result.pushes,
         "expanded": result.details["expanded"],
         "generated": result.details["generated"],
         "duplicates": result.details["duplicates"],

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -275,13 +276,26 @@ class Registry:
             importlib.import_module(self.builtins)
 
     def _imported(self, reference: str) -> Operator:
+        """The function ``reference`` names; every way it can fail is a ``ValueError`` naming
+        it (a bad name, a module that cannot be imported or raises while it is, a function
+        that does not fit the part's contract)."""
         module_name, _, attribute = reference.partition(":")
+        if not (_DOTTED_NAME.fullmatch(module_name) and _DOTTED_NAME.fullmatch(attribute)):
+            raise ValueError(
+                f"{reference!r} is not a function's name: write it as "
+                '"package.module:function" (Python names joined by dots)'
+            )
         try:
             target: Any = importlib.import_module(module_name)
         except ImportError as error:
             raise ValueError(
                 f"cannot import {module_name!r} for {reference!r}: {error} (the module must be "
                 "importable: installed, or on PYTHONPATH)"
+            ) from None
+        except Exception as error:  # noqa: BLE001 - a plugin's own failure is a config error
+            raise ValueError(
+                f"importing {module_name!r} for {reference!r} failed: "
+                f"{type(error).__name__}: {error}"
             ) from None
         for part in attribute.split("."):
             target = getattr(target, part, None)
@@ -292,7 +306,19 @@ class Registry:
         registered = getattr(target, "__evosoko_operator__", None)
         if isinstance(registered, Operator) and registered.kind == self.kind:
             return registered
-        return self.make(target, reference)
+        try:
+            return self.make(target, reference)
+        except (TypeError, ValueError) as error:
+            leading, duty = CONTRACTS[self.kind]
+            kind = self.kind.replace("_", " ")
+            raise ValueError(
+                f"{reference!r} cannot be a {kind}: a {kind} takes {', '.join(leading)} first "
+                f"and {duty} ({error})"
+            ) from None
+
+
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+"""A module's or attribute's dotted name: ``..x``, ``/x`` and empty names are not."""
 
 
 def _signature(

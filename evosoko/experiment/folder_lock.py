@@ -1,11 +1,16 @@
 """One writer per folder: a lock file that a second process (a second ``--resume``) cannot take.
 
-The lock is ``<folder>/.lock``, held with ``fcntl.flock`` for as long as the process writes the
-folder, and holding the pid, host and start time of its owner for the messages. The kernel
-drops a ``flock`` when its process dies, however it dies (``kill -9`` too), so a lock file left
-by a dead process is recognised as stale: it is taken over, with a warning naming the process
-that left it. Forked worker processes close their copy of the descriptor at once, so that only
-the process that took the lock holds it. On systems without ``fcntl`` the owner's pid is checked.
+Run, compare and sweep folders are locked alike. The lock is ``<folder>/.lock``, held with
+``fcntl.flock`` for as long as the process writes the folder, and holding the pid, host and
+start time of its owner for the messages. The kernel drops a ``flock`` when its process dies,
+however it dies (``kill -9`` too), so a lock file left by a dead process is recognised as
+stale: it is taken over, with a warning naming the process that left it. Forked worker
+processes close their copy of the descriptor at once, so that only the process that took the
+lock holds it. On systems without ``fcntl`` the owner's pid is checked.
+
+A *shared* lock (``shared=True``) is for writers that are meant to work on one folder
+together (the processes of one Optuna study): any number of them hold it at once, and it
+excludes every exclusive holder, as an exclusive lock excludes them.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import os
 import socket
 import warnings
 from pathlib import Path
+from typing import Self
 
 from evosoko.errors import EvosokoError, EvosokoWarning
 from evosoko.experiment.clock import utc_now
@@ -42,13 +48,24 @@ if hasattr(os, "register_at_fork"):
 
 
 class FolderLock:
-    """The lock of one folder; :meth:`acquire` takes it or raises :class:`EvosokoError`."""
+    """The lock of one folder; :meth:`acquire` takes it or raises :class:`EvosokoError`.
 
-    def __init__(self, folder: Path) -> None:
+    As a context manager it is held for the block: ``with FolderLock(folder): ...``.
+    """
+
+    def __init__(self, folder: Path, *, shared: bool = False) -> None:
         self.folder = Path(folder)
         self.path = self.folder / LOCK_FILE
+        self.shared = shared
         self._descriptor: int | None = None
         self._owner_pid = 0
+
+    def __enter__(self) -> Self:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        self.release()
 
     @property
     def held(self) -> bool:
@@ -79,6 +96,8 @@ class FolderLock:
         self._owner_pid = os.getpid()
         _HELD.add(descriptor)
         if previous and previous.get("pid") and not _same_process(previous):
+            if self.shared and _alive_here(previous):
+                return  # a partner holding the shared lock too: not stale
             warnings.warn(
                 EvosokoWarning(
                     f"took over a stale lock left by process {previous['pid']} "
@@ -103,14 +122,15 @@ class FolderLock:
             os.close(descriptor)  # drops the flock
 
     def _flock(self, descriptor: int) -> None:
+        kind = fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX
         try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(descriptor, kind | fcntl.LOCK_NB)
         except BlockingIOError:
             raise EvosokoError(_busy_message(_read_owner(descriptor)), str(self.folder)) from None
 
     def _check_owner_is_gone(self, descriptor: int) -> None:  # pragma: no cover - no fcntl
         owner = _read_owner(descriptor)
-        if owner and owner.get("host") == socket.gethostname() and _alive(owner.get("pid")):
+        if owner and not self.shared and _alive_here(owner):
             raise EvosokoError(_busy_message(owner), str(self.folder))
 
     def __del__(self) -> None:
@@ -148,7 +168,12 @@ def _same_process(owner: dict) -> bool:
     return owner.get("pid") == os.getpid() and owner.get("host") == socket.gethostname()
 
 
-def _alive(pid: object) -> bool:  # pragma: no cover - no fcntl
+def _alive_here(owner: dict) -> bool:
+    """Whether the owner a lock file names is a live process of this host."""
+    return owner.get("host") == socket.gethostname() and _alive(owner.get("pid"))
+
+
+def _alive(pid: object) -> bool:
     if not isinstance(pid, int) or pid <= 0:
         return False
     try:

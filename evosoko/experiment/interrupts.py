@@ -10,6 +10,11 @@ file is replaced atomically.
 Worker processes forked while the handlers are installed inherit them; there the handler does
 nothing, so only the process that owns the run reacts (the terminal sends Ctrl-C to the whole
 process group).
+
+Every other command takes SIGTERM as Ctrl-C too (:func:`terminate_as_interrupt`, installed by
+the command line): it raises :class:`Terminated`, a ``KeyboardInterrupt``, wherever Ctrl-C
+would raise one, so that what a command does on Ctrl-C (keep what finished, end its workers,
+print how to resume) it does on SIGTERM, and exits with 143 (128 + the signal) instead of 130.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Self
 
@@ -80,3 +86,44 @@ class GracefulInterrupts:
         for number, handler in self._previous.items():
             signal.signal(number, handler)  # type: ignore[arg-type]
         self._previous.clear()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM received: raised where Ctrl-C raises ``KeyboardInterrupt`` (see
+    :func:`terminate_as_interrupt`)."""
+
+    signal_number = signal.SIGTERM
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Inside the block SIGTERM raises :class:`Terminated` in this process's main thread, as
+    SIGINT raises ``KeyboardInterrupt``; a forked worker that inherits the handler ends at
+    once, as it would without it. Does nothing outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+
+    def terminated(signal_number: int, frame: FrameType | None) -> None:
+        if os.getpid() != owner:  # a forked worker: end as SIGTERM ends a process
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupt_exit_code(interrupt: BaseException) -> int:
+    """128 + the signal that raised ``interrupt``: 130 for Ctrl-C, 143 for SIGTERM."""
+    return 128 + int(getattr(interrupt, "signal_number", signal.SIGINT))
+
+
+def interrupt_name(interrupt: BaseException) -> str:
+    """How a message names what stopped a command: ``interrupted`` or ``terminated``."""
+    return "terminated" if isinstance(interrupt, Terminated) else "interrupted"

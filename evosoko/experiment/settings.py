@@ -1,7 +1,7 @@
 """What the settings of experiments (compare, sweep) share besides loading.
 
 :class:`Section` is the base of their tables and :data:`DistinctSeeds` their ``seeds``; :func:`selection_error` points a bad level
-selection at its line; :func:`check_same_experiment` refuses to resume a folder with other
+selection at its line and :func:`read_level_file` a level file that cannot be read; :func:`check_same_experiment` refuses to resume a folder with other
 settings. The files themselves are read by :func:`evosoko.config_loading.load_model`, with the
 same rules as a run configuration.
 """
@@ -9,6 +9,7 @@ same rules as a run configuration.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,10 +18,17 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from evosoko.config import (
     OVERRIDE_SOURCE,
 )
-from evosoko.config_loading import locate, toml_value
-from evosoko.errors import ConfigError, EvosokoError
+from evosoko.config_loading import locate, resolve_path, toml_value
+from evosoko.errors import ConfigError, EvosokoError, LevelFormatError
+from evosoko.sokoban.formats import LevelCollection, read_levels
 
-__all__ = ["DistinctSeeds", "Section", "check_same_experiment", "selection_error"]
+__all__ = [
+    "DistinctSeeds",
+    "Section",
+    "check_same_experiment",
+    "read_level_file",
+    "selection_error",
+]
 
 
 class Section(BaseModel):
@@ -49,6 +57,43 @@ def selection_error(
     """A level selection error of a configuration key (such as ``run.select``) as a
     :class:`ConfigError` at the key's line in ``source`` (whose ``text`` is read when not
     given; ``--set`` when the value there is not the one used)."""
+    return _error_at_key(error, keys, source, text, lambda found: found == select)
+
+
+def read_level_file(
+    levels: str,
+    keys: tuple[str, ...],
+    source: str | None,
+    text: str | None = None,
+    *,
+    strict: bool = False,
+) -> LevelCollection:
+    """The levels of the file a configuration key (such as ``run.levels``) names. A file that
+    cannot be read at all (missing, a folder, too large, no level in it) is a
+    :class:`ConfigError` at the key's line in ``source``, naming the level file; an error in
+    one of its levels stays at its own file and line."""
+    try:
+        return read_levels(levels, strict=strict)
+    except LevelFormatError as error:
+        if error.line is not None:
+            raise
+        base = Path(source).parent if source else Path()
+
+        def same(found: Any) -> bool:
+            return isinstance(found, str) and levels in (found, resolve_path(found, base))
+
+        raise _error_at_key(error, keys, source, text, same) from None
+
+
+def _error_at_key(
+    error: EvosokoError,
+    keys: tuple[str, ...],
+    source: str | None,
+    text: str | None,
+    same: Callable[[Any], bool],
+) -> ConfigError:
+    """``error`` as a :class:`ConfigError` at the line of ``keys`` in ``source`` when the value
+    there is the one used (``same``), else at ``--set``."""
     message = f"{'.'.join(keys)}: {error.message}"
     if error.path:
         message += f" (in {error.path})"
@@ -61,7 +106,7 @@ def selection_error(
         return ConfigError(message, source)
     for key in keys:
         data = data.get(key) if isinstance(data, dict) else None
-    if data != select:
+    if not same(data):
         return ConfigError(message, OVERRIDE_SOURCE)
     return ConfigError(message, source, locate(text, keys))
 

@@ -29,7 +29,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from evosoko.errors import ConfigError, LevelFormatError
+from evosoko.errors import ConfigError, LevelFormatError, OutOfMemory
 from evosoko.learn.tilesets import CHARACTERS, CLASSES
 
 FEATURE_SIDE = 10
@@ -44,6 +44,10 @@ MOST_TILES = 48
 """A grid whose cells show more distinct tiles than this is no board's (see _group_tiles)."""
 SMALLEST_CELL = 8
 """No grid of smaller cells is considered (pixels)."""
+MAX_PICTURE_PIXELS = 64_000_000
+"""The largest picture read: the largest board the level parser accepts (1,000 x 1,000 cells)
+at the smallest cell (8 pixels). Reading one takes about 20 bytes a pixel; a larger one is
+refused before it is decoded (a 20000x20000 PNG of a few hundred kilobytes would need 8 GB)."""
 DEFAULT_CELLS = "cells.npz"
 
 
@@ -613,14 +617,26 @@ def read_image_file(path: str | os.PathLike) -> np.ndarray:
 
     try:
         with Image.open(path) as picture:
+            width, height = picture.size  # from the header: nothing is decoded yet
+            if width * height > MAX_PICTURE_PIXELS:
+                raise LevelFormatError(
+                    f"the picture is too large: {width}x{height} pixels, more than the "
+                    f"{MAX_PICTURE_PIXELS:,} evosoko reads (the largest board at 8 pixels a "
+                    "cell); scale it down",
+                    str(path),
+                )
             rgba = picture.convert("RGBA")
+        pixels = np.asarray(rgba, dtype=np.float32)
+        alpha = pixels[:, :, 3:] / 255.0  # transparent parts read as white, as viewers show them
+        return np.round(pixels[:, :, :3] * alpha + 255.0 * (1 - alpha)).astype(np.uint8)
     except FileNotFoundError:
         raise LevelFormatError("no such file", str(path)) from None
+    except Image.DecompressionBombError as error:  # raised by open, before the size check
+        raise LevelFormatError(f"the picture is too large to read: {error}", str(path)) from None
     except (UnidentifiedImageError, OSError) as error:
         raise LevelFormatError(f"not a picture that can be read: {error}", str(path)) from None
-    pixels = np.asarray(rgba, dtype=np.float32)
-    alpha = pixels[:, :, 3:] / 255.0  # transparent parts read as white, as viewers show them
-    return np.round(pixels[:, :, :3] * alpha + 255.0 * (1 - alpha)).astype(np.uint8)
+    except MemoryError:
+        raise OutOfMemory("not enough memory to read this picture", str(path)) from None
 
 
 def import_picture(
@@ -631,8 +647,14 @@ def import_picture(
 ):
     """The level a picture shows, validated; :class:`LevelFormatError` naming the file and
     what was recognised when the cells do not make a valid level."""
-    from evosoko.sokoban.build import level_from_rows
+    from evosoko.sokoban.build import MAX_BOARD_CELLS, level_from_rows
 
+    if size is not None and (min(size) < 3 or size[0] * size[1] > MAX_BOARD_CELLS):
+        raise ConfigError(
+            f"a board of {size[0]}x{size[1]} cells cannot be read: a level has at least 3 "
+            f"cells along each side (its floor and a wall around it) and at most "
+            f"{MAX_BOARD_CELLS:,} cells"
+        )
     reading = read_board(read_image_file(path), size, classifier)
     shown = "|".join(reading.rows)
     if size is not None:

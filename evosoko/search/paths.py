@@ -137,6 +137,7 @@ def search_result(
     seconds: float,
     partial: tuple[PartialPath, ...] = (),
     start: State | HolesState | None = None,
+    progress: tuple[tuple[int, float, int], ...] = (),
 ) -> SearchResult:
     """A search's :class:`SearchResult`; ``solution`` (the found LURD, or None) is replayed
     first, from the level's start or ``start``, and raises :class:`SearchBug` unless it solves
@@ -165,4 +166,5 @@ def search_result(
         duplicates=duplicates,
         seconds=seconds,
         partial=partial,
+        progress=progress,
     )

@@ -172,6 +172,9 @@ class SearchRun:
         self.store_cells = max(level.cells, store_cells)
         self.store = Store(level.box_count, capacity=16, cells=self.store_cells)  # until prepared
         self._prepared = False
+        self.progress: list[tuple[int, float, int]] = []
+        """``(expanded, seconds, h)`` whenever the lowest stored heuristic fell."""
+        self._progress_seen = 0
 
     def _prepare(self) -> str | None:
         """Build the tables, store and parameters; a status when the budget forbids it."""
@@ -342,6 +345,7 @@ class SearchRun:
             work_before = int(store.counters[WORK])
             code = self._call_kernel()
             done = time.perf_counter()
+            self._note_progress()
             if code == EXHAUSTED:
                 return UNSOLVABLE
             if store.counters[SOLUTION] >= 0:
@@ -355,6 +359,20 @@ class SearchRun:
             self.params[WORK_LIMIT] = _next_work_limit(
                 int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, elapsed
             )
+
+    def _note_progress(self) -> None:
+        """After a kernel call: the lowest heuristic among the states stored since the last
+        call, noted when it is the lowest so far (with the expansions and seconds then)."""
+        size = self.store.size
+        if size < self._progress_seen:  # the store was cleared (an IDA* iteration)
+            self._progress_seen = 0
+        if size <= self._progress_seen:
+            return
+        low = int(self.store.field("h")[self._progress_seen : size].min())
+        self._progress_seen = size
+        if not self.progress or low < self.progress[-1][2]:
+            expanded = int(self.store.counters[EXPANDED])
+            self.progress.append((expanded, self.limit.wall_seconds(), low))
 
     def make_room(self) -> bool:
         """Grow the store for the kernel; False when that would pass the memory limit."""
@@ -380,7 +398,16 @@ class SearchRun:
             counts=(int(counters[EXPANDED]), int(counters[GENERATED]), int(counters[DUPLICATES])),
             seconds=self.limit.wall_seconds(),
             partial=partial_paths,
+            progress=self._progress(status),
         )
+
+    def _progress(self, status: str) -> tuple[tuple[int, float, int], ...]:
+        """The progress noted, ending at distance 0 when solved."""
+        points = list(self.progress)
+        if status == SOLVED and (not points or points[-1][2] > 0):
+            expanded = int(self.store.counters[EXPANDED])
+            points.append((expanded, self.limit.wall_seconds(), 0))
+        return tuple(points)
 
     def _path(self, node: int) -> str:
         if self.is_move:

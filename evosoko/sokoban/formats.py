@@ -24,6 +24,7 @@ from os import PathLike
 from pathlib import Path
 
 from evosoko.errors import EvosokoError, EvosokoWarning, LevelFormatError
+from evosoko.file_reading import read_bounded
 from evosoko.sokoban import grids, xsb
 from evosoko.sokoban.collection import RawBoard, level_label, split_collection, text_lines
 from evosoko.sokoban.given_holes import level_with_rules
@@ -180,22 +181,9 @@ def read_levels(
     """Every valid level of the file at ``path`` (see :func:`parse_levels`); unreadable files
     raise :class:`LevelFormatError`."""
     name = str(path)
-    file = Path(path)
-    if file.is_dir():
+    if Path(path).is_dir():
         raise LevelFormatError("is a directory, not a level file", name)
-    try:
-        size = file.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise LevelFormatError(
-                f"the file is too large: {size:,} bytes, more than the {MAX_FILE_BYTES:,} "
-                "evosoko reads (split the collection)",
-                name,
-            )
-        data = file.read_bytes()
-    except FileNotFoundError:
-        raise LevelFormatError("no such file", name) from None
-    except OSError as error:
-        raise LevelFormatError(f"cannot read the file: {error.strerror or error}", name) from None
+    data = read_bounded(path, MAX_FILE_BYTES, LevelFormatError, "split the collection")
     return parse_levels(_decode(data, name), name, format, strict=strict)
 
 

@@ -14,18 +14,19 @@ Nothing here imports the level but for its type: a level draws itself in a noteb
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 from rich.text import Text
 
 from evosoko.atomic import atomic_path
-from evosoko.errors import EvosokoWarning
+from evosoko.errors import EvosokoWarning, OutOfMemory
 from evosoko.sokoban.pairing import HolesState, holes_rows
 from evosoko.sokoban.state import Position, State
 from evosoko.sokoban.symbols import BOX, BOX_ON_GOAL, GOAL, PLAYER, PLAYER_ON_GOAL, WALL
@@ -51,6 +52,10 @@ MAX_IMAGE_PIXELS = 16_000_000
 MAX_GIF_PIXELS = 400_000_000
 """Pixels of all the frames a GIF encoder holds (one byte each once quantized): a GIF of a
 large board keeps fewer frames."""
+
+DRAWING_BYTES_PER_PIXEL = 60
+"""Peak memory of drawing one pixel of a board's picture (matplotlib's Agg canvas and image
+resampling; measured on a 4000x4000 picture of a 1000x1000 board: 0.95 GB)."""
 
 FINAL_FRAME_HOLD_MS = 1000
 """Extra time the solved position stays on screen before the animation loops."""
@@ -102,6 +107,32 @@ def styled_board(level: Level, state: Position | None = None) -> Text:
 
 
 # ---- images -------------------------------------------------------------------------------------
+Arguments = ParamSpec("Arguments")
+Drawn = TypeVar("Drawn")
+
+
+def _needs_memory(
+    draw: Callable[Concatenate[Level, Arguments], Drawn],
+) -> Callable[Concatenate[Level, Arguments], Drawn]:
+    """Turn a ``MemoryError`` while ``draw`` draws its level into one :class:`OutOfMemory`
+    that says how large the picture is (a traceback otherwise, under ``ulimit -v``)."""
+
+    @functools.wraps(draw)
+    def drawing(level: Level, *args: Arguments.args, **kwargs: Arguments.kwargs) -> Drawn:
+        try:
+            return draw(level, *args, **kwargs)
+        except MemoryError:
+            pixels = level.cells * fitted_cell_pixels(level, 32) ** 2
+            raise OutOfMemory(
+                f"not enough memory to draw this {level.width}x{level.height} board: its "
+                f"picture of up to {pixels:,} pixels needs about "
+                f"{pixels * DRAWING_BYTES_PER_PIXEL / 1e6:,.0f} MB"
+            ) from None
+
+    return drawing
+
+
+@_needs_memory
 def save_png(
     level: Level, path: str | os.PathLike, state: State | None = None, cell_pixels: int = 32
 ) -> None:
@@ -112,6 +143,7 @@ def save_png(
         figure.savefig(temporary, format="png", dpi=dpi)
 
 
+@_needs_memory
 def board_png(level: Level, state: State | None = None, cell_pixels: int = 24) -> bytes:
     """The board in ``state`` (default: the start) as PNG bytes, as :func:`save_png` writes it:
     how a level shows itself in a notebook (``Level._repr_png_``)."""
@@ -130,6 +162,7 @@ def _drawn_board(level: Level, state: State | None, cell_pixels: int) -> tuple[F
     return figure, cell_pixels
 
 
+@_needs_memory
 def board_image(
     level: Level,
     state: State | None = None,
@@ -167,6 +200,7 @@ def gif_frame_steps(step_count: int, max_frames: int = DEFAULT_MAX_FRAMES) -> li
     return steps
 
 
+@_needs_memory
 def save_gif(
     level: Level,
     states: Sequence[State],

@@ -180,7 +180,7 @@ def test_ctrl_c_keeps_finished_jobs_and_the_rest_run_on_resume(tmp_path, monkeyp
         "from evosoko.experiment.compare.config import load_compare_config\n"
         f"run_compare(load_compare_config({str(tmp_path / 'slow.toml')!r}), {str(folder)!r})\n"
     )
-    from child_processes import start_interruptible
+    from tests.child_processes import start_interruptible
 
     child = start_interruptible(
         [sys.executable, "-c", script],

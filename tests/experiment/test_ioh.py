@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -171,3 +172,56 @@ def test_export_of_a_run_folder_is_refused(tmp_path):
     (tmp_path / "metrics.csv").write_text("")
     with pytest.raises(EvosokoError, match="give a compare or sweep folder"):
         export_folder(tmp_path)
+
+
+def test_recorded_progress_is_the_best_distance_per_evaluation(tmp_path):
+    """The objective is the best distance so far, not 1 until solved: the analyzer's
+    fixed-target views then show how fast each solver gets how close."""
+    rows = [
+        {**_row("ga", 1, 1, False, 3.0, 900), "progress": [[100, 0.5, 9.0], [400, 1.4, 6.0]]},
+        {**_row("ga", 1, 2, True, 2.0, 700), "progress": [[100, 0.4, 8.0], [700, 2.0, 0.0]]},
+        {**_row("astar", 1, None, True, 0.2, 52, "nodes"),
+         "progress": [[1, 0.001, 21.0], [5, 0.002, 20.0], [21, 0.05, 6.0], [52, 0.2, 0.0]]},
+    ]  # fmt: skip
+    write_ioh(tmp_path, rows, {1: 4})
+    runs = {(r.algorithm, r.seed): r for r in read_ioh(tmp_path / "budget")}
+    assert runs[("ga", 1)].trajectory == [(1, 9.0), (400, 6.0), (900, 6.0)]
+    assert runs[("ga", 1)].best_y == 6.0 and not runs[("ga", 1)].solved
+    assert runs[("ga", 2)].trajectory == [(1, 8.0), (700, 0.0)]
+    assert runs[("astar", None)].trajectory == [(1, 21.0), (5, 20.0), (21, 6.0), (52, 0.0)]
+    timed = {(r.algorithm, r.seed): r for r in read_ioh(tmp_path / "time")}
+    assert timed[("ga", 1)].trajectory == [(1, 9.0), (1400, 6.0), (3000, 6.0)]
+
+
+def test_the_iohprofiler_reader_gives_a_fixed_target_ecdf_of_a_comparison(tmp_path):
+    """A real comparison's export, read by the IOHprofiler project's own reader
+    (iohinspector): a fixed-target view at distance targets 0..k."""
+    iohinspector = pytest.importorskip("iohinspector")
+    from iohinspector.metrics import aggregate_running_time
+
+    import evosoko
+
+    levels = evosoko.load_levels(
+        Path(__file__).resolve().parents[2] / "levels" / "starter.xsb", ["hard-01", "hard-03"]
+    )
+    ga = evosoko.preset("pushes").set(
+        {"ga.population": 30, "ga.offspring": 30, "parallel.backend": "serial"}
+    )
+    outcome = evosoko.compare(
+        levels=levels, solvers={"ga": ga, "astar": "push-astar", "bfs": "bfs"}, seeds=[1, 2],
+        budget=evosoko.Budget(seconds=20, evaluations=1500, nodes=3000), out=tmp_path / "cmp",
+    )  # fmt: skip
+    manager = iohinspector.DataManager()
+    manager.add_folder(str(outcome.folder / IOH_DIR / "budget"))
+    data = manager.load(monotonic=True, include_meta_data=True)
+    assert set(data["algorithm_name"]) == {"ga", "astar", "bfs"}
+    k = 6
+    table = aggregate_running_time(data, f_min=0, f_max=k, scale_f_log=False)
+    for solver in ("ga", "astar", "bfs"):
+        rows = table[table["algorithm_name"] == solver].sort_values("raw_y")
+        hits = list(rows["success_count"])
+        assert hits == sorted(hits)  # a nearer target is reached by no more runs
+        solved = sum(1 for row in outcome.rows if row["solver"] == solver and row["solved"])
+        assert hits[0] == solved  # target 0: the solved runs
+    ga_rows = table[table["algorithm_name"] == "ga"]
+    assert ga_rows["success_count"].max() > ga_rows["success_count"].min()  # distances, not 0/1

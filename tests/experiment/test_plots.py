@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evosoko.experiment.plots.fitness import SMALL_MULTIPLES, _series_by_level, plot_fitness
+from evosoko.experiment.plots.style import new_figure, save_figure
 from evosoko.fitness_chart import chart_curves
 
 
@@ -59,3 +60,35 @@ def test_a_level_solved_in_its_first_generation_gets_one_tick_and_visible_points
     assert first.get_xlim() == (-0.5, 0.5)
     assert all(line.get_marker() == "o" for line in first.get_lines())
     assert all(float(tick).is_integer() for tick in second.get_xticks())
+
+
+def test_a_long_title_is_never_cut(tmp_path):
+    """A sweep's heat map of a few cells is a small figure: its title was cut at both sides."""
+    figure, (axes,) = new_figure(width=1.6, height=1.6)
+    axes.set_title("Solve rate (median evaluations)\noutlined: 3 trials tie for best (no test)")
+    save_figure(figure, tmp_path / "small")
+    box = axes.title.get_window_extent(figure.canvas.get_renderer())
+    assert box.x0 >= 0 and box.x1 <= figure.bbox.width
+
+
+def test_the_sweep_history_ticks_trials_at_whole_numbers(tmp_path, monkeypatch):
+    from evosoko.experiment.plots import sweep as sweep_plots
+    from evosoko.experiment.sweep.config import SweepConfig
+    from evosoko.experiment.sweep.trials import Trial
+
+    config = SweepConfig.model_validate(
+        {"sweep": {"levels": "x.xsb", "budget": {"evaluations": 100}},
+         "parameters": {"ga.population": [10, 20]}}
+    )  # fmt: skip
+    trials = [
+        Trial(n, {"ga.population": 10 * (n + 1)}, status="complete", runs=2, solved=n,
+              median_evaluations=50.0)
+        for n in range(2)
+    ]  # fmt: skip
+    drawn = []
+    monkeypatch.setattr(sweep_plots, "save_figure", lambda f, p, fmt: drawn.append(f) or p)
+    sweep_plots._history(config, trials, {1}, tmp_path, "png")
+    (axes,) = drawn[0].axes
+    drawn[0].canvas.draw()
+    ticks = [t for t in axes.get_xticks() if axes.get_xlim()[0] <= t <= axes.get_xlim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)

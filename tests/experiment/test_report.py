@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -168,6 +169,21 @@ def test_compare_report_holds_summary_jobs_and_levels(compare_dir):
     assert len(data["jobs"]) == data["jobs_planned"] == 2 * 2 + 2 + 2
     solved = [job for job in data["jobs"] if job[3]]
     assert solved and all(job[9] for job in solved)
+
+
+def test_the_compare_report_table_is_summary_mds_with_its_intervals_and_tests(compare_dir):
+    """The report once showed bare point estimates rounded to four digits (an ERT of 69,151
+    as 69,150) where summary.md had intervals and paired tests."""
+    page = build_report(compare_dir)
+    table = page.split('id="summary-table"')[1].split("</table>")[0]
+    cells = [re.sub("<[^>]+>", "", row).strip() for row in table.split("<tr>")[2:]]
+    markdown = (compare_dir / "summary.md").read_text().splitlines()
+    md_rows = [line for line in markdown if line.startswith("| ") and "---" not in line][1:4]
+    for md_row, html_row in zip(md_rows, table.split("<tr>")[2:]):
+        html_cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", html_row)]
+        assert html_cells == [c.strip() for c in md_row.strip("| ").split(" | ")]
+    assert cells and "[" in table  # intervals
+    assert 'id="tests-table"' in page and "Paired tests" in page
 
 
 def test_sweep_report_holds_trials_and_figures(sweep_dir):

@@ -16,10 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from child_processes import start_interruptible
 from typer.testing import CliRunner
 
 from evosoko.cli import app
+from tests.child_processes import start_interruptible
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
@@ -70,12 +70,15 @@ def _interrupt_after_first_job(args: list[str], journal: Path) -> str:
     _, stderr = child.communicate(timeout=60)
     assert child.returncode == 130, stderr
     assert "Traceback" not in stderr
+    # as evosoko run says it: an interrupt is no error
+    (line,) = [line for line in stderr.splitlines() if line.startswith("interrupted; ")]
+    assert "continue with: evosoko " in line and "error" not in stderr
     return stderr
 
 
 def _printed_command(stderr: str) -> list[str]:
-    line = next(line for line in stderr.splitlines() if "resume with evosoko" in line)
-    return shlex.split(line.split("resume with ", 1)[1])
+    line = next(line for line in stderr.splitlines() if "continue with: evosoko" in line)
+    return shlex.split(line.split("continue with: ", 1)[1])
 
 
 def _journaled_keys(journal: Path) -> set[str]:

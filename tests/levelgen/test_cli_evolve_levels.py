@@ -9,10 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from child_processes import start_interruptible
 from typer.testing import CliRunner
 
 from evosoko.cli import app
+from tests.child_processes import start_interruptible
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_repair import legal
 
 from evosoko.evolve.registry import level_crossovers, level_mutations
 from evosoko.levelgen.operators import ELEMENTARY, MIXED_WEIGHTS, mixed
 from evosoko.levelgen.repair import repair
 from evosoko.levelgen.space import LevelSpace
 from evosoko.levelgen.starts import random_board
+from tests.levelgen.test_repair import legal
 
 SPACE = LevelSpace.of(8, 8, 3, max_boxes=5)
 

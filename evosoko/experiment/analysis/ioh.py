@@ -14,11 +14,19 @@ evosoko maps its results onto that layout:
 - an **algorithm** is a solver (a GA preset, a search) or a sweep's trial;
 - a **run** is one job; its seed is the run attribute ``seed``, all runs use instance 1
   (a level has no transformed instances);
-- the **objective** is minimised and is 1 until the level is solved, 0 from then on, so the
-  analyzer's fixed-target view at target 0 gives the solve rate, the run-time ECDF and ERT.
-  An unsolved run's record ends at the cost it spent (as the format asks: "a block ... MUST end
-  with the last function evaluation"); note that IOHanalyzer's ERT counts a failure at what it
-  spent, where evosoko's summary counts it at the full budget.
+- the **objective** is minimised: the best distance to solved so far (0 = solved), written
+  at the first evaluation and each time it falls (:attr:`evosoko.result.Result.progress`): for
+  the GA the best individual's distance (its fitness objective) per evaluation, for a search
+  the lowest heuristic of a state it stored per expanded node. So the analyzer's fixed-target
+  views (ECDF over distance targets 0..k, ERT per target) show how fast each solver gets how
+  close; target 0 gives the solve rate and the run-time ECDF. A run starts at evaluation 1,
+  where the format's readers split runs: the GA's first generation, scored as one batch, counts
+  from there. Runs whose progress was not
+  recorded (folders written before it was, searches that do not record it) keep the
+  hitting-time objective: 1 until solved, 0 from then on. An unsolved run's record ends at the
+  cost it spent (as the format asks: "a block ... MUST end with the last function
+  evaluation"); note that IOHanalyzer's ERT counts a failure at what it spent, where evosoko's
+  summary counts it at the full budget.
 
 Two views of the same runs, since the analyzer has one cost axis ("evaluations"):
 
@@ -87,11 +95,30 @@ def _cost(row: dict, view: str) -> int:
     return max(1, int(row["used"]))
 
 
-def _trajectory(solved: bool, cost: int) -> list[tuple[int, float]]:
-    """1 at the first evaluation, then 0 where it solved, or 1 again where it stopped."""
-    if solved:
-        return [(1, 0.0)] if cost <= 1 else [(1, 1.0), (cost, 0.0)]
-    return [(1, 1.0)] if cost <= 1 else [(1, 1.0), (cost, 1.0)]
+def _trajectory(row: dict, view: str) -> list[tuple[int, float]]:
+    """The run's best distance so far: at evaluation 1, each time it fell, and at its last
+    evaluation (the hitting time, 1 then 0, when its progress was not recorded)."""
+    cost, solved = _cost(row, view), bool(row["solved"])
+    progress = row.get("progress") or []
+    if not progress:
+        if solved:
+            return [(1, 0.0)] if cost <= 1 else [(1, 1.0), (cost, 0.0)]
+        return [(1, 1.0)] if cost <= 1 else [(1, 1.0), (cost, 1.0)]
+    points: list[tuple[int, float]] = []
+    for spent, seconds, distance in progress:
+        at = _cost({"used": spent, "seconds": seconds}, view)
+        at = min(max(at, points[-1][0] if points else 1), cost)
+        if points and points[-1][0] == at:
+            points[-1] = (at, min(points[-1][1], float(distance)))
+        elif not points or distance < points[-1][1]:
+            points.append((at, float(distance)))
+    if points[0][0] > 1:  # a run starts at evaluation 1 (readers split runs there)
+        points[0] = (1, points[0][1])
+    if solved and points[-1][1] > 0:
+        points.append((max(cost, points[-1][0] + 1), 0.0))
+    if points[-1][0] < cost:
+        points.append((cost, points[-1][1]))
+    return points
 
 
 def write_ioh(
@@ -152,13 +179,14 @@ def _write_problem(
     blocks, records = [], []
     seeded = any(row.get("seed") is not None for row in runs)
     for row in runs:
-        cost, solved = _cost(row, view), bool(row["solved"])
-        trajectory = _trajectory(solved, cost)
+        trajectory = _trajectory(row, view)
         blocks.append(DAT_HEADER + "\n" + "".join(f"{evals} {y:g}\n" for evals, y in trajectory))
+        best_y = min(y for _, y in trajectory)
+        reached = next(evals for evals, y in trajectory if y == best_y)
         record: dict[str, Any] = {
             "instance": 1,
             "evals": trajectory[-1][0],
-            "best": {"evals": cost if solved else 1, "y": 0.0 if solved else 1.0, "x": []},
+            "best": {"evals": reached, "y": best_y, "x": []},
         }
         if seeded:
             record["seed"] = row.get("seed")
@@ -277,13 +305,28 @@ def export_folder(folder: str | PathLike[str], out: str | PathLike[str] | None =
     if kind == "compare":
         config = load_compare_config(folder / "compare.toml")
         levels = {e.index: e.level for e in comparison_levels(config.compare)}
-        write_comparison_ioh(target, config, read_results_csv(folder / "results.csv"), levels)
+        rows = with_progress(read_results_csv(folder / "results.csv"), folder / "journal.jsonl")
+        write_comparison_ioh(target, config, rows, levels)
     elif kind == "sweep":
         _export_sweep(folder, target)
     else:
         raise EvosokoError("a run folder has no jobs to export; give a compare or sweep folder",
                            str(folder))  # fmt: skip
     return target
+
+
+def with_progress(rows: list[dict], journal: Path) -> list[dict]:
+    """``rows`` of a comparison's results.csv with each job's progress from its journal
+    (whose keys begin ``solver|level index|seed|``)."""
+    from evosoko.parallel.jobs import Journal
+
+    records = Journal(journal).finished()
+    by_job = {tuple(key.split("|")[:3]): record for key, record in records.items()}
+    for row in rows:
+        seed = "-" if row["seed"] is None else str(row["seed"])
+        record = by_job.get((row["solver"], str(row["level_index"]), seed), {})
+        row["progress"] = record.get("progress", [])
+    return rows
 
 
 def _export_sweep(folder: Path, target: Path) -> None:

@@ -11,9 +11,12 @@ from evosoko.experiment.analysis.statistics import ALPHA, RESAMPLES, SOLVED, Pai
 
 __all__ = [
     "METHODS_NOTES",
+    "PAIRED_COLUMNS",
+    "claims",
     "format_number",
     "format_p",
     "methods_markdown",
+    "paired_test_cells",
     "paired_tests_markdown",
 ]
 
@@ -82,34 +85,65 @@ def paired_tests_markdown(tests: Sequence[PairedTest]) -> list[str]:
     the tests support, in words."""
     if not tests:
         return []
+    lines = [
+        "## Paired tests",
+        "",
+        f"{len(tests)} tests, Holm-adjusted together; \\* marks p ≤ {ALPHA:g}. {TESTS_NOTE}",
+        "",
+        "| " + " | ".join(PAIRED_COLUMNS) + " |",
+        "|---|---|---:|---:|---:|---:|---|---:|---:|",
+    ]
+    lines += ["| " + " | ".join(cells) + " |" for cells in paired_test_cells(tests)]
+    lines += ["", *_claims(tests)]
+    return lines
+
+
+PAIRED_COLUMNS = (
+    "first",
+    "second",
+    "levels",
+    "solved more often",
+    "p",
+    "cheaper",
+    "cost",
+    "median difference (first − second)",
+    "p",
+)
+"""The columns of the paired tests' table (summary.md and the report)."""
+TESTS_NOTE = "Counts are levels: where the first solver of the pair did better, then the second."
+
+
+def paired_test_cells(tests: Sequence[PairedTest], star: str = "\\*") -> list[list[str]]:
+    """The paired tests' table, one row of cells per pair of solvers (``star`` marks a
+    significant p-value: escaped for markdown, plain for HTML)."""
     pairs: dict[tuple[str, str], dict[str, PairedTest]] = {}
     for test in tests:
         key = "solved" if test.measure == SOLVED else "cost"
         pairs.setdefault((test.first, test.second), {})[key] = test
-    lines = [
-        "## Paired tests",
-        "",
-        (
-            f"{len(tests)} tests, Holm-adjusted together; \\* marks p ≤ {ALPHA:g}. Counts "
-            "are levels: where the first solver of the pair did better, then the second."
-        ),
-        "",
-        (
-            "| first | second | levels | solved more often | p | cheaper | cost "
-            "| median difference (first − second) | p |"
-        ),
-        "|---|---|---:|---:|---:|---:|---|---:|---:|",
+
+    def p(value: float) -> str:
+        return format_p(value).replace("\\*", star)
+
+    return [
+        [
+            first,
+            second,
+            str(pair["solved"].levels),
+            f"{pair['solved'].first_better} : {pair['solved'].second_better}",
+            p(pair["solved"].p_adjusted),
+            f"{pair['cost'].first_better} : {pair['cost'].second_better}",
+            pair["cost"].measure,
+            format_number(pair["cost"].median_difference),
+            p(pair["cost"].p_adjusted),
+        ]
+        for (first, second), pair in pairs.items()
     ]
-    for (first, second), pair in pairs.items():
-        solved, cost = pair["solved"], pair["cost"]
-        lines.append(
-            f"| {first} | {second} | {solved.levels} "
-            f"| {solved.first_better} : {solved.second_better} | {format_p(solved.p_adjusted)} "
-            f"| {cost.first_better} : {cost.second_better} | {cost.measure} "
-            f"| {format_number(cost.median_difference)} | {format_p(cost.p_adjusted)} |"
-        )
-    lines += ["", *_claims(tests)]
-    return lines
+
+
+def claims(tests: Sequence[PairedTest]) -> list[str]:
+    """What the tests support, in words: one line per significant difference (markdown list
+    items), or one sentence when none is."""
+    return _claims(tests)
 
 
 CLAIMS = {

@@ -12,7 +12,7 @@ from typing import Any
 
 from evosoko.experiment.analysis.markdown import methods_markdown, paired_tests_markdown
 from evosoko.experiment.analysis.metrics import SolverSummary
-from evosoko.experiment.analysis.statistics import Interval, Uncertainty
+from evosoko.experiment.analysis.statistics import Interval, SolverIntervals, Uncertainty
 from evosoko.experiment.compare.config import (
     CompareConfig,
     CompareSettings,
@@ -124,25 +124,12 @@ def summary_markdown(
         f"Levels: {_level_description(settings)}; seeds {', '.join(map(str, settings.seeds))} "
         "(stochastic solvers); budget per job: " + ", ".join(limits) + ".",
         "",
-        (
-            "| solver | runs | solved | solve rate | median s to solve | ERT s | ERT (own unit) "
-            "| median moves | median pushes |"
-        ),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| " + " | ".join(SUMMARY_COLUMNS) + " |",
+        "|---|" + "---:|" * (len(SUMMARY_COLUMNS) - 1),
     ]
     for s in summaries:
-        ci = intervals.get(s.solver)
-        ert_units = "–" if s.ert_units is None else f"{_number(s.ert_units)} {s.unit}"
-        if s.ert_units is not None and ci:
-            ert_units += _bracket(ci.ert_units)
-        lines.append(
-            f"| {s.solver} | {s.runs} | {s.solved} "
-            f"| {100 * s.solve_rate:.0f}%{_bracket(ci.solve_rate if ci else None, percent=True)} "
-            f"| {_number(s.median_seconds, 3)}{_bracket(ci.median_seconds if ci else None, 3)} "
-            f"| {_number(s.ert_seconds, 3)}{_bracket(ci.ert_seconds if ci else None, 3)} | {ert_units} "
-            f"| {_number(s.median_moves)}{_bracket(ci.median_moves if ci else None)} "
-            f"| {_number(s.median_pushes)}{_bracket(ci.median_pushes if ci else None)} |"
-        )
+        cells = summary_cells(s, intervals.get(s.solver))
+        lines.append("| " + " | ".join(text for text, _ in cells) + " |")
     lines += [
         "",
         "Medians are over solved runs. ERT (expected running time) = the total cost of all runs, "
@@ -157,6 +144,53 @@ def summary_markdown(
     if done < total:
         lines += ["", f"**Incomplete:** {done} of {total} jobs finished; resume to finish."]
     return "\n".join(lines) + "\n"
+
+
+SUMMARY_COLUMNS = (
+    "solver",
+    "runs",
+    "solved",
+    "solve rate",
+    "median s to solve",
+    "ERT s",
+    "ERT (own unit)",
+    "median moves",
+    "median pushes",
+)
+"""The columns of a comparison's summary table (summary.md and the report)."""
+
+
+def summary_cells(
+    s: SolverSummary, ci: SolverIntervals | None
+) -> list[tuple[str, float | str | None]]:
+    """One solver's row of the summary table: each figure as text with its 95 % interval
+    ``[low, high]`` (as summary.md and the report show it), and the figure to sort by."""
+    ert_units = "–" if s.ert_units is None else f"{_number(s.ert_units)} {s.unit}"
+    if s.ert_units is not None and ci:
+        ert_units += _bracket(ci.ert_units)
+    return [
+        (s.solver, s.solver),
+        (str(s.runs), s.runs),
+        (str(s.solved), s.solved),
+        (
+            f"{100 * s.solve_rate:.0f}%{_bracket(ci.solve_rate if ci else None, percent=True)}",
+            s.solve_rate,
+        ),
+        (
+            f"{_number(s.median_seconds, 3)}{_bracket(ci.median_seconds if ci else None, 3)}",
+            s.median_seconds,
+        ),
+        (
+            f"{_number(s.ert_seconds, 3)}{_bracket(ci.ert_seconds if ci else None, 3)}",
+            s.ert_seconds,
+        ),
+        (ert_units, s.ert_units),
+        (f"{_number(s.median_moves)}{_bracket(ci.median_moves if ci else None)}", s.median_moves),
+        (
+            f"{_number(s.median_pushes)}{_bracket(ci.median_pushes if ci else None)}",
+            s.median_pushes,
+        ),
+    ]
 
 
 def _bracket(interval: Interval | None, digits: int = 0, *, percent: bool = False) -> str:

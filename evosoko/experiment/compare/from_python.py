@@ -3,9 +3,11 @@ the comparison file that ``evosoko compare`` runs.
 
 GA solvers given as :class:`~evosoko.config.Config` objects and levels given as
 :class:`~evosoko.sokoban.level.Level` objects are written into the output folder
-(``solvers/<label>-<digest>.toml``, ``levels-<digest>.xsb``; the digest of their content, so a
-different comparison never overwrites them), and the comparison names them like any other file:
-the folder holds everything needed to resume or rerun it with ``evosoko compare --resume``.
+(``solvers/<label>-<digest>.toml``; the digest of their content, so a different comparison never
+overwrites them), and the comparison names them like any other file: the folder holds everything
+needed to resume or rerun it with ``evosoko compare --resume``. Levels read from one file are
+named in it by index, so they keep their numbers (results.csv, IOH function ids); others are
+written as ``<their file's stem>-<digest>.xsb``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from pydantic import ValidationError
 
 from evosoko.budget import Budget
 from evosoko.config import Config, dump_config
-from evosoko.config_loading import validation_error
+from evosoko.config_loading import absolute, validation_error
+from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare.config import CompareConfig
 from evosoko.experiment.run.folder import make_output_folder, output_folder
@@ -45,11 +48,9 @@ def python_comparison(
     folder = output_folder(name, out)
     make_output_folder(folder)
     if isinstance(levels, (str, PathLike)):
-        levels_path = str(Path(levels).resolve())
+        levels_path = absolute(levels)
     else:
-        from evosoko.sokoban.formats import format_levels
-
-        levels_path = str(_written(folder, "levels", format_levels(list(levels)), ".xsb"))
+        levels_path, select = _level_file(folder, list(levels), select)
     limits = budget or Budget(seconds=60.0)
     compare_budget = {
         key: value
@@ -76,6 +77,29 @@ def python_comparison(
     except ValidationError as error:
         raise validation_error(CompareConfig, error, "", SOURCE) from None
     return folder, config
+
+
+def _level_file(
+    folder: Path, levels: list[Level], select: Sequence[str | int]
+) -> tuple[str, Sequence[str | int]]:
+    """The level file and selection of levels given as objects: the file they were read from,
+    by index (``#N``), when they all come from one file that still holds them as they are, so
+    results keep the levels' own numbers and file; else a file of them written into the
+    comparison's folder, named after the file they came from."""
+    from evosoko.sokoban.formats import format_levels, read_levels
+
+    paths = {level.origin.path if level.origin else None for level in levels}
+    if len(paths) == 1 and None not in paths and not select:
+        (path,) = paths
+        try:
+            on_file = {level.index: level.rows() for level in read_levels(str(path))}
+        except EvosokoError:
+            on_file = {}
+        if all(on_file.get(level.index) == level.rows() for level in levels):
+            return absolute(str(path)), [f"#{level.index}" for level in levels]
+    stems = {Path(path).stem for path in paths if path is not None}
+    stem = stems.pop() if len(stems) == 1 else "levels"
+    return str(_written(folder, stem, format_levels(levels), ".xsb")), select
 
 
 def _solver(folder: Path, label: str, spec: Config | str | Mapping[str, Any]) -> dict[str, Any]:

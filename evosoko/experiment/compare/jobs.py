@@ -28,13 +28,13 @@ from evosoko.experiment.compare.config import (
     CompareSettings,
     GASolver,
 )
-from evosoko.experiment.settings import selection_error
+from evosoko.experiment.settings import read_level_file, selection_error
 from evosoko.experiment.warmup import warm_up_config
 from evosoko.parallel.jobs import Job
 from evosoko.result import Result
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.sokoban.build import level_from_rows
-from evosoko.sokoban.formats import read_levels, select_levels
+from evosoko.sokoban.formats import select_levels
 from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import verify_solution
@@ -93,13 +93,13 @@ def comparison_levels(
     line of ``keys`` in ``source`` (the file and its text); ``strict``: an invalid level in
     the level file is an error, not a warning.
     """
-    levels = read_levels(settings.levels, strict=strict)
+    path, text = source if source is not None else (None, None)
+    levels = read_level_file(settings.levels, (*keys[:-1], "levels"), path, text, strict=strict)
     try:
         chosen = select_levels(levels, settings.select) if settings.select else levels
     except LevelFormatError:  # the selected level itself is invalid: its own file and line
         raise
     except EvosokoError as error:
-        path, text = source if source is not None else (None, None)
         raise selection_error(error, keys, settings.select, path, text) from None
     if settings.first is not None:
         chosen = chosen[: settings.first]
@@ -263,9 +263,11 @@ RECORD_KEYS = (
     "moves",
     "pushes",
     "solution",
+    "progress",
 )
 """A finished job as the journal keeps it (journals written before the status vocabulary have
-no ``exhausted``: :func:`record_stop` reads them)."""
+no ``exhausted``: :func:`record_stop` reads them; before the IOH export's distances, no
+``progress``)."""
 
 
 def job_record(result: Result) -> dict[str, Any]:
@@ -279,6 +281,7 @@ def job_record(result: Result) -> dict[str, Any]:
         "moves": result.moves,
         "pushes": result.pushes,
         "solution": result.solution,
+        "progress": [list(point) for point in result.progress],
     }
 
 
@@ -354,4 +357,5 @@ def result_row(job: Job, record: dict, level: Level) -> dict[str, Any]:
         return row
     result = record_result(job, record, level)
     row.update(job_record(result))
+    row["progress"] = record.get("progress", [])  # kept apart from results.csv (IOH export)
     return row

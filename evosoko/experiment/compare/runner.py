@@ -53,6 +53,7 @@ from evosoko.experiment.compare.files import (
     RESULTS_FILE,
     SUMMARY_JSON,
     SUMMARY_MD,
+    read_results_csv,
     results_csv,
     summary_json,
     summary_markdown,
@@ -65,6 +66,7 @@ from evosoko.experiment.compare.jobs import (
     run_job,
     unit_budgets,
 )
+from evosoko.experiment.folder_lock import FolderLock
 from evosoko.experiment.report.writer import Throttle, refresh_report
 from evosoko.experiment.run.folder import make_output_folder, output_folder
 from evosoko.experiment.settings import check_same_experiment
@@ -126,19 +128,32 @@ def run_compare(
     """
     folder = Path(folder)
     stored = folder / CONFIG_FILE
-    check_same_experiment(
-        folder,
-        load_compare_config(stored) if stored.is_file() else None,
-        config,
-        "compare",
-        "comparison",
-    )
+    check_same_experiment(folder, _stored(stored), config, "compare", "comparison")
     levels = comparison_levels(config.compare, config._source, strict=strict)
     if not levels:
         raise ConfigError("the comparison selects no levels", config.compare.levels)
     jobs = plan_jobs(config, levels)
     check_backend_reachable(config.parallel)  # before anything is written
     make_output_folder(folder)
+    with FolderLock(folder):  # one process writes a comparison's folder
+        check_same_experiment(folder, _stored(stored), config, "compare", "comparison")
+        return _run_locked(config, folder, levels, jobs, progress, stop_after, plots)
+
+
+def _stored(path: Path) -> CompareConfig | None:
+    return load_compare_config(path) if path.is_file() else None
+
+
+def _run_locked(
+    config: CompareConfig,
+    folder: Path,
+    levels: list,
+    jobs: list[Job],
+    progress: ProgressCallback | None,
+    stop_after: int | None,
+    plots: bool,
+) -> CompareOutcome:
+    """Run the jobs of a comparison whose folder this process holds locked."""
     write_text_atomic(folder / CONFIG_FILE, dump_compare_config(config))
     level_of = {entry.index: entry.level for entry in levels}
     rows: dict[str, dict] = {}
@@ -181,14 +196,17 @@ def run_compare(
 def write_compare_files(
     folder: Path, config: CompareConfig, rows: list[dict], total_jobs: int, *, plots: bool = True
 ) -> list[SolverSummary]:
-    """Write ``results.csv``, ``summary.md``, ``summary.json`` and (optionally) the plots."""
+    """Write ``results.csv``, ``summary.md``, ``summary.json`` and (optionally) the plots.
+    The summaries are those of ``results.csv`` as written, so that the report, which reads
+    it back, shows the same figures."""
     budget = config.compare.budget
     budgets = unit_budgets(budget)
-    summaries = summarise(rows, budget.seconds, budgets)
-    uncertainty = comparison_uncertainty(
-        rows, budget.seconds, budgets, [s.label for s in config.solver]
-    )
     write_text_atomic(folder / RESULTS_FILE, results_csv(rows))
+    written = read_results_csv(folder / RESULTS_FILE)
+    summaries = summarise(written, budget.seconds, budgets)
+    uncertainty = comparison_uncertainty(
+        written, budget.seconds, budgets, [s.label for s in config.solver]
+    )
     write_text_atomic(
         folder / SUMMARY_MD,
         summary_markdown(config, summaries, len(rows), total_jobs, uncertainty),

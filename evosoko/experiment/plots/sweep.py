@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from evosoko.experiment.analysis.statistics import TieReport
 from evosoko.experiment.plots.style import colour, new_figure, save_figure, style_axes
@@ -195,6 +196,7 @@ def _history(
     axes.step(
         numbers, np.maximum.accumulate(scores), where="post", color=colour(1), label="best so far"
     )
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # trials are whole numbers
     style_axes(
         axes,
         xlabel="trial number",

@@ -204,27 +204,59 @@ JOB_HEADERS = [
 ]
 
 
-def _compare_body(data: dict[str, Any]) -> str:
-    rows = []
-    for summary in data["summary"]:
-        ert_units = summary["ert_units"]
-        rows.append(
-            "<tr>"
-            + _cell(summary["solver"], "text")
-            + _cell(summary["runs"])
-            + _cell(summary["solved"])
-            + f'<td data-value="{summary["solve_rate"]}">{100 * summary["solve_rate"]:.0f}%</td>'
-            + _cell(summary["median_seconds"], digits=4)
-            + _cell(summary["ert_seconds"], digits=4)
-            + (
-                _cell(None)
-                if ert_units is None
-                else f'<td data-value="{ert_units}">{ert_units:,.0f} {escape(summary["unit"])}</td>'
-            )
-            + _cell(summary["median_moves"], digits=0)
-            + _cell(summary["median_pushes"], digits=0)
-            + "</tr>\n"
+def _figure_cell(text: str, sort: Any, css: str = "") -> str:
+    """A summary figure as summary.md writes it (with its interval), sorted by its value."""
+    attributes = f' class="{css}"' if css else ""
+    if isinstance(sort, (int, float)) and not isinstance(sort, bool):
+        attributes += f' data-value="{escape(repr(sort))}"'
+    return f"<td{attributes}>{escape(text)}</td>"
+
+
+def _paired_tests(data: dict[str, Any]) -> str:
+    """The paired tests between solvers and what they support, as in summary.md."""
+    from evosoko.experiment.analysis.markdown import PAIRED_COLUMNS, TESTS_NOTE
+    from evosoko.experiment.analysis.statistics import ALPHA
+
+    tests = data.get("paired_tests") or []
+    if not tests:
+        return ""
+    rows = [
+        "<tr>"
+        + "".join(_cell(cell, "text" if n in (0, 1, 6) else "") for n, cell in enumerate(cells))
+        + "</tr>\n"
+        for cells in tests
+    ]
+    claims = "".join(
+        f"<li>{escape(line[2:])}</li>" for line in data.get("claims", []) if line.startswith("- ")
+    )
+    sentences = "".join(
+        f'<p class="note">{escape(line)}</p>'
+        for line in data.get("claims", [])
+        if line and not line.startswith("- ")
+    )
+    return (
+        '<section id="tests"><h2>Paired tests</h2>\n'
+        f'<p class="note">Holm-adjusted together; * marks p ≤ {ALPHA:g}. {TESTS_NOTE}</p>\n'
+        + _table(
+            "tests-table",
+            [(name, "text" if n in (0, 1, 6) else "") for n, name in enumerate(PAIRED_COLUMNS)],
+            rows,
         )
+        + sentences
+        + (f"<ul>{claims}</ul>" if claims else "")
+        + "</section>\n"
+    )
+
+
+def _compare_body(data: dict[str, Any]) -> str:
+    rows = [
+        "<tr>"
+        + "".join(
+            _figure_cell(text, sort, "text" if n == 0 else "") for n, (text, sort) in enumerate(row)
+        )
+        + "</tr>\n"
+        for row in data["summary_table"]
+    ]
     budget = data["budget"]
     limits = [f"{budget['seconds']:g} s"]
     if budget.get("evaluations"):
@@ -250,10 +282,12 @@ def _compare_body(data: dict[str, Any]) -> str:
     return (
         '<section id="summary"><h2>Summary</h2>\n'
         f'<p class="note">Budget per job: {escape(", ".join(limits))}. Medians over solved runs; '
-        "ERT counts a failed run at the full budget of that measure.</p>\n"
+        "ERT counts a failed run at the full budget of that measure. [low, high]: the 95 % "
+        "confidence interval over levels (summary.md says how it is made).</p>\n"
         + _table("summary-table", SUMMARY_HEADERS, rows)
         + "</section>\n"
-        '<section id="ecdf"><h2>Run-time ECDF</h2><div class="row">\n'
+        + _paired_tests(data)
+        + '<section id="ecdf"><h2>Run-time ECDF</h2><div class="row">\n'
         '<div class="chart"><h3>Solved runs against time</h3><canvas id="ecdf-time"></canvas>'
         '<div class="legend" id="ecdf-time-legend"></div></div>\n'
         + unit_charts

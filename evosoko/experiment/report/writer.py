@@ -392,9 +392,11 @@ def _curve(points: list[tuple[float, ...]]) -> dict[str, list[float | None] | in
 
 
 def _compare_data(folder: Path) -> dict[str, Any]:
+    from evosoko.experiment.analysis.markdown import claims, paired_test_cells
     from evosoko.experiment.analysis.metrics import summarise
+    from evosoko.experiment.analysis.statistics import comparison_uncertainty
     from evosoko.experiment.compare.config import load_compare_config
-    from evosoko.experiment.compare.files import read_results_csv
+    from evosoko.experiment.compare.files import read_results_csv, summary_cells
     from evosoko.experiment.compare.jobs import comparison_levels, unit_budgets
 
     config_text = _read_text(folder / "compare.toml")
@@ -442,6 +444,12 @@ def _compare_data(folder: Path) -> dict[str, Any]:
         if row["solver"] in solver_position
     ]
     summaries = summarise(rows, budget.seconds, unit_budgets(budget))
+    uncertainty = (
+        comparison_uncertainty(rows, budget.seconds, unit_budgets(budget), solvers)
+        if rows
+        else None
+    )  # the intervals and tests of summary.md, computed the same way
+    intervals = uncertainty.intervals if uncertainty else {}
     planned = _planned_jobs(config, len(entries))
     return {
         "title": f"Comparison {settings.name}",
@@ -459,6 +467,12 @@ def _compare_data(folder: Path) -> dict[str, Any]:
         "units": units,
         "statuses": statuses,
         "summary": [_summary_fields(summary) for summary in summaries],
+        "summary_table": [
+            [(text, _json_number(sort)) for text, sort in summary_cells(s, intervals.get(s.solver))]
+            for s in summaries
+        ],
+        "paired_tests": paired_test_cells(uncertainty.tests, "*") if uncertainty else [],
+        "claims": claims(uncertainty.tests) if uncertainty and uncertainty.tests else [],
         "levels": levels,
         "level_error": level_error,
         "jobs": jobs,
@@ -481,15 +495,18 @@ def _summary_fields(summary) -> dict[str, Any]:
     def finite(value):
         return None if value is None or not math.isfinite(value) else _compact(value)
 
+    def exact(value):  # the figures of summary.md, not rounded to a few digits
+        return None if value is None or not math.isfinite(value) else value
+
     return {
         "solver": summary.solver,
         "unit": summary.unit,
         "runs": summary.runs,
         "solved": summary.solved,
         "solve_rate": summary.solve_rate,
-        "median_seconds": finite(summary.median_seconds),
-        "ert_seconds": finite(summary.ert_seconds),
-        "ert_units": finite(summary.ert_units),
+        "median_seconds": exact(summary.median_seconds),
+        "ert_seconds": exact(summary.ert_seconds),
+        "ert_units": exact(summary.ert_units),
         "median_moves": summary.median_moves,
         "median_pushes": summary.median_pushes,
     }
@@ -660,6 +677,13 @@ def _parse_toml(text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return {}
+
+
+def _json_number(value: Any) -> Any:
+    """``value`` as JSON holds it: an infinite or missing number becomes None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _compact(value: float | None) -> float | int | None:

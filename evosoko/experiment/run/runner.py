@@ -56,7 +56,7 @@ from evosoko.experiment.run.records import (
     summary_entry,
 )
 from evosoko.experiment.run.resume_checks import check_resume, finished_results
-from evosoko.experiment.settings import selection_error
+from evosoko.experiment.settings import read_level_file, selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
 from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.result import History, Result
@@ -151,7 +151,7 @@ def load_run_levels(
     error, not a warning."""
     if config.run.levels is None:
         raise ConfigError("run.levels is not set: name the level file to run", source)
-    levels = read_levels(config.run.levels, strict=strict)
+    levels = read_level_file(config.run.levels, ("run", "levels"), source, strict=strict)
     try:
         chosen = select_levels(levels, config.run.select) if config.run.select else list(levels)
     except LevelFormatError:  # the selected level itself is invalid: its own file and line

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evosoko.config import dump_config
-from evosoko.config_loading import toml_value
+from evosoko.config_loading import absolute, toml_value
 from evosoko.experiment.analysis.statistics import (
     TieReport,
 )
@@ -202,7 +202,7 @@ def _relative_to(path: str, folder: Path | None) -> str:
     if folder is None:
         return path
     try:
-        relative = os.path.relpath(Path(path).resolve(), Path(folder).resolve())
+        relative = os.path.relpath(absolute(path), absolute(folder))
     except ValueError:  # another drive
         return path
     return Path(relative).as_posix()

@@ -23,6 +23,7 @@ from evosoko.experiment.analysis.statistics import (
 )
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare.jobs import run_job
+from evosoko.experiment.folder_lock import FolderLock
 from evosoko.experiment.run.folder import make_output_folder, output_folder
 from evosoko.experiment.settings import (
     check_same_experiment,
@@ -96,9 +97,7 @@ def run_sweep(
     """
     folder = Path(folder)
     stored = folder / CONFIG_FILE
-    check_same_experiment(
-        folder, load_sweep_config(stored) if stored.is_file() else None, config, "sweep", "sweep"
-    )
+    check_same_experiment(folder, _stored(stored), config, "sweep", "sweep")
     levels = sweep_levels(config, strict=strict)
     if not levels:
         raise ConfigError("the sweep selects no levels", config.sweep.levels)
@@ -111,14 +110,21 @@ def run_sweep(
         planned = [(trial, trial_config(config, trial.params)) for trial in plan_trials(config)]
     check_backend_reachable(config.parallel)  # before anything is written
     make_output_folder(folder)
-    write_text_atomic(folder / CONFIG_FILE, dump_sweep_config(config))
-    journal = Journal(folder / JOURNAL_FILE)
-    if config.sweep.method == "optuna":
-        trials, complete = run_optuna(config, folder, levels, journal, progress, stop_after)
-    else:
-        trials, complete = _run_planned(config, planned, levels, journal, progress, stop_after)
-    best = write_sweep_files(folder, config, trials, levels, plots=plots)
+    # One process writes a sweep's folder; the processes of one Optuna study share it.
+    with FolderLock(folder, shared=config.sweep.method == "optuna"):
+        check_same_experiment(folder, _stored(stored), config, "sweep", "sweep")
+        write_text_atomic(folder / CONFIG_FILE, dump_sweep_config(config))
+        journal = Journal(folder / JOURNAL_FILE)
+        if config.sweep.method == "optuna":
+            trials, complete = run_optuna(config, folder, levels, journal, progress, stop_after)
+        else:
+            trials, complete = _run_planned(config, planned, levels, journal, progress, stop_after)
+        best = write_sweep_files(folder, config, trials, levels, plots=plots)
     return SweepOutcome(folder, trials, best, complete, tie_report(config, trials))
+
+
+def _stored(path: Path) -> SweepConfig | None:
+    return load_sweep_config(path) if path.is_file() else None
 
 
 def _run_planned(
