@@ -1,5 +1,6 @@
 """The examples run as they are: a custom mutation compared with the built-in one (serial and
-processes), a custom fitness term, and the tour notebook (executed with nbclient)."""
+processes), a custom fitness term, the tour notebook and the level-evolution notebook (executed
+with nbclient)."""
 
 from __future__ import annotations
 
@@ -99,3 +100,22 @@ def test_the_tour_notebook_runs(monkeypatch):
     assert not errors
     assert {"image/png"} <= kinds[0]  # the level draws itself
     assert sum("text/html" in kind for kind in kinds) >= 4  # results, comparison, run
+
+
+def test_the_level_evolution_notebook_runs(monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    notebook = nbformat.read(EXAMPLES / "evolve_levels.ipynb", as_version=4)
+    monkeypatch.setenv("PYTHONPATH", _environment()["PYTHONPATH"])  # the kernel imports this tree
+    client = nbclient.NotebookClient(
+        notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": EXAMPLES}}
+    )
+    client.execute()
+    outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    texts = [o.get("data", {}).get("text/plain", "") for o in outputs]
+    assert "('completed'" in texts[0]  # the evolution ran to its budget
+    checks = next(text for text in texts if text.startswith("[(True,"))
+    assert "False" not in checks  # every certificate replays
+    assert any("text/html" in o.get("data", {}) for o in outputs)  # the comparison's table

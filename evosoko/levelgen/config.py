@@ -49,7 +49,8 @@ class LevelsBudget(Section):
         default=None,
         gt=0,
         description="CPU seconds spent certifying candidates (summed over the workers), so "
-        "that a budget buys the same work on a busy machine.",
+        "that a budget buys the same work on a busy machine; the run's own work (variation, "
+        "selection, files) comes on top of it.",
     )
 
     _unset = field_validator("generations", "evaluations", "seconds", mode="before")(_none_word)

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from matplotlib.ticker import MaxNLocator
+
 from evosoko.experiment.plots.style import colour, new_figure, save_figure, style_axes
 from evosoko.levelgen.config import LevelsSettings
 from evosoko.levelgen.evolution import LevelEvolution
@@ -65,6 +67,7 @@ def plot_difficulty(
             panel.plot(generations, values, style, color=colour(position), label=kind)
         better = "larger" if settings.objective[position].maximizes else "smaller"
         style_axes(panel, xlabel="generation", ylabel=label, title=f"{label} ({better} is better)")
+        panel.xaxis.set_major_locator(MaxNLocator(integer=True))  # generations are whole
         panel.legend(loc="best")
     return save_figure(figure, path_stem)
 

@@ -510,13 +510,23 @@ def _coverage(evolution: LevelEvolution) -> float | None:
     return round(len(evolution.population) / (bins[0] * bins[1]), 4)
 
 
+SUMMARY_NOTES = {
+    "Pushes": "pushes",
+    "Moves": "moves",
+    "BoxChanges": "box_changes",
+    "Expanded": "expanded",
+    "Generation": "generation",
+}
+"""The certificate notes a summary's level entry holds, and their keys there."""
+
+
 def _level_entry(level: Level) -> dict[str, Any]:
     notes = dict(level.notes)
     entry: dict[str, Any] = {"title": level.title, "size": f"{level.width}x{level.height}"}
     entry["boxes"] = level.box_count
-    for key in ("Pushes", "Moves", "BoxChanges", "Expanded", "Generation"):
-        if key in notes:
-            entry[key.lower()] = int(notes[key])
+    for note, key in SUMMARY_NOTES.items():
+        if note in notes:
+            entry[key] = int(notes[note])
     if "Cell" in notes:
         entry["cell"] = notes["Cell"]
     return entry

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from evosoko.errors import ConfigError
@@ -73,3 +75,18 @@ def test_set_reads_values_as_toml():
     assert LevelsConfig().set("levels.seed=7").levels.seed == 7
     with pytest.raises(ConfigError, match="--set"):
         LevelsConfig().set("levels.seed", "seven")
+
+
+PRESETS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("levels-*.toml"))
+
+
+def test_the_level_presets_are_the_three_kinds_of_run():
+    loaded = {path.stem: load_levels_config(path).levels for path in PRESETS}
+    assert set(loaded) == {"levels-sokevo", "levels-nsga2", "levels-map-elites"}
+    assert loaded["levels-sokevo"].selection == "mu_plus_lambda"
+    assert [t.label for t in loaded["levels-nsga2"].objective] == ["pushes", "floor"]
+    assert loaded["levels-map-elites"].archive_run
+    for settings in loaded.values():  # templates: the reverse search places boxes and player
+        assert settings.start == "deepest" and settings.certificate.nodes is not None
+        weights = settings.mutation.params["weights"]
+        assert "move_box" not in weights and "move_player" not in weights
