@@ -305,7 +305,7 @@ def generators(arguments: argparse.Namespace) -> None:
     records = []
     for size, boxes in classes:
         for trial in range(arguments.trials):
-            for method in ("evolved", *GENERATORS):
+            for method in arguments.methods.split(","):
                 key = f"{method}-{size}-{boxes}-{trial}-{arguments.seconds:g}"
                 if key not in done:
                     done[key] = generator_record(method, size, boxes, trial, arguments.seconds)
@@ -323,7 +323,7 @@ def generators(arguments: argparse.Namespace) -> None:
     rows = []
     for size, boxes in classes:
         by_method = {}
-        for method in ("evolved", *GENERATORS):
+        for method in arguments.methods.split(","):
             chosen = [
                 r for r in records if (r["method"], r["size"], r["boxes"]) == (method, size, boxes)
             ]
@@ -580,6 +580,7 @@ def parse_arguments() -> argparse.Namespace:
     two.add_argument("--classes", default="8x8:7,7x7:6", help="SIZE:BOXES,...")
     two.add_argument("--seconds", type=float, default=30.0, help="CPU s per trial and method")
     two.add_argument("--trials", type=int, default=3)
+    two.add_argument("--methods", default=",".join(("evolved", *GENERATORS)), help="a subset")
     two.add_argument("--out", type=Path, default=runs / "generators.jsonl")
     two.set_defaults(run=generators)
 

@@ -35,6 +35,13 @@ __all__ = [
     "load_levels_config",
 ]
 
+MAX_POPULATION = 10_000
+"""Most levels in a population or a generation's children (memory stays bounded)."""
+MAX_PULL_LIMIT = 5_000_000
+"""Most states of a candidate's reverse search (each worker holds one search at a time)."""
+MAX_BINS = 100
+"""Most archive cells per axis."""
+
 INITS = ("reverse", "random", "file")
 """How the first population is made: the reverse generator's rooms and pulled boxes, random
 boards (repaired), or the levels of a file."""
@@ -190,8 +197,8 @@ class ArchiveSettings(Section):
 
     @model_validator(mode="after")
     def _shape(self) -> ArchiveSettings:
-        if any(count < 1 for count in self.bins):
-            raise ValueError("bins must be at least 1")
+        if any(not 1 <= count <= MAX_BINS for count in self.bins):
+            raise ValueError(f"bins must be 1 to {MAX_BINS}")
         for low_high in self.ranges:
             if len(low_high) != 2 or not low_high[0] < low_high[1]:
                 raise ValueError("each range is [low, high] with low < high")
@@ -221,8 +228,12 @@ class LevelsSettings(Section):
         default=None, ge=1, description="With it: levels have boxes .. max_boxes boxes."
     )
     seed: int = Field(default=0, description="The same seed gives the same run.")
-    population: int = Field(default=24, ge=1, description="Levels kept (MAP-Elites: unused).")
-    offspring: int = Field(default=24, ge=1, description="Children per generation.")
+    population: int = Field(
+        default=24, ge=1, le=MAX_POPULATION, description="Levels kept (MAP-Elites: unused)."
+    )
+    offspring: int = Field(
+        default=24, ge=1, le=MAX_POPULATION, description="Children per generation."
+    )
     selection: Literal[
         "tournament", "truncation", "mu_plus_lambda", "mu_comma_lambda", "nsga2", "map_elites"
     ] = Field(
@@ -241,7 +252,10 @@ class LevelsSettings(Section):
         "of a reverse search from the goals, the start that needs the most pushes).",
     )
     pull_limit: int = Field(
-        default=200_000, ge=1, description="deepest: most states of the reverse search."
+        default=200_000,
+        ge=1,
+        le=MAX_PULL_LIMIT,
+        description="deepest: most states of the reverse search.",
     )
     init: Literal["reverse", "random", "file"] = Field(
         default="reverse",

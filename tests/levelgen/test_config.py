@@ -51,6 +51,9 @@ def test_a_part_parameter_is_checked_like_any_key(tmp_path):
         ('[levels.certificate]\nalgorithm = "mcts"\n', "does not depend on a seed"),
         ('[[levels.objective]]\nkind = "pushes"\n[[levels.objective]]\nkind = "pushes"\n', "twice"),
         ('[levels.archive]\nfeatures = ["boxes", "height"]\n', "unknown level objective"),
+        ("[levels.archive]\nbins = [1000000, 2]\n", "bins must be 1 to 100"),
+        ("[levels]\npopulation = 1000000000\n", "less than or equal to 10000"),
+        ("[levels]\npull_limit = 1000000000\n", "less than or equal to 5000000"),
     ],
 )
 def test_settings_that_cannot_run_are_refused(tmp_path, text, message):
