@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from evosoko.config import Config
+    from evosoko.config import Config, GAConfig
 
 __all__ = ["Unread", "read_keys", "unread_keys", "unread_values"]
 
@@ -69,7 +69,16 @@ class Unread:
 def _shown(value: Any) -> str:
     from evosoko.config_loading import toml_value
 
-    return "none" if value is None else toml_value(value)
+    return "none" if value is None else toml_value(_plain(value))
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with its tables (such as ``fitness.terms``' entries) as plain TOML data."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(exclude_none=True)
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
 
 
 def unread_keys(config: Config) -> list[Unread]:
@@ -156,10 +165,8 @@ def _parts(config: Config) -> Iterator[Unread]:
         for name in type(table).model_fields:
             if name not in reads:
                 yield Unread((*path, name), what, ((*path, "kind"),), tuple(reads))
-    from evosoko.config import GAConfig
-
     selections = ((parts.parents, ga.parents), (parts.survival, ga.survival))
-    taken = {name for part, table in selections for name in _from_ga(part, table)}
+    taken = {name for part, table in selections for name in _from_ga(part, table, ga)}
     scheme = f'ga.selection = "{ga.selection}"'
     chosen = (
         f'the parent selection "{parts.parents.name}" and the survival "{parts.survival.name}" '
@@ -168,24 +175,22 @@ def _parts(config: Config) -> Iterator[Unread]:
         + (", ga.survival.kind" if ga.survival.kind else "")
         + ") do not take it"
     )
-    used = tuple(sorted(taken & set(GAConfig.model_fields)))
+    used = tuple(sorted(taken & set(type(ga).model_fields)))
     for name in _SELECTION_KEYS:
         if name not in taken:
             yield Unread(("ga", name), chosen, _SCHEME_DECIDERS, used)
 
 
-def _from_ga(part: Any, table: Any) -> set[str]:
+def _from_ga(part: Any, table: Any, ga: GAConfig) -> set[str]:
     """The parameters ``part`` takes from [ga], not from its own table (as
     :func:`evosoko.evolve.parts.parts_of` gives them)."""
-    from evosoko.config import GAConfig
-
     given = table.params if table.operator is part.operator else {}
     return {
         name
         for name in part.operator.params.model_fields
         if name not in given
         and name not in type(table).model_fields
-        and name in GAConfig.model_fields
+        and name in type(ga).model_fields
     }
 
 

@@ -107,6 +107,10 @@ SPECIAL: dict[str, list[Any]] = {
     "fitness.lost_search_age": [0, 8],
     "fitness.learned_lost": ["penalty", "tiebreak"],
     "fitness.learned_lost_weight": [20.0],
+    "fitness.learned_model": ["another-model.npz"],  # unread unless learned_lost is on
+    "parallel.address": ["tcp://127.0.0.1:8786"],  # read by the dask backend only
+    "hybrid.algorithm": ["push-greedy"],
+    "ga.mutation.kind": ["plugin_parts:swap_genes"],  # tests/evolve/plugin_parts.py
     "fitness.plan_weight": [5],
     "hybrid.node_budget": [50],
     "hybrid.memetic_every": [1, "none"],

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evosoko.config import Config, GAConfig
 from evosoko.evolve.registry import Operator, parent_selections, survivals
+
+if TYPE_CHECKING:  # the configuration validates itself with these parts: no import at run time
+    from evosoko.config import Config, GAConfig
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def _params(operator: Operator, table: Any, ga: GAConfig) -> dict[str, Any]:
             values[name] = given[name]
         elif name in type(table).model_fields:
             values[name] = getattr(table, name)
-        elif name in GAConfig.model_fields:
+        elif name in type(ga).model_fields:
             values[name] = getattr(ga, name)
     return values
 

@@ -71,11 +71,15 @@ def test_unsupported_settings_are_refused_with_a_reason(overrides, message):
         load_config(None, ["ga.selection=map_elites", *overrides])
 
 
-def test_the_archive_survival_without_cells_is_refused():
+def test_the_archive_survival_turns_cells_on_and_the_engine_refuses_it_without():
     config = load_config(None, ["ga.survival.kind=map_elites"])
+    assert config.fitness.fess_cells
+    without = config.model_copy(
+        update={"fitness": config.fitness.model_copy(update={"fess_cells": False})}
+    )
     level = small_level("two-boxes")
     with pytest.raises(EvosokoError, match="fess_cells"):
-        Engine(level, config, SerialEvaluator(level, "pushes", config.fitness))
+        Engine(level, without, SerialEvaluator(level, "pushes", without.fitness))
 
 
 def test_a_checkpoint_keeps_the_cell():

@@ -62,7 +62,8 @@ def test_islands_give_the_same_run_serial_and_processes(microban):
 
 def test_islands_differ_from_one_population(microban):
     level = microban[HARD_ENOUGH]
-    one, _ = run(level, SMALL_ISLANDS + ["ga.islands.count=1", "run.budget.generations=6"])
+    one_population = [key for key in SMALL_ISLANDS if not key.startswith("ga.islands.")]
+    one, _ = run(level, one_population + ["run.budget.generations=6"])
     three, _ = run(level, SMALL_ISLANDS + ["run.budget.generations=6"])
     assert three.evaluations > 2.5 * one.evaluations  # three populations of the same size
 

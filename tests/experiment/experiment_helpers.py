@@ -12,7 +12,12 @@ SEED_LEVELS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
 
 def tiny_config(output: Path, *overrides: str) -> Config:
-    """A fast configuration over the bundled seed levels, writing under ``output``."""
+    """A fast configuration over the bundled seed levels, writing under ``output``.
+
+    A population of searches (``searches.enabled=true``) reads no GA sizes, so none are set.
+    """
+    searches = "searches.enabled=true" in overrides
+    ga_sizes = [] if searches else ["ga.population=30", "ga.offspring=30"]
     return load_config(
         None,
         [
@@ -21,8 +26,7 @@ def tiny_config(output: Path, *overrides: str) -> Config:
             "run.budget.generations=12",
             "run.budget.seconds=none",
             "output.checkpoint_every=4",
-            "ga.population=30",
-            "ga.offspring=30",
+            *ga_sizes,
             *overrides,
         ],
     )
@@ -41,3 +45,14 @@ def read_csv(path: Path) -> list[dict[str, str]]:
     """All rows of a CSV file as dicts."""
     with open(path, newline="", encoding="utf-8") as file:
         return list(csv.DictReader(file))
+
+
+def stable_records(rows: list[dict]) -> list[dict]:
+    """Job records without what the clock decides: ``seconds`` and the times in ``progress``."""
+    stable = []
+    for row in rows:
+        kept = {key: value for key, value in row.items() if key != "seconds"}
+        if kept.get("progress") is not None:
+            kept["progress"] = [(cost, distance) for cost, _seconds, distance in kept["progress"]]
+        stable.append(kept)
+    return stable

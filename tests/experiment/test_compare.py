@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from experiment_helpers import stable_records
 from report_folders import COMPARE, SEEDS, SWEEP
 
 from evosoko.errors import ConfigError
@@ -19,11 +20,6 @@ def tiny_config(tmp_path):
     path = tmp_path / "tiny.toml"
     path.write_text(COMPARE)
     return path
-
-
-def _stable(rows):
-    """Rows without wall-clock time, which differs between equal runs."""
-    return [{k: v for k, v in row.items() if k != "seconds"} for row in rows]
 
 
 def test_compare_writes_results_summary_and_plots(tiny_config, tmp_path):
@@ -87,7 +83,7 @@ def test_interrupted_compare_resumes_without_redoing_finished_jobs(
 
     monkeypatch.setattr(compare, "run_job", real_job)
     uninterrupted = run_compare(config, tmp_path / "fresh", plots=False)
-    assert _stable(second.rows) == _stable(uninterrupted.rows)
+    assert stable_records(second.rows) == stable_records(uninterrupted.rows)
 
 
 def test_a_folder_of_another_comparison_is_refused_and_left_as_it_was(tiny_config, tmp_path):
@@ -111,7 +107,7 @@ def test_processes_backend_gives_the_serial_results(tiny_config, tmp_path):
         tiny_config, ["parallel.backend=processes", "parallel.workers=2"]
     )
     parallel = run_compare(parallel_config, tmp_path / "processes", plots=False)
-    assert _stable(parallel.rows) == _stable(serial.rows)
+    assert stable_records(parallel.rows) == stable_records(serial.rows)
 
 
 def test_unknown_key_is_named_with_line_and_suggestion(tmp_path):

@@ -51,7 +51,8 @@ def test_compare_plays_the_variant_and_every_solution_verifies(tmp_path):
     path.write_text(HOLES)
     outcome = run_compare(load_compare_config(path), tmp_path / "out", plots=False)
     levels = {level.name: level for level in read_levels(LEVELS)}
-    assert {row["status"] for row in outcome.rows} <= {"solved", "seconds", "evaluations"}
+    ends = {(row["status"], row["exhausted"]) for row in outcome.rows}
+    assert ends <= {("solved", None), ("budget", "seconds"), ("budget", "evaluations")}
     for row in outcome.rows:
         if row["solved"]:
             check = verify_solution(levels[row["level"]], row["solution"])

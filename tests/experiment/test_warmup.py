@@ -44,14 +44,14 @@ CHECK = textwrap.dedent(
         levels = read_levels(sys.argv[1])
     for preset, *overrides in [
         ("default",),
-        ("pushes",),  # islands, lost search
+        ("pushes", "ga.islands.migration_every=4"),  # islands, lost search
         ("hybrid",),  # search seeding and the memetic step
         ("moves", "ga.mutation.push_macro=0.3", "fitness.trim_to_best=true"),
     ]:
         config = load_config(
             f"configs/{preset}.toml",
             ["parallel.backend=serial", "run.budget.generations=12", "run.budget.seconds=none",
-             "ga.islands.migration_every=4", *overrides],
+             *overrides],
         )
         warm_up_config(config)
         before = kernels()

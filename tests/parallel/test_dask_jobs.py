@@ -23,6 +23,7 @@ from evosoko.experiment.sweep.config import load_sweep_config
 from evosoko.experiment.sweep.runner import run_sweep
 from evosoko.parallel.backends import make_backend
 from evosoko.parallel.jobs import Job, Journal, run_jobs
+from tests.experiment.experiment_helpers import stable_records
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 
@@ -135,11 +136,7 @@ def test_compare_with_jobs_on_dask_equals_serial(cluster, tmp_path):
     )
     distributed_outcome = run_compare(on_dask, tmp_path / "dask", plots=False)
     assert distributed_outcome.complete and len(distributed_outcome.rows) == 6
-
-    def stable(rows):
-        return [{k: v for k, v in row.items() if k != "seconds"} for row in rows]
-
-    assert stable(distributed_outcome.rows) == stable(serial.rows)
+    assert stable_records(distributed_outcome.rows) == stable_records(serial.rows)
 
 
 def test_sweep_with_jobs_on_dask_equals_serial(cluster, tmp_path):

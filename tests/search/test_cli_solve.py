@@ -44,7 +44,7 @@ def test_the_table_names_each_level_and_an_unsolved_level_exits_1():
 def test_an_unsolved_level_has_no_moves_or_pushes_to_show():
     arguments = ["solve", str(BUNDLED_SEEDS), "-l", "2", "--algo", "bfs", "--node-limit", "3"]
     table = runner.invoke(app, arguments)
-    (row,) = [line for line in table.stdout.splitlines() if "node-limit" in line]
+    (row,) = [line for line in table.stdout.splitlines() if "budget: nodes" in line]
     cells = [cell.strip() for cell in row.strip("│| ").split("│")]
     assert cells[2:4] == ["-", "-"], row  # not "0 moves, 0 pushes": there is no solution
     record = json.loads(runner.invoke(app, [*arguments, "--json"]).stdout)

@@ -135,11 +135,11 @@ def save_figure(figure: Figure, path_stem: Path, fmt: str = "png") -> Path:
     if fmt not in FORMATS:
         raise ValueError(f"unknown plot format {fmt!r}")
     path = path_stem.with_suffix(f".{fmt}")
-    fit_texts(figure)
     buffer = io.BytesIO()
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        fit_texts(figure)  # draws the texts: its glyph warnings are reported with the rest
         figure.savefig(buffer, format=fmt, dpi=110, metadata=metadata)
     write_bytes_atomic(path, buffer.getvalue())
     _report(caught, path)
