@@ -25,7 +25,7 @@ from evosoko.levelgen.evolution import LevelEvolution
 
 
 def draw_run_plots(
-    folder: Path, rows: Sequence[dict[str, str]], evolution: LevelEvolution
+    folder: Path, rows: Sequence[dict[str, str]], evolution: LevelEvolution, fmt: str = "png"
 ) -> list[Path]:
     """Every plot of a run into ``folder``: the difficulty curves, and the front or the
     archive of the final population."""
@@ -34,13 +34,13 @@ def draw_run_plots(
     settings = evolution.settings
     drawn = []
     if rows:
-        drawn.append(plot_difficulty(rows, settings, folder / "difficulty"))
+        drawn.append(plot_difficulty(rows, settings, folder / "difficulty", fmt))
     population = evolution.population
     if settings.archive_run and population:
         cells = {
             individual.evaluation.cell: individual.evaluation.values[0] for individual in population
         }
-        drawn.append(plot_archive(cells, settings, folder / "archive"))
+        drawn.append(plot_archive(cells, settings, folder / "archive", fmt))
     elif len(settings.objective) >= 2 and population:
         front = {
             id(individual)
@@ -50,12 +50,12 @@ def draw_run_plots(
         }
         points = [individual.evaluation.values[:2] for individual in population]
         on_front = [id(individual) in front for individual in population]
-        drawn.append(plot_front(points, on_front, settings, folder / "front"))
+        drawn.append(plot_front(points, on_front, settings, folder / "front", fmt))
     return drawn
 
 
 def plot_difficulty(
-    rows: Sequence[dict[str, str]], settings: LevelsSettings, path_stem: Path
+    rows: Sequence[dict[str, str]], settings: LevelsSettings, path_stem: Path, fmt: str = "png"
 ) -> Path:
     """``difficulty.png``: best and median of each objective against the generation."""
     labels = [table.label for table in settings.objective]
@@ -69,7 +69,7 @@ def plot_difficulty(
         style_axes(panel, xlabel="generation", ylabel=label, title=f"{label} ({better} is better)")
         panel.xaxis.set_major_locator(MaxNLocator(integer=True))  # generations are whole
         panel.legend(loc="best")
-    return save_figure(figure, path_stem)
+    return save_figure(figure, path_stem, fmt)
 
 
 def plot_front(
@@ -77,6 +77,7 @@ def plot_front(
     front: Sequence[bool],
     settings: LevelsSettings,
     path_stem: Path,
+    fmt: str = "png",
 ) -> Path:
     """``front.png``: the population in the plane of the first two objectives, the first
     front joined in order of the first objective."""
@@ -106,10 +107,12 @@ def plot_front(
         )
     style_axes(panel, xlabel=first, ylabel=second, title="the final population")
     panel.legend(loc="best")
-    return save_figure(figure, path_stem)
+    return save_figure(figure, path_stem, fmt)
 
 
-def plot_archive(cells: dict[int, float], settings: LevelsSettings, path_stem: Path) -> Path:
+def plot_archive(
+    cells: dict[int, float], settings: LevelsSettings, path_stem: Path, fmt: str = "png"
+) -> Path:
     """``archive.png``: the archive as a heat map of its elites' first objective."""
     import numpy as np
 
@@ -149,7 +152,7 @@ def plot_archive(cells: dict[int, float], settings: LevelsSettings, path_stem: P
         title=f"archive: {filled} of {grid.size} cells filled",
     )
     panel.grid(False)
-    return save_figure(figure, path_stem)
+    return save_figure(figure, path_stem, fmt)
 
 
 def _float(value: Any) -> float:

@@ -217,6 +217,24 @@ def read_levels_run(run_dir: str | PathLike[str]) -> LevelsReport:
     )
 
 
+def plot_levels_run(
+    run_dir: str | PathLike[str], target: str | PathLike[str] | None = None, fmt: str = "png"
+) -> list[Path]:
+    """Draw a level run's plots again from its folder (``evosoko plot``): into ``target``, by
+    default its ``plots/``; the files written."""
+    path = Path(run_dir)
+    from evosoko.levelgen.plots import draw_run_plots
+
+    config = load_levels_config(path / CONFIG_FILE)
+    checkpoint = path / CHECKPOINT_FILE
+    state = _read_json(checkpoint)["evolution"] if checkpoint.is_file() else None
+    evolution = LevelEvolution(config.levels, state=state)
+    rows = _read_metrics(path / METRICS_FILE, metrics_columns(config))
+    folder = Path(target) if target is not None else path / PLOTS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    return draw_run_plots(folder, rows, evolution, fmt)
+
+
 def is_levels_folder(path: str | PathLike[str]) -> bool:
     """True when ``path`` is a level run folder (it holds ``levels.toml``)."""
     return (Path(path) / CONFIG_FILE).is_file()

@@ -131,6 +131,9 @@ def test_a_run_writes_certified_levels_that_verify(tmp_path):
     assert [int(row["generation"]) for row in rows] == list(range(7))
     pushes = [float(row["best_pushes"]) for row in rows]
     assert pushes == sorted(pushes)
+    assert summary["levels"][0]["box_changes"] >= 0  # the objective's name, as in the notes
+    drawn = evosoko.plot([folder], out=tmp_path / "again", fmt="svg")  # evosoko plot FOLDER
+    assert [path.name for path in drawn] == ["difficulty.svg"]
 
 
 @pytest.mark.parametrize("stop_at", [0, 3])
