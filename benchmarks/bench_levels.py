@@ -41,6 +41,7 @@ from typing import Any
 from _common import REPO_ROOT, machine, markdown_table, require_shared_levels
 
 import evosoko
+from evosoko.errors import ConfigError
 from evosoko.generate import generation_spec
 from evosoko.generate.generator import generate_one
 from evosoko.levelgen.config import LevelsConfig
@@ -386,7 +387,20 @@ def generator_record(method: str, size: str, boxes: int, trial: int, seconds: fl
         levels = evolved.levels()
         cpu = evolved.process_seconds
     else:
-        levels, cpu = generated_for(method, width, height, boxes, trial, seconds)
+        try:
+            levels, cpu = generated_for(method, width, height, boxes, trial, seconds)
+        except ConfigError as error:  # the method cannot make this class (e.g. mask, 7x7, 6)
+            return {
+                "method": method,
+                "size": size,
+                "boxes": boxes,
+                "trial": trial,
+                "pushes": [],
+                "expanded": [],
+                "best": None,
+                "cpu": 0.0,
+                "refused": error.message,
+            }
     pushes = [int(dict(level.notes)["Pushes"]) for level in levels]
     expanded = [int(dict(level.notes)["Expanded"]) for level in levels]
     return {
