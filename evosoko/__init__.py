@@ -14,9 +14,12 @@ Levels, configurations and results: :func:`load_levels`, :class:`Config`, :func:
 :func:`verify`. Experiments: :func:`run` / :func:`resume` / :func:`open_run` (run folders),
 :func:`compare`, :func:`sweep`, :func:`report`, :func:`plot`, :func:`export` (IOHprofiler),
 :func:`results` (one tidy table of results for pandas).
+Evolving levels: :func:`evolve_levels` / :func:`resume_levels` / :func:`open_levels`
+(:mod:`evosoko.levelgen`), with :func:`load_levels_config`.
 Your own parts: :func:`register_mutation`, :func:`register_crossover`,
-:func:`register_parent_selection`, :func:`register_survival`, :func:`register_fitness_term` and
-:class:`Callback`. Shortening
+:func:`register_parent_selection`, :func:`register_survival`, :func:`register_fitness_term`,
+:func:`register_level_mutation`, :func:`register_level_crossover`,
+:func:`register_level_objective` and :class:`Callback`. Shortening
 solutions lives in :mod:`evosoko.optimize`, level generation in :mod:`evosoko.generate`.
 
 Every name is imported on first use, so ``import evosoko`` loads nothing else (no numba
@@ -39,9 +42,12 @@ configure_kernel_cache()  # compiled kernels are kept per version of the sources
 if TYPE_CHECKING:
     from evosoko.api import (
         compare,
+        evolve_levels,
         export,
         load_config,
         load_levels,
+        load_levels_config,
+        open_levels,
         open_run,
         plot,
         preset,
@@ -49,6 +55,7 @@ if TYPE_CHECKING:
         report,
         results,
         resume,
+        resume_levels,
         run,
         select_levels,
         solve,
@@ -88,6 +95,9 @@ _REGISTRIES = {
     "register_parent_selection": "parent_selections",
     "register_survival": "survivals",
     "register_fitness_term": "fitness_terms",
+    "register_level_mutation": "level_mutations",
+    "register_level_crossover": "level_crossovers",
+    "register_level_objective": "level_objectives",
 }
 
 __all__ = [
@@ -108,21 +118,28 @@ __all__ = [
     "Stop",
     "compare",
     "evolve",
+    "evolve_levels",
     "export",
     "load_config",
     "load_levels",
+    "load_levels_config",
+    "open_levels",
     "open_run",
     "plot",
     "preset",
     "presets",
     "register_crossover",
     "register_fitness_term",
+    "register_level_crossover",
+    "register_level_mutation",
+    "register_level_objective",
     "register_mutation",
     "register_parent_selection",
     "register_survival",
     "report",
     "results",
     "resume",
+    "resume_levels",
     "run",
     "select_levels",
     "solve",

@@ -10,6 +10,7 @@
     found = evosoko.solve(levels[1], "push-astar", seconds=10)
     report = evosoko.run(config)                          # a run folder, as `evosoko run` writes
     table = evosoko.compare("configs/compare-boxoban.toml")
+    evolved = evosoko.evolve_levels("configs/levels-sokevo.toml")  # certified levels
 
 Every command of the ``evosoko`` command line calls one of these functions (one code path, two
 doors). Bad input raises :class:`~evosoko.errors.EvosokoError` (its message names the file and
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
     from evosoko.experiment.run.runner import RunReport
     from evosoko.experiment.sweep.config import SweepConfig
     from evosoko.experiment.sweep.runner import SweepOutcome
+    from evosoko.levelgen.config import LevelsConfig
+    from evosoko.levelgen.progress import LevelsProgress
+    from evosoko.levelgen.run import LevelsReport
     from evosoko.result import Result
     from evosoko.search.clocks import Clock
     from evosoko.search.settings import SearchSettings, SettingsModel
@@ -48,9 +52,12 @@ if TYPE_CHECKING:
 __all__ = [
     "compare",
     "evolve",
+    "evolve_levels",
     "export",
     "load_config",
     "load_levels",
+    "load_levels_config",
+    "open_levels",
     "open_run",
     "plot",
     "preset",
@@ -58,6 +65,7 @@ __all__ = [
     "report",
     "results",
     "resume",
+    "resume_levels",
     "run",
     "select_levels",
     "solve",
@@ -110,7 +118,7 @@ def presets() -> list[str]:
     return sorted(
         path.stem
         for path in PRESETS_DIR.glob("*.toml")
-        if not path.stem.startswith(("compare", "sweep", "tune"))
+        if not path.stem.startswith(("compare", "sweep", "tune", "levels"))
     )
 
 
@@ -312,6 +320,76 @@ def stored_solutions(
     from evosoko.sokoban.solution_files import match_solutions
 
     return match_solutions(levels, read_levels(solutions), include_best=include_best)
+
+
+# ---- evolving levels ------------------------------------------------------------------------------
+def load_levels_config(path: StrPath | None = None, overrides: Sequence[str] = ()) -> LevelsConfig:
+    """A level-evolution configuration from TOML (None: every default; a preset's name such
+    as ``"levels-sokevo"``: the preset of ``configs/``) with ``KEY=VALUE`` overrides, as
+    ``evosoko evolve-levels CONFIG --set KEY=VALUE`` reads it."""
+    from evosoko.levelgen.config import LevelsConfig, load_levels_config
+
+    if path is None:
+        config = LevelsConfig()
+        return config.set(dict(_overrides(overrides))) if overrides else config
+    preset_path = PRESETS_DIR / f"{path}.toml"
+    if isinstance(path, str) and Path(path).name == path and preset_path.is_file():
+        return load_levels_config(preset_path, overrides)
+    return load_levels_config(path, overrides)
+
+
+def evolve_levels(
+    config: LevelsConfig | StrPath,
+    *,
+    overrides: Sequence[str] = (),
+    progress: LevelsProgress | bool = False,
+) -> LevelsReport:
+    """Evolve Sokoban levels as ``evosoko evolve-levels`` does, into a new run folder under
+    ``output.dir``: a GA over boards whose fitness is a certificate (a search solves each
+    candidate within a node cap; push-A* by default). ``config``: a
+    :class:`~evosoko.levelgen.config.LevelsConfig`, or a TOML file (or preset name) with
+    ``overrides``. Returns the report: its folder, status and the levels written
+    (``report.levels``, each with its verified ``Solution`` note), ready for
+    :func:`compare`. Ctrl-C stops after the candidate being certified; :func:`resume_levels`
+    continues."""
+    from evosoko.levelgen.config import LevelsConfig
+    from evosoko.levelgen.run import start_levels_run
+
+    source = None
+    if not isinstance(config, LevelsConfig):
+        source = str(config)
+        config = load_levels_config(config, overrides)
+    elif overrides:
+        config = config.set(dict(_overrides(overrides)))
+    return start_levels_run(config, config_source=source, progress=_levels_progress(progress))
+
+
+def resume_levels(run_dir: StrPath, *, progress: LevelsProgress | bool = False) -> LevelsReport:
+    """Continue an interrupted level run from its folder exactly as it would have gone on."""
+    from evosoko.levelgen.run import resume_levels_run
+
+    return resume_levels_run(run_dir, progress=_levels_progress(progress))
+
+
+def open_levels(run_dir: StrPath) -> LevelsReport:
+    """A level run folder as it stands: its summary and the levels it wrote."""
+    from evosoko.levelgen.run import read_levels_run
+
+    return read_levels_run(run_dir)
+
+
+def _overrides(overrides: Sequence[str]) -> list[tuple[str, Any]]:
+    from evosoko.config import parse_override
+
+    return [(".".join(keys), value) for keys, value in map(parse_override, overrides)]
+
+
+def _levels_progress(progress: LevelsProgress | bool) -> LevelsProgress | None:
+    if progress is True:
+        from evosoko.levelgen.progress import make_levels_progress
+
+        return make_levels_progress(quiet=False)
+    return progress or None
 
 
 # ---- experiments: run folders, comparisons, sweeps ---------------------------------------------

@@ -325,12 +325,7 @@ def _config_error(
         key_path = tuple(problem["ctx"]["keys"])
         message = problem["ctx"]["message"]
     elif problem["type"] == "config_key":  # a key of a part's table (see config._PartTable)
-        key, valid = problem["ctx"]["key"], problem["ctx"]["valid"]
-        key_path, dotted = (*key_path, key), f"{dotted}.{key}" if dotted else key
-        if valid is None:
-            message = f"{dotted}: {problem['ctx']['message']}"
-        else:
-            message = f"unknown key {dotted!r}" + _close_key(key, valid, dotted.rsplit(".", 1)[0])
+        key_path, dotted, message = _part_key_problem(problem, key_path, dotted)
     elif problem["type"] == "extra_forbidden":
         message = f"unknown key {dotted!r}" + _suggestion(model, key_path)
     elif _model_at(model, key_path) is not None:  # a rule across a whole table
@@ -344,6 +339,19 @@ def _config_error(
         return ConfigError(message, OVERRIDE_SOURCE)
     line = locate_key(text, key_path) if text else None
     return ConfigError(message, source, line)
+
+
+def _part_key_problem(
+    problem: Any, key_path: tuple[str, ...], dotted: str
+) -> tuple[tuple[str, ...], str, str]:
+    """The key path, dotted key and message of a problem with a key of a part's table: an
+    unknown key (with the closest valid one) or a bad value."""
+    key, valid = problem["ctx"]["key"], problem["ctx"]["valid"]
+    key_path, dotted = (*key_path, key), f"{dotted}.{key}" if dotted else key
+    if valid is None:
+        return key_path, dotted, f"{dotted}: {problem['ctx']['message']}"
+    message = f"unknown key {dotted!r}" + _close_key(key, valid, dotted.rsplit(".", 1)[0])
+    return key_path, dotted, message
 
 
 def _close_key(unknown: str, valid: list[str], table: str) -> str:
@@ -506,7 +514,11 @@ def validation_error(
     loc = _clean_loc(model, tuple(problem["loc"]))
     dotted = ".".join(str(k) for k in loc)
     reason = problem["msg"].removeprefix("Value error, ")
-    if problem["type"] == "extra_forbidden":
+    if problem["type"] == "config_key":  # a key of a part's table (see config._PartTable)
+        strings = tuple(k for k in loc if isinstance(k, str))
+        _, dotted, message = _part_key_problem(problem, strings, dotted)
+        loc = (*loc, problem["ctx"]["key"])
+    elif problem["type"] == "extra_forbidden":
         message = f"unknown key {dotted!r}" + _model_suggestion(model, loc)
     elif problem["type"] == "missing":
         message = f"missing key {dotted!r}"

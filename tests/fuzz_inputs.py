@@ -121,7 +121,9 @@ def mutated_configs(count: int, seed: int = 0) -> Iterator[tuple[str, bytes]]:
     """``count`` configuration files derived from the presets, values and keys mangled."""
     rng = random.Random(seed)
     presets = sorted(p for p in CONFIGS.glob("*.toml") if "compare" not in p.name)
-    presets = [p for p in presets if "sweep" not in p.name and "tune" not in p.name]
+    presets = [
+        p for p in presets if not any(word in p.name for word in ("sweep", "tune", "levels-"))
+    ]
     replacements = [
         "-1",
         "0",

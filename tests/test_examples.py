@@ -1,6 +1,7 @@
 """The examples run as they are: a custom mutation compared with the built-in one (serial and
 processes), a custom fitness term, a loop written with ask/tell, DEAP's own eaMuPlusLambda on
-evosoko's toolbox, the tour notebook and the tidy results notebook (executed with nbclient)."""
+evosoko's toolbox, the tour, tidy results and level-evolution notebooks (executed with
+nbclient)."""
 
 from __future__ import annotations
 
@@ -130,3 +131,13 @@ def test_the_results_notebook_plots_ga_against_push_astar_from_the_tidy_table(mo
     assert all(column in table for column in ("level_index", "solver", "status", "settings"))
     assert "push-astar" in statuses and "solved" in statuses
     assert any("image/png" in o.get("data", {}) for o in cells[-2].outputs)  # the plot
+
+
+def test_the_level_evolution_notebook_runs(monkeypatch):
+    cells = _executed("evolve_levels.ipynb", monkeypatch)
+    outputs = [o for c in cells for o in c.outputs]
+    texts = [o.get("data", {}).get("text/plain", "") for o in outputs]
+    assert "('completed'" in texts[0]  # the evolution ran to its budget
+    checks = next(text for text in texts if text.startswith("[(True,"))
+    assert "False" not in checks  # every certificate replays
+    assert any("text/html" in o.get("data", {}) for o in outputs)  # the comparison's table

@@ -8,7 +8,8 @@ The commands live in modules named after what they act on; importing them regist
 """
 
 # isort: off
-from evosoko.cli import levels, run, solve, generate, experiments, play, report, optimize, learn  # noqa: F401
+from evosoko.cli import levels, run, solve, generate, evolve_levels, experiments  # noqa: F401
+from evosoko.cli import play, report, optimize, learn  # noqa: F401
 
 # isort: on
 from evosoko.cli.common import app, one_line_summaries

@@ -1,8 +1,12 @@
 """Registries of the GA's parts: name -> operator, with the model of its parameters.
 
-Five registries: :data:`mutations`, :data:`crossovers`, :data:`parent_selections`,
-:data:`survivals` and :data:`fitness_terms`. The engine builds its toolbox from them and never
-tests a name itself; the built-in parts are registered in :mod:`evosoko.evolve.builtins`.
+Five registries of the solution GA: :data:`mutations`, :data:`crossovers`,
+:data:`parent_selections`, :data:`survivals` and :data:`fitness_terms`. The engine builds its
+toolbox from them and never tests a name itself; the built-in parts are registered in
+:mod:`evosoko.evolve.builtins`. Three more hold the parts of level evolution
+(:mod:`evosoko.levelgen`), whose built-ins live there: :data:`level_mutations`,
+:data:`level_crossovers` and :data:`level_objectives` (its selections and survivals are the ones
+above).
 
 Adding a part of your own takes a function with the part's contract (DEAP's, for operators)::
 
@@ -51,6 +55,9 @@ __all__ = [
     "crossovers",
     "fitness_terms",
     "install",
+    "level_crossovers",
+    "level_mutations",
+    "level_objectives",
     "mutations",
     "parent_selections",
     "registry_of",
@@ -66,6 +73,15 @@ CONTRACTS = {
         "returns count individuals of population + offspring",
     ),
     "fitness_term": (("level", "state"), "returns a number for the position a genome reaches"),
+    "level_mutation": (("genome",), "changes a level genome's cells in place, returns (genome,)"),
+    "level_crossover": (
+        ("first", "second"),
+        "exchanges cells between two level genomes in place, returns (first, second)",
+    ),
+    "level_objective": (
+        ("level", "certificate"),
+        "returns a number for a certified level (its solution's pushes, its floor, ...)",
+    ),
 }
 """Per kind: the leading positional parameters and what the function must do."""
 
@@ -84,6 +100,7 @@ CONTEXT = {
     "fitness.eliminate_duplicates is off",
     "evaluation": "fitness terms: the genome's Evaluation (solved, distance, length, ...)",
     "genes": "fitness terms: the genes scored (up to the position reached)",
+    "space": "level parts: the LevelSpace searched (size, cells that may be floor, boxes)",
 }
 """Names of parameters that receive a value from the engine instead of the configuration."""
 
@@ -157,10 +174,17 @@ def _rebuilt(kind, name, function, explicit_params, options, builtin) -> Operato
 class Registry:
     """Name -> :class:`Operator` for one kind of part (see the module docstring)."""
 
-    def __init__(self, kind: str, options: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        options: Mapping[str, Any] | None = None,
+        builtins: str = "evosoko.evolve.builtins",
+    ) -> None:
         self.kind = kind
         self.leading = CONTRACTS[kind][0]
         self.option_defaults = dict(options or {})
+        self.builtins = builtins  # the module whose import registers this kind's built-ins
+        self._builtins_loaded = False
         self._entries: dict[str, Operator] = {}
 
     def register(
@@ -178,7 +202,7 @@ class Registry:
 
         def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
             operator = self.make(function, name or function.__name__, params, **options)
-            _load_builtins()
+            self._load_builtins()
             existing = self._entries.get(operator.name)
             if existing is not None and existing.builtin:
                 raise ValueError(
@@ -223,7 +247,7 @@ class Registry:
     def get(self, name: str) -> Operator:
         """The operator registered as ``name``, or the function ``"package.module:function"``;
         a ``ValueError`` that lists the registered names otherwise."""
-        _load_builtins()
+        self._load_builtins()
         if name in self._entries:
             return self._entries[name]
         if ":" in name:
@@ -238,15 +262,20 @@ class Registry:
 
     def names(self) -> list[str]:
         """The registered names (built-in ones first)."""
-        _load_builtins()
+        self._load_builtins()
         builtin = [n for n, o in self._entries.items() if o.builtin]
         return builtin + sorted(
             n for n, o in self._entries.items() if not o.builtin and ":" not in n
         )
 
     def __contains__(self, name: object) -> bool:
-        _load_builtins()
+        self._load_builtins()
         return name in self._entries
+
+    def _load_builtins(self) -> None:
+        if not self._builtins_loaded:
+            self._builtins_loaded = True
+            importlib.import_module(self.builtins)
 
     def _imported(self, reference: str) -> Operator:
         """The function ``reference`` names; every way it can fail is a ``ValueError`` naming
@@ -334,10 +363,23 @@ crossovers = Registry("crossover")
 parent_selections = Registry("parent_selection")
 survivals = Registry("survival", {"multi_objective": False, "archive": False})
 fitness_terms = Registry("fitness_term", {"maximize": False})
+_LEVEL_BUILTINS = "evosoko.levelgen.builtins"
+level_mutations = Registry("level_mutation", builtins=_LEVEL_BUILTINS)
+level_crossovers = Registry("level_crossover", builtins=_LEVEL_BUILTINS)
+level_objectives = Registry("level_objective", {"maximize": False}, builtins=_LEVEL_BUILTINS)
 
 _REGISTRIES = {
     registry.kind: registry
-    for registry in (mutations, crossovers, parent_selections, survivals, fitness_terms)
+    for registry in (
+        mutations,
+        crossovers,
+        parent_selections,
+        survivals,
+        fitness_terms,
+        level_mutations,
+        level_crossovers,
+        level_objectives,
+    )
 }
 
 
@@ -351,13 +393,3 @@ def install(operators: Iterable[Operator]) -> None:
     :func:`evosoko.evolve.parts.used_by`)."""
     for operator in operators:
         registry_of(operator.kind).install(operator)
-
-
-_builtins_loaded = False
-
-
-def _load_builtins() -> None:
-    global _builtins_loaded
-    if not _builtins_loaded:
-        _builtins_loaded = True
-        importlib.import_module("evosoko.evolve.builtins")

@@ -62,7 +62,7 @@ def folders(tmp_path_factory):
 def test_folders_are_recognised(folders):
     base, runs, compare, sweep = folders
     assert [folder_kind(f) for f in (runs[0], compare, sweep)] == ["run", "compare", "sweep"]
-    with pytest.raises(EvosokoError, match="not a run, compare or sweep folder"):
+    with pytest.raises(EvosokoError, match="not a run, compare, sweep or level run folder"):
         folder_kind(base)
     with pytest.raises(EvosokoError, match="no such folder"):
         folder_kind(base / "missing")

@@ -239,7 +239,7 @@ def test_write_report_and_folder_kinds(run_dir, compare_dir, sweep_dir, tmp_path
         "compare",
         "sweep",
     ]
-    with pytest.raises(EvosokoError, match="not a run, comparison or sweep folder"):
+    with pytest.raises(EvosokoError, match="not a run, comparison, sweep or level run folder"):
         folder_kind(tmp_path)
     with pytest.raises(EvosokoError, match="no such folder"):
         folder_kind(tmp_path / "missing")
@@ -254,7 +254,9 @@ def test_report_command_writes_each_folder_and_refuses_others(run_dir, compare_d
     assert f"wrote {compare_dir / REPORT_FILE}" in result.output.replace("\n", "")
     result = CliRunner().invoke(app, ["report", str(tmp_path)])
     assert result.exit_code == 2
-    assert result.output.startswith(f"error: {tmp_path}: not a run, comparison or sweep folder")
+    assert result.output.startswith(
+        f"error: {tmp_path}: not a run, comparison, sweep or level run folder"
+    )
     assert "Traceback" not in result.output
 
 

@@ -7,7 +7,9 @@
   folder ``<time>_plot_<id>`` beside the first run folder, with ``runs.txt`` naming the runs.
   A single run folder's plots go to its ``plots/`` (or ``out``);
 - a compare folder (``compare.toml`` + ``results.csv``): the comparison plots;
-- a sweep folder (``sweep.toml`` + ``index.csv``): the sweep plots.
+- a sweep folder (``sweep.toml`` + ``index.csv``): the sweep plots;
+- a level run folder (``levels.toml`` + ``metrics.csv``, ``evosoko evolve-levels``): its
+  difficulty curves and its front or archive (:func:`evosoko.levelgen.run.plot_levels_run`).
 
 Compare and sweep plots go to each folder's ``plots/`` (or to ``out``, in a sub-folder per
 folder), as PNG or SVG. A folder that cannot be read or written is an :class:`EvosokoError`
@@ -30,11 +32,12 @@ from evosoko.experiment.run.folder import make_output_folder, output_folder
 
 __all__ = ["FOLDER_KINDS", "folder_kind", "load_trials", "plot_folders", "runs_plot_folder"]
 
-FOLDER_KINDS = ("run", "compare", "sweep")
+FOLDER_KINDS = ("run", "compare", "sweep", "levels")
 
 
 def folder_kind(folder: Path) -> str:
-    """``run``, ``compare`` or ``sweep``; anything else raises :class:`EvosokoError`."""
+    """``run``, ``compare``, ``sweep`` or ``levels``; anything else raises
+    :class:`EvosokoError`."""
     if not folder.is_dir():
         raise EvosokoError("no such folder", str(folder))
     if (folder / "sweep.toml").is_file() and (folder / "index.csv").is_file():
@@ -43,9 +46,11 @@ def folder_kind(folder: Path) -> str:
         return "compare"
     if (folder / "config.toml").is_file() and (folder / "metrics.csv").is_file():
         return "run"
+    if (folder / "levels.toml").is_file() and (folder / "metrics.csv").is_file():
+        return "levels"
     raise EvosokoError(
-        "not a run, compare or sweep folder (no config.toml + metrics.csv, compare.toml + "
-        "results.csv, or sweep.toml + index.csv)",
+        "not a run, compare, sweep or level run folder (no config.toml + metrics.csv, "
+        "compare.toml + results.csv, sweep.toml + index.csv, or levels.toml + metrics.csv)",
         str(folder),
     )
 
@@ -71,6 +76,10 @@ def plot_folders(
             written += _plot_compare(path, _folder(target), fmt)
         elif kind == "sweep":
             written += _plot_sweep(path, _folder(target), fmt)
+        elif kind == "levels":
+            from evosoko.levelgen.run import plot_levels_run
+
+            written += plot_levels_run(path, _folder(target), fmt)
     return written
 
 

@@ -20,7 +20,13 @@ __all__ = ["render_page"]
 
 def render_page(data: dict[str, Any]) -> str:
     """The whole page for the report data of :func:`evosoko.experiment.report.writer.report_data`."""
-    body = {"run": _run_body, "compare": _compare_body, "sweep": _sweep_body}[data["kind"]](data)
+    bodies = {
+        "run": _run_body,
+        "compare": _compare_body,
+        "sweep": _sweep_body,
+        "levels": _levels_body,
+    }
+    body = bodies[data["kind"]](data)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -350,3 +356,121 @@ def _sweep_cell(value: str) -> str:
         return _cell(value, "text")
     text = value if len(value) <= 10 else f"{number:.6g}"
     return f'<td data-value="{escape(value)}">{escape(text)}</td>'
+
+
+# ---- a level run --------------------------------------------------------------------------------
+
+
+LEVEL_HEADERS = [
+    ("#", ""),
+    ("level", "text"),
+    ("size", "text"),
+    ("boxes", ""),
+    ("pushes", ""),
+    ("moves", ""),
+    ("box changes", ""),
+    ("expanded", ""),
+    ("cell", "text"),
+    ("generation", ""),
+]
+
+
+def _levels_body(data: dict[str, Any]) -> str:
+    rows = []
+    archive_cells = data.get("archive") is not None
+    headers = [h for h in LEVEL_HEADERS if archive_cells or h[0] != "cell"]
+    for position, level in enumerate(data["levels"]):
+        notes = level["notes"]
+        cells = [
+            _cell(level["index"]),
+            _cell(level["name"], "text"),
+            _cell(level["size"], "text"),
+            _cell(level["boxes"]),
+            *(_cell(_int(notes.get(key))) for key in ("Pushes", "Moves", "BoxChanges", "Expanded")),
+            *([_cell(notes.get("Cell"), "text")] if archive_cells else []),
+            _cell(_int(notes.get("Generation"))),
+        ]
+        rows.append(f'<tr class="pick" data-position="{position}">{"".join(cells)}</tr>\n')
+    totals = data.get("totals") or {}
+    stop = data.get("stop") or "running"
+    if data.get("exhausted"):
+        stop = f"{stop}: {data['exhausted']}"
+    summary = (
+        f'<p class="note">{escape(str(data.get("size")))} boards, {escape(str(data.get("selection")))}'
+        f" selection; {totals.get('generations', 0):,} generations, "
+        f"{totals.get('evaluations', 0):,} candidates scored, "
+        f"{totals.get('certifications', 0):,} certified in {totals.get('cpu_seconds', 0):,.1f} "
+        f"CPU s; stopped: {escape(stop)}. Every level below carries its certificate "
+        "(the solution plays on its board).</p>\n"
+    )
+    archive = _archive_table(data)
+    figures = "".join(
+        f'<figure><img alt="{escape(figure["name"])}" '
+        f'src="data:image/png;base64,{figure["png"]}"></figure>\n'
+        for figure in data["figures"]
+    )
+    return (
+        '<section id="results"><h2>Levels</h2>\n'
+        + summary
+        + _table("levels-table", headers, rows)
+        + '<p class="note">Click a row (or an archive cell) to play that level below.</p>'
+        "</section>\n"
+        + archive
+        + '<section id="level"><div class="picker"><h2 id="level-title">Level</h2>'
+        '<select id="level-select" aria-label="level"></select></div>\n'
+        '<div class="row">\n'
+        '<div class="player"><h3>Its certificate</h3><p class="note" id="player-note"></p>'
+        '<div id="player"></div></div>\n'
+        f'<div class="chart"><h3>{escape(data["objective"])} over the generations</h3>'
+        '<canvas id="curve"></canvas><div class="legend" id="curve-legend"></div></div>\n'
+        "</div></section>\n"
+        + (f'<section class="figures"><h2>Figures</h2>\n{figures}</section>\n' if figures else "")
+        + _config(data["config"])
+    )
+
+
+def _archive_table(data: dict[str, Any]) -> str:
+    """The MAP-Elites archive as a grid: rows by the first feature (highest on top), columns by
+    the second, each filled cell showing its elite's first objective."""
+    archive = data.get("archive")
+    if not archive:
+        return ""
+    (low_y, high_y), (low_x, high_x) = archive["ranges"]
+    rows_count, columns_count = archive["bins"]
+    y_name, x_name = archive["features"]
+    step_y, step_x = (high_y - low_y) / rows_count, (high_x - low_x) / columns_count
+    levels = data["levels"]
+    filled = sum(cell is not None for row in archive["grid"] for cell in row)
+    head = "".join(
+        f"<th>{low_x + column * step_x:g}–{low_x + (column + 1) * step_x:g}</th>"
+        for column in range(columns_count)
+    )
+    body = []
+    for row in reversed(range(rows_count)):
+        cells = [f'<th class="text">{low_y + row * step_y:g}–{low_y + (row + 1) * step_y:g}</th>']
+        for position in archive["grid"][row]:
+            if position is None:
+                cells.append('<td class="empty"></td>')
+            else:
+                value = levels[position]["notes"].get("Pushes", "")
+                cells.append(
+                    f'<td class="pick filled" data-position="{position}" '
+                    f'title="{escape(levels[position]["name"])}">{escape(str(value))}</td>'
+                )
+        body.append(f"<tr>{''.join(cells)}</tr>\n")
+    return (
+        '<section id="archive"><h2>Archive</h2>\n'
+        f'<p class="note">{filled} of {rows_count * columns_count} cells filled: rows by '
+        f"{escape(y_name)}, columns by {escape(x_name)}; each cell shows its elite's pushes.</p>\n"
+        f'<div class="scroll"><table id="archive-table"><thead><tr><th class="text">'
+        f"{escape(y_name)} \\ {escape(x_name)}</th>{head}</tr></thead>\n<tbody>\n"
+        + "".join(body)
+        + "</tbody></table></div></section>\n"
+    )
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

@@ -12,7 +12,10 @@ canvases, so the file stays small however long the solutions are.
 - a comparison (``compare.toml``): the summary table, the run-time ECDFs (against time and
   each solver's own budget), a strip of who solved what, and per level every solver's
   solution side by side in one player;
-- a sweep (``sweep.toml``): the trials table (sortable) and the sweep's figures.
+- a sweep (``sweep.toml``): the trials table (sortable) and the sweep's figures;
+- a level run (``levels.toml``, :mod:`evosoko.levelgen`): the levels it wrote with their
+  certificates, each playable, the difficulty curve, the MAP-Elites archive as a grid of its
+  elites (click a cell to play it) and the run's figures.
 
 ``evosoko run`` and ``evosoko compare`` rewrite the report as they go (:func:`refresh_report`),
 so opening it during a long run shows how far it got.
@@ -57,17 +60,20 @@ REPORT_FILE = "report.html"
 MAX_CURVE_POINTS = 300
 """Generations per level kept for the curves; longer runs are summarised in buckets."""
 
-RUN, COMPARE, SWEEP = "run", "compare", "sweep"
+RUN, COMPARE, SWEEP, LEVELS = "run", "compare", "sweep", "levels"
 
 
 # ---- public API ---------------------------------------------------------------------------------
 
 
 def folder_kind(folder: str | Path) -> str:
-    """``run``, ``compare`` or ``sweep``; :class:`EvosokoError` for anything else."""
+    """``run``, ``compare``, ``sweep`` or ``levels``; :class:`EvosokoError` for anything
+    else."""
     path = Path(folder)
     if not path.is_dir():
         raise EvosokoError("no such folder", str(path))
+    if (path / "levels.toml").is_file() and (path / "summary.json").is_file():
+        return LEVELS
     if (path / "compare.toml").is_file():
         return COMPARE
     if (path / "sweep.toml").is_file():
@@ -75,8 +81,8 @@ def folder_kind(folder: str | Path) -> str:
     if (path / "summary.json").is_file() and (path / "config.toml").is_file():
         return RUN
     raise EvosokoError(
-        "not a run, comparison or sweep folder (it has no summary.json and config.toml, "
-        "compare.toml or sweep.toml)",
+        "not a run, comparison, sweep or level run folder (it has no summary.json and "
+        "config.toml, compare.toml, sweep.toml or levels.toml)",
         str(path),
     )
 
@@ -97,6 +103,7 @@ def report_data(folder: str | PathLike[str]) -> dict[str, Any]:
         RUN: _run_data,
         COMPARE: _compare_data,
         SWEEP: _sweep_data,
+        LEVELS: _levels_data,
     }
     try:
         data = readers[kind](path)
@@ -523,13 +530,7 @@ def _sweep_data(folder: Path) -> dict[str, Any]:
             reader = csv.reader(stream)
             columns = next(reader, [])
             trials = [row for row in reader if len(row) == len(columns)]
-    figures = []
-    for name in SWEEP_FIGURES:
-        image = folder / "plots" / f"{name}.png"
-        if image.is_file():
-            figures.append(
-                {"name": name, "png": base64.b64encode(image.read_bytes()).decode("ascii")}
-            )
+    figures = _figures(folder, SWEEP_FIGURES)
     best = folder / "best.toml"
     return {
         "title": f"Sweep {sweep.get('name', folder.name)}",
@@ -543,7 +544,115 @@ def _sweep_data(folder: Path) -> dict[str, Any]:
     }
 
 
+# ---- level runs ---------------------------------------------------------------------------------
+
+
+LEVEL_FIGURES = ("difficulty", "front", "archive")
+
+
+def _levels_data(folder: Path) -> dict[str, Any]:
+    from evosoko.sokoban.formats import read_levels
+
+    summary = _read_json(folder / "summary.json")
+    config_text = _read_text(folder / "levels.toml")
+    config = _parse_toml(config_text).get("levels") or {}
+    collection = folder / "levels.xsb"
+    written = _quietly(read_levels, collection) if collection.is_file() else []
+    levels = []
+    for index, level in enumerate(written, start=1):
+        notes = dict(level.notes)
+        levels.append(
+            {
+                "index": index,
+                "name": level.title or str(index),
+                "rows": level.rows(),
+                "size": f"{level.width}x{level.height}",
+                "boxes": level.box_count,
+                "notes": {key: value for key, value in notes.items() if key != "Solution"},
+                "solution": notes.get("Solution", ""),
+            }
+        )
+    objectives = [table.get("kind", "pushes") for table in config.get("objective") or []]
+    first = (objectives or ["pushes"])[0].rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+    figures = _figures(folder, LEVEL_FIGURES)
+    return {
+        "title": f"Level run {summary.get('name') or folder.name}",
+        "status": summary.get("status", "unknown"),
+        "seed": summary.get("seed"),
+        "stop": summary.get("stop"),
+        "exhausted": summary.get("exhausted"),
+        "error": summary.get("error"),
+        "totals": summary.get("totals") or {},
+        "size": config.get("size"),
+        "selection": config.get("selection"),
+        "objective": first,
+        "archive": _archive_grid(config, levels)
+        if config.get("selection") == "map_elites"
+        else None,
+        "curve": _levels_curve(folder / "metrics.csv", first),
+        "levels": levels,
+        "figures": figures,
+        "config": config_text,
+    }
+
+
+def _levels_curve(path: Path, label: str) -> dict[str, list] | None:
+    """Generation, best and median of the first objective, from ``metrics.csv``."""
+    if not path.is_file():
+        return None
+    curve: dict[str, list] = {"g": [], "best": [], "median": []}
+    with open(path, encoding="utf-8", newline="") as stream:
+        for row in csv.DictReader(stream):
+            try:
+                point = (int(row["generation"]), row[f"best_{label}"], row[f"median_{label}"])
+            except (KeyError, TypeError, ValueError):
+                continue
+            if point[1] in ("", None):
+                continue
+            curve["g"].append(point[0])
+            curve["best"].append(_compact(float(point[1])))
+            curve["median"].append(_compact(float(point[2])))
+    size = max(1, math.ceil(len(curve["g"]) / MAX_CURVE_POINTS))
+    return {key: values[::size] for key, values in curve.items()} if curve["g"] else None
+
+
+def _archive_grid(config: dict[str, Any], levels: list[dict[str, Any]]) -> dict[str, Any]:
+    """The MAP-Elites archive as rows of cells, each the position of its elite among the
+    levels (None when empty), from the levels' ``Cell`` notes."""
+    archive = config.get("archive") or {}
+    features = archive.get("features") or ["boxes", "floor"]
+    bins = archive.get("bins") or [1, 1]
+    ranges = archive.get("ranges") or [[0, 1], [0, 1]]
+    grid: list[list[int | None]] = [[None] * int(bins[1]) for _ in range(int(bins[0]))]
+    for position, level in enumerate(levels):
+        values = dict(
+            part.split("=", 1) for part in level["notes"].get("Cell", "").split() if "=" in part
+        )
+        try:
+            point = [float(values[name]) for name in features]
+        except (KeyError, ValueError):
+            continue
+        index = []
+        for value, count, (low, high) in zip(point, bins, ranges, strict=True):
+            where = int((value - low) / (high - low) * count)
+            index.append(min(int(count) - 1, max(0, where)))
+        grid[index[0]][index[1]] = position
+    return {"features": features, "bins": bins, "ranges": ranges, "grid": grid}
+
+
 # ---- reading ------------------------------------------------------------------------------------
+
+
+def _figures(folder: Path, names: Sequence[str]) -> list[dict[str, str]]:
+    """The folder's ``plots/<name>.png`` that exist, base64 inline."""
+    figures = []
+    for name in names:
+        image = folder / "plots" / f"{name}.png"
+        if image.is_file():
+            figures.append(
+                {"name": name, "png": base64.b64encode(image.read_bytes()).decode("ascii")}
+            )
+    return figures
 
 
 def _read_text(path: Path) -> str:

@@ -736,6 +736,43 @@
     }
   }
 
+  // ---- a level run ----------------------------------------------------------------------------
+  function levelsPage() {
+    const levels = DATA.levels;
+    const select = document.getElementById("level-select");
+    levels.forEach((level, position) => select.append(el("option", { value: String(position) }, level.name)));
+    const picks = Array.from(document.querySelectorAll("#levels-table tbody tr, #archive-table td.pick"));
+    const curve = DATA.curve;
+    if (curve) {
+      lineChart(document.getElementById("curve"), {
+        xlabel: "generation", ylabel: DATA.objective, xinteger: true,
+        series: [
+          { x: curve.g, y: curve.best, colour: PALETTE[1], width: 2.4 },
+          { x: curve.g, y: curve.median, colour: PALETTE[0], width: 1.2, dash: [5, 3] },
+        ],
+      });
+      legend(document.getElementById("curve-legend"), [
+        { label: "best of the population", colour: PALETTE[1] },
+        { label: "median", colour: PALETTE[0], kind: "dashed" },
+      ]);
+    }
+    function choose(position) {
+      const level = levels[position];
+      select.value = String(position);
+      picks.forEach((node) => node.classList.toggle("chosen", Number(node.dataset.position) === position));
+      document.getElementById("level-title").textContent = level.name;
+      const notes = level.notes;
+      const facts = ["Pushes", "Moves", "BoxChanges", "Expanded", "Certifier", "Cell"]
+        .filter((key) => notes[key] !== undefined).map((key) => `${key}: ${notes[key]}`);
+      document.getElementById("player-note").textContent = facts.join(" · ");
+      makePlayer(document.getElementById("player"), level.rows,
+        [{ label: "certificate", lurd: level.solution }]);
+    }
+    select.addEventListener("change", () => choose(Number(select.value)));
+    picks.forEach((node) => node.addEventListener("click", () => choose(Number(node.dataset.position))));
+    if (levels.length) choose(0);
+  }
+
   /* The page's own replay, for tests: the rows after each legal step of `lurd` on `rows`. */
   window.evosokoReplay = (rows, lurd, pairs) => {
     const track = new Track(parseLevel(rows, pairs), lurd);
@@ -752,6 +789,7 @@
   document.querySelectorAll("table.sortable").forEach(sortable);
   if (DATA.kind === "run") runPage();
   else if (DATA.kind === "compare") comparePage();
+  else if (DATA.kind === "levels") levelsPage();
   const ready = performance.now();
   document.body.dataset.readyMs = ready.toFixed(1);
   document.body.dataset.ready = "1";

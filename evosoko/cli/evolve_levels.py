@@ -1,0 +1,74 @@
+"""The ``evolve-levels`` command: evolve certified Sokoban levels into a run folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evosoko.cli.common import app, fail, print_json, reports_errors, stderr, stdout
+from evosoko.text import plain
+
+
+@app.command("evolve-levels")
+@reports_errors
+def evolve_levels_command(
+    config: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="CONFIG",
+            help="A level-evolution configuration (TOML), e.g. configs/levels-sokevo.toml.",
+        ),
+    ] = None,
+    overrides: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set", metavar="KEY=VALUE", help="Override a key; VALUE is TOML (repeatable)."
+        ),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", metavar="RUN_DIR", help="Continue an interrupted run."),
+    ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="No progress display: print only the run folder."),
+    ] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the summary as one JSON object.")
+    ] = False,
+) -> None:
+    """Evolve Sokoban levels: a GA over boards whose fitness is a certificate (each candidate
+    solved by push-A* within a node cap); the levels go to levels.xsb with their solutions."""
+    from evosoko import api
+    from evosoko.levelgen.progress import make_levels_progress
+
+    if resume is not None and (config is not None or overrides):
+        fail("--resume continues a run with its saved configuration: give no CONFIG or --set")
+    progress = make_levels_progress(quiet=quiet or json_output)
+    if resume is not None:
+        report = api.resume_levels(resume, progress=progress)
+    elif config is not None:
+        report = api.evolve_levels(config, overrides=overrides or [], progress=progress)
+    else:
+        fail("give a configuration file (e.g. configs/levels-sokevo.toml) or --resume RUN_DIR")
+    if json_output:
+        print_json({"run_dir": str(report.run_dir), **report.summary})
+    elif quiet:
+        stdout.print(plain(report.run_dir), markup=False)
+    else:
+        stdout.print(plain(f"{report.status}: {report.run_dir}"), markup=False)
+        if report.levels:
+            pushes = sorted(int(dict(level.notes)["Pushes"]) for level in report.levels)
+            stdout.print(
+                plain(
+                    f"wrote {len(report.levels)} levels to {report.run_dir / 'levels.xsb'} "
+                    f"(pushes {pushes[0]}..{pushes[-1]}, median {pushes[len(pushes) // 2]})"
+                ),
+                markup=False,
+            )
+    if report.message:
+        stderr.print(plain(report.message), markup=False)
+    if report.exit_code:
+        raise typer.Exit(report.exit_code)
