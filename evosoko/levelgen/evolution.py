@@ -22,9 +22,9 @@ from operator import attrgetter
 from typing import Any
 
 from evosoko.errors import ConfigError, EvosokoError
-from evosoko.evolve.checkpoint import rng_state_from_json, rng_state_to_json
 from evosoko.evolve.individuals import genome_class
 from evosoko.evolve.registry import Operator, parent_selections, survivals
+from evosoko.evolve.state import rng_from_json, rng_to_json
 from evosoko.levelgen.certificate import Scored
 from evosoko.levelgen.config import LevelsSettings
 from evosoko.levelgen.repair import repair
@@ -173,7 +173,7 @@ class LevelEvolution:
         return child == list(parent)
 
     def _individual(self, genes: Genes, score: Scored) -> Any:
-        individual = self.individual(genes)
+        individual: Any = self.individual(genes)  # its evaluation is a certificate (Scored)
         if self.settings.archive_run and score.features is not None:
             score = replace(score, cell=self.settings.archive.cell(score.features))
         individual.evaluation = score
@@ -202,7 +202,7 @@ class LevelEvolution:
             "version": STATE_VERSION,
             "batches": self.batches,
             "evaluations": self.evaluations,
-            "rng_state": rng_state_to_json(self.rng.getstate()),
+            "rng_state": rng_to_json(self.rng.getstate()),
             "population": [_member(individual) for individual in self.population],
             "best": None if self.best is None else _member(self.best),
         }
@@ -212,7 +212,7 @@ class LevelEvolution:
             raise ConfigError(f"a level-evolution checkpoint of version {state.get('version')!r}")
         self.batches = int(state["batches"])
         self.evaluations = int(state["evaluations"])
-        self.rng.setstate(rng_state_from_json(state["rng_state"]))
+        self.rng.setstate(rng_from_json(state["rng_state"]))
         self.population = [self._from_member(member) for member in state["population"]]
         best = state.get("best")
         self.best = None if best is None else self._from_member(best)
