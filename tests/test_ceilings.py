@@ -76,7 +76,7 @@ def test_values_at_their_ceilings_are_accepted(overrides):
 RUN_CONFIGS = sorted(
     path
     for path in (REPO / "configs").glob("*.toml")
-    if not path.name.startswith(("compare-", "sweep-", "tune-"))  # not run configurations
+    if not path.name.startswith(("compare-", "sweep-", "tune-", "levels-"))  # not run configs
 )
 
 

@@ -98,7 +98,8 @@ TABLES = {
 def test_the_walk_covers_every_registered_part():
     for kind in ("mutation", "crossover", "parent_selection", "survival", "fitness_term"):
         walked = {name for k, name in PARTS if k == kind}
-        assert set(registry_of(kind).names()) <= walked, kind
+        shipped = {n for n in registry_of(kind).names() if registry_of(kind).get(n).builtin}
+        assert shipped <= walked, kind  # parts other tests register are not shipped parts
 
 
 def part_config(kind: str, name: str) -> Config:

@@ -40,21 +40,23 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from evosoko.budget import Budget
 from evosoko.evolve.evaluation import Evaluator, SerialEvaluator
 from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.loop import GENERATION_END, AskTellLoop, Generations
 from evosoko.evolve.registry import crossovers, mutations, parent_selections
+from evosoko.evolve.search_genomes import KNOBS, SearchOutcome, genome_of, outcome_of, settings_of
 from evosoko.evolve.state import SearchesState, SearchMember
-from evosoko.result import GenerationStats, History, Result
+from evosoko.result import BestIndividual, GenerationStats, HallOfFameEntry, History, Result
 from evosoko.search.clocks import end_searches_when
 from evosoko.search.packing_order import packing_order
 from evosoko.search.settings import FessSettings, settings_text
 from evosoko.search.solver import solve
 from evosoko.sokoban.level import Level
-from evosoko.status import STATUSES, Status, Stop, read_stop
+from evosoko.sokoban.solutions import verify_solution
+from evosoko.status import Status, Stop
 
 __all__ = [
     "KNOBS",
@@ -67,21 +69,6 @@ __all__ = [
     "settings_of",
 ]
 
-
-def _knobs() -> dict[str, tuple]:
-    knobs = {}
-    for name, info in FessSettings.model_fields.items():
-        extra = info.json_schema_extra
-        if isinstance(extra, dict) and "choices" in extra:
-            choices = extra["choices"]
-            assert isinstance(choices, list)
-            knobs[name] = tuple(tuple(c) if isinstance(c, list) else c for c in choices)
-    return knobs
-
-
-KNOBS: dict[str, tuple] = _knobs()
-"""Each knob of :class:`~evosoko.search.settings.FessSettings` a genome sets (in the order of
-its fields), with the values its gene chooses from (the default among them)."""
 
 log = logging.getLogger(__name__)
 
@@ -98,50 +85,6 @@ STOP_POLL_SECONDS = 0.1
 
 PARENTS, CROSSOVER, MUTATION = "sampled_tournament", "uniform", "one_gene"
 """The registry's parts a population of searches breeds with."""
-
-
-def settings_of(genome: Sequence[int], base: FessSettings | None = None) -> FessSettings:
-    """The push-fess settings a genome chooses (its knobs; the other fields ``base``'s, None:
-    the defaults)."""
-    if len(genome) != len(KNOBS):
-        raise ValueError(f"a search genome has {len(KNOBS)} genes, not {len(genome)}")
-    chosen = {k: v[g] for (k, v), g in zip(KNOBS.items(), genome, strict=True)}
-    return (base or FessSettings()).model_copy(update=chosen)
-
-
-def genome_of(settings: FessSettings) -> list[int]:
-    """The genome of ``settings`` (each knob's value must be one of its choices)."""
-    genome = []
-    for knob, choices in KNOBS.items():
-        value = getattr(settings, knob)
-        if value not in choices:
-            raise ValueError(
-                f"search.fess.{knob} = {value!r} is not among the values the population of "
-                f"searches evolves it over: {', '.join(repr(c) for c in choices)}"
-            )
-        genome.append(choices.index(value))
-    return genome
-
-
-class SearchOutcome(NamedTuple):
-    """What one member's search did: ``distance`` (the heuristic of its closest frontier
-    state; 0 when solved), the LURD path there (the solution when solved), its counts, and
-    ``packing``: the most goals filled in packing order by a frontier state it left (all of
-    them when solved)."""
-
-    distance: int
-    lurd: str
-    solved: bool
-    moves: int
-    pushes: int
-    expanded: int
-    status: Status
-    packing: int = 0
-
-    @property
-    def rank(self) -> tuple[int, int, int]:
-        """Smaller is better: solved first, then more packing, then a lower distance."""
-        return (0 if self.solved else 1, -self.packing, self.distance)
 
 
 def run_member(
@@ -188,27 +131,6 @@ def run_member(
         result.expanded,
         result.status,
         max(order.packing(list(path.state.boxes)) for path in result.partial),
-    )
-
-
-def outcome_of(values: Sequence[Any]) -> SearchOutcome:
-    """An outcome from its fields in order (a checkpoint's; older ones name the search's stop
-    ``timeout`` or ``node-limit``, read as ``budget``); ``ValueError`` when they do not fit."""
-    distance, lurd, solved, moves, pushes, expanded, status, *packing = values
-    counts = [distance, moves, pushes, expanded, *packing]
-    if not (all(isinstance(v, int) and v >= 0 for v in counts) and isinstance(lurd, str)):
-        raise ValueError("not the outcome of a search")
-    if len(packing) > 1 or not isinstance(solved, bool):
-        raise ValueError("not the outcome of a search")
-    return SearchOutcome(
-        distance,
-        lurd,
-        solved,
-        moves,
-        pushes,
-        expanded,
-        Status(status) if status in STATUSES else read_stop(status).status,
-        *packing,
     )
 
 
@@ -447,9 +369,7 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
         )
 
     def result(self) -> Result:
-        """The level's result (:func:`evosoko.evolve.search_runner.searches_result`)."""
-        from evosoko.evolve.search_runner import searches_result
-
+        """The level's result (:func:`searches_result`)."""
         if self.stop is None:
             raise RuntimeError("the loop has not stopped yet")
         return searches_result(self.level, self, self.stop)
@@ -545,3 +465,52 @@ def _saved(member: Member) -> SearchMember:
 
 def _member(saved: SearchMember) -> Member:
     return Member(list(saved.genome), outcome_of(saved.outcome))
+
+
+def searches_result(level: Level, population: SearchPopulation, stop: Stop) -> Result:
+    """The level's result: the best member's path, replay-verified (its solution when it
+    solved); ``details`` names its settings."""
+    best = population.best
+    if best is None:
+        raise RuntimeError(f"level {level.name}: the population of searches ran no search")
+    verification = verify_solution(level, best.outcome.lurd)
+    if not verification.valid or verification.solved != best.outcome.solved:
+        raise RuntimeError(
+            f"level {level.name}: the best search's path does not replay as it reported"
+        )
+    solved = best.outcome.solved
+    history = population.history
+    last = history[-1] if history else None
+    return Result(
+        level_name=level.name,
+        solver="ga",
+        status=stop.status,
+        exhausted=stop.exhausted,
+        solution=verification.lurd if solved else None,
+        moves=verification.moves if solved else None,
+        pushes=verification.pushes if solved else None,
+        cost=population.evaluations,
+        unit="evaluations",
+        seconds=population.elapsed() if last is None else last.seconds,
+        index=level.index,
+        generations=population.generation,
+        best=BestIndividual(
+            lurd=verification.lurd,
+            distance=best.outcome.distance,
+            moves=verification.moves,
+            pushes=verification.pushes,
+            solved=solved,
+            genes=list(best.genome),
+        ),
+        fitness={"distance": float(best.outcome.distance), "packing": float(best.outcome.packing)},
+        history=history,
+        hall_of_fame=[
+            HallOfFameEntry(list(m.genome), m.outcome.solved, m.outcome.distance, m.outcome.pushes)
+            for m in population.ranked()
+        ],
+        details={
+            "settings": best.settings(population.base).model_dump(mode="json"),
+            "expanded": best.outcome.expanded,
+        },
+        level=level,
+    )

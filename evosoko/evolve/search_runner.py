@@ -13,10 +13,8 @@ from evosoko.evolve.callbacks import Callbacks, Generation
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.search_population import SearchPopulation
 from evosoko.evolve.state import SearchesState
-from evosoko.result import BestIndividual, HallOfFameEntry, Result
+from evosoko.result import Result
 from evosoko.sokoban.level import Level
-from evosoko.sokoban.solutions import verify_solution
-from evosoko.status import Stop
 
 __all__ = ["evolve_searches"]
 
@@ -75,52 +73,3 @@ def evolve_searches(
             outcome.expanded,
         )
     return result
-
-
-def searches_result(level: Level, population: SearchPopulation, stop: Stop) -> Result:
-    """The level's result: the best member's path, replay-verified (its solution when it
-    solved); ``details`` names its settings."""
-    best = population.best
-    if best is None:
-        raise RuntimeError(f"level {level.name}: the population of searches ran no search")
-    verification = verify_solution(level, best.outcome.lurd)
-    if not verification.valid or verification.solved != best.outcome.solved:
-        raise RuntimeError(
-            f"level {level.name}: the best search's path does not replay as it reported"
-        )
-    solved = best.outcome.solved
-    history = population.history
-    last = history[-1] if history else None
-    return Result(
-        level_name=level.name,
-        solver="ga",
-        status=stop.status,
-        exhausted=stop.exhausted,
-        solution=verification.lurd if solved else None,
-        moves=verification.moves if solved else None,
-        pushes=verification.pushes if solved else None,
-        cost=population.evaluations,
-        unit="evaluations",
-        seconds=population.elapsed() if last is None else last.seconds,
-        index=level.index,
-        generations=population.generation,
-        best=BestIndividual(
-            lurd=verification.lurd,
-            distance=best.outcome.distance,
-            moves=verification.moves,
-            pushes=verification.pushes,
-            solved=solved,
-            genes=list(best.genome),
-        ),
-        fitness={"distance": float(best.outcome.distance), "packing": float(best.outcome.packing)},
-        history=history,
-        hall_of_fame=[
-            HallOfFameEntry(list(m.genome), m.outcome.solved, m.outcome.distance, m.outcome.pushes)
-            for m in population.ranked()
-        ],
-        details={
-            "settings": best.settings(population.base).model_dump(mode="json"),
-            "expanded": best.outcome.expanded,
-        },
-        level=level,
-    )

@@ -372,7 +372,7 @@ class SearchesState(LoopState):
     rng: RngState
 
     def check(self, config: Config) -> None:
-        from evosoko.evolve.search_population import outcome_of, settings_of
+        from evosoko.evolve.search_genomes import outcome_of, settings_of
 
         for number, member in enumerate([*self.members, *([self.best] if self.best else [])]):
             try:

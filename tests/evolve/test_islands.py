@@ -393,4 +393,4 @@ def test_an_epoch_that_starts_after_the_levels_seconds_ends_after_its_first_popu
         queue = evaluator.task_queue(run_epoch)
         queue.submit("late", config, late)
         _key, report = queue.next_result()
-    assert report.result.exhausted == "seconds" and report.state["generation"] == 0
+    assert report.result.exhausted == "seconds" and report.state.generation == 0

@@ -191,7 +191,7 @@ def test_what_holds_no_results_is_refused(tmp_path):
         evosoko.results(42)
     with pytest.raises(EvosokoError, match="no such folder"):
         evosoko.results(tmp_path / "missing")
-    with pytest.raises(EvosokoError, match="not a run, compare or sweep folder"):
+    with pytest.raises(EvosokoError, match="not a run, compare, sweep or level run folder"):
         evosoko.results(tmp_path)
     assert len(evosoko.results([])) == 0 and isinstance(evosoko.results([]), ResultsTable)
 
