@@ -6,6 +6,7 @@ keys into its methods and draws what it reports, and tests drive it directly.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,16 +30,18 @@ class Deadlock:
 
 
 class Game:
-    """One level being played: the position, the steps taken (undo) and the steps undone (redo).
+    """One level being played: the position, the actions taken (undo) and undone (redo).
 
-    A new step clears the redo list, as in every editor; :meth:`restart` undoes every step, so
-    :meth:`redo` can walk back to where the player was.
+    An action is one step (a key) or several (a mouse walk or push: :meth:`take`); undo and
+    redo take a whole action. A new action clears the redo list, as in every editor;
+    :meth:`restart` undoes every action, so :meth:`redo` can walk back to where the player was.
     """
 
     def __init__(self, level: Level) -> None:
         self.level = level
         self.board = board_for(level)
-        self._redo: list[int] = []  # directions undone, the next one to redo last
+        self._starts: list[int] = []  # where each action taken begins in the board's history
+        self._redo: list[tuple[int, ...]] = []  # actions undone, the next one to redo last
         self._deadlock_key: State | None = None
         self._deadlock: Deadlock | None = None
 
@@ -76,47 +79,65 @@ class Game:
 
     @property
     def can_undo(self) -> bool:
-        """True when there is a step to take back."""
-        return bool(self.board.history)
+        """True when there is an action to take back."""
+        return bool(self._starts)
 
     @property
     def can_redo(self) -> bool:
-        """True when there is an undone step to take again."""
+        """True when there is an undone action to take again."""
         return bool(self._redo)
 
     # ---- actions ---------------------------------------------------------------------------------
     def step(self, direction: int) -> bool:
-        """Move or push in ``direction`` (0-3 = ``u d l r``); False and no change when illegal.
+        """Move or push in ``direction`` (0-3 = ``u d l r``): one action; False and no change
+        when illegal. A step that is exactly the next action to redo keeps the rest of the
+        redo list."""
+        return self.take((direction,))
 
-        A step that is exactly the next one to redo keeps the rest of the redo list.
-        """
-        if not self.board.step(direction):
+    def take(self, directions: Sequence[int]) -> bool:
+        """Take the steps ``directions`` as one action; False and no change when one of them
+        is illegal (or there is none)."""
+        start = len(self.board.history)
+        for direction in directions:
+            if not self.board.step(direction):
+                self.board.undo_to(start)
+                return False
+        if start == len(self.board.history):
             return False
-        if self._redo and self._redo[-1] == direction:
+        self._starts.append(start)
+        action = tuple(directions)
+        if self._redo and self._redo[-1] == action:
             self._redo.pop()
         else:
             self._redo.clear()
         return True
 
     def undo(self) -> bool:
-        """Take back the last step; False when there is none."""
-        if not self.board.history:
+        """Take back the last action; False when there is none."""
+        if not self._starts:
             return False
-        self._redo.append(self.board.undo().direction)
+        start = self._starts.pop()
+        action = tuple(step.direction for step in self.board.history[start:])
+        self.board.undo_to(start)
+        self._redo.append(action)
         return True
 
     def redo(self) -> bool:
-        """Take the last undone step again; False when there is none."""
+        """Take the last undone action again; False when there is none."""
         if not self._redo:
             return False
-        direction = self._redo.pop()
-        if not self.board.step(direction):  # cannot happen: the position is the one undone from
-            self._redo.clear()
-            return False
+        action = self._redo.pop()
+        start = len(self.board.history)
+        for direction in action:
+            if not self.board.step(direction):  # cannot happen: the position is the one undone
+                self.board.undo_to(start)
+                self._redo.clear()
+                return False
+        self._starts.append(start)
         return True
 
     def restart(self) -> None:
-        """Back to the start; every step taken becomes redoable."""
+        """Back to the start; every action taken becomes redoable."""
         while self.undo():
             pass
 

@@ -143,3 +143,29 @@ def test_the_flag_agrees_with_the_rules_deadlock_test(directions):
     for direction in directions:
         game.step(direction)
     assert (game.deadlock() is not None) == is_deadlocked(level, game.state())
+
+
+@given(st.lists(st.lists(st.integers(0, 3), min_size=1, max_size=4), max_size=15))
+def test_an_action_of_several_steps_is_undone_and_redone_whole(actions):
+    game = Game(OPEN_ROOM)
+    taken = []
+    for action in actions:
+        before = snapshot(game)
+        if game.take(action):
+            taken.append(action)
+        else:
+            assert snapshot(game) == before  # an illegal step anywhere: nothing taken
+    ends = []
+    while taken:
+        ends.append(snapshot(game))
+        taken.pop()
+        assert game.undo()
+        board = Board(OPEN_ROOM)
+        for direction in (d for action in taken for d in action):
+            board.step(direction)
+        assert game.state() == board.state()
+    assert not game.undo()
+    while ends:
+        assert game.redo()
+        assert snapshot(game) == ends.pop()
+    assert not game.redo()
