@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -37,12 +38,21 @@ def play_command(
             help="Where S saves solved levels (default: <level file>-solutions.sok here)."
         ),
     ] = None,
+    progress: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where solved marks and best solutions are kept from game to game (default: "
+            "$EVOSOKO_PLAY_PROGRESS, else $XDG_STATE_HOME/evosoko/play.json, else "
+            "~/.local/state/evosoko/play.json)."
+        ),
+    ] = None,
 ) -> None:
     """Play levels in the terminal: undo, hints from push-A*, replays of solutions.
 
     Arrows or w a s d move; u undo, y redo, r restart; n / p next / previous level; h hint;
     A replays a solution (space pauses, + and - set the speed, a move takes over); S saves a
-    solved level's solution; q quits.
+    solved level's solution; l lists the levels with solved marks and bests, g goes to a level
+    by number or title; q quits. A click walks to a cell or pushes a box next to you.
     """
     from evosoko.play.stored import read_stored_solutions
 
@@ -53,7 +63,9 @@ def play_command(
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("evosoko play needs a terminal (stdin and stdout are not one)")
     from evosoko.play.app import PlayApp
+    from evosoko.play.progress import default_progress_path, load_progress
 
+    kept, notice = load_progress(progress or default_progress_path(os.environ))
     position = next(n for n, level in enumerate(levels) if level is chosen[0])
     PlayApp(
         levels,
@@ -61,4 +73,6 @@ def play_command(
         stored=stored,
         save_path=save if save is not None else default_save_path(file),
         source=str(file),
+        progress=kept,
+        notice=notice,
     ).run()

@@ -4,8 +4,12 @@ Keys: arrows or ``w a s d`` move; ``u`` (or ``z``, backspace) undoes, ``y`` redo
 restarts (undoable); ``n`` / ``p`` go to the next / previous level; ``h`` asks push-A* for a
 hint; ``A`` replays a solution (the ``--solutions`` file's, the level's own ``Solution:`` note,
 else a fresh push-A* solution from the current position), ``space`` pauses it, ``+`` / ``-``
-change its speed, and any move takes over from it; ``S`` saves a solved level's solution; ``q``
-quits. Cells differ in shape as well as colour, so the board reads without colour too.
+change its speed, and any move takes over from it; ``S`` saves a solved level's solution; ``l``
+opens the level browser (solved marks, best moves/pushes) and ``g`` goes to a level by number or
+title; ``q`` quits. A click on the board walks or pushes (:mod:`evosoko.play.mouse`); ``u``
+takes back a whole click. A level solved by the player's own steps is kept in the progress file
+(:mod:`evosoko.play.progress`). Cells differ in shape as well as colour, so the board reads
+without colour too.
 """
 
 from __future__ import annotations
@@ -16,14 +20,17 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, VerticalScroll
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from evosoko.errors import EvosokoError
+from evosoko.play.browser import LevelBrowser
+from evosoko.play.catalogue import SOLVED_MARK, level_number, level_rows
 from evosoko.play.game import Game
 from evosoko.play.hints import (
     HINT_SECONDS,
@@ -36,6 +43,8 @@ from evosoko.play.hints import (
     plan_from,
     warm_up,
 )
+from evosoko.play.mouse import click_steps
+from evosoko.play.progress import Progress
 from evosoko.play.stored import StoredSolution, save_solution, stored_solution
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.text import plain
@@ -133,6 +142,24 @@ def legend() -> Text:
     return text
 
 
+class BoardView(Static):
+    """The board; a click on it posts :class:`BoardView.Clicked` with the cell's row and
+    column (two characters per cell)."""
+
+    class Clicked(Message):
+        """A click on the board at ``row``, ``column`` (0-based, possibly off the level)."""
+
+        def __init__(self, row: int, column: int) -> None:
+            super().__init__()
+            self.row = row
+            self.column = column
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            self.post_message(self.Clicked(offset.y, offset.x // 2))
+
+
 @dataclass
 class Replay:
     """A solution being replayed: its steps, how many are taken, and what it is."""
@@ -175,6 +202,8 @@ class PlayApp(App[None]):
         Binding("plus,equals_sign", "speed(1)", "faster", show=False),
         Binding("minus", "speed(-1)", "slower", show=False),
         Binding("S", "save", "save"),
+        Binding("l", "browse(False)", "levels"),
+        Binding("g", "browse(True)", "go to"),
         Binding("q,escape", "quit", "quit"),
     ]
 
@@ -187,7 +216,11 @@ class PlayApp(App[None]):
         save_path: str | Path = "solutions.sok",
         source: str = "",
         warm: bool = True,
+        progress: Progress | None = None,
+        notice: str = "",
     ) -> None:
+        """``progress``: where solved levels are kept (None: nowhere); ``notice``: a line to
+        show when the game starts (say, that a damaged progress file was set aside)."""
         super().__init__()
         if not levels:
             raise ValueError("no levels to play")
@@ -205,13 +238,15 @@ class PlayApp(App[None]):
         self.warming = False
         self._timer: Timer | None = None
         self._warm = warm
+        self.progress = progress
+        self._notice = notice
 
     # ---- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(id="title")
         yield Static(id="notes")
         with VerticalScroll(id="board-area"), Center():
-            yield Static(id="board")
+            yield BoardView(id="board")
         yield Static(id="status")
         yield Static(id="message")
         yield Static(legend(), id="legend")
@@ -219,6 +254,8 @@ class PlayApp(App[None]):
 
     def on_mount(self) -> None:
         self._show_level()
+        if self._notice:
+            self._say(self._notice, "bold yellow")
         if self._warm:
             self._warm_up()
 
@@ -261,9 +298,25 @@ class PlayApp(App[None]):
     def action_move(self, letter: str) -> None:
         took_over = self._stop_replay()
         if self.game.step(DIRECTIONS.index(letter)):
-            self._moved(keep_message=took_over)
+            self._player_moved(took_over)
         else:
             self._say("that way is blocked")
+
+    def on_board_view_clicked(self, event: BoardView.Clicked) -> None:
+        """Walk or push as :func:`evosoko.play.mouse.click_steps` says, as one action."""
+        level = self.level
+        if not (0 <= event.row < level.height and 0 <= event.column < level.width):
+            return
+        board = self.game.board
+        click = click_steps(
+            level, board.player, board.occupied, level.cell(event.row, event.column)
+        )
+        if not click.lurd:
+            self._say(click.reason)
+            return
+        took_over = self._stop_replay()
+        self.game.take([DIRECTIONS.index(letter.lower()) for letter in click.lurd])
+        self._player_moved(took_over)
 
     def action_undo(self) -> None:
         self._stop_replay()
@@ -283,8 +336,22 @@ class PlayApp(App[None]):
         if not 0 <= target < len(self.levels):
             self._say("no more levels that way")
             return
+        self._go_to(target)
+
+    def action_browse(self, go_to: bool) -> None:
+        """Open the level browser (``go_to``: with the cursor in its go-to line)."""
         self._stop_replay()
-        self.position = target
+        rows = level_rows(self.levels, self.progress)
+        browser = LevelBrowser(self.levels, rows, self.position, go_to=go_to)
+        self.push_screen(browser, self._browsed)
+
+    def _browsed(self, position: int | None) -> None:
+        if position is not None and position != self.position:
+            self._go_to(position)
+
+    def _go_to(self, position: int) -> None:
+        self._stop_replay()
+        self.position = position
         self.hint = None
         self._say("")  # a hint or a "saved" line was about the level left
         self._show_level()
@@ -430,8 +497,28 @@ class PlayApp(App[None]):
         self._refresh_status()
         return running
 
+    # ---- the progress file ---------------------------------------------------------------------
+    def _player_moved(self, took_over: bool) -> None:
+        """Draw the player's own action; a solve is kept in the progress file."""
+        solved = self.game.solved
+        note = self._record() if solved else ""
+        self._moved(keep_message=took_over and not solved, note=note)
+
+    def _record(self) -> str:
+        """Keep the solved level's solution in the progress file; a note for the solved line."""
+        if self.progress is None:
+            return ""
+        try:
+            recorded = self.progress.record(self.level, self.game.lurd())
+        except EvosokoError as error:
+            return f" (not kept in the progress file: {error})"
+        self._show_title()
+        return f" ({recorded.news or recorded.after.describe() + ' stays'})"
+
     # ---- drawing -------------------------------------------------------------------------------
-    def _moved(self, message: str | None = None, keep_message: bool = False) -> None:
+    def _moved(
+        self, message: str | None = None, keep_message: bool = False, note: str = ""
+    ) -> None:
         self.hint = None
         if message is not None:
             self._say(message)
@@ -439,7 +526,7 @@ class PlayApp(App[None]):
             game = self.game
             if game.solved:
                 self._say(
-                    f"Solved in {game.moves} moves and {game.pushes} pushes! "
+                    f"Solved in {game.moves} moves and {game.pushes} pushes{note}! "
                     f"S saves the solution to {self.save_path}, n goes to the next level",
                     "bold green",
                 )
@@ -455,11 +542,7 @@ class PlayApp(App[None]):
 
     def _show_level(self) -> None:
         level = self.level
-        name = plain(level.title) if level.title else f"level {level.index or self.position + 1}"
-        title = Text(f"level {self.position + 1} of {len(self.levels)}: ")
-        title.append(name)
-        title.append(f"   ({level.width}×{level.height}, {level.box_count} boxes)")
-        self.query_one("#title", Static).update(title)
+        self._show_title()
         notes = [(k, v) for k, v in level.notes if k.lower() not in ("solution", "best")]
         notes_text = Text(
             "   ".join(f"{plain(k)}: {plain(v)}" for k, v in notes), overflow="ellipsis"
@@ -467,6 +550,18 @@ class PlayApp(App[None]):
         self.query_one("#notes", Static).update(notes_text)
         self._refresh_board()
         self._refresh_status()
+
+    def _show_title(self) -> None:
+        level = self.level
+        number = level_number(level, self.position)
+        name = plain(level.title) if level.title else f"level {number}"
+        title = Text(f"level {self.position + 1} of {len(self.levels)}: ")
+        title.append(name)
+        title.append(f"   ({level.width}×{level.height}, {level.box_count} boxes)")
+        record = self.progress.of(level) if self.progress is not None else None
+        if record is not None:
+            title.append(f"   {SOLVED_MARK} solved, {record.describe()}", "green")
+        self.query_one("#title", Static).update(title)
 
     def _refresh_board(self) -> None:
         game = self.game
