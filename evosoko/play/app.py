@@ -245,7 +245,8 @@ class PlayApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="title")
         yield Static(id="notes")
-        with VerticalScroll(id="board-area"), Center():
+        # not focusable: the arrow keys move the player even when a big board scrolls
+        with VerticalScroll(id="board-area", can_focus=False), Center():
             yield BoardView(id="board")
         yield Static(id="status")
         yield Static(id="message")

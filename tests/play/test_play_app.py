@@ -403,3 +403,17 @@ def test_the_search_warms_up_in_the_background_and_says_so(levels, tmp_path, mon
     play(app, script)
     assert "compiling push-A* (first run only)" in seen["warming"]
     assert "compiling" not in seen["ready"] and "moves 1" in seen["ready"]
+
+
+def test_arrow_keys_move_even_when_the_board_is_too_big_to_show_whole(levels, tmp_path):
+    app = new_app(levels, tmp_path, position=2)  # seed004-blog: 11 rows, on a 14-row terminal
+    moved = []
+
+    async def script(pilot):
+        for key in ("up", "down", "left", "right"):  # each legal from the start
+            before = app.game.moves
+            await pilot.press(key)
+            moved.append(app.game.moves - before)
+
+    play(app, script, size=(40, 14))
+    assert moved == [1, 1, 1, 1]
