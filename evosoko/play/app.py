@@ -6,10 +6,10 @@ hint; ``A`` replays a solution (the ``--solutions`` file's, the level's own ``So
 else a fresh push-A* solution from the current position), ``space`` pauses it, ``+`` / ``-``
 change its speed, and any move takes over from it; ``S`` saves a solved level's solution; ``l``
 opens the level browser (solved marks, best moves/pushes) and ``g`` goes to a level by number or
-title; ``q`` quits. A click on the board walks or pushes (:mod:`evosoko.play.mouse`); ``u``
-takes back a whole click. A level solved by the player's own steps is kept in the progress file
-(:mod:`evosoko.play.progress`). Cells differ in shape as well as colour, so the board reads
-without colour too.
+title; ``?`` lists every key; ``q`` quits. A click on the board walks or pushes
+(:mod:`evosoko.play.mouse`); ``u`` takes back a whole click. A level solved by the player's own
+steps is kept in the progress file (:mod:`evosoko.play.progress`). Cells differ in shape as well
+as colour, so the board reads without colour too.
 """
 
 from __future__ import annotations
@@ -187,6 +187,7 @@ class PlayApp(App[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "toggle_keys", "keys"),
         Binding("up,w", "move('u')", "move", show=False),
         Binding("down,s", "move('d')", "move", show=False),
         Binding("left,a", "move('l')", "move", show=False),
@@ -338,6 +339,13 @@ class PlayApp(App[None]):
             self._say("no more levels that way")
             return
         self._go_to(target)
+
+    def action_toggle_keys(self) -> None:
+        """Show (or hide) the panel that lists every key of the screen, the footer's and more."""
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
 
     def action_browse(self, go_to: bool) -> None:
         """Open the level browser (``go_to``: with the cursor in its go-to line)."""

@@ -4,9 +4,11 @@ driven through textual's pilot."""
 from __future__ import annotations
 
 import asyncio
+import io
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from textual.widgets import DataTable, Input
 
 from evosoko.errors import EvosokoError
@@ -55,6 +57,12 @@ def run(app: PlayApp, script) -> None:
 def table_rows(app: PlayApp) -> list[list[str]]:
     table = app.screen.query_one("#levels", DataTable)
     return [[str(cell).strip() for cell in table.get_row_at(n)] for n in range(table.row_count)]
+
+
+def rich_text(renderable) -> str:
+    console = Console(width=100, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
 
 
 def title_line(app: PlayApp) -> str:
@@ -238,3 +246,22 @@ def test_go_to_in_a_big_collection(tmp_path):
 
     run(app, script)
     assert app.position == 143 and "level 144 of 155" in seen["title"]
+
+
+def test_question_mark_lists_every_key_and_closes_again(levels, tmp_path):
+    app = new_app(levels, tmp_path)
+    seen = {}
+
+    async def script(pilot):
+        await pilot.press("question_mark")
+        await pilot.pause()
+        tables = app.screen.query("BindingsTable")
+        seen["keys"] = rich_text(tables.first().render_bindings_table()) if tables else ""
+        await pilot.press("question_mark")
+        await pilot.pause()
+        seen["closed"] = not app.screen.query("HelpPanel")
+
+    run(app, script)
+    for description in ("? keys", "l levels", "g go to", "undo", "faster", "q esc Quit"):
+        assert description in seen["keys"], seen["keys"]
+    assert seen["closed"]
