@@ -2,8 +2,8 @@
 push-A*, stored solutions and best prefixes, the progress kept from game to game, clicks on the
 board, the level list, and the textual app that draws it all.
 
-The app (:mod:`evosoko.play.app`) and its level browser (:mod:`evosoko.play.browser`) import
-textual; the other modules do not.
+The app (:mod:`evosoko.play.app`), its board (:mod:`evosoko.play.board`) and its level browser
+(:mod:`evosoko.play.browser`) import textual; the other modules do not.
 """
 
 from evosoko.play.catalogue import LevelRow, find_level, level_rows

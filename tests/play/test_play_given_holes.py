@@ -59,7 +59,7 @@ def test_a_hint_from_a_position_after_a_vanishing():
 
 
 def test_the_terminal_board_numbers_pairs_and_drops_filled_holes():
-    from evosoko.play.app import board_text
+    from evosoko.play.board import board_text
 
     level = swap()
     start = board_text(level, HolesState(level.start.player, level.start.boxes)).plain
