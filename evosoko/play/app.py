@@ -462,7 +462,7 @@ class PlayApp(App[None]):
         title.append(f"   ({level.width}×{level.height}, {level.box_count} boxes)")
         record = self.progress.of(level) if self.progress is not None else None
         if record is not None:
-            title.append(f"   {SOLVED_MARK} solved, {record.describe()}", "green")
+            title.append(f"   {SOLVED_MARK} solved, {record.describe()} (moves/pushes)", "green")
         self.query_one("#title", Static).update(title)
 
     def _refresh_board(self) -> None:

@@ -56,8 +56,8 @@ class LevelBrowser(ModalScreen[int | None]):
         solved = sum(row.solved for row in self.rows)
         with Vertical(id="browser"):
             yield Static(
-                f"{len(self.rows)} levels, {solved} solved. Enter goes to the level; type a "
-                "number or part of a title to filter; Esc goes back.",
+                f"{len(self.rows)} levels, {solved} solved; bests read moves/pushes. Enter "
+                "goes to the level; type a number or part of a title to filter; Esc goes back.",
                 id="browser-help",
             )
             yield Input(

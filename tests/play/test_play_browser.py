@@ -132,9 +132,9 @@ def test_a_solve_shows_in_the_browser_and_in_the_next_game(levels, tmp_path):
     run(second, look)
     assert "✓" not in seen["other title"]
     assert seen["browser"][1][4:] == ["✓", "36/13", "36/13"]
-    assert seen["help"].startswith("3 levels, 1 solved.")
+    assert seen["help"].startswith("3 levels, 1 solved; bests read moves/pushes.")
     assert "level 2 of 3: seed000-case3" in seen["title"]
-    assert "✓ solved, best 36/13" in seen["title"]
+    assert "✓ solved, best 36/13 (moves/pushes)" in seen["title"]
 
 
 def test_go_to_by_number_and_by_title_and_a_miss_stays_in_the_browser(levels, tmp_path):
