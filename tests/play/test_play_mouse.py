@@ -16,6 +16,7 @@ from evosoko.play.game import Game
 from evosoko.play.mouse import PUSH, WALK, click_steps
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels
+from evosoko.sokoban.given_holes import start_state, with_pairing
 from evosoko.sokoban.level import DIRECTIONS
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
@@ -136,6 +137,15 @@ def test_one_undo_takes_back_a_whole_click_and_redo_takes_it_again():
     assert game.redo() and game.state() == walked
     assert not take(game, "u" * 5)  # into the wall at the second step: nothing taken
     assert game.state() == walked and game.can_undo
+
+
+def test_a_click_pushes_a_box_into_its_own_hole_on_a_given_holes_level():
+    level = with_pairing(level_from_rows(["#######", "#@$ . #", "#######"], title="hole"), [0])
+    game = Game(level)
+    push = click(game, 1, 4)  # the hole, two cells beyond the box
+    assert push.lurd == "RR"
+    assert take(game, push.lurd) and game.solved and game.boxes_on_goals == 1
+    assert game.undo() and game.state() == start_state(level) and not game.solved
 
 
 # ---- real clicks -------------------------------------------------------------------------------
