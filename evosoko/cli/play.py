@@ -52,7 +52,8 @@ def play_command(
     Arrows or w a s d move; u undo, y redo, r restart; n / p next / previous level; h hint;
     A replays a solution (space pauses, + and - set the speed, a move takes over); S saves a
     solved level's solution; l lists the levels with solved marks and bests, g goes to a level
-    by number or title; q quits. A click walks to a cell or pushes a box next to you.
+    by number or title; ? lists every key; q quits. A click walks to a cell or pushes a box
+    next to you.
     """
     from evosoko.play.stored import read_stored_solutions
 
