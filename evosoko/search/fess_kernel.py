@@ -559,7 +559,8 @@ def _packing_macros(
         tab.nearest_manhattan,
     )
     zb, zp = tab.zobrist_box, tab.zobrist_player
-    node_boxes, key_player, _, _, _, g_of, moves_of, h_of, hash_of, _, assign, potential = nodes
+    node_boxes, key_player, g_of, moves_of = nodes.boxes, nodes.player, nodes.g, nodes.moves
+    h_of, hash_of, assign, potential = nodes.h, nodes.hash, nodes.assign, nodes.potential
     reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch, _ = scratch
     layer, goals_per_layer, counts, _, _, goal_index, path_scratch, _, _ = features
     space_state = space[5]

@@ -34,14 +34,10 @@ from evosoko.search.store import (
     FRONT_HEAD,
     FRONT_SIZE,
     NEED_SPACE,
-    NODE_FIELDS,
     RESUME_NODE,
     SOLUTION,
 )
 
-_G, _MOVES, _H, _CLOSED, _BOXES, _ACTUAL = (
-    NODE_FIELDS.index(name) for name in ("g", "moves", "h", "closed", "boxes", "actual")
-)
 _SCALE = 1_000_000
 """Probabilities are ordered as integers in millionths."""
 
@@ -129,11 +125,11 @@ def run_guided(run) -> str:
                 raise _OutOfTime
             part = new[start : start + batch]
             fresh = ids[part]
-            codes = encoder.encode(nodes[_BOXES][fresh], nodes[_ACTUAL][fresh])
+            codes = encoder.encode(nodes.boxes[fresh], nodes.actual[fresh])
             p[part] = network.probabilities(codes)
             known.update(zip(fresh.tolist(), p[part].tolist()))
-        keys = rule.keys(p, nodes[_G][ids], nodes[_H][ids])
-        moves = nodes[_MOVES][ids].tolist()
+        keys = rule.keys(p, nodes.g[ids], nodes.h[ids])
+        moves = nodes.moves[ids].tolist()
         for key, move_count, node in zip(keys.tolist(), moves, node_list):
             heapq.heappush(queue, (key, move_count, order, node))
             order += 1
@@ -156,7 +152,7 @@ def _expand_in_order(run, queue: list, file_children) -> str:
         if run.out_of_time():
             return TIMEOUT
         node = heapq.heappop(queue)[3]
-        if store.nodes[_CLOSED][node]:
+        if store.nodes.closed[node]:
             continue
         frontier_keys, frontier_ids = store.frontier
         frontier_keys[0], frontier_ids[0] = 0, node

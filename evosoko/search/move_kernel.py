@@ -102,7 +102,8 @@ def move_search(
         tab.nearest_manhattan,
     )
     zb, zp = tab.zobrist_box, tab.zobrist_player
-    node_boxes, key_player, _, parent, step, g_of, moves_of, h_of, hash_of, closed, _, _ = nodes
+    node_boxes, key_player, parent, step = nodes.boxes, nodes.player, nodes.parent, nodes.step
+    g_of, moves_of, h_of, hash_of, closed = nodes.g, nodes.moves, nodes.h, nodes.hash, nodes.closed
     occupied, assignment, directions = scratch
     mode = params[MODE]
     kind = params[HEURISTIC]

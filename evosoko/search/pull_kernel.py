@@ -131,7 +131,7 @@ def pull_search(
     """Expand up to ``chunk`` states of the pull frontier; returns ``CONTINUE``, ``EXHAUSTED``
     (every state reachable backwards is stored) or ``NEED_SPACE`` (grow the store first)."""
     assignment, work, reach_mark, norm_mark, queue, occupied, stamps = scratch
-    node_boxes = nodes[0]
+    node_boxes = nodes.boxes
     child = np.empty(node_boxes.shape[1], dtype=node_boxes.dtype)
     child_assign = np.empty_like(assignment)
     potentials = np.empty(node_boxes.shape[1], dtype=np.int64)
@@ -148,14 +148,16 @@ def pull_search(
         node = frontier_pop(frontier, counters, HEAP)
         if node < 0:
             return EXHAUSTED
-        nodes[9][node] = 1
+        nodes.closed[node] = 1
         counters[EXPANDED] += 1
-        g = nodes[5][node]
-        parent_hash = nodes[8][node] ^ zp[nodes[1][node]]
+        g = nodes.g[node]
+        parent_hash = nodes.hash[node] ^ zp[nodes.player[node]]
         for k in range(box_count):
             occupied[node_boxes[node, k]] = True
         stamps[0] += 1
-        explore(floor, occupied, deltas, nodes[2][node], reach_mark, stamps[0], queue, queue[:0])
+        explore(
+            floor, occupied, deltas, nodes.actual[node], reach_mark, stamps[0], queue, queue[:0]
+        )
         matching_kernel(distance, node_boxes[node], assignment, work)  # children update it
         store_potentials(work, potentials)
         for k in range(box_count):
@@ -216,7 +218,9 @@ def first_meeting(nodes, start, stop, other_nodes, other_table):  # pragma: no c
     """The first of ``nodes[start:stop]`` whose state the other store holds: (its id, the
     other store's id), or (-1, -1)."""
     for node in range(start, stop):
-        slot = find_slot(other_nodes, other_table, nodes[8][node], nodes[0][node], nodes[1][node])
+        slot = find_slot(
+            other_nodes, other_table, nodes.hash[node], nodes.boxes[node], nodes.player[node]
+        )
         found = other_table[slot]
         if found != EMPTY:
             return node, found

@@ -108,12 +108,12 @@ def push_root(
     )
     for b in boxes:
         occupied[b] = False
-    assignment = nodes[10][0]
+    assignment = nodes.assign[0]
     h = box_term(
         params[HEURISTIC], nearest_manhattan, nearest_push, push_distance, boxes, assignment, work
     )
-    if params[HEURISTIC] == MATCHING and nodes[11].shape[1] == boxes.shape[0]:
-        store_potentials(work, nodes[11][0])
+    if params[HEURISTIC] == MATCHING and nodes.potential.shape[1] == boxes.shape[0]:
+        store_potentials(work, nodes.potential[0])
     key_hash = zp[normalized]
     for b in boxes:
         key_hash ^= zb[b]

@@ -1,6 +1,6 @@
 """The state store shared by every search kernel: node arrays, a hash table and a frontier.
 
-A node is one row of the arrays in ``nodes`` (see :data:`NODE_FIELDS`). States are found again
+A node is one row of the arrays in ``nodes`` (:class:`NodeArrays`). States are found again
 through an open-addressing hash table of node ids keyed by their Zobrist hash; the frontier is
 a FIFO queue, a LIFO stack or a binary heap of ``(key, node)`` pairs, chosen by ``mode``. The
 kernels run in chunks and return :data:`NEED_SPACE` before they could overflow; the Python side
@@ -8,6 +8,8 @@ then grows the arrays (:meth:`Store.grow`) and calls again.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -104,22 +106,36 @@ def cell_dtype(cells: int) -> type[np.integer]:
     return np.int16 if cells <= SMALL_BOARD_CELLS else np.int32
 
 
-NODE_FIELDS = (
-    "boxes",  # int16 or int32 (cell_dtype)[cap, boxes]: sorted box cells
-    "player",  # int32: the player cell of the state key (normalized at push level)
-    "actual",  # int32: where the player really stands when the node is reached
-    "parent",  # int32: parent node, -1 for the root
-    "step",  # int32: direction of the last step (+4 when a move-level step pushed); at push
-    # level direction + 4 * (pushes - 1), several pushes when a tunnel macro pushed on
-    "g",  # int32: cost so far (pushes at push level, moves at move level)
-    "moves",  # int32: moves so far along the stored path
-    "h",  # int32: heuristic value
-    "hash",  # uint64: Zobrist hash of the state key
-    "closed",  # uint8: expanded (1) or not (0)
-    "assign",  # cell_dtype[cap, boxes or 1]: goal assigned to each box by the matching heuristic
-    "potential",  # int32[cap, goals or 1]: the goals' dual potentials of that matching, so a
-    # child's matching is updated in O(n^2) (evosoko.sokoban.matching.matching_update)
-)
+class NodeArrays(NamedTuple):
+    """The node fields of a store, one array each, row ``i`` of every array being node ``i``
+    (numba takes the tuple as it is, and its fields by name)."""
+
+    boxes: np.ndarray
+    """int16 or int32 (:func:`cell_dtype`) [capacity, boxes]: sorted box cells."""
+    player: np.ndarray
+    """int32: the player cell of the state key (normalized at push level)."""
+    actual: np.ndarray
+    """int32: where the player really stands when the node is reached."""
+    parent: np.ndarray
+    """int32: parent node, -1 for the root."""
+    step: np.ndarray
+    """int32: direction of the last step (+4 when a move-level step pushed); at push level
+    direction + 4 * (pushes - 1), several pushes when a tunnel macro pushed on."""
+    g: np.ndarray
+    """int32: cost so far (pushes at push level, moves at move level)."""
+    moves: np.ndarray
+    """int32: moves so far along the stored path."""
+    h: np.ndarray
+    """int32: heuristic value."""
+    hash: np.ndarray
+    """uint64: Zobrist hash of the state key."""
+    closed: np.ndarray
+    """uint8: expanded (1) or not (0)."""
+    assign: np.ndarray
+    """cell_dtype [capacity, boxes or 1]: goal assigned to each box by the matching heuristic."""
+    potential: np.ndarray
+    """int32 [capacity, goals or 1]: the goals' dual potentials of that matching, so a child's
+    matching is updated in O(n^2) (:func:`evosoko.sokoban.matching.matching_update`)."""
 
 
 class Store:
@@ -138,7 +154,7 @@ class Store:
         self.cell_dtype = cell_dtype(cells) if cells is not None else np.int32
         self.assign_width = box_count if with_assignment else 1
         self.capacity = capacity
-        self.nodes: tuple[np.ndarray, ...] = (
+        self.nodes = NodeArrays(
             np.zeros((capacity, box_count), dtype=self.cell_dtype),
             np.zeros(capacity, dtype=np.int32),
             np.zeros(capacity, dtype=np.int32),
@@ -160,7 +176,7 @@ class Store:
 
     def field(self, name: str) -> np.ndarray:
         """The live array of one node field, trimmed to the stored nodes."""
-        return self.nodes[NODE_FIELDS.index(name)][: self.size]
+        return getattr(self.nodes, name)[: self.size]
 
     @property
     def size(self) -> int:
@@ -192,11 +208,11 @@ class Store:
         if self.size + margin >= self.capacity:
             grown = 2 * self.capacity
             capacity = grown if max_nodes is None else max(min(grown, max_nodes), self.capacity)
-            nodes = tuple(_resized(array, capacity) for array in self.nodes)
+            nodes = NodeArrays(*(_resized(array, capacity) for array in self.nodes))
             table = np.full(_table_length(capacity), EMPTY, dtype=np.int32)
             # a MemoryError above leaves the store as it was: the search ends at memory-limit
             self.capacity, self.nodes, self.table = capacity, nodes, table
-            rehash(self.table, self.nodes[NODE_FIELDS.index("hash")], self.size)
+            rehash(self.table, self.nodes.hash, self.size)
         keys, ids = self.frontier
         if int(self.counters[FRONT_SIZE]) + margin >= len(keys):
             self.frontier = (_resized(keys, 2 * len(keys)), _resized(ids, 2 * len(ids)))
@@ -236,9 +252,7 @@ def rehash(table, hashes, count):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def find_slot(nodes, table, key_hash, boxes, player):  # pragma: no cover - compiled
     """The table slot holding the state ``(boxes, player)``, or the empty slot where it goes."""
-    node_boxes = nodes[0]
-    node_player = nodes[1]
-    node_hash = nodes[8]
+    node_boxes, node_player, node_hash = nodes.boxes, nodes.player, nodes.hash
     mask = table.shape[0] - 1
     slot = np.int64(key_hash & np.uint64(mask))
     count = boxes.shape[0]
@@ -265,16 +279,16 @@ def add_node(
     node = counters[NODES]
     counters[NODES] = node + 1
     table[slot] = node
-    nodes[0][node, :] = boxes
-    nodes[1][node] = player
-    nodes[2][node] = actual
-    nodes[3][node] = parent
-    nodes[4][node] = step
-    nodes[5][node] = g
-    nodes[6][node] = moves
-    nodes[7][node] = h
-    nodes[8][node] = key_hash
-    nodes[9][node] = 0
+    nodes.boxes[node, :] = boxes
+    nodes.player[node] = player
+    nodes.actual[node] = actual
+    nodes.parent[node] = parent
+    nodes.step[node] = step
+    nodes.g[node] = g
+    nodes.moves[node] = moves
+    nodes.h[node] = h
+    nodes.hash[node] = key_hash
+    nodes.closed[node] = 0
     return node
 
 

@@ -40,8 +40,8 @@ def test_the_store_keeps_cells_past_16_bits_on_large_boards():
     assert cell_dtype(SMALL_BOARD_CELLS) == np.int16
     assert cell_dtype(SMALL_BOARD_CELLS + 1) == np.int32
     store = Store(2, cells=60_000)
-    assert store.nodes[0].dtype == np.int32 and store.nodes[10].dtype == np.int32
-    assert store.nodes[4].dtype == np.int32  # step codes: long tunnel macros
+    assert store.nodes.boxes.dtype == np.int32 and store.nodes.assign.dtype == np.int32
+    assert store.nodes.step.dtype == np.int32  # step codes: long tunnel macros
 
 
 @pytest.mark.parametrize("algo", EVERY_ALGORITHM)

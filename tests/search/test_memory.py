@@ -44,12 +44,12 @@ def test_a_store_that_finds_no_room_is_left_as_it_was(monkeypatch):
 
 def test_a_store_that_grows_keeps_its_nodes():
     store = Store(box_count=2)
-    store.nodes[0][:3] = [[1, 2], [3, 4], [5, 6]]
+    store.nodes.boxes[:3] = [[1, 2], [3, 4], [5, 6]]
     store.counters[NODES] = store.capacity - 1
     capacity = store.capacity
     store.grow()
     assert store.capacity == 2 * capacity
-    assert np.array_equal(store.nodes[0][:3], [[1, 2], [3, 4], [5, 6]])
+    assert np.array_equal(store.nodes.boxes[:3], [[1, 2], [3, 4], [5, 6]])
 
 
 GROWING = ["bfs", "dfs", "astar", "push-bfs", "push-astar", "push-greedy", "push-fess"]

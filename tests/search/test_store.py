@@ -67,7 +67,7 @@ def test_the_last_growth_stops_at_the_node_limit_and_then_refuses():
     assert store.can_grow(100)
     store.grow(100)
     assert store.capacity == 100  # not 128: the limit, not the next doubling
-    assert len(store.table) == 512 and len(store.nodes[0]) == 100  # a power of two, >= 4 each
+    assert len(store.table) == 512 and len(store.nodes.boxes) == 100  # a power of two, >= 4 each
     store.counters[NODES] = 95
     assert not store.can_grow(110)  # less than a quarter more is not worth a copy
     assert store.can_grow(125)
