@@ -21,7 +21,7 @@ import re
 import statistics
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -265,17 +265,7 @@ def _runs_level(table: ResultsTable, index: int | None, name: str) -> bool:
 
 
 def _cell_fields(cell: GroupCell | None) -> dict[str, Any] | None:
-    if cell is None:
-        return None
-    return {
-        "runs": cell.runs,
-        "solved": cell.solved,
-        "status": cell.status,
-        "cost": cell.cost,
-        "seconds": cell.seconds,
-        "moves": cell.moves,
-        "pushes": cell.pushes,
-    }
+    return None if cell is None else asdict(cell)
 
 
 def _link(folder: Path, where: Path | None) -> str | None:
