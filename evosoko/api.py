@@ -530,11 +530,22 @@ def results(source: Any) -> ResultsTable:
     return table(source)
 
 
-def report(folder: StrPath) -> Path:
-    """Write ``report.html`` of a run, comparison or sweep folder; its path."""
+def report(folders: StrPath | Sequence[StrPath], out: StrPath | None = None) -> Path:
+    """Write the report page of a run, comparison or sweep folder, or one page of several
+    side by side; its path.
+
+    One folder: its ``report.html`` (or ``out``). Several (a list): one page that joins their
+    results by level, overlays their runs' fitness curves and sets their settings side by
+    side (:mod:`evosoko.experiment.report.side_by_side`), written to ``out`` (a folder puts
+    ``report-compare.html`` in it; default: ``report-compare.html`` in the current
+    directory), never over a folder's own ``report.html``."""
+    from evosoko.experiment.report.side_by_side import write_side_by_side
     from evosoko.experiment.report.writer import write_report
 
-    return write_report(folder)
+    given = [folders] if isinstance(folders, (str, PathLike)) else list(folders)
+    if len(given) == 1:
+        return write_report(given[0], out)
+    return write_side_by_side(given, out)
 
 
 def plot(folders: Sequence[StrPath], out: StrPath | None = None, fmt: str = "png") -> list[Path]:

@@ -38,7 +38,7 @@ import json
 import logging
 import time
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,13 +164,15 @@ def flat_params(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
     return params
 
 
-def experiment_tracker(
-    settings: TrackingConfig, folder: Path, kind: str, params: Mapping[str, Any]
-) -> MlflowTracker | None:
-    """The tracker of a comparison or sweep in ``folder`` (None when ``settings`` is off): a
-    new MLflow run named after the folder, or the one its ``tracking.json`` names."""
+def experiment_tracker(experiment: Any, folder: Path, kind: str) -> MlflowTracker | None:
+    """The tracker of a comparison or sweep (``experiment``: its validated settings) in
+    ``folder`` (None when its ``[tracking]`` is off): a new MLflow run named after the folder,
+    with every setting but ``[parallel]`` and ``[tracking]`` as a parameter, or the run its
+    ``tracking.json`` names."""
+    settings: TrackingConfig = experiment.tracking
     if not settings.enabled:
         return None
+    params = flat_params(experiment.model_dump(exclude={"parallel", "tracking"}, exclude_none=True))
     from evosoko.atomic import write_json_atomic
 
     path = folder / TRACKING_FILE
@@ -308,6 +310,23 @@ class MlflowTracker(Callback):
             self._call(self.client.set_terminated, self.run_id, _STATUS.get(status, "FAILED"))
         for line in printed.getvalue().splitlines():
             log.info("tracking: %s", line)
+
+    def end_experiment(
+        self, folder: Path, complete: bool | None, log_results: Callable[[], None]
+    ) -> None:
+        """End a comparison's or sweep's MLflow run, never raising (tracking must not hide the
+        experiment's own outcome; a failure is logged): ``log_results()`` logs its own metrics,
+        then the folder's :data:`EXPERIMENT_ARTIFACTS` are uploaded and the run finishes as
+        ``completed``, ``interrupted`` (``complete`` False) or ``failed`` (``complete`` None:
+        no outcome)."""
+        try:
+            log_results()
+            self.log_files(folder, EXPERIMENT_ARTIFACTS)
+            self.finish(
+                "failed" if complete is None else "completed" if complete else "interrupted"
+            )
+        except Exception:
+            log.exception("tracking: could not end the MLflow run")
 
     # ---- sending -------------------------------------------------------------------------------
     def _metric(self, name: str, value: float, step: int) -> None:

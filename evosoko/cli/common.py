@@ -154,6 +154,21 @@ StrictOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="One JSON object per line.")]
+OverridesOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", metavar="KEY=VALUE", help="Override a key; VALUE is TOML (repeatable)."),
+]
+RunResumeOption = Annotated[
+    Path | None,
+    typer.Option("--resume", metavar="RUN_DIR", help="Continue an interrupted run."),
+]
+RunQuietOption = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="No progress display: print only the run folder."),
+]
+SummaryJsonOption = Annotated[
+    bool, typer.Option("--json", help="Print the summary as one JSON object.")
+]
 
 
 def read_and_select(path: Path, format: str | None, ids: list[str] | None, strict: bool = False):

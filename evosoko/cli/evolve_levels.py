@@ -7,7 +7,18 @@ from typing import Annotated
 
 import typer
 
-from evosoko.cli.common import app, fail, print_json, reports_errors, stderr, stdout
+from evosoko.cli.common import (
+    OverridesOption,
+    RunQuietOption,
+    RunResumeOption,
+    SummaryJsonOption,
+    app,
+    fail,
+    print_json,
+    reports_errors,
+    stderr,
+    stdout,
+)
 from evosoko.text import plain
 
 
@@ -21,23 +32,10 @@ def evolve_levels_command(
             help="A level-evolution configuration (TOML), e.g. configs/levels-sokevo.toml.",
         ),
     ] = None,
-    overrides: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set", metavar="KEY=VALUE", help="Override a key; VALUE is TOML (repeatable)."
-        ),
-    ] = None,
-    resume: Annotated[
-        Path | None,
-        typer.Option("--resume", metavar="RUN_DIR", help="Continue an interrupted run."),
-    ] = None,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="No progress display: print only the run folder."),
-    ] = False,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print the summary as one JSON object.")
-    ] = False,
+    overrides: OverridesOption = None,
+    resume: RunResumeOption = None,
+    quiet: RunQuietOption = False,
+    json_output: SummaryJsonOption = False,
 ) -> None:
     """Evolve Sokoban levels: a GA over boards whose fitness is a certificate (each candidate
     solved by push-A* within a node cap); the levels go to levels.xsb with their solutions."""

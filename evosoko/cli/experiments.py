@@ -10,6 +10,7 @@ import typer
 
 from evosoko.cli.common import (
     EXIT_FAILED,
+    OverridesOption,
     StrictOption,
     app,
     compile_notice,
@@ -22,10 +23,6 @@ from evosoko.cli.common import (
 from evosoko.experiment.interrupts import interrupt_exit_code, interrupt_name
 from evosoko.text import plain, plain_lines
 
-OverridesOption = Annotated[
-    list[str] | None,
-    typer.Option("--set", metavar="KEY=VALUE", help="Override a key; VALUE is TOML (repeatable)."),
-]
 OutOption = Annotated[
     Path | None,
     typer.Option(

@@ -1,4 +1,5 @@
-"""The ``report`` command: a self-contained report.html of a run, comparison or sweep folder."""
+"""The ``report`` command: a self-contained report.html of a run, comparison or sweep folder,
+or one page that sets several of them side by side."""
 
 from __future__ import annotations
 
@@ -18,15 +19,22 @@ def report_command(
         list[Path],
         typer.Argument(metavar="FOLDER...", help="Run, comparison or sweep folders."),
     ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            help="Where the page goes (a folder: report-compare.html in it). Default: the "
+            "folder's report.html for one folder; report-compare.html in the current "
+            "directory for several.",
+        ),
+    ] = None,
 ) -> None:
-    """Write report.html into each folder: tables, curves and animated boards, in one file
-    that a browser opens from disk (no network needed)."""
+    """Write report.html into a folder, or one page that compares several folders side by
+    side (results joined by level, fitness curves overlaid, settings beside each other): in
+    one file that a browser opens from disk (no network needed)."""
     from evosoko import api
-    from evosoko.experiment.report.writer import folder_kind
 
-    for folder in folders:
-        folder_kind(folder)  # refuse a folder that is none of the three before writing any
-    for folder in folders:
-        path = api.report(folder)
-        size = path.stat().st_size
-        stdout.print(plain(f"wrote {path} ({size / 1024:,.0f} KB)"), markup=False)
+    path = api.report(folders, out)
+    size = path.stat().st_size
+    stdout.print(plain(f"wrote {path} ({size / 1024:,.0f} KB)"), markup=False)

@@ -8,7 +8,11 @@ from typing import Annotated
 import typer
 
 from evosoko.cli.common import (
+    OverridesOption,
+    RunQuietOption,
+    RunResumeOption,
     StrictOption,
+    SummaryJsonOption,
     app,
     fail,
     print_json,
@@ -28,23 +32,10 @@ def run_command(
             metavar="CONFIG", help="A run configuration (TOML), e.g. configs/default.toml."
         ),
     ] = None,
-    overrides: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set", metavar="KEY=VALUE", help="Override a key; VALUE is TOML (repeatable)."
-        ),
-    ] = None,
-    resume: Annotated[
-        Path | None,
-        typer.Option("--resume", metavar="RUN_DIR", help="Continue an interrupted run."),
-    ] = None,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="No progress display: print only the run folder."),
-    ] = False,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print the summary as one JSON object.")
-    ] = False,
+    overrides: OverridesOption = None,
+    resume: RunResumeOption = None,
+    quiet: RunQuietOption = False,
+    json_output: SummaryJsonOption = False,
     strict: StrictOption = False,
 ) -> None:
     """Evolve solutions for the levels of a configuration; everything goes to a run folder."""

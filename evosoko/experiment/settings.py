@@ -18,7 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from evosoko.config import (
     OVERRIDE_SOURCE,
 )
-from evosoko.config_loading import locate, resolve_path, toml_value
+from evosoko.config_loading import locate, locate_key, resolve_path, toml_value
 from evosoko.errors import ConfigError, EvosokoError, LevelFormatError
 from evosoko.sokoban.formats import LevelCollection, read_levels
 
@@ -28,6 +28,7 @@ __all__ = [
     "check_same_experiment",
     "read_level_file",
     "selection_error",
+    "source_line",
 ]
 
 
@@ -146,14 +147,21 @@ def _shown(value: Any) -> str:
 
 
 def check_same_experiment(
-    folder: Path, stored: BaseModel | None, given: BaseModel, command: str, noun: str
+    folder: Path,
+    stored_file: Path,
+    load: Callable[[Path], BaseModel],
+    given: BaseModel,
+    command: str,
+    noun: str,
 ) -> None:
-    """Refuse to continue the experiment of ``folder`` (its settings ``stored``, None when it
-    has none yet) with different ``given`` settings: a :class:`ConfigError` naming the keys
-    that differ and how to resume. The ``parallel`` and ``tracking`` tables may differ (results
-    do not depend on where the jobs run or where they are logged)."""
-    if stored is None:
+    """Refuse to continue the experiment of ``folder`` (its settings in ``stored_file``, read
+    by ``load``; nothing to check while the file is not there) with different ``given``
+    settings: a :class:`ConfigError` naming the keys that differ and how to resume. The
+    ``parallel`` and ``tracking`` tables may differ (results do not depend on where the jobs
+    run or where they are logged)."""
+    if not stored_file.is_file():
         return
+    stored = load(stored_file)
     unchanging = {"parallel", "tracking"}
     changes = settings_changes(
         stored.model_dump(exclude=unchanging), given.model_dump(exclude=unchanging)
@@ -166,3 +174,10 @@ def check_same_experiment(
         f"'evosoko {command} --resume {folder}', or write to another --out folder",
         str(folder),
     )
+
+
+def source_line(settings: Any, key: tuple[str, ...]) -> tuple[str | None, int | None]:
+    """The file of a comparison's or sweep's ``settings`` and the line of its dotted ``key``
+    there (``("tracking", "enabled")``), for an error about that key (None when unknown)."""
+    path, text = getattr(settings, "_source", None) or (None, "")
+    return path, locate_key(text, key) if text else None

@@ -75,6 +75,16 @@ def make_run(parent: Path) -> Path:
     return report.run_dir
 
 
+def make_other_run(parent: Path, *titles: str) -> Path:
+    """A run of the levels ``titles`` with other settings than :func:`make_run`'s: a
+    population of 24, four generations."""
+    select = ", ".join(f'"{title}"' for title in titles)
+    config = tiny_config(
+        parent, "run.budget.generations=4", f"run.select=[{select}]", "ga.population=24"
+    )
+    return start_run(config).run_dir
+
+
 def give_best(run_dir: Path, lurd: str = CASE3_BEST, distance: int = 5) -> None:
     """Add issue 16's ``best`` to the unsolved level of ``run_dir``'s summary.json."""
     path = run_dir / "summary.json"

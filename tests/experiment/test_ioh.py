@@ -193,10 +193,57 @@ def test_recorded_progress_is_the_best_distance_per_evaluation(tmp_path):
     assert timed[("ga", 1)].trajectory == [(1, 9.0), (1400, 6.0), (3000, 6.0)]
 
 
+def fixed_target_hits(folder: Path, k: int):
+    """Per run and distance target 0..k: the first evaluation (or node) at which the run's best
+    distance is at most the target (inf: never), by the IOHprofiler project's own reader and
+    alignment. Loaded without ``monotonic``: iohinspector 0.0.8 drops a run whose first
+    distance equals the previous run's last one there (it compares rows across runs), so
+    the rows that improve a run's best distance are kept here, run by run."""
+    iohinspector = pytest.importorskip("iohinspector")
+    import polars
+
+    manager = iohinspector.DataManager()
+    manager.add_folder(str(folder))
+    best = polars.col("raw_y").cum_min().over("data_id")
+    runs = (
+        manager.load(monotonic=False, include_meta_data=True)
+        .with_columns(best)
+        .filter(polars.col("raw_y").diff().over("data_id").fill_null(-1.0) != 0.0)
+    )
+    hits = iohinspector.align_data(
+        runs,
+        [float(target) for target in range(k + 1)],
+        group_cols=["data_id", "algorithm_name"],
+        x_col="raw_y",
+        y_col="evaluations",
+        silence_warning=True,
+    )
+    return runs, hits
+
+
+def test_the_fixed_target_ecdf_at_distance_targets(tmp_path):
+    """The fraction of (run, target) pairs reached within a budget, for targets 0..8, read
+    back from the export by iohinspector: the values worked out by hand from the runs."""
+    rows = [
+        {**_row("ga", 1, 1, False, 3.0, 900), "progress": [[100, 0.5, 9.0], [400, 1.4, 6.0]]},
+        {**_row("ga", 1, 2, True, 2.0, 700), "progress": [[100, 0.4, 8.0], [700, 2.0, 0.0]]},
+        {**_row("ga", 1, 3, True, 0.001, 1), "progress": [[1, 0.001, 0.0]]},
+    ]
+    write_ioh(tmp_path, rows, {1: 4})
+    runs, hits = fixed_target_hits(tmp_path / "budget", 8)
+    assert runs["data_id"].n_unique() == 3  # every run, the one solved at once too
+    assert hits.height == 3 * 9
+    ecdf = {budget: (hits["evaluations"] <= budget).mean() for budget in (1, 100, 400, 700, 900)}
+    # seed 1: targets 6-8 at 400, never below 6; seed 2: 8 at 1, 0-7 at 700; seed 3: all at 1
+    assert ecdf == {1: 10 / 27, 100: 10 / 27, 400: 13 / 27, 700: 21 / 27, 900: 21 / 27}
+    solved = hits.filter(hits["raw_y"] == 0.0)["evaluations"].is_finite().sum()
+    assert solved == 2  # target 0: the solved runs
+
+
 def test_the_iohprofiler_reader_gives_a_fixed_target_ecdf_of_a_comparison(tmp_path):
     """A real comparison's export, read by the IOHprofiler project's own reader
     (iohinspector): a fixed-target view at distance targets 0..k."""
-    iohinspector = pytest.importorskip("iohinspector")
+    pytest.importorskip("iohinspector")
     from iohinspector.metrics import aggregate_running_time
 
     import evosoko
@@ -211,11 +258,19 @@ def test_the_iohprofiler_reader_gives_a_fixed_target_ecdf_of_a_comparison(tmp_pa
         levels=levels, solvers={"ga": ga, "astar": "push-astar", "bfs": "bfs"}, seeds=[1, 2],
         budget=evosoko.Budget(seconds=20, evaluations=1500, nodes=3000), out=tmp_path / "cmp",
     )  # fmt: skip
-    manager = iohinspector.DataManager()
-    manager.add_folder(str(outcome.folder / IOH_DIR / "budget"))
-    data = manager.load(monotonic=True, include_meta_data=True)
-    assert set(data["algorithm_name"]) == {"ga", "astar", "bfs"}
     k = 6
+    data, hits = fixed_target_hits(outcome.folder / IOH_DIR / "budget", k)
+    assert set(data["algorithm_name"]) == {"ga", "astar", "bfs"}
+    assert data["data_id"].n_unique() == len(outcome.rows)
+    best = {(run.algorithm, run.function_id, run.seed): run.best_y for run in read_ioh(
+        outcome.folder / IOH_DIR / "budget")}  # fmt: skip
+    for target in range(k + 1):  # the ECDF at the whole budget: the runs that got that near
+        reached = hits.filter(hits["raw_y"] == float(target))["evaluations"].is_finite().sum()
+        assert reached == sum(distance <= target for distance in best.values())
+    for solver in ("ga", "astar", "bfs"):
+        costs = hits.filter(hits["algorithm_name"] == solver)["evaluations"]
+        ecdf = [(costs <= budget).mean() for budget in (1, 10, 100, 1000, 10000)]
+        assert ecdf == sorted(ecdf)  # more budget reaches no fewer (run, target) pairs
     table = aggregate_running_time(data, f_min=0, f_max=k, scale_f_log=False)
     for solver in ("ga", "astar", "bfs"):
         rows = table[table["algorithm_name"] == solver].sort_values("raw_y")

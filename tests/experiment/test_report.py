@@ -247,11 +247,11 @@ def test_write_report_and_folder_kinds(run_dir, compare_dir, sweep_dir, tmp_path
     assert path == run_dir / REPORT_FILE and path.stat().st_size > 1000
 
 
-def test_report_command_writes_each_folder_and_refuses_others(run_dir, compare_dir, tmp_path):
-    result = CliRunner().invoke(app, ["report", str(run_dir), str(compare_dir)])
-    assert result.exit_code == 0, result.output
-    assert f"wrote {run_dir / REPORT_FILE}" in result.output.replace("\n", "")
-    assert f"wrote {compare_dir / REPORT_FILE}" in result.output.replace("\n", "")
+def test_report_command_writes_a_folders_report_and_refuses_others(run_dir, compare_dir, tmp_path):
+    for folder in (run_dir, compare_dir):
+        result = CliRunner().invoke(app, ["report", str(folder)])
+        assert result.exit_code == 0, result.output
+        assert f"wrote {folder / REPORT_FILE}" in result.output.replace("\n", "")
     result = CliRunner().invoke(app, ["report", str(tmp_path)])
     assert result.exit_code == 2
     assert result.output.startswith(

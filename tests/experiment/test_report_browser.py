@@ -238,3 +238,54 @@ def test_the_pages_replay_agrees_with_the_rules_on_random_walks(browser, run_rep
         "return window.evosokoReplay(arguments[0], arguments[1])", case3.rows(), lurd
     )
     assert len(got) == failed  # the start and the legal steps before the illegal one
+
+
+def test_report_of_two_runs_renders_one_comparison_page(browser, tmp_path_factory):
+    """``evosoko report A B`` of two runs: one page, the results joined by level and the
+    fitness curves of both runs overlaid."""
+    from report_folders import make_other_run
+    from typer.testing import CliRunner
+
+    from evosoko.cli import app
+
+    first = make_run(tmp_path_factory.mktemp("first"))
+    second = make_other_run(tmp_path_factory.mktemp("second"), "seed000-example", "seed000-case3")
+    page = tmp_path_factory.mktemp("page") / "side.html"
+    result = CliRunner().invoke(app, ["report", str(first), str(second), "--out", str(page)])
+    assert result.exit_code == 0, result.output
+    open_report(browser, page)
+    assert no_network(browser) == []
+    assert css(browser, "h1")[0].text == "2 folders side by side"
+    groups = [th.text for th in css(browser, "#joined-table thead th.group")]
+    assert groups == [first.name, second.name]
+    rows = css(browser, "#joined-table tbody tr")
+    assert [row.find_elements("css selector", "td")[1].text for row in rows] == [
+        "seed000-example",
+        "seed000-case3",
+    ]
+    statuses = [row.find_elements("css selector", "td")[2].text for row in rows]
+    assert statuses[0] == "solved"
+    assert css(browser, "#level-title")[0].text == "Level 1 · seed000-example"
+    rows[1].click()
+    assert css(browser, "#level-title")[0].text == "Level 2 · seed000-case3"
+    assert "chosen" in rows[1].get_attribute("class")
+    assert css(browser, "#curve")[0].get_attribute("data-drawn") == "4"  # two runs × 2 lines
+    blue, red = (0x1F, 0x77, 0xB4), (0xD6, 0x27, 0x28)
+    assert pixels_of_colour(browser, "#curve", blue) > 50
+    assert pixels_of_colour(browser, "#curve", red) > 50
+    legend = css(browser, "#curve-legend")[0].text
+    assert first.name in legend and second.name in legend
+    links = [a.get_attribute("href") for a in css(browser, "#folders-table a")]
+    assert len(links) == 2
+    assert all(
+        link.endswith(f"{run.name}/report.html") for link, run in zip(links, (first, second))
+    )
+    differences = {
+        cells[0].text: [cell.text for cell in cells[1:]]
+        for cells in (
+            row.find_elements("css selector", "td")
+            for row in css(browser, "#differences-table tbody tr")
+        )
+    }
+    assert differences["ga.population"] == ["30", "24"]
+    assert differences["run.budget.generations"] == ["2", "4"]

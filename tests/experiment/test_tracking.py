@@ -250,3 +250,48 @@ def test_a_sweep_logs_each_trial_and_tags_the_best(server, tmp_path):
     assert best_size == str(outcome.best.params["ga.tournament_size"])
     files = {item.path for item in client.list_artifacts(run_id)}
     assert {"sweep.toml", "index.csv", "results.csv", "best.toml"} <= files
+
+
+class _Recorder:
+    """What :meth:`MlflowTracker.end_experiment` calls, recorded instead of sent to MLflow."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def log_files(self, folder, names):
+        self.calls.append(("files", folder, tuple(names)))
+
+    def finish(self, status):
+        self.calls.append(("finish", status))
+
+
+@pytest.mark.parametrize(
+    ("complete", "status"), [(True, "completed"), (False, "interrupted"), (None, "failed")]
+)
+def test_an_experiment_ends_with_its_results_then_its_files_then_its_status(
+    complete, status, tmp_path
+):
+    from evosoko.tracking import EXPERIMENT_ARTIFACTS, MlflowTracker
+
+    recorder = _Recorder()
+    MlflowTracker.end_experiment(
+        recorder, tmp_path, complete, lambda: recorder.calls.append(("results",))
+    )
+    assert recorder.calls == [
+        ("results",),
+        ("files", tmp_path, EXPERIMENT_ARTIFACTS),
+        ("finish", status),
+    ]
+
+
+def test_an_experiment_end_that_fails_is_logged_never_raised(tmp_path, caplog):
+    from evosoko.tracking import MlflowTracker
+
+    def broken() -> None:
+        raise RuntimeError("the server went away")
+
+    recorder = _Recorder()
+    MlflowTracker.end_experiment(recorder, tmp_path, True, broken)
+    assert recorder.calls == []
+    assert "could not end the MLflow run" in caplog.text
+    assert "the server went away" in caplog.text

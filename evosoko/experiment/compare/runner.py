@@ -27,7 +27,6 @@ this module runs the jobs and writes the files as they finish.
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from os import PathLike
@@ -70,23 +69,19 @@ from evosoko.experiment.compare.jobs import (
 from evosoko.experiment.folder_lock import FolderLock
 from evosoko.experiment.report.writer import Throttle, refresh_report
 from evosoko.experiment.run.folder import make_output_folder, output_folder
-from evosoko.experiment.settings import check_same_experiment
+from evosoko.experiment.settings import check_same_experiment, source_line
 from evosoko.experiment.warmup import warm_up_for
 from evosoko.parallel.backends import make_backend
 from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.parallel.jobs import Job, Journal, run_jobs
 from evosoko.tracking import (
-    EXPERIMENT_ARTIFACTS,
     MlflowTracker,
     experiment_tracker,
-    flat_params,
     require_mlflow,
 )
 
 if TYPE_CHECKING:
     import pandas
-
-log = logging.getLogger(__name__)
 
 __all__ = ["CompareOutcome", "compare_folder", "run_compare", "write_compare_files"]
 
@@ -147,7 +142,7 @@ def run_compare(
     """
     folder = Path(folder)
     stored = folder / CONFIG_FILE
-    check_same_experiment(folder, _stored(stored), config, "compare", "comparison")
+    check_same_experiment(folder, stored, load_compare_config, config, "compare", "comparison")
     levels = comparison_levels(config.compare, config._source, strict=strict)
     if not levels:
         raise ConfigError("the comparison selects no levels", config.compare.levels)
@@ -155,10 +150,10 @@ def run_compare(
     check_backend_reachable(config.parallel)  # before anything is written
     make_output_folder(folder)
     if config.tracking.enabled:
-        require_mlflow(*_tracking_line(config))
+        require_mlflow(*source_line(config, ("tracking", "enabled")))
     with FolderLock(folder):  # one process writes a comparison's folder
-        check_same_experiment(folder, _stored(stored), config, "compare", "comparison")
-        tracker = experiment_tracker(config.tracking, folder, "compare", _params(config))
+        check_same_experiment(folder, stored, load_compare_config, config, "compare", "comparison")
+        tracker = experiment_tracker(config, folder, "compare")
         outcome = None
         try:
             outcome = _run_locked(
@@ -170,20 +165,10 @@ def run_compare(
                 _end_tracking(tracker, folder, outcome)
 
 
-def _tracking_line(config: CompareConfig) -> tuple[str | None, int | None]:
-    """The file and line of ``tracking.enabled``, for the error without MLflow."""
-    path, text = config._source or (None, "")
-    line = next((n for n, t in enumerate(text.splitlines(), 1) if "[tracking]" in t), None)
-    return path, line
-
-
-def _params(config: CompareConfig) -> dict[str, str]:
-    return flat_params(config.model_dump(exclude={"parallel", "tracking"}, exclude_none=True))
-
-
 def _end_tracking(tracker: MlflowTracker, folder: Path, outcome: CompareOutcome | None) -> None:
-    """Log each solver's summary and the folder's files; end the MLflow run (never raises)."""
-    try:
+    """Log each solver's summary, then end the MLflow run (never raises)."""
+
+    def log_summaries() -> None:
         for summary in outcome.summaries if outcome is not None else []:
             tracker.log_totals(
                 {
@@ -196,15 +181,8 @@ def _end_tracking(tracker: MlflowTracker, folder: Path, outcome: CompareOutcome 
                     f"{summary.solver}/ert_seconds": summary.ert_seconds,
                 }
             )
-        tracker.log_files(folder, EXPERIMENT_ARTIFACTS)
-        status = "completed" if outcome is not None and outcome.complete else "interrupted"
-        tracker.finish(status if outcome is not None else "failed")
-    except Exception:  # tracking must never hide the comparison's own outcome
-        log.exception("tracking: could not end the MLflow run")
 
-
-def _stored(path: Path) -> CompareConfig | None:
-    return load_compare_config(path) if path.is_file() else None
+    tracker.end_experiment(folder, outcome.complete if outcome else None, log_summaries)
 
 
 def _run_locked(

@@ -25,6 +25,7 @@ def render_page(data: dict[str, Any]) -> str:
         "compare": _compare_body,
         "sweep": _sweep_body,
         "levels": _levels_body,
+        "folders": _folders_body,
     }
     body = bodies[data["kind"]](data)
     return (
@@ -474,3 +475,212 @@ def _int(value: Any) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         return None
+
+
+# ---- several folders side by side ---------------------------------------------------------------
+
+
+GROUP_COLUMNS = ("status", "cost", "seconds", "moves", "pushes")
+
+
+def _folders_body(data: dict[str, Any]) -> str:
+    """The page of :mod:`evosoko.experiment.report.side_by_side`."""
+    has_curves = any(level["curves"] for level in data["levels"])
+    return (
+        _folders_table(data)
+        + _groups_table(data)
+        + _sweeps_table(data)
+        + _joined_table(data)
+        + (
+            '<section id="level"><div class="picker"><h2 id="level-title">Level</h2>'
+            '<select id="level-select" aria-label="level"></select></div>\n'
+            '<div class="chart wide"><h3>Fitness of the runs, overlaid</h3>'
+            '<canvas id="curve"></canvas><div class="legend" id="curve-legend"></div>'
+            '<p class="note" id="curve-note"></p></div></section>\n'
+            if has_curves
+            else ""
+        )
+        + _differences_table(data)
+        + _settings_files(data)
+    )
+
+
+def _folders_table(data: dict[str, Any]) -> str:
+    rows = []
+    for folder in data["folders"]:
+        report = folder["report"]
+        link = (
+            f'<td class="text"><a href="{escape(report)}">report.html</a></td>'
+            if report
+            else _cell(None, "text")
+        )
+        rows.append(
+            "<tr>"
+            + _cell(folder["label"], "text")
+            + _cell(folder["kind"], "text")
+            + _cell(folder["rows"])
+            + link
+            + _cell(folder["path"], "text")
+            + "</tr>\n"
+        )
+    headers = [("folder", "text"), ("kind", "text"), ("joined rows", ""), ("own report", "text")]
+    return (
+        '<section id="folders"><h2>Folders</h2>\n'
+        + _table("folders-table", [*headers, ("path", "text")], rows, sortable=False)
+        + "</section>\n"
+    )
+
+
+def _groups_table(data: dict[str, Any]) -> str:
+    rows = []
+    for group in data["groups"]:
+        rate = group["solved"] / group["runs"] if group["runs"] else None
+        rows.append(
+            "<tr>"
+            + _cell(group["label"], "text")
+            + _cell(group["kind"], "text")
+            + _cell(group["unit"], "text")
+            + _cell(group["settings"], "text mono")
+            + _cell(group["runs"])
+            + _cell(group["solved"])
+            + _cell(None if rate is None else f"{rate:.0%}")
+            + "</tr>\n"
+        )
+    headers = [
+        ("solver", "text"),
+        ("kind", "text"),
+        ("cost unit", "text"),
+        ("settings digest", "text"),
+        ("runs", ""),
+        ("solved", ""),
+        ("solve rate", ""),
+    ]
+    return (
+        '<section id="solvers"><h2>Solvers</h2>\n<p class="note">One column group of the '
+        "table below per solver of each folder. Equal settings digests: equal settings apart "
+        "from the level and the seed, whatever folder they ran in.</p>\n"
+        + _table("groups-table", headers, rows)
+        + "</section>\n"
+    )
+
+
+def _sweeps_table(data: dict[str, Any]) -> str:
+    sweeps = data.get("sweeps") or []
+    if not sweeps:
+        return ""
+    rows = []
+    for sweep in sweeps:
+        params = ", ".join(f"{key} = {value}" for key, value in sweep["params"].items())
+        figures = sweep["figures"]
+        rows.append(
+            "<tr>"
+            + _cell(sweep["label"], "text")
+            + _cell(sweep["trial"])
+            + _cell(params, "text")
+            + "".join(_sweep_cell(figures.get(key, "")) for key in ("runs", "solved"))
+            + _cell(_percent(figures.get("solve_rate")))
+            + "".join(
+                _sweep_cell(figures.get(key, "")) for key in ("median_evaluations", "objective")
+            )
+            + "</tr>\n"
+        )
+    headers = [
+        ("sweep", "text"),
+        ("best trial", ""),
+        ("its parameters", "text"),
+        ("runs", ""),
+        ("solved", ""),
+        ("solve rate", ""),
+        ("median evaluations", ""),
+        ("objective", ""),
+    ]
+    return (
+        '<section id="sweeps"><h2>Sweeps: the best trial of each</h2>\n<p class="note">A '
+        "sweep joins the table below with its best trial (best.toml).</p>\n"
+        + _table("sweeps-table", headers, rows, sortable=False)
+        + "</section>\n"
+    )
+
+
+def _joined_table(data: dict[str, Any]) -> str:
+    groups = data["groups"]
+    top = '<th class="text" rowspan="2">#</th><th class="text" rowspan="2">level</th>' + "".join(
+        f'<th class="group" colspan="{len(GROUP_COLUMNS)}">{escape(group["label"])}</th>'
+        for group in groups
+    )
+    names = {"status": "status", "seconds": "seconds", "moves": "moves", "pushes": "pushes"}
+    sub = "".join(
+        "".join(
+            f'<th class="{"text first" if column == "status" else ""}">'
+            f"{escape(group['unit'] if column == 'cost' else names[column])}</th>"
+            for column in GROUP_COLUMNS
+        )
+        for group in groups
+    )
+    rows = []
+    for position, level in enumerate(data["levels"]):
+        cells = [_cell(level["index"]), _cell(level["name"], "text")]
+        for cell in level["cells"]:
+            if cell is None:
+                cells.append(f'<td class="first none" colspan="{len(GROUP_COLUMNS)}">–</td>')
+                continue
+            state = "yes" if cell["solved"] == cell["runs"] else "no" if not cell["solved"] else ""
+            cells.append(_cell(cell["status"], f"text first {state}".strip()))
+            cells += [_cell(_number(cell[key])) for key in ("cost", "seconds", "moves", "pushes")]
+        rows.append(f'<tr class="pick" data-position="{position}">{"".join(cells)}</tr>\n')
+    return (
+        '<section id="joined"><h2>Results by level</h2>\n<p class="note">One row per level '
+        "(its index in its file and its title), one column group per solver. Several runs of a "
+        "solver on a level (seeds): the status when they agree, else how many solved; the "
+        "median cost and seconds over its runs, the median moves and pushes over its solved "
+        "runs; – : no run there.</p>\n"
+        '<div class="scroll"><table id="joined-table">\n'
+        f"<thead><tr>{top}</tr><tr>{sub}</tr></thead>\n<tbody>\n"
+        + "".join(rows)
+        + "</tbody></table></div></section>\n"
+    )
+
+
+def _percent(text: str | None) -> str | None:
+    """A rate as index.csv writes it (``0.75``) as a percentage (``75%``)."""
+    try:
+        return f"{float(text or ''):.0%}"
+    except ValueError:
+        return None
+
+
+def _number(value: Any) -> Any:
+    """A median as it reads best: whole numbers without decimals."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return int(value)
+    return value
+
+
+def _differences_table(data: dict[str, Any]) -> str:
+    differences = data.get("differences") or []
+    labels = [folder["label"] for folder in data["folders"]]
+    if not differences:
+        text = "No setting that two folders share differs between them."
+        return f'<section id="differences"><h2>Settings that differ</h2><p class="note">{text}</p></section>\n'
+    rows = [
+        "<tr>" + "".join(_cell(value or None, "text") for value in row) + "</tr>\n"
+        for row in differences
+    ]
+    headers = [("setting", "text"), *((label, "text") for label in labels)]
+    return (
+        '<section id="differences"><h2>Settings that differ</h2>\n<p class="note">The keys '
+        "of the folders' settings files that at least two of them set, with different values; "
+        "– : not set there.</p>\n" + _table("differences-table", headers, rows) + "</section>\n"
+    )
+
+
+def _settings_files(data: dict[str, Any]) -> str:
+    columns = "".join(
+        f'<div class="config-column"><h3>{escape(folder["label"])}: '
+        f"{escape(folder['config_file'])}</h3><pre>{escape(folder['config'])}</pre></div>\n"
+        for folder in data["folders"]
+    )
+    return (
+        '<section id="settings"><details><summary>The settings files, side by side</summary>\n'
+        f'<div class="config-row">{columns}</div></details></section>\n'
+    )

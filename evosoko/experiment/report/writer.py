@@ -49,8 +49,10 @@ __all__ = [
     "REPORT_FILE",
     "build_report",
     "folder_kind",
+    "generated_now",
     "refresh_report",
     "report_data",
+    "run_curves",
     "write_report",
 ]
 
@@ -113,7 +115,7 @@ def report_data(folder: str | PathLike[str]) -> dict[str, Any]:
             f"({type(error).__name__}: {error})",
             str(path),
         ) from None
-    data.update(kind=kind, folder=path.resolve().name, generated=_now())
+    data.update(kind=kind, folder=path.resolve().name, generated=generated_now())
     return data
 
 
@@ -124,9 +126,12 @@ def build_report(folder: str | PathLike[str]) -> str:
     return render_page(report_data(folder))
 
 
-def write_report(folder: str | PathLike[str]) -> Path:
-    """Write ``report.html`` into ``folder`` (atomically) and return its path."""
-    path = Path(folder) / REPORT_FILE
+def write_report(folder: str | PathLike[str], out: str | PathLike[str] | None = None) -> Path:
+    """Write ``report.html`` into ``folder`` (or to ``out``: a file, or a folder to hold
+    ``report.html``), atomically, and return its path."""
+    path = Path(out) if out is not None else Path(folder) / REPORT_FILE
+    if path.is_dir():
+        path = path / REPORT_FILE
     write_text_atomic(path, build_report(folder))
     return path
 
@@ -175,7 +180,7 @@ def _run_data(folder: Path) -> dict[str, Any]:
     best_notes = (  # older run folders keep the best prefixes only as Best: notes, if at all
         _best_notes(_solution_entries(folder, planned), folder / "solutions.sok") if lacking else {}
     )
-    curves = _run_curves(folder / "metrics.csv")
+    curves = run_curves(folder / "metrics.csv")
     levels = []
     for item in planned:
         index = int(item["index"])
@@ -350,7 +355,7 @@ def _quietly(function: Callable, *args: Any) -> Any:
         return function(*args)
 
 
-def _run_curves(path: Path) -> dict[int, dict[str, list[float | None] | int]]:
+def run_curves(path: Path) -> dict[int, dict[str, list[float | None] | int]]:
     """Per level: generation, evaluations, best so far, best, mean and std of the distance,
     at most :data:`MAX_CURVE_POINTS` points (buckets of generations when there are more)."""
     if not path.is_file():
@@ -697,7 +702,8 @@ def _compact(value: float | None) -> float | int | None:
     return float(f"{value:.4g}")
 
 
-def _now() -> str:
+def generated_now() -> str:
+    """The time a page is written, as its header shows it (UTC, ISO 8601)."""
     from evosoko.experiment.clock import utc_now
 
     return utc_now().isoformat().replace("+00:00", "Z")

@@ -13,7 +13,6 @@ processes may share), ``index.csv`` (one row per trial), ``results.csv`` (one ro
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -27,9 +26,7 @@ from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare.jobs import run_job
 from evosoko.experiment.folder_lock import FolderLock
 from evosoko.experiment.run.folder import make_output_folder, output_folder
-from evosoko.experiment.settings import (
-    check_same_experiment,
-)
+from evosoko.experiment.settings import check_same_experiment, source_line
 from evosoko.experiment.sweep.config import (
     CONFIG_FILE,
     JOURNAL_FILE,
@@ -54,17 +51,13 @@ from evosoko.experiment.sweep.tuning import require_optuna, run_optuna
 from evosoko.parallel.dask_cluster import check_backend_reachable
 from evosoko.parallel.jobs import Job, Journal, run_jobs
 from evosoko.tracking import (
-    EXPERIMENT_ARTIFACTS,
     MlflowTracker,
     experiment_tracker,
-    flat_params,
     require_mlflow,
 )
 
 if TYPE_CHECKING:
     import pandas
-
-log = logging.getLogger(__name__)
 
 __all__ = ["SweepOutcome", "run_sweep", "sweep_folder"]
 
@@ -118,28 +111,24 @@ def run_sweep(
     """
     folder = Path(folder)
     stored = folder / CONFIG_FILE
-    check_same_experiment(folder, _stored(stored), config, "sweep", "sweep")
+    check_same_experiment(folder, stored, load_sweep_config, config, "sweep", "sweep")
     levels = sweep_levels(config, strict=strict)
     if not levels:
         raise ConfigError("the sweep selects no levels", config.sweep.levels)
     planned = []
     if config.sweep.method == "optuna":
-        path, text = config._source or (None, "")
-        line = next((n for n, t in enumerate(text.splitlines(), 1) if "method" in t), None)
-        require_optuna(path, line)
+        require_optuna(*source_line(config, ("sweep", "method")))
     else:  # every trial's configuration checked before running
         planned = [(trial, trial_config(config, trial.params)) for trial in plan_trials(config)]
     check_backend_reachable(config.parallel)  # before anything is written
     make_output_folder(folder)
     # One process writes a sweep's folder; the processes of one Optuna study share it.
     if config.tracking.enabled:
-        source, text = config._source or (None, "")
-        line = next((n for n, t in enumerate(text.splitlines(), 1) if "[tracking]" in t), None)
-        require_mlflow(source, line)
+        require_mlflow(*source_line(config, ("tracking", "enabled")))
     with FolderLock(folder, shared=config.sweep.method == "optuna"):
-        check_same_experiment(folder, _stored(stored), config, "sweep", "sweep")
+        check_same_experiment(folder, stored, load_sweep_config, config, "sweep", "sweep")
         write_text_atomic(folder / CONFIG_FILE, dump_sweep_config(config))
-        tracker = experiment_tracker(config.tracking, folder, "sweep", _params(config))
+        tracker = experiment_tracker(config, folder, "sweep")
         outcome = None
         try:
             journal = Journal(folder / JOURNAL_FILE)
@@ -157,16 +146,12 @@ def run_sweep(
     return outcome
 
 
-def _params(config: SweepConfig) -> dict[str, str]:
-    return flat_params(config.model_dump(exclude={"parallel", "tracking"}, exclude_none=True))
-
-
 def _end_tracking(
     tracker: MlflowTracker, folder: Path, config: SweepConfig, outcome: SweepOutcome | None
 ) -> None:
-    """Log each trial's metrics, the best trial and the folder's files; end the MLflow run
-    (never raises)."""
-    try:
+    """Log each trial's metrics and the best trial, then end the MLflow run (never raises)."""
+
+    def log_trials() -> None:
         for trial in outcome.trials if outcome is not None else []:
             if trial.status == "complete":
                 tracker.log_metrics(
@@ -180,15 +165,8 @@ def _end_tracking(
         if outcome is not None and outcome.best is not None:
             tracker.set_tags({f"best.{k}": v for k, v in outcome.best.params.items()})
             tracker.set_tags({"best.trial": outcome.best.number})
-        tracker.log_files(folder, EXPERIMENT_ARTIFACTS)
-        status = "completed" if outcome is not None and outcome.complete else "interrupted"
-        tracker.finish(status if outcome is not None else "failed")
-    except Exception:  # tracking must never hide the sweep's own outcome
-        log.exception("tracking: could not end the MLflow run")
 
-
-def _stored(path: Path) -> SweepConfig | None:
-    return load_sweep_config(path) if path.is_file() else None
+    tracker.end_experiment(folder, outcome.complete if outcome else None, log_trials)
 
 
 def _run_planned(

@@ -736,6 +736,46 @@
     }
   }
 
+  // ---- several folders side by side -----------------------------------------------------------
+  function foldersPage() {
+    const levels = DATA.levels;
+    const rows = Array.from(document.querySelectorAll("#joined-table tbody tr"));
+    const canvas = document.getElementById("curve");
+    if (!canvas) return;  // no run folder: no curves
+    const select = document.getElementById("level-select");
+    levels.forEach((level, position) => select.append(el("option", { value: String(position) }, levelName(level))));
+    const runs = DATA.folders.map((folder, source) => [folder, source]).filter(([folder]) => folder.kind === "run");
+    function choose(position) {
+      const level = levels[position];
+      select.value = String(position);
+      rows.forEach((row) => row.classList.toggle("chosen", Number(row.dataset.position) === position));
+      document.getElementById("level-title").textContent = levelName(level).replace("level", "Level");
+      const series = [], items = [];
+      for (const curve of level.curves) {
+        const c = colour(curve.source);
+        series.push({ x: curve.e, y: curve.mean, colour: c, width: 1, dash: [5, 3] });
+        series.push({ x: curve.e, y: curve.bsf, colour: c, width: 2.4 });
+        items.push({ label: DATA.folders[curve.source].label, colour: c });
+      }
+      if (series.length) items.push({ label: "dashed: the generation's mean", colour: "#7f7f7f", kind: "dashed" });
+      lineChart(canvas, {
+        xlabel: "fitness evaluations", ylabel: "distance to solved (0 = solved)", ymin: 0, series,
+      });
+      legend(document.getElementById("curve-legend"), items);
+      const drawn = new Set(level.curves.map((curve) => curve.source));
+      const missing = runs.filter(([, source]) => !drawn.has(source)).map(([folder]) => folder.label);
+      document.getElementById("curve-note").textContent =
+        "Solid: best so far; dashed: the mean distance of each generation." +
+        (missing.length ? ` Not run on this level: ${missing.join(", ")}.` : "");
+    }
+    select.addEventListener("change", () => choose(Number(select.value)));
+    rows.forEach((row) => row.addEventListener("click", () => choose(Number(row.dataset.position))));
+    if (levels.length) {
+      const first = levels.findIndex((level) => level.curves.length);
+      choose(Math.max(0, first));
+    }
+  }
+
   // ---- a level run ----------------------------------------------------------------------------
   function levelsPage() {
     const levels = DATA.levels;
@@ -790,6 +830,7 @@
   if (DATA.kind === "run") runPage();
   else if (DATA.kind === "compare") comparePage();
   else if (DATA.kind === "levels") levelsPage();
+  else if (DATA.kind === "folders") foldersPage();
   const ready = performance.now();
   document.body.dataset.readyMs = ready.toFixed(1);
   document.body.dataset.ready = "1";
