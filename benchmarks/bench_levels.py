@@ -117,9 +117,9 @@ def evolved_levels(config: LevelsConfig) -> tuple[list[Level], dict[str, Any]]:
     """Run one evolution; the levels it emits, best first, and the run's figures."""
     evolved = evolve(config)
     return evolved.levels(), {
-        "generations": evolved.evolution.batches - 1,
-        "certified": evolved.tally.certifications,
-        "certificate_cpu": round(evolved.tally.cpu_seconds, 2),
+        "generations": evolved.evolution.generation,
+        "certified": evolved.evolution.certifications,
+        "certificate_cpu": round(evolved.evolution.cpu_seconds, 2),
         "cpu": round(evolved.process_seconds, 2),
         "stop": str(evolved.stop),
     }

@@ -1,37 +1,44 @@
-"""The level GA as ``ask`` / ``tell``: boards out, certified scores in, survivors kept.
+"""The level GA on the GA's ask/tell protocol: boards out, certified scores in, survivors kept.
 
-:class:`LevelEvolution` holds the population and the run's ``random.Random``; it never scores
-anything itself. :meth:`~LevelEvolution.ask` returns the boards to score (the first population,
-then each generation's children: parents chosen by the scheme's parent selection, recombined and
-mutated by the registered level operators, every child repaired);
-:meth:`~LevelEvolution.tell` takes their scores (:class:`~evosoko.levelgen.certificate.Scored`,
-from any backend), drops the infeasible ones and lets the scheme's survival choose the next
-population: the GA's own (mu + lambda), tournaments, NSGA-II or the MAP-Elites archive
-(:mod:`evosoko.evolve.builtins`). Between a ``tell`` and the next ``ask`` the whole state is
-plain data (:meth:`~LevelEvolution.state`), so the state is the checkpoint: a run restored from
-it asks for the same boards as the run that wrote it.
+:class:`LevelEvolution` is an :class:`~evosoko.evolve.loop.AskTellLoop` over boards: each
+generation asks for the boards to score (the first population, then children: parents chosen
+by the scheme's parent selection, recombined and mutated by the registered level operators,
+every child repaired), takes their scores (:class:`~evosoko.levelgen.certificate.Scored`, from
+a :class:`~evosoko.levelgen.scoring.Scorer` on any backend, or from whoever drives
+:meth:`~LevelEvolution.tell`), drops the infeasible ones and lets the scheme's survival choose
+the next population: the GA's own (mu + lambda), tournaments, NSGA-II or the MAP-Elites archive
+(:mod:`evosoko.evolve.builtins`). It stops before a generation once the budget of
+``[levels.budget]`` is spent (generations after the first population, evaluations, CPU seconds
+of certificates), a listener asks to or ``should_stop()`` says so (Ctrl-C). Between
+generations its :attr:`~LevelEvolution.state` (:class:`~evosoko.levelgen.state.LevelsState`)
+is the checkpoint: a run restored from it asks for the same boards as the run that wrote it.
 """
 
 from __future__ import annotations
 
 import random
 import statistics
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol
 
-from evosoko.errors import ConfigError, EvosokoError
+from evosoko.budget import Budget
 from evosoko.evolve.individuals import genome_class
+from evosoko.evolve.loop import GENERATION_END, AskTellLoop, Generations
 from evosoko.evolve.registry import Operator, parent_selections, survivals
-from evosoko.evolve.state import rng_from_json, rng_to_json
+from evosoko.evolve.state import STATE_VERSION
 from evosoko.levelgen.certificate import Scored
 from evosoko.levelgen.config import LevelsSettings
 from evosoko.levelgen.repair import repair
-from evosoko.levelgen.space import BOX, PLAYER, WALL, Genes, LevelSpace
+from evosoko.levelgen.scoring import Scorer
+from evosoko.levelgen.space import BOX, PLAYER, Genes, LevelSpace
 from evosoko.levelgen.starts import initial_genomes
+from evosoko.levelgen.state import LevelMember, LevelsState, genes_from_text, genes_to_text
+from evosoko.result import Result
+from evosoko.status import Status, Stop
 
-STATE_VERSION = 1
 MAX_REMUTATIONS = 8
 """Mutations tried on a child whose repaired board is still one of its parents'."""
 
@@ -44,30 +51,21 @@ class LevelParts:
     crossover: Callable[..., Any]
     parents: Callable[..., Any]
     survival: Callable[..., Any]
-    objectives: tuple[tuple[Operator, dict[str, Any]], ...]
-    features: tuple[tuple[Operator, dict[str, Any]], ...]
     weights: tuple[float, ...]
 
 
 def level_parts(settings: LevelsSettings, space: LevelSpace, rng: random.Random) -> LevelParts:
     """Resolve and bind the parts of ``settings`` (the context: ``rng``, ``space``, the
     ranking ``key`` and duplicate ``identity``)."""
-    from evosoko.evolve.registry import level_objectives
-
     context = {"rng": rng, "space": space, "key": attrgetter("fitness"), "identity": _identity}
     parents_name, survival_name = settings.scheme()
     parents, survival = parent_selections.get(parents_name), survivals.get(survival_name)
     mutation, crossover = settings.mutation.operator, settings.crossover.operator
-    features: tuple[tuple[Operator, dict[str, Any]], ...] = ()
-    if settings.archive_run:
-        features = tuple((level_objectives.get(name), {}) for name in settings.archive.features)
     return LevelParts(
         mutation=mutation.bind(settings.mutation.params, context),
         crossover=crossover.bind(settings.crossover.params, context),
         parents=parents.bind(_selection_params(parents, settings), context),
         survival=survival.bind(_selection_params(survival, settings), context),
-        objectives=tuple((table.operator, table.params) for table in settings.objective),
-        features=features,
         weights=tuple(1.0 if table.maximizes else -1.0 for table in settings.objective),
     )
 
@@ -82,70 +80,165 @@ def _identity(individual: Any) -> str:
     return individual.evaluation.key
 
 
-class LevelEvolution:
-    """The level GA's state and steps (see the module docstring). ``state``: a checkpoint of
-    :meth:`state` to continue from."""
+class GenerationListener(Protocol):
+    """What sees each generation once its scores are in: ``on_generation(evolution)``, which
+    returns True to stop the run (the evolution's :attr:`~LevelEvolution.state` is then the
+    generation's checkpoint)."""
+
+    def on_generation(self, evolution: LevelEvolution) -> bool | None: ...
+
+
+class LevelEvolution(AskTellLoop[Genes, Scored]):
+    """The level GA over one configuration (see the module docstring); :meth:`run` it with a
+    ``scorer``, or drive it with :meth:`ask` and :meth:`tell`.
+
+    ``state``: a checkpoint to continue from; ``file_levels``: the levels of ``init_levels``;
+    ``listeners`` see every generation once its scores are in (one returning True stops the
+    run); ``should_stop()`` (Ctrl-C) is asked before each generation and, by the scorer, after
+    each certificate.
+    """
 
     def __init__(
         self,
         settings: LevelsSettings,
         *,
-        state: dict[str, Any] | None = None,
+        scorer: Scorer | None = None,
+        state: LevelsState | None = None,
         file_levels: Sequence[Any] = (),
+        listeners: Iterable[GenerationListener] = (),
+        should_stop: Callable[[], bool] = lambda: False,
     ) -> None:
+        super().__init__()
         self.settings = settings
         self.space = settings.space()
+        self.scorer = scorer
         self.file_levels = list(file_levels)
+        self.listeners = list(listeners)
+        self.should_stop = should_stop
+        budget = settings.budget
+        self.budget = Budget(budget.generations, budget.evaluations, budget.seconds)
         self.rng = random.Random(settings.seed)
         self.parts = level_parts(settings, self.space, self.rng)
         self.individual = genome_class(self.parts.weights)
         self.population: list = []
-        self.batches = 0  # generations scored, the first population's included
+        self.generation = 0  # the generation being scored, or the last one scored
         self.evaluations = 0
+        self.certifications = 0  # distinct puzzles certified
+        self.cpu_seconds = 0.0  # their CPU seconds
         self.best: Any = None  # the best individual so far (lexicographic on the objectives)
-        self.feasible = 0  # feasible boards among those of the last tell
-        self._asked: list[Genes] | None = None
+        self.feasible = 0  # feasible boards among those of the last generation
+        self._seconds_before, self._started = 0.0, time.perf_counter()
+        self._pending: list[Genes] | None = None  # boards asked, not told yet
+        self._before: tuple[int, tuple] | None = None  # generation and rng before asking
         if state is not None:
             self._restore(state)
 
-    # ---- ask / tell ---------------------------------------------------------------------------
     @property
-    def generation(self) -> int:
-        """The generation the next :meth:`ask` makes (0: the first population)."""
-        return self.batches
+    def scored(self) -> int:
+        """Generations scored so far, the first population's included."""
+        return self.generation + 1 if self.evaluations else 0
 
-    def ask(self) -> list[Genes]:
-        """The boards to score next (asking again before :meth:`tell` returns the same)."""
-        if self._asked is None:
-            if self.population:
-                parents = self.parts.parents(self.population, self.settings.offspring)
-                self._asked = self._children(parents)
-            else:  # the start, or no feasible level yet: a first population
-                self._asked = initial_genomes(self.settings, self.space, self.rng, self.file_levels)
-        return [list(genes) for genes in self._asked]
+    @property
+    def seconds(self) -> float:
+        """Wall-clock seconds of the loop, across resumes."""
+        return self._seconds_before + time.perf_counter() - self._started
 
-    def tell(self, scores: Sequence[Scored]) -> None:
-        """Give the scores of the boards :meth:`ask` returned, in order."""
-        if self._asked is None or len(scores) != len(self._asked):
-            raise ValueError("tell() needs one score per board of the last ask()")
+    # ---- the loop -----------------------------------------------------------------------------
+    def _generations(self) -> Generations:
+        """A generation's boards (the first population, then children) until a stop."""
+        self._started = time.perf_counter()
+        while True:
+            exhausted = self._exhausted()
+            if exhausted is not None:
+                return Stop.budget(exhausted)
+            if self.should_stop():
+                return Stop(Status.INTERRUPTED)
+            self._before = (self.generation, self.rng.getstate())
+            if self.evaluations:
+                self.generation += 1
+            boards = self._boards()
+            self._pending = boards
+            scores = yield [list(genes) for genes in boards]
+            self._take(boards, scores)
+            stop = False
+            for listener in self.listeners:
+                stop = bool(listener.on_generation(self)) or stop
+            yield GENERATION_END
+            if stop:
+                return Stop(Status.STOPPED)
+
+    def _exhausted(self) -> str | None:
+        """The budget's limit reached after the first population, or None."""
+        if not self.evaluations:
+            return None
+        return self.budget.exhausted(
+            generations=self.generation, evaluations=self.evaluations, seconds=self.cpu_seconds
+        )
+
+    def evaluate(self, genomes: list[Genes]) -> list[Scored] | None:
+        """The scorer's scores of ``genomes`` (None when ``should_stop`` cut them short)."""
+        if self.scorer is None:
+            raise RuntimeError("a level evolution without a scorer is driven by ask() and tell()")
+        return self.scorer.score(genomes, self.generation, self.should_stop)
+
+    def interrupted_during_evaluation(self) -> None:
+        """Drop the generation an interrupt cut: the state after the one before again (what was
+        certified stays in the scorer's journal)."""
+        assert self._before is not None
+        self.generation, rng_state = self._before
+        self.rng.setstate(rng_state)
+        self._pending = None
+        self._end(Stop(Status.INTERRUPTED))
+
+    def result(self) -> Result:
+        """The run's best level with its certificate, once the loop has stopped."""
+        if self.stop is None:
+            raise RuntimeError("the loop has not stopped yet")
+        best = None if self.best is None else self.best.evaluation.certificate
+        level = None if self.best is None else self.space.level(self.best, self.settings.name)
+        return Result(
+            level_name=self.settings.name,
+            solver="evolve-levels",
+            status=self.stop.status,
+            exhausted=self.stop.exhausted,
+            solution=None if best is None else best.solution,
+            moves=None if best is None else best.moves,
+            pushes=None if best is None else best.pushes,
+            cost=self.evaluations,
+            unit="evaluations",
+            seconds=self.seconds,
+            generations=self.generation,
+            level=level,
+        )
+
+    def _boards(self) -> list[Genes]:
+        """The first population (at the start, or while no level is feasible), else
+        children of parents chosen by the scheme."""
+        if not self.population:
+            return initial_genomes(self.settings, self.space, self.rng, self.file_levels)
+        parents = self.parts.parents(self.population, self.settings.offspring)
+        return self._children(parents)
+
+    def _take(self, boards: list[Genes], scores: Sequence[Scored] | None) -> None:
+        """Charge the new certificates, keep the feasible boards, let survival choose."""
+        assert scores is not None
+        self._pending = None
+        charged: set[str] = set()
         newcomers = []
-        self.feasible = sum(score.feasible for score in scores)
-        for genes, score in zip(self._asked, scores, strict=True):
+        for genes, score in zip(boards, scores, strict=True):
+            if score.generation == self.generation and score.key not in charged:
+                charged.add(score.key)
+                self.certifications += 1
+                self.cpu_seconds += score.certificate.cpu_seconds
             if score.feasible:
                 board = genes if score.board is None else genes_from_text(score.board)
                 newcomers.append(self._individual(board, score))
-        if self.population:
-            self.population = self.parts.survival(
-                self.population, newcomers, self.settings.population
-            )
-        else:
-            self.population = self.parts.survival([], newcomers, self.settings.population)
+        self.feasible = len(newcomers)
+        self.population = self.parts.survival(self.population, newcomers, self.settings.population)
         for individual in self.population:
             if self.best is None or individual.fitness > self.best.fitness:
                 self.best = individual
         self.evaluations += len(scores)
-        self.batches += 1
-        self._asked = None
 
     # ---- variation ---------------------------------------------------------------------------
     def _children(self, parents: Sequence[Any]) -> list[Genes]:
@@ -193,46 +286,38 @@ class LevelEvolution:
         return row
 
     # ---- state -----------------------------------------------------------------------------------
-    def state(self) -> dict[str, Any]:
-        """Plain JSON data of the whole state; valid between a :meth:`tell` and the next
-        :meth:`ask` (a checkpoint)."""
-        if self._asked is not None:
-            raise EvosokoError("the state is taken between tell() and the next ask()")
-        return {
-            "version": STATE_VERSION,
-            "batches": self.batches,
-            "evaluations": self.evaluations,
-            "rng_state": rng_to_json(self.rng.getstate()),
-            "population": [_member(individual) for individual in self.population],
-            "best": None if self.best is None else _member(self.best),
-        }
+    @property
+    def state(self) -> LevelsState:
+        """The state after the last generation scored: the checkpoint (defined once a
+        generation's scores are in and until the next is asked)."""
+        if self._pending is not None:
+            raise RuntimeError("the state is defined between generations")
+        return LevelsState.model_construct(
+            kind="levels",
+            version=STATE_VERSION,
+            level=self.settings.name,
+            generation=self.generation,
+            evaluations=self.evaluations,
+            restarts=0,
+            seconds=self.seconds,
+            certifications=self.certifications,
+            cpu_seconds=self.cpu_seconds,
+            rng_state=self.rng.getstate(),
+            population=tuple(_member(individual) for individual in self.population),
+            best=None if self.best is None else _member(self.best),
+        )
 
-    def _restore(self, state: dict[str, Any]) -> None:
-        if state.get("version") != STATE_VERSION:
-            raise ConfigError(f"a level-evolution checkpoint of version {state.get('version')!r}")
-        self.batches = int(state["batches"])
-        self.evaluations = int(state["evaluations"])
-        self.rng.setstate(rng_from_json(state["rng_state"]))
-        self.population = [self._from_member(member) for member in state["population"]]
-        best = state.get("best")
-        self.best = None if best is None else self._from_member(best)
+    def _restore(self, state: LevelsState) -> None:
+        self.generation, self.evaluations = state.generation, state.evaluations
+        self.certifications, self.cpu_seconds = state.certifications, state.cpu_seconds
+        self._seconds_before = state.seconds
+        self.rng.setstate(state.rng_state)
+        self.population = [self._from_member(member) for member in state.population]
+        self.best = None if state.best is None else self._from_member(state.best)
 
-    def _from_member(self, member: dict[str, Any]) -> Any:
-        return self._individual(genes_from_text(member["genes"]), Scored.from_dict(member["score"]))
-
-
-def _member(individual: Any) -> dict[str, Any]:
-    return {"genes": genes_to_text(individual), "score": individual.evaluation.to_dict()}
-
-
-def genes_to_text(genes: Sequence[int]) -> str:
-    """A genome as one hexadecimal digit per cell."""
-    return "".join(f"{code:x}" for code in genes)
+    def _from_member(self, member: LevelMember) -> Any:
+        return self._individual(genes_from_text(member.genes), member.score)
 
 
-def genes_from_text(text: str) -> Genes:
-    """The genome of :func:`genes_to_text`."""
-    genes = [int(char, 16) for char in text]
-    if any(code & WALL and code != WALL for code in genes):
-        raise ValueError("a wall cell that holds a piece")
-    return genes
+def _member(individual: Any) -> LevelMember:
+    return LevelMember.model_construct(genes=genes_to_text(individual), score=individual.evaluation)

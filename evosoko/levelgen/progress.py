@@ -13,7 +13,6 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from evosoko.levelgen.evolution import LevelEvolution
-from evosoko.levelgen.loop import Tally
 
 
 class LevelsProgress:
@@ -28,11 +27,11 @@ class LevelsProgress:
     def stop(self) -> None:
         """The run ended; release the terminal."""
 
-    def on_generation(self, evolution: LevelEvolution, tally: Tally) -> None:
+    def on_generation(self, evolution: LevelEvolution) -> None:
         """A generation was scored."""
 
 
-def status_line(evolution: LevelEvolution, tally: Tally) -> str:
+def status_line(evolution: LevelEvolution) -> str:
     """``generation 12: pushes best 41, median 37 · 280 certified, 31.2 CPU s``."""
     stats = evolution.stats()
     first = evolution.settings.objective[0].label
@@ -40,8 +39,8 @@ def status_line(evolution: LevelEvolution, tally: Tally) -> str:
     shown = "no feasible level yet" if best is None else f"{first} best {best:g}, median {median:g}"
     cells = f" · {len(evolution.population)} cells" if evolution.settings.archive_run else ""
     return (
-        f"generation {evolution.batches - 1}: {shown}{cells} · {tally.certifications} "
-        f"certified, {tally.cpu_seconds:.1f} CPU s"
+        f"generation {evolution.generation}: {shown}{cells} · {evolution.certifications} "
+        f"certified, {evolution.cpu_seconds:.1f} CPU s"
     )
 
 
@@ -55,8 +54,8 @@ class LineProgress(LevelsProgress):
         self.stream.write("stopping after the generation being scored (Ctrl-C again: at once)\n")
         self.stream.flush()
 
-    def on_generation(self, evolution: LevelEvolution, tally: Tally) -> None:
-        self.stream.write(status_line(evolution, tally) + "\n")
+    def on_generation(self, evolution: LevelEvolution) -> None:
+        self.stream.write(status_line(evolution) + "\n")
         self.stream.flush()
 
 
@@ -86,10 +85,8 @@ class BarProgress(LevelsProgress):
     def stop(self) -> None:
         self.progress.stop()
 
-    def on_generation(self, evolution: LevelEvolution, tally: Tally) -> None:
-        self.progress.update(
-            self.task, completed=evolution.batches, line=status_line(evolution, tally)
-        )
+    def on_generation(self, evolution: LevelEvolution) -> None:
+        self.progress.update(self.task, completed=evolution.scored, line=status_line(evolution))
 
 
 def make_levels_progress(*, quiet: bool, stream: IO[str] | None = None) -> LevelsProgress:

@@ -47,12 +47,10 @@ from evosoko.experiment.run.runner import _run_log, _versions
 from evosoko.levelgen.config import LevelsConfig, dump_levels_config, load_levels_config
 from evosoko.levelgen.emit import emitted_levels
 from evosoko.levelgen.evolution import LevelEvolution
-from evosoko.levelgen.loop import (
-    CertificateJournal,
-    Tally,
-)
 from evosoko.levelgen.progress import LevelsProgress
+from evosoko.levelgen.scoring import CertificateJournal
 from evosoko.levelgen.session import evolve
+from evosoko.levelgen.state import LevelsState, read_levels_state
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.writing import format_levels
@@ -186,10 +184,8 @@ def resume_levels_run(
                 _written_levels(folder.path),
                 message="nothing to resume: the run is completed",
             )
-        checkpoint = None
-        if folder.file(CHECKPOINT_FILE).is_file():
-            checkpoint = _read_json(folder.file(CHECKPOINT_FILE))
-        _keep_metrics(folder, config, None if checkpoint is None else checkpoint["generation"])
+        checkpoint = _read_checkpoint(folder.path, config)
+        _keep_metrics(folder, config, None if checkpoint is None else checkpoint.generation)
         file_levels = _init_levels(config)
     except BaseException:
         folder.unlock()
@@ -197,7 +193,7 @@ def resume_levels_run(
     summary.update(status="running", finished=None, error=None, resume=None)
     summary["resumed"] = [*summary.get("resumed", []), _timestamp()]
     folder.write_summary(summary)
-    generation = None if checkpoint is None else checkpoint["generation"]
+    generation = None if checkpoint is None else checkpoint.generation
     folder.add_event("run_resumed", generation=generation)
     execution = _Execution(folder, config, summary, checkpoint, file_levels, progress, interrupts)
     return execution.run()
@@ -226,9 +222,7 @@ def plot_levels_run(
     from evosoko.levelgen.plots import draw_run_plots
 
     config = load_levels_config(path / CONFIG_FILE)
-    checkpoint = path / CHECKPOINT_FILE
-    state = _read_json(checkpoint)["evolution"] if checkpoint.is_file() else None
-    evolution = LevelEvolution(config.levels, state=state)
+    evolution = LevelEvolution(config.levels, state=_read_checkpoint(path, config))
     rows = _read_metrics(path / METRICS_FILE, metrics_columns(config))
     folder = Path(target) if target is not None else path / PLOTS_DIR
     folder.mkdir(parents=True, exist_ok=True)
@@ -238,6 +232,17 @@ def plot_levels_run(
 def is_levels_folder(path: str | PathLike[str]) -> bool:
     """True when ``path`` is a level run folder (it holds ``levels.toml``)."""
     return (Path(path) / CONFIG_FILE).is_file()
+
+
+def _read_checkpoint(path: Path, config: LevelsConfig) -> LevelsState | None:
+    """The state in a run folder's checkpoint, or None when it has none yet."""
+    checkpoint = path / CHECKPOINT_FILE
+    if not checkpoint.is_file():
+        return None
+    try:
+        return read_levels_state(_read_json(checkpoint), config.levels.name)
+    except EvosokoError as error:
+        raise EvosokoError(error.message, str(checkpoint)) from None
 
 
 def _written_levels(path: Path) -> list[Level]:
@@ -353,7 +358,7 @@ class _Execution:
         folder: _Folder,
         config: LevelsConfig,
         summary: dict[str, Any],
-        checkpoint: dict[str, Any] | None,
+        checkpoint: LevelsState | None,
         file_levels: list[Level],
         progress: LevelsProgress | None,
         interrupts: GracefulInterrupts | None,
@@ -368,7 +373,6 @@ class _Execution:
         self.error: str | None = None
         self.stopped_by: Stop | None = None
         self.evolution: LevelEvolution | None = None
-        self.tally = Tally()
         self.levels: list[Level] = []
 
     def run(self) -> LevelsReport:
@@ -393,19 +397,14 @@ class _Execution:
         return self._report()
 
     def _loop(self) -> None:
-        checkpoint = self.checkpoint
-        if checkpoint is not None:
-            self.tally = Tally.from_dict(checkpoint["tally"])
-
         def started(evolution: LevelEvolution) -> None:
             self.evolution = evolution
-            self.progress.start(self.config.levels.budget.generations, evolution.batches)
+            self.progress.start(self.config.levels.budget.generations, evolution.scored)
 
         try:
             evolved = evolve(
                 self.config,
-                state=None if checkpoint is None else checkpoint["evolution"],
-                tally=self.tally,
+                state=self.checkpoint,
                 journal=CertificateJournal(self.folder.file(JOURNAL_FILE)),
                 file_levels=self.file_levels,
                 listeners=[self, self.progress],
@@ -417,28 +416,23 @@ class _Execution:
         self.stopped_by = evolved.stop
         self.status = INTERRUPTED if self.stopped_by.status == Status.INTERRUPTED else "completed"
 
-    def on_generation(self, evolution: LevelEvolution, tally: Tally) -> None:
+    def on_generation(self, evolution: LevelEvolution) -> None:
         """The folder's listener: the metrics row, then the checkpoint."""
+        state = evolution.state
         row: dict[str, Any] = {
-            "generation": evolution.batches - 1,
-            "evaluations": evolution.evaluations,
-            "certifications": tally.certifications,
+            "generation": state.generation,
+            "evaluations": state.evaluations,
+            "certifications": state.certifications,
             "feasible": evolution.feasible,
             "population": len(evolution.population),
             "coverage": _coverage(evolution),
-            "cpu_seconds": round(tally.cpu_seconds, 4),
-            "seconds": round(tally.seconds, 3),
+            "cpu_seconds": round(state.cpu_seconds, 4),
+            "seconds": round(state.seconds, 3),
         }
         row.update(evolution.stats())
         self.folder.add_metrics(self.columns, row)
-        checkpoint = {
-            "generation": evolution.batches - 1,
-            "evolution": evolution.state(),
-            "tally": tally.to_dict(),
-        }
-        write_text_atomic(
-            self.folder.file(CHECKPOINT_FILE), json.dumps(checkpoint, separators=(",", ":")) + "\n"
-        )
+        text = json.dumps(state.to_json(), separators=(",", ":")) + "\n"
+        write_text_atomic(self.folder.file(CHECKPOINT_FILE), text)
 
     def _finish(self) -> None:
         if self.status == "running":
@@ -479,11 +473,11 @@ class _Execution:
             exhausted=None if stop is None or stop.exhausted is None else str(stop.exhausted),
             finished=None if self.status == "running" else _timestamp(),
             totals={
-                "generations": 0 if evolution is None else max(0, evolution.batches - 1),
+                "generations": 0 if evolution is None else evolution.generation,
                 "evaluations": 0 if evolution is None else evolution.evaluations,
-                "certifications": self.tally.certifications,
-                "cpu_seconds": round(self.tally.cpu_seconds, 3),
-                "seconds": round(self.tally.seconds, 3),
+                "certifications": 0 if evolution is None else evolution.certifications,
+                "cpu_seconds": 0.0 if evolution is None else round(evolution.cpu_seconds, 3),
+                "seconds": 0.0 if evolution is None else round(evolution.seconds, 3),
                 "population": 0 if evolution is None else len(evolution.population),
                 "coverage": None if evolution is None else _coverage(evolution),
             },

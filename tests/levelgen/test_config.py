@@ -83,9 +83,17 @@ def test_set_reads_values_as_toml():
 PRESETS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("levels-*.toml"))
 
 
-def test_the_level_presets_are_the_three_kinds_of_run():
+def test_the_level_presets_are_the_three_kinds_of_run_and_the_hunt_for_the_hardest():
     loaded = {path.stem: load_levels_config(path).levels for path in PRESETS}
-    assert set(loaded) == {"levels-sokevo", "levels-nsga2", "levels-map-elites"}
+    assert set(loaded) == {
+        "levels-sokevo",
+        "levels-nsga2",
+        "levels-map-elites",
+        "levels-hardest-8x8",
+    }
+    hardest = loaded["levels-hardest-8x8"]
+    assert (hardest.boxes, hardest.max_boxes, hardest.init) == (9, 11, "file")
+    assert hardest.init_levels == str(PRESETS[0].parents[1] / "levels" / "evolved-sokevo.xsb")
     assert loaded["levels-sokevo"].selection == "mu_plus_lambda"
     assert [t.label for t in loaded["levels-nsga2"].objective] == ["pushes", "floor"]
     assert loaded["levels-map-elites"].archive_run

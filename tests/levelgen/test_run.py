@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import evosoko
+from evosoko.errors import EvosokoError
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.report.writer import report_data
 from evosoko.levelgen.config import LevelsConfig
@@ -20,6 +22,7 @@ from evosoko.levelgen.run import resume_levels_run, start_levels_run
 from evosoko.sokoban.formats import read_levels
 
 REPO = Path(__file__).resolve().parents[2]
+OLD_CHECKPOINT = Path(__file__).parent / "data" / "checkpoint-v1.json"
 
 
 def tiny(tmp_path: Path, **changes) -> LevelsConfig:
@@ -43,8 +46,8 @@ class StopAt(LevelsProgress):
     def __init__(self, interrupts: GracefulInterrupts, generation: int) -> None:
         self.interrupts, self.generation = interrupts, generation
 
-    def on_generation(self, evolution, tally) -> None:
-        if evolution.batches - 1 == self.generation:
+    def on_generation(self, evolution) -> None:
+        if evolution.generation == self.generation:
             self.interrupts.request()
 
 
@@ -72,9 +75,9 @@ def comparable(folder: Path) -> dict:
             for row in csv.DictReader(stream)
         ]
     checkpoint = json.loads((folder / "checkpoint.json").read_text())
-    for member in checkpoint["evolution"]["population"] + [checkpoint["evolution"]["best"]]:
+    for member in checkpoint["population"] + [checkpoint["best"]]:
         member["score"]["certificate"].pop("cpu_seconds")
-    checkpoint.pop("tally")
+    checkpoint.pop("seconds"), checkpoint.pop("cpu_seconds")
     return {
         "levels": (folder / "levels.xsb").read_text(),
         "metrics": metrics,
@@ -160,19 +163,47 @@ def test_resume_in_the_middle_of_a_generation_certifies_nothing_twice(tmp_path):
     assert cut.status == "interrupted"
     journaled = (cut.run_dir / "certificates.jsonl").read_text().splitlines()
     checkpoint = json.loads((cut.run_dir / "checkpoint.json").read_text())
-    assert checkpoint["generation"] == 0 and len(journaled) > checkpoint["tally"]["certifications"]
+    assert checkpoint["generation"] == 0 and len(journaled) > checkpoint["certifications"]
     resumed = resume_levels_run(cut.run_dir)
     assert comparable(resumed.run_dir) == comparable(whole.run_dir)
     keys = [json.loads(line)["key"] for line in (cut.run_dir / "certificates.jsonl").open()]
     assert len(keys) == len(set(keys)) and keys[: len(journaled)] == [
         json.loads(line)["key"] for line in journaled
     ]
-    final = json.loads((cut.run_dir / "checkpoint.json").read_text())["tally"]
+    final = json.loads((cut.run_dir / "checkpoint.json").read_text())
     assert (
         final["certifications"]
-        == json.loads((whole.run_dir / "checkpoint.json").read_text())["tally"]["certifications"]
+        == json.loads((whole.run_dir / "checkpoint.json").read_text())["certifications"]
         == len(keys)
     )
+
+
+def test_a_run_cut_by_an_older_evosoko_resumes_as_if_never_cut(tmp_path):
+    """The older checkpoint (tests/levelgen/data) was written by this run cut after generation
+    3 before the level loop's state was a LevelsState; its certificates are journaled again by
+    a cut of today's."""
+    whole = start_levels_run(tiny(tmp_path / "whole"))
+    interrupts = GracefulInterrupts()
+    cut = start_levels_run(
+        tiny(tmp_path / "cut"), progress=StopAt(interrupts, 3), interrupts=interrupts
+    )
+    shutil.copyfile(OLD_CHECKPOINT, cut.run_dir / "checkpoint.json")
+    resumed = resume_levels_run(cut.run_dir)
+    assert resumed.status == "completed"
+    assert comparable(resumed.run_dir) == comparable(whole.run_dir)
+
+
+def test_a_damaged_checkpoint_is_refused_naming_the_file(tmp_path):
+    interrupts = GracefulInterrupts()
+    cut = start_levels_run(tiny(tmp_path), progress=StopAt(interrupts, 1), interrupts=interrupts)
+    checkpoint = cut.run_dir / "checkpoint.json"
+    data = json.loads(checkpoint.read_text())
+    data["evaluations"] = -1
+    checkpoint.write_text(json.dumps(data))
+    with pytest.raises(EvosokoError, match="evaluations") as error:
+        resume_levels_run(cut.run_dir)
+    assert error.value.path == str(checkpoint)
+    assert json.loads(checkpoint.read_text()) == data  # nothing written
 
 
 def test_serial_and_processes_evolve_the_same_levels(tmp_path):
