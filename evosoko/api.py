@@ -156,7 +156,7 @@ def evolve(
     every level and generation (and may stop a level early).
     """
     from evosoko.config import Config
-    from evosoko.evolve.backends import make_evaluator, worker_pool
+    from evosoko.evolve.evaluation import make_evaluator, worker_pool
     from evosoko.evolve.runner import evolve_level
     from evosoko.experiment.warmup import warm_up_config
     from evosoko.sokoban.level import Level

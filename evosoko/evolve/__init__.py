@@ -27,10 +27,9 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evosoko.evolve.backends import make_evaluator
     from evosoko.evolve.callbacks import Callback, Generation
     from evosoko.evolve.engine import Engine
-    from evosoko.evolve.evaluation import Evaluator
+    from evosoko.evolve.evaluation import Evaluator, make_evaluator
     from evosoko.evolve.fitness import Evaluation
     from evosoko.evolve.runner import evolve_level
     from evosoko.evolve.state import read_state
@@ -41,7 +40,7 @@ _NAMES = {
     "Engine": "evosoko.evolve.engine",
     "evolve_level": "evosoko.evolve.runner",
     "Evaluator": "evosoko.evolve.evaluation",
-    "make_evaluator": "evosoko.evolve.backends",
+    "make_evaluator": "evosoko.evolve.evaluation",
     "Evaluation": "evosoko.evolve.fitness",
     "Callback": "evosoko.evolve.callbacks",
     "Generation": "evosoko.evolve.callbacks",

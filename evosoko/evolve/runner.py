@@ -44,7 +44,7 @@ def evolve_level(
 ) -> Result:
     """Evolve genomes for ``level`` as ``config`` says; the runner's entry point.
 
-    ``evaluator``: from :func:`evosoko.evolve.backends.make_evaluator` for this level.
+    ``evaluator``: from :func:`evosoko.evolve.evaluation.make_evaluator` for this level.
     ``seed``: the seed of this level's generator (default ``run.seed``); ``budget``: the limits
     (default ``run.budget``). ``callbacks`` (:class:`~evosoko.evolve.callbacks.Callback`) see the
     level start and end, every generation (and the start, generation 0) and every checkpoint:

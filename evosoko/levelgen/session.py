@@ -103,3 +103,6 @@ class _NoBackend:
 
     def close(self) -> None:
         """Nothing to release."""
+
+    def abort(self) -> None:
+        """Nothing to stop."""

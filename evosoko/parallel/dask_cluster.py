@@ -111,7 +111,7 @@ class DaskConnection:
 
     def _leave_interrupts_to_this_process(self) -> None:
         """Local workers ignore Ctrl-C; this process stops the run and closes the cluster."""
-        from evosoko.parallel.dask_plugins import IGNORE_INTERRUPTS, IgnoreInterrupts
+        from evosoko.parallel.dask_pool import IGNORE_INTERRUPTS, IgnoreInterrupts
 
         try:
             self.client.register_plugin(IgnoreInterrupts(), name=IGNORE_INTERRUPTS)

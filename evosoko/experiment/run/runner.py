@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 from evosoko.budget import Budget
 from evosoko.config import Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
-from evosoko.evolve.backends import make_evaluator, worker_pool
 from evosoko.evolve.callbacks import Callback
+from evosoko.evolve.evaluation import make_evaluator, worker_pool
 from evosoko.evolve.runner import evolve_level
 from evosoko.evolve.state import read_state
 from evosoko.experiment.atomic import WriteFailed
@@ -68,8 +68,8 @@ from evosoko.sokoban.level import Level
 if TYPE_CHECKING:
     import pandas
 
-    from evosoko.evolve.dask_evaluation import DaskPool
-    from evosoko.evolve.evaluation import ProcessPool
+    from evosoko.parallel.dask_pool import DaskPool
+    from evosoko.parallel.pool import ProcessPool
 
 log = logging.getLogger(__name__)
 
