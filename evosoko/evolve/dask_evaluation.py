@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import os
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -25,11 +24,11 @@ import numpy as np
 from distributed import WorkerPlugin, get_worker
 
 from evosoko.config import FitnessConfig
-from evosoko.evolve.evaluation import LevelTask, check_level_rebuilds
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
+from evosoko.evolve.level_tasks import LevelPayload, LevelTask, fitness_from_payload, level_payload
 from evosoko.parallel.dask_pool import DaskPool, DaskTaskQueue
 from evosoko.parallel.packing import pack_genomes
-from evosoko.sokoban.given_holes import rules_notes
+from evosoko.parallel.pool import results_in_order
 from evosoko.sokoban.level import Level
 
 __all__ = ["DaskEvaluator", "LevelPlugin"]
@@ -41,37 +40,21 @@ LEVEL_PLUGIN = "evosoko-level"
 
 
 class LevelPlugin(WorkerPlugin):
-    """Worker state of one evaluator: the level rebuilt from its rows, and its fitness function.
+    """Worker state of one evaluator: the level rebuilt from its payload, and its fitness
+    function.
 
     ``crash_marker`` is a test hook: the first task that finds this file deletes it and ends
     its worker process at once, in the middle of a batch.
     """
 
-    def __init__(
-        self,
-        rows: list[str],
-        title: str | None,
-        encoding: str,
-        fitness: FitnessConfig,
-        crash_marker: str | None = None,
-        notes: tuple = (),
-    ) -> None:
-        self.notes = tuple(notes)  # the rules notes (given holes) the level plays by
-        self.rows = rows
-        self.title = title
-        self.encoding = encoding
-        self.fitness = fitness
+    def __init__(self, payload: LevelPayload, crash_marker: str | None = None) -> None:
+        self.payload = payload
         self.crash_marker = crash_marker
         self.fitness_function: FitnessFunction | None = None
 
     def setup(self, worker: Any) -> None:
         """Build the level and its tables once in this worker."""
-        from evosoko.sokoban.build import level_from_rows
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            level = level_from_rows(self.rows, title=self.title, notes=self.notes)
-        self.fitness_function = FitnessFunction(level, self.encoding, self.fitness)
+        self.fitness_function = fitness_from_payload(self.payload)
 
     def evaluate(self, genes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
         """Score one packed batch; the evaluation columns out (as the process pool's workers)."""
@@ -129,15 +112,13 @@ class DaskEvaluator:
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        check_level_rebuilds(level)  # workers rebuild it from its rows too
+        payload = level_payload(level, encoding, fitness)  # before connecting: it checks the level
         self.batch_size = batch_size
         self._own_pool = pool is None
         self.pool = pool or DaskPool(address, local_workers, retries=retries)
         self.client = self.pool.client
         self._resubmits_before = self.pool.resubmits
-        plugin = LevelPlugin(
-            level.rows(), level.title, encoding, fitness, crash_marker, rules_notes(level)
-        )
+        plugin = LevelPlugin(payload, crash_marker)
         try:
             self.plugin_name = self.pool.register_plugin(plugin, LEVEL_PLUGIN)
         except BaseException:
@@ -172,7 +153,7 @@ class DaskEvaluator:
     def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
         """``function(level, fitness_function, *args)`` for each tuple of ``arguments`` on the
         cluster; the results in order."""
-        return self.task_queue(function).results_in_order(arguments)
+        return results_in_order(self.task_queue(function), arguments)
 
     def close(self) -> None:
         """Remove the level from the workers and, with a pool of its own, disconnect (closing

@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
-import uuid
-import warnings
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -30,13 +27,20 @@ import numpy as np
 
 from evosoko.config import FitnessConfig, ParallelConfig
 from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from_columns
+from evosoko.evolve.level_tasks import LevelPayload, LevelTask, fitness_from_payload, level_payload
 from evosoko.parallel.backends import make_backend
 from evosoko.parallel.dask_cluster import require_distributed
 from evosoko.parallel.jobs import SerialBackend
 from evosoko.parallel.packing import pack_genomes
-from evosoko.parallel.pool import PoolTaskQueue, ProcessPool, die_if_marked, stop_requested
+from evosoko.parallel.pool import (
+    PoolTaskQueue,
+    ProcessPool,
+    TaskQueue,
+    die_if_marked,
+    results_in_order,
+    stop_requested,
+)
 from evosoko.search.clocks import end_searches_when
-from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 
 if TYPE_CHECKING:
@@ -53,32 +57,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-
-LevelTask = Callable[..., object]
-"""A task run where the level lives: called as ``task(level, fitness_function, *args)``."""
-
-
-class TaskQueue(Protocol):
-    """Tasks run where the level lives, each under a key, their results as they finish."""
-
-    def submit(self, key: Hashable, *args: object) -> None:
-        """Queue ``function(level, fitness_function, *args)``."""
-        ...
-
-    def next_result(self, timeout: float | None = None) -> tuple[Hashable, object] | None:
-        """The key and result of a finished task (None when ``timeout`` seconds passed first,
-        or nothing is pending)."""
-        ...
-
-    def cancel(self) -> None:
-        """Forget every pending task (tasks already running finish unseen)."""
-        ...
-
-    def end_running(self) -> None:
-        """Forget every pending task and end the searches running now at their next time
-        check where the backend can (processes; Dask only cancels); returns once none runs."""
-        ...
 
 
 class Evaluator(Protocol):
@@ -196,17 +174,11 @@ def _fitness_for(level: LevelPayload) -> FitnessFunction:
     """This worker's fitness function of ``level``, rebuilt from its plain data when new; the
     searches run here end when the pool asks (:meth:`ProcessPool.end_running`)."""
     global _worker_level
-    key, blob = level
-    if _worker_level is None or _worker_level[0] != key:
-        from evosoko.sokoban.build import level_from_rows
-
+    if _worker_level is None or _worker_level[0] != level[0]:
         end_searches_when(stop_requested)
-        rows, title, encoding, fitness, notes = pickle.loads(blob)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            rebuilt = level_from_rows(rows, title=title, notes=notes)
-        _worker_level = (key, FitnessFunction(rebuilt, encoding, fitness))
-        log.debug("evaluation worker %d ready for level %s", os.getpid(), rebuilt.name)
+        _worker_level = (level[0], fitness_from_payload(level))
+        name = _worker_level[1].level.name
+        log.debug("evaluation worker %d ready for level %s", os.getpid(), name)
     return _worker_level[1]
 
 
@@ -239,11 +211,6 @@ def batch_size_for(genomes: int, workers: int, batch_size: int) -> int:
     return max(1, min(batch_size, share))
 
 
-LevelPayload = tuple[str, bytes]
-"""A level as its tasks carry it: a key unique to one evaluator, and the pickled plain data
-(XSB rows, title, encoding, fitness settings) that a worker rebuilds it from."""
-
-
 class ProcessEvaluator:
     """Evaluates one level's genomes in a :class:`ProcessPool`: the given ``pool`` (left
     running on :meth:`close`), or a pool of its own."""
@@ -259,16 +226,13 @@ class ProcessEvaluator:
         crash_marker: str | None = None,
         pool: ProcessPool | None = None,
     ) -> None:
-        check_level_rebuilds(level)
+        self.payload = level_payload(level, encoding, fitness)  # checks the level first
         self.level = level
         self.batch_size = batch_size
         self._own_pool = pool is None
         self.pool = pool if pool is not None else ProcessPool(workers, crash_marker=crash_marker)
         self.workers = self.pool.workers
         self._restarts_before = self.pool.restarts
-        # the fitness settings travel as the validated model: its own fitness terms with them
-        data = (level.rows(), level.title, encoding, fitness, rules_notes(level))
-        self.payload: LevelPayload = (uuid.uuid4().hex, pickle.dumps(data))
         self.pool.on_every_worker(_fitness_for, self.payload)
 
     @property
@@ -283,13 +247,13 @@ class ProcessEvaluator:
             (self.payload, *pack_genomes(genomes[start : start + size]))
             for start in range(0, len(genomes), size)
         )
-        results = PoolTaskQueue(self.pool, _evaluate_batch).results_in_order(batches)
+        results = results_in_order(PoolTaskQueue(self.pool, _evaluate_batch), batches)
         return [e for batch in results for e in evaluations_from_columns(batch)]
 
     def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
         """``function(level, fitness_function, *args)`` for each tuple of ``arguments``, in the
         workers (``function`` must be importable there); the results in order."""
-        return self.task_queue(function).results_in_order(arguments)
+        return results_in_order(self.task_queue(function), arguments)
 
     def task_queue(self, function: LevelTask) -> PoolTaskQueue:
         """A queue of ``function(level, fitness_function, *args)`` tasks run in the workers,
@@ -300,17 +264,6 @@ class ProcessEvaluator:
         """Shut down a pool of its own (a shared pool stays for the next level)."""
         if self._own_pool:
             self.pool.close()
-
-
-def check_level_rebuilds(level: Level) -> None:
-    """Workers rebuild the level from its rows: make sure cell indices are unchanged."""
-    from evosoko.sokoban.build import level_from_rows
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rebuilt = level_from_rows(level.rows(), title=level.title)
-    if (rebuilt.width, rebuilt.height, rebuilt.start) != (level.width, level.height, level.start):
-        raise ValueError(f"level {level.name} does not survive a round trip through its rows")
 
 
 @contextmanager

@@ -3,7 +3,9 @@
 - :mod:`~evosoko.parallel.pool`: the one local process pool (restarted when a worker dies,
   worker logs forwarded, workers that end with their parent), its task queue, and the job
   backend's ``imap_unordered``;
-- :mod:`~evosoko.parallel.dask_pool`: the one Dask wrapper (tasks, jobs, worker plugins);
+- :mod:`~evosoko.parallel.dask_pool`: the one Dask wrapper (tasks, jobs), and the worker
+  plugins it installs (:mod:`~evosoko.parallel.dask_plugins`: Ctrl-C left to the parent,
+  warm-ups);
 - :mod:`~evosoko.parallel.dask_cluster`: connecting to a scheduler or starting a local cluster
   (Dask is optional and imported only when chosen);
 - :mod:`~evosoko.parallel.backends`: :func:`~evosoko.parallel.backends.make_backend`, the

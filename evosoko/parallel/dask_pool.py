@@ -1,4 +1,4 @@
-"""The one Dask wrapper: tasks and jobs on a Dask cluster, and the plugins its workers run.
+"""The one Dask wrapper: tasks and jobs on a Dask cluster.
 
 :class:`DaskPool` holds a connection (:class:`~evosoko.parallel.dask_cluster.DaskConnection`:
 an existing scheduler or a local cluster started for it) and offers what the GA's evaluators
@@ -15,34 +15,25 @@ rerun tries that job again.
 Workers of a remote cluster need evosoko installed (functions pickle by name), and files that
 tasks read must be at the same paths on every machine. Local workers ignore Ctrl-C (it reaches
 the whole process group; this process stops the run and closes the cluster) and end when this
-process dies (:class:`IgnoreInterrupts`). This module imports ``distributed``;
+process dies (:class:`~evosoko.parallel.dask_plugins.IgnoreInterrupts`). This module imports ``distributed``;
 :func:`evosoko.parallel.backends.make_backend` imports it only when ``dask`` is chosen.
 """
 
 from __future__ import annotations
 
 import logging
-import signal
-import threading
 import time
 import uuid
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 from distributed import KilledWorker, WorkerPlugin, as_completed
 
 from evosoko.parallel.dask_cluster import DaskConnection
+from evosoko.parallel.dask_plugins import WarmUpPlugin
 from evosoko.parallel.pool import guarded
-from evosoko.parallel.worker_lifetime import exit_with_parent
 
-__all__ = [
-    "IGNORE_INTERRUPTS",
-    "MAX_RESUBMITS",
-    "DaskPool",
-    "DaskTaskQueue",
-    "IgnoreInterrupts",
-    "WarmUpPlugin",
-]
+__all__ = ["MAX_RESUBMITS", "DaskPool", "DaskTaskQueue"]
 
 log = logging.getLogger(__name__)
 
@@ -54,31 +45,8 @@ TASK_POLL_SECONDS = 0.01
 """How often a :class:`DaskTaskQueue` looks whether a task (an island's epoch, a search) has
 finished: tasks that long make the polling free."""
 
-IGNORE_INTERRUPTS = "evosoko-ignore-interrupts"
-"""The name of :class:`IgnoreInterrupts` on a cluster."""
-
 WARM_UP_PLUGIN = "evosoko-warm-up"
-"""The name prefix of :class:`WarmUpPlugin` registrations."""
-
-
-class IgnoreInterrupts(WorkerPlugin):
-    """Each worker process of a local cluster (restarted ones too) ignores SIGINT and ends
-    when the process that started the cluster dies."""
-
-    def setup(self, worker: Any) -> None:
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-        exit_with_parent()
-
-
-class WarmUpPlugin(WorkerPlugin):
-    """Runs a warm-up function (compiling kernels) on every worker as it joins."""
-
-    def __init__(self, warm_up: Callable[[], None]) -> None:
-        self.warm_up = warm_up
-
-    def setup(self, worker: Any) -> None:
-        self.warm_up()
+"""The name prefix of warm-up registrations."""
 
 
 class DaskPool:
@@ -258,18 +226,6 @@ class DaskTaskQueue:
                 return None
             time.sleep(TASK_POLL_SECONDS)
         return None
-
-    def results_in_order(self, calls: Iterable[tuple]) -> list:
-        """Submit ``task(*prefix, *args)`` for each tuple of ``calls``; all results, in order."""
-        calls = list(calls)
-        for position, args in enumerate(calls):
-            self.submit(position, *args)
-        results: dict[Hashable, object] = {}
-        while len(results) < len(calls):
-            finished = self.next_result()
-            assert finished is not None  # without a timeout it waits for one
-            results[finished[0]] = finished[1]
-        return [results[position] for position in range(len(calls))]
 
     def cancel(self) -> None:
         """Forget every pending task (cancelled on the cluster)."""

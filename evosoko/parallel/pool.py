@@ -27,11 +27,12 @@ import multiprocessing
 import os
 import signal
 import threading
+import traceback
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from evosoko.parallel.worker_lifetime import exit_with_parent
 
@@ -43,8 +44,10 @@ __all__ = [
     "MAX_POOL_RESTARTS",
     "PoolTaskQueue",
     "ProcessPool",
+    "TaskQueue",
     "die_if_marked",
     "guarded",
+    "results_in_order",
     "stop_requested",
 ]
 
@@ -129,8 +132,6 @@ def _meet(task: Callable[..., object] | None, args: tuple, timeout: float) -> in
 
 def guarded(function: Callable[[Any], dict], payload: Any) -> dict:
     """Call a job ``function``; an exception becomes an ``error`` result with its traceback."""
-    import traceback
-
     try:
         return function(payload)
     except Exception as error:  # noqa: BLE001 - a job's failure must not end the experiment
@@ -138,6 +139,44 @@ def guarded(function: Callable[[Any], dict], payload: Any) -> dict:
 
 
 # ---- parent side --------------------------------------------------------------------------------
+class TaskQueue(Protocol):
+    """Tasks, each under a key, their results as they finish: a process pool's
+    (:class:`PoolTaskQueue`), a Dask cluster's, or this process's."""
+
+    def submit(self, key: Hashable, *args: object) -> None:
+        """Queue a task of these arguments."""
+        ...
+
+    def next_result(self, timeout: float | None = None) -> tuple[Hashable, object] | None:
+        """The key and result of a finished task (None when ``timeout`` seconds passed first,
+        or nothing is pending)."""
+        ...
+
+    def cancel(self) -> None:
+        """Forget every pending task (tasks already running finish unseen)."""
+        ...
+
+    def end_running(self) -> None:
+        """Forget every pending task and end the tasks running now where the backend can
+        (processes; Dask only cancels); returns once none runs."""
+        ...
+
+
+def results_in_order(queue: TaskQueue, calls: Iterable[tuple]) -> list:
+    """Submit a task for each tuple of ``calls`` (workers start while the rest is made) and
+    return all results in the order of ``calls``."""
+    count = 0
+    for args in calls:
+        queue.submit(count, *args)
+        count += 1
+    by_key: dict[Hashable, object] = {}
+    while len(by_key) < count:
+        finished = queue.next_result()
+        assert finished is not None  # without a timeout it waits for one
+        by_key[finished[0]] = finished[1]
+    return [by_key[index] for index in range(count)]
+
+
 class ProcessPool:
     """``workers`` worker processes; replaced when one dies (see :class:`PoolTaskQueue`).
 
@@ -309,20 +348,6 @@ class PoolTaskQueue:
                 except BrokenProcessPool:
                     self._lost.append((order, key, args))
         return self._finished.popleft()
-
-    def results_in_order(self, calls: Iterable[tuple]) -> list:
-        """Submit ``task(*prefix, *args)`` for each tuple of ``calls`` (workers start while the
-        rest is made) and return all results in the order of ``calls``, whatever dies."""
-        count = 0
-        for args in calls:
-            self.submit(count, *args)
-            count += 1
-        by_key: dict[Hashable, object] = {}
-        while len(by_key) < count:
-            finished = self.next_result()
-            assert finished is not None  # without a timeout it waits for one
-            by_key[finished[0]] = finished[1]
-        return [by_key[index] for index in range(count)]
 
     def cancel(self) -> None:
         """Forget every pending task (tasks already running finish unseen)."""
