@@ -40,8 +40,7 @@ from _common import REPO_ROOT, best_time, machine, report, require_shared_levels
 
 from evosoko.config import Config, load_config
 from evosoko.errors import EvosokoError
-from evosoko.evolve.backends import make_evaluator
-from evosoko.evolve.evaluation import SerialEvaluator
+from evosoko.evolve.evaluation import SerialEvaluator, make_evaluator
 from evosoko.evolve.genomes import random_genes
 from evosoko.evolve.runner import evolve_level
 from evosoko.sokoban.formats import read_levels

@@ -30,7 +30,7 @@ from _common import best_time, load_level, machine, report
 
 from evosoko.config import FitnessConfig, ParallelConfig
 from evosoko.errors import EvosokoError
-from evosoko.evolve.backends import make_evaluator
+from evosoko.evolve.evaluation import make_evaluator
 from evosoko.evolve.genomes import random_genes
 from evosoko.sokoban.level import Level
 

@@ -24,8 +24,12 @@ solutions lives in :mod:`evosoko.optimize`, level generation in :mod:`evosoko.ge
 
 Every name is imported on first use, so ``import evosoko`` loads nothing else (no numba
 kernels, no pydantic) until you use it; it only points numba's cache at the folder of this
-version of the sources (:mod:`evosoko.kernel_cache`). ``evosoko.evolve`` is both the GA's package and the
-function :func:`evosoko.api.evolve`: calling it evolves.
+version of the sources (:mod:`evosoko.kernel_cache`).
+
+``evosoko.evolve`` is the function :func:`evosoko.api.evolve`. The GA's package of the same
+name is reached by importing from it (``from evosoko.evolve.engine import Engine``,
+``from evosoko.evolve import make_evaluator``); the attribute stays the function after such
+imports (and ``import evosoko.evolve as x`` gives the function).
 """
 
 from __future__ import annotations
@@ -38,6 +42,16 @@ from evosoko.kernel_cache import configure_kernel_cache
 __version__ = "0.1.0"
 
 configure_kernel_cache()  # compiled kernels are kept per version of the sources
+
+if TYPE_CHECKING:
+    from evosoko.api import evolve
+else:
+    # Loading a subpackage binds its name in this package; the GA's package is loaded first
+    # (its names are imported on first use, so this is cheap), then the name becomes the
+    # function, and later imports of the package's modules leave it alone. The API module
+    # loads its own imports on first use too.
+    importlib.import_module("evosoko.evolve")
+    evolve = importlib.import_module("evosoko.api").evolve
 
 if TYPE_CHECKING:
     from evosoko.api import (
@@ -150,9 +164,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "evolve":  # the subpackage, callable as evosoko.api.evolve
-        value = importlib.import_module("evosoko.evolve")
-    elif name in _REGISTRIES:
+    if name in _REGISTRIES:
         registry = importlib.import_module("evosoko.evolve.registry")
         value = getattr(registry, _REGISTRIES[name]).register
     elif name in __all__:

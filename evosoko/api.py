@@ -21,7 +21,6 @@ used, so ``import evosoko`` stays instant.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
@@ -156,7 +155,7 @@ def evolve(
     every level and generation (and may stop a level early).
     """
     from evosoko.config import Config
-    from evosoko.evolve.backends import make_evaluator, worker_pool
+    from evosoko.evolve.evaluation import make_evaluator, worker_pool
     from evosoko.evolve.runner import evolve_level
     from evosoko.experiment.warmup import warm_up_config
     from evosoko.sokoban.level import Level
@@ -252,8 +251,8 @@ def solve(
         clock=clock,
         memory_limit=DEFAULT_MEMORY if memory is None else memory,
     )
-    return dataclasses.replace(
-        found.as_result(level),
+    return found.as_result(
+        level,
         seed=seed if ALGORITHMS[algorithm].stochastic else None,
         settings=search_settings_digest(
             algorithm,

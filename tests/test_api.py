@@ -37,8 +37,11 @@ def test_import_evosoko_loads_nothing_else():
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
-    # the kernel cache's folder is set at import (stdlib only: evosoko/kernel_cache.py)
-    assert done.stdout.strip() == "['evosoko', 'evosoko.kernel_cache']"
+    # the kernel cache's folder is set at import (stdlib only: evosoko/kernel_cache.py), and
+    # evosoko.evolve is bound to the function of evosoko.api after the package of that name
+    # loaded (both import only the standard library until a name is used)
+    loaded = "['evosoko', 'evosoko.api', 'evosoko.evolve', 'evosoko.kernel_cache']"
+    assert done.stdout.strip() == loaded
 
 
 def test_every_public_name_resolves_and_dir_lists_them():
@@ -49,10 +52,17 @@ def test_every_public_name_resolves_and_dir_lists_them():
         evosoko.no_such_thing  # noqa: B018
 
 
-def test_evosoko_evolve_is_the_package_and_the_function(levels, config):
-    import evosoko.evolve.engine
+def test_evosoko_evolve_is_the_function_and_the_package_imports_by_name(levels, config):
+    import types
 
-    assert evosoko.evolve is sys.modules["evosoko.evolve"] and callable(evosoko.evolve)
+    import evosoko.evolve.engine
+    from evosoko.evolve import Engine
+    from evosoko.evolve.engine import Engine as engine_class
+
+    assert evosoko.evolve is evosoko.api.evolve  # after importing the package's modules too
+    package = sys.modules["evosoko.evolve"]
+    assert type(package) is types.ModuleType  # a plain module: no class swapped in
+    assert Engine is engine_class is package.engine.Engine
     result = evosoko.evolve(levels[1], config)
     assert isinstance(result, evosoko.Result) and result.solved
     assert evosoko.verify(levels[1], result.solution).solved

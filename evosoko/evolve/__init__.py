@@ -15,22 +15,19 @@ Entry points for the runner:
 Names are imported on first use, so importing a part of the package (the registry, to read a
 configuration) does not load the compiled kernels.
 
-The package is callable: ``evosoko.evolve(levels, config, callbacks=...)`` is
-:func:`evosoko.api.evolve` (the public API names the function after the package).
+``evosoko.evolve`` itself is the function :func:`evosoko.api.evolve` (the public API names
+the function after this package; see :mod:`evosoko`): import from this package by name.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evosoko.evolve.backends import make_evaluator
     from evosoko.evolve.callbacks import Callback, Generation
     from evosoko.evolve.engine import Engine
-    from evosoko.evolve.evaluation import Evaluator
+    from evosoko.evolve.evaluation import Evaluator, make_evaluator
     from evosoko.evolve.fitness import Evaluation
     from evosoko.evolve.runner import evolve_level
     from evosoko.evolve.state import read_state
@@ -41,7 +38,7 @@ _NAMES = {
     "Engine": "evosoko.evolve.engine",
     "evolve_level": "evosoko.evolve.runner",
     "Evaluator": "evosoko.evolve.evaluation",
-    "make_evaluator": "evosoko.evolve.backends",
+    "make_evaluator": "evosoko.evolve.evaluation",
     "Evaluation": "evosoko.evolve.fitness",
     "Callback": "evosoko.evolve.callbacks",
     "Generation": "evosoko.evolve.callbacks",
@@ -72,15 +69,3 @@ def __getattr__(name: str) -> Any:
     if name in _NAMES:
         return getattr(importlib.import_module(_NAMES[name]), name)
     raise AttributeError(f"module 'evosoko.evolve' has no attribute {name!r}")
-
-
-class _CallablePackage(types.ModuleType):
-    """This package, callable as :func:`evosoko.api.evolve`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from evosoko.api import evolve
-
-        return evolve(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallablePackage

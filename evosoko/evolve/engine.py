@@ -77,7 +77,10 @@ class Engine(AskTellLoop[tuple[int, ...], Evaluation]):
     step) may extend the best genome every ``hybrid.memetic_every`` generations; ``state``: a
     checkpoint to continue from (:class:`~evosoko.evolve.state.EngineState`);
     ``seconds_spent``: seconds the level took before the loop (the seeding search), counted
-    against the budget's seconds and in the result.
+    against the budget's seconds and in the result. :meth:`result` is the level's result, built
+    once with its seed and settings digest and its solution shortened when
+    ``output.optimize_seconds`` asks; ``final=False``: an island's epoch, whose result the
+    island model turns into the level's (neither shortened nor given a settings digest).
     """
 
     def __init__(
@@ -94,9 +97,12 @@ class Engine(AskTellLoop[tuple[int, ...], Evaluation]):
         should_stop: Callable[[], bool] | None = None,
         state: EngineState | None = None,
         seconds_spent: float = 0.0,
+        final: bool = True,
     ) -> None:
         super().__init__()
         self.level, self.config, self.ga = level, config, config.ga
+        self.seed = config.run.seed if seed is None else seed
+        self.final = final
         self.evaluator = evaluator
         self.budget = budget or Budget.of(config.run.budget)
         self.initial_genomes = [list(g) for g in initial_genomes]
@@ -132,7 +138,7 @@ class Engine(AskTellLoop[tuple[int, ...], Evaluation]):
         if state is not None:
             self._restore(state)
         else:
-            self.rng = random.Random(config.run.seed if seed is None else seed)
+            self.rng = random.Random(self.seed)
         self.toolbox = build_toolbox(level, config, self.rng, self.rank, self.identity)
         self.steps = engine_steps(self, improve)
 
@@ -362,6 +368,7 @@ class Engine(AskTellLoop[tuple[int, ...], Evaluation]):
         """The level's result once the loop has stopped (see
         :func:`evosoko.evolve.ga_result.ga_result`)."""
         from evosoko.evolve.ga_result import ga_result
+        from evosoko.settings_digest import ga_settings_digest
 
         if self.stop is None:
             raise RuntimeError("the loop has not stopped yet")
@@ -378,6 +385,9 @@ class Engine(AskTellLoop[tuple[int, ...], Evaluation]):
             seconds=self.seconds if last is None else last.seconds,
             restarts=self.restarts,
             history=self.history,
+            seed=self.seed,
+            settings=ga_settings_digest(self.config, self.budget) if self.final else None,
+            shorten=self.final,
         )
 
 

@@ -51,6 +51,7 @@ from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import Evaluator, SerialEvaluator, TaskQueue
 from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.objectives import Objectives
+from evosoko.evolve.shortening import shortened
 from evosoko.evolve.state import (
     BestRecord,
     EngineState,
@@ -60,6 +61,7 @@ from evosoko.evolve.state import (
     StreamedRecord,
 )
 from evosoko.result import GenerationStats, History, Result
+from evosoko.settings_digest import ga_settings_digest
 from evosoko.sokoban.level import Level
 from evosoko.status import Resource, Status, Stop
 
@@ -122,6 +124,7 @@ def run_epoch(
         improve=improve,
         callbacks=[collector],
         state=task.state,
+        final=False,  # the island model builds the level's result
     )
     result = engine.run()
     return EpochReport(engine.state, collector.streamed, result)
@@ -227,8 +230,8 @@ class IslandModel:
         self.objectives = Objectives.of(config)
         self.count = config.ga.islands.count
         self.lag = config.ga.islands.migration_lag
-        base_seed = config.run.seed if seed is None else seed
-        self.seeds = [island_seed(base_seed, i) for i in range(self.count)]
+        self.seed = config.run.seed if seed is None else seed
+        self.seeds = [island_seed(self.seed, i) for i in range(self.count)]
         self.initial_genomes = tuple(tuple(g) for g in initial_genomes)
         self.callbacks = Callbacks(callbacks)
         self.should_stop = should_stop
@@ -459,7 +462,7 @@ class IslandModel:
         # a solve of a later epoch (reported early) comes at a later generation: never chosen
         generation, _, chosen = min(self._solves, key=lambda s: s[:2])
         self._stream(generation)
-        return self._counted(replace(chosen, status=Status.SOLVED, exhausted=None))
+        return self._level_result(chosen, Stop(Status.SOLVED))
 
     def _outcome(self, stop: Stop | None) -> Result:
         """The best island's result with ``stop`` (None: the limit that island ran out of),
@@ -470,8 +473,7 @@ class IslandModel:
         index, best = max(
             results, key=lambda item: objectives.weighted(objectives.from_named(item[1].fitness))
         )
-        stop = stop or self._exhausted(index, best)
-        return self._counted(replace(best, status=stop.status, exhausted=stop.exhausted))
+        return self._level_result(best, stop or self._exhausted(index, best))
 
     def _exhausted(self, index: int, result: Result) -> Stop:
         """The limit of the level's budget an island ran out of. Its last epoch's own result
@@ -485,28 +487,47 @@ class IslandModel:
         exhausted = limits.exhausted(**spent)
         return result.stop if exhausted is None else Stop.budget(exhausted)
 
-    def _counted(self, result: Result) -> Result:
-        """``result`` with the generation, evaluations, restarts and seconds of the last
-        statistics record streamed, so that the results and the metrics agree, and the history
-        of the combined statistics."""
+    def _level_result(self, island: Result, stop: Stop) -> Result:
+        """The level's result, built from an island's: its best individual with ``stop``, the
+        generation, evaluations, restarts and seconds of the last statistics record streamed
+        (so that the results and the metrics agree), the history of the combined statistics,
+        this process's level (a worker's copy has no file position), the level's seed and
+        settings digest, and its solution shortened when ``output.optimize_seconds`` asks."""
         last = self.last_streamed
         if last is None:  # nothing streamed in this process (a resume that had nothing left)
             states = [i.state for i in self.islands if i.state is not None]
-            return replace(
-                result,
-                generations=max(self.streamed, 0),
-                cost=sum(s.evaluations for s in states),
-                restarts=sum(s.restarts for s in states),
-                seconds=self.seconds,
-                history=self.history,
+            counts = (
+                max(self.streamed, 0),
+                sum(s.evaluations for s in states),
+                sum(s.restarts for s in states),
+                self.seconds,
             )
+        else:
+            counts = (last.generation, last.evaluations, last.restarts, last.seconds)
+        solution, moves, pushes, best = island.solution, island.moves, island.pushes, island.best
+        optimize = self.config.output.optimize_seconds
+        if optimize and solution is not None:
+            short = shortened(self.level, solution, optimize)
+            solution, moves, pushes = short.lurd, short.moves, short.pushes
+            if best is not None:  # a solved level's best individual plays its solution
+                best = replace(best, lurd=solution, moves=moves, pushes=pushes)
         return replace(
-            result,
-            generations=last.generation,
-            cost=last.evaluations,
-            restarts=last.restarts,
-            seconds=last.seconds,
+            island,
+            status=stop.status,
+            exhausted=stop.exhausted,
+            solution=solution,
+            moves=moves,
+            pushes=pushes,
+            best=best,
+            generations=counts[0],
+            cost=counts[1],
+            restarts=counts[2],
+            seconds=round(counts[3], 3),
             history=self.history,
+            level=self.level,
+            index=self.level.index,
+            seed=self.seed,
+            settings=ga_settings_digest(self.config, self.budget),
         )
 
     def _final_results(self) -> None:

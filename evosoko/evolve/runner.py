@@ -9,7 +9,6 @@ searches (:mod:`evosoko.evolve.search_runner`), shortens a solution when
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -23,7 +22,6 @@ from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.islands import IslandModel
 from evosoko.evolve.state import EngineState, IslandsState, LoopState, SearchesState, read_state
 from evosoko.result import GenerationStats, Result
-from evosoko.settings_digest import ga_settings_digest
 from evosoko.sokoban.level import Level
 
 __all__ = ["evolve_level"]
@@ -44,7 +42,7 @@ def evolve_level(
 ) -> Result:
     """Evolve genomes for ``level`` as ``config`` says; the runner's entry point.
 
-    ``evaluator``: from :func:`evosoko.evolve.backends.make_evaluator` for this level.
+    ``evaluator``: from :func:`evosoko.evolve.evaluation.make_evaluator` for this level.
     ``seed``: the seed of this level's generator (default ``run.seed``); ``budget``: the limits
     (default ``run.budget``). ``callbacks`` (:class:`~evosoko.evolve.callbacks.Callback`) see the
     level start and end, every generation (and the start, generation 0) and every checkpoint:
@@ -80,7 +78,8 @@ def evolve_level(
             should_stop=should_stop,
             state=state,
         )
-        return _finish(level, config, searched, hooks, seed, budget)
+        hooks.on_level_end(searched)
+        return searched
     initial: list[list[int]] = []
     improve = None
     started = time.perf_counter()
@@ -106,33 +105,6 @@ def evolve_level(
     else:
         assert state is None or isinstance(state, EngineState)
         result = Engine(level, config, evaluator, improve=improve, state=state, **common).run()
-    return _finish(level, config, result, hooks, seed, budget)
-
-
-def _finish(
-    level: Level,
-    config: Config,
-    result: Result,
-    hooks: Callbacks,
-    seed: int | None,
-    budget: Budget,
-) -> Result:
-    """The level's result shortened when ``output.optimize_seconds`` asks, with its seed and
-    settings digest, reported to the callbacks."""
-    if config.output.optimize_seconds and result.solved:
-        from evosoko.evolve.shortening import shortened
-
-        result = shortened(level, result, config.output.optimize_seconds)
-    # the level of this process (a worker's copy has no file position) and seconds as files
-    # keep them
-    result = dataclasses.replace(
-        result,
-        level=level,
-        index=level.index,
-        seconds=round(result.seconds, 3),
-        seed=config.run.seed if seed is None else seed,
-        settings=ga_settings_digest(config, budget),
-    )
     hooks.on_level_end(result)
     return result
 

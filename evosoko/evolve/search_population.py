@@ -48,6 +48,7 @@ from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.loop import GENERATION_END, AskTellLoop, Generations
 from evosoko.evolve.registry import crossovers, mutations, parent_selections
 from evosoko.evolve.search_genomes import KNOBS, SearchOutcome, genome_of, outcome_of, settings_of
+from evosoko.evolve.shortening import shortened
 from evosoko.evolve.state import SearchesState, SearchMember
 from evosoko.result import BestIndividual, GenerationStats, HallOfFameEntry, History, Result
 from evosoko.search.clocks import end_searches_when
@@ -178,7 +179,9 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
     resumable; it also ends the searches running then); ``stop_requested`` ends it without a
     checkpoint (a callback's stop). ``base``: the push-fess settings every member starts
     from (the run's ``[search.fess]``; the genome sets its knobs), its own knobs generation 0's
-    first member. ``state``: a checkpoint to continue from.
+    first member. ``state``: a checkpoint to continue from. ``settings`` (the run's settings
+    digest) and ``seed`` go into the level's result, whose solution is shortened for up to
+    ``optimize_seconds`` (0: not shortened).
     """
 
     def __init__(
@@ -203,9 +206,14 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
         on_checkpoint: Callable[[dict[str, Any]], None] | None = None,
         checkpoint_every: int = 0,
         state: SearchesState | None = None,
+        settings: str | None = None,
+        optimize_seconds: float = 0.0,
     ) -> None:
         super().__init__()
         self.level = level
+        self.seed = seed
+        self.settings = settings
+        self.optimize_seconds = optimize_seconds
         self.population = population
         self.first_nodes, self.growth, self.max_nodes = first_nodes, growth, max_nodes
         self.elitism = elitism
@@ -469,7 +477,8 @@ def _member(saved: SearchMember) -> Member:
 
 def searches_result(level: Level, population: SearchPopulation, stop: Stop) -> Result:
     """The level's result: the best member's path, replay-verified (its solution when it
-    solved); ``details`` names its settings."""
+    solved, shortened when the population's ``optimize_seconds`` asks); ``details`` names its
+    settings."""
     best = population.best
     if best is None:
         raise RuntimeError(f"level {level.name}: the population of searches ran no search")
@@ -479,6 +488,10 @@ def searches_result(level: Level, population: SearchPopulation, stop: Stop) -> R
             f"level {level.name}: the best search's path does not replay as it reported"
         )
     solved = best.outcome.solved
+    played = (verification.lurd, verification.moves, verification.pushes)
+    if solved and population.optimize_seconds:
+        short = shortened(level, verification.lurd, population.optimize_seconds)
+        played = (short.lurd, short.moves, short.pushes)
     history = population.history
     last = history[-1] if history else None
     return Result(
@@ -486,19 +499,19 @@ def searches_result(level: Level, population: SearchPopulation, stop: Stop) -> R
         solver="ga",
         status=stop.status,
         exhausted=stop.exhausted,
-        solution=verification.lurd if solved else None,
-        moves=verification.moves if solved else None,
-        pushes=verification.pushes if solved else None,
+        solution=played[0] if solved else None,
+        moves=played[1] if solved else None,
+        pushes=played[2] if solved else None,
         cost=population.evaluations,
         unit="evaluations",
-        seconds=population.elapsed() if last is None else last.seconds,
+        seconds=round(population.elapsed() if last is None else last.seconds, 3),
         index=level.index,
         generations=population.generation,
         best=BestIndividual(
-            lurd=verification.lurd,
+            lurd=played[0],
             distance=best.outcome.distance,
-            moves=verification.moves,
-            pushes=verification.pushes,
+            moves=played[1],
+            pushes=played[2],
             solved=solved,
             genes=list(best.genome),
         ),
@@ -513,4 +526,6 @@ def searches_result(level: Level, population: SearchPopulation, stop: Stop) -> R
             "expanded": best.outcome.expanded,
         },
         level=level,
+        seed=population.seed,
+        settings=population.settings,
     )

@@ -14,6 +14,7 @@ from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.search_population import SearchPopulation
 from evosoko.evolve.state import SearchesState
 from evosoko.result import Result
+from evosoko.settings_digest import ga_settings_digest
 from evosoko.sokoban.level import Level
 
 __all__ = ["evolve_searches"]
@@ -59,6 +60,8 @@ def evolve_searches(
         on_checkpoint=lambda data: hooks.on_checkpoint(level, data),
         checkpoint_every=config.output.checkpoint_every,
         state=state,
+        settings=ga_settings_digest(config, budget),
+        optimize_seconds=config.output.optimize_seconds or 0.0,
     )
     result = population.run()
     if population.best is not None:

@@ -21,10 +21,10 @@ import json
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -341,15 +341,21 @@ def _run_tasks(
             if on_progress:
                 on_progress(len(results), len(tasks))
         return results
-    import multiprocessing
+    from evosoko.parallel.pool import PoolTaskQueue, ProcessPool
 
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(workers) as pool:
-        for result in pool.imap(_level_task, tasks, chunksize=1):
-            results.append(result)
+    pool = ProcessPool(workers, start_method="spawn")  # no threads of torch inherited
+    by_position: dict[Hashable, LevelPositions] = {}
+    try:
+        queue = PoolTaskQueue(pool, _level_task)
+        for position, task in enumerate(tasks):
+            queue.submit(position, task)
+        while (finished := queue.next_result()) is not None:
+            by_position[finished[0]] = cast(LevelPositions, finished[1])
             if on_progress:
-                on_progress(len(results), len(tasks))
-    return results
+                on_progress(len(by_position), len(tasks))
+    finally:
+        pool.close()
+    return [by_position[position] for position in range(len(tasks))]
 
 
 def _balanced(results: list[LevelPositions], level_ids: list[int], rng: random.Random) -> Dataset:

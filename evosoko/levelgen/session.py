@@ -78,7 +78,7 @@ def evolve(
             on_start(evolution)
         evolution.run()
     except BaseException:
-        getattr(backend, "abort", backend.close)()
+        backend.abort()
         raise
     finally:
         if journal is not None:

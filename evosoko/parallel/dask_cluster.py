@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import logging
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evosoko.errors import ConfigError, EvosokoError
+
+if TYPE_CHECKING:
+    from evosoko.parallel.backends import BackendSettings
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -47,11 +50,11 @@ def require_distributed() -> ModuleType:
     return distributed
 
 
-def check_backend_reachable(parallel: Any) -> None:
+def check_backend_reachable(parallel: BackendSettings) -> None:
     """For ``parallel.backend == "dask"`` with an ``address``: make sure Dask is installed and
     a scheduler answers there (an :class:`EvosokoError` otherwise), so that a run finds out
     before it creates its folder. Other backends need no check."""
-    if getattr(parallel, "backend", None) == "dask" and getattr(parallel, "address", None):
+    if parallel.backend == "dask" and parallel.address:
         check_scheduler(parallel.address)
 
 

@@ -4,9 +4,9 @@
   payload to a JSON-able ``dict``. The function is a module-level function so that it
   pickles by name.
 - A backend runs the function on payloads and yields ``(position, result)`` as jobs finish
-  (:class:`SerialBackend` in this process, :class:`ProcessBackend` on a local process pool,
-  :class:`evosoko.parallel.dask_jobs.DaskBackend` on a Dask cluster, each job a task).
-  Any object with the same ``imap_unordered``/``close`` methods plugs in;
+  (:class:`SerialBackend` in this process, :class:`evosoko.parallel.pool.ProcessPool` on a
+  local process pool, :class:`evosoko.parallel.dask_pool.DaskPool` on a Dask cluster, each job
+  a task). Any object with the same ``imap_unordered``/``close``/``abort`` methods plugs in;
   :func:`evosoko.parallel.backends.make_backend` builds the one a ``[parallel]`` table names.
 - A :class:`Journal` appends each finished job's result as one flushed JSON line; rerunning
   with the same journal skips the jobs already in it, so an interrupted experiment resumes
@@ -19,32 +19,21 @@ depend on the backend or on the number of workers.
 from __future__ import annotations
 
 import json
-import logging
 import os
-import signal
-import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from evosoko.parallel.worker_lifetime import exit_with_parent
+from evosoko.parallel.pool import guarded
 
 __all__ = [
     "Job",
     "JobBackend",
     "Journal",
-    "ProcessBackend",
     "SerialBackend",
     "run_jobs",
 ]
-
-log = logging.getLogger(__name__)
-
-MAX_POOL_RESTARTS = 3
-"""How often a broken process pool (a worker died) is replaced before giving up."""
 
 JobFunction = Callable[[Any], dict]
 
@@ -71,15 +60,9 @@ class JobBackend(Protocol):
 
     def close(self) -> None: ...
 
-    # optional: ``abort()`` ends running jobs at once (used on Ctrl-C); ``close`` otherwise
-
-
-def _guarded(function: JobFunction, payload: Any) -> dict:
-    """Call ``function``; an exception becomes an ``error`` result carrying its traceback."""
-    try:
-        return function(payload)
-    except Exception as error:  # noqa: BLE001 - a job's failure must not end the experiment
-        return {"error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
+    def abort(self) -> None:
+        """End the running jobs at once (Ctrl-C)."""
+        ...
 
 
 class SerialBackend:
@@ -89,93 +72,13 @@ class SerialBackend:
         self, function: JobFunction, payloads: Sequence[Any]
     ) -> Iterator[tuple[int, dict]]:
         for position, payload in enumerate(payloads):
-            yield position, _guarded(function, payload)
+            yield position, guarded(function, payload)
 
     def close(self) -> None:
         """Nothing to release."""
 
-
-class ProcessBackend:
-    """A local process pool; at most ``2 * workers`` jobs are queued at a time, so that
-    stopping early wastes little. A pool broken by a dying worker is replaced and its
-    unfinished jobs are submitted again (up to :data:`MAX_POOL_RESTARTS` times)."""
-
-    def __init__(self, workers: int, warm_up: Callable[[], None] | None = None) -> None:
-        if workers < 1:
-            raise ValueError("workers must be at least 1")
-        self.workers = workers
-        self.warm_up = warm_up
-        self._pool: ProcessPoolExecutor | None = None
-
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.workers, initializer=_start_worker, initargs=(self.warm_up,)
-            )
-        return self._pool
-
-    def imap_unordered(
-        self, function: JobFunction, payloads: Sequence[Any]
-    ) -> Iterator[tuple[int, dict]]:
-        waiting = list(range(len(payloads)))[::-1]  # a stack: pop() takes the next in order
-        running: dict[Future, int] = {}
-        restarts = 0
-        while waiting or running:
-            while waiting and len(running) < 2 * self.workers:
-                position = waiting.pop()
-                future = self._executor().submit(_guarded, function, payloads[position])
-                running[future] = position
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            broken = False
-            for future in sorted(done, key=running.__getitem__):
-                position = running.pop(future)
-                try:
-                    result = future.result()
-                except BrokenProcessPool:
-                    waiting.append(position)
-                    broken = True
-                    continue
-                yield position, result
-            if broken:
-                restarts += 1
-                if restarts > MAX_POOL_RESTARTS:
-                    raise RuntimeError("job workers keep dying; giving up")
-                log.warning("a job worker died; restarting the pool and re-running its jobs")
-                waiting.extend(running.values())
-                waiting.sort(reverse=True)
-                running.clear()
-                self._discard_pool()
-
-    def _discard_pool(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-    def close(self) -> None:
-        """Cancel jobs not started and wait for the running ones to end."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
     def abort(self) -> None:
-        """Stop at once: end the worker processes, dropping the jobs they were running."""
-        if self._pool is None:
-            return
-        for process in list(getattr(self._pool, "_processes", {}).values()):
-            process.terminate()
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        self._pool = None
-
-
-def _start_worker(warm_up: Callable[[], None] | None = None) -> None:
-    """Worker initializer: ignore Ctrl-C (it reaches the whole process group, but only the
-    parent acts on it: it records what finished and ends the workers), end with the parent,
-    then ``warm_up`` (compile the kernels the jobs use, so that no job's time includes
-    compiling)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    exit_with_parent()
-    if warm_up is not None:
-        warm_up()
+        """Nothing to stop."""
 
 
 class Journal:
@@ -259,7 +162,7 @@ def run_jobs(
             if stop_after is not None and finished >= stop_after:
                 break
     except BaseException:  # Ctrl-C or a crash: finished jobs are journaled; end the rest now
-        getattr(backend, "abort", backend.close)()
+        backend.abort()
         raise
     if close_backend:
         backend.close()

@@ -142,10 +142,13 @@ class SearchResult:
         """The settings as plain JSON-ready values (empty for a search without settings)."""
         return {} if self.settings is None else self.settings.model_dump(mode="json")
 
-    def as_result(self, level: Level) -> Result:
+    def as_result(
+        self, level: Level, *, seed: int | None = None, settings: str | None = None
+    ) -> Result:
         """This outcome as the :class:`~evosoko.result.Result` every solver returns: cost in
         expanded nodes (mcts: iterations), the search's statistics in ``details``,
-        :meth:`best` as its ``best``."""
+        :meth:`best` as its ``best``; ``seed`` (of a stochastic search) and ``settings`` (its
+        digest) when known."""
         from evosoko.result import BestIndividual, Result
         from evosoko.search.algorithms import ALGORITHMS
 
@@ -173,4 +176,6 @@ class SearchResult:
                 "settings": self.settings_data(),
             },
             level=level,
+            seed=seed,
+            settings=settings,
         )

@@ -222,12 +222,12 @@ def test_local_workers_start_a_cluster_that_closes_with_the_evaluator():
     genomes = genomes_for("moves", 20)
     config = ParallelConfig(backend="dask", local_workers=1, batch_size=4)
     with make_evaluator(level, config, "moves", FitnessConfig()) as evaluator:
-        local_cluster = evaluator._connection.cluster
+        local_cluster = evaluator.pool.connection.cluster
         assert local_cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         assert evaluator.map(genomes) == serial_map(level, "moves", genomes)
         # Ctrl-C is left to this process, which closes the cluster
         assert list(evaluator.client.run(ignores_ctrl_c).values()) == [True]
-    assert evaluator._connection.cluster is None
+    assert evaluator.pool.connection.cluster is None
     assert local_cluster.status.name == "closed"
 
 
@@ -273,7 +273,7 @@ def _warmed(marker: str) -> None:
 def test_one_connection_serves_every_level_of_a_run(cluster, client, tmp_path):
     import functools
 
-    from evosoko.evolve.backends import worker_pool
+    from evosoko.evolve.evaluation import worker_pool
 
     config = on_cluster(cluster)
     levels = [small_level("two-boxes"), small_level("corridor")]

@@ -86,14 +86,14 @@ def test_one_pool_serves_level_after_level_and_survives_a_death(tmp_path):
     """A run keeps its workers: every level's evaluator uses the same processes, each level is
     evaluated as serial evaluates it, and a worker that dies on one level is replaced for
     the rest."""
-    from evosoko.evolve.backends import worker_pool
+    from evosoko.evolve.evaluation import worker_pool
 
     marker = tmp_path / "crash-once"
     levels = [small_level("two-boxes"), small_level("corridor"), small_level("two-boxes")]
     pids: list[set[int]] = []
     with worker_pool(PROCESSES, crash_marker=str(marker)) as pool:
         for number, level in enumerate(levels):
-            pids.append(set(pool.prepare(None)))  # the workers alive now
+            pids.append(set(pool.on_every_worker()))  # the workers alive now
             genomes = genomes_for("pushes")
             with make_evaluator(level, ParallelConfig(), "pushes", FitnessConfig()) as serial:
                 expected = serial.map(genomes)
@@ -105,7 +105,7 @@ def test_one_pool_serves_level_after_level_and_survives_a_death(tmp_path):
                 seen = ev.run_each(worker_pid, [(i,) for i in range(8)])
                 assert {name for _, name in seen} == {level.name}
         assert pool.restarts == 1
-        pids.append(set(pool.prepare(None)))
+        pids.append(set(pool.on_every_worker()))
     assert all(len(workers) == 2 for workers in pids)
     # the same workers for every level, but for the two that replaced the dead one's pool
     assert pids[0] == pids[1] and pids[2] == pids[3] and not pids[1] & pids[2]

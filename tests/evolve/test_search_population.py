@@ -12,7 +12,7 @@ import pytest
 from evosoko.budget import Budget
 from evosoko.config import FitnessConfig
 from evosoko.errors import EvosokoError
-from evosoko.evolve.evaluation import ProcessPool
+from evosoko.evolve.evaluation import ProcessEvaluator
 from evosoko.evolve.search_population import (
     KNOBS,
     SearchPopulation,
@@ -21,7 +21,8 @@ from evosoko.evolve.search_population import (
     settings_of,
 )
 from evosoko.evolve.state import read_state
-from evosoko.search.clocks import TimeLimit
+from evosoko.parallel.pool import ProcessPool, stop_requested
+from evosoko.search.clocks import TimeLimit, end_searches_when
 from evosoko.search.settings import FessSettings
 from evosoko.search.solver import warm_up
 from evosoko.sokoban.solutions import verify_solution
@@ -231,14 +232,15 @@ def _wait_until_ended(seconds: float) -> str:
 def test_end_running_ends_the_searches_a_pool_is_running():
     pool = ProcessPool(2)
     try:
-        futures = [pool.submit(_wait_until_ended, (120.0,)) for _ in range(3)]
+        pool.on_every_worker(end_searches_when, stop_requested)  # as an evaluator's tasks do
+        futures = [pool.submit(_wait_until_ended, 120.0) for _ in range(3)]
         started = time.monotonic()
         while not futures[0].running() and time.monotonic() - started < 60:
             time.sleep(0.01)
         pool.end_running(futures)
         assert futures[0].result() == "ended"  # it was running: it ended, not cancelled
         assert all(f.cancelled() or f.result() == "ended" for f in futures)
-        later = pool.submit(_wait_until_ended, (0.2,))
+        later = pool.submit(_wait_until_ended, 0.2)
         assert later.result() == "ran out"  # the tasks after it run as usual
     finally:
         pool.close()
@@ -246,7 +248,7 @@ def test_end_running_ends_the_searches_a_pool_is_running():
 
 def on(pool: ProcessPool, level):
     """An evaluator of ``level`` on ``pool`` (what a run's processes backend gives)."""
-    return pool.evaluator(level, "pushes", FitnessConfig(), 1)
+    return ProcessEvaluator(level, "pushes", FitnessConfig(), pool.workers, 1, pool=pool)
 
 
 def problem(state: dict) -> str | None:

@@ -19,7 +19,7 @@ PARENT = textwrap.dedent(
     """
     import sys, time
     from evosoko.config import FitnessConfig, ParallelConfig
-    from evosoko.evolve.backends import make_evaluator
+    from evosoko.evolve.evaluation import make_evaluator
     from evosoko.sokoban.build import level_from_rows
 
     level = level_from_rows(["#######", "#@ $ .#", "#######"])

@@ -265,7 +265,7 @@ def solver_result(level: Level, payload: dict) -> Result:
 def _ga_result(level: Level, payload: dict) -> Result:
     import tomllib
 
-    from evosoko.evolve.backends import make_evaluator
+    from evosoko.evolve.evaluation import make_evaluator
     from evosoko.evolve.registry import install
     from evosoko.evolve.runner import evolve_level
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 import csv
 import io
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evosoko.result import BestIndividual, GenerationStats, Result
+from evosoko.result import BestIndividual, GenerationStats, History, Result
 from evosoko.status import read_stop
+
+if TYPE_CHECKING:
+    from evosoko.sokoban.level import Level
 
 METRICS_COLUMNS = (
     "level_index",
@@ -139,8 +142,17 @@ def summary_entry(result: Result) -> dict[str, Any]:
     }
 
 
-def result_from_entry(data: dict[str, Any]) -> Result:
-    """The GA result of a ``summary.json`` entry (inverse of :func:`summary_entry`)."""
+def result_from_entry(
+    data: dict[str, Any],
+    *,
+    history: History | None = None,
+    level: Level | None = None,
+    seed: int | None = None,
+    settings: str | None = None,
+) -> Result:
+    """The GA result of a ``summary.json`` entry (inverse of :func:`summary_entry`), with what
+    the entry does not hold: its ``history`` (from ``metrics.csv``), ``level``, ``seed`` and
+    settings digest, when known."""
     best = data.get("best")
     stop = read_stop(data["stop_reason"], data.get("exhausted"))
     return Result(
@@ -159,6 +171,10 @@ def result_from_entry(data: dict[str, Any]) -> Result:
         restarts=data["restarts"],
         best=None if best is None else BestIndividual(**best),
         fitness={"distance": float(data["best_distance"])},
+        history=history if history is not None else History(),
+        level=level,
+        seed=seed,
+        settings=settings,
     )
 
 

@@ -14,7 +14,6 @@ SIGINT/SIGTERM stop a run gracefully after the current generation (see
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import logging
@@ -32,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 from evosoko.budget import Budget
 from evosoko.config import Config, dump_config, load_config
 from evosoko.errors import ConfigError, EvosokoError, EvosokoWarning, LevelFormatError
-from evosoko.evolve.backends import make_evaluator, worker_pool
 from evosoko.evolve.callbacks import Callback
+from evosoko.evolve.evaluation import make_evaluator, worker_pool
 from evosoko.evolve.runner import evolve_level
 from evosoko.evolve.state import read_state
 from evosoko.experiment.atomic import WriteFailed
@@ -68,8 +67,8 @@ from evosoko.sokoban.level import Level
 if TYPE_CHECKING:
     import pandas
 
-    from evosoko.evolve.dask_evaluation import DaskPool
-    from evosoko.evolve.evaluation import ProcessPool
+    from evosoko.parallel.dask_pool import DaskPool
+    from evosoko.parallel.pool import ProcessPool
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +125,6 @@ def read_run(run_dir: str | PathLike[str]) -> RunReport:
         if not folder.file(required).is_file():
             raise EvosokoError(f"not a run folder: it has no {required}", str(run_dir))
     summary = folder.read_summary()
-    results = [result_from_entry(entry) for entry in summary.get("levels", [])]
     histories: dict[int, History] = {}
     for row in folder.read_metrics():
         histories.setdefault(int(row["level_index"]), History()).append(stats_from_row(row))
@@ -134,14 +132,14 @@ def read_run(run_dir: str | PathLike[str]) -> RunReport:
     levels = _quietly_read_levels(config)
     settings = ga_settings_digest(config)
     results = [
-        dataclasses.replace(
-            result,
-            history=histories.get(run_index(result), History()),
-            level=levels.get(run_index(result)),
+        result_from_entry(
+            entry,
+            history=histories.get(entry.get("index"), History()),
+            level=levels.get(entry.get("index")),
             seed=config.run.seed,
             settings=settings,
         )
-        for result in results
+        for entry in summary.get("levels", [])
     ]
     return RunReport(folder.path, summary.get("status", "unknown"), results, summary)
 
@@ -509,7 +507,7 @@ class _Execution:
         if result.status == "interrupted":
             self._interrupted(level, result.generations)
             return None
-        return dataclasses.replace(result, index=index)
+        return result
 
     def _interrupted(self, level: Level, generation: int | None) -> None:
         self.status = "interrupted"
