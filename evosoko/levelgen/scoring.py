@@ -127,7 +127,7 @@ class Scorer:
                 if self.journal is not None:
                     self.journal.record(score)
                 if should_stop():
-                    getattr(self.backend, "abort", self.backend.close)()
+                    self.backend.abort()
                     return None
         return [self.known[key] for key in keys]
 
