@@ -21,12 +21,15 @@ Per genome the kernel reports: solved and where, the best point and its key, the
 and the key there, and the Zobrist hashes (player normalized, :mod:`evosoko.sokoban.zobrist`)
 at the best point and at the end.
 
-The kernel does per push what only changes on a push: the distance (the matching only when the
-pushed box did not come one push closer to its goal in the current optimal matching, which then
-stays optimal), the deadlock tests, and the walking distance to the nearest box off goal from
-every cell (the *gap field*, one breadth-first walk from those boxes, only when the distance
-ties or beats the best, the only time the gap decides anything). A walk then costs a look-up;
-the hashes are worked out once per genome, and only those the caller scores.
+The kernel does per push what only changes on a push: the distance, the deadlock tests, and
+the walking distance to the nearest box off goal from every cell (the *gap field*, one
+breadth-first walk from those boxes, only when the distance ties or beats the best, the only
+time the gap decides anything). The matching is worked out again only when the pushed box did
+not come one push closer to its goal in the current optimal matching (which then stays optimal)
+and the batch has not met the configuration before: a configuration table keyed by the boxes'
+hash keeps each configuration's matching, gap field, region table and frozen-box verdict. A
+walk then costs a look-up; the hashes are worked out once per genome, and only those the caller
+scores.
 """
 
 from __future__ import annotations
@@ -172,6 +175,9 @@ class _Configurations(NamedTuple):
     keys: np.ndarray  # uint64[slots]: box hash of the configuration held (0: none)
     version: np.ndarray  # int64[slots]: when it was stored (the batch counts stores from 1)
     cells: np.ndarray  # int64[slots, boxes]: its box cells
+    raw: np.ndarray  # int64[slots]: its objective, uncapped
+    goals: np.ndarray  # int16[slots, boxes]: the goal of the box on ``cells[slot, j]``
+    potentials: np.ndarray  # int32[slots, boxes]: the goals' duals of that matching
     frozen_lost: np.ndarray  # int8[slots]: a box frozen off its goal (-1: not worked out)
     has_field: np.ndarray  # bool[slots]: ``fields`` holds its gap field
     # int64[slots + 2, cells]: walking distance to the nearest box off goal; then the start's
@@ -196,6 +202,9 @@ def _configurations(cells, box_count):  # pragma: no cover - compiled
         np.zeros(slots, dtype=np.uint64),
         np.zeros(slots, dtype=np.int64),
         np.zeros((slots, box_count), dtype=np.int64),  # cell 0 is never a box: no false hit
+        np.zeros(slots, dtype=np.int64),
+        np.zeros((slots, box_count), dtype=np.int16),
+        np.zeros((slots, box_count), dtype=np.int32),
         np.zeros(slots, dtype=np.int8),
         np.zeros(slots, dtype=np.bool_),
         np.empty((slots + 2, cells), dtype=np.int64),
@@ -234,6 +243,15 @@ def _regions(floor, occupied, deltas, mark, stamp, queue, regions):  # pragma: n
             count, smallest = explore(floor, occupied, deltas, cell, mark, stamp, queue, queue[:0])
             for i in range(count):
                 regions[queue[i]] = smallest
+
+
+@numba.njit(cache=True, inline="always")
+def _closer(push_distance, goal, cell, beyond):  # pragma: no cover - compiled
+    """Whether a box pushed from ``cell`` to ``beyond`` came one push closer to ``goal``. Then
+    a matching that pairs them stays optimal (its cost fell by 1, no other fell by more) and
+    its duals stay feasible: a push lowers a box's distance to any goal by at most 1."""
+    before = min(push_distance[goal, cell], UNREACHABLE)
+    return min(push_distance[goal, beyond], UNREACHABLE) == before - 1
 
 
 @numba.njit(cache=True, inline="always")
@@ -304,6 +322,8 @@ def _move_batch_kernel(
         known.cells,
         known.frozen_lost,
     )
+    known_raw, known_goals, known_potentials = known.raw, known.goals, known.potentials
+    goal_on = np.zeros(cells, dtype=np.int16)  # scratch: the goal of the box on a cell
     has_field, fields, has_regions, known_regions = (
         known.has_field,
         known.fields,
@@ -426,6 +446,15 @@ def _move_batch_kernel(
                         break
             if objective != MATCHING:
                 pushed_raw = raw + table[beyond] - table[target]
+            elif _closer(push_distance, assignment[k], target, beyond):
+                pushed_raw = raw - 1  # the matching stays optimal, its duals feasible
+            elif hit:  # the configuration's matching, boxes matched by their cells
+                pushed_raw = known_raw[pushed_slot]
+                for j in range(box_count):
+                    goal_on[known_cells[pushed_slot, j]] = known_goals[pushed_slot, j]
+                    potentials[j] = known_potentials[pushed_slot, j]
+                for j in range(box_count):
+                    assignment[j] = goal_on[boxes[j]]
             else:  # box k re-matched from the duals: O(n^2), the full matching's cost
                 pushed_raw = matching_update(push_distance, boxes, assignment, potentials, k, work)
             if not hit:
@@ -434,6 +463,11 @@ def _move_batch_kernel(
                 version[pushed_slot] = stores
                 for j in range(box_count):
                     known_cells[pushed_slot, j] = boxes[j]
+                if objective == MATCHING:
+                    known_raw[pushed_slot] = pushed_raw
+                    for j in range(box_count):
+                        known_goals[pushed_slot, j] = assignment[j]
+                        known_potentials[pushed_slot, j] = potentials[j]
                 frozen_lost[pushed_slot] = -1
                 has_field[pushed_slot] = False
                 has_regions[pushed_slot] = False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +14,11 @@ from evosoko.evolve.genomes import random_genes
 from evosoko.evolve.move_replay import BEST, BOTH, FINAL, move_tables, replay_move_batch
 from evosoko.sokoban.arrays import state_hash
 from evosoko.sokoban.deadlocks import matching_cost
+from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.rules import Board
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def walk_distance(level, source, target):
@@ -93,6 +97,44 @@ def test_deadlock_stop_ends_before_the_push_that_loses(microban):
             before = board.state()
             board.step(genes[result.steps[i]])
             assert board.state().boxes != before.boxes
+
+
+def seed_level(name):
+    return select_levels(read_levels(ROOT / "levels" / "seeds.xsb"), [name])[0]
+
+
+def test_the_distance_is_the_full_matching_after_every_push():
+    """The kernel re-matches only some pushes (a box one push closer to its matched goal keeps
+    the matching; a configuration met before takes its stored matching): every distance on the
+    way must still be the optimal matching's."""
+    level = seed_level("seed000-case3")
+    rng = random.Random(11)
+    genomes = [random_genes(rng, 50, "moves") for _ in range(150)]
+    result = batch(level, genomes, stop_on_deadlock=False)
+    for i, genes in enumerate(genomes):
+        board = Board(level)
+        distances = [matching_cost(level, board.state().boxes)]
+        for gene in genes:
+            board.step(gene)
+            distances.append(matching_cost(level, board.state().boxes))
+        assert not result.solved[i]
+        assert result.final_distance[i] == distances[-1]
+        assert result.best_distance[i] == min(distances)
+
+
+def test_a_stored_matching_fits_whichever_boxes_stand_on_its_cells():
+    """Genomes that bring different boxes onto the same cells share a configuration and its
+    stored matching; each genome must score as it does alone in its batch (no stored entry).
+    On this 6-box level, 2,000 random genomes meet such configurations."""
+    level = seed_level("seed004-blog")
+    tables = move_tables(level)
+    genomes = np.random.default_rng(1).integers(0, 4, size=(2000, 200), dtype=np.int32)
+    lengths = np.full(len(genomes), genomes.shape[1], dtype=np.int32)
+    together = replay_move_batch(tables, genomes, lengths, "matching", False, FINAL)
+    for i, genes in enumerate(genomes):
+        alone = replay_move_batch(tables, genes[None], lengths[:1], "matching", False, FINAL)
+        assert alone.final_distance[0] == together.final_distance[i], i
+        assert alone.best_distance[0] == together.best_distance[i], i
 
 
 def test_the_gap_rewards_walking_towards_a_box():
