@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from evosoko.result import BestIndividual, GenerationStats, Result
+from evosoko.sokoban.level import Level
 from evosoko.status import read_stop
 
 METRICS_COLUMNS = (
@@ -160,6 +161,11 @@ def result_from_entry(data: dict[str, Any]) -> Result:
         best=None if best is None else BestIndividual(**best),
         fitness={"distance": float(data["best_distance"])},
     )
+
+
+def level_index(level: Level) -> int:
+    """The 1-based index of ``level`` in its file (1 for a level read on its own)."""
+    return level.origin.index if level.origin is not None else 1
 
 
 def run_index(result: Result) -> int:
