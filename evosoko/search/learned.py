@@ -45,11 +45,13 @@ _G, _MOVES, _H, _CLOSED, _BOXES, _ACTUAL = (
 _SCALE = 1_000_000
 """Probabilities are ordered as integers in millionths."""
 
-BATCH_CELLS = 1 << 22
-"""Board cells (children x cells of the board) the network reads in one call; between calls the
-clock is read. A level of up to 10,000 cells scores the children of one expansion (a few
-hundred at most) in one call; on a board of a million cells a call scores four children,
-so that the time limit holds there too."""
+BATCH_CELLS = 1 << 17
+"""Board cells (children x cells of the board) the network reads in one call; before each call
+the clock is read. A Microban or XSokoban level (up to 500 cells) scores the children of one
+expansion (a few dozen) in one call; the 261-box lattice of ``benchmarks/bench_limits.py``
+(2,904 cells, about 1,000 children per expansion) 45 children a call, about 0.1 s on the
+2-core machine of ``docs/results.md`` (at 1 << 22 one call took 13 s there under load); a board
+of a million cells one child a call."""
 
 
 class _OutOfTime(Exception):
@@ -125,7 +127,7 @@ def run_guided(run) -> str:
         new = np.flatnonzero(p < 0)
         batch = max(1, BATCH_CELLS // run.level.cells)
         for start in range(0, len(new), batch):
-            if start and run.out_of_time():
+            if run.out_of_time():
                 raise _OutOfTime
             part = new[start : start + batch]
             fresh = ids[part]
