@@ -96,6 +96,12 @@ def _refused(run: Path, pattern: str) -> EvosokoError:
     return caught.value
 
 
+def test_an_undamaged_folder_resumes_without_a_warning(run):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EvosokoWarning)
+        assert resume_run(run).status == "completed"
+
+
 def test_a_summary_without_its_finished_levels_is_refused(run):
     _edit(run / "summary.json", lambda s: {**s, "levels": []})
     error = _refused(run, r"lists the finished levels \[\], but the run finished \[93\]")
