@@ -45,13 +45,13 @@ _G, _MOVES, _H, _CLOSED, _BOXES, _ACTUAL = (
 _SCALE = 1_000_000
 """Probabilities are ordered as integers in millionths."""
 
-BATCH_CELLS = 1 << 17
+BATCH_CELLS = 1 << 15
 """Board cells (children x cells of the board) the network reads in one call; before each call
 the clock is read. A Microban or XSokoban level (up to 500 cells) scores the children of one
 expansion (a few dozen) in one call; the 261-box lattice of ``benchmarks/bench_limits.py``
-(2,904 cells, about 1,000 children per expansion) 45 children a call, about 0.1 s on the
-2-core machine of ``docs/results.md`` (at 1 << 22 one call took 13 s there under load); a board
-of a million cells one child a call."""
+(2,904 cells, about 1,000 children per expansion) 11 children a call, about 0.3 s on the
+2-core machine of ``benchmarks/README.md`` under load (at 1 << 22 one call took 13 s there,
+at 1 << 17 about 1.3 s); a board of a million cells one child a call."""
 
 
 class _OutOfTime(Exception):
