@@ -8,8 +8,9 @@
   of 500 cells then three pushes) with ``--time-limit 60``: solved or a clean status
   (``timeout``, ``memory-limit``), never a crash.
 - ``every_algorithm`` (``--every-algorithm``; issue 55's table): every algorithm with
-  ``--time-limit 2`` on a 261-box lattice and on a 1000x1000 room with one push to make: the
-  whole command's wall time beside the search's own seconds. Target: within 10% of the limit
+  ``--time-limit 2`` on a 261-box lattice, on a 1000x1000 room with one push to make and on a
+  3x333,333 corridor (a walk of 333,330 cells, then one push): the whole command's wall time
+  beside the search's own seconds. Target: within 10% of the limit
   plus the start-up (the command's time with ``--node-limit 1`` on the same board, also shown).
 - ``reading``: ``evosoko levels`` on a 1000x1000 board (the largest accepted) and on a one-row
   board of 2,000,000 cells (refused): wall time and exit status.
@@ -98,6 +99,7 @@ def time_limits(folder: Path) -> list[dict]:
 EVERY_ALGORITHM_BOARDS = {
     "261 boxes": lambda: lattice_rows(261),
     "1000x1000": lambda: room_rows(1000, 1000, player=(998, 995), box=(998, 996), goal=(998, 997)),
+    "3x333,333": lambda: corridor_rows(333_331),
 }
 
 

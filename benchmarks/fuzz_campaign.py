@@ -15,25 +15,35 @@ A *clean rejection* is an ``EvosokoError`` (one ``error:`` line and exit status 
 line); a *crash* is anything else: another exception, an exit status other than 0, 1, 2 or a
 traceback on stderr. Prints one JSON object, then a table; exits 1 when anything crashed.
 
+The fault families of issue 55 (:mod:`fuzz_faults`: folders whose files disagree, memory
+limits, plugin names, two compares or sweeps on one folder, SIGTERM) count *silent losses*
+too: data removed without a word. ``--families`` picks some of the kinds by name.
+
     python benchmarks/fuzz_campaign.py [--levels 2200] [--cli 400] [--solutions 1060]
-        [--configs 240] [--seed 17]
+        [--configs 240] [--seed 17] [--families folder_semantics,sigterm,...]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 import warnings
-from collections import Counter
 from pathlib import Path
 
 from _common import REPO_ROOT, machine, markdown_table
+from fuzz_faults import (
+    concurrent,
+    folder_semantics,
+    plugin_names,
+    resource_limits,
+    sigterm,
+    stopped_run,
+)
+from fuzz_judging import Tally, cli, judge_cli
 
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 
@@ -57,51 +67,6 @@ CLI_COMMANDS = [
     ["solve", "-l", "1", "--algo", "push-astar", "--time-limit", "2"],
     ["solve", "-l", "1", "--algo", "bfs", "--time-limit", "2"],
 ]
-
-
-class Tally:
-    """Inputs, clean rejections and crashes (with examples) of one kind of input."""
-
-    def __init__(self) -> None:
-        self.inputs = self.accepted = self.rejected = 0
-        self.crashes: Counter[str] = Counter()
-
-    def crash(self, what: str) -> None:
-        self.crashes[what[:160]] += 1
-
-    def as_dict(self) -> dict:
-        return {
-            "inputs": self.inputs,
-            "accepted": self.accepted,
-            "clean_rejections": self.rejected,
-            "crashes": sum(self.crashes.values()),
-            "crash_examples": [f"{count} x {what}" for what, count in self.crashes.most_common(5)],
-        }
-
-
-def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "evosoko.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "COLUMNS": "120"},
-        check=False,
-    )
-
-
-def judge_cli(tally: Tally, completed: subprocess.CompletedProcess, name: str) -> None:
-    tally.inputs += 1
-    errors = [line for line in completed.stderr.splitlines() if line.startswith("error: ")]
-    clean_error = completed.returncode == 2 and len(errors) == 1  # after warning: lines, maybe
-    if "Traceback" in completed.stderr or completed.returncode not in (0, 1, 2):
-        tally.crash(f"{name}: exit {completed.returncode}: {completed.stderr.strip()[-120:]}")
-    elif completed.returncode == 2 and not clean_error:
-        tally.crash(f"{name}: exit 2 without an error line: {completed.stderr[:80]}")
-    elif completed.returncode == 2:
-        tally.rejected += 1
-    else:
-        tally.accepted += 1
 
 
 def level_files(count: int, seed: int, folder: Path) -> Tally:
@@ -204,7 +169,7 @@ def configurations(count: int, seed: int, folder: Path, runs: int) -> Tally:
 
 def damaged_folders(folder: Path) -> Tally:
     tally = Tally()
-    stopped = _stopped_run(folder)
+    stopped = stopped_run(folder / "stopped", [])
     for name, damage in DAMAGES.items():
         copy = folder / f"damaged-{name}"
         shutil.copytree(stopped, copy)
@@ -224,42 +189,6 @@ def damaged_folders(folder: Path) -> Tally:
     return tally
 
 
-def _stopped_run(folder: Path) -> Path:
-    """A run of three seed levels stopped in its second level (a checkpoint there)."""
-    from evosoko.config import load_config as load
-    from evosoko.experiment.interrupts import GracefulInterrupts
-    from evosoko.experiment.run.progress import NoProgress
-    from evosoko.experiment.run.runner import start_run
-
-    class StopAt(NoProgress):
-        def __init__(self, interrupts):
-            self.interrupts, self.level = interrupts, None
-
-        def level_started(self, index, name):
-            self.level = index
-
-        def generation(self, stats):
-            if self.level == 2 and stats.generation == 6:
-                self.interrupts.request()
-
-    config = load(
-        None,
-        [
-            f"run.levels={REPO_ROOT / 'levels' / 'seeds.xsb'}",
-            f"output.dir={folder / 'stopped'}",
-            "run.budget.generations=12",
-            "run.budget.seconds=none",
-            "output.checkpoint_every=4",
-            "ga.population=30",
-            "ga.offspring=30",
-            "ga.encoding=moves",
-        ],
-    )
-    interrupts = GracefulInterrupts()
-    report = start_run(config, progress=StopAt(interrupts), interrupts=interrupts)
-    return report.run_dir
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", type=int, default=2200, help="mutated level files")
@@ -268,18 +197,31 @@ def main() -> None:
     parser.add_argument("--configs", type=int, default=240, help="mutated configurations")
     parser.add_argument("--runs", type=int, default=40, help="of which run as `evosoko run`")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument(
+        "--families", default="", help="comma-separated kinds to run (default: every kind)"
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore", EvosokoWarning)
     started = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="evosoko-fuzz-"))
+    families = {
+        "level_files": lambda: level_files(args.levels, args.seed, folder),
+        "command_lines": lambda: command_lines(args.cli, args.seed, folder),
+        "solutions": lambda: solutions(args.solutions, args.seed),
+        "configurations": lambda: configurations(args.configs, args.seed, folder, args.runs),
+        "damaged_run_folders": lambda: damaged_folders(folder),
+        "folder_semantics": lambda: folder_semantics(folder),
+        "resource_limits": lambda: resource_limits(folder),
+        "plugin_names": lambda: plugin_names(folder),
+        "concurrent": lambda: concurrent(folder),
+        "sigterm": lambda: sigterm(folder, args.seed),
+    }
+    chosen = [name for name in args.families.split(",") if name] or list(families)
+    unknown = sorted(set(chosen) - set(families))
+    if unknown:
+        parser.error(f"unknown families {unknown}; choose from {', '.join(families)}")
     try:
-        tallies = {
-            "level_files": level_files(args.levels, args.seed, folder),
-            "command_lines": command_lines(args.cli, args.seed, folder),
-            "solutions": solutions(args.solutions, args.seed),
-            "configurations": configurations(args.configs, args.seed, folder, args.runs),
-            "damaged_run_folders": damaged_folders(folder),
-        }
+        tallies = {name: families[name]() for name in chosen}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     report = {
@@ -287,6 +229,7 @@ def main() -> None:
         "seed": args.seed,
         "kinds": {name: tally.as_dict() for name, tally in tallies.items()},
         "crashes": sum(sum(t.crashes.values()) for t in tallies.values()),
+        "silent_losses": sum(sum(t.losses.values()) for t in tallies.values()),
         "wall_seconds": round(time.perf_counter() - started, 1),
         "machine": machine(),
     }
@@ -301,11 +244,12 @@ def main() -> None:
                 ("accepted", "accepted"),
                 ("clean rejections", "clean_rejections"),
                 ("crashes", "crashes"),
+                ("silent losses", "silent_losses"),
             ],
             rows,
         )
     )
-    raise SystemExit(1 if report["crashes"] else 0)
+    raise SystemExit(1 if report["crashes"] or report["silent_losses"] else 0)
 
 
 if __name__ == "__main__":

@@ -259,3 +259,84 @@ DAMAGES: dict[str, Callable[[Path], None]] = {
 }
 """28 ways to damage a run folder that stopped in the middle of its second level (the first
 level finished, the second with a checkpoint), as the fuzz campaign of issue 17 did."""
+
+
+def _current_checkpoint(run: Path) -> Path:
+    """The checkpoint of the level in progress (the one with the highest index)."""
+    return max(run.glob("checkpoints/*.json"), key=lambda path: int(path.stem.split("-")[1]))
+
+
+def _drop_metrics_line(number: int) -> Callable[[Path], None]:
+    def apply(run: Path) -> None:
+        path = run / "metrics.csv"
+        lines = path.read_text().splitlines(keepends=True)
+        del lines[number]
+        path.write_text("".join(lines))
+
+    return apply
+
+
+def _edit_metrics_best(run: Path) -> None:
+    """The ``best`` of the first level's first row, one better: a row that still parses."""
+    path = run / "metrics.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    header = lines[0].rstrip("\n").split(",")
+    cells = lines[1].rstrip("\n").split(",")
+    at = header.index("best")
+    cells[at] = str(max(float(cells[at]) - 1, 0))
+    lines[1] = ",".join(cells) + "\n"
+    path.write_text("".join(lines))
+
+
+def _cut_after_checkpoint(run: Path) -> None:
+    """Drop the rows the level in progress wrote after its checkpoint (they are run again)."""
+    checkpoint = _current_checkpoint(run)
+    index = checkpoint.stem.split("-")[1]
+    generation = json.loads(checkpoint.read_text())["generation"]
+    path = run / "metrics.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    kept = [
+        line
+        for line in lines
+        if not (line.startswith(f"{index},") and int(line.split(",")[2]) > generation)
+    ]
+    path.write_text("".join(kept))
+
+
+def _checkpoint_of_a_later_level(run: Path) -> None:
+    checkpoint = _current_checkpoint(run)
+    later = int(checkpoint.stem.split("-")[1]) + 1
+    shutil.copy(checkpoint, run / "checkpoints" / f"level-{later}.json")
+
+
+SEMANTIC_DAMAGES: dict[str, Callable[[Path], None]] = {
+    "summary-levels-empty": _summary_edit(lambda s: {**s, "levels": []}),
+    "summary-status-completed": _summary_edit(lambda s: {**s, "status": "completed"}),
+    "summary-evaluations-edited": _first_level(
+        lambda e: {**e, "evaluations": e["evaluations"] + 1}
+    ),
+    "checkpoint-generation-3": lambda run: _json_edit(lambda c: {**c, "generation": 3})(
+        _current_checkpoint(run)
+    ),
+    "checkpoint-deleted": lambda run: _current_checkpoint(run).unlink(),
+    "checkpoint-of-a-later-level": _checkpoint_of_a_later_level,
+    "metrics-row-deleted": _drop_metrics_line(2),
+    "metrics-best-edited": _edit_metrics_best,
+    "metrics-rows-after-checkpoint-cut": _cut_after_checkpoint,
+    "metrics-last-row-cut-short": lambda run: (run / "metrics.csv").write_bytes(
+        (run / "metrics.csv").read_bytes()[:-7]
+    ),
+    "manifest-deleted": lambda run: (run / "manifest.json").unlink(),
+    "manifest-garbage": lambda run: (run / "manifest.json").write_text('{"version": 1, "fin'),
+    "manifest-checkpoint-digest": lambda run: _json_edit(
+        lambda m: {
+            **m,
+            "checkpoints": {k: {**v, "sha256": "0" * 64} for k, v in m["checkpoints"].items()},
+        }
+    )(run / "manifest.json"),
+    "results-garbage": lambda run: (run / "results.csv").write_text("index,level\n1,x\n"),
+    "solutions-deleted": lambda run: (run / "solutions.sok").unlink(),
+}
+"""Damage that keeps a stopped run folder readable but makes its files disagree (issue 55):
+each resume must be refused with one line, or go on with every metrics row kept, a repair
+stated in a ``warning:`` line."""

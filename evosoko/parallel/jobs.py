@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from evosoko.errors import EvosokoWarning
 from evosoko.parallel.pool import guarded
 
 __all__ = [
@@ -84,7 +86,10 @@ class SerialBackend:
 class Journal:
     """Finished jobs, one JSON line ``{"key": ..., "result": {...}}`` each, appended and synced.
 
-    A torn last line (the process died while writing it) is ignored, so its job runs again.
+    A torn last line (the process died while writing it) is ignored, so its job runs again;
+    the next record starts on a line of its own. A line that is not a job record anywhere
+    else (damaged by hand or by the disk) is said in a warning naming its line, and its job
+    runs again: the file is only ever appended to.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -95,22 +100,35 @@ class Journal:
         results: dict[str, dict] = {}
         if not self.path.exists():
             return results
-        with open(self.path, encoding="utf-8") as stream:
-            for line in stream:
-                if not line.endswith("\n"):
-                    break
+        with open(self.path, encoding="utf-8", errors="replace") as stream:
+            for number, line in enumerate(stream, start=1):
                 try:
-                    record = json.loads(line)
+                    record = json.loads(line) if line.endswith("\n") else None
                 except json.JSONDecodeError:
-                    continue
+                    record = None
                 if isinstance(record, dict) and isinstance(record.get("result"), dict):
                     results[str(record.get("key"))] = record["result"]
+                else:
+                    cut = "damaged" if line.endswith("\n") else "cut short by a crash"
+                    warnings.warn(
+                        EvosokoWarning(
+                            f"not a finished job's record ({cut}): that job runs again",
+                            str(self.path),
+                            number,
+                        ),
+                        stacklevel=2,
+                    )
         return results
 
     def record(self, key: str, result: dict) -> None:
         """Append one finished job."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps({"key": key, "result": result}, sort_keys=True) + "\n"
+        with open(self.path, "a+b") as stream:
+            if stream.tell() > 0:
+                stream.seek(-1, os.SEEK_END)
+                if stream.read(1) != b"\n":  # a torn last line: the record starts a new one
+                    line = "\n" + line
         with open(self.path, "a", encoding="utf-8", newline="\n") as stream:
             stream.write(line)
             stream.flush()

@@ -214,6 +214,7 @@ def _side_search(
         owner.memory_limit // 8,
         owner.store_cells,
     )
+    run.limit = owner.limit  # its set-up counts on the owner's clock (it has no limit of its own)
     return SideSearch(run, max_nodes)
 
 
@@ -248,9 +249,6 @@ class BidirectionalRun(FeatureSpaceRun):
     settings: BidirectionalSettings
 
     def _prepare(self) -> str | None:
-        refused = super()._prepare()
-        if refused is not None:
-            return refused
         self.pulls: tuple[PullSearch, ...] = ()
         self.pull_counts = (0, 0)
         self.ball: SideSearch | None = None
@@ -260,6 +258,9 @@ class BidirectionalRun(FeatureSpaceRun):
         pulled state equal to it (-1: that search solved the level itself) and the pull
         search."""
         self.forward_seconds = 0.0
+        refused = super()._prepare()
+        if refused is not None:
+            return refused
         settings = self.settings
         if settings.plain_nodes > 0:
             for _ in settings.plain_room_caps:

@@ -8,6 +8,11 @@ quiet one (benchmarks on a shared machine use it).
 A process can also have every search end early, as if out of time, once a check says so
 (:func:`end_searches_when`): a worker pool's way to stop the searches it runs when the run
 they belong to is interrupted.
+
+A search's time limit starts before its set-up (tables, packing order, goal room, stores), and
+set-up work that can be long on a large board calls :meth:`TimeLimit.tick` once per step: every
+4,096th step reads the clock and raises :class:`OutOfTime` once the limit has passed, and the
+search ends with ``timeout``.
 """
 
 from __future__ import annotations
@@ -41,6 +46,14 @@ def clock_named(name: str) -> Callable[[], float]:
         raise ConfigError(f"unknown clock {name!r}; use one of: {', '.join(CLOCKS)}") from None
 
 
+class OutOfTime(Exception):
+    """Set-up work of a search found its time limit passed (:meth:`TimeLimit.tick`)."""
+
+
+_TICKS_PER_READ = 4096
+"""Steps of set-up work between two readings of the clock (a few milliseconds in Python)."""
+
+
 class TimeLimit:
     """A search's time limit counted on its clock, and the wall seconds it has run.
 
@@ -53,6 +66,7 @@ class TimeLimit:
         self.read = clock_named(clock)
         self.started = self.read()
         self.started_wall = time.perf_counter()
+        self._ticks = 0
 
     def passed(self, ahead: float = 0.0) -> bool:
         """True once the limit has passed (or would have, ``ahead`` clock seconds from now), or
@@ -61,6 +75,17 @@ class TimeLimit:
             return True
         return self.seconds is not None and self.read() + ahead - self.started >= self.seconds
 
+    def tick(self) -> None:
+        """One step of set-up work: raises :class:`OutOfTime` once the limit has passed (the
+        clock is read every 4,096th step)."""
+        self._ticks += 1
+        if self._ticks % _TICKS_PER_READ == 0 and self.passed():
+            raise OutOfTime
+
     def wall_seconds(self) -> float:
         """Wall seconds since the search started."""
         return time.perf_counter() - self.started_wall
+
+
+def no_tick() -> None:
+    """The :meth:`TimeLimit.tick` of set-up work that no time limit bounds."""

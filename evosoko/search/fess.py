@@ -8,25 +8,34 @@ connectivity) take turns. Its knobs are :class:`~evosoko.search.settings.FessSet
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from evosoko.search import fess_kernel, fess_space
 from evosoko.search.box_paths import box_path_pushes
+from evosoko.search.clocks import no_tick
 from evosoko.search.packing_order import packing_order
 from evosoko.search.paths import SearchBug, push_path
-from evosoko.search.result import UNSOLVABLE
+from evosoko.search.result import TIMEOUT, UNSOLVABLE
 from evosoko.search.search_run import SearchRun
 from evosoko.search.settings import FessSettings
 from evosoko.search.store import G_WEIGHT, GOAL_MACRO_STEP, GOAL_MACROS, H_WEIGHT
 from evosoko.sokoban.rooms import room_links
 
 
-def level_features(level, settings: FessSettings, corral_deadlocks: int | None = None) -> tuple:
+def level_features(
+    level,
+    settings: FessSettings,
+    corral_deadlocks: int | None = None,
+    tick: Callable[[], None] = no_tick,
+) -> tuple:
     """(packing order, features) of ``level`` as ``settings`` make them
     (:func:`evosoko.search.fess_kernel.make_features`): the cells of push-fess, and of the GA's
     MAP-Elites (:mod:`evosoko.evolve.descriptors`, which tests no corral deadlocks:
-    ``corral_deadlocks`` 0; None: the settings')."""
-    order = packing_order(level)
+    ``corral_deadlocks`` 0; None: the settings'). ``tick``: called once per step of the
+    packing order's searches (a search's :meth:`~evosoko.search.clocks.TimeLimit.tick`)."""
+    order = packing_order(level, tick)
     cap = settings.room_links
     _, link, ends = room_links(level.floor, level.deltas) if cap > 0 else (0, None, None)
     cuts = ends if settings.room_cuts else None
@@ -51,9 +60,19 @@ class FeatureSpaceRun(SearchRun):
 
     def __init__(self, level, *arguments, **keywords):
         super().__init__(level, *arguments, **keywords)
-        self.order, self.features = level_features(level, self.settings)
         self.space = None
         self.corridor_macros = self.settings.corridor_macros
+
+    def _prepare(self) -> str | None:
+        """The search's set-up, then the feature space's (its packing order reads the clock)."""
+        refused = super()._prepare()
+        if refused is None:
+            self.order, self.features = level_features(
+                self.level, self.settings, tick=self.limit.tick
+            )
+            if self.out_of_time():
+                return TIMEOUT
+        return refused
 
     def search(self) -> str:
         outcome = super().search()

@@ -17,10 +17,12 @@ on a goal, and each box has its own hole, so a room has no packing order of its 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from evosoko.search.clocks import no_tick
 from evosoko.sokoban.level import Level
 
 
@@ -62,23 +64,29 @@ class _OutOfSteps(Exception):
 
 
 class _Steps:
-    """A countdown of breadth-first steps; raises :class:`_OutOfSteps` when spent."""
+    """A countdown of breadth-first steps; raises :class:`_OutOfSteps` when spent. ``tick``
+    is called on every step (a search's :meth:`~evosoko.search.clocks.TimeLimit.tick`)."""
 
-    def __init__(self, steps: int) -> None:
+    def __init__(self, steps: int, tick: Callable[[], None]) -> None:
         self.left = steps
+        self.tick = tick
 
     def spend(self, steps: int = 1) -> None:
+        self.tick()
         self.left -= steps
         if self.left < 0:
             raise _OutOfSteps
 
 
-def find_goal_room(level: Level, steps: int = 1_000_000) -> GoalRoom | None:
+def find_goal_room(
+    level: Level, steps: int = 1_000_000, tick: Callable[[], None] = no_tick
+) -> GoalRoom | None:
     """The goal room with the most goals that can be packed, or None (also when finding it
     would take more than ``steps`` breadth-first steps: the search is quadratic in the board
     size; Microban, XSokoban and Boxoban levels need at most 85,000; the push searches' setting
-    ``goal_room_steps``)."""
-    budget = _Steps(steps)
+    ``goal_room_steps``). ``tick`` is called once per step and per cell looked at (a search's
+    :meth:`~evosoko.search.clocks.TimeLimit.tick`: it may end the set-up when time is up)."""
+    budget = _Steps(steps, tick)
     best = None
     try:
         for entrance, inward, room in _candidate_rooms(level, budget):
@@ -100,6 +108,7 @@ def _candidate_rooms(level: Level, budget: _Steps):
     start_boxes = set(level.start.boxes)
     seen_rooms = set()
     for cell in np.flatnonzero(floor).tolist():
+        budget.tick()
         if level.goals[cell] or cell in start_boxes or cell == level.start.player:
             continue
         open_directions = [d for d in range(4) if floor[cell + deltas[d]]]

@@ -41,11 +41,13 @@ from evosoko.search.store import (
 _SCALE = 1_000_000
 """Probabilities are ordered as integers in millionths."""
 
-BATCH_CELLS = 1 << 22
-"""Board cells (children x cells of the board) the network reads in one call; between calls the
-clock is read. A level of up to 10,000 cells scores the children of one expansion (a few
-hundred at most) in one call; on a board of a million cells a call scores four children,
-so that the time limit holds there too."""
+BATCH_CELLS = 1 << 15
+"""Board cells (children x cells of the board) the network reads in one call; before each call
+the clock is read. A Microban or XSokoban level (up to 500 cells) scores the children of one
+expansion (a few dozen) in one call; the 261-box lattice of ``benchmarks/bench_limits.py``
+(2,904 cells, about 1,000 children per expansion) 11 children a call, about 0.3 s on the
+2-core machine of ``benchmarks/README.md`` under load (at 1 << 22 one call took 13 s there,
+at 1 << 17 about 1.3 s); a board of a million cells one child a call."""
 
 
 class _OutOfTime(Exception):
@@ -121,7 +123,7 @@ def run_guided(run) -> str:
         new = np.flatnonzero(p < 0)
         batch = max(1, BATCH_CELLS // run.level.cells)
         for start in range(0, len(new), batch):
-            if start and run.out_of_time():
+            if run.out_of_time():
                 raise _OutOfTime
             part = new[start : start + batch]
             fresh = ids[part]

@@ -17,10 +17,12 @@ early, which would wall off the goals behind it. Those goals filled too early ar
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from evosoko.search.clocks import no_tick
 from evosoko.sokoban.level import Level
 
 
@@ -45,13 +47,17 @@ class PackingOrder:
         return out_of_plan_value(self.layer, np.asarray(boxes, dtype=np.int64), self.layers)
 
 
-def packing_order(level: Level) -> PackingOrder:
-    """The :class:`PackingOrder` of ``level`` (retrograde, layer by layer)."""
+def packing_order(level: Level, tick: Callable[[], None] = no_tick) -> PackingOrder:
+    """The :class:`PackingOrder` of ``level`` (retrograde, layer by layer); ``tick`` is called
+    once per step of its breadth-first searches (a search's :meth:`TimeLimit.tick
+    <evosoko.search.clocks.TimeLimit.tick>`)."""
     filled = set(level.goal_cells.tolist())
     rounds: list[list[int]] = []
     while filled:
-        region = _player_region(level, filled)
-        removable = [goal for goal in sorted(filled) if _can_pull_off(level, filled, goal, region)]
+        region = _player_region(level, filled, tick)
+        removable = [
+            goal for goal in sorted(filled) if _can_pull_off(level, filled, goal, region, tick)
+        ]
         if not removable:
             rounds.append(sorted(filled))  # stuck: what is left goes first, in one layer
             break
@@ -94,13 +100,14 @@ def out_of_plan_value(layer: np.ndarray, boxes: np.ndarray, layers: int) -> int:
     return 0
 
 
-def _player_region(level: Level, filled: set[int]) -> set[int]:
+def _player_region(level: Level, filled: set[int], tick: Callable[[], None]) -> set[int]:
     """Cells the player reaches from its start with boxes on ``filled`` (its own cell free)."""
     floor = level.floor
     start = level.start.player
     seen = {start}
     queue = deque([start])
     while queue:
+        tick()
         cell = queue.popleft()
         for delta in level.deltas:
             nxt = cell + delta
@@ -110,7 +117,9 @@ def _player_region(level: Level, filled: set[int]) -> set[int]:
     return seen
 
 
-def _can_pull_off(level: Level, filled: set[int], goal: int, region: set[int]) -> bool:
+def _can_pull_off(
+    level: Level, filled: set[int], goal: int, region: set[int], tick: Callable[[], None]
+) -> bool:
     """True when the box on ``goal`` can be pulled onto a non-goal cell, others staying put.
 
     Breadth-first over (box, player) states; the player starts on any cell of ``region`` next
@@ -125,6 +134,7 @@ def _can_pull_off(level: Level, filled: set[int], goal: int, region: set[int]) -
     seen = set(starts)
     queue = deque(starts)
     while queue:
+        tick()
         box, player = queue.popleft()
         for delta in deltas:
             step = player + delta

@@ -15,7 +15,7 @@ import numpy as np
 
 from evosoko.search import move_kernel, push_kernel
 from evosoko.search.algorithms import MOVE, Algorithm
-from evosoko.search.clocks import TimeLimit
+from evosoko.search.clocks import OutOfTime, TimeLimit
 from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
 from evosoko.search.paths import move_path, partial_path, push_path, search_result
@@ -188,7 +188,9 @@ class SearchRun:
             if goal_rooms is None:
                 goal_rooms = not algorithm.optimal
             if goal_rooms:
-                self.goal_room = find_goal_room(level, self.settings.goal_room_steps)
+                self.goal_room = find_goal_room(
+                    level, self.settings.goal_room_steps, self.limit.tick
+                )
         self.room_tab = (
             self.goal_room.kernel_arrays() if self.goal_room else no_goal_room(level.cells)
         )
@@ -223,7 +225,10 @@ class SearchRun:
     def search(self) -> str:
         """Run to the end or the budget; returns the status."""
         if not self._prepared:
-            refused = self._prepare()
+            try:
+                refused = self._prepare()
+            except OutOfTime:  # long set-up work read the clock (see evosoko.search.clocks)
+                return TIMEOUT
             if refused is not None:
                 return refused
             self._prepared = True

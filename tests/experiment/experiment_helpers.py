@@ -6,6 +6,8 @@ import csv
 from pathlib import Path
 
 from evosoko.config import Config, load_config
+from evosoko.experiment.interrupts import GracefulInterrupts
+from evosoko.experiment.run.progress import NoProgress
 from evosoko.experiment.run.records import WALL_CLOCK_COLUMNS
 
 SEED_LEVELS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
@@ -56,3 +58,21 @@ def stable_records(rows: list[dict]) -> list[dict]:
             kept["progress"] = [(cost, distance) for cost, _seconds, distance in kept["progress"]]
         stable.append(kept)
     return stable
+
+
+class StopAt(NoProgress):
+    """Progress probe that stops the run at a generation of a level: gracefully (as the first
+    Ctrl-C does) or abruptly (as a second Ctrl-C or a crash would)."""
+
+    def __init__(self, interrupts: GracefulInterrupts, level: int, generation: int, abort: bool):
+        self.interrupts, self.level, self.at, self.abort = interrupts, level, generation, abort
+        self.current: int | None = None
+
+    def on_level_start(self, level) -> None:
+        self.current = level.index
+
+    def on_generation(self, generation) -> None:
+        if self.current == self.level and generation.stats.generation == self.at:
+            if self.abort:
+                raise KeyboardInterrupt
+            self.interrupts.request()

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from evosoko.cli import app
 from evosoko.errors import ConfigError
 from evosoko.search import clocks, solve
+from evosoko.search.solver import warm_up
 from evosoko.sokoban.formats import read_levels
 
 GIVEN_HOLES = Path(__file__).resolve().parents[2] / "levels" / "given-holes.xsb"
@@ -86,3 +87,97 @@ def test_a_search_told_to_end_ends_as_if_out_of_time(algo):
         clocks.end_searches_when(None)
     assert result.exhausted == "seconds" and result.solution is None
     assert solve(level, algo).solved  # and the next search runs as usual
+
+
+# ---- set-up inside the clock (issue 55, item 5) ----------------------------------------------------
+def _room(size: int):
+    from evosoko.generate.stress import room_rows
+    from evosoko.sokoban.build import level_from_rows
+
+    rows = room_rows(size, size, player=(size - 2, 1), box=(size - 2, 3), goal=(size - 2, 4))
+    return level_from_rows(rows, title=f"room {size}")
+
+
+def _recording(monkeypatch, module, name: str) -> list[str]:
+    """Wrap ``module.name`` to record how each call ended."""
+    original, ends = getattr(module, name), []
+
+    def wrapper(*args, **kwargs):
+        try:
+            value = original(*args, **kwargs)
+        except clocks.OutOfTime:
+            ends.append("out of time")
+            raise
+        ends.append("done")
+        return value
+
+    monkeypatch.setattr(module, name, wrapper)
+    return ends
+
+
+@pytest.mark.parametrize(
+    ("module_name", "function", "settings"),
+    [
+        ("evosoko.search.search_run", "find_goal_room", None),
+        ("evosoko.search.fess", "packing_order", {"goal_rooms": False}),
+    ],
+)
+def test_long_set_up_reads_the_clock_and_ends_in_timeout(
+    module_name, function, settings, monkeypatch
+):
+    """The goal room and the packing order walk every cell of a 300x300 room in Python: a
+    clock that passes the limit on its fifth reading ends the search inside them, with
+    ``timeout`` and nothing expanded."""
+    import importlib
+
+    from evosoko.search.settings import FessSettings
+
+    chosen = None if settings is None else FessSettings(**settings)
+    warm_up(["push-fess"], 300 * 300)  # its own searches call the functions watched
+    ends = _recording(monkeypatch, importlib.import_module(module_name), function)
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", _FakeClock(1.0))
+    result = solve(_room(300), "push-fess", time_limit=4.5, clock="cpu", settings=chosen)
+    assert result.exhausted == "seconds" and result.expanded == 0
+    assert ends == ["out of time"]
+
+
+@pytest.mark.parametrize("algo", ["push-fess", "push-fess-bi", "push-wastar", "push-learned"])
+def test_a_search_out_of_time_in_its_set_up_reports_timeout(algo, monkeypatch):
+    """push-fess-bi ended in an AttributeError when its set-up used up the limit."""
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", _FakeClock(1000.0))
+    result = solve(_room(200), algo, time_limit=100.0, clock="cpu")
+    assert result.exhausted == "seconds" and result.solution is None
+
+
+def test_push_fess_bi_side_searches_set_up_on_its_clock(monkeypatch):
+    """The side searches (plain push-fess, the ball) have no limit of their own: their set-up
+    reads push-fess-bi's clock, here one that passes the limit as the first of them starts."""
+    from evosoko.search import bidirectional
+
+    warm_up(["push-fess-bi"], 150 * 150)  # its own searches start side searches
+    clock, ends = _Switch(), []
+    original = bidirectional.SideSearch.__init__
+
+    def starting(self, run, max_expansions):
+        clock.jumped = True
+        try:
+            original(self, run, max_expansions)
+        except clocks.OutOfTime:
+            ends.append("out of time")
+            raise
+        ends.append("done")
+
+    monkeypatch.setattr(bidirectional.SideSearch, "__init__", starting)
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", clock)
+    result = solve(_room(150), "push-fess-bi", time_limit=1.0, clock="cpu")
+    assert result.exhausted == "seconds" and result.expanded == 0
+    assert ends == ["out of time"]
+
+
+class _Switch:
+    """A clock that stands still until ``jumped``, then reads far ahead."""
+
+    jumped = False
+
+    def __call__(self) -> float:
+        return 1e9 if self.jumped else 0.0

@@ -11,6 +11,8 @@ Layout of ``<output.dir>/<UTC time>_<name>_<short id>/``::
     plots/           fitness.png when the run ends
     run.log          the log of the run, worker processes included
     checkpoints/     level-<index>.json: the engine's latest state on each level
+    manifest.json    digests of the summary's finished levels, the checkpoints and metrics.csv
+                     as the run last wrote them (:mod:`evosoko.experiment.run.manifest`)
 
 Whole files are replaced atomically; rows of metrics.csv and events.jsonl are appended and
 flushed one by one. A process writing the folder holds its lock (``.lock``,
@@ -35,6 +37,13 @@ from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import LineAppender, write_json_atomic, write_text_atomic
 from evosoko.experiment.clock import utc_now
 from evosoko.experiment.folder_lock import FolderLock
+from evosoko.experiment.run.manifest import (
+    MANIFEST_FILE,
+    Manifest,
+    MetricsDigest,
+    digest,
+    levels_digest,
+)
 from evosoko.experiment.run.records import (
     METRICS_COLUMNS,
     RESULT_COLUMNS,
@@ -92,6 +101,8 @@ class RunFolder:
         self.lock = FolderLock(path)
         self._metrics: LineAppender | None = None
         self._events: LineAppender | None = None
+        self.manifest: Manifest | None = None  # None: not kept (a folder of an older evosoko)
+        self._metrics_digest: MetricsDigest | None = None
 
     # ---- creating and opening -----------------------------------------------------------------
     @staticmethod
@@ -105,6 +116,7 @@ class RunFolder:
                 f"cannot create the run folder: {error.strerror or error}", str(path)
             ) from None
         folder = RunFolder(path)
+        folder.manifest = Manifest(path / MANIFEST_FILE)
         try:
             folder.lock.acquire()
             (path / PLOTS_DIR).mkdir()
@@ -166,9 +178,25 @@ class RunFolder:
         """Save the resolved configuration."""
         write_text_atomic(self.file(CONFIG_FILE), text)
 
-    def write_summary(self, summary: dict[str, Any]) -> None:
-        """Replace ``summary.json``."""
+    def write_file(self, name: str, text: str) -> None:
+        """Replace the file ``name`` of the folder with ``text``."""
+        write_text_atomic(self.file(name), text)
+
+    def write_summary(self, summary: dict[str, Any], *, record: bool = True) -> None:
+        """Replace ``summary.json``; ``record``: its finished levels go into the manifest (a
+        summary that only records why a resume was refused leaves the manifest as it was).
+
+        The manifest's record of ``metrics.csv`` moves on too, except when the run stops
+        (``interrupted``, ``failed``): the rows after the last checkpoint are dropped by a
+        resume, so the record stays at that checkpoint.
+        """
+        if record and self.manifest is not None:
+            entries = summary.get("levels", [])
+            finished = [int(entry["index"]) for entry in entries]
+            self.manifest.expect_finished(finished, levels_digest(entries))
         write_json_atomic(self.file(SUMMARY_FILE), summary)
+        if record and self.manifest is not None:
+            self._settle_manifest(metrics=summary.get("status") in ("running", "completed"))
 
     def read_summary(self) -> dict[str, Any]:
         """The saved ``summary.json`` (a JSON object, else :class:`EvosokoError`)."""
@@ -179,11 +207,8 @@ class RunFolder:
 
         ``file_levels`` is the whole level file (a result's ``index`` is 1-based into it).
         """
-        rows = [result_row(result) for result in results]
-        write_text_atomic(self.file(RESULTS_FILE), csv_text(RESULT_COLUMNS, rows))
-        notes = {run_index(result): result_notes(result) for result in results}
-        notes = {index: found for index, found in notes.items() if found}
-        write_text_atomic(self.file(SOLUTIONS_FILE), solutions_text(file_levels, notes))
+        for name, text in results_files(results, file_levels).items():
+            self.write_file(name, text)
 
     # ---- checkpoints --------------------------------------------------------------------------
     def checkpoint_path(self, index: int) -> Path:
@@ -191,10 +216,49 @@ class RunFolder:
         return self.path / CHECKPOINTS_DIR / f"level-{index}.json"
 
     def save_checkpoint(self, index: int, data: dict[str, Any]) -> Path:
-        """Replace the checkpoint of level ``index`` atomically; returns its path."""
+        """Replace the checkpoint of level ``index`` atomically, recorded in the manifest;
+        returns its path."""
         path = self.checkpoint_path(index)
-        write_text_atomic(path, json.dumps(data, separators=(",", ":")) + "\n")
+        text = json.dumps(data, separators=(",", ":")) + "\n"
+        if self.manifest is not None:
+            self.manifest.expect_checkpoint(
+                index, int(data["generation"]), digest(text.encode("utf-8"))
+            )
+        write_text_atomic(path, text)
+        if self.manifest is not None:
+            self._settle_manifest()
         return path
+
+    def checkpoint_digest(self, index: int) -> str | None:
+        """The SHA-256 of level ``index``'s checkpoint file, or None when it has none."""
+        path = self.checkpoint_path(index)
+        return digest(path.read_bytes()) if path.is_file() else None
+
+    # ---- the manifest -------------------------------------------------------------------------
+    def read_manifest(self) -> Manifest | None:
+        """The folder's ``manifest.json`` (None: the folder has none); see :class:`Manifest`."""
+        return Manifest.read(self.file(MANIFEST_FILE))
+
+    def keep_manifest(self, summary: dict[str, Any]) -> None:
+        """Write the manifest anew from the folder as it stands (checked by the caller) and
+        keep it from now on: ``summary``'s finished levels, every checkpoint, metrics.csv."""
+        manifest = Manifest(self.file(MANIFEST_FILE))
+        entries = summary.get("levels", [])
+        manifest.expect_finished([int(entry["index"]) for entry in entries], levels_digest(entries))
+        for path in sorted((self.path / CHECKPOINTS_DIR).glob("level-*.json")):
+            index, generation = _checkpoint_facts(path)
+            if index is not None and generation is not None:  # else a file no resume reads
+                manifest.expect_checkpoint(index, generation, digest(path.read_bytes()))
+        self.manifest = manifest
+        self._metrics_digest = None
+        self._settle_manifest()
+
+    def _settle_manifest(self, metrics: bool = True) -> None:
+        """Step two of a manifest record; ``metrics``: with metrics.csv as it stands."""
+        assert self.manifest is not None
+        if self._metrics_digest is None:
+            self._metrics_digest = MetricsDigest.of_file(self.file(METRICS_FILE))
+        self.manifest.settle(self._metrics_digest.prefix() if metrics else self.manifest.metrics)
 
     def load_checkpoint(self, index: int) -> dict[str, Any] | None:
         """The saved checkpoint of level ``index`` (a JSON object), or None when there is none."""
@@ -208,7 +272,11 @@ class RunFolder:
         """Append one metrics row (flushed)."""
         if self._metrics is None:
             self._metrics = LineAppender(self.file(METRICS_FILE))
-        self._metrics.write_line(csv_line(METRICS_COLUMNS, row))
+            self._metrics_digest = None  # opening may end a cut row: read the file again
+        line = csv_line(METRICS_COLUMNS, row)
+        self._metrics.write_line(line)
+        if self._metrics_digest is not None:
+            self._metrics_digest.add((line + "\n").encode("utf-8"))
 
     def add_event(self, event: str, **fields: Any) -> None:
         """Append one event, stamped with the UTC time (flushed)."""
@@ -230,23 +298,32 @@ class RunFolder:
             dict(zip(METRICS_COLUMNS, row)) for row in rows[1:] if len(row) == len(METRICS_COLUMNS)
         ]
 
-    def repair_metrics(self, finished: set[int], current: tuple[int, int] | None) -> None:
-        """Keep the metrics rows a resumed run will not write again, drop the rest.
+    def repair_metrics(
+        self, finished: set[int], current: tuple[int, int] | None
+    ) -> dict[int, list[int]]:
+        """Keep the metrics rows a resumed run will not write again, drop the rest; returns
+        the generations dropped, by level index (the caller states them).
 
         Kept: every row of a finished level (file index in ``finished``) and, for ``current`` =
         ``(index, generation)`` (the level resumed from its checkpoint), its rows up to that
         generation. Rows written after the last checkpoint are dropped: the resumed run writes
-        them again, so the file ends up equal to an uninterrupted run's.
+        them again, so the file ends up equal to an uninterrupted run's (a row cut short at its
+        end, as a crash leaves it, is not counted).
         """
         self.close()
-        kept = []
+        kept: list[dict[str, str]] = []
+        dropped: dict[int, list[int]] = {}
         for row in self.read_metrics():
             index, generation = int(row["level_index"]), int(row["generation"])
             if index in finished or (
                 current is not None and index == current[0] and generation <= current[1]
             ):
                 kept.append(row)
+            else:
+                dropped.setdefault(index, []).append(generation)
         write_text_atomic(self.file(METRICS_FILE), csv_text(METRICS_COLUMNS, kept))
+        self._metrics_digest = None
+        return dropped
 
     def close(self) -> None:
         """Close the appended files (they reopen on the next row)."""
@@ -254,6 +331,17 @@ class RunFolder:
             if appender is not None:
                 appender.close()
         self._metrics = self._events = None
+
+
+def results_files(results: Sequence[Result], file_levels: Sequence[Level]) -> dict[str, str]:
+    """The text of ``results.csv`` and ``solutions.sok`` for these finished levels."""
+    rows = [result_row(result) for result in results]
+    notes = {run_index(result): result_notes(result) for result in results}
+    notes = {index: found for index, found in notes.items() if found}
+    return {
+        RESULTS_FILE: csv_text(RESULT_COLUMNS, rows),
+        SOLUTIONS_FILE: solutions_text(file_levels, notes),
+    }
 
 
 def result_notes(result: Result) -> tuple[tuple[str, str], ...]:
@@ -347,6 +435,18 @@ def _read_json_object(path: Path) -> dict[str, Any]:
             1,
         )
     return data
+
+
+def _checkpoint_facts(path: Path) -> tuple[int | None, int | None]:
+    """The level index and generation of a checkpoint file (None where unreadable)."""
+    stem = path.stem.removeprefix("level-")
+    index = int(stem) if stem.isdecimal() else None
+    try:
+        generation = _read_json_object(path).get("generation")
+    except EvosokoError:
+        return index, None
+    valid = isinstance(generation, int) and not isinstance(generation, bool) and generation >= 0
+    return index, generation if valid else None
 
 
 def _json_kind(value: Any) -> str:

@@ -178,6 +178,11 @@ def result_from_entry(
     )
 
 
+def level_index(level: Level) -> int:
+    """The 1-based index of ``level`` in its file (1 for a level read on its own)."""
+    return level.origin.index if level.origin is not None else 1
+
+
 def run_index(result: Result) -> int:
     """The level index of a run's result: a run numbers every level it finishes (1-based in
     its file), so a result without one is a bug, not a property of the level."""

@@ -16,7 +16,14 @@ that goes on from wrong data:
   folder short of running the level again);
 - the checkpoint of the level in progress: its kind, level, encoding, counters, genes and
   evaluations against the configuration, its random state, and its generation against the
-  metrics row of that generation.
+  metrics row of that generation;
+- the levels not started yet: no rows in ``metrics.csv``, no checkpoint (either means the
+  summary lost finished levels);
+- ``manifest.json`` (:mod:`evosoko.experiment.run.manifest`), when the folder has one: the
+  summary's finished levels, the start of ``metrics.csv`` and the checkpoint of the level in
+  progress must be the ones the run wrote (an edit that leaves the files consistent with each
+  other, such as a checkpoint of islands moved back to an earlier generation, is seen here).
+  A deleted checkpoint is accepted: that level starts again from generation 0.
 """
 
 from __future__ import annotations
@@ -37,9 +44,11 @@ from evosoko.evolve.state import (
     read_state,
 )
 from evosoko.experiment.run.folder import METRICS_FILE, SUMMARY_FILE, RunFolder
+from evosoko.experiment.run.manifest import MANIFEST_FILE, Manifest, levels_digest, prefix_problem
 from evosoko.experiment.run.records import (
     METRICS_COLUMNS,
     SUMMARY_KEYS,
+    level_index,
     result_from_entry,
     run_index,
 )
@@ -79,18 +88,114 @@ def check_resume(
             summary_path,
         )
     done = {result.index for result in finished}
-    current = next((level for level in levels if _index(level) not in done), None)
+    current = next((level for level in levels if level_index(level) not in done), None)
+    manifest = folder.read_manifest()
+    if manifest is not None:
+        _check_manifest_summary(folder, manifest, summary)
     checkpoint = None
     position = None
     if current is not None:
-        data = folder.load_checkpoint(_index(current))
+        data = folder.load_checkpoint(level_index(current))
         if data is not None:
-            path = str(folder.checkpoint_path(_index(current)))
+            path = str(folder.checkpoint_path(level_index(current)))
             checkpoint = check_checkpoint(data, config, current.name, path)
-            position = (_index(current), checkpoint.generation)
-    rows = read_metrics_rows(folder.file(METRICS_FILE), {_index(level) for level in levels})
+            position = (level_index(current), checkpoint.generation)
+    rows = read_metrics_rows(folder.file(METRICS_FILE), {level_index(level) for level in levels})
     _check_rows_cover(rows, finished, current, checkpoint, config, folder)
+    _check_not_started(rows, levels, current, folder)
+    if manifest is not None:
+        _check_manifest_files(folder, manifest, current)
     return ResumePoint(finished, current, checkpoint, position)
+
+
+# ---- manifest.json --------------------------------------------------------------------------------
+def _check_manifest_summary(folder: RunFolder, manifest: Manifest, summary: dict[str, Any]) -> None:
+    """The summary's finished levels against the manifest (see the module docstring)."""
+    recorded = manifest.finished
+    entries = summary.get("levels", [])
+    if recorded is not None and recorded.accepts(levels_digest(entries)) is None:
+        listed = [entry.get("index") for entry in entries]
+        if listed != recorded.facts:
+            problem = (
+                f"it lists the finished levels {_levels_list(listed)}, but the run finished "
+                f"{_levels_list(recorded.facts)}"
+            )
+        else:
+            problem = "its finished levels' entries are not the ones the run wrote"
+        raise EvosokoError(
+            f"{problem} ({MANIFEST_FILE}): restore {SUMMARY_FILE} from a copy, {_START_AGAIN}",
+            str(folder.file(SUMMARY_FILE)),
+        )
+
+
+def _check_manifest_files(folder: RunFolder, manifest: Manifest, current: Level | None) -> None:
+    """metrics.csv and the current level's checkpoint against the manifest, after the checks
+    of what they hold (whose messages say more)."""
+    if manifest.metrics is not None:
+        cut = prefix_problem(folder.file(METRICS_FILE), manifest.metrics)
+        if cut is not None:
+            raise EvosokoError(
+                f"{cut} ({MANIFEST_FILE}); {_RESTORE}", str(folder.file(METRICS_FILE))
+            )
+    if current is None:
+        return
+    index = level_index(current)
+    found = folder.checkpoint_digest(index)
+    if found is None:
+        return  # deleted: the level starts again from generation 0
+    entry = manifest.checkpoints.get(index)
+    path = str(folder.checkpoint_path(index))
+    fix = (
+        f"restore it from a copy or delete it to start level {index} again from generation 0, "
+        f"{_START_AGAIN}"
+    )
+    if entry is None:
+        raise EvosokoError(
+            f"the run wrote no checkpoint of level {index} ({MANIFEST_FILE}): this file is not "
+            f"one of its own; {fix}",
+            path,
+        )
+    if entry.accepts(found) is None:
+        raise EvosokoError(
+            f"not the checkpoint the run wrote at generation {entry.facts} ({MANIFEST_FILE}): "
+            f"it was edited or replaced; {fix}",
+            path,
+        )
+
+
+def _levels_list(indices: Any) -> str:
+    return "[" + ", ".join(str(index) for index in indices) + "]"
+
+
+def _check_not_started(
+    rows: dict[int, list[MetricsRow]],
+    levels: list[Level],
+    current: Level | None,
+    folder: RunFolder,
+) -> None:
+    """No rows and no checkpoint of a level after the one in progress (the finished levels
+    are the ones before it: :func:`finished_results` checks their order)."""
+    if current is None:
+        return
+    later = levels[levels.index(current) + 1 :]
+    lost = f"{SUMMARY_FILE} lost finished levels, or the file is not this run's"
+    for level in later:
+        index = level_index(level)
+        if rows.get(index):
+            raise EvosokoError(
+                f"{len(rows[index])} rows of level {index} ({level.name}), which has not started "
+                f"by {SUMMARY_FILE} (level {level_index(current)} is in progress): {lost}; restore "
+                f"{SUMMARY_FILE} from a copy, {_START_AGAIN}",
+                str(folder.file(METRICS_FILE)),
+                rows[index][0].line,
+            )
+        if folder.checkpoint_path(index).exists():
+            raise EvosokoError(
+                f"a checkpoint of level {index} ({level.name}), which has not started by "
+                f"{SUMMARY_FILE} (level {level_index(current)} is in progress): {lost}; restore "
+                f"{SUMMARY_FILE} from a copy, or delete this checkpoint",
+                str(folder.checkpoint_path(index)),
+            )
 
 
 # ---- summary.json ---------------------------------------------------------------------------------
@@ -102,10 +207,10 @@ def finished_results(summary: dict[str, Any], levels: list[Level], path: str) ->
     entries = summary.get("levels", [])
     if not isinstance(entries, list):
         raise EvosokoError("'levels' is not a list of finished levels", path)
-    planned = [_index(level) for level in levels]
+    planned = [level_index(level) for level in levels]
     if len(entries) > len(planned):
         raise EvosokoError(f"{len(entries)} finished levels but the run has {len(planned)}", path)
-    by_index = {_index(level): level for level in levels}
+    by_index = {level_index(level): level for level in levels}
     results = []
     for position, entry in enumerate(entries):
         where = f"levels[{position}]"
@@ -317,11 +422,11 @@ def _check_rows_cover(
     if current is None or checkpoint is None:
         return
     generation = checkpoint.generation
-    level_rows = rows.get(_index(current), [])
+    level_rows = rows.get(level_index(current), [])
     if len(level_rows) <= generation:
         have = f"up to generation {len(level_rows) - 1}" if level_rows else "none"
         raise EvosokoError(
-            f"level {_index(current)} ({current.name}) has a checkpoint at generation "
+            f"level {level_index(current)} ({current.name}) has a checkpoint at generation "
             f"{generation} but rows {have}; resuming would leave a hole; {_RESTORE}",
             path,
         )
@@ -330,11 +435,11 @@ def _check_rows_cover(
     islands = isinstance(checkpoint, IslandsState)
     if not _counts_agree(counts, (row.evaluations, row.restarts), islands):
         raise EvosokoError(
-            f"the checkpoint of level {_index(current)} ({current.name}) at generation "
+            f"the checkpoint of level {level_index(current)} ({current.name}) at generation "
             f"{generation} counts {counts[0]} evaluations and {counts[1]} restarts, its row "
             f"{row.evaluations} and {row.restarts}: one of them was edited; "
             f"{_delete_checkpoint(folder, current)}",
-            str(folder.checkpoint_path(_index(current))),
+            str(folder.checkpoint_path(level_index(current))),
         )
     if isinstance(checkpoint, EngineState) and checkpoint.population:
         best = min(member.evaluation.distance for member in checkpoint.population)
@@ -343,7 +448,7 @@ def _check_rows_cover(
                 f"the checkpoint's population is at distance {best} at generation {generation}"
                 f", its metrics row at {row.best:g}: one of them was edited; "
                 f"{_delete_checkpoint(folder, current)}",
-                str(folder.checkpoint_path(_index(current))),
+                str(folder.checkpoint_path(level_index(current))),
             )
 
 
@@ -358,7 +463,7 @@ def _counts_agree(checkpoint: tuple[int, int], row: tuple[int, int], islands: bo
 
 def _delete_checkpoint(folder: RunFolder, level: Level) -> str:
     return (
-        f"delete {folder.checkpoint_path(_index(level)).name} to start level {_index(level)} "
+        f"delete {folder.checkpoint_path(level_index(level)).name} to start level {level_index(level)} "
         f"again from generation 0, {_START_AGAIN}"
     )
 
@@ -412,7 +517,3 @@ def _is_number(value: Any) -> bool:
         and not isinstance(value, bool)
         and math.isfinite(float(value))
     )
-
-
-def _index(level: Level) -> int:
-    return level.origin.index if level.origin is not None else 1

@@ -50,12 +50,13 @@ from evosoko.experiment.run.level_writer import LevelWriter
 from evosoko.experiment.run.progress import NoProgress, RunProgress
 from evosoko.experiment.run.records import (
     SUMMARY_KEYS,
+    level_index,
     result_from_entry,
-    run_index,
     stats_from_row,
     summary_entry,
 )
 from evosoko.experiment.run.resume_checks import check_resume, finished_results
+from evosoko.experiment.run.resume_repairs import repair_folder, state_unfinished
 from evosoko.experiment.settings import read_level_file, selection_error
 from evosoko.experiment.warmup import warm_up_config, watch_compilation
 from evosoko.parallel.dask_cluster import check_backend_reachable
@@ -149,7 +150,7 @@ def _quietly_read_levels(config: Config) -> dict[int, Level]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return {_index(level): level for level in read_levels(config.run.levels or "")}
+            return {level_index(level): level for level in read_levels(config.run.levels or "")}
     except (EvosokoError, OSError):
         return {}
 
@@ -173,14 +174,14 @@ def load_run_levels(
         raise selection_error(error, ("run", "select"), config.run.select, source) from None
     unique: dict[int, Level] = {}
     for level in chosen:
-        if _index(level) in unique:
+        if level_index(level) in unique:
             warnings.warn(
                 EvosokoWarning(
                     f"level {level.name} is selected more than once; it runs once", source
                 ),
                 stacklevel=2,
             )
-        unique.setdefault(_index(level), level)
+        unique.setdefault(level_index(level), level)
     if not unique:
         raise EvosokoError("no levels to run", config.run.levels)
     return levels, list(unique.values())
@@ -311,20 +312,22 @@ def resume_run(
             )
         if summary.get("status") == "completed":
             finished = finished_results(summary, levels, str(folder.file(SUMMARY_FILE)))
-            folder.unlock()
-            return RunReport(
-                folder.path,
-                "completed",
-                finished,
-                summary,
-                message="nothing to resume: the run is completed",
-            )
+            if len(finished) == len(levels):
+                folder.unlock()
+                return RunReport(
+                    folder.path,
+                    "completed",
+                    finished,
+                    summary,
+                    message="nothing to resume: the run is completed",
+                )
+            state_unfinished(folder, finished, levels)
         try:
             point = check_resume(folder, config, summary, levels)
         except EvosokoError as error:
             _mark_failed(folder, summary, error)
             raise
-        folder.repair_metrics({run_index(result) for result in point.finished}, point.position)
+        repair_folder(folder, point, summary, file_levels)
         tracker = _open_tracker(config, folder, summary)
     except BaseException:
         folder.unlock()
@@ -355,10 +358,11 @@ def resume_run(
 
 
 def _mark_failed(folder: RunFolder, summary: dict[str, Any], error: EvosokoError) -> None:
-    """Record in the summary why a resume was refused (when the summary can be written)."""
+    """Record in the summary why a resume was refused (when the summary can be written); the
+    manifest keeps the finished levels the run wrote, so a damaged summary stays refused."""
     summary.update(status="failed", error=str(error), resume=None)
     try:
-        folder.write_summary(summary)
+        folder.write_summary(summary, record=False)
     except EvosokoError:
         log.warning("could not record the failure in the summary: %s", error)
 
@@ -472,7 +476,7 @@ class _Execution:
     def _run_levels(self) -> None:
         done = {result.index for result in self.results}
         for level in self.levels:
-            index = _index(level)
+            index = level_index(level)
             if index in done:
                 continue
             if self.interrupts.requested:  # a signal arrived between levels
@@ -489,7 +493,7 @@ class _Execution:
 
     def _run_level(self, level: Level) -> Result | None:
         """Evolve one level (from its checkpoint, if any); None when interrupted."""
-        config, index = self.config, _index(level)
+        config, index = self.config, level_index(level)
         saved = self.folder.load_checkpoint(index)
         resume_state = None if saved is None else read_state(saved)
         writer = LevelWriter(self.folder, index, resume_state)
@@ -514,7 +518,7 @@ class _Execution:
         signal_number = self.interrupts.signal_number
         self.folder.add_event(
             "interrupted",
-            index=_index(level),
+            index=level_index(level),
             level=level.name,
             generation=generation,
             signal=signal_number,
@@ -598,17 +602,12 @@ def _plan(levels: list[Level]) -> list[dict[str, Any]]:
     that a resume notices a level file that changed."""
     return [
         {
-            "index": _index(level),
+            "index": level_index(level),
             "level": level.name,
             "board": hashlib.sha256("\n".join(level.rows()).encode()).hexdigest()[:16],
         }
         for level in levels
     ]
-
-
-def _index(level: Level) -> int:
-    """The level's 1-based index in its file."""
-    return level.origin.index if level.origin is not None else 1
 
 
 def _timestamp() -> str:
