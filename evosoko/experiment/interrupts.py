@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,6 +29,8 @@ from types import FrameType, TracebackType
 from typing import Self
 
 HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+REDELIVERY_SECONDS = 0.05
+"""How long after a SIGTERM lost in a finalizer it is sent again."""
 
 
 class GracefulInterrupts:
@@ -99,7 +102,8 @@ class Terminated(KeyboardInterrupt):
 def terminate_as_interrupt() -> Iterator[None]:
     """Inside the block SIGTERM raises :class:`Terminated` in this process's main thread, as
     SIGINT raises ``KeyboardInterrupt``; a forked worker that inherits the handler ends at
-    once, as it would without it. Does nothing outside the main thread."""
+    once, as it would without it. A SIGTERM that lands in a finalizer is sent again, so it is
+    never lost with a printed traceback. Does nothing outside the main thread."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -112,11 +116,22 @@ def terminate_as_interrupt() -> Iterator[None]:
             return
         raise Terminated
 
-    previous = signal.signal(signal.SIGTERM, terminated)
+    def redeliver(unraisable: sys.UnraisableHookArgs) -> None:
+        # Terminated raised inside a finalizer (a __del__, a weakref callback) cannot leave it,
+        # and Python would print it and carry on: send SIGTERM again a moment later, from a
+        # thread, for the handler to run in the code the finalizer interrupted
+        if isinstance(unraisable.exc_value, Terminated):
+            threading.Timer(REDELIVERY_SECONDS, os.kill, (owner, signal.SIGTERM)).start()
+        else:
+            previous_hook(unraisable)
+
+    previous, previous_hook = signal.signal(signal.SIGTERM, terminated), sys.unraisablehook
+    sys.unraisablehook = redeliver
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = previous_hook
 
 
 def interrupt_exit_code(interrupt: BaseException) -> int:

@@ -75,6 +75,22 @@ def test_sigterm_raises_terminated_inside_the_block_only():
     assert interrupt_exit_code(KeyboardInterrupt()) == 130
 
 
+class _SignalledOnCollection:
+    def __del__(self) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.5)  # the handler runs here, inside the finalizer
+
+
+def test_sigterm_in_a_finalizer_is_not_lost():
+    # raised in __del__, Terminated cannot leave it: Python would print it and carry on
+    hook = sys.unraisablehook
+    with terminate_as_interrupt(), pytest.raises(Terminated):
+        doomed = _SignalledOnCollection()
+        del doomed
+        time.sleep(5)  # the SIGTERM sent again lands here
+    assert sys.unraisablehook is hook
+
+
 def _start(*args: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "evosoko.cli", *args],
