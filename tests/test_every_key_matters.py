@@ -111,7 +111,7 @@ def part_config(kind: str, name: str) -> Config:
     operator = registry_of(kind).get(name)
     if operator.builtin:  # named in its own table, a built-in part takes its keys there
         for key, field in operator.params.model_fields.items():
-            if field.is_required() and key in config.ga.model_fields:
+            if field.is_required() and key in type(config.ga).model_fields:
                 changes[f"{table}.{key}"] = getattr(config.ga, key)
     return config.set(changes)
 
