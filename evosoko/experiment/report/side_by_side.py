@@ -28,6 +28,7 @@ from typing import Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
+from evosoko.experiment.report.folder_files import generated_now
 from evosoko.experiment.report.writer import (
     COMPARE,
     LEVELS,
@@ -35,7 +36,6 @@ from evosoko.experiment.report.writer import (
     RUN,
     SWEEP,
     folder_kind,
-    generated_now,
     run_curves,
 )
 from evosoko.experiment.results_table import ResultsTable

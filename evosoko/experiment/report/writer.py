@@ -23,15 +23,12 @@ so opening it during a long run shows how far it got.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import csv
 import hashlib
-import json
 import logging
 import math
 import time
-import tomllib
 import warnings
 from collections.abc import Callable, Sequence
 from os import PathLike
@@ -40,6 +37,15 @@ from typing import TYPE_CHECKING, Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
+from evosoko.experiment.report.folder_files import (
+    compact,
+    generated_now,
+    inline_figures,
+    json_number,
+    parse_toml,
+    read_json,
+    read_text,
+)
 from evosoko.status import read_stop
 
 if TYPE_CHECKING:
@@ -168,9 +174,9 @@ class Throttle:
 
 
 def _run_data(folder: Path) -> dict[str, Any]:
-    summary = _read_json(folder / "summary.json")
-    config_text = _read_text(folder / "config.toml")
-    config = _parse_toml(config_text)
+    summary = read_json(folder / "summary.json")
+    config_text = read_text(folder / "config.toml")
+    config = parse_toml(config_text)
     results = {int(entry["index"]): entry for entry in summary.get("levels", [])}
     planned = summary.get("planned") or [
         {"index": index, "level": entry.get("level")} for index, entry in results.items()
@@ -226,7 +232,7 @@ RESULT_FIELDS = (
 
 def _result_fields(result: dict[str, Any]) -> dict[str, Any]:
     fields = {
-        key: _compact(value) if isinstance(value, float) else value
+        key: compact(value) if isinstance(value, float) else value
         for key, value in ((key, result.get(key)) for key in RESULT_FIELDS)
     }
     best = result.get("best")
@@ -384,12 +390,12 @@ def _curve(points: list[tuple[float, ...]]) -> dict[str, list[float | None] | in
     for start in range(0, len(points), size):
         bucket = points[start : start + size]
         last = bucket[-1]
-        curve["g"].append(_compact(last[0]))
-        curve["e"].append(_compact(last[1]))
-        curve["bsf"].append(_compact(best_so_far[start + len(bucket) - 1]))
-        curve["best"].append(_compact(min(point[2] for point in bucket)))
-        curve["mean"].append(_compact(sum(point[3] for point in bucket) / len(bucket)))
-        curve["std"].append(_compact(sum(point[4] for point in bucket) / len(bucket)))
+        curve["g"].append(compact(last[0]))
+        curve["e"].append(compact(last[1]))
+        curve["bsf"].append(compact(best_so_far[start + len(bucket) - 1]))
+        curve["best"].append(compact(min(point[2] for point in bucket)))
+        curve["mean"].append(compact(sum(point[3] for point in bucket) / len(bucket)))
+        curve["std"].append(compact(sum(point[4] for point in bucket) / len(bucket)))
     return {**curve, "bucket": size}
 
 
@@ -404,7 +410,7 @@ def _compare_data(folder: Path) -> dict[str, Any]:
     from evosoko.experiment.compare.files import read_results_csv, summary_cells
     from evosoko.experiment.compare.jobs import comparison_levels, unit_budgets
 
-    config_text = _read_text(folder / "compare.toml")
+    config_text = read_text(folder / "compare.toml")
     config = load_compare_config(folder / "compare.toml")
     settings, budget = config.compare, config.compare.budget
     rows = read_results_csv(folder / "results.csv") if (folder / "results.csv").is_file() else []
@@ -438,7 +444,7 @@ def _compare_data(folder: Path) -> dict[str, Any]:
             row["level_index"],
             row["seed"],
             1 if row["solved"] else 0,
-            _compact(row["seconds"]),
+            compact(row["seconds"]),
             row["used"],
             row["moves"],
             row["pushes"],
@@ -473,7 +479,7 @@ def _compare_data(folder: Path) -> dict[str, Any]:
         "statuses": statuses,
         "summary": [_summary_fields(summary) for summary in summaries],
         "summary_table": [
-            [(text, _json_number(sort)) for text, sort in summary_cells(s, intervals.get(s.solver))]
+            [(text, json_number(sort)) for text, sort in summary_cells(s, intervals.get(s.solver))]
             for s in summaries
         ],
         "paired_tests": paired_test_cells(uncertainty.tests, "*") if uncertainty else [],
@@ -498,7 +504,7 @@ def _planned_jobs(config, level_count: int) -> int | None:
 
 def _summary_fields(summary) -> dict[str, Any]:
     def finite(value):
-        return None if value is None or not math.isfinite(value) else _compact(value)
+        return None if value is None or not math.isfinite(value) else compact(value)
 
     def exact(value):  # the figures of summary.md, not rounded to a few digits
         return None if value is None or not math.isfinite(value) else value
@@ -524,8 +530,8 @@ SWEEP_FIGURES = ("parameters", "history", "heatmap")
 
 
 def _sweep_data(folder: Path) -> dict[str, Any]:
-    config_text = _read_text(folder / "sweep.toml")
-    config = _parse_toml(config_text)
+    config_text = read_text(folder / "sweep.toml")
+    config = parse_toml(config_text)
     sweep = config.get("sweep") or {}
     index_path = folder / "index.csv"
     columns: list[str] = []
@@ -535,7 +541,7 @@ def _sweep_data(folder: Path) -> dict[str, Any]:
             reader = csv.reader(stream)
             columns = next(reader, [])
             trials = [row for row in reader if len(row) == len(columns)]
-    figures = _figures(folder, SWEEP_FIGURES)
+    figures = inline_figures(folder, SWEEP_FIGURES)
     best = folder / "best.toml"
     return {
         "title": f"Sweep {sweep.get('name', folder.name)}",
@@ -544,7 +550,7 @@ def _sweep_data(folder: Path) -> dict[str, Any]:
         "columns": columns,
         "trials": trials,
         "figures": figures,
-        "best": _read_text(best) if best.is_file() else None,
+        "best": read_text(best) if best.is_file() else None,
         "config": config_text,
     }
 
@@ -558,9 +564,9 @@ LEVEL_FIGURES = ("difficulty", "front", "archive")
 def _levels_data(folder: Path) -> dict[str, Any]:
     from evosoko.sokoban.formats import read_levels
 
-    summary = _read_json(folder / "summary.json")
-    config_text = _read_text(folder / "levels.toml")
-    config = _parse_toml(config_text).get("levels") or {}
+    summary = read_json(folder / "summary.json")
+    config_text = read_text(folder / "levels.toml")
+    config = parse_toml(config_text).get("levels") or {}
     collection = folder / "levels.xsb"
     written = _quietly(read_levels, collection) if collection.is_file() else []
     levels = []
@@ -579,7 +585,7 @@ def _levels_data(folder: Path) -> dict[str, Any]:
         )
     objectives = [table.get("kind", "pushes") for table in config.get("objective") or []]
     first = (objectives or ["pushes"])[0].rsplit(":", 1)[-1].rsplit(".", 1)[-1]
-    figures = _figures(folder, LEVEL_FIGURES)
+    figures = inline_figures(folder, LEVEL_FIGURES)
     return {
         "title": f"Level run {summary.get('name') or folder.name}",
         "status": summary.get("status", "unknown"),
@@ -615,8 +621,8 @@ def _levels_curve(path: Path, label: str) -> dict[str, list] | None:
             if point[1] in ("", None):
                 continue
             curve["g"].append(point[0])
-            curve["best"].append(_compact(float(point[1])))
-            curve["median"].append(_compact(float(point[2])))
+            curve["best"].append(compact(float(point[1])))
+            curve["median"].append(compact(float(point[2])))
     size = max(1, math.ceil(len(curve["g"]) / MAX_CURVE_POINTS))
     return {key: values[::size] for key, values in curve.items()} if curve["g"] else None
 
@@ -643,67 +649,3 @@ def _archive_grid(config: dict[str, Any], levels: list[dict[str, Any]]) -> dict[
             index.append(min(int(count) - 1, max(0, where)))
         grid[index[0]][index[1]] = position
     return {"features": features, "bins": bins, "ranges": ranges, "grid": grid}
-
-
-# ---- reading ------------------------------------------------------------------------------------
-
-
-def _figures(folder: Path, names: Sequence[str]) -> list[dict[str, str]]:
-    """The folder's ``plots/<name>.png`` that exist, base64 inline."""
-    figures = []
-    for name in names:
-        image = folder / "plots" / f"{name}.png"
-        if image.is_file():
-            figures.append(
-                {"name": name, "png": base64.b64encode(image.read_bytes()).decode("ascii")}
-            )
-    return figures
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise EvosokoError(f"cannot read the file: {error}", str(path)) from None
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(_read_text(path))
-    except json.JSONDecodeError as error:
-        raise EvosokoError(f"not valid JSON: {error.msg}", str(path), error.lineno) from None
-    if not isinstance(data, dict):
-        raise EvosokoError("not a JSON object", str(path))
-    return data
-
-
-def _parse_toml(text: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return {}
-
-
-def _json_number(value: Any) -> Any:
-    """``value`` as JSON holds it: an infinite or missing number becomes None."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def _compact(value: float | None) -> float | int | None:
-    """``value`` with 4 significant digits (ints stay ints): small JSON, same curves."""
-    if value is None:
-        return None
-    if isinstance(value, int) or float(value).is_integer():
-        return int(value)
-    if not math.isfinite(value):
-        return None
-    return float(f"{value:.4g}")
-
-
-def generated_now() -> str:
-    """The time a page is written, as its header shows it (UTC, ISO 8601)."""
-    from evosoko.experiment.clock import utc_now
-
-    return utc_now().isoformat().replace("+00:00", "Z")
