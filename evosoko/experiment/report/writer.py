@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import hashlib
 import logging
 import math
 import time
@@ -46,6 +45,7 @@ from evosoko.experiment.report.folder_files import (
     read_json,
     read_text,
 )
+from evosoko.experiment.run.records import board_digest
 from evosoko.status import read_stop
 
 if TYPE_CHECKING:
@@ -278,7 +278,7 @@ def _run_boards(folder: Path, config: dict, planned: Sequence[dict]) -> dict[int
         for index, digest in wanted.items():
             if 1 <= index <= len(file_levels):
                 level = file_levels[index - 1]
-                if digest is None or digest == _board_digest(level):  # the file is unchanged
+                if digest is None or digest == board_digest(level):  # the file is unchanged
                     boards[index] = level
     if len(boards) < len(wanted):
         for index, entry in _solution_entries(folder, planned).items():
@@ -328,11 +328,6 @@ def _best_notes(entries: dict[int, Any], source: Path) -> dict[int, dict[str, An
                 "distance": stored.distance,
             }
     return notes
-
-
-def _board_digest(level) -> str:
-    """The digest of a board that a run's summary keeps in ``planned`` (see experiment.run)."""
-    return hashlib.sha256("\n".join(level.rows()).encode()).hexdigest()[:16]
 
 
 _LEVEL_FILES: dict[tuple[str, int, int], list] = {}

@@ -9,6 +9,7 @@ seed, so two runs with the same seed write the same rows whatever the backend or
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import math
 from typing import TYPE_CHECKING, Any
@@ -176,6 +177,12 @@ def result_from_entry(
         seed=seed,
         settings=settings,
     )
+
+
+def board_digest(level: Level) -> str:
+    """The digest of ``level``'s board that a run's summary keeps in ``planned``, so that a
+    resume and the report notice a level file that changed."""
+    return hashlib.sha256("\n".join(level.rows()).encode()).hexdigest()[:16]
 
 
 def level_index(level: Level) -> int:

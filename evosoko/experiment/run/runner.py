@@ -15,7 +15,6 @@ SIGINT/SIGTERM stop a run gracefully after the current generation (see
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import platform
 import time
@@ -50,6 +49,7 @@ from evosoko.experiment.run.level_writer import LevelWriter
 from evosoko.experiment.run.progress import NoProgress, RunProgress
 from evosoko.experiment.run.records import (
     SUMMARY_KEYS,
+    board_digest,
     level_index,
     result_from_entry,
     stats_from_row,
@@ -604,7 +604,7 @@ def _plan(levels: list[Level]) -> list[dict[str, Any]]:
         {
             "index": level_index(level),
             "level": level.name,
-            "board": hashlib.sha256("\n".join(level.rows()).encode()).hexdigest()[:16],
+            "board": board_digest(level),
         }
         for level in levels
     ]
