@@ -17,11 +17,22 @@ waits for its neighbour's epoch to end, with lag 1 no island waits for another, 
 never sit idle while a slower island finishes (there is no barrier across all islands either
 way).
 
-Between epochs an island is only its engine's state (:class:`~evosoko.evolve.state.EngineState`) and
-what it receives is fixed by the rule above, not by which task finishes first: a run is a
-function of (level, configuration, seed) on either backend, and a run resumed from a checkpoint
-continues exactly as the uninterrupted run. Checkpoints hold every island's last finished
-epoch, the outboxes still to be delivered and the statistics not yet streamed.
+:class:`IslandModel` speaks the loop protocol of :mod:`evosoko.evolve.loop` over epochs, as
+Optuna's ask/tell does over trials that finish in any order::
+
+    while not model.done:
+        for key, task in model.ask():          # the epochs that may start now, each once
+            queue.submit(key, config, task)    # run_epoch(level, fitness, config, task)
+        model.tell(*queue.next_result())       # one finished epoch, in any order
+    result = model.result()
+
+which is :meth:`IslandModel.run` on its evaluator's task queue. Its state is a frozen
+:class:`~evosoko.evolve.state.IslandsState`, replaced by every ``tell``: each island's engine
+state after its last finished epoch (:class:`~evosoko.evolve.state.EngineState`), the outboxes
+still to be delivered and the statistics not yet streamed; with the seconds spent it is the
+checkpoint. What an island receives is fixed by the rule above, not by which task finishes
+first: a run is a function of (level, configuration, seed) on every backend, and a run resumed
+from a checkpoint continues exactly as the uninterrupted run.
 
 Budgets: ``run.budget.generations`` counts the generations of each island;
 ``run.budget.evaluations`` is shared out among the islands; ``run.budget.seconds`` is the
@@ -40,7 +51,7 @@ import hashlib
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import cast
 
 from evosoko.budget import Budget
@@ -48,7 +59,7 @@ from evosoko.config import Config
 from evosoko.errors import EvosokoError
 from evosoko.evolve.callbacks import BestGenome, Callback, Callbacks, Generation
 from evosoko.evolve.engine import Engine
-from evosoko.evolve.evaluation import Evaluator, SerialEvaluator, TaskQueue
+from evosoko.evolve.evaluation import Evaluator, SerialEvaluator
 from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.objectives import Objectives
 from evosoko.evolve.shortening import shortened
@@ -65,6 +76,9 @@ from evosoko.settings_digest import ga_settings_digest
 from evosoko.sokoban.level import Level
 from evosoko.status import Resource, Status, Stop
 
+EpochKey = tuple[int, int]
+"""An epoch to run: (island, epoch), epochs counted from 1."""
+
 
 @dataclass(frozen=True)
 class EpochTask:
@@ -79,25 +93,27 @@ class EpochTask:
     island waited for a worker) gets the seconds left then, not those left when it was sent."""
 
 
-Streamed = tuple[GenerationStats, BestGenome | None]
-"""A generation's statistics with the island's best individual after it."""
-
-
-@dataclass
+@dataclass(frozen=True)
 class EpochReport:
-    """One island after an epoch: its state, the statistics of its generations, its result."""
+    """One island after an epoch: its state, the statistics of its generations (each with the
+    island's best individual after it), its result."""
 
     state: EngineState
-    stats: list[Streamed]
+    stats: tuple[StreamedRecord, ...]
     result: Result
 
 
 class _Collector(Callback):
     def __init__(self) -> None:
-        self.streamed: list[Streamed] = []
+        self.streamed: list[StreamedRecord] = []
 
     def on_generation(self, generation: Generation) -> None:
-        self.streamed.append((generation.stats, generation.best))
+        best, record = generation.best, None
+        if best is not None:
+            record = BestRecord.model_construct(
+                genes=tuple(best.genes), fitness=dict(best.fitness), evaluation=best.evaluation
+            )
+        self.streamed.append(StreamedRecord.model_construct(stats=generation.stats, best=record))
 
 
 def run_epoch(
@@ -127,7 +143,7 @@ def run_epoch(
         final=False,  # the island model builds the level's result
     )
     result = engine.run()
-    return EpochReport(engine.state, collector.streamed, result)
+    return EpochReport(engine.state, tuple(collector.streamed), result)
 
 
 def island_seed(seed: int, island: int) -> int:
@@ -136,84 +152,22 @@ def island_seed(seed: int, island: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-@dataclass
-class Island:
-    """One island as the scheduler sees it.
-
-    ``state``: the engine's checkpoint after its last finished epoch (None: not started), before
-    any migrants arrive; ``epochs``: epochs finished; ``finished``: out of budget or solved (not
-    saved: found again from the state and the budget); ``outbox``: epoch -> copies of its best
-    member records after that epoch, until the next island has taken them; ``counts``: epoch ->
-    (evaluations, restarts) after it, for the epochs a solve may still be settled at;
-    ``pending``: statistics not streamed yet; ``latest``: the last streamed.
-    """
-
-    state: EngineState | None = None
-    epochs: int = 0
-    finished: bool = False
-    outbox: dict[int, list[Member]] = field(default_factory=dict)
-    counts: dict[int, tuple[int, int]] = field(default_factory=dict)
-    pending: list[Streamed] = field(default_factory=list)
-    latest: Streamed | None = None
-    running: bool = False
-    result: Result | None = None  # of its last epoch run in this process (not saved)
-
-    @property
-    def generation(self) -> int:
-        """The last generation it has run (-1: none)."""
-        return -1 if self.state is None else self.state.generation
-
-    def saved(self) -> IslandState:
-        """What a checkpoint keeps of it (not what only this process needs)."""
-        return IslandState.model_construct(
-            state=self.state,
-            epochs=self.epochs,
-            outbox=tuple((epoch, tuple(members)) for epoch, members in sorted(self.outbox.items())),
-            counts=tuple((epoch, *count) for epoch, count in sorted(self.counts.items())),
-            pending=tuple(_record(s) for s in self.pending),
-            latest=None if self.latest is None else _record(self.latest),
-        )
-
-    @classmethod
-    def of(cls, saved: IslandState) -> Island:
-        """The island a checkpoint kept."""
-        return cls(
-            state=saved.state,
-            epochs=saved.epochs,
-            outbox={epoch: list(members) for epoch, members in saved.outbox},
-            counts={epoch: (e, r) for epoch, e, r in saved.counts},
-            pending=[_streamed(s) for s in saved.pending],
-            latest=None if saved.latest is None else _streamed(saved.latest),
-        )
-
-
-def _record(streamed: Streamed) -> StreamedRecord:
-    stats, best = streamed
-    record = None
-    if best is not None:
-        record = BestRecord.model_construct(
-            genes=tuple(best.genes), fitness=dict(best.fitness), evaluation=best.evaluation
-        )
-    return StreamedRecord.model_construct(stats=stats, best=record)
-
-
-def _streamed(record: StreamedRecord) -> Streamed:
-    """A streamed record (checkpoints before named fitness values have no ``best``)."""
-    best = record.best
-    if best is None:
-        return record.stats, None
-    return record.stats, BestGenome(list(best.genes), dict(best.fitness), best.evaluation)
-
-
 class IslandModel:
-    """Evolves ``ga.islands.count`` islands of one level on ``evaluator.task_queue``: in this
-    process, on the worker pool or on a Dask cluster."""
+    """Evolves ``ga.islands.count`` islands of one level (see the module docstring): drive it
+    with :meth:`ask` and :meth:`tell`, or :meth:`run` it on ``evaluator.task_queue`` (in this
+    process, on the worker pool or on a Dask cluster).
+
+    The arguments are the :class:`~evosoko.evolve.engine.Engine`'s; ``state``: a checkpoint to
+    continue from. Besides its :attr:`state`, the model keeps what only this process needs: the
+    epochs running, the islands finished (out of budget or solved: found again from the state
+    and the budget on resume) and each island's last result.
+    """
 
     def __init__(
         self,
         level: Level,
         config: Config,
-        evaluator: Evaluator,
+        evaluator: Evaluator | None = None,
         *,
         seed: int | None = None,
         budget: Budget | None = None,
@@ -235,52 +189,105 @@ class IslandModel:
         self.initial_genomes = tuple(tuple(g) for g in initial_genomes)
         self.callbacks = Callbacks(callbacks)
         self.should_stop = should_stop
-        self.islands = [Island() for _ in range(self.count)]
-        self.streamed = -1  # the last generation streamed
-        self.last_streamed: GenerationStats | None = None  # its record
+        self.last_streamed: GenerationStats | None = None  # the last record streamed
         self.history = History()
-        self._seconds_before = seconds_spent
-        self._last_checkpoint = 0
+        self._state = IslandsState.model_construct(
+            kind="islands",
+            version=3,
+            level=level.name,
+            generation=0,
+            evaluations=0,
+            restarts=0,
+            seconds=seconds_spent,
+            islands=tuple(IslandState.model_construct() for _ in range(self.count)),
+        )
+        self._running: set[int] = set()
+        self._finished: set[int] = set()
+        self._results: dict[int, Result] = {}  # each island's last epoch run in this process
         self._stopping = False
         self._stopped_by_callback = False
         self._solve_epoch: int | None = None
         self._solves: list[tuple[int, int, Result]] = []  # (generation, island, result)
+        self._result: Result | None = None
         if state is not None:
             self._restore(state)
+        self._last_checkpoint = self._state.generation
         self._started = time.perf_counter()
 
     @property
     def seconds(self) -> float:
         """Wall-clock seconds spent on this level, across resumes."""
-        return self._seconds_before + time.perf_counter() - self._started
+        return self._state.seconds + time.perf_counter() - self._started
+
+    @property
+    def state(self) -> IslandsState:
+        """Every island after its last finished epoch, with the seconds spent: the checkpoint.
+        ``generation`` is the last generation streamed (later statistics are kept in the
+        islands), ``evaluations`` and ``restarts`` the sums of the islands' states."""
+        return self._state.model_copy(update={"seconds": self.seconds})
+
+    # ---- the protocol -----------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        """True once no epoch that matters runs and none may start: an island solved the level
+        (and every island finished that epoch), every island is out of budget, or a callback
+        or ``should_stop`` said so (then the running epochs finish)."""
+        return not self._awaited() and not self._ready()
+
+    def ask(self) -> list[tuple[EpochKey, EpochTask]]:
+        """The epochs that may start now, each given once: an island starts its next epoch when
+        its previous one and the neighbour's epoch it takes migrants from are done."""
+        asked = []
+        for index in self._ready():
+            island = self._state.islands[index]
+            asked.append(((index, island.epochs + 1), self._task(index, island)))
+            self._running.add(index)
+        return asked
+
+    def tell(self, key: EpochKey, report: EpochReport) -> None:
+        """An epoch :meth:`ask` gave has finished, in any order."""
+        index, epoch = key
+        self._running.discard(index)
+        if self._solve_epoch is not None and epoch > self._solve_epoch:
+            return  # past the epoch that solved: not part of this run
+        self._accept(index, epoch, report)
+        if not self._stopping and self.callbacks.stop_requested:
+            self._stopping = self._stopped_by_callback = True
+        if not self._stopping and self.should_stop is not None and self.should_stop():
+            self._stopping = True
+        if self._solve_epoch is None and not self._stopping:
+            self._checkpoint_if_due()
 
     def run(self) -> Result:
-        """Evolve until an island solves the level, every island is out of budget, a callback
-        or ``should_stop`` says so (then the running epochs finish; an interrupt also takes a
-        checkpoint)."""
+        """Run the epochs on the evaluator's task queue until :attr:`done`; the level's result
+        (an interrupt also takes a checkpoint)."""
+        if self.evaluator is None:
+            raise RuntimeError("an island model without an evaluator is driven by ask() and tell()")
         queue = self.evaluator.task_queue(run_epoch)
-        self._launch(queue)
-        while self._awaited():
+        while not self.done:
+            for epoch, task in self.ask():
+                queue.submit(epoch, self.config, task)
             finished = queue.next_result()
             assert finished is not None  # without a timeout it waits for one
             key, report = finished
-            index, epoch = cast(tuple[int, int], key)
             assert isinstance(report, EpochReport)
-            self.islands[index].running = False
-            if self._solve_epoch is not None and epoch > self._solve_epoch:
-                continue  # past the epoch that solved: not part of this run
-            self._accept(index, epoch, report)
-            if not self._stopping and self.callbacks.stop_requested:
-                self._stopping = self._stopped_by_callback = True
-            if not self._stopping and self.should_stop is not None and self.should_stop():
-                self._stopping = True
-            if self._solve_epoch is None and not self._stopping:
-                self._checkpoint_if_due()
-            self._launch(queue)
+            self.tell(cast(EpochKey, key), report)
         queue.cancel()
+        return self.result()
+
+    def result(self) -> Result:
+        """The level's result once :attr:`done` (the statistics left are streamed first; an
+        interrupt takes a checkpoint)."""
+        if not self.done:
+            raise RuntimeError("the island model has not stopped yet")
+        if self._result is None:
+            self._result = self._final_result()
+        return self._result
+
+    def _final_result(self) -> Result:
         if self._solve_epoch is not None:
             return self._solved()
-        if self._stopping and not all(island.finished for island in self.islands):
+        if self._stopping and len(self._finished) < self.count:
             if self._stopped_by_callback:
                 return self._outcome(Stop(Status.STOPPED))
             self._checkpoint()  # the statistics not streamed yet stay in the islands
@@ -292,12 +299,15 @@ class IslandModel:
     def _awaited(self) -> bool:
         """Whether a running epoch still matters (once solved: one up to the solving epoch)."""
         limit = math.inf if self._solve_epoch is None else self._solve_epoch
-        return any(island.running and island.epochs < limit for island in self.islands)
+        islands = self._state.islands
+        return any(islands[index].epochs < limit for index in self._running)
 
-    def _launch(self, queue: TaskQueue) -> None:
-        """Start the next epoch of every island that may start one."""
-        for index, island in enumerate(self.islands):
-            if island.running or island.finished:
+    def _ready(self) -> list[int]:
+        """The islands that may start their next epoch now."""
+        ready = []
+        islands = self._state.islands
+        for index, island in enumerate(islands):
+            if index in self._running or index in self._finished:
                 continue
             epoch = island.epochs + 1
             if self._solve_epoch is not None:
@@ -305,20 +315,21 @@ class IslandModel:
                     continue
             elif self._stopping:
                 continue
-            sender, sent = self.islands[index - 1], epoch - 1 - self.lag
-            if sent >= 1 and sender.epochs < sent and not sender.finished:
+            sender, sent = (index - 1) % self.count, epoch - 1 - self.lag
+            if sent >= 1 and islands[sender].epochs < sent and sender not in self._finished:
                 continue  # its migrants are not ready yet
-            incoming = sender.outbox.get(sent, [])
-            queue.submit((index, epoch), self.config, self._task(index, island, incoming))
-            island.running = True
+            ready.append(index)
+        return ready
 
-    def _task(self, index: int, island: Island, incoming: list[Member]) -> EpochTask:
+    def _task(self, index: int, island: IslandState) -> EpochTask:
         step = self.config.ga.islands.migration_every
         until = island.epochs * step + step
         if self.budget.generations is not None:
             until = min(until, self.budget.generations)
         remaining = self.budget.seconds_left(self.seconds)
         own_seconds = 0.0 if island.state is None else island.state.seconds
+        sender = self._state.islands[index - 1]
+        incoming = dict(sender.outbox).get(island.epochs - self.lag, ())
         return EpochTask(
             seed=self.seeds[index],
             state=with_migrants(island.state, incoming, self._rank),
@@ -332,53 +343,65 @@ class IslandModel:
         )
 
     def _accept(self, index: int, epoch: int, report: EpochReport) -> None:
-        """Take in an island's finished epoch."""
-        island = self.islands[index]
-        island.state, island.epochs, island.result = report.state, epoch, report.result
-        island.finished = (
-            report.result.solved
-            or report.result.exhausted == Resource.SECONDS
-            or (self._out_of_budget(index, report.state))
+        """Take in an island's finished epoch: a new state."""
+        state, result = report.state, report.result
+        self._results[index] = result
+        if (
+            result.solved
+            or result.exhausted == Resource.SECONDS
+            or self._spent(index, state) is not None
+        ):
+            self._finished.add(index)
+        lost = set(state.lost_positions)
+        sendable = [m for m in state.population if m.position not in lost]
+        sent = tuple(best_distinct(sendable, self.config.ga.islands.migrants, self._rank))
+        islands = list(self._state.islands)
+        before = islands[index]
+        islands[index] = before.model_copy(
+            update={
+                "state": state,
+                "epochs": epoch,
+                "outbox": (*before.outbox, (epoch, sent)),
+                "pending": before.pending + report.stats,
+            }
         )
-        island.counts[epoch] = (report.state.evaluations, report.state.restarts)
-        island.pending.extend(report.stats)
-        lost = set(report.state.lost_positions)
-        sendable = [m for m in report.state.population if m.position not in lost]
-        island.outbox[epoch] = best_distinct(sendable, self.config.ga.islands.migrants, self._rank)
-        if report.result.solved:
-            generations = report.result.generations
+        if result.solved:
+            generations = result.generations
             if generations is None:  # an engine's result always counts its generations
                 raise RuntimeError(f"island {index} reported a solve without its generation")
-            self._solves.append((generations, index, report.result))
+            self._solves.append((generations, index, result))
             self._solve_epoch = min(epoch, self._solve_epoch or epoch)
-        self._forget_delivered()
+        states = [i.state for i in islands if i.state is not None]
+        self._state = self._state.model_copy(
+            update={
+                "islands": self._delivered_dropped(islands),
+                "evaluations": sum(s.evaluations for s in states),
+                "restarts": sum(s.restarts for s in states),
+            }
+        )
         if self._solve_epoch is None:
-            self._stream(
-                min((i.generation for i in self.islands if not i.finished), default=math.inf)
-            )
+            running = [i for n, i in enumerate(islands) if n not in self._finished]
+            self._stream(min((_generation(i) for i in running), default=math.inf))
 
-    def _forget_delivered(self) -> None:
-        """Drop outboxes the next island has taken, and counts no solve can be settled at (a
-        later solve comes from an epoch after the oldest unfinished island's; once a solve is
-        waiting to be settled, every count is kept)."""
-        oldest = min((i.epochs for i in self.islands if not i.finished), default=0)
-        for index, island in enumerate(self.islands):
-            receiver = self.islands[(index + 1) % self.count]
-            needed = receiver.epochs - self.lag  # sent before the receiver's next epoch
-            island.outbox = {e: m for e, m in island.outbox.items() if e >= needed}
-            if self._solve_epoch is None:
-                last = island.epochs
-                island.counts = {e: c for e, c in island.counts.items() if e > oldest or e == last}
+    def _delivered_dropped(self, islands: list[IslandState]) -> tuple[IslandState, ...]:
+        """The islands without the outboxes the next island has taken."""
+        kept = []
+        for index, island in enumerate(islands):
+            needed = islands[(index + 1) % self.count].epochs - self.lag  # its next epoch's
+            outbox = tuple((epoch, sent) for epoch, sent in island.outbox if epoch >= needed)
+            kept.append(
+                island if outbox == island.outbox else island.model_copy(update={"outbox": outbox})
+            )
+        return tuple(kept)
 
     def _share(self, island: int) -> Budget:
         """One island's budget: its share of the evaluations (see :meth:`Budget.share`)."""
         return self.budget.share(island, self.count)
 
-    def _out_of_budget(self, index: int, state: EngineState) -> bool:
-        """Whether an island has used its generations or its share of the evaluations."""
+    def _spent(self, index: int, state: EngineState) -> str | None:
+        """The generations or evaluations an island has used up, if any."""
         limits = self._share(index).replace(seconds=None, nodes=None)
-        spent = {"generations": state.generation, "evaluations": state.evaluations}
-        return limits.exhausted(**spent) is not None
+        return limits.exhausted(generations=state.generation, evaluations=state.evaluations)
 
     def _rank(self, member: Member) -> tuple[float, ...]:
         """Sort key of a member, best first: its weighted fitness, negated."""
@@ -389,51 +412,45 @@ class IslandModel:
     def _stream(self, limit: float) -> None:
         """One combined statistics record per generation up to ``limit`` not streamed yet, each
         island at its latest record."""
+        islands = list(self._state.islands)
         generations = sorted(
-            {s.generation for i in self.islands for s, _ in i.pending if s.generation <= limit}
+            {r.stats.generation for i in islands for r in i.pending if r.stats.generation <= limit}
         )
+        if not generations:
+            return
         for generation in generations:
-            for island in self.islands:
-                if island.pending and island.pending[0][0].generation == generation:
-                    island.latest = island.pending.pop(0)
-            self.streamed = generation
-            current = [i.latest for i in self.islands if i.latest is not None]
-            self.last_streamed = combined_stats(generation, [s for s, _ in current], self.seconds)
+            for index, island in enumerate(islands):
+                if island.pending and island.pending[0].stats.generation == generation:
+                    islands[index] = island.model_copy(
+                        update={"latest": island.pending[0], "pending": island.pending[1:]}
+                    )
+            current = [i.latest for i in islands if i.latest is not None]
+            self.last_streamed = combined_stats(
+                generation, [r.stats for r in current], self.seconds
+            )
             self.history.append(self.last_streamed)
-            best = self._best_of([b for _, b in current if b is not None])
+            best = self._best_of([r.best for r in current if r.best is not None])
             self.callbacks.on_generation(Generation(self.level, self.last_streamed, best))
+        self._state = self._state.model_copy(
+            update={"islands": tuple(islands), "generation": generations[-1]}
+        )
 
-    def _best_of(self, bests: list[BestGenome]) -> BestGenome | None:
+    def _best_of(self, bests: list[BestRecord]) -> BestGenome | None:
         """The best of the islands' best individuals (the first island's on a tie)."""
         if not bests:
             return None
         weighted = self.objectives.weighted
-        return max(bests, key=lambda b: weighted(self.objectives.from_named(b.fitness)))
+        best = max(bests, key=lambda b: weighted(self.objectives.from_named(b.fitness)))
+        return BestGenome(list(best.genes), dict(best.fitness), best.evaluation)
 
     def _checkpoint_if_due(self) -> None:
         every = self.config.output.checkpoint_every
-        if every and self.streamed // every > self._last_checkpoint // every:
+        if every and self._state.generation // every > self._last_checkpoint // every:
             self._checkpoint()
 
     def _checkpoint(self) -> None:
-        self._last_checkpoint = self.streamed
+        self._last_checkpoint = self._state.generation
         self.callbacks.on_checkpoint(self.level, self.state.to_json())
-
-    @property
-    def state(self) -> IslandsState:
-        """Every island after its last finished epoch: the checkpoint; ``generation`` is the
-        last generation streamed (later statistics are kept in the islands)."""
-        states = [i.state for i in self.islands if i.state is not None]
-        return IslandsState.model_construct(
-            kind="islands",
-            version=3,
-            level=self.level.name,
-            generation=max(self.streamed, 0),
-            evaluations=sum(s.evaluations for s in states),
-            restarts=sum(s.restarts for s in states),
-            seconds=self.seconds,
-            islands=tuple(island.saved() for island in self.islands),
-        )
 
     def _restore(self, state: IslandsState) -> None:
         if len(state.islands) != self.count:
@@ -445,20 +462,18 @@ class IslandModel:
             raise EvosokoError(
                 f"the checkpoint is of level {state.level!r}, not {self.level.name!r}"
             )
-        self.islands = [Island.of(saved) for saved in state.islands]
-        for index, island in enumerate(self.islands):
-            island.finished = island.state is not None and self._out_of_budget(index, island.state)
-        self.streamed = state.generation
-        self._seconds_before = state.seconds
-        self._last_checkpoint = self.streamed
+        self._state = state
+        self._finished = {
+            index
+            for index, island in enumerate(state.islands)
+            if island.state is not None and self._spent(index, island.state) is not None
+        }
 
     # ---- results --------------------------------------------------------------------------------
     def _solved(self) -> Result:
         """The earliest solve of the solving epoch; its generation is the last one streamed, and
         the counts are those of all islands at that generation (as the last statistics record
         says; what islands ran beyond it to finish the epoch is not part of the run)."""
-        epoch = self._solve_epoch
-        assert epoch is not None
         # a solve of a later epoch (reported early) comes at a later generation: never chosen
         generation, _, chosen = min(self._solves, key=lambda s: s[:2])
         self._stream(generation)
@@ -468,10 +483,10 @@ class IslandModel:
         """The best island's result with ``stop`` (None: the limit that island ran out of),
         with all islands' counts at the last generation streamed."""
         self._final_results()
-        results = [(n, i.result) for n, i in enumerate(self.islands) if i.result is not None]
         objectives = self.objectives
         index, best = max(
-            results, key=lambda item: objectives.weighted(objectives.from_named(item[1].fitness))
+            sorted(self._results.items()),
+            key=lambda item: objectives.weighted(objectives.from_named(item[1].fitness)),
         )
         return self._level_result(best, stop or self._exhausted(index, best))
 
@@ -479,12 +494,10 @@ class IslandModel:
         """The limit of the level's budget an island ran out of. Its last epoch's own result
         may name the generation where that epoch was to end, though the island stopped there
         because its share of the evaluations was spent too: the level's limits decide."""
-        state = self.islands[index].state
+        state = self._state.islands[index].state
         if result.exhausted == Resource.SECONDS or state is None:
             return result.stop
-        limits = self._share(index).replace(seconds=None, nodes=None)
-        spent = {"generations": state.generation, "evaluations": state.evaluations}
-        exhausted = limits.exhausted(**spent)
+        exhausted = self._spent(index, state)
         return result.stop if exhausted is None else Stop.budget(exhausted)
 
     def _level_result(self, island: Result, stop: Stop) -> Result:
@@ -495,13 +508,10 @@ class IslandModel:
         settings digest, and its solution shortened when ``output.optimize_seconds`` asks."""
         last = self.last_streamed
         if last is None:  # nothing streamed in this process (a resume that had nothing left)
-            states = [i.state for i in self.islands if i.state is not None]
-            counts = (
-                max(self.streamed, 0),
-                sum(s.evaluations for s in states),
-                sum(s.restarts for s in states),
-                self.seconds,
-            )
+            states = [i.state for i in self._state.islands if i.state is not None]
+            evaluations = sum(s.evaluations for s in states)
+            restarts = sum(s.restarts for s in states)
+            counts = (self._state.generation, evaluations, restarts, self.seconds)
         else:
             counts = (last.generation, last.evaluations, last.restarts, last.seconds)
         solution, moves, pushes, best = island.solution, island.moves, island.pushes, island.best
@@ -533,27 +543,36 @@ class IslandModel:
     def _final_results(self) -> None:
         """Results of islands that finished before a resume: from their saved state, no work."""
         missing = [
-            (n, i) for n, i in enumerate(self.islands) if i.result is None and i.state is not None
+            (index, island.state)
+            for index, island in enumerate(self._state.islands)
+            if index not in self._results and island.state is not None
         ]
         if not missing:
             return
+        if self.evaluator is None:
+            raise RuntimeError("the results of islands resumed finished need an evaluator")
         tasks = [
             (
                 self.config,
                 EpochTask(  # the budget it ran out of is still out: the engine stops at once
                     seed=self.seeds[index],
-                    state=island.state,
+                    state=state,
                     budget=Budget(
                         generations=self.budget.generations,
                         evaluations=self._share(index).evaluations,
-                        seconds=island.state.seconds,  # type: ignore[union-attr]
+                        seconds=state.seconds,
                     ),
                 ),
             )
-            for index, island in missing
+            for index, state in missing
         ]
-        for (_, island), report in zip(missing, self.evaluator.run_each(run_epoch, tasks)):
-            island.result = report.result
+        for (index, _), report in zip(missing, self.evaluator.run_each(run_epoch, tasks)):
+            self._results[index] = report.result
+
+
+def _generation(island: IslandState) -> int:
+    """The last generation an island has run (-1: none)."""
+    return -1 if island.state is None else island.state.generation
 
 
 def best_distinct(members: Sequence[Member], count: int, rank: Callable) -> list[Member]:

@@ -319,19 +319,21 @@ class StreamedRecord(_Model):
 
 
 class IslandState(_Model):
-    """One island as the scheduler keeps it (see :class:`evosoko.evolve.islands.Island`)."""
+    """One island of :class:`~evosoko.evolve.islands.IslandModel`: its engine's state after its
+    last finished epoch (None: not started), the epochs finished, its outbox (epoch, copies of
+    its best members after it) until the next island has taken them, the statistics not streamed
+    yet and the last streamed."""
 
     state: EngineState | None = None
     epochs: Count = 0
     outbox: tuple[tuple[Count, tuple[Member, ...]], ...] = ()
-    counts: tuple[tuple[Count, Count, Count], ...] = ()
     pending: tuple[StreamedRecord, ...] = ()
     latest: StreamedRecord | None = None
 
 
 class IslandsState(LoopState):
-    """Every island after its last finished epoch; ``generation``, ``evaluations`` and
-    ``restarts`` are those of the last generation streamed."""
+    """Every island after its last finished epoch; ``generation`` is the last generation
+    streamed, ``evaluations`` and ``restarts`` the sums of the islands' states."""
 
     kind: Literal["islands"] = "islands"
     islands: tuple[IslandState, ...]
@@ -406,6 +408,8 @@ def read_state(data: Any) -> State:
         )
     if version != STATE_VERSION:
         data = _upgraded(kind, data)
+    if kind == "islands" and isinstance(data.get("islands"), list):  # counts: written until 7f84b3d
+        data = {**data, "islands": [_without_counts(island) for island in data["islands"]]}
     try:
         return models[kind].model_validate(data)  # type: ignore[return-value]
     except ValidationError as error:
@@ -448,6 +452,12 @@ def _island_v3(island: dict[str, Any]) -> dict[str, Any]:
         "pending": [_streamed_v3(s) for s in island.get("pending", [])],
         "latest": None if island.get("latest") is None else _streamed_v3(island["latest"]),
     }
+
+
+def _without_counts(island: Any) -> Any:
+    return (
+        {k: v for k, v in island.items() if k != "counts"} if isinstance(island, dict) else island
+    )
 
 
 def _streamed_v3(record: Any) -> Any:

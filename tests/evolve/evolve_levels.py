@@ -32,6 +32,19 @@ SMALL_ROWS = {
 }
 
 
+SMALL_ISLANDS = [
+    "ga.encoding=pushes",
+    "ga.population=16",
+    "ga.offspring=16",
+    "ga.islands.count=3",
+    "ga.islands.migration_every=3",
+    "ga.islands.migrants=2",
+    "run.seed=4",
+    "parallel.batch_size=8",
+]
+"""Three small islands of push genomes (the island tests run them on Microban 65)."""
+
+
 def small_level(name: str):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -8,15 +8,22 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from evolve_levels import comparable, run, small_level
+from evolve_levels import SMALL_ISLANDS, comparable, run, small_level
 
 from evosoko.config import Config, ConfigError, load_config
 from evosoko.errors import EvosokoError
 from evosoko.evolve import evolve_level, make_evaluator
 from evosoko.evolve.evaluation import SerialEvaluator, SerialTaskQueue
 from evosoko.evolve.fitness import Evaluation
-from evosoko.evolve.islands import best_distinct, combined_stats, island_seed, with_migrants
-from evosoko.evolve.state import EngineState, Member
+from evosoko.evolve.islands import (
+    IslandModel,
+    best_distinct,
+    combined_stats,
+    island_seed,
+    run_epoch,
+    with_migrants,
+)
+from evosoko.evolve.state import EngineState, IslandsState, Member, read_state
 from evosoko.result import GenerationStats
 from evosoko.sokoban.solutions import verify_solution
 from evosoko.status import Stop
@@ -24,16 +31,6 @@ from evosoko.status import Stop
 ROOT = Path(__file__).resolve().parents[2]
 
 HARD_ENOUGH = 64  # Microban 65: not solved in a few generations
-SMALL_ISLANDS = [
-    "ga.encoding=pushes",
-    "ga.population=16",
-    "ga.offspring=16",
-    "ga.islands.count=3",
-    "ga.islands.migration_every=3",
-    "ga.islands.migrants=2",
-    "run.seed=4",
-    "parallel.batch_size=8",
-]
 
 
 def test_islands_solve_a_small_level_with_a_verified_solution():
@@ -78,12 +75,49 @@ def test_island_resume_equals_uninterrupted(microban):
     )
     saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
     assert saved["generation"] == 6 and len(saved["islands"]) == 3
-    resumed, resumed_stats = run(
-        level, overrides + ["run.budget.generations=12"], resume_state=saved
+    # checkpoints written up to 7f84b3d also kept each island's counts after its epochs
+    with_counts = {
+        **saved,
+        "islands": [
+            {**island, "counts": [[island["epochs"], island["state"]["evaluations"], 0]]}
+            for island in saved["islands"]
+        ],
+    }
+    for checkpoint in (saved, with_counts):
+        resumed, resumed_stats = run(
+            level, overrides + ["run.budget.generations=12"], resume_state=checkpoint
+        )
+        assert comparable(half_stats + resumed_stats) == comparable(whole_stats)
+        assert resumed.best.genes == whole.best.genes
+        assert resumed.evaluations == whole.evaluations
+
+
+def test_islands_driven_by_ask_and_tell_give_the_run_of_run_and_their_state_resumes(microban):
+    """A loop written by hand that runs the newest epoch asked first gives run()'s result, and
+    the state taken between two tells continues to it."""
+    level = microban[HARD_ENOUGH]
+    config = load_config(None, SMALL_ISLANDS + ["run.budget.generations=9"])
+    evaluator = SerialEvaluator(level, config.ga.encoding, config.fitness)
+    whole = IslandModel(level, config, evaluator).run()
+    model, waiting, states = IslandModel(level, config), [], []
+    while not model.done:
+        waiting += model.ask()
+        key, task = waiting.pop()
+        model.tell(key, run_epoch(level, evaluator.fitness_function, config, task))
+        states.append(model.state)
+    told = model.result()
+    assert not waiting and len(states) == 9  # 3 islands of 3 epochs
+    assert (told.best.genes, told.evaluations, told.generations) == (
+        whole.best.genes,
+        whole.evaluations,
+        whole.generations,
     )
-    assert comparable(half_stats + resumed_stats) == comparable(whole_stats)
-    assert resumed.best.genes == whole.best.genes
-    assert resumed.evaluations == whole.evaluations
+    assert comparable(told.history) == comparable(whole.history)
+    middle = next(state for state in states if 0 < state.generation < 9)
+    middle = read_state(json.loads(json.dumps(middle.to_json())))
+    assert isinstance(middle, IslandsState)
+    resumed = IslandModel(level, config, evaluator, state=middle).run()
+    assert (resumed.best.genes, resumed.evaluations) == (whole.best.genes, whole.evaluations)
 
 
 def test_islands_stopped_by_should_stop_resume_as_if_never_stopped(microban):
