@@ -13,7 +13,7 @@ import signal
 import sys
 
 import pytest
-from evolve_levels import comparable, run, small_level
+from evolve_levels import SMALL_ISLANDS, comparable, run, small_level
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -118,41 +118,27 @@ def test_same_seed_same_metrics_serial_and_dask(cluster, microban):
     assert evolve_metrics(microban[9], dask_overrides(cluster)) == evolve_metrics(microban[9])
 
 
-def test_islands_give_the_serial_run_on_dask(cluster, microban):
-    """Each island's epochs run as Dask tasks; the run is the serial run."""
-    overrides = [
-        "ga.encoding=pushes",
-        "ga.population=16",
-        "ga.offspring=16",
-        "ga.islands.count=3",
-        "ga.islands.migration_every=3",
-        "ga.islands.migrants=2",
-        "run.seed=4",
-        "run.budget.generations=7",
-    ]
-    serial, serial_stats = run(microban[64], overrides)
-    on_dask, dask_stats = run(microban[64], overrides + dask_overrides(cluster))
-    assert comparable(dask_stats) == comparable(serial_stats)
-    assert (on_dask.best.genes, on_dask.evaluations, on_dask.stop) == (
-        serial.best.genes,
-        serial.evaluations,
-        serial.stop,
-    )
+SEARCHES = [
+    "searches.enabled=true",
+    "searches.population=4",
+    "searches.elitism=1",
+    "searches.first_nodes=20",
+    "searches.max_nodes=80",
+    "run.seed=7",
+    "run.budget.generations=3",
+]
 
 
-def test_a_population_of_searches_gives_the_serial_run_on_dask(cluster, microban):
-    """Each search runs as a Dask task; the generations are the serial ones."""
-    overrides = [
-        "searches.enabled=true",
-        "searches.population=4",
-        "searches.elitism=1",
-        "searches.first_nodes=20",
-        "searches.max_nodes=80",
-        "run.seed=7",
-        "run.budget.generations=3",
-    ]
-    serial, serial_stats = run(microban[59], overrides)
-    on_dask, dask_stats = run(microban[59], overrides + dask_overrides(cluster))
+@pytest.mark.parametrize(
+    ("index", "overrides"),
+    [(64, [*SMALL_ISLANDS, "run.budget.generations=7"]), (59, SEARCHES)],
+    ids=["islands", "searches"],
+)
+def test_a_loop_of_tasks_gives_the_serial_run_on_dask(cluster, microban, index, overrides):
+    """Each island's epoch, or each search of a population of searches, runs as a Dask task;
+    the run is the serial run."""
+    serial, serial_stats = run(microban[index], overrides)
+    on_dask, dask_stats = run(microban[index], overrides + dask_overrides(cluster))
     assert comparable(dask_stats) == comparable(serial_stats)
     assert (on_dask.best.genes, on_dask.evaluations, on_dask.stop) == (
         serial.best.genes,

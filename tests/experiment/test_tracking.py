@@ -196,60 +196,73 @@ def _tracking_table(uri: str) -> str:
     return f'\n[tracking]\nenabled = true\nuri = "{uri}"\nexperiment = "evosoko-tests"\n'
 
 
-@pytest.mark.tracking
-def test_a_comparison_logs_its_settings_solvers_and_files(server, tmp_path):
-    from mlflow.tracking import MlflowClient
-    from report_folders import COMPARE
-
-    from evosoko.experiment.compare.config import load_compare_config
-    from evosoko.experiment.compare.runner import run_compare
-
-    path = tmp_path / "tiny.toml"
-    path.write_text(COMPARE + _tracking_table(server))
-    outcome = run_compare(load_compare_config(path), tmp_path / "compare", plots=False)
-    run_id = json.loads((tmp_path / "compare" / "tracking.json").read_text())["run_id"]
-    client = MlflowClient(tracking_uri=server)
-    run = client.get_run(run_id)
-    assert run.info.status == "FINISHED" and run.data.tags["evosoko.kind"] == "compare"
+def _compare_logged(client, run, outcome, rerun) -> None:
     params = run.data.params
     assert params["solver.bfs.algorithm"] == "bfs" and params["compare.budget.nodes"] == "20000"
     assert params["solver.ga-small.set"] == '["ga.population=20", "ga.offspring=20"]'
     for summary in outcome.summaries:
         assert run.data.metrics[f"{summary.solver}/solved"] == summary.solved
         assert run.data.metrics[f"{summary.solver}/runs"] == summary.runs
-    done = client.get_metric_history(run_id, "jobs_done")
+    done = client.get_metric_history(run.info.run_id, "jobs_done")
     assert [m.step for m in done] == list(range(1, outcome.jobs + 1))
-    files = {item.path for item in client.list_artifacts(run_id)}
-    assert {"compare.toml", "summary.md", "results.csv", "report.html", "ioh"} <= files
-    again = run_compare(load_compare_config(path), tmp_path / "compare", plots=False)
-    assert again.resumed == outcome.jobs
-    assert json.loads((tmp_path / "compare" / "tracking.json").read_text())["run_id"] == run_id
+    again, run_id = rerun()  # a finished comparison run again logs into the same MLflow run
+    assert again.resumed == outcome.jobs and run_id == run.info.run_id
 
 
-@pytest.mark.tracking
-def test_a_sweep_logs_each_trial_and_tags_the_best(server, tmp_path):
-    from mlflow.tracking import MlflowClient
-    from report_folders import SWEEP
-
-    from evosoko.experiment.sweep.config import load_sweep_config
-    from evosoko.experiment.sweep.runner import run_sweep
-
-    path = tmp_path / "sweep.toml"
-    path.write_text(SWEEP + _tracking_table(server))
-    outcome = run_sweep(load_sweep_config(path), tmp_path / "sweep", plots=False)
-    run_id = json.loads((tmp_path / "sweep" / "tracking.json").read_text())["run_id"]
-    client = MlflowClient(tracking_uri=server)
-    run = client.get_run(run_id)
-    assert run.info.status == "FINISHED" and run.data.tags["evosoko.kind"] == "sweep"
+def _sweep_logged(client, run, outcome, _rerun) -> None:
     assert run.data.params["parameters.ga.tournament_size"] == "[2, 4]"
-    history = client.get_metric_history(run_id, "solve_rate")
+    history = client.get_metric_history(run.info.run_id, "solve_rate")
     assert [m.step for m in history] == [trial.number for trial in outcome.trials]
     assert [m.value for m in history] == [trial.solve_rate for trial in outcome.trials]
     assert run.data.tags["best.trial"] == str(outcome.best.number)
     best_size = run.data.tags["best.ga.tournament_size"]
     assert best_size == str(outcome.best.params["ga.tournament_size"])
-    files = {item.path for item in client.list_artifacts(run_id)}
-    assert {"sweep.toml", "index.csv", "results.csv", "best.toml"} <= files
+
+
+def _run_id(folder: Path) -> str:
+    return json.loads((folder / "tracking.json").read_text())["run_id"]
+
+
+def _run_compare(path: Path, folder: Path):
+    from evosoko.experiment.compare.config import load_compare_config
+    from evosoko.experiment.compare.runner import run_compare
+
+    return run_compare(load_compare_config(path), folder, plots=False)
+
+
+def _run_sweep(path: Path, folder: Path):
+    from evosoko.experiment.sweep.config import load_sweep_config
+    from evosoko.experiment.sweep.runner import run_sweep
+
+    return run_sweep(load_sweep_config(path), folder, plots=False)
+
+
+@pytest.mark.tracking
+@pytest.mark.parametrize(
+    ("kind", "start", "files", "logged"),
+    [
+        ("compare", _run_compare, {"summary.md", "report.html", "ioh"}, _compare_logged),
+        ("sweep", _run_sweep, {"index.csv", "best.toml"}, _sweep_logged),
+    ],
+)
+def test_an_experiment_logs_its_settings_results_and_files(
+    server, tmp_path, kind, start, files, logged
+):
+    """A comparison logs its settings, each solver's results and its progress; a sweep each
+    trial, tagging the best; both their files, into one MLflow run kept in tracking.json."""
+    import report_folders
+    from mlflow.tracking import MlflowClient
+
+    path, folder = tmp_path / f"{kind}.toml", tmp_path / kind
+    path.write_text(getattr(report_folders, kind.upper()) + _tracking_table(server))
+    outcome = start(path, folder)
+    run_id = _run_id(folder)
+    client = MlflowClient(tracking_uri=server)
+    run = client.get_run(run_id)
+    assert run.info.status == "FINISHED" and run.data.tags["evosoko.kind"] == kind
+    logged(client, run, outcome, lambda: (start(path, folder), _run_id(folder)))
+    artifacts = {item.path for item in client.list_artifacts(run_id)}
+    assert {f"{kind}.toml", "results.csv", *files} <= artifacts
 
 
 class _Recorder:
