@@ -54,7 +54,7 @@ from evosoko.evolve.population import initial_genomes, population_stats
 from evosoko.evolve.ranking import Aging, rank_key
 from evosoko.evolve.scoring import Scorer
 from evosoko.evolve.state import EngineState, Member, restored_rng
-from evosoko.evolve.steps import Improver, engine_steps
+from evosoko.evolve.steps import Improver, MemeticStep, engine_steps
 from evosoko.evolve.toolbox import build_toolbox, vary
 from evosoko.result import History, Result
 from evosoko.sokoban.level import Level
@@ -193,7 +193,7 @@ class Engine(AskTellLoop[tuple[int, ...], Evaluation]):
         if self.archive:
             log.info("level %s: archive of %d cells", self.level.name, len(self.population))
         for step in self.steps:
-            if hasattr(step, "report"):
+            if isinstance(step, MemeticStep):
                 log.info("level %s: %s", self.level.name, step.report())
 
     def stop_reason(self) -> Stop | None:

@@ -11,7 +11,7 @@ sequence (or a solving genome whose moves do not solve) is a bug, not bad input:
 from __future__ import annotations
 
 from evosoko.config import Config
-from evosoko.evolve.genomes import decode
+from evosoko.evolve.genomes import decode_scored
 from evosoko.evolve.objectives import Objectives
 from evosoko.evolve.shortening import shortened
 from evosoko.result import BestIndividual, HallOfFameEntry, History, Result
@@ -39,16 +39,8 @@ def ga_result(
     """The result whose best individual is ``hall_of_fame[0]``; ``shorten=False``: never shorten
     its solution (an island's epoch: the island model shortens the level's)."""
     best = hall_of_fame[0]
-    fitness = config.fitness
     scored = list(best)[: best.evaluation.keep]  # the genes its fitness counts
-    decoded = decode(
-        level,
-        config.ga.encoding,
-        scored,
-        objective=fitness.objective,
-        stop_on_deadlock=fitness.stop_on_deadlock,
-        pi_corrals=fitness.pi_corrals,
-    )
+    decoded = decode_scored(level, config.ga.encoding, scored, config.fitness)
     verification = verify_solution(level, decoded.lurd)
     if not verification.valid:
         raise RuntimeError(

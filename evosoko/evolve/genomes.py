@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from evosoko.evolve.push_replay import (
     PUSH_GENE_RANGE,
@@ -25,6 +26,9 @@ from evosoko.sokoban.given_holes import HolesState, board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import parse_lurd
+
+if TYPE_CHECKING:
+    from evosoko.config import FitnessConfig
 
 ENCODINGS = ("moves", "pushes")
 
@@ -97,6 +101,20 @@ def decode(
     lurd = "".join(letters)
     pushes = sum(1 for letter in lurd if letter.isupper())
     return Decoded(lurd, len(lurd), pushes, board.is_solved(), board.state())
+
+
+def decode_scored(
+    level: Level, encoding: str, genome: Sequence[int], fitness: FitnessConfig
+) -> Decoded:
+    """:func:`decode` with the replay settings of ``fitness``, as evaluation replays."""
+    return decode(
+        level,
+        encoding,
+        genome,
+        objective=fitness.objective,
+        stop_on_deadlock=fitness.stop_on_deadlock,
+        pi_corrals=fitness.pi_corrals,
+    )
 
 
 def genes_from_lurd(

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from evosoko.config import Config
-from evosoko.evolve.genomes import decode, genes_from_lurd
+from evosoko.evolve.genomes import decode_scored, genes_from_lurd
 from evosoko.search.result import UNSOLVABLE
 from evosoko.sokoban.arrays import state_hash
 from evosoko.sokoban.build import level_from_rows
@@ -89,14 +89,7 @@ def memetic_improver(level: Level, config: Config) -> Callable[[list[int]], Impr
     algorithm = config.hybrid.algorithm
 
     def improve(genes: list[int]) -> Improvement:
-        decoded = decode(
-            level,
-            encoding,
-            genes,
-            objective=fitness.objective,
-            stop_on_deadlock=fitness.stop_on_deadlock,
-            pi_corrals=fitness.pi_corrals,
-        )
+        decoded = decode_scored(level, encoding, genes, fitness)
         if decoded.solved:
             return NOTHING
         result = _search_from(level, decoded.final, algorithm, budget, config)

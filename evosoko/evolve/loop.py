@@ -16,7 +16,9 @@ which is :meth:`AskTellLoop.run` with the loop's own evaluator. Between generati
 loop's validated, immutable state, which is also its checkpoint
 (:mod:`evosoko.evolve.state`). A generation may ask more than once (a memetic step scores its
 candidate, a restart a new population); the loop stops at a generation's start: solved, out of
-budget, stopped by a callback or interrupted (:mod:`evosoko.status`).
+budget, stopped by a callback or interrupted (:mod:`evosoko.status`). The island model
+(:class:`~evosoko.evolve.islands.IslandModel`) speaks the same words over epochs that finish in
+any order: ``ask()`` gives keyed tasks, ``tell(key, report)`` takes one back.
 """
 
 from __future__ import annotations

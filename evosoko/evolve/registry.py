@@ -135,14 +135,6 @@ class Operator:
             raise TypeError(f"{self.kind} {self.name!r} needs {', '.join(sorted(missing))}")
         return partial(self.function, **given, **params)
 
-    def defaults(self) -> dict[str, Any]:
-        """Its parameters' default values (those that have one)."""
-        return {
-            name: info.get_default(call_default_factory=True)
-            for name, info in self.params.model_fields.items()
-            if not info.is_required()
-        }
-
     def __eq__(self, other: object) -> bool:  # the same part, wherever it was unpickled
         return isinstance(other, Operator) and (self.kind, self.name, self.function) == (
             other.kind,

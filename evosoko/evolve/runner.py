@@ -20,7 +20,14 @@ from evosoko.evolve.callbacks import Callback, Callbacks, FunctionCallback
 from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.islands import IslandModel
-from evosoko.evolve.state import EngineState, IslandsState, LoopState, SearchesState, read_state
+from evosoko.evolve.state import (
+    EngineState,
+    IslandsState,
+    LoopState,
+    SearchesState,
+    kind_problem,
+    read_state,
+)
 from evosoko.result import GenerationStats, Result
 from evosoko.sokoban.level import Level
 
@@ -115,17 +122,7 @@ def _state_of(resume_state: dict[str, Any] | LoopState | None, config: Config) -
     if resume_state is None:
         return None
     state = resume_state if isinstance(resume_state, LoopState) else read_state(resume_state)
-    searches = isinstance(state, SearchesState)
-    if searches != config.searches.enabled:
-        what = "a population of searches" if searches else "genomes"
-        raise EvosokoError(
-            f"the checkpoint: it holds {what}; the configuration has searches.enabled = "
-            f"{str(config.searches.enabled).lower()}"
-        )
-    count = config.ga.islands.count
-    if not searches and isinstance(state, IslandsState) != (count > 1):
-        held = (
-            f"{len(state.islands)} islands" if isinstance(state, IslandsState) else "one population"
-        )
-        raise EvosokoError(f"the checkpoint holds {held}; the configuration has {count} island(s)")
+    problem = kind_problem(state, config)
+    if problem is not None:
+        raise EvosokoError(f"the checkpoint: {problem}")
     return state

@@ -58,6 +58,9 @@ __all__ = [
     "SearchMember",
     "SearchesState",
     "StreamedRecord",
+    "is_int",
+    "is_number",
+    "kind_problem",
     "read_state",
 ]
 
@@ -99,7 +102,7 @@ def evaluation_from_json(data: Any) -> Evaluation:
             "keep": keep,
             "state_hash": state_hash,
         }
-        values["gap"] = sum(gap) if all(_is_int(g) for g in gap) else gap
+        values["gap"] = sum(gap) if all(is_int(g) for g in gap) else gap
     elif isinstance(data, dict):
         names = ("solved", "distance", "length", "keep", "state_hash")
         missing = [name for name in names if name not in data]
@@ -113,12 +116,12 @@ def evaluation_from_json(data: Any) -> Evaluation:
         raise ValueError("it is not an evaluation")  # noqa: TRY004 - pydantic reports ValueError
     solved, distance, terms = values["solved"], values["distance"], values.get("terms", [])
     valid = (solved in (0, 1) or isinstance(solved, bool)) and all(
-        _is_int(values[name]) and values[name] >= 0
+        is_int(values[name]) and values[name] >= 0
         for name in ("distance", "length", "keep", "state_hash", "gap")
     )
     valid = valid and distance <= UNREACHABLE and values["state_hash"] < HASH_LIMIT
-    valid = valid and isinstance(terms, list) and all(_is_number(t) for t in terms)
-    valid = valid and _is_int(values.get("cell", -1)) and not (bool(solved) and distance != 0)
+    valid = valid and isinstance(terms, list) and all(is_number(t) for t in terms)
+    valid = valid and is_int(values.get("cell", -1)) and not (bool(solved) and distance != 0)
     if not valid:
         raise ValueError(f"{_short(data)} is out of range")
     return Evaluation(
@@ -177,7 +180,7 @@ def _stats(data: Any) -> GenerationStats:
         stats = GenerationStats.from_dict(data)
     except (TypeError, KeyError) as error:
         raise ValueError(f"malformed statistics ({error})") from None
-    if not all(isinstance(v, bool) or _is_number(v) for v in stats.as_dict().values()):
+    if not all(isinstance(v, bool) or is_number(v) for v in stats.as_dict().values()):
         raise ValueError("malformed statistics")
     return stats
 
@@ -387,6 +390,22 @@ class SearchesState(LoopState):
 State = EngineState | IslandsState | SearchesState
 
 
+def kind_problem(state: LoopState, config: Config) -> str | None:
+    """Why ``state`` cannot resume under ``config`` (another kind of population), or None."""
+    searches = isinstance(state, SearchesState)
+    if searches != config.searches.enabled:
+        what = "a population of searches" if searches else "genomes"
+        enabled = str(config.searches.enabled).lower()
+        return f"it holds {what}; the configuration has searches.enabled = {enabled}"
+    count = config.ga.islands.count
+    if not searches and isinstance(state, IslandsState) != (count > 1):
+        held = (
+            f"{len(state.islands)} islands" if isinstance(state, IslandsState) else "one population"
+        )
+        return f"it holds {held}; the configuration has {count} island(s)"
+    return None
+
+
 # ---- reading -----------------------------------------------------------------------------------
 def read_state(data: Any) -> State:
     """The state a checkpoint holds, of any kind and version (see the module docstring);
@@ -490,11 +509,13 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _is_int(value: Any) -> bool:
+def is_int(value: Any) -> bool:
+    """An int that is not a bool."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """A finite int or float that is not a bool."""
     return (
         isinstance(value, (int, float))
         and not isinstance(value, bool)

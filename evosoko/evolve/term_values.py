@@ -2,10 +2,10 @@
 
 A term (``[[fitness.terms]]``, see :mod:`evosoko.evolve.registry`) is a function of the level
 and the position a genome reaches at its scored point: ``term(level, state, **params)``; it may
-also ask for the genome's ``evaluation``, its scored ``genes`` and the ``encoding``. Each genome
-is replayed in Python up to its scored point (:func:`evosoko.evolve.genomes.decode`), so terms
-cost far more than the compiled built-in values: a few hundred genomes a second per term-free
-replay. They run where the genomes are scored (in the workers with the processes and Dask
+also ask for the genome's ``evaluation``, its scored ``genes`` and the ``encoding``. Each
+genome is replayed in Python up to its scored point
+(:func:`evosoko.evolve.genomes.decode_scored`), so terms cost far more than the compiled
+built-in values: a few hundred genomes a second per term-free replay. They run where the genomes are scored (in the workers with the processes and Dask
 backends) and their values travel with the evaluations.
 """
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evosoko.config import FitnessConfig
-from evosoko.evolve.genomes import decode
+from evosoko.evolve.genomes import decode_scored
 from evosoko.parallel.packing import unpack_genomes
 from evosoko.sokoban.level import Level
 
@@ -41,14 +41,7 @@ def term_matrix(
     terms = [(term.operator, term.params) for term in config.terms]
     for number, (genome, evaluation) in enumerate(zip(unpack_genomes(genes, lengths), evaluations)):
         scored = genome[: evaluation.keep].tolist()
-        state = decode(
-            level,
-            encoding,
-            scored,
-            objective=config.objective,
-            stop_on_deadlock=config.stop_on_deadlock,
-            pi_corrals=config.pi_corrals,
-        ).final
+        state = decode_scored(level, encoding, scored, config).final
         context = {"evaluation": evaluation, "genes": scored, "encoding": encoding}
         for index, (operator, params) in enumerate(terms):
             values[number, index] = float(operator.bind(params, context)(level, state))

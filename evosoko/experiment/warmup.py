@@ -66,20 +66,14 @@ def warm_up_config(config: Config) -> None:
 @functools.cache
 def _warm_ga(encoding: str, fitness_json: str, macro: bool, hybrid: str | None) -> None:
     from evosoko.evolve.fitness import FitnessFunction
-    from evosoko.evolve.genomes import decode, genes_from_lurd
+    from evosoko.evolve.genomes import decode_scored, genes_from_lurd
     from evosoko.sokoban.solutions import verify_solution
 
     level = _level()
     fitness = FitnessConfig.model_validate_json(fitness_json)
     FitnessFunction(level, encoding, fitness)(list(_GENOMES))
     for genes in _GENOMES:
-        decoded = decode(
-            level,
-            encoding,
-            genes,
-            objective=fitness.objective,
-            stop_on_deadlock=fitness.stop_on_deadlock,
-        )
+        decoded = decode_scored(level, encoding, genes, fitness)
         verify_solution(level, decoded.lurd)
         if hybrid:  # search paths become genes
             genes_from_lurd(level, encoding, decoded.lurd)

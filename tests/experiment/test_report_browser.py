@@ -6,13 +6,7 @@ from __future__ import annotations
 import pytest
 from report_folders import CASE3_BEST, SEEDS, give_best, make_compare, make_run, make_sweep
 
-from evosoko.experiment.report.browser import (
-    browser_missing,
-    headless_chromium,
-    open_report,
-    painted_pixels,
-    pixel,
-)
+from evosoko.experiment.report.browser import browser_missing, headless_chromium, open_report
 from evosoko.experiment.report.writer import write_report
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.solutions import replay_states, verify_solution
@@ -23,6 +17,36 @@ pytestmark = [
 ]
 
 PLAYER_RGB = (0x2F, 0x6B, 0xD8)
+
+
+def painted_pixels(driver, selector: str) -> int:
+    """How many pixels of the canvas at ``selector`` are not transparent."""
+    return driver.execute_script(
+        """
+        const canvas = document.querySelector(arguments[0]);
+        const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        let count = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i] > 0) count++;
+        return count;
+        """,
+        selector,
+    )
+
+
+def pixel(driver, selector: str, x: int, y: int) -> tuple[int, int, int]:
+    """The RGB colour of the canvas at ``selector`` at (x, y), in canvas pixels."""
+    return tuple(
+        driver.execute_script(
+            """
+            const canvas = document.querySelector(arguments[0]);
+            const d = canvas.getContext("2d").getImageData(arguments[1], arguments[2], 1, 1).data;
+            return [d[0], d[1], d[2]];
+            """,
+            selector,
+            x,
+            y,
+        )
+    )
 
 
 @pytest.fixture(scope="module")

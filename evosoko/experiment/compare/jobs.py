@@ -295,24 +295,10 @@ def _search_result(level: Level, payload: dict) -> Result:
     return found.as_result(level)
 
 
-RECORD_KEYS = (
-    "status",
-    "exhausted",
-    "solved",
-    "seconds",
-    "used",
-    "moves",
-    "pushes",
-    "solution",
-    "progress",
-)
-"""A finished job as the journal keeps it (journals written before the status vocabulary have
-no ``exhausted``: :func:`record_stop` reads them; before the IOH export's distances, no
-``progress``)."""
-
-
 def job_record(result: Result) -> dict[str, Any]:
-    """A job's result as the journal keeps it (``used``: its cost in its solver's unit)."""
+    """A job's result as the journal keeps it (``used``: its cost in its solver's unit; journals
+    written before the status vocabulary have no ``exhausted``, which :func:`record_stop` reads,
+    and before the IOH export's distances no ``progress``)."""
     return {
         "status": result.status,
         "exhausted": result.exhausted,

@@ -96,33 +96,3 @@ def open_report(driver: Any, path: str | Path, timeout: float = 20.0) -> dict[st
         };
         """
     )
-
-
-def painted_pixels(driver: Any, selector: str) -> int:
-    """How many pixels of the canvas at ``selector`` are not transparent."""
-    return driver.execute_script(
-        """
-        const canvas = document.querySelector(arguments[0]);
-        const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
-        let count = 0;
-        for (let i = 3; i < data.length; i += 4) if (data[i] > 0) count++;
-        return count;
-        """,
-        selector,
-    )
-
-
-def pixel(driver: Any, selector: str, x: int, y: int) -> tuple[int, int, int]:
-    """The RGB colour of the canvas at ``selector`` at (x, y), in canvas pixels."""
-    return tuple(
-        driver.execute_script(
-            """
-            const canvas = document.querySelector(arguments[0]);
-            const d = canvas.getContext("2d").getImageData(arguments[1], arguments[2], 1, 1).data;
-            return [d[0], d[1], d[2]];
-            """,
-            selector,
-            x,
-            y,
-        )
-    )

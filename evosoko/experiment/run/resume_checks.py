@@ -40,7 +40,9 @@ from evosoko.evolve.state import (
     EngineState,
     IslandsState,
     LoopState,
-    SearchesState,
+    is_int,
+    is_number,
+    kind_problem,
     read_state,
 )
 from evosoko.experiment.run.folder import METRICS_FILE, SUMMARY_FILE, RunFolder
@@ -241,19 +243,19 @@ def _level_result(entry: Any, where: str, path: str) -> Result:
     if missing:
         raise EvosokoError(f"{where} has no {', '.join(repr(m) for m in missing)}", path)
     checks = {
-        "index": lambda v: _is_int(v) and v >= 1,
+        "index": lambda v: is_int(v) and v >= 1,
         "level": lambda v: isinstance(v, str),
         "solved": lambda v: isinstance(v, bool),
         "stop_reason": lambda v: _is_stop(v, entry.get("exhausted")),
         "exhausted": lambda v: _is_stop(entry.get("stop_reason"), v),
-        "generations": lambda v: _is_int(v) and v >= 0,
-        "evaluations": lambda v: _is_int(v) and v >= 0,
-        "seconds": lambda v: _is_number(v) and v >= 0,
-        "moves": lambda v: v is None or (_is_int(v) and v >= 0),
-        "pushes": lambda v: v is None or (_is_int(v) and v >= 0),
+        "generations": lambda v: is_int(v) and v >= 0,
+        "evaluations": lambda v: is_int(v) and v >= 0,
+        "seconds": lambda v: is_number(v) and v >= 0,
+        "moves": lambda v: v is None or (is_int(v) and v >= 0),
+        "pushes": lambda v: v is None or (is_int(v) and v >= 0),
         "solution": lambda v: v is None or isinstance(v, str),
-        "best_distance": lambda v: _is_number(v) and v >= 0,
-        "restarts": lambda v: _is_int(v) and v >= 0,
+        "best_distance": lambda v: is_number(v) and v >= 0,
+        "restarts": lambda v: is_int(v) and v >= 0,
         "best": lambda v: v is None or _is_best(v),
     }
     for name, valid in checks.items():
@@ -276,8 +278,8 @@ def _is_best(best: Any) -> bool:
     return (
         isinstance(best, dict)
         and isinstance(best.get("lurd"), str)
-        and all(_is_int(best.get(key)) and best[key] >= 0 for key in ("moves", "pushes"))
-        and _is_number(best.get("distance"))
+        and all(is_int(best.get(key)) and best[key] >= 0 for key in ("moves", "pushes"))
+        and is_number(best.get("distance"))
         and isinstance(best.get("solved"), bool)
     )
 
@@ -479,7 +481,7 @@ def check_checkpoint(data: Any, config: Config, level_name: str, path: str) -> L
         state = read_state(data)
     except EvosokoError as error:
         raise EvosokoError(f"{error.message}; {fix}", path) from None
-    problem = _kind_problem(state, config)
+    problem = kind_problem(state, config)
     if problem is None and state.level != level_name:
         problem = f"it is of level {state.level!r}, not {level_name!r}"
     if problem is None:
@@ -490,30 +492,3 @@ def check_checkpoint(data: Any, config: Config, level_name: str, path: str) -> L
     if problem is not None:
         raise EvosokoError(f"a damaged checkpoint: {problem}; {fix}", path)
     return state
-
-
-def _kind_problem(state: LoopState, config: Config) -> str | None:
-    """Why a state cannot resume under ``config`` (another kind of population), or None."""
-    searches = isinstance(state, SearchesState)
-    if searches != config.searches.enabled:
-        what = "a population of searches" if searches else "genomes"
-        enabled = str(config.searches.enabled).lower()
-        return f"it holds {what}; the configuration has searches.enabled = {enabled}"
-    islands = config.ga.islands.count
-    if isinstance(state, IslandsState) and islands == 1:
-        return "it holds islands; the configuration has one population"
-    if isinstance(state, EngineState) and islands > 1:
-        return f"it holds one population; the configuration has {islands} islands"
-    return None
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(float(value))
-    )
