@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,6 @@ from evosoko.evolve.fitness import Evaluation, FitnessFunction, evaluations_from
 from evosoko.evolve.level_tasks import LevelPayload, LevelTask, fitness_from_payload, level_payload
 from evosoko.parallel.dask_pool import DaskPool, DaskTaskQueue
 from evosoko.parallel.packing import pack_genomes
-from evosoko.parallel.pool import results_in_order
 from evosoko.sokoban.level import Level
 
 __all__ = ["DaskEvaluator", "LevelPlugin"]
@@ -149,11 +148,6 @@ class DaskEvaluator:
         """A queue of ``function(level, fitness_function, *args)`` tasks run on the cluster,
         whose results come back as they finish (``function`` must be importable there)."""
         return self.pool.task_queue(call_with_level, (self.plugin_name, function))
-
-    def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
-        """``function(level, fitness_function, *args)`` for each tuple of ``arguments`` on the
-        cluster; the results in order."""
-        return results_in_order(self.task_queue(function), arguments)
 
     def close(self) -> None:
         """Remove the level from the workers and, with a pool of its own, disconnect (closing

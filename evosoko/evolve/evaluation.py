@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
@@ -62,8 +62,8 @@ log = logging.getLogger(__name__)
 class Evaluator(Protocol):
     """What the loops use of an evaluator of one level, on every backend: ``map`` scores
     genomes (the engine), ``task_queue`` runs tasks where the level lives with their results as
-    they finish (the islands' epochs, a population of searches' searches), ``run_each`` runs
-    tasks and returns all results in order."""
+    they finish (the islands' epochs, a population of searches' searches; all results in order:
+    :func:`~evosoko.parallel.pool.results_in_order`)."""
 
     def map(self, genomes: Sequence[Sequence[int]]) -> list[Evaluation]:
         """The evaluation of each genome, in order."""
@@ -71,11 +71,6 @@ class Evaluator(Protocol):
 
     def task_queue(self, function: LevelTask) -> TaskQueue:
         """A queue of ``function(level, fitness_function, *args)`` tasks."""
-        ...
-
-    def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
-        """``function(level, fitness_function, *args)`` for each tuple of ``arguments``; the
-        results in order."""
         ...
 
     def close(self) -> None:
@@ -115,11 +110,6 @@ class SerialEvaluator:
         for start in range(0, len(genomes), self.batch_size):
             results.extend(self.fitness_function(genomes[start : start + self.batch_size]))
         return results
-
-    def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
-        """``function(level, fitness_function, *args)`` for each tuple of ``arguments``, in
-        order."""
-        return [function(self.level, self.fitness_function, *args) for args in arguments]
 
     def task_queue(self, function: LevelTask) -> SerialTaskQueue:
         """A queue of ``function(level, fitness_function, *args)`` tasks, run here one by one."""
@@ -249,11 +239,6 @@ class ProcessEvaluator:
         )
         results = results_in_order(PoolTaskQueue(self.pool, _evaluate_batch), batches)
         return [e for batch in results for e in evaluations_from_columns(batch)]
-
-    def run_each(self, function: LevelTask, arguments: Iterable[tuple]) -> list:
-        """``function(level, fitness_function, *args)`` for each tuple of ``arguments``, in the
-        workers (``function`` must be importable there); the results in order."""
-        return results_in_order(self.task_queue(function), arguments)
 
     def task_queue(self, function: LevelTask) -> PoolTaskQueue:
         """A queue of ``function(level, fitness_function, *args)`` tasks run in the workers,

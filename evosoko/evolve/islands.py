@@ -71,6 +71,7 @@ from evosoko.evolve.state import (
     Member,
     StreamedRecord,
 )
+from evosoko.parallel.pool import results_in_order
 from evosoko.result import GenerationStats, History, Result
 from evosoko.settings_digest import ga_settings_digest
 from evosoko.sokoban.level import Level
@@ -566,7 +567,8 @@ class IslandModel:
             )
             for index, state in missing
         ]
-        for (index, _), report in zip(missing, self.evaluator.run_each(run_epoch, tasks)):
+        reports = results_in_order(self.evaluator.task_queue(run_epoch), tasks)
+        for (index, _), report in zip(missing, reports):
             self._results[index] = report.result
 
 

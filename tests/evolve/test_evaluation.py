@@ -11,6 +11,7 @@ from evolve_levels import small_level
 from evosoko.config import FitnessConfig, ParallelConfig, load_config
 from evosoko.evolve import evolve_level, make_evaluator
 from evosoko.evolve.genomes import random_genes
+from evosoko.parallel.pool import results_in_order
 
 PROCESSES = ParallelConfig(backend="processes", workers=2, batch_size=7)
 
@@ -53,30 +54,30 @@ def test_a_dying_worker_is_replaced_and_its_batch_rerun(tmp_path, caplog):
 
 
 def level_task(level, fitness_function, genomes, tag):
-    """A task for run_each: runs where the level lives (importable by the workers)."""
+    """A task: runs where the level lives (importable by the workers)."""
     return tag, level.name, fitness_function(genomes)
 
 
-def test_run_each_runs_tasks_with_the_level_in_order_and_survives_a_death(tmp_path):
+def test_tasks_run_with_the_level_in_order_and_survive_a_death(tmp_path):
     level = small_level("two-boxes")
     genomes = genomes_for("pushes", 12)
     arguments = [(genomes[i : i + 3], i) for i in range(0, 12, 3)]
     with make_evaluator(level, ParallelConfig(), "pushes", FitnessConfig()) as serial:
-        expected = serial.run_each(level_task, arguments)
+        expected = results_in_order(serial.task_queue(level_task), arguments)
     assert [tag for tag, _, _ in expected] == [0, 3, 6, 9]
     assert expected[1][2] == serial.map(genomes[3:6])
     marker = tmp_path / "crash-once"
     with make_evaluator(
         level, PROCESSES, "pushes", FitnessConfig(), crash_marker=str(marker)
     ) as pool:
-        assert pool.run_each(level_task, arguments) == expected
+        assert results_in_order(pool.task_queue(level_task), arguments) == expected
         marker.write_text("die")
-        assert pool.run_each(level_task, arguments) == expected
+        assert results_in_order(pool.task_queue(level_task), arguments) == expected
         assert pool.pool_restarts == 1 and not marker.exists()
 
 
 def worker_pid(level, fitness_function, number):
-    """A task for run_each: which worker ran it, and the level it found there."""
+    """A task: which worker ran it, and the level it found there."""
     import os
 
     return os.getpid(), level.name
@@ -102,7 +103,7 @@ def test_one_pool_serves_level_after_level_and_survives_a_death(tmp_path):
                     marker.write_text("die")
                 assert ev.map(genomes) == expected
                 assert ev.pool_restarts == (1 if number == 1 else 0)
-                seen = ev.run_each(worker_pid, [(i,) for i in range(8)])
+                seen = results_in_order(ev.task_queue(worker_pid), [(i,) for i in range(8)])
                 assert {name for _, name in seen} == {level.name}
         assert pool.restarts == 1
         pids.append(set(pool.on_every_worker()))

@@ -70,11 +70,18 @@ def test_island_resume_equals_uninterrupted(microban):
     overrides = SMALL_ISLANDS + ["output.checkpoint_every=3", "parallel.backend=serial"]
     whole, whole_stats = run(level, overrides + ["run.budget.generations=12"])
     checkpoints = []
-    _half, half_stats = run(
+    half, half_stats = run(
         level, overrides + ["run.budget.generations=6"], on_checkpoint=checkpoints.append
     )
     saved = json.loads(json.dumps(checkpoints[-1]))  # really plain data
     assert saved["generation"] == 6 and len(saved["islands"]) == 3
+    # every island finished at the checkpoint: their results come back without new generations
+    ended, ended_stats = run(level, overrides + ["run.budget.generations=6"], resume_state=saved)
+    assert not ended_stats and (ended.best.genes, ended.evaluations, ended.stop) == (
+        half.best.genes,
+        half.evaluations,
+        half.stop,
+    )
     # checkpoints written up to 7f84b3d also kept each island's counts after its epochs
     with_counts = {
         **saved,
