@@ -192,13 +192,10 @@ class IslandModel:
         self.should_stop = should_stop
         self.last_streamed: GenerationStats | None = None  # the last record streamed
         self.history = History()
-        self._state = IslandsState.model_construct(
-            kind="islands",
-            version=3,
+        self._state = IslandsState.model_construct(  # kind, version, restarts: the defaults
             level=level.name,
             generation=0,
             evaluations=0,
-            restarts=0,
             seconds=seconds_spent,
             islands=tuple(IslandState.model_construct() for _ in range(self.count)),
         )
