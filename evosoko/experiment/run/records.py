@@ -99,28 +99,14 @@ def stats_from_row(row: dict[str, str]) -> GenerationStats:
     )
 
 
-SUMMARY_KEYS = (
-    "index",
-    "level",
-    "solved",
-    "stop_reason",
-    "exhausted",
-    "generations",
-    "evaluations",
-    "seconds",
-    "moves",
-    "pushes",
-    "solution",
-    "best_distance",
-    "restarts",
-    "best",
-)
-"""Keys of a level's entry in ``summary.json``: ``stop_reason`` a status of
-:mod:`evosoko.status` and ``exhausted`` the resource of a ``budget`` stop (null otherwise;
-summaries written before the vocabulary have no ``exhausted`` and name the resource as the stop
-reason, which :func:`result_from_entry` reads as a budget stop); ``best`` is the best individual's play,
-``{"lurd", "distance", "moves", "pushes", "solved"}`` (its solution when solved, else its best
-prefix), for every level (absent from summaries written before it existed)."""
+SUMMARY_KEYS = (*RESULT_COLUMNS[:10], "solution", "best_distance", "restarts", "best")
+"""Keys of a level's entry in ``summary.json``, the first ten those of ``results.csv``:
+``stop_reason`` a status of :mod:`evosoko.status` and ``exhausted`` the resource of a ``budget``
+stop (null otherwise; summaries written before the vocabulary have no ``exhausted`` and name the
+resource as the stop reason, which :func:`result_from_entry` reads as a budget stop); ``best``
+is the best individual's play, ``{"lurd", "distance", "moves", "pushes", "solved"}`` (its
+solution when solved, else its best prefix), for every level (absent from summaries written
+before it existed)."""
 
 
 def summary_entry(result: Result) -> dict[str, Any]:
