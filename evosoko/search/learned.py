@@ -41,13 +41,15 @@ from evosoko.search.store import (
 _SCALE = 1_000_000
 """Probabilities are ordered as integers in millionths."""
 
-BATCH_CELLS = 1 << 15
+BATCH_CELLS = 1 << 13
 """Board cells (children x cells of the board) the network reads in one call; before each call
-the clock is read. A Microban or XSokoban level (up to 500 cells) scores the children of one
-expansion (a few dozen) in one call; the 261-box lattice of ``benchmarks/bench_limits.py``
-(2,904 cells, about 1,000 children per expansion) 11 children a call, about 0.3 s on the
-2-core machine of ``benchmarks/README.md`` under load (at 1 << 22 one call took 13 s there,
-at 1 << 17 about 1.3 s); a board of a million cells one child a call, which the network
+the clock is read. A Microban level (up to 8,192 / 4 / boxes cells: all but Microban 144, whose
+expansions have fewer new children than its 56 a call) scores the children of one expansion in
+one call, so its searches are the same as at 1 << 15; the 261-box lattice of
+``benchmarks/bench_limits.py`` (2,904 cells, about 1,000 children per expansion) 2 children a
+call (at 1 << 15, 11 children took about 0.3 s on the 2-core machine of
+``benchmarks/README.md`` under load 7 and push-learned-source ended at 2.30 s of a 2 s limit;
+at 1 << 22 one call took 13 s); a board of a million cells one child a call, which the network
 computes in pieces, reading the clock between them (:data:`evosoko.learn.network.PIECE_ROWS`)."""
 
 
