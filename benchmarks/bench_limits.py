@@ -11,7 +11,9 @@
   ``--time-limit 2`` on a 261-box lattice, on a 1000x1000 room with one push to make and on a
   3x333,333 corridor (a walk of 333,330 cells, then one push): the whole command's wall time
   beside the search's own seconds. Target: within 10% of the limit
-  plus the start-up (the command's time with ``--node-limit 1`` on the same board, also shown).
+  plus the start-up (the command's time with ``--time-limit 0.001`` on the same board, also
+  shown: reading the board, the imports and the kernels' warm-up, all outside the search's
+  clock; a node limit is no base, as one mcts iteration on the lattice takes minutes).
 - ``reading``: ``evosoko levels`` on a 1000x1000 board (the largest accepted) and on a one-row
   board of 2,000,000 cells (refused): wall time and exit status.
 
@@ -108,11 +110,20 @@ def every_algorithm(folder: Path) -> list[dict]:
     for name, board in EVERY_ALGORITHM_BOARDS.items():
         path = write(folder, "board.xsb", board())
         for algo in ALGORITHMS:
-            start = timed_cli("solve", str(path), "--algo", algo, "--node-limit", "1", "--json")
+            start = timed_cli("solve", str(path), "--algo", algo, "--time-limit", "0.001")
             row = solve_row(path, algo, 2, board=name)
             row["start_seconds"] = start["wall_seconds"]
+            row["past_start"] = round(row["command_seconds"] - start["wall_seconds"], 2)
+            row["within"] = within_target(row)
             rows.append(row)
     return rows
+
+
+def within_target(row: dict) -> bool:
+    """The every-algorithm target: the search's seconds, and the command's past its start-up,
+    at most the limit of 2 s plus 10 % (0.2 s)."""
+    seconds = row["search_seconds"]
+    return seconds is not None and seconds <= 2.2 and row["past_start"] <= 2.2
 
 
 def big_boards(folder: Path) -> list[dict]:
@@ -224,11 +235,15 @@ def main() -> None:
                     ("search s", "search_seconds"),
                     ("command s", "command_seconds"),
                     ("start-up s", "start_seconds"),
+                    ("command - start-up s", "past_start"),
+                    ("within", "within"),
                     ("load", "load"),
                 ],
                 report["every_algorithm"],
             )
         )
+        within = sum(row["within"] for row in report["every_algorithm"])
+        print(f"\n{within} of {len(report['every_algorithm'])} within 2.2 s")
     raise SystemExit(1 if crashes else 0)
 
 

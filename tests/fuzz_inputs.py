@@ -266,9 +266,9 @@ def _current_checkpoint(run: Path) -> Path:
     return max(run.glob("checkpoints/*.json"), key=lambda path: int(path.stem.split("-")[1]))
 
 
-def _drop_metrics_line(number: int) -> Callable[[Path], None]:
+def _drop_line(name: str, number: int) -> Callable[[Path], None]:
     def apply(run: Path) -> None:
-        path = run / "metrics.csv"
+        path = run / name
         lines = path.read_text().splitlines(keepends=True)
         del lines[number]
         path.write_text("".join(lines))
@@ -320,7 +320,7 @@ SEMANTIC_DAMAGES: dict[str, Callable[[Path], None]] = {
     ),
     "checkpoint-deleted": lambda run: _current_checkpoint(run).unlink(),
     "checkpoint-of-a-later-level": _checkpoint_of_a_later_level,
-    "metrics-row-deleted": _drop_metrics_line(2),
+    "metrics-row-deleted": _drop_line("metrics.csv", 2),
     "metrics-best-edited": _edit_metrics_best,
     "metrics-rows-after-checkpoint-cut": _cut_after_checkpoint,
     "metrics-last-row-cut-short": lambda run: (run / "metrics.csv").write_bytes(
@@ -334,6 +334,10 @@ SEMANTIC_DAMAGES: dict[str, Callable[[Path], None]] = {
             "checkpoints": {k: {**v, "sha256": "0" * 64} for k, v in m["checkpoints"].items()},
         }
     )(run / "manifest.json"),
+    "events-line-deleted": _drop_line("events.jsonl", 1),
+    "events-line-edited": lambda run: (run / "events.jsonl").write_text(
+        (run / "events.jsonl").read_text().replace('"event"', '"event" ', 1)
+    ),
     "results-garbage": lambda run: (run / "results.csv").write_text("index,level\n1,x\n"),
     "solutions-deleted": lambda run: (run / "solutions.sok").unlink(),
 }

@@ -285,3 +285,22 @@ def test_the_command_list_gives_each_command_its_summary_on_one_line(command):
         summary = info.short_help
         assert summary and "\n" not in summary and "  " not in summary
         assert any(line.rstrip(" │").endswith(summary) for line in wide.stdout.splitlines())
+
+
+def test_show_png_without_memory_for_the_picture_is_one_error_line(tmp_path, monkeypatch):
+    """Issue 55, item 3: ``show --png`` of a 1000x1000 board under ``ulimit -v`` ended in a
+    MemoryError traceback from sokoban/render.py."""
+    from evosoko.sokoban import render
+
+    def no_room(*_arguments, **_keywords):
+        raise MemoryError
+
+    monkeypatch.setattr(render, "_board_figure", no_room)
+    board = tmp_path / "room.xsb"
+    board.write_text("#####\n#@$.#\n#####\n")
+    result = CliRunner().invoke(
+        app, ["show", str(board), "-l", "1", "--png", str(tmp_path / "x.png")]
+    )
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stderr.startswith("error: not enough memory to draw this 5x3 board")
+    assert not (tmp_path / "x.png").exists()

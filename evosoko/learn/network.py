@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,6 +41,19 @@ MODEL_FORMAT = "evosoko-deadlock-net/1"
 
 DEFAULT_MODEL = "deadlock.npz"
 """The model shipped with the package (in ``evosoko/learn/models/``)."""
+
+PIECE_ROWS = 1 << 16
+"""Rows (positions x floor cells) a level-bound network computes at once: a larger call, a
+position of a big board, goes layer by layer in pieces of about this many rows, calling its
+``between`` after each (a search's clock check), and its patches take at most about
+``PIECE_ROWS`` x 9 x channels floats (57 MB at 24 channels). On the 3x333,333 corridor of
+``benchmarks/bench_limits.py`` one position took 1.9 s in one piece; a piece takes about 0.1 s.
+Calls of at most this many rows (every Microban or XSokoban batch of the searches) are one
+piece, computed exactly as before."""
+
+
+def _nothing() -> None:
+    """The ``between`` of work that nothing interrupts."""
 
 
 @dataclass(frozen=True)
@@ -129,9 +143,10 @@ class DeadlockNet:
         hidden = np.maximum(pooled @ self._hidden[0] + self._hidden[1], 0.0)
         return (hidden @ self._out[0] + self._out[1])[:, 0]
 
-    def for_level(self, level) -> LevelNet:
-        """This network for positions of one level: the fastest way to score many of them."""
-        return LevelNet(self, level)
+    def for_level(self, level, between: Callable[[], None] = _nothing) -> LevelNet:
+        """This network for positions of one level: the fastest way to score many of them.
+        ``between`` is called between pieces of its tables (see :data:`PIECE_ROWS`)."""
+        return LevelNet(self, level, between)
 
     def probabilities(self, codes: np.ndarray) -> np.ndarray:
         """``float32[n]``: the predicted probability that each position is dead."""
@@ -163,7 +178,7 @@ class LevelNet:
     :meth:`DeadlockNet.logits`.
     """
 
-    def __init__(self, network: DeadlockNet, level) -> None:
+    def __init__(self, network: DeadlockNet, level, between: Callable[[], None] = _nothing) -> None:
         self.network = network
         self.shape = (level.height, level.width)
         floor = np.asarray(level.floor, dtype=bool).reshape(self.shape)
@@ -178,48 +193,80 @@ class LevelNet:
                     (board_rows, floor.size) if index == 0 else (floor_rows, len(self.floor_cells))
                 )
                 self._tables.append(
-                    _neighbour_table(floor, self.floor_cells, rows, zero_row, dilation)
+                    _neighbour_table(floor, self.floor_cells, rows, zero_row, dilation, between)
                 )
 
-    def logits(self, codes: np.ndarray) -> np.ndarray:
-        """``float32[n]`` log-odds of dead for ``uint8[n, height, width]`` codes of the level."""
+    def logits(self, codes: np.ndarray, between: Callable[[], None] = _nothing) -> np.ndarray:
+        """``float32[n]`` log-odds of dead for ``uint8[n, height, width]`` codes of the level;
+        ``between`` is called between pieces of a large call (see :data:`PIECE_ROWS`)."""
         if not self._tables or len(codes) == 0:
             return self.network.logits(codes)
         count = len(codes)
         cells = self.shape[0] * self.shape[1]
         x = planes(codes.reshape(count, 1, cells)).reshape(count, -1, cells).transpose(0, 2, 1)
+        floor_cells = len(self.floor_cells)
+        piece = max(1, PIECE_ROWS // count)
         for (matrix, bias, _), table in zip(self.network._convolutions, self._tables):
             padded = np.zeros((count, x.shape[1] + 1, x.shape[2]), dtype=np.float32)
             padded[:, :-1] = x
-            patches = padded[:, table]  # (n, floor cells, 9, channels)
-            x = patches.reshape(count * len(table), -1) @ matrix
-            x = np.maximum(x + bias, 0.0).reshape(count, len(table), -1)
+            if piece >= floor_cells:
+                x = _layer(padded, table, matrix, bias)
+                continue
+            x = np.empty((count, floor_cells, matrix.shape[1]), dtype=np.float32)
+            for start in range(0, floor_cells, piece):
+                x[:, start : start + piece] = _layer(
+                    padded, table[start : start + piece], matrix, bias
+                )
+                between()
         return self.network._head(x.mean(axis=1), x.max(axis=1))
 
-    def probabilities(self, codes: np.ndarray) -> np.ndarray:
-        """``float32[n]``: the predicted probability that each position is dead."""
-        return _sigmoid(self.logits(codes))
+    def probabilities(
+        self, codes: np.ndarray, between: Callable[[], None] = _nothing
+    ) -> np.ndarray:
+        """``float32[n]``: the predicted probability that each position is dead (``between``:
+        see :meth:`logits`)."""
+        return _sigmoid(self.logits(codes, between))
 
     def single_threaded(self) -> AbstractContextManager:
         """See :meth:`DeadlockNet.single_threaded`."""
         return self.network.single_threaded()
 
 
+def _layer(
+    padded: np.ndarray, table: np.ndarray, matrix: np.ndarray, bias: np.ndarray
+) -> np.ndarray:
+    """One floor-only convolution with ReLU for the floor cells of ``table``'s rows:
+    ``float32[n, rows, out channels]`` from the previous layer ``padded`` (a zero row last)."""
+    count = len(padded)
+    patches = padded[:, table]  # (n, rows, 9, channels)
+    x = patches.reshape(count * len(table), -1) @ matrix
+    return np.maximum(x + bias, 0.0).reshape(count, len(table), -1)
+
+
 def _neighbour_table(
-    floor: np.ndarray, floor_cells: np.ndarray, rows: np.ndarray, zero_row: int, dilation: int
+    floor: np.ndarray,
+    floor_cells: np.ndarray,
+    rows: np.ndarray,
+    zero_row: int,
+    dilation: int,
+    between: Callable[[], None] = _nothing,
 ) -> np.ndarray:
     """``int64[floor cells, 9]``: for each floor cell and each tap of a 3x3 kernel of
     ``dilation``, the row of the previous layer it reads (``rows[cell]``), or ``zero_row`` (a
-    row of zeros) beyond the board."""
+    row of zeros) beyond the board; made in pieces of :data:`PIECE_ROWS` floor cells, with a
+    call of ``between`` after each."""
     height, width = floor.shape
-    r, c = np.divmod(floor_cells, width)
     table = np.empty((len(floor_cells), 9), dtype=np.int64)
-    for ky in range(3):
-        for kx in range(3):
-            rr, cc = r + (ky - 1) * dilation, c + (kx - 1) * dilation
-            inside = (rr >= 0) & (rr < height) & (cc >= 0) & (cc < width)
-            cell = np.where(inside, rr * width + cc, 0)
-            table[:, 3 * ky + kx] = np.where(inside, rows[cell], zero_row)
+    for start in range(0, len(floor_cells), PIECE_ROWS):
+        r, c = np.divmod(floor_cells[start : start + PIECE_ROWS], width)
+        piece = table[start : start + PIECE_ROWS]
+        for ky in range(3):
+            for kx in range(3):
+                rr, cc = r + (ky - 1) * dilation, c + (kx - 1) * dilation
+                inside = (rr >= 0) & (rr < height) & (cc >= 0) & (cc < width)
+                cell = np.where(inside, rr * width + cc, 0)
+                piece[:, 3 * ky + kx] = np.where(inside, rows[cell], zero_row)
+        between()
     return table
 
 

@@ -41,13 +41,16 @@ from evosoko.search.store import (
 _SCALE = 1_000_000
 """Probabilities are ordered as integers in millionths."""
 
-BATCH_CELLS = 1 << 15
+BATCH_CELLS = 1 << 13
 """Board cells (children x cells of the board) the network reads in one call; before each call
-the clock is read. A Microban or XSokoban level (up to 500 cells) scores the children of one
-expansion (a few dozen) in one call; the 261-box lattice of ``benchmarks/bench_limits.py``
-(2,904 cells, about 1,000 children per expansion) 11 children a call, about 0.3 s on the
-2-core machine of ``benchmarks/README.md`` under load (at 1 << 22 one call took 13 s there,
-at 1 << 17 about 1.3 s); a board of a million cells one child a call."""
+the clock is read. A Microban level (up to 8,192 / 4 / boxes cells: all but Microban 144, whose
+expansions have fewer new children than its 56 a call) scores the children of one expansion in
+one call, so its searches are the same as at 1 << 15; the 261-box lattice of
+``benchmarks/bench_limits.py`` (2,904 cells, about 1,000 children per expansion) 2 children a
+call (at 1 << 15, 11 children took about 0.3 s on the 2-core machine of
+``benchmarks/README.md`` under load 7 and push-learned-source ended at 2.30 s of a 2 s limit;
+at 1 << 22 one call took 13 s); a board of a million cells one child a call, which the network
+computes in pieces, reading the clock between them (:data:`evosoko.learn.network.PIECE_ROWS`)."""
 
 
 class _OutOfTime(Exception):
@@ -100,7 +103,15 @@ def run_guided(run) -> str:
     from evosoko.learn.features import PositionEncoder
 
     rule = RULES[run.algorithm.name]
-    network = guide_network(run.model).for_level(run.level)
+
+    def check_clock() -> None:
+        if run.out_of_time():
+            raise _OutOfTime
+
+    try:  # a big board's tables are made in pieces, the clock read between them
+        network = guide_network(run.model).for_level(run.level, check_clock)
+    except _OutOfTime:
+        return TIMEOUT
     encoder = PositionEncoder(run.level)
     store = run.store
     run.params[CHUNK] = 1
@@ -123,12 +134,11 @@ def run_guided(run) -> str:
         new = np.flatnonzero(p < 0)
         batch = max(1, BATCH_CELLS // run.level.cells)
         for start in range(0, len(new), batch):
-            if run.out_of_time():
-                raise _OutOfTime
+            check_clock()
             part = new[start : start + batch]
             fresh = ids[part]
             codes = encoder.encode(nodes.boxes[fresh], nodes.actual[fresh])
-            p[part] = network.probabilities(codes)
+            p[part] = network.probabilities(codes, check_clock)  # in pieces on a big board
             known.update(zip(fresh.tolist(), p[part].tolist()))
         keys = rule.keys(p, nodes.g[ids], nodes.h[ids])
         moves = nodes.moves[ids].tolist()

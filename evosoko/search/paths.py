@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import pairwise
 
+import numba
 import numpy as np
 
 from evosoko.search.goalroom import GoalRoom
@@ -23,23 +24,36 @@ class SearchBug(AssertionError):
 
 def chain(store: Store, node: int) -> list[int]:
     """Node ids from the root to ``node``."""
-    parents = store.field("parent")
-    nodes = []
-    while node >= 0:
-        nodes.append(node)
-        node = int(parents[node])
-    return nodes[::-1]
+    return _chain(store.field("parent"), node).tolist()
 
 
 def move_path(store: Store, node: int) -> str:
-    """LURD of a move-level node: one letter per stored step, pushes in upper case."""
-    steps = store.field("step")
-    letters = []
-    for current in chain(store, node)[1:]:
-        code = int(steps[current])
-        letter = DIRECTIONS[code % PUSHED]
-        letters.append(letter.upper() if code >= PUSHED else letter)
-    return "".join(letters)
+    """LURD of a move-level node: one letter per stored step, pushes in upper case (a path of
+    333,329 steps in milliseconds: it is built inside the search's time limit)."""
+    codes = store.field("step")[_chain(store.field("parent"), node)[1:]]
+    letters = _MOVE_LETTERS[codes % PUSHED] - np.where(codes >= PUSHED, _CASE_BIT, 0)
+    return letters.astype(np.uint8).tobytes().decode("ascii")
+
+
+_MOVE_LETTERS = np.frombuffer("".join(DIRECTIONS).encode("ascii"), dtype=np.uint8).astype(np.int64)
+_CASE_BIT = 0x20
+"""The ASCII bit that makes a letter lower case."""
+
+
+@numba.njit(cache=True)
+def _chain(parents, node):  # pragma: no cover - compiled
+    """Node ids from the root to ``node`` along ``parents`` (-1 at the root)."""
+    length = 0
+    current = node
+    while current >= 0:
+        length += 1
+        current = parents[current]
+    nodes = np.empty(length, dtype=np.int64)
+    current = node
+    for k in range(length - 1, -1, -1):
+        nodes[k] = current
+        current = parents[current]
+    return nodes
 
 
 def push_path(

@@ -156,6 +156,9 @@ class SearchRun:
         self.progress: list[tuple[int, float, int]] = []
         """``(expanded, seconds, h)`` whenever the lowest stored heuristic fell."""
         self._progress_seen = 0
+        self._seconds_per_node = 0.0
+        """Seconds on the limit's clock per node (of the capacity after it) that the last
+        growth took."""
 
     def _prepare(self) -> str | None:
         """Build the tables, store and parameters; a status when the budget forbids it."""
@@ -224,11 +227,14 @@ class SearchRun:
     # ---- running ------------------------------------------------------------------------------
     def search(self) -> str:
         """Run to the end or the budget; returns the status."""
+        try:
+            return self._search()
+        except OutOfTime:  # long set-up work read the clock (see evosoko.search.clocks), or
+            return TIMEOUT  # the store's growth could not end in time (make_room)
+
+    def _search(self) -> str:
         if not self._prepared:
-            try:
-                refused = self._prepare()
-            except OutOfTime:  # long set-up work read the clock (see evosoko.search.clocks)
-                return TIMEOUT
+            refused = self._prepare()
             if refused is not None:
                 return refused
             self._prepared = True
@@ -368,14 +374,22 @@ class SearchRun:
 
     def make_room(self) -> bool:
         """Grow the store for the kernel; False when that would pass the memory limit or the
-        memory cannot be had."""
+        memory cannot be had. Raises :class:`~evosoko.search.clocks.OutOfTime` (the search
+        ends with ``timeout``) instead of starting a growth that, at the last one's seconds
+        per node, would end past the time limit: one growth copies every stored node, 0.15 s
+        on the 261-box lattice of ``benchmarks/bench_limits.py`` at 262,144 nodes, and is not
+        cut short."""
         store = self.store
         if not store.can_grow(self.max_nodes):
             return False
+        if self.limit.passed(ahead=self._seconds_per_node * 2 * store.capacity):
+            raise OutOfTime
+        started = self.limit.read()
         try:
             self._grow()
         except MemoryError:  # the machine (or ulimit -v) has less room than the memory limit
             return False
+        self._seconds_per_node = (self.limit.read() - started) / store.capacity
         return True
 
     # ---- reporting ----------------------------------------------------------------------------

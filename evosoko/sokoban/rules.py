@@ -270,6 +270,39 @@ def play_moves(level: Level, genes, state: State | None = None) -> PlayedMoves:
     return PlayedMoves(player, occupied, bool(solved))
 
 
+class Replayed(NamedTuple):
+    """What :func:`replay_steps` did: the legal steps played from the first (``played``),
+    whether each pushed (``pushed``, ``bool[played]``), after how many of them every box first
+    stood on a goal (``solved_at``: 0 at the start, None when never), and where they led."""
+
+    played: int
+    pushed: np.ndarray
+    solved_at: int | None
+    player: int
+    occupied: np.ndarray
+
+
+def replay_steps(board: Board, directions: np.ndarray) -> Replayed:
+    """Play direction codes ``directions`` (0..3 = ``u d l r``) from ``board``'s position as
+    :meth:`Board.step` does, up to the first illegal step, in one compiled loop over flat
+    arrays (the board itself does not change): a 333,330-step solution replays in
+    milliseconds, not the seconds of 333,330 :meth:`Board.step` calls."""
+    occupied = board.occupied.copy()
+    codes = np.ascontiguousarray(directions, dtype=np.int64)
+    pushed = np.zeros(len(codes), dtype=np.bool_)
+    level = board.level
+    played, player, solved_at = _replay(
+        level.floor, level.goals, delta_array(level.width), board.player, occupied, codes, pushed
+    )
+    return Replayed(
+        int(played),
+        pushed[:played],
+        None if solved_at < 0 else int(solved_at),
+        int(player),
+        occupied,
+    )
+
+
 def _board(occupied: np.ndarray) -> np.ndarray:
     """``occupied`` as a writable bool array (the kernels' one signature)."""
     occupied = np.ascontiguousarray(occupied, dtype=np.bool_)
@@ -338,6 +371,34 @@ def _play(floor, goals, deltas, player, occupied, genes):  # pragma: no cover - 
             off_goal += (0 if goals[target] else -1) + (0 if goals[beyond] else 1)
         player = target
     return player, 1 if off_goal == 0 else 0, -1
+
+
+@numba.njit(cache=True)
+def _replay(floor, goals, deltas, player, occupied, directions, pushed):  # pragma: no cover
+    """Play ``directions`` on ``occupied`` in place up to the first illegal step, filling
+    ``pushed``; (steps played, player, steps after which every box was first on a goal or -1)."""
+    off_goal = 0
+    for cell in range(occupied.shape[0]):
+        if occupied[cell] and not goals[cell]:
+            off_goal += 1
+    solved_at = 0 if off_goal == 0 else -1
+    for j in range(directions.shape[0]):
+        delta = deltas[directions[j]]
+        target = player + delta
+        if not floor[target]:
+            return j, player, solved_at
+        if occupied[target]:
+            beyond = target + delta
+            if not floor[beyond] or occupied[beyond]:
+                return j, player, solved_at
+            occupied[target] = False
+            occupied[beyond] = True
+            off_goal += (0 if goals[target] else -1) + (0 if goals[beyond] else 1)
+            pushed[j] = True
+        player = target
+        if solved_at < 0 and off_goal == 0:
+            solved_at = j + 1
+    return directions.shape[0], player, solved_at
 
 
 @numba.njit(cache=True)

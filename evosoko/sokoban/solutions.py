@@ -11,12 +11,15 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evosoko.errors import EvosokoWarning, SolutionError
-from evosoko.sokoban.given_holes import HolesState, board_for
-from evosoko.sokoban.level import DIRECTIONS, Level, State
-from evosoko.sokoban.rules import Board, direction_name
+import numpy as np
 
-STEP_LETTERS = frozenset("udlrUDLR")
+from evosoko.errors import EvosokoWarning, SolutionError
+from evosoko.sokoban.given_holes import HolesBoard, HolesState, board_for
+from evosoko.sokoban.level import DIRECTIONS, Level, State
+from evosoko.sokoban.rules import Board, direction_name, replay_steps
+
+_STEP_TEXT = "udlrUDLR"
+STEP_LETTERS = frozenset(_STEP_TEXT)
 DIGITS = frozenset("0123456789")
 MAX_LURD_LENGTH = 10_000_000
 """Longest expanded solution :func:`parse_lurd` accepts (guards against ``999999999(r)``)."""
@@ -31,6 +34,8 @@ def parse_lurd(text: str, *, path: str | None = None, line: int | None = None) -
     with nothing to repeat, an unbalanced parenthesis or an empty group raise
     :class:`SolutionError` naming the column.
     """
+    if len(text) <= MAX_LURD_LENGTH and not text.strip(_STEP_TEXT):
+        return text  # plain letters (what searches write): nothing to expand
     locate = _Locator(text, path, line)
     groups: list[tuple[list[str], int, int, int]] = []  # enclosing (pieces, length, count, "(" at)
     pieces: list[str] = []
@@ -176,32 +181,29 @@ def verify_solution(
     """
     steps = parse_lurd(lurd, path=path, line=line)
     board = board_for(level, start)
-    emitted: list[str] = []
-    pushes = mismatches = 0
-    first_mismatch = ""
-    solved_at = 0 if board.is_solved() else None
+    if isinstance(board, HolesBoard):  # boxes vanish in their holes: step by step
+        played, pushed, solved_at = _replay_on(board, steps)
+    else:  # one compiled loop, and the board moved to where it ended
+        replayed = replay_steps(board, _CODES[np.frombuffer(steps.encode("ascii"), np.uint8)])
+        played, pushed, solved_at = replayed.played, replayed.pushed, replayed.solved_at
+        boxes = tuple(np.flatnonzero(replayed.occupied).tolist())
+        board = Board(level, State(replayed.player, boxes))
     error = failed_step = None
-    for number, letter in enumerate(steps, start=1):
-        direction = DIRECTIONS.index(letter.lower())
-        if not board.step(direction):
-            failed_step = number
-            error = f"step {number} {letter!r}: {illegal_step_reason(board, direction)}"
-            break
-        pushed = board.history[-1].pushed
-        pushes += pushed
-        emitted.append(letter.upper() if pushed else letter.lower())
-        if pushed != letter.isupper():
-            mismatches += 1
-            if not first_mismatch:
-                does = "pushes a box" if pushed else "does not push"
-                first_mismatch = f"step {number} {letter!r} {does}"
-        if solved_at is None and board.is_solved():
-            solved_at = number
-    if mismatches:
+    if played < len(steps):
+        failed_step = played + 1
+        letter = steps[played]
+        reason = illegal_step_reason(board, DIRECTIONS.index(letter.lower()))
+        error = f"step {failed_step} {letter!r}: {reason}"
+    letters = np.frombuffer(steps[:played].encode("ascii"), np.uint8)
+    emitted = np.where(pushed, letters & ~np.uint8(_CASE_BIT), letters | np.uint8(_CASE_BIT))
+    wrong = np.flatnonzero(pushed != ((letters & _CASE_BIT) == 0))
+    if len(wrong):
+        first = int(wrong[0])
+        does = "pushes a box" if pushed[first] else "does not push"
         warnings.warn(
             EvosokoWarning(
-                f"{mismatches} step(s) of the solution have the wrong case (first: "
-                f"{first_mismatch}); re-emitted with the correct case",
+                f"{len(wrong)} step(s) of the solution have the wrong case (first: "
+                f"step {first + 1} {steps[first]!r} {does}); re-emitted with the correct case",
                 path,
                 line,
             ),
@@ -210,15 +212,38 @@ def verify_solution(
     return Verification(
         valid=error is None,
         solved=board.is_solved(),
-        moves=len(emitted),
-        pushes=pushes,
+        moves=played,
+        pushes=int(np.count_nonzero(pushed)),
         error=error,
         failed_step=failed_step,
-        lurd="".join(emitted),
-        case_mismatches=mismatches,
+        lurd=emitted.tobytes().decode("ascii"),
+        case_mismatches=len(wrong),
         solved_at=solved_at,
         final=board.state(),
     )
+
+
+_CODES = np.zeros(128, dtype=np.int64)
+"""Direction code (0..3) of each LURD letter's ASCII code, either case."""
+for _code, _letter in enumerate(DIRECTIONS):
+    _CODES[ord(_letter)] = _CODES[ord(_letter.upper())] = _code
+_CASE_BIT = 0x20
+"""The ASCII bit that makes a letter lower case."""
+
+
+def _replay_on(board: Board, steps: str) -> tuple[int, np.ndarray, int | None]:
+    """Play the plain LURD ``steps`` on ``board`` up to the first illegal step, one
+    :meth:`~evosoko.sokoban.rules.Board.step` at a time: (steps played, whether each pushed,
+    steps after which the level was first solved or None)."""
+    pushed: list[bool] = []
+    solved_at = 0 if board.is_solved() else None
+    for number, letter in enumerate(steps, start=1):
+        if not board.step(DIRECTIONS.index(letter.lower())):
+            break
+        pushed.append(board.history[-1].pushed)
+        if solved_at is None and board.is_solved():
+            solved_at = number
+    return len(pushed), np.array(pushed, dtype=np.bool_), solved_at
 
 
 def replay_states(level: Level, lurd: str) -> list[State]:

@@ -96,6 +96,16 @@ def _refused(run: Path, pattern: str) -> EvosokoError:
     return caught.value
 
 
+def _resume_and_stop(run: Path, warnings_are: str) -> str:
+    """Resume ``run`` and stop it at once (its checks and repairs only); the status, with
+    EvosokoWarnings treated as ``warnings_are`` (``"ignore"``, ``"error"``)."""
+    interrupts = GracefulInterrupts()
+    interrupts.request()
+    with warnings.catch_warnings():
+        warnings.simplefilter(warnings_are, EvosokoWarning)  # type: ignore[arg-type]
+        return resume_run(run, interrupts=interrupts).status
+
+
 def test_an_undamaged_folder_resumes_without_a_warning(run):
     with warnings.catch_warnings():
         warnings.simplefilter("error", EvosokoWarning)
@@ -166,11 +176,7 @@ def test_a_deleted_checkpoint_restarts_its_level_and_says_which_rows_went(run):
 
 def test_a_folder_without_a_manifest_resumes_and_keeps_one_from_then_on(run):
     (run / "manifest.json").unlink()
-    interrupts = GracefulInterrupts()
-    interrupts.request()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EvosokoWarning)
-        assert resume_run(run, interrupts=interrupts).status == "interrupted"
+    assert _resume_and_stop(run, "ignore") == "interrupted"
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["finished"]["levels"] == [93]
     assert str(STOP_LEVEL) in manifest["checkpoints"]
@@ -199,3 +205,30 @@ def test_a_damaged_manifest_is_refused_with_its_name(run):
     (run / "manifest.json").write_text("[1, 2]\n")
     error = _refused(run, "not a manifest written by evosoko")
     assert error.path == str(run / "manifest.json")
+
+
+@pytest.mark.parametrize("damage", ["deleted", "edited"])
+def test_events_deleted_or_edited_are_refused(run, damage):
+    """events.jsonl is appended to as metrics.csv is: its start is in the manifest."""
+    lines = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    assert len(lines) >= 3
+    if damage == "deleted":
+        del lines[1]
+    else:
+        lines[1] = lines[1].replace('"event"', '"event" ', 1)
+    (run / "events.jsonl").write_text("".join(lines))
+    before = (run / "events.jsonl").read_bytes()
+    error = _refused(run, f"events were {damage}")
+    assert error.path == str(run / "events.jsonl")
+    assert (run / "events.jsonl").read_bytes() == before
+
+
+def test_events_appended_after_the_manifest_and_a_cut_last_line_resume(run):
+    """Only the recorded start counts: a line cut short by a kill, at the end, is no damage."""
+    with open(run / "events.jsonl", "a", encoding="utf-8") as events:
+        events.write('{"time": "2026-01-01T00:00:00Z", "ev')
+    assert _resume_and_stop(run, "error") == "interrupted"
+    manifest = json.loads((run / "manifest.json").read_text())
+    recorded = manifest["events"]
+    data = (run / "events.jsonl").read_bytes()
+    assert recorded["bytes"] == len(data) and recorded["rows"] == data.count(b"\n")

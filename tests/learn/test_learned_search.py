@@ -46,9 +46,9 @@ def test_the_clock_is_read_between_batches_of_the_network(monkeypatch):
     calls = []
     probabilities = LevelNet.probabilities
 
-    def counted(self, codes):
+    def counted(self, codes, *between):
         calls.append(len(codes))
-        return probabilities(self, codes)
+        return probabilities(self, codes, *between)
 
     monkeypatch.setattr(LevelNet, "probabilities", counted)
     monkeypatch.setattr(search_run.SearchRun, "out_of_time", lambda run: len(calls) >= 3)
@@ -62,7 +62,7 @@ def test_a_set_up_that_takes_the_time_ends_the_search_before_it_starts(monkeypat
     checks = []
     monkeypatch.setattr(
         search_run.SearchRun, "out_of_time", lambda run: checks.append(1) or len(checks) > 1
-    )  # the first check is the store's preparation, the second after the network's tables
+    )  # the first check is the store's preparation, the next ones in the network's tables
     result = solve(level, "push-learned", time_limit=100)
     assert (result.exhausted, result.expanded) == ("seconds", 0)
 

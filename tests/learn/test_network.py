@@ -134,3 +134,28 @@ def test_a_bad_model_file_is_a_config_error(tmp_path, content):
         path.write_bytes(content)
     with pytest.raises(ConfigError, match="bad.npz"):
         load_model(path)
+
+
+def test_a_large_call_goes_in_pieces_with_the_same_outputs(monkeypatch):
+    """Positions of a big board are computed in pieces of PIECE_ROWS rows (bounded memory and
+    a clock check between them); the outputs are those of one piece."""
+    import random
+
+    from evosoko.learn import network as network_module
+    from evosoko.learn.data import random_positions
+
+    network = load_model()
+    level = seed_level("seed004-blog")
+    states, _ = random_positions(level, random.Random(5), 6, 8)
+    codes = encode_states(level, states)
+    whole = network.for_level(level).logits(codes)
+    monkeypatch.setattr(network_module, "PIECE_ROWS", 7)
+    calls = []
+    bound = network.for_level(level, lambda: calls.append("table"))
+    assert len(calls) == len(network.architecture.convolutions) * -(-len(bound.floor_cells) // 7)
+    calls.clear()
+    pieces = bound.logits(codes, lambda: calls.append("piece"))
+    assert np.allclose(pieces, whole, atol=1e-6)
+    piece = max(1, 7 // len(codes))
+    layers = len(network.architecture.convolutions)
+    assert len(calls) == layers * -(-len(bound.floor_cells) // piece) > layers

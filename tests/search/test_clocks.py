@@ -181,3 +181,53 @@ class _Switch:
 
     def __call__(self) -> float:
         return 1e9 if self.jumped else 0.0
+
+
+def test_a_growth_of_the_store_that_cannot_end_in_time_is_not_started(monkeypatch):
+    """Growing the store copies every node and is not cut short (0.15 s at 262,144 nodes of
+    261 boxes): past the point where the last growth's rate says the next one would end after
+    the limit, the search ends with ``timeout`` instead, within the limit."""
+    from evosoko.search.search_run import SearchRun
+
+    level = shared("xsokoban.txt", "screen.24")[0]
+    clock = _FakeClock(0.0)  # stands still, but for the growths, each 30 s long
+    original = SearchRun._grow
+
+    def slow_growth(self):
+        clock.now += 30.0
+        original(self)
+
+    monkeypatch.setattr(SearchRun, "_grow", slow_growth)
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", clock)
+    result = solve(level, "push-bfs", time_limit=100.0, node_limit=10**6, clock="cpu")
+    assert result.exhausted == "seconds"
+    assert clock.now <= 100.0
+
+
+@pytest.mark.parametrize("stage", ["for_level", "probabilities"])
+def test_push_learned_reads_the_clock_inside_one_network_call(stage, monkeypatch):
+    """On a board of a million cells one position's network call took 1.9-5 s, and the tables
+    for the level 1.5-2.2 s: both go in pieces, the clock read between them. Here pieces of
+    16 rows, and a clock that passes the limit as the stage starts: the stage itself ends."""
+    from evosoko.learn import network
+
+    monkeypatch.setattr(network, "PIECE_ROWS", 16, raising=False)  # before: one piece
+    owner = network.DeadlockNet if stage == "for_level" else network.LevelNet
+    clock, ends = _Switch(), []
+    original = getattr(owner, stage)
+
+    def watched(*args, **kwargs):
+        clock.jumped = True
+        try:
+            value = original(*args, **kwargs)
+        except Exception as error:
+            ends.append(type(error).__name__)
+            raise
+        ends.append("done")
+        return value
+
+    monkeypatch.setattr(owner, stage, watched)
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", clock)
+    result = solve(_room(40), "push-learned", time_limit=1.0, clock="cpu")
+    assert result.exhausted == "seconds" and result.expanded == 0
+    assert ends == ["_OutOfTime"]

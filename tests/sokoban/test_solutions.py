@@ -17,6 +17,7 @@ from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import (
     MAX_LURD_LENGTH,
     compress_lurd,
+    illegal_step_reason,
     lurd_directions,
     parse_lurd,
     replay_states,
@@ -200,6 +201,33 @@ def test_replaying_a_recorded_game_reproduces_it(level, moves):
     assert (result.moves, result.pushes) == (len(lurd), sum(c.isupper() for c in lurd))
     assert result.solved == board.is_solved() and result.final == board.state()
     assert replay_states(level, lurd) == states
+
+
+@settings(deadline=None)
+@given(small_levels(), st.text(alphabet="udlrUDLR", max_size=60))
+def test_verification_plays_any_text_as_the_board_steps_it(level, lurd):
+    """The compiled replay (a 333,330-step solution in milliseconds) against
+    :meth:`Board.step`, one step at a time: the same steps played, pushes, case, solved point,
+    final position and first illegal step with its reason."""
+    board = Board(level)
+    emitted, solved_at, error = [], 0 if board.is_solved() else None, None
+    for number, letter in enumerate(lurd, start=1):
+        direction = "udlr".index(letter.lower())
+        if not board.step(direction):
+            error = f"step {number} {letter!r}: {illegal_step_reason(board, direction)}"
+            break
+        pushed = board.history[-1].pushed
+        emitted.append(letter.upper() if pushed else letter.lower())
+        if solved_at is None and board.is_solved():
+            solved_at = number
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EvosokoWarning)
+        result = verify_solution(level, lurd)
+    assert result.lurd == "".join(emitted) and result.moves == len(emitted)
+    assert result.pushes == sum(letter.isupper() for letter in emitted)
+    assert result.case_mismatches == sum(a != b for a, b in zip(emitted, lurd))
+    assert (result.error, result.valid, result.solved_at) == (error, error is None, solved_at)
+    assert result.solved == board.is_solved() and result.final == board.state()
 
 
 def test_replay_states_raises_at_an_illegal_step():

@@ -67,6 +67,7 @@ from evosoko.experiment.compare.jobs import (
     unit_budgets,
 )
 from evosoko.experiment.folder_lock import FolderLock
+from evosoko.experiment.journal_results import ResultsRewriter
 from evosoko.experiment.report.writer import Throttle, refresh_report
 from evosoko.experiment.run.folder import make_output_folder, output_folder
 from evosoko.experiment.settings import check_same_experiment, source_line
@@ -212,7 +213,7 @@ def _run_locked(
             tracker.log_metrics({"jobs_done": counts["done"]}, counts["done"])
         if not resumed and report_due.due():  # the files and report.html show the progress
             done = [rows[job.key] for job in jobs if job.key in rows]
-            write_compare_files(folder, config, done, len(jobs), plots=False)
+            write_compare_files(folder, config, done, len(jobs), plots=False, results=results)
 
     warm_up = functools.partial(
         warm_up_for,
@@ -222,6 +223,7 @@ def _run_locked(
     warm_up()  # compiled once here, before any job's clock; forked workers inherit it
     backend = make_backend(config.parallel, warm_up=warm_up)
     journal = Journal(folder / JOURNAL_FILE)
+    results = ResultsRewriter(folder / RESULTS_FILE)  # says so if the file is not the journal's
     if progress is not None:
         already = len([job for job in jobs if job.key in journal.finished()])
         progress(already, len(jobs), None)
@@ -231,21 +233,30 @@ def _run_locked(
         )
     finally:
         ordered = [rows[job.key] for job in jobs if job.key in rows]
-        summaries = write_compare_files(folder, config, ordered, len(jobs), plots=plots)
+        summaries = write_compare_files(
+            folder, config, ordered, len(jobs), plots=plots, results=results
+        )
         write_comparison_ioh(folder / IOH_DIR, config, ordered, level_of)
     complete = len(ordered) == len(jobs) and all(row["status"] != "error" for row in ordered)
     return CompareOutcome(folder, ordered, summaries, len(jobs), counts["resumed"], complete)
 
 
 def write_compare_files(
-    folder: Path, config: CompareConfig, rows: list[dict], total_jobs: int, *, plots: bool = True
+    folder: Path,
+    config: CompareConfig,
+    rows: list[dict],
+    total_jobs: int,
+    *,
+    plots: bool = True,
+    results: ResultsRewriter | None = None,
 ) -> list[SolverSummary]:
     """Write ``results.csv``, ``summary.md``, ``summary.json`` and (optionally) the plots.
     The summaries are those of ``results.csv`` as written, so that the report, which reads
-    it back, shows the same figures."""
+    it back, shows the same figures. ``results``: what writes ``results.csv`` (by default a
+    new :class:`~evosoko.experiment.journal_results.ResultsRewriter`)."""
     budget = config.compare.budget
     budgets = unit_budgets(budget)
-    write_text_atomic(folder / RESULTS_FILE, results_csv(rows))
+    (results or ResultsRewriter(folder / RESULTS_FILE)).write(results_csv(rows))
     written = read_results_csv(folder / RESULTS_FILE)
     summaries = summarise(written, budget.seconds, budgets)
     uncertainty = comparison_uncertainty(

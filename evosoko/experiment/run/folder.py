@@ -11,8 +11,8 @@ Layout of ``<output.dir>/<UTC time>_<name>_<short id>/``::
     plots/           fitness.png when the run ends
     run.log          the log of the run, worker processes included
     checkpoints/     level-<index>.json: the engine's latest state on each level
-    manifest.json    digests of the summary's finished levels, the checkpoints and metrics.csv
-                     as the run last wrote them (:mod:`evosoko.experiment.run.manifest`)
+    manifest.json    digests of the summary's finished levels, the checkpoints, metrics.csv and
+                     events.jsonl as the run last wrote them (:mod:`evosoko.experiment.run.manifest`)
 
 Whole files are replaced atomically; rows of metrics.csv and events.jsonl are appended and
 flushed one by one. A process writing the folder holds its lock (``.lock``,
@@ -39,8 +39,8 @@ from evosoko.experiment.clock import utc_now
 from evosoko.experiment.folder_lock import FolderLock
 from evosoko.experiment.run.manifest import (
     MANIFEST_FILE,
+    AppendedDigest,
     Manifest,
-    MetricsDigest,
     digest,
     levels_digest,
 )
@@ -102,7 +102,8 @@ class RunFolder:
         self._metrics: LineAppender | None = None
         self._events: LineAppender | None = None
         self.manifest: Manifest | None = None  # None: not kept (a folder of an older evosoko)
-        self._metrics_digest: MetricsDigest | None = None
+        self._metrics_digest: AppendedDigest | None = None
+        self._events_digest: AppendedDigest | None = None
 
     # ---- creating and opening -----------------------------------------------------------------
     @staticmethod
@@ -250,15 +251,21 @@ class RunFolder:
             if index is not None and generation is not None:  # else a file no resume reads
                 manifest.expect_checkpoint(index, generation, digest(path.read_bytes()))
         self.manifest = manifest
-        self._metrics_digest = None
+        self._metrics_digest = self._events_digest = None
         self._settle_manifest()
 
     def _settle_manifest(self, metrics: bool = True) -> None:
-        """Step two of a manifest record; ``metrics``: with metrics.csv as it stands."""
+        """Step two of a manifest record; ``metrics``: with metrics.csv as it stands (else as
+        recorded before). events.jsonl is recorded as it stands: a resume drops none of it."""
         assert self.manifest is not None
         if self._metrics_digest is None:
-            self._metrics_digest = MetricsDigest.of_file(self.file(METRICS_FILE))
-        self.manifest.settle(self._metrics_digest.prefix() if metrics else self.manifest.metrics)
+            self._metrics_digest = AppendedDigest.of_file(self.file(METRICS_FILE))
+        if self._events_digest is None:
+            self._events_digest = AppendedDigest.of_file(self.file(EVENTS_FILE))
+        self.manifest.settle(
+            self._metrics_digest.prefix() if metrics else self.manifest.metrics,
+            self._events_digest.prefix(header=False),
+        )
 
     def load_checkpoint(self, index: int) -> dict[str, Any] | None:
         """The saved checkpoint of level ``index`` (a JSON object), or None when there is none."""
@@ -282,8 +289,12 @@ class RunFolder:
         """Append one event, stamped with the UTC time (flushed)."""
         if self._events is None:
             self._events = LineAppender(self.file(EVENTS_FILE))
+            self._events_digest = None  # opening may end a cut line: read the file again
         record = {"time": utc_now().isoformat().replace("+00:00", "Z"), "event": event, **fields}
-        self._events.write_line(json.dumps(record))
+        line = json.dumps(record)
+        self._events.write_line(line)
+        if self._events_digest is not None:
+            self._events_digest.add((line + "\n").encode("utf-8"))
 
     def read_metrics(self) -> list[dict[str, str]]:
         """The complete rows of ``metrics.csv`` (a row cut short by a crash is left out)."""

@@ -11,7 +11,9 @@ summary:
   is not covered: the resume rewrites it);
 - ``checkpoints``: per level (file index), the SHA-256 of its checkpoint file and its generation;
 - ``metrics``: the length in bytes, the rows and the SHA-256 of ``metrics.csv`` at that moment
-  (the file is only appended to, so the same bytes must start it later).
+  (the file is only appended to, so the same bytes must start it later);
+- ``events``: the same of ``events.jsonl`` (appended to as well; a manifest written before it
+  was recorded has none, and the file is then not checked).
 
 An entry is written in two steps around the file it describes: first with the digest it is
 about to write beside the one it replaces (``previous``), then, once the file is in place,
@@ -69,8 +71,9 @@ class Recorded:
 
 
 @dataclass(frozen=True)
-class MetricsPrefix:
-    """The first ``size`` bytes of ``metrics.csv`` (``rows`` rows after the header)."""
+class FilePrefix:
+    """The first ``size`` bytes of an appended file: ``rows`` rows after the header of
+    ``metrics.csv``, or ``rows`` lines of ``events.jsonl``."""
 
     size: int
     rows: int
@@ -84,7 +87,8 @@ class Manifest:
         self.path = path
         self.finished: Recorded | None = None
         self.checkpoints: dict[int, Recorded] = {}
-        self.metrics: MetricsPrefix | None = None
+        self.metrics: FilePrefix | None = None
+        self.events: FilePrefix | None = None
 
     # ---- reading ----------------------------------------------------------------------------
     @staticmethod
@@ -117,11 +121,8 @@ class Manifest:
             manifest.finished = _recorded(data["finished"], "levels", _int_list)
         for key, entry in data.get("checkpoints", {}).items():
             manifest.checkpoints[int(key)] = _recorded(entry, "generation", _count)
-        if data.get("metrics") is not None:
-            metrics = data["metrics"]
-            manifest.metrics = MetricsPrefix(
-                _count(metrics["bytes"]), _count(metrics["rows"]), _sha(metrics["sha256"])
-            )
+        manifest.metrics = _prefix(data.get("metrics"))
+        manifest.events = _prefix(data.get("events"))
         return manifest
 
     # ---- writing ----------------------------------------------------------------------------
@@ -134,13 +135,8 @@ class Manifest:
                 str(index): entry.to_json("generation")
                 for index, entry in sorted(self.checkpoints.items())
             },
-            "metrics": None
-            if self.metrics is None
-            else {
-                "bytes": self.metrics.size,
-                "rows": self.metrics.rows,
-                "sha256": self.metrics.sha256,
-            },
+            "metrics": _prefix_json(self.metrics),
+            "events": _prefix_json(self.events),
         }
 
     def save(self) -> None:
@@ -159,17 +155,19 @@ class Manifest:
         )
         self.save()
 
-    def settle(self, metrics: MetricsPrefix | None) -> None:
-        """Record that every expected file is in place, with ``metrics`` the start of
-        ``metrics.csv`` the run vouches for (step two)."""
+    def settle(self, metrics: FilePrefix | None, events: FilePrefix | None) -> None:
+        """Record that every expected file is in place, with ``metrics`` and ``events`` the
+        starts of ``metrics.csv`` and ``events.jsonl`` the run vouches for (step two)."""
         self.finished = _settled(self.finished)
         self.checkpoints = {index: _settled(entry) for index, entry in self.checkpoints.items()}  # type: ignore[misc]
         self.metrics = metrics
+        self.events = events
         self.save()
 
 
-class MetricsDigest:
-    """The running digest of ``metrics.csv`` while rows are appended to it."""
+class AppendedDigest:
+    """The running digest of an appended file (``metrics.csv``, ``events.jsonl``) while rows
+    are appended to it."""
 
     def __init__(self, data: bytes) -> None:
         self._hash = hashlib.sha256(data)
@@ -177,9 +175,9 @@ class MetricsDigest:
         self._lines = data.count(b"\n")
 
     @staticmethod
-    def of_file(path: Path) -> MetricsDigest:
+    def of_file(path: Path) -> AppendedDigest:
         """The digest of ``path`` as it stands (of nothing when there is no such file)."""
-        return MetricsDigest(path.read_bytes() if path.is_file() else b"")
+        return AppendedDigest(path.read_bytes() if path.is_file() else b"")
 
     def add(self, data: bytes) -> None:
         """Take in ``data`` appended to the file."""
@@ -187,22 +185,41 @@ class MetricsDigest:
         self._size += len(data)
         self._lines += data.count(b"\n")
 
-    def prefix(self) -> MetricsPrefix:
-        """The file so far."""
-        return MetricsPrefix(self._size, max(self._lines - 1, 0), self._hash.hexdigest())
+    def prefix(self, header: bool = True) -> FilePrefix:
+        """The file so far (``header``: its first line is a header, not a row)."""
+        return FilePrefix(self._size, max(self._lines - header, 0), self._hash.hexdigest())
 
 
-def prefix_problem(path: Path, recorded: MetricsPrefix) -> str | None:
-    """Why ``path`` does not start with the bytes ``recorded`` describes, or None."""
+def prefix_problem(
+    path: Path, recorded: FilePrefix, header: bool = True, noun: str = "rows"
+) -> str | None:
+    """Why ``path`` does not start with the bytes ``recorded`` describes, or None
+    (``header``: the file's first line is a header; ``noun``: what its lines are called)."""
     if recorded.rows == 0:
-        return None  # the header alone: a file without rows is written again on resume
+        return None  # the header alone (or nothing): written again on resume
     data = path.read_bytes() if path.is_file() else b""
     if len(data) < recorded.size:
-        rows = max(data.count(b"\n") - 1, 0)
-        return f"it has {rows} rows where the run had written {recorded.rows}: rows were deleted"
+        rows = max(data.count(b"\n") - header, 0)
+        return (
+            f"it has {rows} {noun} where the run had written {recorded.rows}: {noun} were deleted"
+        )
     if digest(data[: recorded.size]) != recorded.sha256:
-        return f"its first {recorded.rows} rows are not the ones the run wrote: rows were edited"
+        return (
+            f"its first {recorded.rows} {noun} are not the ones the run wrote: {noun} were edited"
+        )
     return None
+
+
+def _prefix(data: Any) -> FilePrefix | None:
+    if data is None:
+        return None
+    return FilePrefix(_count(data["bytes"]), _count(data["rows"]), _sha(data["sha256"]))
+
+
+def _prefix_json(prefix: FilePrefix | None) -> dict[str, Any] | None:
+    if prefix is None:
+        return None
+    return {"bytes": prefix.size, "rows": prefix.rows, "sha256": prefix.sha256}
 
 
 def _settled(entry: Recorded | None) -> Recorded | None:

@@ -20,8 +20,8 @@ that goes on from wrong data:
 - the levels not started yet: no rows in ``metrics.csv``, no checkpoint (either means the
   summary lost finished levels);
 - ``manifest.json`` (:mod:`evosoko.experiment.run.manifest`), when the folder has one: the
-  summary's finished levels, the start of ``metrics.csv`` and the checkpoint of the level in
-  progress must be the ones the run wrote (an edit that leaves the files consistent with each
+  summary's finished levels, the starts of ``metrics.csv`` and ``events.jsonl`` and the
+  checkpoint of the level in progress must be the ones the run wrote (an edit that leaves the files consistent with each
   other, such as a checkpoint of islands moved back to an earlier generation, is seen here).
   A deleted checkpoint is accepted: that level starts again from generation 0.
 """
@@ -45,7 +45,7 @@ from evosoko.evolve.state import (
     kind_problem,
     read_state,
 )
-from evosoko.experiment.run.folder import METRICS_FILE, SUMMARY_FILE, RunFolder
+from evosoko.experiment.run.folder import EVENTS_FILE, METRICS_FILE, SUMMARY_FILE, RunFolder
 from evosoko.experiment.run.manifest import MANIFEST_FILE, Manifest, levels_digest, prefix_problem
 from evosoko.experiment.run.records import (
     METRICS_COLUMNS,
@@ -138,6 +138,13 @@ def _check_manifest_files(folder: RunFolder, manifest: Manifest, current: Level 
         if cut is not None:
             raise EvosokoError(
                 f"{cut} ({MANIFEST_FILE}); {_RESTORE}", str(folder.file(METRICS_FILE))
+            )
+    if manifest.events is not None:
+        cut = prefix_problem(folder.file(EVENTS_FILE), manifest.events, False, "events")
+        if cut is not None:
+            raise EvosokoError(
+                f"{cut} ({MANIFEST_FILE}); restore {EVENTS_FILE} from a copy, {_START_AGAIN}",
+                str(folder.file(EVENTS_FILE)),
             )
     if current is None:
         return

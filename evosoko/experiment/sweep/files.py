@@ -16,6 +16,7 @@ from evosoko.experiment.analysis.statistics import (
 )
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare.jobs import LevelEntry
+from evosoko.experiment.journal_results import ResultsRewriter
 from evosoko.experiment.run.records import csv_cell
 from evosoko.experiment.sweep.config import (
     BEST_FILE,
@@ -43,8 +44,11 @@ def write_sweep_files(
     levels: list[LevelEntry],
     *,
     plots: bool = True,
+    results: ResultsRewriter | None = None,
 ) -> Trial | None:
-    """Write ``index.csv``, ``results.csv``, ``best.toml`` and (optionally) the plots."""
+    """Write ``index.csv``, ``results.csv``, ``best.toml`` and (optionally) the plots;
+    ``results``: what writes ``results.csv`` (by default a new
+    :class:`~evosoko.experiment.journal_results.ResultsRewriter`)."""
     keys = list(config.parameters)
     ties = tie_report(config, trials)
     write_text_atomic(folder / INDEX_FILE, index_csv(trials, keys, config.sweep.budget, ties))
@@ -68,7 +72,7 @@ def write_sweep_files(
         "pushes",
         *(["unit"] if config.sweep.algorithm else []),
     ]
-    write_text_atomic(folder / RESULTS_FILE, _csv(job_columns, rows))
+    (results or ResultsRewriter(folder / RESULTS_FILE)).write(_csv(job_columns, rows))
     best = best_trial(trials)
     if best is not None:
         write_text_atomic(folder / BEST_FILE, best_toml(config, best, levels, folder, ties))

@@ -25,11 +25,13 @@ from evosoko.experiment.analysis.statistics import (
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.compare.jobs import run_job
 from evosoko.experiment.folder_lock import FolderLock
+from evosoko.experiment.journal_results import ResultsRewriter
 from evosoko.experiment.run.folder import make_output_folder, output_folder
 from evosoko.experiment.settings import check_same_experiment, source_line
 from evosoko.experiment.sweep.config import (
     CONFIG_FILE,
     JOURNAL_FILE,
+    RESULTS_FILE,
     SweepConfig,
     dump_sweep_config,
     load_sweep_config,
@@ -132,13 +134,14 @@ def run_sweep(
         outcome = None
         try:
             journal = Journal(folder / JOURNAL_FILE)
+            results = ResultsRewriter(folder / RESULTS_FILE)  # says so if not the journal's
             if config.sweep.method == "optuna":
                 trials, complete = run_optuna(config, folder, levels, journal, progress, stop_after)
             else:
                 trials, complete = _run_planned(
                     config, planned, levels, journal, progress, stop_after
                 )
-            best = write_sweep_files(folder, config, trials, levels, plots=plots)
+            best = write_sweep_files(folder, config, trials, levels, plots=plots, results=results)
             outcome = SweepOutcome(folder, trials, best, complete, tie_report(config, trials))
         finally:
             if tracker is not None:
