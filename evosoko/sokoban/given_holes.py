@@ -257,7 +257,7 @@ def holes_deadlock(level: Level, state: HolesState) -> tuple[str, tuple[int, ...
     from evosoko.sokoban.level import UNREACHABLE
     from evosoko.sokoban.rules import delta_array
 
-    pairing = level.pairing
+    pairing = given_pairing(level)
     stuck = [
         cell
         for number, cell in enumerate(state.by_box)
