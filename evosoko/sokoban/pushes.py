@@ -27,8 +27,10 @@ boxes vanish; :mod:`evosoko.sokoban.holes_pushes` holds the rules that still hol
 hole, every frozen box lost).
 
 The rules take the arrays they read one by one (:func:`push`, :func:`position_distance`, ...)
-or in small named groups (:func:`candidates_here`), and ``scratch_*`` forms, inlined where they
-are called, take the level's arrays and the scratch as named tuples. A compiled call pays a
+or in small named groups (:func:`candidates_here`, inlined where it is called: as a compiled
+call, building and unpacking its groups cost the GA's pushes preset about 7% of its time), and
+``scratch_*`` forms, inlined where they are called, take the level's arrays and the scratch as
+named tuples. A compiled call pays a
 reference count update for every array it is passed, alone or in a tuple, and each compiled
 function that takes a tuple of thirty arrays adds about a second to a first run: per push, and
 in the time of a first run, that is more than the rules cost.
@@ -293,7 +295,7 @@ class Candidates(NamedTuple):
     direction: np.ndarray  # int64[4 * boxes]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def candidates_here(
     board, corrals, player, position, frozen, work, corral, out
 ):  # pragma: no cover - compiled
@@ -304,15 +306,19 @@ def candidates_here(
     ``board`` is a :class:`RuleBoard`, ``frozen`` a :class:`FrozenGoals`, ``work`` a
     :class:`ReachWork` and ``corral`` a :class:`CorralWork`; with ``corrals``, when the player's
     area leaves a PI-corral, only its barrier boxes' pushes are candidates."""
-    floor, dead, goals, deltas = board.floor, board.dead, board.goals, board.deltas
-    occupied, boxes, mark = position.occupied, position.boxes, work.mark
-    here, smallest, reached = reach(floor, deltas, occupied, player, mark, work.stamp, work.queue)
-    dead_targets = frozen.dead_now if frozen.boxes_frozen > 0 else dead
+    # every field once, into locals: a field read inside the loops costs a reference count
+    floor, dead, goals, deltas, floor_cells = board
+    occupied, boxes = position
+    frozen_count, dead_now, open_cells = frozen
+    mark, stamp, queue, frozen_cells = work
+    corral_scratch, corral_marks = corral
+    out_box, out_direction = out
+    here, smallest, reached = reach(floor, deltas, occupied, player, mark, stamp, queue)
+    dead_targets = dead_now if frozen_count > 0 else dead
     allowed_stamp = -1
     # a corral needs free floor that the player does not reach
-    if corrals and reached + boxes.shape[0] < board.floor_cells:
-        # boxes frozen on goals are walls
-        corral_floor = frozen.open_cells if frozen.boxes_frozen > 0 else floor
+    if corrals and reached + boxes.shape[0] < floor_cells:
+        corral_floor = open_cells if frozen_count > 0 else floor  # frozen boxes are walls
         found = pi_corral(
             corral_floor,
             dead_targets,
@@ -322,12 +328,12 @@ def candidates_here(
             boxes,
             mark,
             here,
-            corral.scratch,
-            corral.marks,
+            corral_scratch,
+            corral_marks,
         )
         if found >= 0:
-            allowed_stamp = corral.marks[3]
-    allowed = corral.scratch.allowed
+            allowed_stamp = corral_marks[3]
+    allowed = corral_scratch.allowed
     count = 0
     for i in range(boxes.shape[0]):
         box = boxes[i]
@@ -347,13 +353,13 @@ def candidates_here(
             occupied[target] = True
             lost = False
             if may_freeze(floor, occupied, dead, deltas, target):
-                lost = frozen_off_goal(floor, dead, goals, deltas, boxes, box, target, work.frozen)
+                lost = frozen_off_goal(floor, dead, goals, deltas, boxes, box, target, frozen_cells)
             occupied[target] = False
             occupied[box] = True
             if lost:
                 continue
-            out.box[count] = box
-            out.direction[count] = direction
+            out_box[count] = box
+            out_direction[count] = direction
             count += 1
     return count, smallest
 
