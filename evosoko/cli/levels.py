@@ -37,7 +37,7 @@ def levels_command(
     """List the levels of a file: index, title, size and boxes (select one with -l #INDEX or
     -l title:TITLE)."""
     from evosoko.sokoban.formats import INDEX_PREFIX, TITLE_PREFIX
-    from evosoko.sokoban.given_holes import rules_of
+    from evosoko.sokoban.variants import level_rules
 
     levels, _ = read_and_select(file, format, None, strict)
     if json_output:
@@ -49,7 +49,7 @@ def levels_command(
                     "width": level.width,
                     "height": level.height,
                     "boxes": level.box_count,
-                    "rules": rules_of(level),
+                    "rules": level_rules(level).name,
                     "select_index": f"{INDEX_PREFIX}{level.index}",
                     "select_title": f"{TITLE_PREFIX}{level.title}" if level.title else None,
                 }
@@ -59,7 +59,7 @@ def levels_command(
         title=plain_text(file),
         caption=f"-l {INDEX_PREFIX}INDEX selects by index, -l {TITLE_PREFIX}TITLE by title",
     )
-    variants = any(level.pairing is not None for level in levels)
+    variants = any(level_rules(level).boxes_vanish for level in levels)
     columns = ("index", "title", "size", "boxes") + (("rules",) if variants else ())
     for column in columns:
         table.add_column(column, justify="right" if column not in ("title", "rules") else "left")
@@ -69,7 +69,7 @@ def levels_command(
             plain_text(level.title or ""),
             f"{level.width}×{level.height}",
             str(level.box_count),
-            *((rules_of(level),) if variants else ()),
+            *((level_rules(level).name,) if variants else ()),
         )
     stdout.print(table)
 
@@ -111,6 +111,7 @@ def show_command(
     from evosoko.sokoban import render
     from evosoko.sokoban.render import MAX_FPS
     from evosoko.sokoban.solutions import replay_states
+    from evosoko.sokoban.variants import level_rules
 
     if not 1 <= fps <= MAX_FPS:  # also refuses nan
         fail(f"--fps must be between 1 and {MAX_FPS}, got {fps:g}")
@@ -136,14 +137,9 @@ def show_command(
         markup=False,
     )
     stdout.print(render.styled_board(level, state))
-    if level.pairing is not None:
-        from evosoko.sokoban.given_holes import PAIRS_KEY, pairs_note
-
-        stdout.print(
-            f"given holes: {PAIRS_KEY} {pairs_note(level.pairing.goal_rows)} (box-hole, both "
-            "numbered in reading order); a box vanishes in its own hole",
-            markup=False,
-        )
+    note = level_rules(level).note()
+    if note is not None:
+        stdout.print(note, markup=False)
     if play is not None:
         verdict = "solved" if verification.solved else "not solved"
         if play.kind == "best":
@@ -225,17 +221,14 @@ def verify_command(
 
 def _report_verification(entry, json_output: bool) -> bool:
     from evosoko import api
+    from evosoko.sokoban.variants import level_rules
 
     level = entry.level
     result = api.verify(level, entry.lurd, path=entry.path, line=entry.line)
     best = entry.kind == "best"
     error = result.error if not result.valid else None
     if result.valid and not result.solved and not best:
-        error = (
-            "the solution ends before every box has vanished into its hole"
-            if level.pairing is not None
-            else "the solution ends before every box is on a goal"
-        )
+        error = f"the solution ends before {level_rules(level).solved_when}"
     if json_output:
         print_json(
             {

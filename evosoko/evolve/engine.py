@@ -58,6 +58,7 @@ from evosoko.evolve.steps import Improver, MemeticStep, engine_steps
 from evosoko.evolve.toolbox import build_toolbox, vary
 from evosoko.result import History, Result
 from evosoko.sokoban.level import Level
+from evosoko.sokoban.variants import level_rules
 from evosoko.status import Status, Stop
 
 log = logging.getLogger(__name__)
@@ -398,7 +399,7 @@ def _check_archive(level: Level, config: Config) -> None:
             "an archive survival (map_elites) needs push genomes with fitness.fess_cells = true "
             '(ga.selection = "map_elites" sets it)'
         )
-    if level.pairing is not None:
+    if level_rules(level).boxes_vanish:
         raise EvosokoError(
             f"level {level.name!r} has given holes; map_elites needs the standard rules"
         )

@@ -39,6 +39,7 @@ from evosoko.evolve.push_replay import push_tables, replay_push_packed
 from evosoko.evolve.term_values import term_matrix
 from evosoko.parallel.packing import pack_genomes
 from evosoko.sokoban.level import Level
+from evosoko.sokoban.variants import level_rules
 
 
 class Evaluation(NamedTuple):
@@ -63,9 +64,10 @@ class FitnessFunction:
         self.level = level
         self.encoding = encoding
         self.config = config
+        self.rules = level_rules(level)
         self._holes_tables = None
-        if level.pairing is not None:  # given holes: evosoko.evolve.given_holes replays them
-            from evosoko.evolve.given_holes import holes_tables
+        if self.rules.boxes_vanish:  # given holes: evosoko.evolve.given_holes replays them
+            from evosoko.sokoban.holes_pushes import holes_tables
 
             self._holes_tables = holes_tables(level, config.objective)
         elif encoding == "moves":
@@ -75,14 +77,14 @@ class FitnessFunction:
                 level, corrals=config.pi_corrals, plan_weight=config.plan_weight
             )
         self._cells = None
-        if config.fess_cells and encoding == "pushes" and level.pairing is None:
+        if config.fess_cells and encoding == "pushes" and not self.rules.boxes_vanish:
             from evosoko.evolve.descriptors import FessCells
 
             self._cells = FessCells(level, self._push_tables)
         self._learned_term = None
         # imported only when on: workers stay lean without it; the network knows standard
         # rules only, so a given-holes level is scored without it
-        if config.learned_lost != "off" and level.pairing is None:
+        if config.learned_lost != "off" and not self.rules.boxes_vanish:
             from evosoko.learn.fitness_term import LearnedLostTerm
 
             self._learned_term = LearnedLostTerm(level, encoding, config)

@@ -26,6 +26,7 @@ from evosoko.sokoban.given_holes import HolesState, board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import parse_lurd
+from evosoko.sokoban.variants import level_rules
 
 if TYPE_CHECKING:
     from evosoko.config import FitnessConfig
@@ -75,7 +76,7 @@ def decode(
     solved; a push genome also before a push into a lost position (see
     :mod:`evosoko.evolve.push_replay`).
     """
-    if level.pairing is not None:
+    if level_rules(level).boxes_vanish:
         from evosoko.evolve.given_holes import decode_holes
 
         gene_range(encoding)  # raises for an unknown encoding
@@ -146,7 +147,7 @@ def genes_from_lurd(
         if board.history[-1].pushed:
             pushes.append((box, direction))
     gene_range(encoding)
-    if level.pairing is not None:
+    if level_rules(level).boxes_vanish:
         from evosoko.evolve.given_holes import holes_genes_for_pushes
 
         return holes_genes_for_pushes(level, pushes, start)  # type: ignore[arg-type]

@@ -26,17 +26,17 @@ import numpy as np
 
 from evosoko.evolve.distances import objective_code
 from evosoko.evolve.push_replay import PushTables, push_choices, push_tables
-from evosoko.evolve.push_rules import (
-    candidates_here,
+from evosoko.sokoban.level import UNREACHABLE, Level
+from evosoko.sokoban.pushes import (
     move_box,
     position_distance,
     push,
     push_scratch,
     reach,
+    scratch_candidates,
     set_position,
     update_frozen_goals,
 )
-from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.zobrist import boxes_hash
 
 EVERY_BOX = np.int64(1 << 30)
@@ -181,10 +181,11 @@ def _lost_within(
     floor, dead, goals, deltas = arrays.floor, arrays.dead, arrays.goals, arrays.deltas
     zobrist_box, zobrist_player = arrays.zobrist_box, arrays.zobrist_player
     box_count = start_boxes.shape[0]
+    scratch = push_scratch(floor.shape[0], box_count, arrays.push_distance.shape[0])
     (
-        occupied, boxes, mark, stamp, queue, out_box, out_direction, frozen, frozen_goals,
-        reduced, dead_now, open_cells, free_boxes, corral, corral_marks, assignment, work,
-    ) = push_scratch(floor.shape[0], box_count, arrays.push_distance.shape[0])  # fmt: skip
+        occupied, boxes, mark, stamp, queue, out_box, out_direction, _, frozen_goals,
+        reduced, dead_now, open_cells, free_boxes, _, _, assignment, work,
+    ) = scratch  # fmt: skip
     size = 1
     while size < 2 * node_limit:
         size *= 2
@@ -220,11 +221,7 @@ def _lost_within(
                 boxes, frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
             ) >= UNREACHABLE:  # fmt: skip
                 continue
-        count, _ = candidates_here(
-            floor, dead, goals, deltas, arrays.floor_cells, corrals, here, occupied, boxes,
-            frozen_count, dead_now, open_cells, mark, stamp, queue, frozen, corral,
-            corral_marks, out_box, out_direction,
-        )  # fmt: skip
+        count, _ = scratch_candidates(arrays, corrals, here, scratch, frozen_count)
         box_hash = boxes_hash(zobrist_box, boxes)
         for c in range(count):
             box = out_box[c]

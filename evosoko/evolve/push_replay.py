@@ -1,4 +1,4 @@
-"""Replay of push genomes in numba kernels, by the rules of :mod:`evosoko.evolve.push_rules`.
+"""Replay of push genomes in numba kernels, by the rules of :mod:`evosoko.sokoban.pushes`.
 
 A push genome is a sequence of non-negative integers. Replay starts from the level's start (or
 the start of the :class:`PushTables`); at each step the candidate pushes of the current position
@@ -6,7 +6,7 @@ are enumerated in canonical order and gene ``g`` chooses candidate ``g % count``
 walks there by a shortest path (only when decoding to LURD) and pushes. Replay stops when the
 genes run out or the level is solved.
 
-A genome that reaches a lost position (see :mod:`evosoko.evolve.push_rules`) is cut back to
+A genome that reaches a lost position (see :mod:`evosoko.sokoban.pushes`) is cut back to
 the last position before it with more than one candidate: its pushes, final distance and hash
 are that position's and it is flagged ``deadlocked``, so the engine trims the genes that pushed
 into the loss (a lost start scores ``UNREACHABLE``).
@@ -35,8 +35,11 @@ from evosoko.evolve.plan_penalty import (
     with_scratch,
 )
 from evosoko.evolve.prefetch import first_ahead, prefetch_ahead
-from evosoko.evolve.push_rules import (
-    candidates_here,
+from evosoko.parallel.packing import packed_rows
+from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
+from evosoko.sokoban.level import UNREACHABLE, Level, State
+from evosoko.sokoban.matching import matching_update, store_potentials
+from evosoko.sokoban.pushes import (
     forced_dead_end,
     position_distance,
     push,
@@ -47,10 +50,6 @@ from evosoko.evolve.push_rules import (
     set_position,
     update_frozen_tables,
 )
-from evosoko.parallel.packing import packed_rows
-from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
-from evosoko.sokoban.level import UNREACHABLE, Level, State
-from evosoko.sokoban.matching import matching_update, store_potentials
 from evosoko.sokoban.zobrist import boxes_hash
 
 PUSH_GENE_RANGE = 720
@@ -356,9 +355,8 @@ def _replay_one(
         arrays.zobrist_player,
     )
     (
-        occupied, boxes, mark, stamp, queue, candidate_box, candidate_direction, frozen,
-        frozen_goals, reduced, dead_now, open_cells, free_boxes, corral, corral_marks,
-        assignment, work,
+        occupied, boxes, mark, stamp, queue, candidate_box, candidate_direction, _,
+        frozen_goals, reduced, dead_now, open_cells, free_boxes, _, _, assignment, work,
     ) = scratch  # fmt: skip
     keys, known_boxes, known_player, known_distance, known_count, known_smallest = (
         positions.keys,
@@ -395,11 +393,7 @@ def _replay_one(
             count, smallest = known_count[known], known_smallest[known]
             out_box, out_direction = known_out_box[known], known_out_direction[known]
         else:
-            count, smallest = candidates_here(
-                floor, dead, goals, deltas, arrays.floor_cells, corrals, player, occupied,
-                boxes, frozen_count, dead_now, open_cells, mark, stamp, queue, frozen, corral,
-                corral_marks, candidate_box, candidate_direction,
-            )  # fmt: skip
+            count, smallest = scratch_candidates(arrays, corrals, player, scratch, frozen_count)
             out_box, out_direction = candidate_box, candidate_direction
             key = box_hash ^ zobrist_player[player]
             slot = np.int64(key & mask)

@@ -30,6 +30,7 @@ from evosoko.evolve.state import (
 )
 from evosoko.result import GenerationStats, Result
 from evosoko.sokoban.level import Level
+from evosoko.sokoban.variants import level_rules
 
 __all__ = ["evolve_level"]
 
@@ -63,7 +64,7 @@ def evolve_level(
     ``searches.enabled`` the individuals are push-fess settings
     (:func:`evosoko.evolve.search_runner.evolve_searches`), on the evaluator's workers.
     """
-    if level.pairing is not None:
+    if level_rules(level).boxes_vanish:
         from evosoko.evolve.given_holes import given_holes_config
 
         config = given_holes_config(level, config)

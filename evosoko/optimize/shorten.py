@@ -31,6 +31,7 @@ from evosoko.errors import ConfigError, SolutionError
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import Board, normalized_player, walk_path
 from evosoko.sokoban.solutions import verify_solution
+from evosoko.sokoban.variants import level_rules
 
 OBJECTIVES = ("moves", "pushes", "pareto")
 """What :func:`optimize_solution` shortens first."""
@@ -107,9 +108,10 @@ def optimize_solution(
         )
     if not seconds > 0:
         raise ConfigError(f"optimize seconds must be positive, not {seconds}")
-    if level.pairing is not None:
+    rules = level_rules(level)
+    if rules.boxes_vanish:
         raise ConfigError(
-            f"level {level.name} plays the given-holes rules, which optimize does not support "
+            f"level {level.name} plays the {rules.name} rules, which optimize does not support "
             "yet (its window searches play standard Sokoban)"
         )
     started = time.perf_counter()

@@ -477,8 +477,7 @@ class PlayApp(App[None]):
         game = self.game
         text = Text()
         text.append(f"moves {game.moves}  pushes {game.pushes}  ", "bold")
-        home = "boxes vanished" if game.level.pairing is not None else "boxes on goals"
-        text.append(f"{home} {game.boxes_on_goals}/{game.level.box_count}")
+        text.append(f"{game.rules.home} {game.boxes_on_goals}/{game.level.box_count}")
         if game.solved:
             text.append("   SOLVED", "bold green")
         else:

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from evosoko.play.hints import Hint
 from evosoko.sokoban.level import Level, State
+from evosoko.sokoban.variants import level_rules
 
 CELLS = {
     "wall": ("██", "#555b66"),
@@ -35,7 +36,7 @@ def board_text(
     marked = {cell: DEAD_BACKGROUND for cell in dead}
     if hint is not None:
         marked[hint.box] = HINT_BACKGROUND
-    paired = _paired_cells(level, state) if level.pairing is not None else {}
+    paired = _paired_cells(level_rules(level).pairs(), state)
     text = Text(no_wrap=True, overflow="ignore")
     for row in range(level.height):
         if row:
@@ -52,13 +53,14 @@ def board_text(
     return text
 
 
-def _paired_cells(level: Level, state) -> dict[int, tuple[str, str | None]]:
-    """Given holes: box ``n`` shows as ``[n`` and its open hole as ``·n`` in the pair's colour
-    (the numbers of the ``Pairs`` note, 1-9 then letters); a filled hole is floor."""
+def _paired_cells(pairs, state) -> dict[int, tuple[str, str | None]]:
+    """Given holes (``pairs``: the rules' (box, hole) cells): box ``n`` shows as ``[n`` and its
+    open hole as ``·n`` in the pair's colour (the numbers of the ``Pairs`` note, 1-9 then
+    letters); a filled hole is floor. Nothing under the standard rules (no pairs)."""
     from evosoko.sokoban.paired_render import pair_colour
 
     cells: dict[int, tuple[str, str | None]] = {}
-    for number, hole in enumerate(level.pairing.holes):
+    for number, (_, hole) in enumerate(pairs):
         label = "123456789abcdefghijklmnopqrstuvwxyz"[number % 35]
         colour = f"bold {pair_colour(number)}"
         cell = state.by_box[number]

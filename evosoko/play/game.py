@@ -19,6 +19,7 @@ from evosoko.sokoban.deadlocks import (
 from evosoko.sokoban.given_holes import HolesBoard, HolesState, board_for, holes_deadlock
 from evosoko.sokoban.level import DIRECTIONS, UNREACHABLE, Level, State
 from evosoko.sokoban.solutions import to_lurd
+from evosoko.sokoban.variants import level_rules
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Game:
 
     def __init__(self, level: Level) -> None:
         self.level = level
+        self.rules = level_rules(level)  # what counts toward solved, how the board plays
         self.board = board_for(level)
         self._starts: list[int] = []  # where each action taken begins in the board's history
         self._redo: list[tuple[int, ...]] = []  # actions undone, the next one to redo last
@@ -167,7 +169,7 @@ def find_deadlock(level: Level, state: State | HolesState) -> Deadlock | None:
     on a dead square, boxes frozen off their goals, then no matching of boxes to goals (with
     the boxes frozen on goals as walls).
     """
-    if level.pairing is not None:  # given holes: the tests that hold there
+    if level_rules(level).boxes_vanish:  # given holes: the tests that hold there
         if not isinstance(state, HolesState):
             raise TypeError("a position on a given-holes level is a HolesState")
         found = holes_deadlock(level, state)

@@ -16,6 +16,7 @@ from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.given_holes import board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import direction_name
+from evosoko.sokoban.variants import level_rules
 
 HINT_SECONDS = 1.0
 """Time limit of the search behind a hint."""
@@ -87,7 +88,7 @@ def plan_from(level: Level, state: State, seconds: float = HINT_SECONDS) -> Plan
     """Solve ``level`` from ``state`` with push-A* within ``seconds``."""
     from evosoko.search import solve
 
-    if level.pairing is not None:
+    if level_rules(level).boxes_vanish:
         return _given_holes_plan(level, state, seconds)
     if all(level.goals[box] for box in state.boxes):
         return Plan(SOLVED)

@@ -21,7 +21,8 @@ pushes, states expanded/generated/duplicates, seconds, the settings it ran with,
 - ``mcts`` (:mod:`evosoko.search.mcts`), Monte Carlo tree search over the push genomes'
   candidate pushes, seeded (``seed``); ``expanded`` counts its iterations.
 
-On a given-holes level (``level.pairing`` set) ``mcts`` plays the variant itself; the four
+On a given-holes level (its rules, :func:`evosoko.sokoban.variants.level_rules`, are given
+holes) ``mcts`` plays the variant itself; the four
 given-holes searches (``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``) are
 :mod:`evosoko.search.given_holes`'s, and any other search refuses the level.
 

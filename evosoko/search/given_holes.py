@@ -37,6 +37,7 @@ from evosoko.sokoban.given_holes import VANISHED, HolesBoard, HolesState
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.rules import delta_array
+from evosoko.sokoban.variants import given_pairing
 
 ALGORITHMS = {
     "push-bfs": (1, 0),
@@ -79,7 +80,7 @@ def solve_given_holes(
 
 def paired_distance(level: Level, by_box, manhattan: bool = False) -> int:
     """The heuristic: sum over the boxes left of the distance to each box's own hole."""
-    pairing = level.pairing
+    pairing = given_pairing(level)
     total = 0
     for number, cell in enumerate(by_box):
         if cell == VANISHED:
@@ -107,7 +108,7 @@ class _Search:
         self.g_weight = g_weight
         self.h_weight = weight if h_weight is None else h_weight
         self.manhattan = heuristic == PAIRED_MANHATTAN
-        self.pairing = level.pairing
+        self.pairing = given_pairing(level)
         self.floor = np.ascontiguousarray(level.floor, dtype=np.bool_)
         self.dead = np.ascontiguousarray(level.dead_squares, dtype=np.bool_)
         self.no_goals = np.zeros(level.cells, dtype=np.bool_)

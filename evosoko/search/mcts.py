@@ -69,7 +69,7 @@ from evosoko.search.mcts_tree import (
     new_tree,
     tree_bytes,
 )
-from evosoko.search.mcts_variants import heuristic_label, rules_arrays, start_objective
+from evosoko.search.mcts_variants import rules_arrays, start_objective
 from evosoko.search.paths import SearchBug, partial_path, search_result
 from evosoko.search.result import (
     MEMORY_LIMIT,
@@ -85,6 +85,7 @@ from evosoko.search.settings import MctsSettings
 from evosoko.sokoban.arrays import read_only_cells
 from evosoko.sokoban.given_holes import board_for
 from evosoko.sokoban.level import UNREACHABLE, Level
+from evosoko.sokoban.variants import level_rules
 
 _FIRST_CAPACITY = 1 << 10
 _CHUNK_SECONDS = 0.01
@@ -126,6 +127,7 @@ class MctsRun:
     ) -> None:
         self.limit = TimeLimit(time_limit, clock)
         self.level = level
+        self.rules = level_rules(level)
         self.algorithm = algorithm
         self.heuristic = heuristic
         self.time_limit = time_limit
@@ -136,8 +138,8 @@ class MctsRun:
         self.start_boxes = read_only_cells(sorted(level.start.boxes))
         start_distance = 0  # lost at once, or no search: the rollout length does not matter
         if self.tables_fit:
-            self.arrays, self.scratch = rules_arrays(level, heuristic)
-            start_distance = start_objective(level, heuristic)
+            self.arrays, self.scratch = rules_arrays(self.rules, level, heuristic)
+            start_distance = start_objective(self.rules, level, heuristic)
             if start_distance >= UNREACHABLE:
                 start_distance = 0
         self.settings = settings
@@ -230,7 +232,7 @@ class MctsRun:
             self.level,
             status=status,
             algorithm=self.algorithm.name,
-            heuristic=heuristic_label(self.level, self.heuristic),
+            heuristic=self.rules.objective_label(self.heuristic),
             solution=solution,
             counts=(int(counters[ITERATIONS]), int(counters[NODES]), int(counters[TRANSPOSITIONS])),
             seconds=self.limit.wall_seconds(),

@@ -3,8 +3,8 @@
 The counterpart, function for function, of :mod:`evosoko.search.mcts_rules`: the kernel
 (:mod:`evosoko.search.mcts_kernel`) calls one or the other by the type of the arrays it is
 passed (:mod:`evosoko.search.mcts_variants`), so the tree, selection, rollouts and backup are
-the same code under both rules. These are the rules of the GA's given-holes push genomes
-(:mod:`evosoko.evolve.given_holes`), whose candidate generator they call:
+the same code under both rules. These are the variant's push rules (:mod:`evosoko.sokoban.holes_pushes`, which the GA's
+given-holes push genomes play too), whose candidate generator they call:
 
 - a position is each box's cell *by box number* in ``scratch.boxes`` (``VANISHED`` once in its
   own hole; boxes are told apart, since each has its own hole) and the player's cell; the tree
@@ -32,12 +32,12 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from evosoko.evolve.given_holes import holes_candidates, holes_tables
-from evosoko.evolve.push_rules import reach
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.given_holes import VANISHED
+from evosoko.sokoban.holes_pushes import holes_candidates, holes_tables
 from evosoko.sokoban.level import UNREACHABLE, Level
+from evosoko.sokoban.pushes import reach
 
 
 class HolesArrays(NamedTuple):

@@ -1,8 +1,8 @@
 """The rules Monte Carlo tree search plays by, in one place: positions, candidate pushes, the
 objective and the rollout policy's score of a push.
 
-MCTS (:mod:`evosoko.search.mcts`) plays the rules of push genomes
-(:mod:`evosoko.evolve.push_rules`): the moves of its tree and of its rollouts are the *candidate
+MCTS (:mod:`evosoko.search.mcts`) plays the push rules of :mod:`evosoko.sokoban.pushes` (the
+GA's push genomes play them too): the moves of its tree and of its rollouts are the *candidate
 pushes* of a position (legal, not onto a dead square, freezing no box off its goal, restricted
 to a PI-corral's barrier when there is one; boxes frozen on goals are walls from then on), and a
 position is lost when it has no candidate or (``stop_on_deadlock``, always on here) when its
@@ -23,7 +23,7 @@ sorted; and ``scratch.occupied``) plus the player's cell, always as many cells a
 boxes; its hash is :mod:`evosoko.sokoban.zobrist`'s, of the cells the boxes stand on.
 
 The functions take the level's arrays (:class:`~evosoko.sokoban.arrays.LevelArrays`) and the
-push rules' scratch (:class:`~evosoko.evolve.push_rules.PushScratch`) as named tuples and are
+push rules' scratch (:class:`~evosoko.sokoban.pushes.PushScratch`) as named tuples and are
 inlined where they are called (a compiled function of its own per tuple would cost compile time
 and a reference count per array per call).
 """
@@ -33,7 +33,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from evosoko.evolve.push_rules import (
+from evosoko.sokoban.arrays import LevelArrays, level_arrays, manhattan_to_nearest_goal
+from evosoko.sokoban.deadlocks import matching_cost
+from evosoko.sokoban.level import UNREACHABLE, Level
+from evosoko.sokoban.matching import MANHATTAN, MATCHING
+from evosoko.sokoban.pushes import (
     PushScratch,
     push_scratch,
     reach,
@@ -43,13 +47,9 @@ from evosoko.evolve.push_rules import (
     set_position,
     update_frozen_tables,
 )
-from evosoko.sokoban.arrays import LevelArrays, level_arrays, manhattan_to_nearest_goal
-from evosoko.sokoban.deadlocks import matching_cost
-from evosoko.sokoban.level import UNREACHABLE, Level
-from evosoko.sokoban.matching import MANHATTAN, MATCHING
 
 NONE_KNOWN = np.int64(0)
-"""``known`` of :func:`~evosoko.evolve.push_rules.update_frozen_tables` at a start: rebuild
+"""``known`` of :func:`~evosoko.sokoban.pushes.update_frozen_tables` at a start: rebuild
 the tables when any box is frozen on a goal (typed: a literal would compile a specialization of
 its own)."""
 

@@ -7,7 +7,7 @@ arrays (:class:`~evosoko.search.mcts_holes.HolesArrays`) and work arrays
 (:class:`~evosoko.search.mcts_holes.HolesScratch`) pick the given-holes rule. So the kernel is
 one piece of code, compiled once per variant (numba specializes it by its argument types), and
 a search pays for no branch on the variant. :func:`rules_arrays` and :func:`start_objective` make
-the same choice in Python, from the level.
+the same choice in Python, from the level's rules (:func:`evosoko.sokoban.variants.level_rules`).
 """
 
 from __future__ import annotations
@@ -15,13 +15,15 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 
 from evosoko.search import mcts_holes, mcts_rules
 from evosoko.sokoban.level import Level
+from evosoko.sokoban.pairing import GIVEN_HOLES, STANDARD
+from evosoko.sokoban.variants import Rules
 
 HOLES_TYPES = (mcts_holes.HolesArrays, mcts_holes.HolesScratch)
 
@@ -69,23 +71,27 @@ objective_after_push = by_variant(mcts_rules.objective_after_push, mcts_holes.ob
 candidate_gains = by_variant(mcts_rules.candidate_gains, mcts_holes.candidate_gains)
 
 
-def rules_arrays(level: Level, heuristic: str) -> tuple[Any, Any]:
-    """The arrays and work arrays the kernel plays ``level`` with: its variant's."""
-    if level.pairing is not None:
-        return mcts_holes.holes_arrays(level, heuristic)
-    return mcts_rules.rules_arrays(level)
+class Variant(NamedTuple):
+    """What the MCTS driver does in Python for one rules variant."""
+
+    arrays: Callable[[Level, str], tuple[Any, Any]]  # (level, heuristic) -> arrays, scratch
+    start_objective: Callable[[Level, str], int]  # the start's objective (the rollouts' length)
 
 
-def start_objective(level: Level, heuristic: str) -> int:
-    """The start's objective under the level's rules (it sets the rollouts' length)."""
-    if level.pairing is not None:
-        return mcts_holes.start_distance(level, heuristic)
-    return mcts_rules.start_objective(level, heuristic)
+VARIANTS = {
+    STANDARD: Variant(
+        lambda level, heuristic: mcts_rules.rules_arrays(level), mcts_rules.start_objective
+    ),
+    GIVEN_HOLES: Variant(mcts_holes.holes_arrays, mcts_holes.start_distance),
+}
+"""The variant of each rules name (:attr:`evosoko.sokoban.variants.Rules.name`)."""
 
 
-def heuristic_label(level: Level, heuristic: str) -> str:
-    """The objective as results name it: ``heuristic``, or on a given-holes level
-    ``paired-manhattan`` / ``paired-push-distance`` (the names the given-holes searches use)."""
-    if level.pairing is None:
-        return heuristic
-    return "paired-manhattan" if heuristic == "manhattan" else "paired-push-distance"
+def rules_arrays(rules: Rules, level: Level, heuristic: str) -> tuple[Any, Any]:
+    """The arrays and work arrays the kernel plays ``level`` with under ``rules``."""
+    return VARIANTS[rules.name].arrays(level, heuristic)
+
+
+def start_objective(rules: Rules, level: Level, heuristic: str) -> int:
+    """The start's objective under ``rules`` (it sets the rollouts' length)."""
+    return VARIANTS[rules.name].start_objective(level, heuristic)

@@ -21,6 +21,7 @@ from evosoko.search.store import (
     cell_dtype,
 )
 from evosoko.sokoban.level import Level
+from evosoko.sokoban.variants import level_rules
 
 
 def solve(
@@ -60,7 +61,7 @@ def solve(
     chosen = settings_for(algorithm.name, settings, weight=weight)
     check_arguments(time_limit, node_limit, partial)
     clock_named(clock)  # an unknown clock fails before any search
-    given_holes = level.pairing is not None
+    given_holes = level_rules(level).boxes_vanish
     if given_holes and not _plays_given_holes(algorithm):
         from evosoko.search.given_holes import solve_given_holes
 

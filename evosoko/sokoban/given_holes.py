@@ -49,6 +49,7 @@ from evosoko.sokoban.pairing import (
     rules_of,
 )
 from evosoko.sokoban.rules import Board, Step
+from evosoko.sokoban.variants import given_pairing, level_rules
 
 __all__ = [
     "GIVEN_HOLES",
@@ -82,7 +83,7 @@ live in :mod:`evosoko.sokoban.pairing`, below the level; they are handed on from
 # ---- the notation ------------------------------------------------------------------------------
 def is_given_holes(level: Level) -> bool:
     """Whether ``level`` is played under the given-holes rules."""
-    return level.pairing is not None
+    return level_rules(level).boxes_vanish
 
 
 def check_level(level: Level, note_lines: Sequence[int] | None = None) -> None:
@@ -148,9 +149,7 @@ class HolesBoard(Board):
     number (reading order, from 0) of the box there, or -1."""
 
     def __init__(self, level: Level, state: HolesState | None = None) -> None:
-        pairing = level.pairing
-        if pairing is None:
-            raise ValueError("HolesBoard: the level does not play the given-holes rules")
+        pairing = given_pairing(level)
         state = start_state(level) if state is None else state
         if len(state.by_box) != len(pairing.holes):
             raise ValueError(f"state: {len(state.by_box)} boxes for {len(pairing.holes)} holes")
@@ -240,7 +239,7 @@ class HolesBoard(Board):
 def board_for(level: Level, state: State | HolesState | None = None) -> Board:
     """The rules board of ``level``: a :class:`HolesBoard` for a given-holes level, else a
     :class:`Board`."""
-    if level.pairing is not None:
+    if level_rules(level).boxes_vanish:
         return HolesBoard(level, state)  # type: ignore[arg-type]
     return Board(level, state)  # type: ignore[arg-type]
 
@@ -258,7 +257,7 @@ def holes_deadlock(level: Level, state: HolesState) -> tuple[str, tuple[int, ...
     from evosoko.sokoban.level import UNREACHABLE
     from evosoko.sokoban.rules import delta_array
 
-    pairing = level.pairing
+    pairing = given_pairing(level)
     stuck = [
         cell
         for number, cell in enumerate(state.by_box)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from evosoko.sokoban.pairing import VANISHED
+from evosoko.sokoban.variants import given_pairing
 
 if TYPE_CHECKING:
     from matplotlib.typing import ColorType
@@ -49,7 +50,7 @@ def paired_pieces(
     each box in the colour of the hole it stands on, if any)."""
     from matplotlib.patches import Circle, FancyBboxPatch
 
-    pairing = level.pairing
+    pairing = given_pairing(level)
     count = len(pairing.holes)
     font = 30 if count < 10 else 22  # points; a cell is one inch, so 72 points fill it
     holes = []

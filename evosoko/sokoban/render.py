@@ -30,6 +30,7 @@ from evosoko.errors import EvosokoWarning, OutOfMemory
 from evosoko.sokoban.pairing import HolesState, holes_rows
 from evosoko.sokoban.state import Position, State
 from evosoko.sokoban.symbols import BOX, BOX_ON_GOAL, GOAL, PLAYER, PLAYER_ON_GOAL, WALL
+from evosoko.sokoban.variants import level_rules
 
 if TYPE_CHECKING:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -341,7 +342,7 @@ def _board_figure(
         interpolation="nearest",
         aspect="auto",
     )
-    if level.pairing is not None:  # given holes: pairs by colour and number, boxes vanish
+    if level_rules(level).boxes_vanish:  # given holes: pairs by colour and number
         from evosoko.sokoban.paired_render import paired_pieces
 
         return figure, paired_pieces(level, axes, COLOURS["player"], COLOURS["box_edge"])

@@ -112,3 +112,15 @@ def test_a_seeding_search_of_another_variant_is_refused_and_speed_ups_switched_o
     )
     assert boxed.solved and verify_solution(swap(), boxed.solution).solved
     assert "ga.mutation.box_macro" in caplog.text and "lost_search_nodes" in caplog.text
+
+
+def test_map_elites_refuses_a_given_holes_level():
+    from evosoko.config import load_config
+    from evosoko.errors import EvosokoError
+    from evosoko.evolve.engine import Engine
+    from evosoko.evolve.evaluation import SerialEvaluator
+
+    config = load_config(None, ["ga.survival.kind=map_elites", "ga.encoding=pushes"])
+    level = swap()
+    with pytest.raises(EvosokoError, match="has given holes; map_elites needs the standard"):
+        Engine(level, config, SerialEvaluator(level, "pushes", config.fitness))

@@ -124,3 +124,10 @@ def test_the_optimize_command_writes_verified_shorter_solutions(tmp_path):
     )
     assert bad.returncode == 2 and bad.stderr.startswith("error:")
     assert "Traceback" not in bad.stderr
+
+
+def test_a_given_holes_level_is_refused_with_its_rules_named():
+    from tests.sokoban.given_holes_levels import SWAP_SOLUTION, swap
+
+    with pytest.raises(ConfigError, match="plays the given-holes rules, which optimize"):
+        optimize_solution(swap(), SWAP_SOLUTION, seconds=1.0)

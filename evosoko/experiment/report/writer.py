@@ -46,6 +46,7 @@ from evosoko.experiment.report.folder_files import (
     read_text,
 )
 from evosoko.experiment.run.records import board_digest
+from evosoko.sokoban.variants import level_rules
 from evosoko.status import read_stop
 
 if TYPE_CHECKING:
@@ -98,9 +99,8 @@ def folder_kind(folder: str | Path) -> str:
 def board_pairs(level: Level) -> dict:
     """A given-holes level's pairs for the page's boards: ``{"pairs": [[box cell, hole cell],
     ...]}`` by box number (cells of the level's rows); nothing for a standard level."""
-    if level.pairing is None:
-        return {}
-    return {"pairs": [list(pair) for pair in zip(level.pairing.boxes, level.pairing.holes)]}
+    pairs = level_rules(level).pairs()
+    return {"pairs": [list(pair) for pair in pairs]} if pairs else {}
 
 
 def report_data(folder: str | PathLike[str]) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""The rules of push genomes, compiled: candidate pushes, pushes, frozen goals, lost positions.
+"""The push rules, compiled: candidate pushes, pushes, frozen goals, lost positions.
 
-Push replay (:mod:`evosoko.evolve.push_replay`), decoding to LURD and the lost search
-(:mod:`evosoko.evolve.lost_search`) all play positions by these rules, on the level's arrays
+The GA's push replay (:mod:`evosoko.evolve.push_replay`), decoding to LURD, the lost search
+(:mod:`evosoko.evolve.lost_search`) and Monte Carlo tree search (:mod:`evosoko.search.mcts_rules`)
+all play positions by these rules, on the level's arrays
 (:class:`~evosoko.sokoban.arrays.LevelArrays`) and one :class:`PushScratch` of work arrays.
 
 The *candidate pushes* of a position, in canonical order (boxes by increasing cell, then
@@ -22,15 +23,18 @@ candidate at each step) lead to such a position, or (with ``stop_on_deadlock``) 
 can no longer be matched to goals (distance ``UNREACHABLE``).
 
 None of this plays given-holes levels: frozen goals, the matching and PI-corrals do not hold once
-boxes vanish; :mod:`evosoko.evolve.given_holes` replays those with the rules that still hold
-(each box's own hole, every frozen box lost).
+boxes vanish; :mod:`evosoko.sokoban.holes_pushes` holds the rules that still hold there (each box's own
+hole, every frozen box lost).
 
-The rules take the arrays they read one by one (:func:`candidates_here`, :func:`push`,
-:func:`position_distance`, ...), and ``scratch_*`` forms, inlined where they are called, take the
-level's arrays and the scratch as named tuples. A compiled call pays a reference count update for
-every array it is passed, alone or in a tuple, and each compiled function that takes a tuple of
-thirty arrays adds about a second to a first run: per push, and in the time of a first run, that
-is more than the rules cost.
+The rules take the arrays they read one by one (:func:`push`, :func:`position_distance`, ...)
+or in small named groups (:func:`candidates_here`, inlined where it is called: as a compiled
+call, its groups built and unpacked per position, it made a serial run of
+``configs/pushes.toml`` on XSokoban 11 for 300 generations about 7% slower), and
+``scratch_*`` forms, inlined where they are called, take the level's arrays and the scratch as
+named tuples. A compiled call pays a reference count update for every array it is passed,
+alone or in a tuple, and each compiled function that takes a tuple of thirty arrays adds about
+a second to a first run: per push, and in the time of a first run, that is more than the rules
+cost.
 """
 
 from __future__ import annotations
@@ -40,13 +44,25 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from evosoko.evolve.distances import MANHATTAN, MATCHING
 from evosoko.sokoban.analysis import pull_distances
 from evosoko.sokoban.corrals import pi_corral
 from evosoko.sokoban.freeze import NO_CELL, frozen_off_goal, mark_frozen, may_freeze
 from evosoko.sokoban.level import UNREACHABLE
-from evosoko.sokoban.matching import goal_distance, matching_kernel
+from evosoko.sokoban.matching import MANHATTAN, MATCHING, goal_distance, matching_kernel
 from evosoko.sokoban.reach import explore
+
+
+class CorralScratch(NamedTuple):
+    """Work arrays of :func:`~evosoko.sokoban.corrals.pi_corral`, int64[cells] each, in the
+    order it reads them."""
+
+    region: np.ndarray  # the region number of each cell
+    region_mark: np.ndarray  # stamps of the cells labelled
+    region_goal: np.ndarray  # whether a region holds a goal
+    set_mark: np.ndarray  # the regions of the corral being grown
+    barrier_mark: np.ndarray  # its barrier boxes
+    allowed: np.ndarray  # the chosen corral's barrier boxes (``== marks[3]``)
+    queue: np.ndarray
 
 
 class PushScratch(NamedTuple):
@@ -65,7 +81,7 @@ class PushScratch(NamedTuple):
     dead_now: np.ndarray  # bool[cells]: dead squares with boxes frozen on goals as walls
     open_cells: np.ndarray  # bool[cells]: floor without the boxes frozen on goals
     free_boxes: np.ndarray  # int64[boxes]: the boxes not frozen on goals
-    corral: tuple  # 7 x int64[cells]: scratch of pi_corral
+    corral: CorralScratch  # scratch of pi_corral
     corral_marks: np.ndarray  # int64[4]: its stamps
     assignment: np.ndarray  # int16[boxes]: each box's goal in the last matching
     work: np.ndarray  # int64[7, boxes + 1]: matching scratch; row 6 the goals' potentials
@@ -74,7 +90,7 @@ class PushScratch(NamedTuple):
 @numba.njit(cache=True)
 def push_scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
     """A :class:`PushScratch` for a level of ``cells`` cells and ``box_count`` boxes."""
-    corral = (
+    corral = CorralScratch(
         np.zeros(cells, dtype=np.int64),
         np.zeros(cells, dtype=np.int64),
         np.zeros(cells, dtype=np.int64),
@@ -230,14 +246,74 @@ def scratch_distance(arrays, objective, scratch, frozen_count):  # pragma: no co
     )
 
 
-@numba.njit(cache=True)
+class RuleBoard(NamedTuple):
+    """The level's arrays the candidate pushes read (fields of
+    :class:`~evosoko.sokoban.arrays.LevelArrays`)."""
+
+    floor: np.ndarray  # bool[cells]
+    dead: np.ndarray  # bool[cells]: dead squares
+    goals: np.ndarray  # bool[cells]
+    deltas: np.ndarray  # int64[4]: flat offsets of u d l r
+    floor_cells: int  # floor cells of the level
+
+
+class BoxPosition(NamedTuple):
+    """The boxes of a position (the player's cell travels apart)."""
+
+    occupied: np.ndarray  # bool[cells]
+    boxes: np.ndarray  # int64[boxes], sorted
+
+
+class FrozenGoals(NamedTuple):
+    """The boxes frozen on goals and the tables that treat them as walls
+    (:func:`update_frozen_goals`)."""
+
+    boxes_frozen: int  # boxes frozen on goals (0: none, and the tables are not read)
+    dead_now: np.ndarray  # bool[cells]: dead squares with those boxes as walls
+    open_cells: np.ndarray  # bool[cells]: floor without those boxes
+
+
+class ReachWork(NamedTuple):
+    """Work arrays of reachability and of the freeze test."""
+
+    mark: np.ndarray  # int64[cells]: reach marks (stamped)
+    stamp: np.ndarray  # int64[1]: the last stamp used
+    queue: np.ndarray  # int64[cells]
+    frozen: np.ndarray  # bool[cells]: scratch of the freeze fixpoint, all False between calls
+
+
+class CorralWork(NamedTuple):
+    """Work arrays of the PI-corral search."""
+
+    scratch: CorralScratch
+    marks: np.ndarray  # int64[4]: its stamps
+
+
+class Candidates(NamedTuple):
+    """The candidate pushes written, one box cell and direction each."""
+
+    box: np.ndarray  # int64[4 * boxes]
+    direction: np.ndarray  # int64[4 * boxes]
+
+
+@numba.njit(cache=True, inline="always")
 def candidates_here(
-    floor, dead, goals, deltas, floor_cells, corrals, player, occupied, boxes, frozen_count,
-    dead_now, open_cells, mark, stamp, queue, frozen, corral, corral_marks, out_box,
-    out_direction,
-):  # fmt: skip  # pragma: no cover - compiled
-    """Mark the player's area and write the position's candidate pushes into ``out_box`` and
-    ``out_direction``; returns (count, the smallest reachable cell)."""
+    board, corrals, player, position, frozen, work, corral, out
+):  # pragma: no cover - compiled
+    """Mark the player's area (from ``player``) and write the candidate pushes of ``position``
+    (a :class:`BoxPosition`) into ``out`` (:class:`Candidates`); returns (count, the smallest
+    reachable cell).
+
+    ``board`` is a :class:`RuleBoard`, ``frozen`` a :class:`FrozenGoals`, ``work`` a
+    :class:`ReachWork` and ``corral`` a :class:`CorralWork`; with ``corrals``, when the player's
+    area leaves a PI-corral, only its barrier boxes' pushes are candidates."""
+    # every field once, into locals: a field read inside the loops costs a reference count
+    floor, dead, goals, deltas, floor_cells = board
+    occupied, boxes = position
+    frozen_count, dead_now, open_cells = frozen
+    mark, stamp, queue, frozen_cells = work
+    corral_scratch, corral_marks = corral
+    out_box, out_direction = out
     here, smallest, reached = reach(floor, deltas, occupied, player, mark, stamp, queue)
     dead_targets = dead_now if frozen_count > 0 else dead
     allowed_stamp = -1
@@ -253,12 +329,12 @@ def candidates_here(
             boxes,
             mark,
             here,
-            corral,
+            corral_scratch,
             corral_marks,
         )
         if found >= 0:
             allowed_stamp = corral_marks[3]
-    allowed = corral[5]
+    allowed = corral_scratch.allowed
     count = 0
     for i in range(boxes.shape[0]):
         box = boxes[i]
@@ -278,7 +354,7 @@ def candidates_here(
             occupied[target] = True
             lost = False
             if may_freeze(floor, occupied, dead, deltas, target):
-                lost = frozen_off_goal(floor, dead, goals, deltas, boxes, box, target, frozen)
+                lost = frozen_off_goal(floor, dead, goals, deltas, boxes, box, target, frozen_cells)
             occupied[target] = False
             occupied[box] = True
             if lost:
@@ -293,26 +369,14 @@ def candidates_here(
 def scratch_candidates(arrays, corrals, player, scratch, frozen_count):  # pragma: no cover
     """:func:`candidates_here` of the scratch's position, into its candidate arrays."""
     return candidates_here(
-        arrays.floor,
-        arrays.dead,
-        arrays.goals,
-        arrays.deltas,
-        arrays.floor_cells,
+        RuleBoard(arrays.floor, arrays.dead, arrays.goals, arrays.deltas, arrays.floor_cells),
         corrals,
         player,
-        scratch.occupied,
-        scratch.boxes,
-        frozen_count,
-        scratch.dead_now,
-        scratch.open_cells,
-        scratch.mark,
-        scratch.stamp,
-        scratch.queue,
-        scratch.frozen,
-        scratch.corral,
-        scratch.corral_marks,
-        scratch.out_box,
-        scratch.out_direction,
+        BoxPosition(scratch.occupied, scratch.boxes),
+        FrozenGoals(frozen_count, scratch.dead_now, scratch.open_cells),
+        ReachWork(scratch.mark, scratch.stamp, scratch.queue, scratch.frozen),
+        CorralWork(scratch.corral, scratch.corral_marks),
+        Candidates(scratch.out_box, scratch.out_direction),
     )
 
 
