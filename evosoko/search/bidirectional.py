@@ -202,7 +202,7 @@ def _side_search(
     max_nodes: int,
 ) -> SideSearch:
     """A side search of ``algorithm`` with ``settings`` from ``owner``'s start, with an eighth
-    of its memory and at most ``max_nodes`` expansions."""
+    of its memory (:func:`side_memory`) and at most ``max_nodes`` expansions."""
     run = run_class(
         owner.level,
         ALGORITHMS[algorithm],
@@ -211,11 +211,17 @@ def _side_search(
         max_nodes,
         settings,
         owner.seed,
-        owner.memory_limit // 8,
+        side_memory(owner),
         owner.store_cells,
     )
     run.limit = owner.limit  # its set-up counts on the owner's clock (it has no limit of its own)
     return SideSearch(run, max_nodes)
+
+
+def side_memory(owner: SearchRun) -> int:
+    """Bytes each side search may take: an eighth of ``owner``'s memory limit, which
+    push-fess-bi's own store leaves to it."""
+    return owner.memory_limit // 8
 
 
 def ball_search(owner: BidirectionalRun) -> SideSearch:
@@ -262,13 +268,14 @@ class BidirectionalRun(FeatureSpaceRun):
         if refused is not None:
             return refused
         settings = self.settings
+        side_nodes = side_memory(self) // self.bytes_per_node()  # a side search's part
         if settings.plain_nodes > 0:
             for _ in settings.plain_room_caps:
-                self.max_nodes -= self.max_nodes // 8  # an eighth for each plain push-fess
+                self.max_nodes -= side_nodes  # an eighth of the memory for each plain push-fess
             self.plains = tuple(plain_fess_search(self, cap) for cap in settings.plain_room_caps)
         if settings.backward_share > 0 and settings.pull_weights:
             if settings.ball_nodes > 0:
-                self.max_nodes -= self.max_nodes // 8  # an eighth for the ball
+                self.max_nodes -= side_nodes  # an eighth for the ball
             self.max_nodes //= 2  # half of the rest for the pull searches
             each = self.max_nodes // len(settings.pull_weights)
             self.pulls = tuple(
