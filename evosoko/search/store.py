@@ -5,10 +5,18 @@ through an open-addressing hash table of node ids keyed by their Zobrist hash; t
 a FIFO queue, a LIFO stack or a binary heap of ``(key, node)`` pairs, chosen by ``mode``. The
 kernels run in chunks and return :data:`NEED_SPACE` before they could overflow; the Python side
 then grows the arrays (:meth:`Store.grow`) and calls again.
+
+The arrays grow in place, and on Linux glibc's malloc is told to map every block of
+:data:`MAPPED_BYTES` or more on its own (:func:`map_large_blocks`, once, at the first growth),
+so that a store's peak is the size it grows to, which the memory limit counts: measured on
+XSokoban 50 with push-fess-bi at ``--memory 1024``, the process peaked 1,068 MB above its size
+before the search (the stores held 927 MB) and 939 MB with it.
 """
 
 from __future__ import annotations
 
+import ctypes
+import sys
 from typing import NamedTuple
 
 import numba
@@ -209,6 +217,7 @@ class Store:
         the new arrays at once: the store's peak is its size after the growth, which the
         memory limit counts. A MemoryError leaves the store as it was: the search ends at
         memory-limit."""
+        map_large_blocks()
         margin = self._margin()
         if self.size + margin >= self.capacity:
             grown = 2 * self.capacity
@@ -237,6 +246,30 @@ class Store:
         self.counters[NODES] = self.counters[FRONT_SIZE] = self.counters[FRONT_HEAD] = 0
         self.counters[SOLUTION] = -1
         self.counters[RESUME_NODE] = -1
+
+
+MAPPED_BYTES = 1 << 20
+"""Blocks of this size or more get a mapping of their own from glibc's malloc."""
+_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+_MAPPED: list[bool] = []
+
+
+def map_large_blocks() -> None:
+    """Have glibc's malloc map every block of :data:`MAPPED_BYTES` or more on its own, once per
+    process (on Linux; elsewhere nothing is done). By default it maps only blocks above a
+    threshold that it raises, up to 32 MB, as mapped blocks are freed, and takes smaller ones
+    from its heap: a store array that grows there is copied, and the hole it leaves stays in
+    the process. A mapped block grows by moving its pages and goes back to the system when it is
+    freed. Small blocks (Python's objects) are not affected."""
+    if _MAPPED:
+        return
+    _MAPPED.append(True)
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, MAPPED_BYTES)
+    except (OSError, AttributeError):  # not glibc: its own malloc decides
+        return
 
 
 def _table_length(capacity: int) -> int:
