@@ -23,7 +23,13 @@ so that a change in the machine's load reaches both sides of their ratios alike.
 - ``ratio``, ``every_best_ratio``, ``every_end_ratio``: each GA figure over the bare loop's (the
   issue 53 target on equal work: at least 0.5);
 - ``push_genes_per_s``: push genes offered per second (every gene of the batch; replay cuts
-  many genomes short at lost positions) and ``push_genomes_per_s``.
+  many genomes short at lost positions) and ``push_genomes_per_s``;
+- ``push_every_genes_per_s``: push genes the GA replayed per second on equal work
+  (``stop_on_deadlock`` off: every gene up to a position with no candidate push left;
+  ``push_every_genes`` counts the pushes made), beside ``bare_push_genes_per_s``, a bare numba
+  loop that replays push genes with the rules of a push alone (one walk of the player's area
+  per push, the legal pushes in canonical order, no dead squares, freeze tests, corrals,
+  distances or hashes; ``bare_push_genes`` counts its pushes), and their ``push_every_ratio``.
 
     python benchmarks/bench_kernel.py [--genomes 2000] [--genes 200] [--repeats 21]
 """
@@ -42,6 +48,7 @@ from _common import REPO_ROOT, SHARED_LEVELS, load_level, machine, positive, rep
 from evosoko.config import FitnessConfig
 from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.move_replay import move_tables, replay_move_packed
+from evosoko.evolve.push_replay import push_tables, replay_push_packed
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
 
@@ -64,6 +71,16 @@ def parse_arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
+@numba.njit(cache=True, inline="always")
+def back_to_start(occupied, boxes, start_boxes):
+    """Put the boxes back on their start cells."""
+    for k in range(boxes.shape[0]):
+        occupied[boxes[k]] = False
+    for k in range(boxes.shape[0]):
+        boxes[k] = start_boxes[k]
+        occupied[boxes[k]] = True
+
+
 @numba.njit(cache=True)
 def bare_replay(floor, deltas, start_player, start_boxes, genes, lengths, final_player):
     """Replay every packed genome from the start: moves and pushes, nothing else."""
@@ -71,11 +88,7 @@ def bare_replay(floor, deltas, start_player, start_boxes, genes, lengths, final_
     boxes = start_boxes.copy()
     offset = 0
     for i in range(lengths.shape[0]):
-        for k in range(boxes.shape[0]):
-            occupied[boxes[k]] = False
-        for k in range(boxes.shape[0]):
-            boxes[k] = start_boxes[k]
-            occupied[boxes[k]] = True
+        back_to_start(occupied, boxes, start_boxes)
         player = start_player
         for j in range(offset, offset + lengths[i]):
             delta = deltas[genes[j]]
@@ -96,6 +109,73 @@ def bare_replay(floor, deltas, start_player, start_boxes, genes, lengths, final_
         offset += lengths[i]
 
 
+@numba.njit(cache=True)
+def bare_push_replay(floor, deltas, start_player, start_boxes, genes, lengths, final_player):
+    """Replay every packed push genome from the start with nothing but the rules of a push:
+    the player's area (one walk per push), the legal pushes in canonical order (boxes by cell,
+    then ``u d l r``: the player reaches the cell behind, the cell beyond is free floor) and
+    gene ``g`` choosing push ``g % count``; a genome stops where no push is legal. No dead
+    squares, freeze tests, corrals, distances or hashes. Returns the pushes made."""
+    cells = floor.shape[0]
+    occupied = np.zeros(cells, dtype=np.bool_)
+    mark = np.zeros(cells, dtype=np.int64)
+    queue = np.empty(cells, dtype=np.int64)
+    boxes = start_boxes.copy()
+    out_box = np.empty(4 * boxes.shape[0], dtype=np.int64)
+    out_direction = np.empty(4 * boxes.shape[0], dtype=np.int64)
+    stamp = 0
+    made = 0
+    offset = 0
+    for i in range(lengths.shape[0]):
+        back_to_start(occupied, boxes, start_boxes)
+        player = start_player
+        for j in range(offset, offset + lengths[i]):
+            stamp += 1  # the player's area, walked here: a compiled call costs as much
+            mark[player] = stamp
+            queue[0] = player
+            head, tail = 0, 1
+            while head < tail:
+                cell = queue[head]
+                head += 1
+                for direction in range(4):
+                    near = cell + deltas[direction]
+                    if floor[near] and not occupied[near] and mark[near] != stamp:
+                        mark[near] = stamp
+                        queue[tail] = near
+                        tail += 1
+            count = 0
+            for k in range(boxes.shape[0]):
+                for direction in range(4):
+                    beyond = boxes[k] + deltas[direction]
+                    if (
+                        mark[boxes[k] - deltas[direction]] == stamp
+                        and floor[beyond]
+                        and not occupied[beyond]
+                    ):
+                        out_box[count] = k
+                        out_direction[count] = direction
+                        count += 1
+            if count == 0:
+                break
+            choice = genes[j] % count
+            k = out_box[choice]
+            player = boxes[k]
+            beyond = player + deltas[out_direction[choice]]
+            occupied[player] = False
+            occupied[beyond] = True
+            boxes[k] = beyond
+            while k > 0 and boxes[k - 1] > boxes[k]:  # keep the boxes sorted
+                boxes[k - 1], boxes[k] = boxes[k], boxes[k - 1]
+                k -= 1
+            while k < boxes.shape[0] - 1 and boxes[k + 1] < boxes[k]:
+                boxes[k + 1], boxes[k] = boxes[k], boxes[k + 1]
+                k += 1
+            made += 1
+        final_player[i] = player
+        offset += lengths[i]
+    return made
+
+
 def best_times(actions: Sequence[Callable[[], object]], repeats: int) -> list[float]:
     """The least thread CPU time of ``repeats`` calls of each action, called in turn (one call
     of each per round), so that a change in the machine's load reaches all of them alike."""
@@ -106,6 +186,14 @@ def best_times(actions: Sequence[Callable[[], object]], repeats: int) -> list[fl
             action()
             best[k] = min(best[k], time.thread_time() - started)
     return best
+
+
+def pushes_made(level: Level, genes: np.ndarray, lengths: np.ndarray, objective: str) -> int:
+    """Pushes the GA's push replay makes on the packed genomes with ``stop_on_deadlock`` off
+    (every gene up to a dead end, counting the pushes a lost genome is cut back from)."""
+    record = np.full((len(genes), 2), -1, dtype=np.int64)
+    replay_push_packed(push_tables(level), genes, lengths, objective, False, record)
+    return int((record[:, 0] >= 0).sum())
 
 
 def levels() -> list[tuple[str, Level]]:
@@ -153,10 +241,25 @@ def measure(label: str, level: Level, args: argparse.Namespace) -> dict:
     )
 
     pushes = FitnessFunction(level, "pushes", config)
-    pushes.evaluate_columns(push_genes[:10], np.array([10], dtype=np.int32))
-    (push_seconds,) = best_times(
-        [lambda: pushes.evaluate_columns(push_genes, lengths)], max(1, args.repeats // 2)
+    every_pushes = FitnessFunction(level, "pushes", every)
+    for push_path in (pushes, every_pushes):
+        push_path.evaluate_columns(push_genes[:10], np.array([10], dtype=np.int32))
+    push_every_genes = pushes_made(level, push_genes, lengths, every.objective)
+    bare_pushes = bare_push_replay(
+        floor, deltas, level.start.player, boxes, push_genes, lengths, final
     )
+    push_seconds, push_every_seconds, bare_push_seconds = best_times(
+        [
+            lambda: pushes.evaluate_columns(push_genes, lengths),
+            lambda: every_pushes.evaluate_columns(push_genes, lengths),
+            lambda: bare_push_replay(
+                floor, deltas, level.start.player, boxes, push_genes, lengths, final
+            ),
+        ],
+        max(1, args.repeats // 2),
+    )
+    push_every_rate = push_every_genes / push_every_seconds
+    bare_push_rate = bare_pushes / bare_push_seconds
     move_rate = consumed / move_seconds
     best_rate, end_rate = every_genes / best_seconds, every_genes / end_seconds
     bare_rate = len(move_genes) / bare_seconds
@@ -181,6 +284,13 @@ def measure(label: str, level: Level, args: argparse.Namespace) -> dict:
         "push_seconds": push_seconds,
         "push_genes_per_s": len(push_genes) / push_seconds,
         "push_genomes_per_s": args.genomes / push_seconds,
+        "push_every_genes": push_every_genes,
+        "push_every_seconds": push_every_seconds,
+        "push_every_genes_per_s": push_every_rate,
+        "bare_push_genes": bare_pushes,
+        "bare_push_seconds": bare_push_seconds,
+        "bare_push_genes_per_s": bare_push_rate,
+        "push_every_ratio": push_every_rate / bare_push_rate,
     }
 
 
@@ -206,6 +316,8 @@ def main() -> int:
             "best_m": row["every_best_genes_per_s"] / 1e6,
             "end_m": row["every_end_genes_per_s"] / 1e6,
             "push_m": row["push_genes_per_s"] / 1e6,
+            "push_every_m": row["push_every_genes_per_s"] / 1e6,
+            "bare_push_m": row["bare_push_genes_per_s"] / 1e6,
         }
         for row in rows
     ]
@@ -222,6 +334,9 @@ def main() -> int:
         ("ratio", "every_end_ratio"),
         ("GA pushes M genes/s", "push_m"),
         ("push genomes/s", "push_genomes_per_s"),
+        ("bare push loop M genes/s", "bare_push_m"),
+        ("GA pushes, every gene M genes/s", "push_every_m"),
+        ("ratio", "push_every_ratio"),
     ]
     report(summary, columns, table_rows)
     return 0

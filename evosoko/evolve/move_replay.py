@@ -50,6 +50,7 @@ from evosoko.sokoban.matching import (
     PUSH_DISTANCE,
     goal_distance,
     matching_update,
+    pushed_closer,
     store_potentials,
 )
 from evosoko.sokoban.reach import explore, normalized_player, spread
@@ -246,15 +247,6 @@ def _regions(floor, occupied, deltas, mark, stamp, queue, regions):  # pragma: n
 
 
 @numba.njit(cache=True, inline="always")
-def _closer(push_distance, goal, cell, beyond):  # pragma: no cover - compiled
-    """Whether a box pushed from ``cell`` to ``beyond`` came one push closer to ``goal``. Then
-    a matching that pairs them stays optimal (its cost fell by 1, no other fell by more) and
-    its duals stay feasible: a push lowers a box's distance to any goal by at most 1."""
-    before = min(push_distance[goal, cell], UNREACHABLE)
-    return min(push_distance[goal, beyond], UNREACHABLE) == before - 1
-
-
-@numba.njit(cache=True, inline="always")
 def _copy(destination, source):  # pragma: no cover - compiled
     """``destination[:] = source`` as a loop, which compiles far faster."""
     for k in range(source.shape[0]):
@@ -446,7 +438,7 @@ def _move_batch_kernel(
                         break
             if objective != MATCHING:
                 pushed_raw = raw + table[beyond] - table[target]
-            elif _closer(push_distance, assignment[k], target, beyond):
+            elif pushed_closer(push_distance, assignment[k], target, beyond):
                 pushed_raw = raw - 1  # the matching stays optimal, its duals feasible
             elif hit:  # the configuration's matching, boxes matched by their cells
                 pushed_raw = known_raw[pushed_slot]

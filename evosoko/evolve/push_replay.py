@@ -15,7 +15,12 @@ Per genome the batch kernel reports: solved, pushes when solved, the *best point
 after which the distance was lowest, earliest on ties; 0 = the start) and that distance, the
 distance and push count at the end, and the Zobrist hash (player normalized,
 :mod:`evosoko.sokoban.zobrist`) at the best point and at the end. What every genome of a batch
-shares (the start position's frozen boxes, distance and candidates) is worked out once per batch.
+shares (the start position's frozen boxes, distance and candidates) is worked out once per batch,
+and one compiled loop replays all its genomes. A position's candidates, distance and optimal
+matching are kept in a table of the batch, so a position met again costs a look-up. After a
+push to a new position the matching is worked out again only when the pushed box did not come
+one push closer to its goal in the current optimal matching (which then stays optimal), and
+then from the duals in O(n^2) (:func:`evosoko.sokoban.matching.matching_update`).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from evosoko.evolve.prefetch import first_ahead, prefetch_ahead
 from evosoko.parallel.packing import packed_rows
 from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
 from evosoko.sokoban.level import UNREACHABLE, Level, State
-from evosoko.sokoban.matching import matching_update, store_potentials
+from evosoko.sokoban.matching import matching_update, pushed_closer, store_potentials
 from evosoko.sokoban.pushes import (
     forced_dead_end,
     position_distance,
@@ -213,6 +218,7 @@ class _Start(NamedTuple):
 
     frozen_count: int
     distance: int
+    raw: int  # the matching's cost (uncapped below ``UNREACHABLE``; -1: no optimal matching held)
     on_goals: int
     box_hash: np.uint64
     candidates: int  # candidate pushes (when the start is not solved nor lost)
@@ -240,6 +246,9 @@ class _Positions(NamedTuple):
     smallest: np.ndarray  # int64[slots]: the normalized player
     out_box: np.ndarray  # int64[slots, 4 * boxes]: the candidates
     out_direction: np.ndarray  # int64[slots, 4 * boxes]
+    raw: np.ndarray  # int64[slots]: the matching's cost, uncapped (-1: no optimal matching held)
+    goals: np.ndarray  # int16[slots, boxes]: the goal of each box (in the order of ``boxes``)
+    potentials: np.ndarray  # int64[slots, boxes]: the goals' duals of that matching
 
 
 CACHED_VALUES = 1 << 18
@@ -249,7 +258,7 @@ CACHED_VALUES = 1 << 18
 @numba.njit(cache=True)
 def _positions(box_count):  # pragma: no cover - compiled
     slots = 64
-    while slots < 2048 and 2 * slots * (9 * box_count + 5) <= CACHED_VALUES:
+    while slots < 2048 and 2 * slots * (11 * box_count + 6) <= CACHED_VALUES:
         slots *= 2
     return _Positions(  # a slot's values are read only once its key and position matched
         np.zeros(slots, dtype=np.uint64),
@@ -260,6 +269,9 @@ def _positions(box_count):  # pragma: no cover - compiled
         np.empty(slots, dtype=np.int64),
         np.empty((slots, 4 * box_count), dtype=np.int64),
         np.empty((slots, 4 * box_count), dtype=np.int64),
+        np.empty(slots, dtype=np.int64),
+        np.empty((slots, box_count), dtype=np.int16),
+        np.empty((slots, box_count), dtype=np.int64),
     )
 
 
@@ -274,10 +286,12 @@ def _analyse_start(arrays, corrals, plan, objective, start_player, start_boxes, 
             on_goals += 1
     frozen_count = update_frozen_tables(arrays, scratch, np.int64(0))
     distance = UNREACHABLE
+    raw = -1
     if frozen_count >= 0:
         distance = scratch_distance(arrays, objective, scratch, frozen_count)
         if objective == MATCHING and frozen_count == 0:
             store_potentials(scratch.work, scratch.work[6])
+            raw = distance
         distance = penalized(plan, scratch.boxes, distance)
     if frozen_count >= 0 and on_goals < start_boxes.shape[0]:
         count, smallest = scratch_candidates(arrays, corrals, start_player, scratch, frozen_count)
@@ -295,6 +309,7 @@ def _analyse_start(arrays, corrals, plan, objective, start_player, start_boxes, 
     return _Start(
         frozen_count,
         distance,
+        raw,
         on_goals,
         boxes_hash(arrays.zobrist_box, start_boxes),
         count,
@@ -338,15 +353,19 @@ def _restore_start(start, start_boxes, scratch, tables_dirty):  # pragma: no cov
 
 
 @numba.njit(cache=True)
-def _replay_one(
+def _replay_genomes(
     arrays, corrals, plan, objective, stop_on_deadlock, start, start_player, start_boxes, genes,
-    length, scratch, trail, record, positions,
+    lengths, scratch, trail, record, positions, out,
 ):  # fmt: skip  # pragma: no cover - compiled
-    """Replay one genome from ``start`` (the scratch holds the start position); ``record[j]``
-    receives push j as (box, direction) when it has rows.
+    """Replay every genome of a packed batch from ``start`` (the scratch holds the start
+    position) into ``out``; genome i's push j goes to ``record[offset_i + j]`` as (box,
+    direction) when ``record`` has rows. ``trail`` is int64[3, longest + 1] scratch.
 
-    ``trail`` is int64[3, length + 1] scratch. Returns (solved, solved_at, best_prefix,
-    best_distance, best_hash, steps, final_distance, final_hash, deadlocked, tables rebuilt).
+    One loop over the genomes, the arrays unpacked once: a compiled call per genome would pay
+    a reference count update for each of the hundred arrays passed, more than a genome's pushes
+    cost. The candidates of a position are worked out when it is reached (or read from
+    ``positions``), so the verdict at a genome's end (a dead end: no candidate) is the one its
+    next gene would have met.
     """
     floor, dead, goals, deltas = arrays.floor, arrays.dead, arrays.goals, arrays.deltas
     push_distance, zobrist_box, zobrist_player = (
@@ -367,161 +386,191 @@ def _replay_one(
         positions.smallest,
     )
     known_out_box, known_out_direction = positions.out_box, positions.out_direction
+    known_raw, known_goals, known_potentials = positions.raw, positions.goals, positions.potentials
     mask = np.uint64(keys.shape[0] - 1)
     box_count = start_boxes.shape[0]
-    player = start_player
-    box_hash = start.box_hash
-    on_goals = start.on_goals
-    frozen_count = start.frozen_count
-    distance = start.distance
-    matched = objective == MATCHING and frozen_count == 0  # the assignment is optimal
+    recording = record.shape[0] > 0
+    offset = 0
     rebuilt = False
-    best = distance
-    best_at = 0
-    best_hash = np.uint64(0)
-    pending = True  # the best point's hash waits for the next reachability pass
-    solved = on_goals == box_count
-    solved_at = 0 if solved else -1
-    deadlocked = False
-    steps = 0
-    known = -1  # the slot of ``positions`` that holds the position as it stands
-    while not solved and steps < length and frozen_count >= 0:
-        if steps == 0:
-            count, smallest = start.candidates, start.smallest
-            out_box, out_direction = start.out_box, start.out_direction
-        elif known >= 0:
-            count, smallest = known_count[known], known_smallest[known]
-            out_box, out_direction = known_out_box[known], known_out_direction[known]
-        else:
-            count, smallest = scratch_candidates(arrays, corrals, player, scratch, frozen_count)
-            out_box, out_direction = candidate_box, candidate_direction
-            key = box_hash ^ zobrist_player[player]
-            slot = np.int64(key & mask)
-            keys[slot] = key
-            known_player[slot] = player
-            known_distance[slot] = distance
-            known_count[slot] = count
-            known_smallest[slot] = smallest
-            for k in range(box_count):
-                known_boxes[slot, k] = boxes[k]
-            for c in range(count):
-                known_out_box[slot, c] = candidate_box[c]
-                known_out_direction[slot, c] = candidate_direction[c]
-        here = box_hash ^ zobrist_player[smallest]
-        trail[0, steps] = distance
-        trail[1, steps] = np.int64(here)
-        trail[2, steps] = count
-        if pending:
-            best_hash = here
-            pending = False
-        if count == 0:  # a dead end: no push left that is not a deadlock
-            deadlocked = True
-            break
-        choice = genes[steps] % count
-        box = out_box[choice]
-        direction = out_direction[choice]
-        target = box + deltas[direction]
-        if record.shape[0] > 0:
-            record[steps, 0] = box
-            record[steps, 1] = direction
-        before = frozen_count
-        frozen_count = push(
-            floor, dead, goals, deltas, occupied, boxes, assignment, box, direction,
-            frozen_count, frozen_goals, reduced, dead_now, open_cells, queue,
-        )  # fmt: skip
-        rebuilt = rebuilt or frozen_count != before
-        player = box
-        box_hash ^= zobrist_box[box] ^ zobrist_box[target]
-        on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
-        steps += 1
-        key = box_hash ^ zobrist_player[player]
-        known = np.int64(key & mask)
-        if keys[known] != key or known_player[known] != player:
-            known = -1
-        else:
-            for k in range(box_count):
-                if known_boxes[known, k] != boxes[k]:
-                    known = -1
-                    break
-        if known >= 0:
-            distance = known_distance[known]
-            matched = False
-        elif matched and frozen_count == 0:  # box re-matched from the duals in O(n^2)
-            moved = 0
-            while boxes[moved] != target:
-                moved += 1
-            distance = min(
-                matching_update(push_distance, boxes, assignment, work[6], moved, work),
-                UNREACHABLE,
-            )
-            distance = penalized(plan, boxes, distance)
-        else:
-            distance = position_distance(
-                objective, arrays.nearest_manhattan, arrays.nearest_push, push_distance, boxes,
-                frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
-            )  # fmt: skip
-            matched = objective == MATCHING and frozen_count == 0
-            if matched:
-                store_potentials(work, work[6])
-            distance = penalized(plan, boxes, distance)
-        if on_goals == box_count:
-            solved = True
-            solved_at = steps
-            distance = 0
-        if distance < best:
-            best = distance
-            best_at = steps
-            pending = True
-        if distance >= UNREACHABLE and stop_on_deadlock:
-            deadlocked = True
-            break
-    if steps == 0:
+    ahead = first_ahead(lengths)
+    for i in range(lengths.shape[0]):
+        ahead = prefetch_ahead(genes, lengths, i, ahead)
+        _restore_start(start, start_boxes, scratch, rebuilt)
+        length = lengths[i]
+        player = start_player
+        box_hash = start.box_hash
+        on_goals = start.on_goals
+        frozen_count = start.frozen_count
+        distance = start.distance
+        raw = start.raw
+        matched = raw >= 0  # the assignment is an optimal matching, the duals in work[6] feasible
+        rebuilt = False
+        best = distance
+        best_at = 0
+        best_hash = np.uint64(0)
+        pending = True  # the best point's hash waits for the next reachability pass
+        solved = on_goals == box_count
+        solved_at = 0 if solved else -1
+        deadlocked = False
+        steps = 0
+        known = -1  # the slot of ``positions`` that holds the position as it stands
+        count = 0
         smallest = start.smallest
-    elif known >= 0:
-        smallest = known_smallest[known]
-    else:
-        smallest = reach(floor, deltas, occupied, player, mark, stamp, queue)[1]
-    final_hash = box_hash ^ zobrist_player[smallest]
-    if pending:
-        best_hash = final_hash
-    if not solved and not deadlocked:
-        deadlocked = forced_dead_end(
-            arrays,
-            corrals,
-            objective,
-            stop_on_deadlock,
-            scratch,
-            player,
-            frozen_count,
-            on_goals,
-        )
-        rebuilt = True  # the forced chain may have rebuilt the tables
-    if deadlocked:
-        lost_at = steps
-        steps = _last_choice(trail, lost_at)
-        if steps < 0:  # the start is lost
-            steps = 0
-            distance = UNREACHABLE
-            if lost_at > 0:
-                final_hash = np.uint64(trail[1, 0])
-            best_at, best, best_hash = 0, UNREACHABLE, final_hash
-        else:
-            distance = trail[0, steps]
-            final_hash = np.uint64(trail[1, steps])
-            if best_at > steps:
-                best_at, best, best_hash = _best_of_trail(trail, steps)
-    return (
-        solved,
-        solved_at,
-        best_at,
-        best,
-        best_hash,
-        steps,
-        distance,
-        final_hash,
-        deadlocked,
-        rebuilt,
-    )
+        current = False  # ``count`` and ``smallest`` are the position's as it stands
+        while not solved and frozen_count >= 0:
+            if steps == 0:
+                count, smallest = start.candidates, start.smallest
+                out_box, out_direction = start.out_box, start.out_direction
+            elif known >= 0:
+                count, smallest = known_count[known], known_smallest[known]
+                out_box, out_direction = known_out_box[known], known_out_direction[known]
+            else:
+                count, smallest = scratch_candidates(arrays, corrals, player, scratch, frozen_count)
+                out_box, out_direction = candidate_box, candidate_direction
+                key = box_hash ^ zobrist_player[player]
+                slot = np.int64(key & mask)
+                keys[slot] = key
+                known_player[slot] = player
+                known_distance[slot] = distance
+                known_count[slot] = count
+                known_smallest[slot] = smallest
+                for k in range(box_count):
+                    known_boxes[slot, k] = boxes[k]
+                for c in range(count):
+                    known_out_box[slot, c] = candidate_box[c]
+                    known_out_direction[slot, c] = candidate_direction[c]
+                known_raw[slot] = raw if matched else -1
+                if matched:
+                    for k in range(box_count):
+                        known_goals[slot, k] = assignment[k]
+                        known_potentials[slot, k] = work[6, k]
+            current = True
+            here = box_hash ^ zobrist_player[smallest]
+            trail[0, steps] = distance
+            trail[1, steps] = np.int64(here)
+            trail[2, steps] = count
+            if pending:
+                best_hash = here
+                pending = False
+            if count == 0:  # a dead end: no push left that is not a deadlock
+                deadlocked = True
+                break
+            if steps == length:
+                break
+            choice = genes[offset + steps] % count
+            box = out_box[choice]
+            direction = out_direction[choice]
+            target = box + deltas[direction]
+            if recording:
+                record[offset + steps, 0] = box
+                record[offset + steps, 1] = direction
+            before = frozen_count
+            frozen_count = push(
+                floor, dead, goals, deltas, occupied, boxes, assignment, box, direction,
+                frozen_count, frozen_goals, reduced, dead_now, open_cells, queue,
+            )  # fmt: skip
+            rebuilt = rebuilt or frozen_count != before
+            current = False
+            player = box
+            box_hash ^= zobrist_box[box] ^ zobrist_box[target]
+            on_goals += (1 if goals[target] else 0) - (1 if goals[box] else 0)
+            steps += 1
+            key = box_hash ^ zobrist_player[player]
+            known = np.int64(key & mask)
+            if keys[known] != key or known_player[known] != player:
+                known = -1
+            else:
+                for k in range(box_count):
+                    if known_boxes[known, k] != boxes[k]:
+                        known = -1
+                        break
+            if known >= 0:  # the position's distance, and its matching when it had one
+                distance = known_distance[known]
+                raw = known_raw[known]
+                matched = raw >= 0 and frozen_count == 0
+                if matched:
+                    for k in range(box_count):
+                        assignment[k] = known_goals[known, k]
+                        work[6, k] = known_potentials[known, k]
+            elif matched and frozen_count == 0:
+                moved = 0
+                while boxes[moved] != target:
+                    moved += 1
+                closer = pushed_closer(push_distance, assignment[moved], box, target)
+                if closer and raw < UNREACHABLE:  # (a capped cost is not lowered)
+                    raw -= 1  # the matching stays optimal, its duals feasible
+                else:  # box re-matched from the duals: O(n^2), the full matching's cost
+                    raw = matching_update(push_distance, boxes, assignment, work[6], moved, work)
+                distance = penalized(plan, boxes, min(raw, UNREACHABLE))
+            else:
+                distance = position_distance(
+                    objective, arrays.nearest_manhattan, arrays.nearest_push, push_distance,
+                    boxes, frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
+                )  # fmt: skip
+                matched = objective == MATCHING and frozen_count == 0
+                raw = distance if matched else -1
+                if matched:
+                    store_potentials(work, work[6])
+                distance = penalized(plan, boxes, distance)
+            if on_goals == box_count:
+                solved = True
+                solved_at = steps
+                distance = 0
+            if distance < best:
+                best = distance
+                best_at = steps
+                pending = True
+            if distance >= UNREACHABLE and stop_on_deadlock:
+                deadlocked = True
+                break
+        if not current:
+            if steps == 0:
+                smallest = start.smallest
+            elif known >= 0:
+                smallest = known_smallest[known]
+            else:
+                smallest = reach(floor, deltas, occupied, player, mark, stamp, queue)[1]
+        final_hash = box_hash ^ zobrist_player[smallest]
+        if pending:
+            best_hash = final_hash
+        if frozen_count < 0:  # a box frozen off its goal
+            deadlocked = True
+        elif not solved and not deadlocked and count == 1:  # the pushes forced from here
+            deadlocked = forced_dead_end(
+                arrays,
+                corrals,
+                objective,
+                stop_on_deadlock,
+                scratch,
+                player,
+                frozen_count,
+                on_goals,
+            )
+            rebuilt = True  # the forced chain may have rebuilt the tables
+        if deadlocked:
+            lost_at = steps
+            steps = _last_choice(trail, lost_at)
+            if steps < 0:  # the start is lost
+                steps = 0
+                distance = UNREACHABLE
+                if lost_at > 0:
+                    final_hash = np.uint64(trail[1, 0])
+                best_at, best, best_hash = 0, UNREACHABLE, final_hash
+            else:
+                distance = trail[0, steps]
+                final_hash = np.uint64(trail[1, steps])
+                if best_at > steps:
+                    best_at, best, best_hash = _best_of_trail(trail, steps)
+        out.solved[i] = solved
+        out.solved_at[i] = solved_at
+        out.best_prefix[i] = best_at
+        out.best_distance[i] = best
+        out.best_hash[i] = best_hash
+        out.steps[i] = steps
+        out.final_distance[i] = distance
+        out.final_hash[i] = final_hash
+        out.deadlocked[i] = deadlocked
+        offset += length
 
 
 @numba.njit(cache=True)
@@ -559,39 +608,10 @@ def _replay_batch_kernel(
         longest = max(longest, lengths[i])
     trail = np.empty((3, longest + 1), dtype=np.int64)
     positions = _positions(start_boxes.shape[0])
-    offset = 0
-    dirty = False
-    ahead = first_ahead(lengths)
-    for i in range(lengths.shape[0]):
-        ahead = prefetch_ahead(genes, lengths, i, ahead)
-        _restore_start(start, start_boxes, scratch, dirty)
-        outcome = _replay_one(
-            arrays,
-            corrals,
-            plan,
-            objective,
-            stop_on_deadlock,
-            start,
-            start_player,
-            start_boxes,
-            genes[offset : offset + lengths[i]],
-            np.int64(lengths[i]),
-            scratch,
-            trail,
-            record[offset : offset + lengths[i]],
-            positions,
-        )
-        offset += lengths[i]
-        out.solved[i] = outcome[0]
-        out.solved_at[i] = outcome[1]
-        out.best_prefix[i] = outcome[2]
-        out.best_distance[i] = outcome[3]
-        out.best_hash[i] = outcome[4]
-        out.steps[i] = outcome[5]
-        out.final_distance[i] = outcome[6]
-        out.final_hash[i] = outcome[7]
-        out.deadlocked[i] = outcome[8]
-        dirty = outcome[9]
+    _replay_genomes(
+        arrays, corrals, plan, objective, stop_on_deadlock, start, start_player, start_boxes,
+        genes, lengths, scratch, trail, record, positions, out,
+    )  # fmt: skip
 
 
 @numba.njit(cache=True)

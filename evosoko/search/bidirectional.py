@@ -14,10 +14,11 @@ the time): the tests and the cap steer push-fess-bi's own search, and some scree
 to a search without the tests. push-fess has the rest of the time. The knobs are
 :class:`~evosoko.search.settings.BidirectionalSettings`; their figures on XSokoban are in
 ``docs/xsokoban.md``.
-After every call of any of them, the states it has just stored are looked up in the other
-side's stores. The first state both sides hold ends the search: the forward path to it, then
-the pulls from it back to the solved position played as pushes (or a forward search's own
-solution).
+After every call of any of them (the one that exhausts push-fess's store too), the states
+stored since the last look are looked up in the other side's stores, so no state both sides
+hold is missed. The search ends at the one whose joined solution has the fewest pushes (or at
+a side search's own solution, when it has as few): the forward path to it, then the pulls from
+it back to the solved position played as pushes.
 
 Every side finds only real states (the pulls are reversed pushes), so the solution is legal
 (it is replayed like every search's); it is not push-optimal.
@@ -33,7 +34,7 @@ import numpy as np
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.search.fess import FeatureSpaceRun
 from evosoko.search.pull_kernel import (
-    first_meeting,
+    best_meeting,
     make_scratch,
     pull_roots,
     pull_search,
@@ -43,6 +44,7 @@ from evosoko.search.search_run import SearchRun, _next_chunk, _next_work_limit
 from evosoko.search.settings import BidirectionalSettings, FessSettings, PushSettings
 from evosoko.search.store import (
     CHUNK,
+    CONTINUE,
     EXHAUSTED,
     EXPANDED,
     GENERATED,
@@ -58,6 +60,11 @@ from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.rules import walk_path
 from evosoko.sokoban.solutions import replay_states
 from evosoko.sokoban.symbols import DIRECTIONS
+
+Meeting = tuple[int, SearchRun, int, int, "PullSearch | None"]
+"""A state both sides hold: (pushes of the joined solution, the search from the start that
+holds it, its node there, the pulled node equal to it (-1: that search solved the level
+itself), the pull search)."""
 
 
 class PullSearch:
@@ -202,7 +209,7 @@ def _side_search(
     max_nodes: int,
 ) -> SideSearch:
     """A side search of ``algorithm`` with ``settings`` from ``owner``'s start, with an eighth
-    of its memory and at most ``max_nodes`` expansions."""
+    of its memory (:func:`side_memory`) and at most ``max_nodes`` expansions."""
     run = run_class(
         owner.level,
         ALGORITHMS[algorithm],
@@ -211,11 +218,17 @@ def _side_search(
         max_nodes,
         settings,
         owner.seed,
-        owner.memory_limit // 8,
+        side_memory(owner),
         owner.store_cells,
     )
     run.limit = owner.limit  # its set-up counts on the owner's clock (it has no limit of its own)
     return SideSearch(run, max_nodes)
+
+
+def side_memory(owner: SearchRun) -> int:
+    """Bytes each side search may take: an eighth of ``owner``'s memory limit, which
+    push-fess-bi's own store leaves to it."""
+    return owner.memory_limit // 8
 
 
 def ball_search(owner: BidirectionalRun) -> SideSearch:
@@ -262,13 +275,14 @@ class BidirectionalRun(FeatureSpaceRun):
         if refused is not None:
             return refused
         settings = self.settings
+        side_nodes = side_memory(self) // self.bytes_per_node()  # a side search's part
         if settings.plain_nodes > 0:
             for _ in settings.plain_room_caps:
-                self.max_nodes -= self.max_nodes // 8  # an eighth for each plain push-fess
+                self.max_nodes -= side_nodes  # an eighth of the memory for each plain push-fess
             self.plains = tuple(plain_fess_search(self, cap) for cap in settings.plain_room_caps)
         if settings.backward_share > 0 and settings.pull_weights:
             if settings.ball_nodes > 0:
-                self.max_nodes -= self.max_nodes // 8  # an eighth for the ball
+                self.max_nodes -= side_nodes  # an eighth for the ball
             self.max_nodes //= 2  # half of the rest for the pull searches
             each = self.max_nodes // len(settings.pull_weights)
             self.pulls = tuple(
@@ -294,11 +308,13 @@ class BidirectionalRun(FeatureSpaceRun):
         started = time.perf_counter()
         code = super()._call_kernel()
         self.forward_seconds += time.perf_counter() - started
-        if code == EXHAUSTED or self.store.counters[SOLUTION] >= 0:
+        if self.store.counters[SOLUTION] >= 0:
+            return code
+        if self._meet_all():  # before an exhausted store is cleared for a restart, too
+            return CONTINUE if code == EXHAUSTED else code
+        if code == EXHAUSTED:
             return code
         pulls, ball = self.pulls, self.ball
-        if any(self._meet(self, pull) for pull in pulls):
-            return code
         ball_seconds = 0.0 if ball is None else ball.seconds
         plain_seconds = sum(plain.seconds for plain in self.plains)
         pull_seconds = sum(pull.seconds for pull in pulls)
@@ -307,7 +323,7 @@ class BidirectionalRun(FeatureSpaceRun):
         if waiting and plain_seconds <= self.settings.plain_share * total:
             plain = min(waiting, key=lambda side: side.seconds)  # they take turns
             plain.step()
-            if self._meet_side(plain):
+            if self._meet_all():
                 return code
         if not pulls or pull_seconds + ball_seconds > self.settings.backward_share * total:
             return code
@@ -315,12 +331,11 @@ class BidirectionalRun(FeatureSpaceRun):
         running = [pull for pull in pulls if not pull.finished]
         if ball is not None and not ball.finished and ball.seconds <= least:
             ball.step()
-            self._meet_side(ball)
+            self._meet_all()
         elif running:
             pull = min(running, key=lambda search: search.seconds)  # they take turns
             pull.step()
-            if not self._meet(self, pull):
-                self._meet_sides(pull)
+            self._meet_all()
         return code
 
     def make_room(self) -> bool:
@@ -335,39 +350,60 @@ class BidirectionalRun(FeatureSpaceRun):
         self.pulls = ()
         return super().make_room()
 
-    def _meet(self, run: SearchRun, pull: PullSearch) -> bool:
-        """Look up ``run``'s states stored since the last look in ``pull``'s store, then
-        ``pull``'s in ``run``'s; on a meeting, end the search."""
+    def _meetings(self, run: SearchRun, pull: PullSearch) -> list[Meeting]:
+        """The best meeting of ``run``'s states stored since the last look with ``pull``'s
+        store, and of ``pull``'s with ``run``'s (each when there is one): every state both
+        stores hold now that was not there at the last look."""
         forward, backward = run.store, pull.store
         checked = pull.checked.setdefault(run, [0, 0])
-        met_forward, met_backward = first_meeting(
+        met_forward, met_backward, pushes = best_meeting(
             forward.nodes, checked[0], forward.size, backward.nodes, backward.table
         )
-        checked[0] = forward.size
-        if met_forward < 0:
-            met_backward, met_forward = first_meeting(
-                backward.nodes, checked[1], backward.size, forward.nodes, forward.table
-            )
-            checked[1] = backward.size
-        if met_forward < 0:
-            return False
-        return self._met(run, int(met_forward), int(met_backward), pull)
+        backward_new, forward_old, pushes_old = best_meeting(
+            backward.nodes, checked[1], backward.size, forward.nodes, forward.table
+        )
+        checked[0], checked[1] = forward.size, backward.size
+        found = [(int(pushes), run, int(met_forward), int(met_backward), pull)]
+        found.append((int(pushes_old), run, int(forward_old), int(backward_new), pull))
+        return [meeting for meeting in found if meeting[2] >= 0]
 
     @property
     def sides(self) -> tuple[SideSearch, ...]:
         """The searches from the start beside push-fess: the ball and plain push-fess."""
         return self.plains if self.ball is None else (self.ball, *self.plains)
 
-    def _meet_sides(self, pull: PullSearch) -> bool:
-        """:meth:`_meet` between every side search and ``pull``."""
-        return any(self._meet(side.run, pull) for side in self.sides)
-
     def _meet_side(self, side: SideSearch) -> bool:
-        """:meth:`_meet` between a side search and every pull search; a side search that
-        solved the level ends the search too."""
-        if side.solution >= 0:
-            return self._met(side.run, side.solution, -1, None)
-        return any(self._meet(side.run, pull) for pull in self.pulls)
+        """:meth:`_meet_all` between one side search and every pull search."""
+        found = [meeting for pull in self.pulls for meeting in self._meetings(side.run, pull)]
+        return self._end_at_best(self._side_solutions((side,)) + found)
+
+    def _meet_all(self) -> bool:
+        """Bring every look-up between the searches from the start (push-fess and its side
+        searches) and the pull searches up to date, and end the search at the meeting, or a
+        side search's own solution, with the fewest pushes. Run after each step of any of
+        them, it misses no state both sides hold."""
+        runs = (self, *(side.run for side in self.sides))
+        found = [
+            meeting for run in runs for pull in self.pulls for meeting in self._meetings(run, pull)
+        ]
+        return self._end_at_best(self._side_solutions(self.sides) + found)
+
+    @staticmethod
+    def _side_solutions(sides: tuple[SideSearch, ...]) -> list[Meeting]:
+        """The solutions side searches found themselves, as meetings without pulls."""
+        return [
+            (int(side.store.nodes.g[side.solution]), side.run, side.solution, -1, None)
+            for side in sides
+            if side.solution >= 0
+        ]
+
+    def _end_at_best(self, found: list[Meeting]) -> bool:
+        """End the search at the meeting of ``found`` with the fewest pushes (the first on
+        ties: a side search's own solution before a meeting); False when there is none."""
+        if not found:
+            return False
+        _, run, forward, backward, pull = min(found, key=lambda meeting: meeting[0])
+        return self._met(run, forward, backward, pull)
 
     def _met(self, run: SearchRun, forward: int, backward: int, pull: PullSearch | None) -> bool:
         self.meeting = (run, forward, backward, pull)

@@ -23,6 +23,11 @@ from evosoko.search.settings import FessSettings
 from evosoko.search.store import G_WEIGHT, GOAL_MACRO_STEP, GOAL_MACROS, H_WEIGHT
 from evosoko.sokoban.rooms import room_links
 
+SPACE_BYTES_PER_NODE = 36
+"""Memory the feature space takes per stored state: its per-node arrays (24 bytes:
+:func:`~evosoko.search.fess_space.make_feature_space`), and half again while they grow (the
+old and the grown arrays are both held then)."""
+
 
 def level_features(
     level,
@@ -73,6 +78,10 @@ class FeatureSpaceRun(SearchRun):
             if self.out_of_time():
                 return TIMEOUT
         return refused
+
+    def bytes_per_node(self) -> int:
+        """The store's bytes per state and the feature space's (``SPACE_BYTES_PER_NODE``)."""
+        return super().bytes_per_node() + SPACE_BYTES_PER_NODE
 
     def search(self) -> str:
         outcome = super().search()

@@ -214,14 +214,18 @@ def pull_search(
 
 
 @numba.njit(cache=True)
-def first_meeting(nodes, start, stop, other_nodes, other_table):  # pragma: no cover - compiled
-    """The first of ``nodes[start:stop]`` whose state the other store holds: (its id, the
-    other store's id), or (-1, -1)."""
+def best_meeting(nodes, start, stop, other_nodes, other_table):  # pragma: no cover - compiled
+    """Of ``nodes[start:stop]``, the state the other store holds too with the fewest pushes on
+    both sides together (``g`` + the other's ``g``; the first of them on ties): (its id, the
+    other store's id, those pushes), or (-1, -1, -1)."""
+    best, best_other, best_pushes = -1, -1, -1
     for node in range(start, stop):
         slot = find_slot(
             other_nodes, other_table, nodes.hash[node], nodes.boxes[node], nodes.player[node]
         )
         found = other_table[slot]
         if found != EMPTY:
-            return node, found
-    return -1, -1
+            pushes = np.int64(nodes.g[node]) + np.int64(other_nodes.g[found])
+            if best < 0 or pushes < best_pushes:
+                best, best_other, best_pushes = node, found, pushes
+    return best, best_other, best_pushes

@@ -172,7 +172,7 @@ class SearchRun:
             box_count, with_assignment=kind == MATCHING and not self.is_move, cells=self.store_cells
         )
         room_for_nodes = self.memory_limit - table_bytes(level)
-        self.max_nodes = max(1 << 12, room_for_nodes // self.store.bytes_per_node())
+        self.max_nodes = max(1 << 12, room_for_nodes // self.bytes_per_node())
         self.params = np.zeros(PARAM_COUNT, dtype=np.int64)
         self.params[MODE] = algorithm.mode
         self.params[HEURISTIC] = kind
@@ -219,6 +219,11 @@ class SearchRun:
             if self.limit.passed(ahead=needed):
                 return TIMEOUT
         return None
+
+    def bytes_per_node(self) -> int:
+        """Memory one stored state takes: its store's row, table and frontier share
+        (:meth:`Store.bytes_per_node`), and whatever else the search keeps per state."""
+        return self.store.bytes_per_node()
 
     def out_of_time(self) -> bool:
         """True once the time limit has passed on the run's clock."""

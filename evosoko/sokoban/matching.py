@@ -176,6 +176,19 @@ def matching_update(
     return total
 
 
+@numba.njit(cache=True, inline="always")
+def pushed_closer(push_distance, goal, cell, beyond):  # pragma: no cover - compiled
+    """Whether a box pushed from ``cell`` to ``beyond`` came one push closer to ``goal``.
+
+    Then an optimal matching that pairs them stays optimal, at a cost lower by 1 (no other
+    matching's cost fell by more), and its duals stay feasible for :func:`matching_update`: a
+    push lowers a box's push distance to any goal by at most 1 (the lower cost is exact only
+    where the cost was not capped at ``UNREACHABLE``).
+    """
+    before = min(push_distance[goal, cell], UNREACHABLE)
+    return min(push_distance[goal, beyond], UNREACHABLE) == before - 1
+
+
 def matching_cost(push_distance: np.ndarray, boxes) -> int:
     """Python entry point of :func:`matching_kernel` (capped at ``UNREACHABLE``)."""
     boxes = np.asarray(boxes, dtype=np.int64)

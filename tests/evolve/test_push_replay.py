@@ -366,3 +366,37 @@ def test_a_genome_scores_alike_alone_and_in_a_batch(microban, corrals):
                     assert getattr(alone, name)[0] == column[i], (level.title, i, name)
             checked_frozen += start is not level.start
     assert checked_frozen >= 3
+
+
+def test_the_distance_is_the_matching_after_every_push(microban):
+    """Every prefix of random genomes replayed in one batch (without the deadlock stop, so
+    the matching is carried through unmatched boxes too): each prefix's final distance is the
+    matching of its boxes worked out from scratch. The batch's positions share one table, so
+    this checks the two shortcuts of the matching as well: a box pushed one push closer to its
+    goal keeps the matching, and a position met before takes the matching stored with it."""
+    rng = random.Random(12)
+    levels = [level for level in microban[:80] if level.box_count >= 4][:4]
+    checked = 0
+    for level in levels:
+        tables = push_tables(level, corrals=False)
+        prefixes, expected = [], []
+        for _ in range(30):
+            genes = [rng.randrange(PUSH_GENE_RANGE) for _ in range(30)]
+            board = Board(level)
+            made = push_choices(tables, genes, stop_on_deadlock=False)
+            for j in range(len(made) + 1):
+                prefixes.append(genes[:j])
+                expected.append(frozen_goal_matching_cost(level, board.boxes()))
+                if j < len(made):
+                    board.push(*made[j])
+        array = np.zeros((len(prefixes), 30), dtype=np.int64)
+        for row, genes in enumerate(prefixes):
+            array[row, : len(genes)] = genes
+        lengths = np.array([len(genes) for genes in prefixes])
+        result = replay_push_batch(tables, array, lengths, stop_on_deadlock=False)
+        for row, distance in enumerate(expected):
+            if result.deadlocked[row]:  # cut back: scored at an earlier position
+                continue
+            assert result.final_distance[row] == min(distance, UNREACHABLE), (level.title, row)
+            checked += 1
+    assert checked >= 300

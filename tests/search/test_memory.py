@@ -23,33 +23,58 @@ from evosoko.cli.solve import SEARCH_MEGABYTES
 from evosoko.generate.stress import lattice_rows, room_rows
 from evosoko.search import ALGORITHMS, solve
 from evosoko.search import store as store_module
-from evosoko.search.search_run import DEFAULT_MEMORY
-from evosoko.search.solver import warm_up
-from evosoko.search.store import NODES, Store
+from evosoko.search.search_run import DEFAULT_MEMORY, table_bytes
+from evosoko.search.settings import settings_for
+from evosoko.search.solver import _run_class, warm_up
+from evosoko.search.store import NODES, NodeArrays, Store
 
 
 def _no_room(*_arguments, **_keywords):
     raise MemoryError
 
 
-def test_a_store_that_finds_no_room_is_left_as_it_was(monkeypatch):
-    store = Store(box_count=2)
-    store.counters[NODES] = store.capacity - 1  # nearly full: the node arrays must grow
-    before = (store.capacity, store.nodes, store.table, store.frontier)
-    monkeypatch.setattr(store_module, "_resized", _no_room)
-    with pytest.raises(MemoryError):
-        store.grow()
-    assert (store.capacity, store.nodes, store.table, store.frontier) == before
-
-
-def test_a_store_that_grows_keeps_its_nodes():
+@pytest.mark.parametrize("failing", [0, 5, 12])
+def test_a_store_that_finds_no_room_is_left_as_it_was(monkeypatch, failing):
+    """The arrays grow one by one; when the one numbered ``failing`` (the boxes, the hashes,
+    the table) finds no room, those grown before it get their old length back."""
     store = Store(box_count=2)
     store.nodes.boxes[:3] = [[1, 2], [3, 4], [5, 6]]
-    store.counters[NODES] = store.capacity - 1
-    capacity = store.capacity
-    store.grow()
-    assert store.capacity == 2 * capacity
+    store.counters[NODES] = store.capacity - 1  # nearly full: the node arrays must grow
+    before = (store.capacity, _identities(store))  # no reference kept: they may grow in place
+    lengths = [len(array) for array in (*store.nodes, store.table)]
+    table = store.table.copy()
+    with_rows = store_module._with_rows
+
+    def no_room_for_one(arrays, k, length):
+        if k == failing and length > len(arrays[k]):
+            raise MemoryError
+        return with_rows(arrays, k, length)
+
+    monkeypatch.setattr(store_module, "_with_rows", no_room_for_one)
+    with pytest.raises(MemoryError):
+        store.grow()
+    assert (store.capacity, _identities(store)) == before
+    assert [len(array) for array in (*store.nodes, store.table)] == lengths
     assert np.array_equal(store.nodes.boxes[:3], [[1, 2], [3, 4], [5, 6]])
+    assert np.array_equal(store.table, table)
+
+
+def _identities(store: Store) -> list[int]:
+    return [id(array) for array in (*store.nodes, store.table, *store.frontier)]
+
+
+def test_a_store_grows_in_place_unless_a_view_holds_an_array():
+    store = Store(box_count=2)
+    store.nodes.parent[:3] = [-1, 0, 0]
+    store.counters[NODES] = store.capacity - 1
+    before = _identities(store)
+    view = store.field("parent")  # held here: its array is copied, not reallocated under it
+    store.grow()
+    after = _identities(store)
+    parent = NodeArrays._fields.index("parent")
+    assert [k for k in range(len(before)) if after[k] != before[k]] == [parent]
+    assert len(store.nodes.parent) == store.capacity == 2 * len(view.base)
+    assert list(view[:3]) == list(store.nodes.parent[:3]) == [-1, 0, 0]
 
 
 GROWING = ["bfs", "dfs", "astar", "push-bfs", "push-astar", "push-greedy", "push-fess"]
@@ -57,7 +82,7 @@ GROWING = ["bfs", "dfs", "astar", "push-bfs", "push-astar", "push-greedy", "push
 
 @pytest.mark.parametrize("algo", [*GROWING, "push-fess-bi"])
 def test_a_search_whose_store_finds_no_room_ends_at_memory_limit(monkeypatch, algo):
-    level = quiet_level(lattice_rows(24, columns=6))
+    level = quiet_level(lattice_rows(16, columns=8))
     warm_up([algo], level.cells)  # the warm-up grows a store of its own
     monkeypatch.setattr(Store, "grow", _no_room)
     result = solve(level, algo, node_limit=200_000, partial=2)
@@ -69,7 +94,7 @@ def test_a_search_whose_store_finds_no_room_ends_at_memory_limit(monkeypatch, al
 
 
 def test_a_memory_error_anywhere_in_a_search_is_memory_limit(monkeypatch):
-    level = quiet_level(lattice_rows(4, columns=2))
+    level = quiet_level(lattice_rows(16, columns=8))
     from evosoko.search import search_run
 
     warm_up(["push-astar"], level.cells)  # the warm-up runs a search of its own
@@ -146,3 +171,41 @@ def test_the_cli_under_an_address_space_limit_says_memory_limit(tmp_path, algo):
     assert "Traceback" not in completed.stderr, completed.stderr
     record = json.loads(completed.stdout)
     assert record["status"] == "memory-limit", record
+
+
+def _held_bytes(run) -> int:
+    """What a search holds for its states: every store's arrays and every feature space, and
+    each search's per-level tables (:func:`~evosoko.search.search_run.table_bytes`)."""
+    sides = [side.run for side in getattr(run, "sides", ())]
+    stores = [run.store, *(side.store for side in sides)]
+    stores += [pull.store for pull in getattr(run, "pulls", ())]
+    held = sum(a.nbytes for store in stores for a in (*store.nodes, store.table, *store.frontier))
+    spaces = [getattr(search, "space", None) for search in (run, *sides)]
+    held += sum(a.nbytes for space in spaces if space is not None for a in space)
+    return held + (1 + len(sides)) * table_bytes(run.level)
+
+
+@pytest.mark.parametrize("algo", ["push-astar", "push-fess-bi"])
+def test_a_search_holds_no_more_than_its_memory_limit(algo):
+    """The stores of push-fess-bi (its own, its side searches', its pull searches') and its
+    feature spaces, measured after every kernel call, stay within the memory limit up to
+    memory-limit; so do push-A*'s. Before, push-fess-bi's side searches and feature spaces
+    went past it: its own store left them an eighth of what remained, they took an eighth of
+    the whole."""
+    level = quiet_level(lattice_rows(16, columns=8))
+    warm_up([algo], level.cells)
+    memory = 8 << 20  # each side search's eighth holds more than a store's least (4,096 states)
+    run = _run_class(ALGORITHMS[algo])(
+        level, ALGORITHMS[algo], "matching", None, None, settings_for(algo, None), 0, memory
+    )
+    held = []
+    call_kernel = run._call_kernel
+
+    def measured_call() -> int:
+        code = call_kernel()
+        held.append(_held_bytes(run))
+        return code
+
+    run._call_kernel = measured_call  # type: ignore[method-assign]
+    assert run.search() == "memory-limit"
+    assert memory // 2 < max(held) <= memory
