@@ -163,32 +163,16 @@ def fess_search(
         tab.nearest_manhattan,
     )
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
-    (
-        node_boxes,
-        key_player,
-        actual,
-        parent,
-        step,
-        g_of,
-        moves_of,
-        h_of,
-        hash_of,
-        closed,
-        assign,
-        potential,
-    ) = nodes
-    (
-        reach_mark,
-        distance,
-        queue,
-        norm_mark,
-        occupied,
-        corral_scratch,
-        corral_marks,
-        stamps,
-        freeze_scratch,
-        _,
-    ) = scratch
+    node_boxes, key_player, actual, parent = nodes.boxes, nodes.player, nodes.actual, nodes.parent
+    step, g_of, moves_of, h_of = nodes.step, nodes.g, nodes.moves, nodes.h
+    hash_of, closed, assign, potential = nodes.hash, nodes.closed, nodes.assign, nodes.potential
+    reach_mark, distance, queue = scratch.reach_mark, scratch.distance, scratch.queue
+    norm_mark, occupied, stamps = scratch.norm_mark, scratch.occupied, scratch.stamps
+    corral_scratch, corral_marks, freeze_scratch = (
+        scratch.corral,
+        scratch.corral_marks,
+        scratch.freeze,
+    )
     corral_search = features[7]
     corral_deadlocks = corral_search[5].shape[0] > 0
     cluster_deadlocks = corral_deadlocks and corral_search[10].shape[0] > 0
@@ -291,7 +275,7 @@ def fess_search(
         ):  # fmt: skip
             clear_cells(occupied, parent_boxes)
             continue  # the boxes touching the box pushed last cannot reach goals on their own
-        allowed = corral_scratch[5]
+        allowed = corral_scratch.allowed
         allowed_stamp = corral_marks[3]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
@@ -561,7 +545,8 @@ def _packing_macros(
     zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, g_of, moves_of = nodes.boxes, nodes.player, nodes.g, nodes.moves
     h_of, hash_of, assign, potential = nodes.h, nodes.hash, nodes.assign, nodes.potential
-    reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch, _ = scratch
+    reach_mark, queue, norm_mark = scratch.reach_mark, scratch.queue, scratch.norm_mark
+    occupied, stamps, freeze_scratch = scratch.occupied, scratch.stamps, scratch.freeze
     layer, goals_per_layer, counts, _, _, goal_index, path_scratch, _, _ = features
     space_state = space[5]
     per_goal = space_state[PACK_MACROS]

@@ -15,6 +15,8 @@ iteration of IDA* (``THRESHOLD``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -61,32 +63,70 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
-from evosoko.sokoban.corrals import pi_corral
-from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
+from evosoko.sokoban.corrals import PiCorralScratch, make_pi_corral_scratch, pi_corral
+from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import matching_update, store_potentials
 from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
 
 REACH_STAMP, NORM_STAMP = 0, 1
+"""Slots of :attr:`PushSearchScratch.stamps`."""
 
 
-def make_scratch(cells: int, box_count: int) -> tuple:
-    """Per-search scratch arrays of the push kernel."""
-    corral_scratch = tuple(np.zeros(cells, dtype=np.int64) for _ in range(7))
-    return (
-        np.zeros(cells, dtype=np.int64),  # reach mark
-        np.zeros(cells, dtype=np.int64),  # walking distance
-        np.zeros(cells, dtype=np.int64),  # queue
-        np.zeros(cells, dtype=np.int64),  # normalization mark
-        np.zeros(cells, dtype=np.bool_),  # occupied
-        corral_scratch,
-        np.zeros(4, dtype=np.int64),  # corral stamps
-        np.zeros(2, dtype=np.int64),  # reach and normalization stamps
-        make_freeze_scratch(cells),
-        (  # successors of the expansion in progress, kept across calls until it ends
-            np.zeros(4 * box_count, dtype=np.int64),  # node ids
-            np.zeros(4 * box_count, dtype=np.int64),  # frontier keys
-            np.zeros(1, dtype=np.int64),  # how many
+class PendingSuccessors(NamedTuple):
+    """The successors of an expansion that a kernel call left unfinished, kept for the next
+    call (``counters[RESUME_NODE]``)."""
+
+    ids: np.ndarray
+    """int64[4 * boxes]: node ids."""
+    keys: np.ndarray
+    """int64[4 * boxes]: their frontier keys."""
+    count: np.ndarray
+    """int64[1]: how many."""
+
+
+class PushSearchScratch(NamedTuple):
+    """Per-search scratch of the push-level kernels (:func:`push_search`, and the feature-space
+    kernel of :mod:`evosoko.search.fess_kernel`)."""
+
+    reach_mark: np.ndarray
+    """int64[cells]: the player's region of the node expanded (``stamps[REACH_STAMP]``)."""
+    distance: np.ndarray
+    """int64[cells]: walking distance of the player to each cell of that region."""
+    queue: np.ndarray
+    """int64[cells]: breadth-first queue."""
+    norm_mark: np.ndarray
+    """int64[cells]: the region walked to normalize a child's player (``stamps[NORM_STAMP]``)."""
+    occupied: np.ndarray
+    """bool[cells]: the boxes of the node expanded (all False between expansions)."""
+    corral: PiCorralScratch
+    """Scratch of :func:`evosoko.sokoban.corrals.pi_corral`."""
+    corral_marks: np.ndarray
+    """int64[4]: its stamps (see :func:`evosoko.sokoban.corrals.pi_corral`)."""
+    stamps: np.ndarray
+    """int64[2]: the running stamps of ``reach_mark`` and ``norm_mark``."""
+    freeze: FreezeScratch
+    """Scratch of :func:`evosoko.sokoban.freeze.freeze_deadlock`."""
+    pending: PendingSuccessors
+    """Successors of an unfinished expansion (push search only)."""
+
+
+def make_scratch(cells: int, box_count: int) -> PushSearchScratch:
+    """A :class:`PushSearchScratch` for a level of ``cells`` cells and ``box_count`` boxes."""
+    return PushSearchScratch(
+        reach_mark=np.zeros(cells, dtype=np.int64),
+        distance=np.zeros(cells, dtype=np.int64),
+        queue=np.zeros(cells, dtype=np.int64),
+        norm_mark=np.zeros(cells, dtype=np.int64),
+        occupied=np.zeros(cells, dtype=np.bool_),
+        corral=make_pi_corral_scratch(cells),
+        corral_marks=np.zeros(4, dtype=np.int64),
+        stamps=np.zeros(2, dtype=np.int64),
+        freeze=make_freeze_scratch(cells),
+        pending=PendingSuccessors(
+            np.zeros(4 * box_count, dtype=np.int64),
+            np.zeros(4 * box_count, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
         ),
     )
 
@@ -99,7 +139,8 @@ def push_root(
     floor, deltas, push_distance = tab.floor, tab.deltas, tab.push_distance
     nearest_push, nearest_manhattan = tab.nearest_push, tab.nearest_manhattan
     zb, zp = tab.zobrist_box, tab.zobrist_player
-    _, _, queue, norm_mark, occupied, _, _, stamps, _, _ = scratch
+    queue, norm_mark = scratch.queue, scratch.norm_mark
+    occupied, stamps = scratch.occupied, scratch.stamps
     for b in boxes:
         occupied[b] = True
     stamps[NORM_STAMP] += 1
@@ -142,32 +183,17 @@ def push_search(
         tab.nearest_manhattan,
     )
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
-    (
-        node_boxes,
-        key_player,
-        actual,
-        parent,
-        step,
-        g_of,
-        moves_of,
-        h_of,
-        hash_of,
-        closed,
-        assign,
-        potential,
-    ) = nodes
-    (
-        reach_mark,
-        distance,
-        queue,
-        norm_mark,
-        occupied,
-        corral_scratch,
-        corral_marks,
-        stamps,
-        freeze_scratch,
-        (pending_ids, pending_keys, pending),
-    ) = scratch
+    node_boxes, key_player, actual, parent = nodes.boxes, nodes.player, nodes.actual, nodes.parent
+    step, g_of, moves_of, h_of = nodes.step, nodes.g, nodes.moves, nodes.h
+    hash_of, closed, assign, potential = nodes.hash, nodes.closed, nodes.assign, nodes.potential
+    reach_mark, distance, queue = scratch.reach_mark, scratch.distance, scratch.queue
+    norm_mark, occupied, stamps = scratch.norm_mark, scratch.occupied, scratch.stamps
+    corral_scratch, corral_marks, freeze_scratch = (
+        scratch.corral,
+        scratch.corral_marks,
+        scratch.freeze,
+    )
+    pending = scratch.pending
     mode = params[MODE]
     kind = params[HEURISTIC]
     g_weight = params[G_WEIGHT]
@@ -211,9 +237,9 @@ def push_search(
         if counters[RESUME_NODE] >= 0:  # an expansion the last call left unfinished
             node = counters[RESUME_NODE]
             first_successor = counters[RESUME_AT]
-            candidates = pending[0]
-            candidate_ids[:candidates] = pending_ids[:candidates]
-            candidate_keys[:candidates] = pending_keys[:candidates]
+            candidates = pending.count[0]
+            candidate_ids[:candidates] = pending.ids[:candidates]
+            candidate_keys[:candidates] = pending.keys[:candidates]
             counters[RESUME_NODE] = -1
         else:
             node = frontier_pop(frontier, counters, mode)
@@ -257,7 +283,7 @@ def push_search(
                 )
                 >= 0
             )
-        allowed = corral_scratch[5]
+        allowed = corral_scratch.allowed
         allowed_stamp = corral_marks[3]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
@@ -271,9 +297,9 @@ def push_search(
                 if spent >= work_limit and successors_here > 0:
                     counters[RESUME_NODE] = node  # go on from this successor next call
                     counters[RESUME_AT] = 4 * i + d
-                    pending[0] = candidates
-                    pending_ids[:candidates] = candidate_ids[:candidates]
-                    pending_keys[:candidates] = candidate_keys[:candidates]
+                    pending.count[0] = candidates
+                    pending.ids[:candidates] = candidate_ids[:candidates]
+                    pending.keys[:candidates] = candidate_keys[:candidates]
                     clear_cells(occupied, parent_boxes)
                     counters[WORK] += spent
                     return CONTINUE

@@ -19,11 +19,39 @@ boxes staying on the board, and a box that vanishes in its hole opens its corral
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
+import numpy as np
 
 from evosoko.sokoban.reach import explore
 
 _PASS, _FAIL = -1, -2
+
+
+class PiCorralScratch(NamedTuple):
+    """Scratch of :func:`pi_corral`, int64 arrays of length ``cells`` (the stamps they are
+    compared with are in the caller's ``marks``)."""
+
+    region: np.ndarray
+    """The number of the free region outside the player's that holds each cell."""
+    region_mark: np.ndarray
+    """Stamp of the cells numbered in ``region`` (marks[0])."""
+    region_goal: np.ndarray
+    """Per region number: 1 when it holds a goal."""
+    set_mark: np.ndarray
+    """Per region number: in the corral being checked (marks[1])."""
+    barrier_mark: np.ndarray
+    """Barrier boxes of the corral being checked (marks[2])."""
+    allowed: np.ndarray
+    """Barrier boxes of the best PI-corral found (marks[3]): the boxes to push."""
+    queue: np.ndarray
+    """Breadth-first queue."""
+
+
+def make_pi_corral_scratch(cells: int) -> PiCorralScratch:
+    """A :class:`PiCorralScratch` for a board of ``cells`` cells."""
+    return PiCorralScratch(*(np.zeros(cells, dtype=np.int64) for _ in PiCorralScratch._fields))
 
 
 @numba.njit(cache=True)
@@ -34,10 +62,10 @@ def pi_corral(
 
     A box on a cell that ``floor`` leaves out (a box frozen on its goal, which the push replay
     turns into wall) is part of the walls: never a barrier box, never pushed.
-    ``scratch`` = (region, region_mark, region_goal, set_mark, barrier_mark, allowed, queue),
-    int64 arrays of length ``cells``; ``marks`` int64[4] holds their running stamps
+    ``scratch``: a :class:`PiCorralScratch` (or a plain tuple of its seven arrays in its
+    order, as the GA's push replay builds it); ``marks`` int64[4] holds their running stamps
     (0 region, 1 set, 2 barrier, 3 allowed). On success the chosen barrier boxes satisfy
-    ``allowed[b] == marks[3]``.
+    ``scratch.allowed[b] == marks[3]``.
     """
     region, region_mark, region_goal, set_mark, barrier_mark, allowed, queue = scratch
     marks[0] += 1
