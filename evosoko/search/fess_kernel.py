@@ -174,8 +174,8 @@ def fess_search(
         scratch.freeze,
     )
     corral_search = features[7]
-    corral_deadlocks = corral_search[5].shape[0] > 0
-    cluster_deadlocks = corral_deadlocks and corral_search[10].shape[0] > 0
+    corral_deadlocks = corral_search.players.shape[0] > 0
+    cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
     space_state = space[5]
     alternate = space_state[ALTERNATE]
     pack_macros = space_state[PACK_MACROS] > 0

@@ -32,6 +32,8 @@ last (and, with ``fess.CLUSTER_DEADLOCKS``, on its cluster and the clusters it l
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -45,20 +47,57 @@ MAX_BARRIER = 10
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
+REGION_STAMP, REACH_STAMP = 0, 1
+"""Slots of :attr:`CorralSearch.stamps`."""
+
+
+class CorralSearch(NamedTuple):
+    """Scratch and bounds of the corral and cluster deadlock searches (:func:`corral_deadlock`,
+    :func:`cluster_deadlock`)."""
+
+    region_mark: np.ndarray
+    """int64[cells]: the corral being tested, and the clusters already searched after a push."""
+    reach_mark: np.ndarray
+    """int64[cells]: the player's region in a position of the search."""
+    occupied: np.ndarray
+    """bool[cells]: the boxes of a position of the search (all False between calls)."""
+    queue: np.ndarray
+    """int64[cells]: breadth-first queue."""
+    boxes: np.ndarray
+    """int64[positions, MAX_BARRIER]: the sorted boxes of each position."""
+    players: np.ndarray
+    """int64[positions]: its normalized player (0 positions: no corral deadlock tests)."""
+    table: np.ndarray
+    """int64[slots]: hash table of the positions (-1: empty)."""
+    stamps: np.ndarray
+    """int64[2]: the running stamps of ``region_mark`` and ``reach_mark``."""
+    limit: int
+    """Most positions of a corral search."""
+    cluster_limit: int
+    """Most positions of a cluster search."""
+    cluster_width: int
+    """A cluster search gives up when more positions than this wait to be expanded."""
+    buffer: np.ndarray
+    """int64[MAX_BARRIER]: the boxes searched."""
+    cache_cells: np.ndarray
+    """int64[cache, MAX_BARRIER + 1]: the cached clusters' sorted cells, then the player."""
+    cache_info: np.ndarray
+    """int64[cache]: per cached cluster, ``2 * count + lost`` (-1: empty; no slots: no cluster
+    deadlock tests)."""
+
+
 def make_corral_scratch(
     cells: int,
     limit: int,
     cluster_cache: int = 0,
     cluster_limit: int | None = None,
     cluster_width: int | None = None,
-) -> tuple:
-    """Scratch of :func:`corral_deadlock` for boards of ``cells`` cells and searches of at most
-    ``limit`` positions: (region mark, reach mark, occupied, queue, boxes of each position, its
-    player, hash table, stamps (region, reach), limits (corral, cluster) and the cluster width,
-    box buffer, then the cache of :func:`cluster_deadlock`'s answers: ``cluster_cache`` slots
-    (0: no cluster tests) of (cells and player, count and answer)). Cluster tests search at most
-    ``cluster_limit`` positions (None: ``limit``) and give up when more than ``cluster_width``
-    positions wait to be expanded (None: ``cluster_limit``, they never do)."""
+) -> CorralSearch:
+    """A :class:`CorralSearch` for boards of ``cells`` cells and searches of at most ``limit``
+    positions, with a cache of ``cluster_cache`` slots for :func:`cluster_deadlock`'s answers
+    (0: no cluster tests). Cluster tests search at most ``cluster_limit`` positions (None:
+    ``limit``) and give up when more than ``cluster_width`` positions wait to be expanded (None:
+    ``cluster_limit``, they never do)."""
     cluster_limit = limit if cluster_limit is None else cluster_limit
     cluster_width = cluster_limit if cluster_width is None else cluster_width
     largest = max(limit, cluster_limit) if limit > 0 else 0
@@ -69,18 +108,21 @@ def make_corral_scratch(
     while cache < cluster_cache:
         cache *= 2
     cache = cache if cluster_cache > 0 else 0
-    return (
-        np.zeros(cells, dtype=np.int64),
-        np.zeros(cells, dtype=np.int64),
-        np.zeros(cells, dtype=np.bool_),
-        np.zeros(cells, dtype=np.int64),
-        np.zeros((largest, MAX_BARRIER), dtype=np.int64),
-        np.zeros(largest, dtype=np.int64),
-        np.full(slots, -1, dtype=np.int64),
-        np.array([0, 0, limit, cluster_limit, cluster_width], dtype=np.int64),
-        np.zeros(MAX_BARRIER, dtype=np.int64),
-        np.zeros((cache, MAX_BARRIER + 1), dtype=np.int64),
-        np.full(cache, -1, dtype=np.int64),
+    return CorralSearch(
+        region_mark=np.zeros(cells, dtype=np.int64),
+        reach_mark=np.zeros(cells, dtype=np.int64),
+        occupied=np.zeros(cells, dtype=np.bool_),
+        queue=np.zeros(cells, dtype=np.int64),
+        boxes=np.zeros((largest, MAX_BARRIER), dtype=np.int64),
+        players=np.zeros(largest, dtype=np.int64),
+        table=np.full(slots, -1, dtype=np.int64),
+        stamps=np.zeros(2, dtype=np.int64),
+        limit=int(limit),
+        cluster_limit=int(cluster_limit),
+        cluster_width=int(cluster_width),
+        buffer=np.zeros(MAX_BARRIER, dtype=np.int64),
+        cache_cells=np.zeros((cache, MAX_BARRIER + 1), dtype=np.int64),
+        cache_info=np.full(cache, -1, dtype=np.int64),
     )
 
 
@@ -108,8 +150,8 @@ def lost_next_to(
 
     ``occupied`` holds the position's boxes and ``reach_mark == reach`` the player's region.
     """
-    region_mark, marks = scratch[0], scratch[7]
-    before = marks[0]
+    region_mark = scratch.region_mark
+    before = scratch.stamps[REGION_STAMP]
     player = -1
     for k in range(4):  # any cell of the player's region will do as the start
         if reach_mark[box + deltas[k]] == reach:
@@ -134,15 +176,10 @@ def corral_deadlock(
     floor, dead, goals, deltas, occupied, player, start, freeze_scratch, scratch
 ):  # pragma: no cover - compiled
     """True when the corral holding the free cell ``start`` is proven lost (see the module)."""
-    region_mark, occ, queue, marks, buffer = (
-        scratch[0],
-        scratch[2],
-        scratch[3],
-        scratch[7],
-        scratch[8],
-    )
-    marks[0] += 1
-    region = marks[0]
+    region_mark, occ, queue = scratch.region_mark, scratch.occupied, scratch.queue
+    stamps, buffer = scratch.stamps, scratch.buffer
+    stamps[REGION_STAMP] += 1
+    region = stamps[REGION_STAMP]
     size, _ = explore(floor, occupied, deltas, start, region_mark, region, queue, queue[:0])
     count = 0
     for i in range(size):
@@ -164,8 +201,8 @@ def corral_deadlock(
         player,
         count,
         region,
-        marks[2],
-        marks[2],
+        scratch.limit,
+        scratch.limit,
         freeze_scratch,
         scratch,
     )
@@ -198,9 +235,9 @@ def cluster_lost_after_push(
     box = player + deltas[code & 3]
     if not occupied[box]:
         return False
-    region_mark, marks, buffer = scratch[0], scratch[7], scratch[8]
-    marks[0] += 1
-    seen = marks[0]
+    region_mark, stamps, buffer = scratch.region_mark, scratch.stamps, scratch.buffer
+    stamps[REGION_STAMP] += 1
+    seen = stamps[REGION_STAMP]
     ring = _ring(deltas[1])
     for k in range(9):  # the pushed box first, then the boxes around the player
         start = box if k == 0 else player + ring[k - 1]
@@ -227,14 +264,9 @@ def _cluster_lost(
 ):  # pragma: no cover - compiled
     """(:func:`cluster_deadlock`'s answer, boxes of the cluster gathered, in the scratch's
     buffer: all of them, or the first ``MAX_BARRIER`` of one too large to search)."""
-    reach_mark, occ, queue, marks, buffer = (
-        scratch[1],
-        scratch[2],
-        scratch[3],
-        scratch[7],
-        scratch[8],
-    )
-    cache_cells, cache_info = scratch[9], scratch[10]
+    reach_mark, occ, queue = scratch.reach_mark, scratch.occupied, scratch.queue
+    stamps, buffer = scratch.stamps, scratch.buffer
+    cache_cells, cache_info = scratch.cache_cells, scratch.cache_info
     ring = _ring(deltas[1])
     buffer[0] = box
     occ[box] = True
@@ -257,8 +289,10 @@ def _cluster_lost(
     if count < 2:
         clear_cells(occ, buffer[:count])
         return False, count
-    marks[1] += 1
-    _, smallest = explore(floor, occ, deltas, player, reach_mark, marks[1], queue, queue[:0])
+    stamps[REACH_STAMP] += 1
+    _, smallest = explore(
+        floor, occ, deltas, player, reach_mark, stamps[REACH_STAMP], queue, queue[:0]
+    )
     clear_cells(occ, buffer[:count])
     _sort(buffer, count)
     slots = cache_info.shape[0]
@@ -273,8 +307,8 @@ def _cluster_lost(
         player,
         count,
         -1,
-        marks[3],
-        marks[4],
+        scratch.cluster_limit,
+        scratch.cluster_width,
         freeze_scratch,
         scratch,
     )
@@ -322,7 +356,14 @@ def _lost_subset(
     before every box stands on a goal or the player reaches a cell marked ``region`` (-1:
     none). It gives up (False) as soon as more than ``width`` positions wait to be expanded: a
     search that wide is rarely exhausted within the limit (see ``fess.CLUSTER_WIDTH``)."""
-    region_mark, reach_mark, occ, queue, boxes, players, table, marks, buffer, _, _ = scratch
+    region_mark, reach_mark, occ, queue = (
+        scratch.region_mark,
+        scratch.reach_mark,
+        scratch.occupied,
+        scratch.queue,
+    )
+    boxes, players, table = scratch.boxes, scratch.players, scratch.table
+    stamps, buffer = scratch.stamps, scratch.buffer
     _sort(buffer, count)
     if all_on_goals(goals, buffer[:count]):
         return False
@@ -336,9 +377,9 @@ def _lost_subset(
             return False  # too wide to be exhausted: not proven
         for j in range(count):
             occ[boxes[head, j]] = True
-        marks[1] += 1
+        stamps[REACH_STAMP] += 1
         reached, smallest = explore(
-            floor, occ, deltas, players[head], reach_mark, marks[1], queue, queue[:0]
+            floor, occ, deltas, players[head], reach_mark, stamps[REACH_STAMP], queue, queue[:0]
         )
         fresh = _insert(table, boxes, players, head, count, smallest)
         if fresh:
@@ -350,7 +391,7 @@ def _lost_subset(
             b = boxes[head, j]
             for k in range(4):  # written out: a helper called here took twice the time
                 target = b + deltas[k]
-                if reach_mark[b - deltas[k]] != marks[1]:
+                if reach_mark[b - deltas[k]] != stamps[REACH_STAMP]:
                     continue
                 if not floor[target] or occ[target] or dead[target]:
                     continue

@@ -92,7 +92,7 @@ def corrals_lost(level, limit=200, scratch=None):
             scratch,
         )
         found.append((cell, bool(lost)))
-        assert not scratch[2].any(), "the scratch's occupied flags are left clean"
+        assert not scratch.occupied.any(), "the scratch's occupied flags are left clean"
     return found
 
 
@@ -136,7 +136,7 @@ def clusters_lost(level, scratch=None):
             box, freeze, scratch,
         )  # fmt: skip
         found.append(bool(lost))
-        assert not scratch[2].any(), "the scratch's occupied flags are left clean"
+        assert not scratch.occupied.any(), "the scratch's occupied flags are left clean"
     return found
 
 
@@ -166,10 +166,12 @@ def test_a_cluster_answer_comes_from_the_cache_the_second_time():
     level = quiet_level(CLUSTER)
     scratch = make_corral_scratch(level.cells, 200, 64)
     assert clusters_lost(level, scratch)[0]
-    assert (scratch[10] >= 0).sum() == 1  # one cluster, one player region: one entry
+    assert (scratch.cache_info >= 0).sum() == 1  # one cluster, one player region: one entry
     one_position = make_corral_scratch(level.cells, 1, 64)
     assert clusters_lost(level, one_position) == [False, False, False]  # nothing proven
-    with_cache = one_position[:9] + scratch[9:]
+    with_cache = one_position._replace(
+        cache_cells=scratch.cache_cells, cache_info=scratch.cache_info
+    )
     assert clusters_lost(level, with_cache) == [True, True, True]
     assert clusters_lost(level, make_corral_scratch(level.cells, 200)) == [True, True, True]
 
