@@ -155,7 +155,7 @@ class FeatureSpaceRun(SearchRun):
         if self.space is None:  # ended before its first state: no frontier
             return super()._partial_nodes(count)
         by_h = self._lowest_h(self._open_nodes()).tolist()
-        roots = self.space[fess_space.CELL_ROOT]
+        roots = self.space.root
         roots = roots[roots >= 0]
         roots = roots[self.store.field("closed")[roots] == 0]  # a root expanded out of turn
         chosen = by_h[:1] + [node for node in self._lowest_h(roots).tolist() if node != by_h[0]]
@@ -166,5 +166,5 @@ class FeatureSpaceRun(SearchRun):
 
     def _grow(self) -> None:
         self.store.grow(self.max_nodes)
-        if len(self.space[0]) < self.store.capacity:
+        if len(self.space.key) < self.store.capacity:
             self.space = fess_space.grown_feature_space(self.space, self.store.capacity)

@@ -143,7 +143,7 @@ def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> N
     occupied = np.zeros(floor.shape[0], dtype=np.bool_)
     occupied[boxes] = True
     queue = np.zeros(floor.shape[0], dtype=np.int64)
-    cell = state_cell(features, space[5], floor, occupied, deltas, boxes, queue)
+    cell = state_cell(features, space.state, floor, occupied, deltas, boxes, queue)
     heap_insert(space, cell, 0, priority(0, h, 0, g_weight, h_weight))
 
 
@@ -176,7 +176,7 @@ def fess_search(
     corral_search = features[7]
     corral_deadlocks = corral_search.players.shape[0] > 0
     cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
-    space_state = space[5]
+    space_state = space.state
     alternate = space_state[ALTERNATE]
     pack_macros = space_state[PACK_MACROS] > 0
     corridor_macros = space_state[CORRIDOR_MACROS] > 0
@@ -207,7 +207,7 @@ def fess_search(
     while expanded_here < params[CHUNK] and (expanded_here == 0 or spent < work_limit):
         if (
             counters[NODES] + margin >= capacity
-            or space[0].shape[0] < capacity
+            or space.key.shape[0] < capacity
             or counters[FRONT_SIZE] + margin >= frontier[0].shape[0]
         ):
             counters[WORK] += spent
@@ -548,7 +548,7 @@ def _packing_macros(
     reach_mark, queue, norm_mark = scratch.reach_mark, scratch.queue, scratch.norm_mark
     occupied, stamps, freeze_scratch = scratch.occupied, scratch.stamps, scratch.freeze
     layer, goals_per_layer, counts, _, _, goal_index, path_scratch, _, _ = features
-    space_state = space[5]
+    space_state = space.state
     per_goal = space_state[PACK_MACROS]
     alternate = space_state[ALTERNATE]
     freeze = params[FREEZE] != 0
