@@ -15,7 +15,7 @@ import numpy as np
 from evosoko.search import fess_kernel, fess_space
 from evosoko.search.box_paths import box_path_pushes
 from evosoko.search.clocks import no_tick
-from evosoko.search.packing_order import packing_order
+from evosoko.search.packing_order import PackingOrder, packing_order
 from evosoko.search.paths import SearchBug, push_path
 from evosoko.search.result import TIMEOUT, UNSOLVABLE
 from evosoko.search.search_run import SearchRun
@@ -29,7 +29,7 @@ def level_features(
     settings: FessSettings,
     corral_deadlocks: int | None = None,
     tick: Callable[[], None] = no_tick,
-) -> tuple:
+) -> tuple[PackingOrder, fess_kernel.Features]:
     """(packing order, features) of ``level`` as ``settings`` make them
     (:func:`evosoko.search.fess_kernel.make_features`): the cells of push-fess, and of the GA's
     MAP-Elites (:mod:`evosoko.evolve.descriptors`, which tests no corral deadlocks:

@@ -20,10 +20,12 @@ tunnel macros and the goal-room macro); the key and path bookkeeping are the sam
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
-from evosoko.search.box_paths import box_path, make_box_path_scratch
+from evosoko.search.box_paths import BoxPathScratch, box_path, make_box_path_scratch
 from evosoko.search.fess_space import (
     ALTERNATE,
     CORRIDOR_MACROS,
@@ -77,6 +79,7 @@ from evosoko.search.store import (
 )
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
 from evosoko.sokoban.corral_deadlock import (
+    CorralSearch,
     cluster_lost_after_push,
     lost_after_push,
     make_corral_scratch,
@@ -97,6 +100,42 @@ tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has 
 goal macros' (``GOAL_MACRO_STEP + k``)."""
 
 
+class RoomLinks(NamedTuple):
+    """The links between rooms that the room-connectivity feature counts
+    (:func:`evosoko.sokoban.rooms.blocked_links`)."""
+
+    link: np.ndarray
+    """int64[cells]: the link each cell belongs to (-1: none)."""
+    seen: np.ndarray
+    """int64[links or 1]: scratch, one slot per link."""
+    ends: np.ndarray
+    """int64[links, 2]: the cells at each link's ends (no rows: every blocked link counts)."""
+
+
+class Features(NamedTuple):
+    """What the feature-space kernels read and write to put a state in its cell, and the
+    scratch of their macros and deadlock tests (:func:`make_features`)."""
+
+    layer: np.ndarray
+    """int64[cells]: the packing layer of each goal (-1 off goals)."""
+    goals_per_layer: np.ndarray
+    """int64[layers]: how many goals each layer has."""
+    counts: np.ndarray
+    """int64[layers or 1]: scratch, boxes on the goals of each layer."""
+    stamp: np.ndarray
+    """int64[1]: the running stamp of ``mark``."""
+    mark: np.ndarray
+    """int64[cells]: the regions of free floor counted by the connectivity feature."""
+    goal_index: np.ndarray
+    """int64[cells]: the row of each goal in the push-distance table (-1 off goals)."""
+    box_path: BoxPathScratch
+    """Scratch of the packing macros' box paths."""
+    corral: CorralSearch
+    """Scratch and bounds of the corral and cluster deadlock tests (no positions: none)."""
+    links: RoomLinks
+    """The room links (all -1: none)."""
+
+
 def make_features(
     order,
     cells: int,
@@ -107,10 +146,8 @@ def make_features(
     cluster_cache: int = 0,
     cluster_limit: int | None = None,
     cluster_width: int | None = None,
-) -> tuple:
-    """(goal layers, goals per layer, per-layer scratch, stamp, region mark, goal index of
-    each cell (-1 off goals), box-path scratch, corral-deadlock scratch, (link of each cell,
-    scratch per link, link ends)) of the kernel; corral deadlock searches of up to
+) -> Features:
+    """The :class:`Features` of a level with packing ``order``; corral deadlock searches of up to
     ``corral_limit`` positions (0: none), with cluster deadlock tests as well when
     ``cluster_cache`` > 0 (the slots of their cache), of up to ``cluster_limit`` positions
     (None: ``corral_limit``) that give up when more than ``cluster_width`` positions wait (None:
@@ -124,16 +161,18 @@ def make_features(
         goal_index[np.asarray(goal_cells, dtype=np.int64)] = np.arange(len(goal_cells))
     link = np.full(cells, -1, dtype=np.int64) if link is None else np.asarray(link, np.int64)
     ends = np.zeros((0, 2), dtype=np.int64) if ends is None else np.asarray(ends, np.int64)
-    return (
-        layer,
-        goals_per_layer,
-        np.zeros(max(1, order.layers), dtype=np.int64),
-        np.zeros(1, dtype=np.int64),
-        np.zeros(cells, dtype=np.int64),
-        goal_index,
-        make_box_path_scratch(cells),
-        make_corral_scratch(cells, corral_limit, cluster_cache, cluster_limit, cluster_width),
-        (link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
+    return Features(
+        layer=layer,
+        goals_per_layer=goals_per_layer,
+        counts=np.zeros(max(1, order.layers), dtype=np.int64),
+        stamp=np.zeros(1, dtype=np.int64),
+        mark=np.zeros(cells, dtype=np.int64),
+        goal_index=goal_index,
+        box_path=make_box_path_scratch(cells),
+        corral=make_corral_scratch(
+            cells, corral_limit, cluster_cache, cluster_limit, cluster_width
+        ),
+        links=RoomLinks(link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
     )
 
 
@@ -173,7 +212,7 @@ def fess_search(
         scratch.corral_marks,
         scratch.freeze,
     )
-    corral_search = features[7]
+    corral_search = features.corral
     corral_deadlocks = corral_search.players.shape[0] > 0
     cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
     space_state = space.state
@@ -547,7 +586,8 @@ def _packing_macros(
     h_of, hash_of, assign, potential = nodes.h, nodes.hash, nodes.assign, nodes.potential
     reach_mark, queue, norm_mark = scratch.reach_mark, scratch.queue, scratch.norm_mark
     occupied, stamps, freeze_scratch = scratch.occupied, scratch.stamps, scratch.freeze
-    layer, goals_per_layer, counts, _, _, goal_index, path_scratch, _, _ = features
+    layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
+    goal_index, path_scratch = features.goal_index, features.box_path
     space_state = space.state
     per_goal = space_state[PACK_MACROS]
     alternate = space_state[ALTERNATE]
@@ -569,7 +609,7 @@ def _packing_macros(
             break
     if first_open < 0:
         return -1
-    limit = path_scratch[0].shape[0]
+    limit = path_scratch.seen.shape[0]
     made = 0
     for goal in range(floor.shape[0]):
         if made >= MACRO_CAP:

@@ -313,14 +313,14 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
     connectivity (:func:`connectivity`). Measured on XSokoban 1-30 at 200,000 expanded states:
     see docs/xsokoban.md.
     """
-    layer, goals_per_layer, counts, stamp, mark, _, _, _, links = features
+    layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
+    stamp, mark, links = features.stamp, features.mark, features.links
     plan = plan_feature(layer, goals_per_layer, boxes, counts)
     base = stamp[0] + 1
     regions = connectivity(floor, occupied, deltas, mark, base, queue)
     values = space_state[ROOM_VALUES]
     if values > 1:
-        link, seen, ends = links
-        blocked = blocked_links(link, boxes, seen, ends, occupied, mark)
+        blocked = blocked_links(links.link, boxes, links.seen, links.ends, occupied, mark)
         plan = plan * values + min(blocked, values - 1)
     stamp[0] = base + regions
     return cell_of(plan, regions, space_state[CONNECTIVITY_CAP])

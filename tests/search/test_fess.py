@@ -72,7 +72,8 @@ def test_goal_room_layers_grow_towards_the_doorway():
 def test_compiled_features_match_the_python_ones(level, data):
     order = packing_order(level)
     features = fk.make_features(order, level.cells)
-    layer, goals_per_layer, counts, stamp, mark, _, _, _, _ = features
+    layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
+    stamp, mark = features.stamp, features.mark
     floor = level.floor
     free = np.flatnonzero(floor).tolist()
     boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free)), label="boxes"))
