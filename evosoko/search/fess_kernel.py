@@ -40,6 +40,7 @@ from evosoko.search.fess_space import (
 from evosoko.search.push_kernel import (
     NORM_STAMP,
     REACH_STAMP,
+    ChildRows,
     _child_h,
     _deepest_goal_ahead,
     _moved,
@@ -196,11 +197,6 @@ def fess_search(
     ``features``: see :func:`make_features`.
     """
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
-    push_distance, nearest_push, nearest_manhattan = (
-        tab.push_distance,
-        tab.nearest_push,
-        tab.nearest_manhattan,
-    )
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
     node_boxes, key_player, actual, parent = nodes.boxes, nodes.player, nodes.actual, nodes.parent
     step, g_of, moves_of, h_of = nodes.step, nodes.g, nodes.moves, nodes.h
@@ -225,9 +221,8 @@ def fess_search(
     freeze = params[FREEZE] != 0
     corrals = params[CORRALS] != 0
     tunnels = params[TUNNELS] != 0
-    room, entrance_data, pack_goal, pack_pushes, pack_player = room_tab
-    entrance = entrance_data[0]
-    inward = entrance_data[1]
+    room, entrance, inward = room_tab.room, room_tab.entrance, room_tab.inward
+    pack_goal, pack_pushes, pack_player = room_tab.goal, room_tab.pushes, room_tab.player_end
     goal_macros = params[GOAL_MACROS] != 0 and entrance >= 0
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
@@ -235,6 +230,7 @@ def fess_search(
     child = np.empty(box_count, dtype=node_boxes.dtype)  # int16 or int32: the store's cells
     child_assign = np.empty(box_count, dtype=assign.dtype)
     child_potential = np.empty(box_count, dtype=potential.dtype)
+    child_rows = ChildRows(child, child_assign, child_potential)
     parent_boxes = np.empty(box_count, dtype=np.int64)
     with_assignment = assign.shape[1] == box_count
 
@@ -438,21 +434,7 @@ def fess_search(
                                 )
                         ok = False
                 if ok:  # a new state: match its boxes (from the parent's matching)
-                    h, full = _child_h(
-                        kind,
-                        h_of[node],
-                        potential[node],
-                        b,
-                        target,
-                        moved,
-                        child,
-                        child_assign,
-                        child_potential,
-                        push_distance,
-                        nearest_push,
-                        nearest_manhattan,
-                        work,
-                    )
+                    h, full = _child_h(tab, kind, nodes, node, b, target, moved, child_rows, work)
                     if full:
                         spent += matching_update_work
                     ok = h < UNREACHABLE
@@ -495,8 +477,7 @@ def fess_search(
         if pack_macros:
             solved_node = _packing_macros(
                 tab,
-                room,
-                goal_macros,
+                room_tab,
                 features,
                 params,
                 nodes,
@@ -508,10 +489,7 @@ def fess_search(
                 work,
                 node,
                 parent_boxes,
-                reach,
-                child,
-                child_assign,
-                child_potential,
+                child_rows,
             )
             if solved_node >= 0:
                 counters[SOLUTION] = solved_node
@@ -552,8 +530,7 @@ def _through_corridor(floor, dead, goals, occupied, deltas, d, source, target): 
 @numba.njit(cache=True)
 def _packing_macros(
     tab,
-    room,
-    goal_macros,
+    room_tab,
     features,
     params,
     nodes,
@@ -565,25 +542,27 @@ def _packing_macros(
     work,
     node,
     parent_boxes,
-    reach,
-    child,
-    child_assign,
-    child_potential,
+    child_rows,
 ):  # pragma: no cover - compiled
-    """Add the packing macros of ``node`` (see ``PACK_MACROS``); returns a solved node or -1.
+    """Add the packing macros of ``node`` (see ``PACK_MACROS``) with the boxes
+    ``parent_boxes`` (int64), made in ``child_rows``; returns a solved node or -1.
 
-    ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark == reach`` its
-    player region, as the expansion left them.
+    ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark`` its player region
+    (``stamps[REACH_STAMP]``), as the expansion left them.
     """
-    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
-    push_distance, nearest_push, nearest_manhattan = (
-        tab.push_distance,
-        tab.nearest_push,
-        tab.nearest_manhattan,
+    room = room_tab.room
+    goal_macros = params[GOAL_MACROS] != 0 and room_tab.entrance >= 0
+    reach = scratch.stamps[REACH_STAMP]
+    child, child_assign, child_potential = (
+        child_rows.boxes,
+        child_rows.assign,
+        child_rows.potential,
     )
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    push_distance = tab.push_distance
     zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, g_of, moves_of = nodes.boxes, nodes.player, nodes.g, nodes.moves
-    h_of, hash_of, assign, potential = nodes.h, nodes.hash, nodes.assign, nodes.potential
+    hash_of, assign, potential = nodes.hash, nodes.assign, nodes.potential
     reach_mark, queue, norm_mark = scratch.reach_mark, scratch.queue, scratch.norm_mark
     occupied, stamps, freeze_scratch = scratch.occupied, scratch.stamps, scratch.freeze
     layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
@@ -656,19 +635,7 @@ def _packing_macros(
                     node_boxes[node], assign[node], best, goal, child, child_assign, with_assignment
                 )
                 h, _ = _child_h(
-                    params[HEURISTIC],
-                    h_of[node],
-                    potential[node],
-                    b,
-                    goal,
-                    moved,
-                    child,
-                    child_assign,
-                    child_potential,
-                    push_distance,
-                    nearest_push,
-                    nearest_manhattan,
-                    work,
+                    tab, params[HEURISTIC], nodes, node, b, goal, moved, child_rows, work
                 )
                 ok = h < UNREACHABLE
             cell = 0

@@ -81,7 +81,7 @@ class PendingSuccessors(NamedTuple):
     """int64[4 * boxes]: node ids."""
     keys: np.ndarray
     """int64[4 * boxes]: their frontier keys."""
-    count: np.ndarray
+    size: np.ndarray
     """int64[1]: how many."""
 
 
@@ -109,6 +109,18 @@ class PushSearchScratch(NamedTuple):
     """Scratch of :func:`evosoko.sokoban.freeze.freeze_deadlock`."""
     pending: PendingSuccessors
     """Successors of an unfinished expansion (push search only)."""
+
+
+class ChildRows(NamedTuple):
+    """The child being made by a push: its sorted boxes and, with the matching heuristic, each
+    box's goal and the goals' potentials (the rows a new node gets)."""
+
+    boxes: np.ndarray
+    """The store's cell type [boxes]."""
+    assign: np.ndarray
+    """The store's cell type [boxes]: the goal of each box."""
+    potential: np.ndarray
+    """int32[boxes]: the goals' dual potentials."""
 
 
 def make_scratch(cells: int, box_count: int) -> PushSearchScratch:
@@ -172,16 +184,10 @@ def push_search(
 ):  # pragma: no cover - compiled
     """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE.
 
-    ``room_tab`` holds the goal room of :mod:`evosoko.search.goalroom` (used when
-    ``params[GOAL_MACROS]``): room mask, (entrance, inward direction), packing goals, pushes
-    of each macro and the player's cell after it.
+    ``room_tab``: the goal room (:class:`evosoko.search.goalroom.GoalRoomArrays`, used when
+    ``params[GOAL_MACROS]``).
     """
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
-    push_distance, nearest_push, nearest_manhattan = (
-        tab.push_distance,
-        tab.nearest_push,
-        tab.nearest_manhattan,
-    )
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
     node_boxes, key_player, actual, parent = nodes.boxes, nodes.player, nodes.actual, nodes.parent
     step, g_of, moves_of, h_of = nodes.step, nodes.g, nodes.moves, nodes.h
@@ -204,9 +210,8 @@ def push_search(
     threshold = params[THRESHOLD]
     goal_test = params[GOAL_AT_GENERATION]
     tunnels = params[TUNNELS] != 0
-    room, entrance_data, pack_goal, pack_pushes, pack_player = room_tab
-    entrance = entrance_data[0]
-    inward = entrance_data[1]
+    room, entrance, inward = room_tab.room, room_tab.entrance, room_tab.inward
+    pack_goal, pack_pushes, pack_player = room_tab.goal, room_tab.pushes, room_tab.player_end
     goal_macros = params[GOAL_MACROS] != 0 and entrance >= 0
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
@@ -215,6 +220,7 @@ def push_search(
     child = np.empty(box_count, dtype=node_boxes.dtype)
     child_assign = np.empty(box_count, dtype=assign.dtype)
     child_potential = np.empty(box_count, dtype=potential.dtype)
+    child_rows = ChildRows(child, child_assign, child_potential)
     parent_boxes = np.empty(box_count, dtype=np.int64)
     with_assignment = assign.shape[1] == box_count
     candidate_ids = np.empty(4 * box_count, dtype=np.int64)  # local: no aliasing in the loop
@@ -237,7 +243,7 @@ def push_search(
         if counters[RESUME_NODE] >= 0:  # an expansion the last call left unfinished
             node = counters[RESUME_NODE]
             first_successor = counters[RESUME_AT]
-            candidates = pending.count[0]
+            candidates = pending.size[0]
             candidate_ids[:candidates] = pending.ids[:candidates]
             candidate_keys[:candidates] = pending.keys[:candidates]
             counters[RESUME_NODE] = -1
@@ -297,7 +303,7 @@ def push_search(
                 if spent >= work_limit and successors_here > 0:
                     counters[RESUME_NODE] = node  # go on from this successor next call
                     counters[RESUME_AT] = 4 * i + d
-                    pending.count[0] = candidates
+                    pending.size[0] = candidates
                     pending.ids[:candidates] = candidate_ids[:candidates]
                     pending.keys[:candidates] = candidate_keys[:candidates]
                     clear_cells(occupied, parent_boxes)
@@ -388,21 +394,7 @@ def push_search(
                 if other != EMPTY:
                     h = h_of[other]  # a stored state's: h depends on the boxes only
                 else:  # a new state: match its boxes (from the parent's matching)
-                    h, full = _child_h(
-                        kind,
-                        h_of[node],
-                        potential[node],
-                        b,
-                        target,
-                        moved,
-                        child,
-                        child_assign,
-                        child_potential,
-                        push_distance,
-                        nearest_push,
-                        nearest_manhattan,
-                        work,
-                    )
+                    h, full = _child_h(tab, kind, nodes, node, b, target, moved, child_rows, work)
                     if full:
                         spent += matching_update_work
                     if h >= UNREACHABLE:
@@ -542,34 +534,21 @@ def _moved(
 
 
 @numba.njit(cache=True)
-def _child_h(
-    kind,
-    parent_h,
-    parent_potential,
-    source,
-    target,
-    moved,
-    child,
-    child_assign,
-    child_potential,
-    push_distance,
-    nearest_push,
-    nearest_manhattan,
-    work,
-):  # pragma: no cover - compiled
-    """Heuristic of the child after the box on ``source`` went to ``target`` (row ``moved`` of
-    ``child``), and whether a matching was updated.
+def _child_h(tab, kind, nodes, node, source, target, moved, child, work):  # pragma: no cover
+    """Heuristic of ``kind`` of the child of ``node`` after the box on ``source`` went to
+    ``target`` (row ``moved`` of ``child.boxes``), and whether a matching was updated.
 
     Manhattan and push distance: the parent's sum with the moved box's term changed. Matching:
-    ``child_assign`` holds the parent's assignment in the child's order (:func:`_moved`);
+    ``child.assign`` holds the parent's assignment in the child's order (:func:`_moved`);
     :func:`evosoko.sokoban.matching.matching_update` re-matches the moved box in O(n^2) from
-    the parent's potentials, filling ``child_assign`` and ``child_potential``: the same cost a
+    the parent's potentials, filling ``child.assign`` and ``child.potential``: the same cost a
     full O(n^3) matching gives.
     """
+    parent_h = nodes.h[node]
     if kind == MANHATTAN:
-        return parent_h - nearest_manhattan[source] + nearest_manhattan[target], False
+        return parent_h - tab.nearest_manhattan[source] + tab.nearest_manhattan[target], False
     if kind == PUSH_DISTANCE:
-        return parent_h - nearest_push[source] + nearest_push[target], False
-    child_potential[:] = parent_potential
-    h = matching_update(push_distance, child, child_assign, child_potential, moved, work)
+        return parent_h - tab.nearest_push[source] + tab.nearest_push[target], False
+    child.potential[:] = nodes.potential[node]
+    h = matching_update(tab.push_distance, child.boxes, child.assign, child.potential, moved, work)
     return h, True
