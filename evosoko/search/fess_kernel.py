@@ -297,17 +297,13 @@ def fess_search(
                 >= 0
             )
         if (corral_deadlocks and first_successor == 0 and parent[node] >= 0) and lost_after_push(
-            floor, dead, goals, deltas, occupied, reach_mark, reach, actual[node], step[node],
-            freeze_scratch, corral_search,
-        ):  # fmt: skip
+            tab, occupied, reach_mark, reach, actual[node], step[node], corral_search
+        ):
             clear_cells(occupied, parent_boxes)
             continue  # a corral next to the box pushed last is lost (corral_deadlock.py)
         if (
             cluster_deadlocks and first_successor == 0 and parent[node] >= 0
-        ) and cluster_lost_after_push(
-            floor, dead, goals, deltas, occupied, actual[node], step[node], freeze_scratch,
-            corral_search,
-        ):  # fmt: skip
+        ) and cluster_lost_after_push(tab, occupied, actual[node], step[node], corral_search):
             clear_cells(occupied, parent_boxes)
             continue  # the boxes touching the box pushed last cannot reach goals on their own
         allowed = corral_scratch.allowed

@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
-from evosoko.sokoban.freeze import freeze_deadlock
+from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.reach import explore
 
 MAX_BARRIER = 10
@@ -53,7 +53,8 @@ REGION_STAMP, REACH_STAMP = 0, 1
 
 class CorralSearch(NamedTuple):
     """Scratch and bounds of the corral and cluster deadlock searches (:func:`corral_deadlock`,
-    :func:`cluster_deadlock`)."""
+    :func:`cluster_deadlock`); the tests take it as ``scratch``, and the level's
+    :class:`~evosoko.sokoban.arrays.LevelArrays` as ``tab``."""
 
     region_mark: np.ndarray
     """int64[cells]: the corral being tested, and the clusters already searched after a push."""
@@ -84,6 +85,8 @@ class CorralSearch(NamedTuple):
     cache_info: np.ndarray
     """int64[cache]: per cached cluster, ``2 * count + lost`` (-1: empty; no slots: no cluster
     deadlock tests)."""
+    freeze: FreezeScratch
+    """Scratch of the freeze test of each push searched."""
 
 
 def make_corral_scratch(
@@ -123,33 +126,32 @@ def make_corral_scratch(
         buffer=np.zeros(MAX_BARRIER, dtype=np.int64),
         cache_cells=np.zeros((cache, MAX_BARRIER + 1), dtype=np.int64),
         cache_info=np.full(cache, -1, dtype=np.int64),
+        freeze=make_freeze_scratch(cells),
     )
 
 
 @numba.njit(cache=True)
 def lost_after_push(
-    floor, dead, goals, deltas, occupied, reach_mark, reach, player, code, freeze_scratch, scratch
+    tab, occupied, reach_mark, reach, player, code, scratch
 ):  # pragma: no cover - compiled
     """:func:`lost_next_to` the box a push step ``code`` (direction ``code & 3``, as the push
     searches store it) left next to ``player``; False for other steps (macros)."""
+    floor, deltas = tab.floor, tab.deltas
     if code < 0 or code >= 4 * floor.shape[0]:
         return False
     box = player + deltas[code & 3]
     if not occupied[box]:
         return False
-    return lost_next_to(
-        floor, dead, goals, deltas, occupied, reach_mark, reach, box, freeze_scratch, scratch
-    )
+    return lost_next_to(tab, occupied, reach_mark, reach, box, scratch)
 
 
 @numba.njit(cache=True)
-def lost_next_to(
-    floor, dead, goals, deltas, occupied, reach_mark, reach, box, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def lost_next_to(tab, occupied, reach_mark, reach, box, scratch):  # pragma: no cover - compiled
     """True when a corral next to the box on ``box`` is a proven deadlock (see the module).
 
     ``occupied`` holds the position's boxes and ``reach_mark == reach`` the player's region.
     """
+    floor, deltas = tab.floor, tab.deltas
     region_mark = scratch.region_mark
     before = scratch.stamps[REGION_STAMP]
     player = -1
@@ -164,18 +166,15 @@ def lost_next_to(
             continue
         if region_mark[cell] > before:
             continue  # the corral of an earlier side
-        if corral_deadlock(
-            floor, dead, goals, deltas, occupied, player, cell, freeze_scratch, scratch
-        ):
+        if corral_deadlock(tab, occupied, player, cell, scratch):
             return True
     return False
 
 
 @numba.njit(cache=True)
-def corral_deadlock(
-    floor, dead, goals, deltas, occupied, player, start, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def corral_deadlock(tab, occupied, player, start, scratch):  # pragma: no cover - compiled
     """True when the corral holding the free cell ``start`` is proven lost (see the module)."""
+    floor, deltas = tab.floor, tab.deltas
     region_mark, occ, queue = scratch.region_mark, scratch.occupied, scratch.queue
     stamps, buffer = scratch.stamps, scratch.buffer
     stamps[REGION_STAMP] += 1
@@ -194,42 +193,33 @@ def corral_deadlock(
                 count += 1
     clear_cells(occ, buffer[:count])
     return _lost_subset(
-        floor,
-        dead,
-        goals,
-        deltas,
+        tab,
         player,
         count,
         region,
         scratch.limit,
         scratch.limit,
-        freeze_scratch,
         scratch,
     )
 
 
 @numba.njit(cache=True)
-def cluster_deadlock(
-    floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def cluster_deadlock(tab, occupied, player, box, scratch):  # pragma: no cover - compiled
     """True when the boxes touching the box on ``box`` (through sides or corners, one after
     another), searched alone, cannot all reach goals (see the module; no corral, so no early
     way out but goals). Answers are cached by the cluster and the player's region without the
     other boxes, when the scratch has a cache."""
-    lost, _ = _cluster_lost(
-        floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
-    )
+    lost, _ = _cluster_lost(tab, occupied, player, box, scratch)
     return lost
 
 
 @numba.njit(cache=True)
-def cluster_lost_after_push(
-    floor, dead, goals, deltas, occupied, player, code, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def cluster_lost_after_push(tab, occupied, player, code, scratch):  # pragma: no cover - compiled
     """Whether a push step ``code`` (direction ``code & 3``) that left the player on
     ``player`` lost a cluster (:func:`cluster_deadlock`): the pushed box's, or one the box
     left behind, touching the cell it came from, where the player now stands. False for other
     steps (macros). Each cluster is searched once."""
+    floor, deltas = tab.floor, tab.deltas
     if code < 0 or code >= 4 * floor.shape[0]:
         return False
     box = player + deltas[code & 3]
@@ -248,9 +238,7 @@ def cluster_lost_after_push(
             or region_mark[start] == seen
         ):
             continue
-        lost, count = _cluster_lost(
-            floor, dead, goals, deltas, occupied, player, start, freeze_scratch, scratch
-        )
+        lost, count = _cluster_lost(tab, occupied, player, start, scratch)
         if lost:
             return True
         for j in range(count):
@@ -259,11 +247,10 @@ def cluster_lost_after_push(
 
 
 @numba.njit(cache=True)
-def _cluster_lost(
-    floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def _cluster_lost(tab, occupied, player, box, scratch):  # pragma: no cover - compiled
     """(:func:`cluster_deadlock`'s answer, boxes of the cluster gathered, in the scratch's
     buffer: all of them, or the first ``MAX_BARRIER`` of one too large to search)."""
+    floor, deltas = tab.floor, tab.deltas
     reach_mark, occ, queue = scratch.reach_mark, scratch.occupied, scratch.queue
     stamps, buffer = scratch.stamps, scratch.buffer
     cache_cells, cache_info = scratch.cache_cells, scratch.cache_info
@@ -300,16 +287,12 @@ def _cluster_lost(
     if slot >= 0 and _cached(cache_cells, cache_info, slot, buffer, count, smallest):
         return cache_info[slot] & 1 == 1, count
     lost = _lost_subset(
-        floor,
-        dead,
-        goals,
-        deltas,
+        tab,
         player,
         count,
         -1,
         scratch.cluster_limit,
         scratch.cluster_width,
-        freeze_scratch,
         scratch,
     )
     if slot >= 0:
@@ -348,14 +331,13 @@ def _cached(cache_cells, cache_info, slot, cells, count, player):  # pragma: no 
 
 
 @numba.njit(cache=True)
-def _lost_subset(
-    floor, dead, goals, deltas, player, count, region, limit, width, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: no cover - compiled
     """The search of the module on the ``count`` boxes in the scratch's buffer alone, the player
     on ``player``: True when it has made every position it can reach, no more than ``limit``,
     before every box stands on a goal or the player reaches a cell marked ``region`` (-1:
     none). It gives up (False) as soon as more than ``width`` positions wait to be expanded: a
     search that wide is rarely exhausted within the limit (see ``fess.CLUSTER_WIDTH``)."""
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
     region_mark, reach_mark, occ, queue = (
         scratch.region_mark,
         scratch.reach_mark,
@@ -397,7 +379,7 @@ def _lost_subset(
                     continue
                 occ[b] = False
                 occ[target] = True
-                frozen = freeze_deadlock(floor, dead, goals, occ, deltas, target, freeze_scratch)
+                frozen = freeze_deadlock(floor, dead, goals, occ, deltas, target, scratch.freeze)
                 occ[target] = False
                 occ[b] = True
                 if frozen:
