@@ -67,22 +67,11 @@ def pi_corral(
     (0 region, 1 set, 2 barrier, 3 allowed). On success the chosen barrier boxes satisfy
     ``scratch.allowed[b] == marks[3]``.
     """
-    region, region_mark, region_goal, set_mark, barrier_mark, allowed, queue = scratch
+    named = PiCorralScratch(*scratch)  # the fields by name, from a plain tuple too
+    region_goal, set_mark = named.region_goal, named.set_mark
+    barrier_mark, allowed = named.barrier_mark, named.allowed
     marks[0] += 1
-    region_stamp = marks[0]
-    count = _label(
-        floor,
-        occupied,
-        deltas,
-        reach_mark,
-        stamp,
-        region,
-        region_mark,
-        region_stamp,
-        goals,
-        region_goal,
-        queue,
-    )
+    count = _label(floor, goals, occupied, deltas, reach_mark, stamp, named, marks[0])
     best = -1
     for start in range(count):
         marks[1] += 1
@@ -91,21 +80,7 @@ def pi_corral(
         while True:
             marks[2] += 1
             outcome, pushes = _check(
-                floor,
-                dead,
-                goals,
-                deltas,
-                occupied,
-                boxes,
-                reach_mark,
-                stamp,
-                region,
-                region_mark,
-                region_stamp,
-                set_mark,
-                set_stamp,
-                barrier_mark,
-                marks[2],
+                floor, dead, deltas, occupied, boxes, reach_mark, stamp, named, marks
             )
             if outcome >= 0:
                 set_mark[outcome] = set_stamp
@@ -128,20 +103,13 @@ def pi_corral(
 
 @numba.njit(cache=True)
 def _label(
-    floor,
-    occupied,
-    deltas,
-    reach_mark,
-    stamp,
-    region,
-    region_mark,
-    region_stamp,
-    goals,
-    region_goal,
-    queue,
+    floor, goals, occupied, deltas, reach_mark, stamp, scratch, region_stamp
 ):  # pragma: no cover - compiled
-    """Number the regions of free floor outside the player's (``region``, ``region_goal``:
-    whether it holds a goal); returns how many there are."""
+    """Number the regions of free floor outside the player's (``scratch.region``, marked
+    ``region_stamp`` in ``scratch.region_mark``; ``scratch.region_goal``: whether it holds a
+    goal); returns how many there are."""
+    region, region_mark = scratch.region, scratch.region_mark
+    region_goal, queue = scratch.region_goal, scratch.queue
     count = 0
     for cell in range(floor.shape[0]):
         if (
@@ -165,23 +133,14 @@ def _label(
 
 @numba.njit(cache=True)
 def _check(
-    floor,
-    dead,
-    goals,
-    deltas,
-    occupied,
-    boxes,
-    reach_mark,
-    stamp,
-    region,
-    region_mark,
-    region_stamp,
-    set_mark,
-    set_stamp,
-    barrier_mark,
-    barrier_stamp,
-):  # pragma: no cover
-    """(outcome, inward pushes): outcome is a region to merge, ``_PASS`` or ``_FAIL``."""
+    floor, dead, deltas, occupied, boxes, reach_mark, stamp, scratch, marks
+):  # pragma: no cover - compiled
+    """(outcome, inward pushes) of the corral of the regions marked ``marks[1]`` in
+    ``scratch.set_mark``, its barrier boxes marked ``marks[2]`` in ``scratch.barrier_mark``:
+    outcome is a region to merge, ``_PASS`` or ``_FAIL``."""
+    region, region_mark, region_stamp = scratch.region, scratch.region_mark, marks[0]
+    set_mark, set_stamp = scratch.set_mark, marks[1]
+    barrier_mark, barrier_stamp = scratch.barrier_mark, marks[2]
     for b in boxes:
         if not floor[b]:
             continue  # a box that ``floor`` counts as wall (frozen on its goal) never moves
