@@ -33,6 +33,7 @@ import numpy as np
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.search.fess import FeatureSpaceRun
 from evosoko.search.pull_kernel import (
+    PullTables,
     first_meeting,
     make_scratch,
     pull_roots,
@@ -81,13 +82,10 @@ class PullSearch:
         self._chunk = 1
         store = self.store
         goal_cells = np.array(sorted(int(c) for c in level.goal_cells), dtype=np.int64)
+        self.pull_tab = PullTables(self.distance, self.live, goal_cells)
         pull_roots(
-            tab.floor,
-            tab.deltas,
-            tab.zobrist_box,
-            tab.zobrist_player,
-            self.distance,
-            goal_cells,
+            tab,
+            self.pull_tab,
             weight,
             store.nodes,
             store.table,
@@ -104,12 +102,8 @@ class PullSearch:
         store = self.store
         started = time.perf_counter()
         code = pull_search(
-            self.tab.floor,
-            self.tab.deltas,
-            self.tab.zobrist_box,
-            self.tab.zobrist_player,
-            self.distance,
-            self.live,
+            self.tab,
+            self.pull_tab,
             self.weight,
             self._chunk,
             store.nodes,
