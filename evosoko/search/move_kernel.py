@@ -8,6 +8,8 @@ depth-first, random successor order, A* or greedy.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -50,14 +52,24 @@ PUSHED = 4
 """Added to a node's ``step`` when that step pushed a box."""
 
 
-def make_scratch(cells: int, box_count: int) -> tuple:
-    """Per-search scratch arrays of the move kernel: occupied cells, the matching's assignment
-    and the successor order (``random`` shuffles it on from one expansion to the next, across
-    kernel calls, so that where a call ends does not change the search)."""
-    return (
-        np.zeros(cells, dtype=np.bool_),
-        np.zeros(box_count, dtype=np.int32),
-        np.arange(4, dtype=np.int64),
+class MoveScratch(NamedTuple):
+    """Per-search scratch of the move kernel."""
+
+    occupied: np.ndarray
+    """bool[cells]: the boxes of the node expanded (all False between expansions)."""
+    assignment: np.ndarray
+    """int32[boxes]: the matching's assignment."""
+    directions: np.ndarray
+    """int64[4]: the successor order (``random`` shuffles it on from one expansion to the
+    next, across kernel calls, so that where a call ends does not change the search)."""
+
+
+def make_scratch(cells: int, box_count: int) -> MoveScratch:
+    """A :class:`MoveScratch` for a level of ``cells`` cells and ``box_count`` boxes."""
+    return MoveScratch(
+        occupied=np.zeros(cells, dtype=np.bool_),
+        assignment=np.zeros(box_count, dtype=np.int32),
+        directions=np.arange(4, dtype=np.int64),
     )
 
 
@@ -104,7 +116,7 @@ def move_search(
     zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, parent, step = nodes.boxes, nodes.player, nodes.parent, nodes.step
     g_of, moves_of, h_of, hash_of, closed = nodes.g, nodes.moves, nodes.h, nodes.hash, nodes.closed
-    occupied, assignment, directions = scratch
+    occupied, assignment, directions = scratch.occupied, scratch.assignment, scratch.directions
     mode = params[MODE]
     kind = params[HEURISTIC]
     g_weight = params[G_WEIGHT]

@@ -203,6 +203,7 @@ class SearchRun:
         self.params[WORK_LIMIT] = _FIRST_WORK_LIMIT
         self.work = np.zeros((6, box_count + 1), dtype=np.int64)
         if self.is_move:
+            self.scratch: move_kernel.MoveScratch | push_kernel.PushSearchScratch
             self.scratch = move_kernel.make_scratch(level.cells, box_count)
             move_kernel.seed_random(self.seed)
         else:
