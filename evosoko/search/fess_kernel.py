@@ -85,7 +85,7 @@ from evosoko.sokoban.corral_deadlock import (
     lost_after_push,
     make_corral_scratch,
 )
-from evosoko.sokoban.corrals import pi_corral
+from evosoko.sokoban.corrals import ALLOWED_MARK, pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
@@ -307,7 +307,7 @@ def fess_search(
             clear_cells(occupied, parent_boxes)
             continue  # the boxes touching the box pushed last cannot reach goals on their own
         allowed = corral_scratch.allowed
-        allowed_stamp = corral_marks[3]
+        allowed_stamp = corral_marks[ALLOWED_MARK]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
         for i in range(first_successor >> 2, box_count):

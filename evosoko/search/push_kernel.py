@@ -63,7 +63,12 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
-from evosoko.sokoban.corrals import PiCorralScratch, make_pi_corral_scratch, pi_corral
+from evosoko.sokoban.corrals import (
+    ALLOWED_MARK,
+    PiCorralScratch,
+    make_pi_corral_scratch,
+    pi_corral,
+)
 from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import matching_update, store_potentials
@@ -290,7 +295,7 @@ def push_search(
                 >= 0
             )
         allowed = corral_scratch.allowed
-        allowed_stamp = corral_marks[3]
+        allowed_stamp = corral_marks[ALLOWED_MARK]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
         for i in range(first_successor >> 2, box_count):

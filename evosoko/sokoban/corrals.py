@@ -28,6 +28,10 @@ from evosoko.sokoban.reach import explore
 
 _PASS, _FAIL = -1, -2
 
+REGION_MARK, SET_MARK, BARRIER_MARK, ALLOWED_MARK = range(4)
+"""Slots of :func:`pi_corral`'s ``marks``: the running stamps of the scratch's region, set,
+barrier and allowed marks."""
+
 
 class PiCorralScratch(NamedTuple):
     """Scratch of :func:`pi_corral`, int64 arrays of length ``cells`` (the stamps they are
@@ -36,15 +40,15 @@ class PiCorralScratch(NamedTuple):
     region: np.ndarray
     """The number of the free region outside the player's that holds each cell."""
     region_mark: np.ndarray
-    """Stamp of the cells numbered in ``region`` (marks[0])."""
+    """Stamp of the cells numbered in ``region`` (marks[REGION_MARK])."""
     region_goal: np.ndarray
     """Per region number: 1 when it holds a goal."""
     set_mark: np.ndarray
-    """Per region number: in the corral being checked (marks[1])."""
+    """Per region number: in the corral being checked (marks[SET_MARK])."""
     barrier_mark: np.ndarray
-    """Barrier boxes of the corral being checked (marks[2])."""
+    """Barrier boxes of the corral being checked (marks[BARRIER_MARK])."""
     allowed: np.ndarray
-    """Barrier boxes of the best PI-corral found (marks[3]): the boxes to push."""
+    """Barrier boxes of the best PI-corral found (marks[ALLOWED_MARK]): the boxes to push."""
     queue: np.ndarray
     """Breadth-first queue."""
 
@@ -64,21 +68,21 @@ def pi_corral(
     turns into wall) is part of the walls: never a barrier box, never pushed.
     ``scratch``: a :class:`PiCorralScratch` (or a plain tuple of its seven arrays in its
     order, as the GA's push replay builds it); ``marks`` int64[4] holds their running stamps
-    (0 region, 1 set, 2 barrier, 3 allowed). On success the chosen barrier boxes satisfy
-    ``scratch.allowed[b] == marks[3]``.
+    (``REGION_MARK`` .. ``ALLOWED_MARK``). On success the chosen barrier boxes satisfy
+    ``scratch.allowed[b] == marks[ALLOWED_MARK]``.
     """
     named = PiCorralScratch(*scratch)  # the fields by name, from a plain tuple too
     region_goal, set_mark = named.region_goal, named.set_mark
     barrier_mark, allowed = named.barrier_mark, named.allowed
-    marks[0] += 1
-    count = _label(floor, goals, occupied, deltas, reach_mark, stamp, named, marks[0])
+    marks[REGION_MARK] += 1
+    count = _label(floor, goals, occupied, deltas, reach_mark, stamp, named, marks[REGION_MARK])
     best = -1
     for start in range(count):
-        marks[1] += 1
-        set_stamp = marks[1]
+        marks[SET_MARK] += 1
+        set_stamp = marks[SET_MARK]
         set_mark[start] = set_stamp
         while True:
-            marks[2] += 1
+            marks[BARRIER_MARK] += 1
             outcome, pushes = _check(
                 floor, dead, deltas, occupied, boxes, reach_mark, stamp, named, marks
             )
@@ -87,15 +91,15 @@ def pi_corral(
                 continue
             break
         if outcome == _FAIL or not _holds_work(
-            goals, boxes, barrier_mark, marks[2], region_goal, set_mark, set_stamp, count
+            goals, boxes, barrier_mark, marks[BARRIER_MARK], region_goal, set_mark, set_stamp, count
         ):
             continue
         if best < 0 or pushes < best:
             best = pushes
-            marks[3] += 1
+            marks[ALLOWED_MARK] += 1
             for b in boxes:
-                if barrier_mark[b] == marks[2]:
-                    allowed[b] = marks[3]
+                if barrier_mark[b] == marks[BARRIER_MARK]:
+                    allowed[b] = marks[ALLOWED_MARK]
             if best == 0:
                 break
     return best
@@ -135,12 +139,12 @@ def _label(
 def _check(
     floor, dead, deltas, occupied, boxes, reach_mark, stamp, scratch, marks
 ):  # pragma: no cover - compiled
-    """(outcome, inward pushes) of the corral of the regions marked ``marks[1]`` in
-    ``scratch.set_mark``, its barrier boxes marked ``marks[2]`` in ``scratch.barrier_mark``:
+    """(outcome, inward pushes) of the corral of the regions marked ``marks[SET_MARK]`` in
+    ``scratch.set_mark``, its barrier boxes marked ``marks[BARRIER_MARK]`` in ``scratch.barrier_mark``:
     outcome is a region to merge, ``_PASS`` or ``_FAIL``."""
-    region, region_mark, region_stamp = scratch.region, scratch.region_mark, marks[0]
-    set_mark, set_stamp = scratch.set_mark, marks[1]
-    barrier_mark, barrier_stamp = scratch.barrier_mark, marks[2]
+    region, region_mark, region_stamp = scratch.region, scratch.region_mark, marks[REGION_MARK]
+    set_mark, set_stamp = scratch.set_mark, marks[SET_MARK]
+    barrier_mark, barrier_stamp = scratch.barrier_mark, marks[BARRIER_MARK]
     for b in boxes:
         if not floor[b]:
             continue  # a box that ``floor`` counts as wall (frozen on its goal) never moves
