@@ -45,6 +45,7 @@ from evosoko.search.push_kernel import (
     _deepest_goal_ahead,
     _moved,
     _packed_prefix,
+    heuristic_tables,
 )
 from evosoko.search.store import (
     CHUNK,
@@ -215,7 +216,7 @@ def fess_search(
     alternate = space_state[ALTERNATE]
     pack_macros = space_state[PACK_MACROS] > 0
     corridor_macros = space_state[CORRIDOR_MACROS] > 0
-    kind = params[HEURISTIC]
+    heuristic = heuristic_tables(tab, params[HEURISTIC])
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
     freeze = params[FREEZE] != 0
@@ -430,7 +431,9 @@ def fess_search(
                                 )
                         ok = False
                 if ok:  # a new state: match its boxes (from the parent's matching)
-                    h, full = _child_h(tab, kind, nodes, node, b, target, moved, child_rows, work)
+                    h, full = _child_h(
+                        heuristic, h_of[node], potential[node], b, target, moved, child_rows, work
+                    )
                     if full:
                         spent += matching_update_work
                     ok = h < UNREACHABLE
@@ -567,6 +570,7 @@ def _packing_macros(
     per_goal = space_state[PACK_MACROS]
     alternate = space_state[ALTERNATE]
     freeze = params[FREEZE] != 0
+    heuristic = heuristic_tables(tab, params[HEURISTIC])
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
     box_count = parent_boxes.shape[0]
@@ -631,7 +635,7 @@ def _packing_macros(
                     node_boxes[node], assign[node], best, goal, child, child_assign, with_assignment
                 )
                 h, _ = _child_h(
-                    tab, params[HEURISTIC], nodes, node, b, goal, moved, child_rows, work
+                    heuristic, nodes.h[node], potential[node], b, goal, moved, child_rows, work
                 )
                 ok = h < UNREACHABLE
             cell = 0

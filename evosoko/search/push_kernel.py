@@ -128,6 +128,26 @@ class ChildRows(NamedTuple):
     """int32[boxes]: the goals' dual potentials."""
 
 
+class HeuristicTables(NamedTuple):
+    """What :func:`_child_h` reads: the heuristic's kind (:mod:`evosoko.search.heuristics`) and
+    its tables, taken from the level's arrays once per kernel call, so that the call made for
+    each child passes these three arrays and not all of the level's."""
+
+    kind: int
+    nearest_manhattan: np.ndarray
+    """int64[cells]: Manhattan distance to the nearest goal."""
+    nearest_push: np.ndarray
+    """int64[cells]: push distance to the nearest goal."""
+    push_distance: np.ndarray
+    """int64[goals, cells]: pushes of a lone box to each goal."""
+
+
+@numba.njit(cache=True)
+def heuristic_tables(tab, kind):  # pragma: no cover - compiled
+    """The :class:`HeuristicTables` of ``kind`` from the level's arrays ``tab``."""
+    return HeuristicTables(kind, tab.nearest_manhattan, tab.nearest_push, tab.push_distance)
+
+
 def make_scratch(cells: int, box_count: int) -> PushSearchScratch:
     """A :class:`PushSearchScratch` for a level of ``cells`` cells and ``box_count`` boxes."""
     return PushSearchScratch(
@@ -206,7 +226,7 @@ def push_search(
     )
     pending = scratch.pending
     mode = params[MODE]
-    kind = params[HEURISTIC]
+    heuristic = heuristic_tables(tab, params[HEURISTIC])
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
     freeze = params[FREEZE] != 0
@@ -399,7 +419,9 @@ def push_search(
                 if other != EMPTY:
                     h = h_of[other]  # a stored state's: h depends on the boxes only
                 else:  # a new state: match its boxes (from the parent's matching)
-                    h, full = _child_h(tab, kind, nodes, node, b, target, moved, child_rows, work)
+                    h, full = _child_h(
+                        heuristic, h_of[node], potential[node], b, target, moved, child_rows, work
+                    )
                     if full:
                         spent += matching_update_work
                     if h >= UNREACHABLE:
@@ -539,21 +561,28 @@ def _moved(
 
 
 @numba.njit(cache=True)
-def _child_h(tab, kind, nodes, node, source, target, moved, child, work):  # pragma: no cover
-    """Heuristic of ``kind`` of the child of ``node`` after the box on ``source`` went to
-    ``target`` (row ``moved`` of ``child.boxes``), and whether a matching was updated.
+def _child_h(
+    heuristic, parent_h, parent_potential, source, target, moved, child, work
+):  # pragma: no cover - compiled
+    """Heuristic (:class:`HeuristicTables`) of the child of a node of ``parent_h`` after the
+    box on ``source`` went to ``target`` (row ``moved`` of ``child.boxes``), and whether a
+    matching was updated.
 
     Manhattan and push distance: the parent's sum with the moved box's term changed. Matching:
     ``child.assign`` holds the parent's assignment in the child's order (:func:`_moved`);
     :func:`evosoko.sokoban.matching.matching_update` re-matches the moved box in O(n^2) from
-    the parent's potentials, filling ``child.assign`` and ``child.potential``: the same cost a
-    full O(n^3) matching gives.
+    the parent's potentials ``parent_potential``, filling ``child.assign`` and
+    ``child.potential``: the same cost a full O(n^3) matching gives.
     """
-    parent_h = nodes.h[node]
+    kind = heuristic.kind
     if kind == MANHATTAN:
-        return parent_h - tab.nearest_manhattan[source] + tab.nearest_manhattan[target], False
+        nearest = heuristic.nearest_manhattan
+        return parent_h - nearest[source] + nearest[target], False
     if kind == PUSH_DISTANCE:
-        return parent_h - tab.nearest_push[source] + tab.nearest_push[target], False
-    child.potential[:] = nodes.potential[node]
-    h = matching_update(tab.push_distance, child.boxes, child.assign, child.potential, moved, work)
+        nearest = heuristic.nearest_push
+        return parent_h - nearest[source] + nearest[target], False
+    child.potential[:] = parent_potential
+    h = matching_update(
+        heuristic.push_distance, child.boxes, child.assign, child.potential, moved, work
+    )
     return h, True
