@@ -83,16 +83,7 @@ class PullSearch:
         store = self.store
         goal_cells = np.array(sorted(int(c) for c in level.goal_cells), dtype=np.int64)
         self.pull_tab = PullTables(self.distance, self.live, goal_cells)
-        pull_roots(
-            tab,
-            self.pull_tab,
-            weight,
-            store.nodes,
-            store.table,
-            store.counters,
-            store.frontier,
-            self.scratch,
-        )
+        pull_roots(tab, self.pull_tab, weight, store.arrays, self.scratch)
 
     def step(self) -> None:
         """One call of the pull kernel (about ``_CHUNK_SECONDS``); grows the store when asked,
@@ -102,15 +93,7 @@ class PullSearch:
         store = self.store
         started = time.perf_counter()
         code = pull_search(
-            self.tab,
-            self.pull_tab,
-            self.weight,
-            self._chunk,
-            store.nodes,
-            store.table,
-            store.frontier,
-            store.counters,
-            self.scratch,
+            self.tab, self.pull_tab, self.weight, self._chunk, store.arrays, self.scratch
         )
         elapsed = max(time.perf_counter() - started, 1e-6)
         self.seconds += elapsed

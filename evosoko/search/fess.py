@@ -106,17 +106,13 @@ class FeatureSpaceRun(SearchRun):
         return h
 
     def _call_kernel(self) -> int:
-        store = self.store
         return fess_kernel.fess_search(
             self.tab,
             self.room_tab,
             self.features,
             self.params,
-            store.nodes,
-            store.table,
+            self.store.arrays,
             self.space,
-            store.frontier,
-            store.counters,
             self.scratch,
             self.work,
         )

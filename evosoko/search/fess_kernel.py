@@ -190,13 +190,15 @@ def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> N
 
 @numba.njit(cache=True)
 def fess_search(
-    tab, room_tab, features, params, nodes, table, space, frontier, counters, scratch, work
+    tab, room_tab, features, params, store, space, scratch, work
 ):  # pragma: no cover - compiled
-    """Expand up to ``params[CHUNK]`` nodes, one per visited cell; returns CONTINUE, SOLVED,
-    EXHAUSTED or NEED_SPACE.
+    """Expand up to ``params[CHUNK]`` nodes of ``store``
+    (:class:`evosoko.search.store.StoreArrays`), one per visited cell; returns CONTINUE,
+    SOLVED, EXHAUSTED or NEED_SPACE.
 
     ``features``: see :func:`make_features`.
     """
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
     node_boxes, key_player, actual, parent = nodes.boxes, nodes.player, nodes.actual, nodes.parent
@@ -479,11 +481,8 @@ def fess_search(
                 room_tab,
                 features,
                 params,
-                nodes,
-                table,
+                store,
                 space,
-                frontier,
-                counters,
                 scratch,
                 work,
                 node,
@@ -528,20 +527,7 @@ def _through_corridor(floor, dead, goals, occupied, deltas, d, source, target): 
 
 @numba.njit(cache=True)
 def _packing_macros(
-    tab,
-    room_tab,
-    features,
-    params,
-    nodes,
-    table,
-    space,
-    frontier,
-    counters,
-    scratch,
-    work,
-    node,
-    parent_boxes,
-    child_rows,
+    tab, room_tab, features, params, store, space, scratch, work, node, parent_boxes, child_rows
 ):  # pragma: no cover - compiled
     """Add the packing macros of ``node`` (see ``PACK_MACROS``) with the boxes
     ``parent_boxes`` (int64), made in ``child_rows``; returns a solved node or -1.
@@ -549,6 +535,7 @@ def _packing_macros(
     ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark`` its player region
     (``stamps[REACH_STAMP]``), as the expansion left them.
     """
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     room = room_tab.room
     goal_macros = params[GOAL_MACROS] != 0 and room_tab.entrance >= 0
     reach = scratch.stamps[REACH_STAMP]

@@ -80,8 +80,10 @@ def seed_random(seed):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def move_root(tab, params, nodes, table, counters, boxes, player, work):  # pragma: no cover
-    """Store the start position as node 0; returns ``(node, h, frontier key)``."""
+def move_root(tab, params, store, boxes, player, work):  # pragma: no cover - compiled
+    """Store the start position as node 0 of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns ``(node, h, frontier key)``."""
+    nodes, table, counters = store.nodes, store.table, store.counters
     goals, rows, columns = tab.goals, tab.rows, tab.columns
     push_distance, nearest_push, nearest_manhattan = (
         tab.push_distance,
@@ -102,10 +104,11 @@ def move_root(tab, params, nodes, table, counters, boxes, player, work):  # prag
 
 
 @numba.njit(cache=True)
-def move_search(
-    tab, params, nodes, table, frontier, counters, scratch, work
-):  # pragma: no cover - compiled
-    """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE."""
+def move_search(tab, params, store, scratch, work):  # pragma: no cover - compiled
+    """Expand up to ``params[CHUNK]`` nodes of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns CONTINUE, SOLVED, EXHAUSTED or
+    NEED_SPACE."""
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
     rows, columns = tab.rows, tab.columns
     push_distance, nearest_push, nearest_manhattan = (

@@ -117,12 +117,12 @@ def make_scratch(cells: int, box_count: int) -> PullScratch:
 
 
 @numba.njit(cache=True)
-def pull_roots(
-    tab, pull_tab, weight, nodes, table, counters, frontier, scratch
-):  # pragma: no cover - compiled
+def pull_roots(tab, pull_tab, weight, store, scratch):  # pragma: no cover - compiled
     """Store the solved position once per region of free floor (the player may finish in any
-    of them) and put each in the frontier; returns how many. ``tab``: the level's
+    of them) and put each in the frontier of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns how many. ``tab``: the level's
     :class:`~evosoko.sokoban.arrays.LevelArrays`, ``pull_tab`` its :class:`PullTables`."""
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, deltas, zb, zp = tab.floor, tab.deltas, tab.zobrist_box, tab.zobrist_player
     distance, goal_cells = pull_tab.distance, pull_tab.goal_cells
     assignment, work, reach_mark = scratch.assignment, scratch.work, scratch.reach_mark
@@ -153,11 +153,11 @@ def pull_roots(
 
 
 @numba.njit(cache=True)
-def pull_search(
-    tab, pull_tab, weight, chunk, nodes, table, frontier, counters, scratch
-):  # pragma: no cover - compiled
-    """Expand up to ``chunk`` states of the pull frontier; returns ``CONTINUE``, ``EXHAUSTED``
-    (every state reachable backwards is stored) or ``NEED_SPACE`` (grow the store first)."""
+def pull_search(tab, pull_tab, weight, chunk, store, scratch):  # pragma: no cover - compiled
+    """Expand up to ``chunk`` states of the pull frontier of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns ``CONTINUE``, ``EXHAUSTED`` (every
+    state reachable backwards is stored) or ``NEED_SPACE`` (grow the store first)."""
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, deltas, zb, zp = tab.floor, tab.deltas, tab.zobrist_box, tab.zobrist_player
     distance, live = pull_tab.distance, pull_tab.live
     assignment, work, reach_mark = scratch.assignment, scratch.work, scratch.reach_mark

@@ -169,10 +169,10 @@ def make_scratch(cells: int, box_count: int) -> PushSearchScratch:
 
 
 @numba.njit(cache=True)
-def push_root(
-    tab, params, nodes, table, counters, scratch, boxes, player, work
-):  # pragma: no cover - compiled
-    """Store the start position as node 0; returns its heuristic value."""
+def push_root(tab, params, store, scratch, boxes, player, work):  # pragma: no cover - compiled
+    """Store the start position as node 0 of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns ``(node, h, frontier key)``."""
+    nodes, table, counters = store.nodes, store.table, store.counters
     floor, deltas, push_distance = tab.floor, tab.deltas, tab.push_distance
     nearest_push, nearest_manhattan = tab.nearest_push, tab.nearest_manhattan
     zb, zp = tab.zobrist_box, tab.zobrist_player
@@ -204,14 +204,15 @@ def push_root(
 
 
 @numba.njit(cache=True)
-def push_search(
-    tab, room_tab, params, nodes, table, frontier, counters, scratch, work
-):  # pragma: no cover - compiled
-    """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE.
+def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cover - compiled
+    """Expand up to ``params[CHUNK]`` nodes of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns CONTINUE, SOLVED, EXHAUSTED or
+    NEED_SPACE.
 
     ``room_tab``: the goal room (:class:`evosoko.search.goalroom.GoalRoomArrays`, used when
     ``params[GOAL_MACROS]``).
     """
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
     node_boxes, key_player, actual, parent = nodes.boxes, nodes.player, nodes.actual, nodes.parent
