@@ -31,6 +31,8 @@ from evosoko.search.fess_space import (
     CORRIDOR_MACROS,
     PACK_MACROS,
     TURN,
+    RoomLinks,
+    cell_features,
     cell_key,
     heap_insert,
     heap_pop,
@@ -83,6 +85,7 @@ from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
 from evosoko.sokoban.corral_deadlock import (
     CorralSearch,
     cluster_lost_after_push,
+    deadlock_board,
     lost_after_push,
     make_corral_scratch,
 )
@@ -100,18 +103,6 @@ PACK_MACRO_STEP = 1 << 29
 ``d`` (the pushes are rebuilt by :func:`evosoko.search.box_paths.box_path_pushes`). Between the
 tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has cells) and the
 goal macros' (``GOAL_MACRO_STEP + k``)."""
-
-
-class RoomLinks(NamedTuple):
-    """The links between rooms that the room-connectivity feature counts
-    (:func:`evosoko.sokoban.rooms.blocked_links`)."""
-
-    link: np.ndarray
-    """int64[cells]: the link each cell belongs to (-1: none)."""
-    seen: np.ndarray
-    """int64[links or 1]: scratch, one slot per link."""
-    ends: np.ndarray
-    """int64[links, 2]: the cells at each link's ends (no rows: every blocked link counts)."""
 
 
 class Features(NamedTuple):
@@ -212,6 +203,8 @@ def fess_search(
         scratch.freeze,
     )
     corral_search = features.corral
+    board = deadlock_board(tab)
+    cell_inputs = cell_features(features)
     corral_deadlocks = corral_search.players.shape[0] > 0
     cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
     space_state = space.state
@@ -300,13 +293,13 @@ def fess_search(
                 >= 0
             )
         if (corral_deadlocks and first_successor == 0 and parent[node] >= 0) and lost_after_push(
-            tab, occupied, reach_mark, reach, actual[node], step[node], corral_search
+            board, occupied, reach_mark, reach, actual[node], step[node], corral_search
         ):
             clear_cells(occupied, parent_boxes)
             continue  # a corral next to the box pushed last is lost (corral_deadlock.py)
         if (
             cluster_deadlocks and first_successor == 0 and parent[node] >= 0
-        ) and cluster_lost_after_push(tab, occupied, actual[node], step[node], corral_search):
+        ) and cluster_lost_after_push(board, occupied, actual[node], step[node], corral_search):
             clear_cells(occupied, parent_boxes)
             continue  # the boxes touching the box pushed last cannot reach goals on their own
         allowed = corral_scratch.allowed
@@ -441,7 +434,7 @@ def fess_search(
                     ok = h < UNREACHABLE
                 if ok:
                     child_cell = state_cell(
-                        features, space_state, floor, occupied, deltas, child, queue
+                        cell_inputs, space_state, floor, occupied, deltas, child, queue
                     )
                 occupied[target] = False
                 occupied[b] = True
@@ -553,6 +546,7 @@ def _packing_macros(
     occupied, stamps, freeze_scratch = scratch.occupied, scratch.stamps, scratch.freeze
     layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
     goal_index, path_scratch = features.goal_index, features.box_path
+    cell_inputs = cell_features(features)
     space_state = space.state
     per_goal = space_state[PACK_MACROS]
     alternate = space_state[ALTERNATE]
@@ -631,7 +625,7 @@ def _packing_macros(
                 normalized = normalized_player(
                     floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
                 )
-                cell = state_cell(features, space_state, floor, occupied, deltas, child, queue)
+                cell = state_cell(cell_inputs, space_state, floor, occupied, deltas, child, queue)
             occupied[goal] = False
             occupied[b] = True
             if not ok:

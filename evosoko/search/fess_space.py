@@ -302,10 +302,55 @@ def cell_of(plan, regions, cap):  # pragma: no cover - compiled
     return plan * cap + min(regions, cap) - 1
 
 
+class RoomLinks(NamedTuple):
+    """The links between rooms that the room-connectivity feature counts
+    (:func:`evosoko.sokoban.rooms.blocked_links`)."""
+
+    link: np.ndarray
+    """int64[cells]: the link each cell belongs to (-1: none)."""
+    seen: np.ndarray
+    """int64[links or 1]: scratch, one slot per link."""
+    ends: np.ndarray
+    """int64[links, 2]: the cells at each link's ends (no rows: every blocked link counts)."""
+
+
+class CellFeatures(NamedTuple):
+    """What :func:`state_cell` reads, the same fields in
+    :class:`evosoko.search.fess_kernel.Features`: the kernels pass these alone for each child,
+    not the features' scratch of macros and deadlock tests."""
+
+    layer: np.ndarray
+    """int64[cells]: the packing layer of each goal (-1 off goals)."""
+    goals_per_layer: np.ndarray
+    """int64[layers]: how many goals each layer has."""
+    counts: np.ndarray
+    """int64[layers or 1]: scratch, boxes on the goals of each layer."""
+    stamp: np.ndarray
+    """int64[1]: the running stamp of ``mark``."""
+    mark: np.ndarray
+    """int64[cells]: the regions of free floor counted by the connectivity feature."""
+    links: RoomLinks
+    """The room links (all -1: none)."""
+
+
+@numba.njit(cache=True)
+def cell_features(features):  # pragma: no cover - compiled
+    """The :class:`CellFeatures` of ``features``
+    (:class:`evosoko.search.fess_kernel.Features`)."""
+    return CellFeatures(
+        features.layer,
+        features.goals_per_layer,
+        features.counts,
+        features.stamp,
+        features.mark,
+        features.links,
+    )
+
+
 @numba.njit(cache=True)
 def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  # pragma: no cover
-    """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: see
-    :func:`evosoko.search.fess_kernel.make_features`.
+    """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: a
+    :class:`CellFeatures`, or the :class:`evosoko.search.fess_kernel.Features` holding them.
 
     Its coordinates: the plan (:func:`plan_feature`); with ``ROOM_VALUES`` = k > 1, *room
     connectivity*, Festival's fourth feature: the links between rooms that boxes block

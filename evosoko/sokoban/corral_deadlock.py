@@ -51,10 +51,27 @@ REGION_STAMP, REACH_STAMP = 0, 1
 """Slots of :attr:`CorralSearch.stamps`."""
 
 
+class DeadlockBoard(NamedTuple):
+    """What the tests read of the level, the fields of the same names of
+    :class:`~evosoko.sokoban.arrays.LevelArrays`: a kernel that runs them at every expansion
+    passes these four arrays (:func:`deadlock_board`), not all of the level's."""
+
+    floor: np.ndarray
+    dead: np.ndarray
+    goals: np.ndarray
+    deltas: np.ndarray
+
+
+@numba.njit(cache=True)
+def deadlock_board(tab):  # pragma: no cover - compiled
+    """The :class:`DeadlockBoard` of the level's arrays ``tab``."""
+    return DeadlockBoard(tab.floor, tab.dead, tab.goals, tab.deltas)
+
+
 class CorralSearch(NamedTuple):
     """Scratch and bounds of the corral and cluster deadlock searches (:func:`corral_deadlock`,
     :func:`cluster_deadlock`); the tests take it as ``scratch``, and the level's
-    :class:`~evosoko.sokoban.arrays.LevelArrays` as ``tab``."""
+    :class:`~evosoko.sokoban.arrays.LevelArrays` or its :class:`DeadlockBoard` as ``tab``."""
 
     region_mark: np.ndarray
     """int64[cells]: the corral being tested, and the clusters already searched after a push."""
@@ -345,7 +362,7 @@ def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: 
         scratch.queue,
     )
     boxes, players, table = scratch.boxes, scratch.players, scratch.table
-    stamps, buffer = scratch.stamps, scratch.buffer
+    stamps, buffer, freeze_scratch = scratch.stamps, scratch.buffer, scratch.freeze
     _sort(buffer, count)
     if all_on_goals(goals, buffer[:count]):
         return False
@@ -379,7 +396,7 @@ def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: 
                     continue
                 occ[b] = False
                 occ[target] = True
-                frozen = freeze_deadlock(floor, dead, goals, occ, deltas, target, scratch.freeze)
+                frozen = freeze_deadlock(floor, dead, goals, occ, deltas, target, freeze_scratch)
                 occ[target] = False
                 occ[b] = True
                 if frozen:
