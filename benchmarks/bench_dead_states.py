@@ -29,7 +29,6 @@ from _common import load_level, machine, positive, report
 from evosoko.search import FessSettings, solve
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.corral_deadlock import cluster_deadlock, make_corral_scratch
-from evosoko.sokoban.freeze import make_freeze_scratch
 
 
 def expanded_states(
@@ -60,15 +59,14 @@ def lost_counts(level, states, sample: int, limit: int) -> dict:
     rng = np.random.default_rng(0)
     chosen = rng.choice(len(boxes), size=min(sample, len(boxes)), replace=False)
     tables = level_arrays(level)
-    arguments = (tables.floor, tables.dead, tables.goals, tables.deltas)
-    freeze, scratch = make_freeze_scratch(level.cells), make_corral_scratch(level.cells, limit)
+    scratch = make_corral_scratch(level.cells, limit)
     last = every = 0
     for row in chosen.tolist():
         occupied = np.zeros(level.cells, dtype=np.bool_)
         occupied[boxes[row]] = True
         player, code = int(players[row]), int(steps[row])
         lost = [
-            bool(cluster_deadlock(*arguments, occupied, player, int(box), freeze, scratch))
+            bool(cluster_deadlock(tables, occupied, player, int(box), scratch))
             for box in boxes[row]
         ]
         pushed = player + int(tables.deltas[code & 3]) if 0 <= code < 4 * level.cells else -1

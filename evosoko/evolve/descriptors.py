@@ -34,8 +34,8 @@ class FessCells:
         settings = FessSettings()  # push-fess's cells as it runs by default
         order, self.features = fess.level_features(level, settings, corral_deadlocks=0)
         space = fess_space.make_feature_space(1, level.box_count, order.layers, settings)
-        self.space_state = space[5]
-        self.cells = len(space[3])
+        self.space_state = space.state
+        self.cells = len(space.root)
         self.tables = tables
 
     def of_boxes(self, boxes) -> int:

@@ -34,6 +34,7 @@ import numpy as np
 from evosoko.search.algorithms import ALGORITHMS
 from evosoko.search.fess import FeatureSpaceRun
 from evosoko.search.pull_kernel import (
+    PullTables,
     best_meeting,
     make_scratch,
     pull_roots,
@@ -88,20 +89,8 @@ class PullSearch:
         self._chunk = 1
         store = self.store
         goal_cells = np.array(sorted(int(c) for c in level.goal_cells), dtype=np.int64)
-        pull_roots(
-            tab.floor,
-            tab.deltas,
-            tab.zobrist_box,
-            tab.zobrist_player,
-            self.distance,
-            goal_cells,
-            weight,
-            store.nodes,
-            store.table,
-            store.counters,
-            store.frontier,
-            self.scratch,
-        )
+        self.pull_tab = PullTables(self.distance, self.live, goal_cells)
+        pull_roots(tab, self.pull_tab, weight, store.arrays, self.scratch)
 
     def step(self) -> None:
         """One call of the pull kernel (about ``_CHUNK_SECONDS``); grows the store when asked,
@@ -111,19 +100,7 @@ class PullSearch:
         store = self.store
         started = time.perf_counter()
         code = pull_search(
-            self.tab.floor,
-            self.tab.deltas,
-            self.tab.zobrist_box,
-            self.tab.zobrist_player,
-            self.distance,
-            self.live,
-            self.weight,
-            self._chunk,
-            store.nodes,
-            store.table,
-            store.frontier,
-            store.counters,
-            self.scratch,
+            self.tab, self.pull_tab, self.weight, self._chunk, store.arrays, self.scratch
         )
         elapsed = max(time.perf_counter() - started, 1e-6)
         self.seconds += elapsed

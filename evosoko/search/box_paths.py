@@ -11,24 +11,43 @@ and the replayed solution agree push for push.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
 from evosoko.sokoban.reach import explore
 
-SEEN, PREVIOUS, QUEUE, REGION, REGION_QUEUE, REGION_DISTANCE, STAMPS = range(7)
+STATE_STAMP, REGION_STAMP = 0, 1
+"""Slots of :attr:`BoxPathScratch.stamps`."""
 
 
-def make_box_path_scratch(cells: int) -> tuple:
-    """Scratch arrays of :func:`box_path` for a level of ``cells`` cells."""
-    return (
-        np.zeros(4 * cells, dtype=np.int64),  # seen stamp per state
-        np.zeros(4 * cells, dtype=np.int64),  # previous state, -1 for a start state
-        np.zeros(4 * cells, dtype=np.int64),  # queue of states
-        np.zeros(cells, dtype=np.int64),  # region mark
-        np.zeros(cells, dtype=np.int64),  # region queue
-        np.zeros(cells, dtype=np.int64),  # region walking distance (unused)
-        np.zeros(2, dtype=np.int64),  # stamps: states, regions
+class BoxPathScratch(NamedTuple):
+    """Scratch of :func:`box_path`; a state is ``cell * 4 + d`` (see the module)."""
+
+    seen: np.ndarray
+    """int64[4 * cells]: the search's stamp on each state it reached."""
+    previous: np.ndarray
+    """int64[4 * cells]: each state's predecessor, -1 for a start state."""
+    queue: np.ndarray
+    """int64[4 * cells]: the queue of states."""
+    region: np.ndarray
+    """int64[cells]: the player's region after a push (``stamps[REGION_STAMP]``)."""
+    region_queue: np.ndarray
+    """int64[cells]: the queue of that region's walk."""
+    stamps: np.ndarray
+    """int64[2]: the running stamps of ``seen`` and ``region``."""
+
+
+def make_box_path_scratch(cells: int) -> BoxPathScratch:
+    """A :class:`BoxPathScratch` for a level of ``cells`` cells."""
+    return BoxPathScratch(
+        seen=np.zeros(4 * cells, dtype=np.int64),
+        previous=np.zeros(4 * cells, dtype=np.int64),
+        queue=np.zeros(4 * cells, dtype=np.int64),
+        region=np.zeros(cells, dtype=np.int64),
+        region_queue=np.zeros(cells, dtype=np.int64),
+        stamps=np.zeros(2, dtype=np.int64),
     )
 
 
@@ -43,9 +62,10 @@ def box_path(
     back); ``reach_mark == reach`` marks where the player can walk now. At most ``limit``
     states are visited. The chain of states back from the final one is left in ``scratch``.
     """
-    seen, previous, queue, region, region_queue, _, stamps = scratch
-    stamps[0] += 1
-    stamp = stamps[0]
+    seen, previous, queue = scratch.seen, scratch.previous, scratch.queue
+    region, region_queue, stamps = scratch.region, scratch.region_queue, scratch.stamps
+    stamps[STATE_STAMP] += 1
+    stamp = stamps[STATE_STAMP]
     head = 0
     tail = 0
     for d in range(4):
@@ -70,12 +90,13 @@ def box_path(
             found = state
             break
         occupied[after] = True
-        stamps[1] += 1
-        explore(floor, occupied, deltas, cell, region, stamps[1], region_queue, region_queue[:0])
+        stamps[REGION_STAMP] += 1
+        region_stamp = stamps[REGION_STAMP]
+        explore(floor, occupied, deltas, cell, region, region_stamp, region_queue, region_queue[:0])
         occupied[after] = False
         for e in range(4):
             side = after - deltas[e]
-            if region[side] != stamps[1]:
+            if region[side] != region_stamp:
                 continue
             next_state = after * 4 + e
             if seen[next_state] == stamp:
@@ -110,7 +131,7 @@ def box_path_pushes(
     found, scratch = _box_search(floor, dead, occupied, deltas, box, player, target)
     if found < 0 or (last_direction is not None and found % 4 != last_direction):
         return None
-    previous = scratch[PREVIOUS]
+    previous = scratch.previous
     chain = []
     state = found
     while state >= 0:
@@ -131,11 +152,11 @@ def box_reachable_targets(
     """The cells of ``targets`` that the box on ``box`` can be pushed to from the position
     (``occupied``, player on ``player``), the other boxes staying put (one search for all)."""
     _, scratch = _box_search(floor, dead, occupied, deltas, box, player, -1)
-    seen, stamp = scratch[SEEN], scratch[STAMPS][0]
+    seen, stamp = scratch.seen, scratch.stamps[STATE_STAMP]
     return [int(t) for t in targets if t != box and (seen[4 * t : 4 * t + 4] == stamp).any()]
 
 
-def _box_search(floor, dead, occupied, deltas, box, player, target) -> tuple[int, tuple]:
+def _box_search(floor, dead, occupied, deltas, box, player, target) -> tuple[int, BoxPathScratch]:
     """Run :func:`box_path` from the position (``target`` -1: every state it reaches); the
     final state (-1 if none) and the scratch holding the search."""
     cells = floor.shape[0]

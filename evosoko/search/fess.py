@@ -15,7 +15,7 @@ import numpy as np
 from evosoko.search import fess_kernel, fess_space
 from evosoko.search.box_paths import box_path_pushes
 from evosoko.search.clocks import no_tick
-from evosoko.search.packing_order import packing_order
+from evosoko.search.packing_order import PackingOrder, packing_order
 from evosoko.search.paths import SearchBug, push_path
 from evosoko.search.result import TIMEOUT, UNSOLVABLE
 from evosoko.search.search_run import SearchRun
@@ -34,7 +34,7 @@ def level_features(
     settings: FessSettings,
     corral_deadlocks: int | None = None,
     tick: Callable[[], None] = no_tick,
-) -> tuple:
+) -> tuple[PackingOrder, fess_kernel.Features]:
     """(packing order, features) of ``level`` as ``settings`` make them
     (:func:`evosoko.search.fess_kernel.make_features`): the cells of push-fess, and of the GA's
     MAP-Elites (:mod:`evosoko.evolve.descriptors`, which tests no corral deadlocks:
@@ -115,17 +115,13 @@ class FeatureSpaceRun(SearchRun):
         return h
 
     def _call_kernel(self) -> int:
-        store = self.store
         return fess_kernel.fess_search(
             self.tab,
             self.room_tab,
             self.features,
             self.params,
-            store.nodes,
-            store.table,
+            self.store.arrays,
             self.space,
-            store.frontier,
-            store.counters,
             self.scratch,
             self.work,
         )
@@ -164,7 +160,7 @@ class FeatureSpaceRun(SearchRun):
         if self.space is None:  # ended before its first state: no frontier
             return super()._partial_nodes(count)
         by_h = self._lowest_h(self._open_nodes()).tolist()
-        roots = self.space[fess_space.CELL_ROOT]
+        roots = self.space.root
         roots = roots[roots >= 0]
         roots = roots[self.store.field("closed")[roots] == 0]  # a root expanded out of turn
         chosen = by_h[:1] + [node for node in self._lowest_h(roots).tolist() if node != by_h[0]]
@@ -175,5 +171,5 @@ class FeatureSpaceRun(SearchRun):
 
     def _grow(self) -> None:
         self.store.grow(self.max_nodes)
-        if len(self.space[0]) < self.store.capacity:
+        if len(self.space.key) < self.store.capacity:
             self.space = fess_space.grown_feature_space(self.space, self.store.capacity)

@@ -20,15 +20,19 @@ tunnel macros and the goal-room macro); the key and path bookkeeping are the sam
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
-from evosoko.search.box_paths import box_path, make_box_path_scratch
+from evosoko.search.box_paths import BoxPathScratch, box_path, make_box_path_scratch
 from evosoko.search.fess_space import (
     ALTERNATE,
     CORRIDOR_MACROS,
     PACK_MACROS,
     TURN,
+    RoomLinks,
+    cell_features,
     cell_key,
     heap_insert,
     heap_pop,
@@ -38,10 +42,12 @@ from evosoko.search.fess_space import (
 from evosoko.search.push_kernel import (
     NORM_STAMP,
     REACH_STAMP,
+    ChildRows,
     _child_h,
     _deepest_goal_ahead,
     _moved,
     _packed_prefix,
+    heuristic_tables,
 )
 from evosoko.search.store import (
     CHUNK,
@@ -77,11 +83,13 @@ from evosoko.search.store import (
 )
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
 from evosoko.sokoban.corral_deadlock import (
+    CorralSearch,
     cluster_lost_after_push,
+    deadlock_board,
     lost_after_push,
     make_corral_scratch,
 )
-from evosoko.sokoban.corrals import pi_corral
+from evosoko.sokoban.corrals import ALLOWED_MARK, pi_corral
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
@@ -97,6 +105,30 @@ tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has 
 goal macros' (``GOAL_MACRO_STEP + k``)."""
 
 
+class Features(NamedTuple):
+    """What the feature-space kernels read and write to put a state in its cell, and the
+    scratch of their macros and deadlock tests (:func:`make_features`)."""
+
+    layer: np.ndarray
+    """int64[cells]: the packing layer of each goal (-1 off goals)."""
+    goals_per_layer: np.ndarray
+    """int64[layers]: how many goals each layer has."""
+    counts: np.ndarray
+    """int64[layers or 1]: scratch, boxes on the goals of each layer."""
+    stamp: np.ndarray
+    """int64[1]: the running stamp of ``mark``."""
+    mark: np.ndarray
+    """int64[cells]: the regions of free floor counted by the connectivity feature."""
+    goal_index: np.ndarray
+    """int64[cells]: the row of each goal in the push-distance table (-1 off goals)."""
+    box_path: BoxPathScratch
+    """Scratch of the packing macros' box paths."""
+    corral: CorralSearch
+    """Scratch and bounds of the corral and cluster deadlock tests (no positions: none)."""
+    links: RoomLinks
+    """The room links (all -1: none)."""
+
+
 def make_features(
     order,
     cells: int,
@@ -107,10 +139,8 @@ def make_features(
     cluster_cache: int = 0,
     cluster_limit: int | None = None,
     cluster_width: int | None = None,
-) -> tuple:
-    """(goal layers, goals per layer, per-layer scratch, stamp, region mark, goal index of
-    each cell (-1 off goals), box-path scratch, corral-deadlock scratch, (link of each cell,
-    scratch per link, link ends)) of the kernel; corral deadlock searches of up to
+) -> Features:
+    """The :class:`Features` of a level with packing ``order``; corral deadlock searches of up to
     ``corral_limit`` positions (0: none), with cluster deadlock tests as well when
     ``cluster_cache`` > 0 (the slots of their cache), of up to ``cluster_limit`` positions
     (None: ``corral_limit``) that give up when more than ``cluster_width`` positions wait (None:
@@ -124,16 +154,18 @@ def make_features(
         goal_index[np.asarray(goal_cells, dtype=np.int64)] = np.arange(len(goal_cells))
     link = np.full(cells, -1, dtype=np.int64) if link is None else np.asarray(link, np.int64)
     ends = np.zeros((0, 2), dtype=np.int64) if ends is None else np.asarray(ends, np.int64)
-    return (
-        layer,
-        goals_per_layer,
-        np.zeros(max(1, order.layers), dtype=np.int64),
-        np.zeros(1, dtype=np.int64),
-        np.zeros(cells, dtype=np.int64),
-        goal_index,
-        make_box_path_scratch(cells),
-        make_corral_scratch(cells, corral_limit, cluster_cache, cluster_limit, cluster_width),
-        (link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
+    return Features(
+        layer=layer,
+        goals_per_layer=goals_per_layer,
+        counts=np.zeros(max(1, order.layers), dtype=np.int64),
+        stamp=np.zeros(1, dtype=np.int64),
+        mark=np.zeros(cells, dtype=np.int64),
+        goal_index=goal_index,
+        box_path=make_box_path_scratch(cells),
+        corral=make_corral_scratch(
+            cells, corral_limit, cluster_cache, cluster_limit, cluster_width
+        ),
+        links=RoomLinks(link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
     )
 
 
@@ -143,68 +175,50 @@ def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> N
     occupied = np.zeros(floor.shape[0], dtype=np.bool_)
     occupied[boxes] = True
     queue = np.zeros(floor.shape[0], dtype=np.int64)
-    cell = state_cell(features, space[5], floor, occupied, deltas, boxes, queue)
+    cell = state_cell(features, space.state, floor, occupied, deltas, boxes, queue)
     heap_insert(space, cell, 0, priority(0, h, 0, g_weight, h_weight))
 
 
 @numba.njit(cache=True)
 def fess_search(
-    tab, room_tab, features, params, nodes, table, space, frontier, counters, scratch, work
+    tab, room_tab, features, params, store, space, scratch, work
 ):  # pragma: no cover - compiled
-    """Expand up to ``params[CHUNK]`` nodes, one per visited cell; returns CONTINUE, SOLVED,
-    EXHAUSTED or NEED_SPACE.
+    """Expand up to ``params[CHUNK]`` nodes of ``store``
+    (:class:`evosoko.search.store.StoreArrays`), one per visited cell; returns CONTINUE,
+    SOLVED, EXHAUSTED or NEED_SPACE.
 
     ``features``: see :func:`make_features`.
     """
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
-    push_distance, nearest_push, nearest_manhattan = (
-        tab.push_distance,
-        tab.nearest_push,
-        tab.nearest_manhattan,
-    )
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
-    (
-        node_boxes,
-        key_player,
-        actual,
-        parent,
-        step,
-        g_of,
-        moves_of,
-        h_of,
-        hash_of,
-        closed,
-        assign,
-        potential,
-    ) = nodes
-    (
-        reach_mark,
-        distance,
-        queue,
-        norm_mark,
-        occupied,
-        corral_scratch,
-        corral_marks,
-        stamps,
-        freeze_scratch,
-        _,
-    ) = scratch
-    corral_search = features[7]
-    corral_deadlocks = corral_search[5].shape[0] > 0
-    cluster_deadlocks = corral_deadlocks and corral_search[10].shape[0] > 0
-    space_state = space[5]
+    node_boxes, key_player, actual, parent = nodes.boxes, nodes.player, nodes.actual, nodes.parent
+    step, g_of, moves_of, h_of = nodes.step, nodes.g, nodes.moves, nodes.h
+    hash_of, closed, assign, potential = nodes.hash, nodes.closed, nodes.assign, nodes.potential
+    reach_mark, distance, queue = scratch.reach_mark, scratch.distance, scratch.queue
+    norm_mark, occupied, stamps = scratch.norm_mark, scratch.occupied, scratch.stamps
+    corral_scratch, corral_marks, freeze_scratch = (
+        scratch.corral,
+        scratch.corral_marks,
+        scratch.freeze,
+    )
+    corral_search = features.corral
+    board = deadlock_board(tab)
+    cell_inputs = cell_features(features)
+    corral_deadlocks = corral_search.players.shape[0] > 0
+    cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
+    space_state = space.state
     alternate = space_state[ALTERNATE]
     pack_macros = space_state[PACK_MACROS] > 0
     corridor_macros = space_state[CORRIDOR_MACROS] > 0
-    kind = params[HEURISTIC]
+    heuristic = heuristic_tables(tab, params[HEURISTIC])
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
     freeze = params[FREEZE] != 0
     corrals = params[CORRALS] != 0
     tunnels = params[TUNNELS] != 0
-    room, entrance_data, pack_goal, pack_pushes, pack_player = room_tab
-    entrance = entrance_data[0]
-    inward = entrance_data[1]
+    room, entrance, inward = room_tab.room, room_tab.entrance, room_tab.inward
+    pack_goal, pack_pushes, pack_player = room_tab.goal, room_tab.pushes, room_tab.player_end
     goal_macros = params[GOAL_MACROS] != 0 and entrance >= 0
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
@@ -212,6 +226,7 @@ def fess_search(
     child = np.empty(box_count, dtype=node_boxes.dtype)  # int16 or int32: the store's cells
     child_assign = np.empty(box_count, dtype=assign.dtype)
     child_potential = np.empty(box_count, dtype=potential.dtype)
+    child_rows = ChildRows(child, child_assign, child_potential)
     parent_boxes = np.empty(box_count, dtype=np.int64)
     with_assignment = assign.shape[1] == box_count
 
@@ -223,7 +238,7 @@ def fess_search(
     while expanded_here < params[CHUNK] and (expanded_here == 0 or spent < work_limit):
         if (
             counters[NODES] + margin >= capacity
-            or space[0].shape[0] < capacity
+            or space.key.shape[0] < capacity
             or counters[FRONT_SIZE] + margin >= frontier[0].shape[0]
         ):
             counters[WORK] += spent
@@ -278,21 +293,17 @@ def fess_search(
                 >= 0
             )
         if (corral_deadlocks and first_successor == 0 and parent[node] >= 0) and lost_after_push(
-            floor, dead, goals, deltas, occupied, reach_mark, reach, actual[node], step[node],
-            freeze_scratch, corral_search,
-        ):  # fmt: skip
+            board, occupied, reach_mark, reach, actual[node], step[node], corral_search
+        ):
             clear_cells(occupied, parent_boxes)
             continue  # a corral next to the box pushed last is lost (corral_deadlock.py)
         if (
             cluster_deadlocks and first_successor == 0 and parent[node] >= 0
-        ) and cluster_lost_after_push(
-            floor, dead, goals, deltas, occupied, actual[node], step[node], freeze_scratch,
-            corral_search,
-        ):  # fmt: skip
+        ) and cluster_lost_after_push(board, occupied, actual[node], step[node], corral_search):
             clear_cells(occupied, parent_boxes)
             continue  # the boxes touching the box pushed last cannot reach goals on their own
-        allowed = corral_scratch[5]
-        allowed_stamp = corral_marks[3]
+        allowed = corral_scratch.allowed
+        allowed_stamp = corral_marks[ALLOWED_MARK]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
         for i in range(first_successor >> 2, box_count):
@@ -416,26 +427,14 @@ def fess_search(
                         ok = False
                 if ok:  # a new state: match its boxes (from the parent's matching)
                     h, full = _child_h(
-                        kind,
-                        h_of[node],
-                        potential[node],
-                        b,
-                        target,
-                        moved,
-                        child,
-                        child_assign,
-                        child_potential,
-                        push_distance,
-                        nearest_push,
-                        nearest_manhattan,
-                        work,
+                        heuristic, h_of[node], potential[node], b, target, moved, child_rows, work
                     )
                     if full:
                         spent += matching_update_work
                     ok = h < UNREACHABLE
                 if ok:
                     child_cell = state_cell(
-                        features, space_state, floor, occupied, deltas, child, queue
+                        cell_inputs, space_state, floor, occupied, deltas, child, queue
                     )
                 occupied[target] = False
                 occupied[b] = True
@@ -472,23 +471,16 @@ def fess_search(
         if pack_macros:
             solved_node = _packing_macros(
                 tab,
-                room,
-                goal_macros,
+                room_tab,
                 features,
                 params,
-                nodes,
-                table,
+                store,
                 space,
-                frontier,
-                counters,
                 scratch,
                 work,
                 node,
                 parent_boxes,
-                reach,
-                child,
-                child_assign,
-                child_potential,
+                child_rows,
             )
             if solved_node >= 0:
                 counters[SOLUTION] = solved_node
@@ -528,45 +520,38 @@ def _through_corridor(floor, dead, goals, occupied, deltas, d, source, target): 
 
 @numba.njit(cache=True)
 def _packing_macros(
-    tab,
-    room,
-    goal_macros,
-    features,
-    params,
-    nodes,
-    table,
-    space,
-    frontier,
-    counters,
-    scratch,
-    work,
-    node,
-    parent_boxes,
-    reach,
-    child,
-    child_assign,
-    child_potential,
+    tab, room_tab, features, params, store, space, scratch, work, node, parent_boxes, child_rows
 ):  # pragma: no cover - compiled
-    """Add the packing macros of ``node`` (see ``PACK_MACROS``); returns a solved node or -1.
+    """Add the packing macros of ``node`` (see ``PACK_MACROS``) with the boxes
+    ``parent_boxes`` (int64), made in ``child_rows``; returns a solved node or -1.
 
-    ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark == reach`` its
-    player region, as the expansion left them.
+    ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark`` its player region
+    (``stamps[REACH_STAMP]``), as the expansion left them.
     """
-    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
-    push_distance, nearest_push, nearest_manhattan = (
-        tab.push_distance,
-        tab.nearest_push,
-        tab.nearest_manhattan,
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
+    room = room_tab.room
+    goal_macros = params[GOAL_MACROS] != 0 and room_tab.entrance >= 0
+    reach = scratch.stamps[REACH_STAMP]
+    child, child_assign, child_potential = (
+        child_rows.boxes,
+        child_rows.assign,
+        child_rows.potential,
     )
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    push_distance = tab.push_distance
     zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, g_of, moves_of = nodes.boxes, nodes.player, nodes.g, nodes.moves
-    h_of, hash_of, assign, potential = nodes.h, nodes.hash, nodes.assign, nodes.potential
-    reach_mark, _, queue, norm_mark, occupied, _, _, stamps, freeze_scratch, _ = scratch
-    layer, goals_per_layer, counts, _, _, goal_index, path_scratch, _, _ = features
-    space_state = space[5]
+    hash_of, assign, potential = nodes.hash, nodes.assign, nodes.potential
+    reach_mark, queue, norm_mark = scratch.reach_mark, scratch.queue, scratch.norm_mark
+    occupied, stamps, freeze_scratch = scratch.occupied, scratch.stamps, scratch.freeze
+    layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
+    goal_index, path_scratch = features.goal_index, features.box_path
+    cell_inputs = cell_features(features)
+    space_state = space.state
     per_goal = space_state[PACK_MACROS]
     alternate = space_state[ALTERNATE]
     freeze = params[FREEZE] != 0
+    heuristic = heuristic_tables(tab, params[HEURISTIC])
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
     box_count = parent_boxes.shape[0]
@@ -584,7 +569,7 @@ def _packing_macros(
             break
     if first_open < 0:
         return -1
-    limit = path_scratch[0].shape[0]
+    limit = path_scratch.seen.shape[0]
     made = 0
     for goal in range(floor.shape[0]):
         if made >= MACRO_CAP:
@@ -631,19 +616,7 @@ def _packing_macros(
                     node_boxes[node], assign[node], best, goal, child, child_assign, with_assignment
                 )
                 h, _ = _child_h(
-                    params[HEURISTIC],
-                    h_of[node],
-                    potential[node],
-                    b,
-                    goal,
-                    moved,
-                    child,
-                    child_assign,
-                    child_potential,
-                    push_distance,
-                    nearest_push,
-                    nearest_manhattan,
-                    work,
+                    heuristic, nodes.h[node], potential[node], b, goal, moved, child_rows, work
                 )
                 ok = h < UNREACHABLE
             cell = 0
@@ -652,7 +625,7 @@ def _packing_macros(
                 normalized = normalized_player(
                     floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
                 )
-                cell = state_cell(features, space_state, floor, occupied, deltas, child, queue)
+                cell = state_cell(cell_inputs, space_state, floor, occupied, deltas, child, queue)
             occupied[goal] = False
             occupied[b] = True
             if not ok:

@@ -11,6 +11,8 @@ so the cells need no storage of their own. The search that cycles through the ce
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -57,8 +59,23 @@ OUT_OF_PLAN_LIMIT = 4
 """Out-of-plan values at or above ``OUT_OF_PLAN_LIMIT - 1`` share one cell."""
 
 
-CELL_ROOT = 3
-"""Index in the feature space's tuple of the array of each cell's best node (EMPTY: none)."""
+class FeatureSpace(NamedTuple):
+    """The cells of the feature space and the pairing heap of states in each."""
+
+    key: np.ndarray
+    """int64[capacity]: each node's key within its cell (smaller first)."""
+    child: np.ndarray
+    """int32[capacity]: each node's first child in its cell's heap (EMPTY: none)."""
+    sibling: np.ndarray
+    """int32[capacity]: each node's next sibling in its cell's heap (EMPTY: none)."""
+    root: np.ndarray
+    """int64[cells]: each cell's best node (EMPTY: none)."""
+    size: np.ndarray
+    """int64[cells]: how many nodes each cell's heap holds."""
+    state: np.ndarray
+    """int64[VIEW_SLOTS + 2 * views]: the knobs and cursors (``VIEW`` .. ``VIEWS``)."""
+    pairs: np.ndarray
+    """int64[capacity]: scratch of :func:`heap_pop`."""
 
 
 def make_feature_space(
@@ -67,11 +84,10 @@ def make_feature_space(
     layers: int,
     settings: FessSettings,
     corridor_macros: bool | None = None,
-) -> tuple:
-    """(key, child, sibling, cell_root, cell_size, state, pair_scratch) for ``capacity``
-    nodes of a level with ``box_count`` boxes and ``layers`` packing layers, laid out as
-    ``settings`` say (their ``corridor_macros`` unless given: a search that ran out of states
-    with them goes on without)."""
+) -> FeatureSpace:
+    """The :class:`FeatureSpace` for ``capacity`` nodes of a level with ``box_count`` boxes and
+    ``layers`` packing layers, laid out as ``settings`` say (their ``corridor_macros`` unless
+    given: a search that ran out of states with them goes on without)."""
     room_values = settings.room_links + 1
     connectivity = settings.connectivity_limit
     cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * room_values * connectivity
@@ -89,34 +105,30 @@ def make_feature_space(
     )
     state[CONNECTIVITY_CAP] = connectivity
     state[LAYERS] = layers
-    return (
-        np.zeros(capacity, dtype=np.int64),
-        np.full(capacity, EMPTY, dtype=np.int32),
-        np.full(capacity, EMPTY, dtype=np.int32),
-        np.full(cells, EMPTY, dtype=np.int64),
-        np.zeros(cells, dtype=np.int64),
-        state,
-        np.zeros(capacity, dtype=np.int64),
+    return FeatureSpace(
+        key=np.zeros(capacity, dtype=np.int64),
+        child=np.full(capacity, EMPTY, dtype=np.int32),
+        sibling=np.full(capacity, EMPTY, dtype=np.int32),
+        root=np.full(cells, EMPTY, dtype=np.int64),
+        size=np.zeros(cells, dtype=np.int64),
+        state=state,
+        pairs=np.zeros(capacity, dtype=np.int64),
     )
 
 
-def grown_feature_space(space: tuple, capacity: int) -> tuple:
+def grown_feature_space(space: FeatureSpace, capacity: int) -> FeatureSpace:
     """``space`` with its per-node arrays grown to ``capacity``."""
-    key, child, sibling, root, size, state, _ = space
 
     def grow(array, fill):
         bigger = np.full(capacity, fill, dtype=array.dtype)
         bigger[: len(array)] = array
         return bigger
 
-    return (
-        grow(key, 0),
-        grow(child, EMPTY),
-        grow(sibling, EMPTY),
-        root,
-        size,
-        state,
-        np.zeros(capacity, dtype=np.int64),
+    return space._replace(
+        key=grow(space.key, 0),
+        child=grow(space.child, EMPTY),
+        sibling=grow(space.sibling, EMPTY),
+        pairs=np.zeros(capacity, dtype=np.int64),
     )
 
 
@@ -137,7 +149,8 @@ def _meld(key, child, sibling, a, b):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def heap_insert(space, cell, node, node_key):  # pragma: no cover - compiled
     """Put ``node`` with ``node_key`` into the heap of ``cell``."""
-    key, child, sibling, root, size, state, _ = space
+    key, child, sibling = space.key, space.child, space.sibling
+    root, size, state = space.root, space.size, space.state
     key[node] = node_key
     child[node] = EMPTY
     sibling[node] = EMPTY
@@ -149,7 +162,8 @@ def heap_insert(space, cell, node, node_key):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def heap_pop(space, cell):  # pragma: no cover - compiled
     """Remove and return the best node of ``cell`` (two-pass pairing)."""
-    key, child, sibling, root, size, state, pairs = space
+    key, child, sibling = space.key, space.child, space.sibling
+    root, size, state, pairs = space.root, space.size, space.state, space.pairs
     top = root[cell]
     count = 0
     current = child[top]
@@ -189,7 +203,7 @@ def next_cell(space):  # pragma: no cover - compiled
     view whose cap is the highest value sees the cells as they are; one with cap ``m`` alone
     cycles as a space of ``m + 1`` room values would.
     """
-    key, root, state = space[0], space[3], space[5]
+    key, root, state = space.key, space.root, space.state
     view = state[VIEW]
     state[VIEW] = (view + 1) % state[VIEWS]
     slot = VIEW_SLOTS + 2 * view
@@ -288,10 +302,55 @@ def cell_of(plan, regions, cap):  # pragma: no cover - compiled
     return plan * cap + min(regions, cap) - 1
 
 
+class RoomLinks(NamedTuple):
+    """The links between rooms that the room-connectivity feature counts
+    (:func:`evosoko.sokoban.rooms.blocked_links`)."""
+
+    link: np.ndarray
+    """int64[cells]: the link each cell belongs to (-1: none)."""
+    seen: np.ndarray
+    """int64[links or 1]: scratch, one slot per link."""
+    ends: np.ndarray
+    """int64[links, 2]: the cells at each link's ends (no rows: every blocked link counts)."""
+
+
+class CellFeatures(NamedTuple):
+    """What :func:`state_cell` reads, the same fields in
+    :class:`evosoko.search.fess_kernel.Features`: the kernels pass these alone for each child,
+    not the features' scratch of macros and deadlock tests."""
+
+    layer: np.ndarray
+    """int64[cells]: the packing layer of each goal (-1 off goals)."""
+    goals_per_layer: np.ndarray
+    """int64[layers]: how many goals each layer has."""
+    counts: np.ndarray
+    """int64[layers or 1]: scratch, boxes on the goals of each layer."""
+    stamp: np.ndarray
+    """int64[1]: the running stamp of ``mark``."""
+    mark: np.ndarray
+    """int64[cells]: the regions of free floor counted by the connectivity feature."""
+    links: RoomLinks
+    """The room links (all -1: none)."""
+
+
+@numba.njit(cache=True)
+def cell_features(features):  # pragma: no cover - compiled
+    """The :class:`CellFeatures` of ``features``
+    (:class:`evosoko.search.fess_kernel.Features`)."""
+    return CellFeatures(
+        features.layer,
+        features.goals_per_layer,
+        features.counts,
+        features.stamp,
+        features.mark,
+        features.links,
+    )
+
+
 @numba.njit(cache=True)
 def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  # pragma: no cover
-    """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: see
-    :func:`evosoko.search.fess_kernel.make_features`.
+    """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: a
+    :class:`CellFeatures`, or the :class:`evosoko.search.fess_kernel.Features` holding them.
 
     Its coordinates: the plan (:func:`plan_feature`); with ``ROOM_VALUES`` = k > 1, *room
     connectivity*, Festival's fourth feature: the links between rooms that boxes block
@@ -299,14 +358,14 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
     connectivity (:func:`connectivity`). Measured on XSokoban 1-30 at 200,000 expanded states:
     see docs/xsokoban.md.
     """
-    layer, goals_per_layer, counts, stamp, mark, _, _, _, links = features
+    layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
+    stamp, mark, links = features.stamp, features.mark, features.links
     plan = plan_feature(layer, goals_per_layer, boxes, counts)
     base = stamp[0] + 1
     regions = connectivity(floor, occupied, deltas, mark, base, queue)
     values = space_state[ROOM_VALUES]
     if values > 1:
-        link, seen, ends = links
-        blocked = blocked_links(link, boxes, seen, ends, occupied, mark)
+        blocked = blocked_links(links.link, boxes, links.seen, links.ends, occupied, mark)
         plan = plan * values + min(blocked, values - 1)
     stamp[0] = base + regions
     return cell_of(plan, regions, space_state[CONNECTIVITY_CAP])
@@ -316,7 +375,7 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
 def cell_key(space, g, h, moves, node_key):  # pragma: no cover - compiled
     """The key of a state within its cell: ``node_key`` (the search's priority) unless the
     ``CELL_G``/``CELL_H`` weights are set."""
-    state = space[5]
+    state = space.state
     if state[CELL_G] < 0:
         return node_key
     return priority(g, h, moves, state[CELL_G], state[CELL_H])

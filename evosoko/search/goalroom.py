@@ -19,11 +19,29 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from evosoko.search.clocks import no_tick
 from evosoko.sokoban.level import Level
+
+
+class GoalRoomArrays(NamedTuple):
+    """A goal room as the push kernels take it (:meth:`GoalRoom.kernel_arrays`)."""
+
+    room: np.ndarray
+    """bool[cells]: the room's cells."""
+    entrance: int
+    """The entrance cell (-1: no goal room)."""
+    inward: int
+    """Direction of the push through the entrance into the room."""
+    goal: np.ndarray
+    """int64[goals]: the room's goals in packing order."""
+    pushes: np.ndarray
+    """int64[goals]: the pushes of each goal's macro."""
+    player_end: np.ndarray
+    """int64[goals]: the player's cell after it."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,26 +54,28 @@ class GoalRoom:
     goals: tuple[int, ...]  # packing order
     pushes: tuple[tuple[tuple[int, int], ...], ...]  # per goal: (box cell, direction) from entrance
 
-    def kernel_arrays(self) -> tuple:
-        """(room, entrance, inward, goal, pushes, player end) as the push kernel takes them."""
+    def kernel_arrays(self) -> GoalRoomArrays:
+        """The room as the push kernels take it."""
         player_end = [moves[-1][0] for moves in self.pushes]  # the cell the box last left
-        return (
-            self.room,
-            np.array([self.entrance, self.inward], dtype=np.int64),
-            np.array(self.goals, dtype=np.int64),
-            np.array([len(moves) for moves in self.pushes], dtype=np.int64),
-            np.array(player_end, dtype=np.int64),
+        return GoalRoomArrays(
+            room=self.room,
+            entrance=int(self.entrance),
+            inward=int(self.inward),
+            goal=np.array(self.goals, dtype=np.int64),
+            pushes=np.array([len(moves) for moves in self.pushes], dtype=np.int64),
+            player_end=np.array(player_end, dtype=np.int64),
         )
 
 
-def no_goal_room(cells: int) -> tuple:
+def no_goal_room(cells: int) -> GoalRoomArrays:
     """Kernel arrays meaning "no goal room"."""
-    return (
-        np.zeros(cells, dtype=np.bool_),
-        np.array([-1, 0], dtype=np.int64),
-        np.zeros(0, dtype=np.int64),
-        np.zeros(0, dtype=np.int64),
-        np.zeros(0, dtype=np.int64),
+    return GoalRoomArrays(
+        room=np.zeros(cells, dtype=np.bool_),
+        entrance=-1,
+        inward=0,
+        goal=np.zeros(0, dtype=np.int64),
+        pushes=np.zeros(0, dtype=np.int64),
+        player_end=np.zeros(0, dtype=np.int64),
     )
 
 

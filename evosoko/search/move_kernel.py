@@ -8,6 +8,8 @@ depth-first, random successor order, A* or greedy.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -50,14 +52,24 @@ PUSHED = 4
 """Added to a node's ``step`` when that step pushed a box."""
 
 
-def make_scratch(cells: int, box_count: int) -> tuple:
-    """Per-search scratch arrays of the move kernel: occupied cells, the matching's assignment
-    and the successor order (``random`` shuffles it on from one expansion to the next, across
-    kernel calls, so that where a call ends does not change the search)."""
-    return (
-        np.zeros(cells, dtype=np.bool_),
-        np.zeros(box_count, dtype=np.int32),
-        np.arange(4, dtype=np.int64),
+class MoveScratch(NamedTuple):
+    """Per-search scratch of the move kernel."""
+
+    occupied: np.ndarray
+    """bool[cells]: the boxes of the node expanded (all False between expansions)."""
+    assignment: np.ndarray
+    """int32[boxes]: the matching's assignment."""
+    directions: np.ndarray
+    """int64[4]: the successor order (``random`` shuffles it on from one expansion to the
+    next, across kernel calls, so that where a call ends does not change the search)."""
+
+
+def make_scratch(cells: int, box_count: int) -> MoveScratch:
+    """A :class:`MoveScratch` for a level of ``cells`` cells and ``box_count`` boxes."""
+    return MoveScratch(
+        occupied=np.zeros(cells, dtype=np.bool_),
+        assignment=np.zeros(box_count, dtype=np.int32),
+        directions=np.arange(4, dtype=np.int64),
     )
 
 
@@ -68,8 +80,10 @@ def seed_random(seed):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def move_root(tab, params, nodes, table, counters, boxes, player, work):  # pragma: no cover
-    """Store the start position as node 0; returns ``(node, h, frontier key)``."""
+def move_root(tab, params, store, boxes, player, work):  # pragma: no cover - compiled
+    """Store the start position as node 0 of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns ``(node, h, frontier key)``."""
+    nodes, table, counters = store.nodes, store.table, store.counters
     goals, rows, columns = tab.goals, tab.rows, tab.columns
     push_distance, nearest_push, nearest_manhattan = (
         tab.push_distance,
@@ -90,10 +104,11 @@ def move_root(tab, params, nodes, table, counters, boxes, player, work):  # prag
 
 
 @numba.njit(cache=True)
-def move_search(
-    tab, params, nodes, table, frontier, counters, scratch, work
-):  # pragma: no cover - compiled
-    """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE."""
+def move_search(tab, params, store, scratch, work):  # pragma: no cover - compiled
+    """Expand up to ``params[CHUNK]`` nodes of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns CONTINUE, SOLVED, EXHAUSTED or
+    NEED_SPACE."""
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
     rows, columns = tab.rows, tab.columns
     push_distance, nearest_push, nearest_manhattan = (
@@ -104,7 +119,7 @@ def move_search(
     zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, parent, step = nodes.boxes, nodes.player, nodes.parent, nodes.step
     g_of, moves_of, h_of, hash_of, closed = nodes.g, nodes.moves, nodes.h, nodes.hash, nodes.closed
-    occupied, assignment, directions = scratch
+    occupied, assignment, directions = scratch.occupied, scratch.assignment, scratch.directions
     mode = params[MODE]
     kind = params[HEURISTIC]
     g_weight = params[G_WEIGHT]

@@ -22,6 +22,7 @@ screens than matching each child from scratch, the same states in the same order
 from __future__ import annotations
 
 from collections import deque
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -67,38 +68,77 @@ def start_distances(floor: np.ndarray, deltas, start_boxes) -> np.ndarray:
     return table
 
 
-def make_scratch(cells: int, box_count: int) -> tuple:
-    """Per-search scratch arrays of the pull kernel."""
-    return (
-        np.zeros(box_count, dtype=np.int16),  # each box's start cell in the matching
-        np.zeros((6, box_count + 1), dtype=np.int64),  # the matching's work
-        np.zeros(cells, dtype=np.int64),  # reach mark
-        np.zeros(cells, dtype=np.int64),  # normalization mark
-        np.zeros(cells, dtype=np.int64),  # queue
-        np.zeros(cells, dtype=np.bool_),  # occupied
-        np.zeros(2, dtype=np.int64),  # stamps
+class PullTables(NamedTuple):
+    """What the pull kernels read of the start position."""
+
+    distance: np.ndarray
+    """int64[start boxes, cells]: pulls of a box from each cell back to each start cell
+    (:func:`start_distances`): the matching heuristic of the pull search."""
+    live: np.ndarray
+    """bool[cells]: cells some box can be pushed to from its start cell."""
+    goal_cells: np.ndarray
+    """int64[boxes]: the sorted goal cells (the boxes of the solved position)."""
+
+
+REACH_STAMP, NORM_STAMP = 0, 1
+"""Slots of :attr:`PullScratch.stamps`."""
+
+
+class PullScratch(NamedTuple):
+    """Per-search scratch of the pull kernels."""
+
+    assignment: np.ndarray
+    """int16[boxes]: each box's start cell in the matching."""
+    work: np.ndarray
+    """int64[6, boxes + 1]: the matching's work."""
+    reach_mark: np.ndarray
+    """int64[cells]: the player's region of the node expanded (``stamps[REACH_STAMP]``)."""
+    norm_mark: np.ndarray
+    """int64[cells]: the region walked to normalize a child's player (``stamps[NORM_STAMP]``)."""
+    queue: np.ndarray
+    """int64[cells]: breadth-first queue."""
+    occupied: np.ndarray
+    """bool[cells]: the boxes of the node expanded (all False between expansions)."""
+    stamps: np.ndarray
+    """int64[2]: the running stamps of ``reach_mark`` and ``norm_mark``."""
+
+
+def make_scratch(cells: int, box_count: int) -> PullScratch:
+    """A :class:`PullScratch` for a level of ``cells`` cells and ``box_count`` boxes."""
+    return PullScratch(
+        assignment=np.zeros(box_count, dtype=np.int16),
+        work=np.zeros((6, box_count + 1), dtype=np.int64),
+        reach_mark=np.zeros(cells, dtype=np.int64),
+        norm_mark=np.zeros(cells, dtype=np.int64),
+        queue=np.zeros(cells, dtype=np.int64),
+        occupied=np.zeros(cells, dtype=np.bool_),
+        stamps=np.zeros(2, dtype=np.int64),
     )
 
 
 @numba.njit(cache=True)
-def pull_roots(
-    floor, deltas, zb, zp, distance, goal_cells, weight, nodes, table, counters, frontier, scratch
-):  # pragma: no cover - compiled
+def pull_roots(tab, pull_tab, weight, store, scratch):  # pragma: no cover - compiled
     """Store the solved position once per region of free floor (the player may finish in any
-    of them) and put each in the frontier; returns how many."""
-    assignment, work, reach_mark, _, queue, occupied, stamps = scratch
+    of them) and put each in the frontier of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns how many. ``tab``: the level's
+    :class:`~evosoko.sokoban.arrays.LevelArrays`, ``pull_tab`` its :class:`PullTables`."""
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
+    floor, deltas, zb, zp = tab.floor, tab.deltas, tab.zobrist_box, tab.zobrist_player
+    distance, goal_cells = pull_tab.distance, pull_tab.goal_cells
+    assignment, work, reach_mark = scratch.assignment, scratch.work, scratch.reach_mark
+    queue, occupied, stamps = scratch.queue, scratch.occupied, scratch.stamps
     h = matching_kernel(distance, goal_cells, assignment, work)
     boxes_hash = np.uint64(0)
     for b in goal_cells:
         occupied[b] = True
         boxes_hash ^= zb[b]
-    stamps[0] += 1
+    stamps[REACH_STAMP] += 1
     roots = 0
     for cell in range(floor.shape[0]):
-        if not floor[cell] or occupied[cell] or reach_mark[cell] == stamps[0]:
+        if not floor[cell] or occupied[cell] or reach_mark[cell] == stamps[REACH_STAMP]:
             continue
         _, smallest = explore(
-            floor, occupied, deltas, cell, reach_mark, stamps[0], queue, queue[:0]
+            floor, occupied, deltas, cell, reach_mark, stamps[REACH_STAMP], queue, queue[:0]
         )
         key_hash = boxes_hash ^ zp[smallest]
         slot = find_slot(nodes, table, key_hash, goal_cells, smallest)
@@ -113,24 +153,16 @@ def pull_roots(
 
 
 @numba.njit(cache=True)
-def pull_search(
-    floor,
-    deltas,
-    zb,
-    zp,
-    distance,
-    live,
-    weight,
-    chunk,
-    nodes,
-    table,
-    frontier,
-    counters,
-    scratch,
-):  # pragma: no cover - compiled
-    """Expand up to ``chunk`` states of the pull frontier; returns ``CONTINUE``, ``EXHAUSTED``
-    (every state reachable backwards is stored) or ``NEED_SPACE`` (grow the store first)."""
-    assignment, work, reach_mark, norm_mark, queue, occupied, stamps = scratch
+def pull_search(tab, pull_tab, weight, chunk, store, scratch):  # pragma: no cover - compiled
+    """Expand up to ``chunk`` states of the pull frontier of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns ``CONTINUE``, ``EXHAUSTED`` (every
+    state reachable backwards is stored) or ``NEED_SPACE`` (grow the store first)."""
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
+    floor, deltas, zb, zp = tab.floor, tab.deltas, tab.zobrist_box, tab.zobrist_player
+    distance, live = pull_tab.distance, pull_tab.live
+    assignment, work, reach_mark = scratch.assignment, scratch.work, scratch.reach_mark
+    norm_mark, queue = scratch.norm_mark, scratch.queue
+    occupied, stamps = scratch.occupied, scratch.stamps
     node_boxes = nodes.boxes
     child = np.empty(node_boxes.shape[1], dtype=node_boxes.dtype)
     child_assign = np.empty_like(assignment)
@@ -154,10 +186,9 @@ def pull_search(
         parent_hash = nodes.hash[node] ^ zp[nodes.player[node]]
         for k in range(box_count):
             occupied[node_boxes[node, k]] = True
-        stamps[0] += 1
-        explore(
-            floor, occupied, deltas, nodes.actual[node], reach_mark, stamps[0], queue, queue[:0]
-        )
+        stamps[REACH_STAMP] += 1
+        reach = stamps[REACH_STAMP]
+        explore(floor, occupied, deltas, nodes.actual[node], reach_mark, reach, queue, queue[:0])
         matching_kernel(distance, node_boxes[node], assignment, work)  # children update it
         store_potentials(work, potentials)
         for k in range(box_count):
@@ -165,16 +196,16 @@ def pull_search(
             for d in range(4):
                 target = box + deltas[d]  # where the box goes: the player stands there now
                 player = target + deltas[d]  # and steps on to here
-                if reach_mark[target] != stamps[0] or not live[target]:
+                if reach_mark[target] != reach or not live[target]:
                     continue
                 if not floor[player] or occupied[player]:
                     continue
                 moved = _moved(node_boxes[node], assignment, k, target, child, child_assign, True)
                 occupied[box] = False
                 occupied[target] = True
-                stamps[1] += 1
+                stamps[NORM_STAMP] += 1
                 _, smallest = explore(
-                    floor, occupied, deltas, player, norm_mark, stamps[1], queue, queue[:0]
+                    floor, occupied, deltas, player, norm_mark, stamps[NORM_STAMP], queue, queue[:0]
                 )
                 occupied[target] = False
                 occupied[box] = True

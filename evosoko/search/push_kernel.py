@@ -15,6 +15,8 @@ iteration of IDA* (``THRESHOLD``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -61,45 +63,121 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
-from evosoko.sokoban.corrals import pi_corral
-from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
+from evosoko.sokoban.corrals import (
+    ALLOWED_MARK,
+    PiCorralScratch,
+    make_pi_corral_scratch,
+    pi_corral,
+)
+from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import matching_update, store_potentials
 from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
 
 REACH_STAMP, NORM_STAMP = 0, 1
+"""Slots of :attr:`PushSearchScratch.stamps`."""
 
 
-def make_scratch(cells: int, box_count: int) -> tuple:
-    """Per-search scratch arrays of the push kernel."""
-    corral_scratch = tuple(np.zeros(cells, dtype=np.int64) for _ in range(7))
-    return (
-        np.zeros(cells, dtype=np.int64),  # reach mark
-        np.zeros(cells, dtype=np.int64),  # walking distance
-        np.zeros(cells, dtype=np.int64),  # queue
-        np.zeros(cells, dtype=np.int64),  # normalization mark
-        np.zeros(cells, dtype=np.bool_),  # occupied
-        corral_scratch,
-        np.zeros(4, dtype=np.int64),  # corral stamps
-        np.zeros(2, dtype=np.int64),  # reach and normalization stamps
-        make_freeze_scratch(cells),
-        (  # successors of the expansion in progress, kept across calls until it ends
-            np.zeros(4 * box_count, dtype=np.int64),  # node ids
-            np.zeros(4 * box_count, dtype=np.int64),  # frontier keys
-            np.zeros(1, dtype=np.int64),  # how many
+class PendingSuccessors(NamedTuple):
+    """The successors of an expansion that a kernel call left unfinished, kept for the next
+    call (``counters[RESUME_NODE]``)."""
+
+    ids: np.ndarray
+    """int64[4 * boxes]: node ids."""
+    keys: np.ndarray
+    """int64[4 * boxes]: their frontier keys."""
+    size: np.ndarray
+    """int64[1]: how many."""
+
+
+class PushSearchScratch(NamedTuple):
+    """Per-search scratch of the push-level kernels (:func:`push_search`, and the feature-space
+    kernel of :mod:`evosoko.search.fess_kernel`)."""
+
+    reach_mark: np.ndarray
+    """int64[cells]: the player's region of the node expanded (``stamps[REACH_STAMP]``)."""
+    distance: np.ndarray
+    """int64[cells]: walking distance of the player to each cell of that region."""
+    queue: np.ndarray
+    """int64[cells]: breadth-first queue."""
+    norm_mark: np.ndarray
+    """int64[cells]: the region walked to normalize a child's player (``stamps[NORM_STAMP]``)."""
+    occupied: np.ndarray
+    """bool[cells]: the boxes of the node expanded (all False between expansions)."""
+    corral: PiCorralScratch
+    """Scratch of :func:`evosoko.sokoban.corrals.pi_corral`."""
+    corral_marks: np.ndarray
+    """int64[4]: its stamps (see :func:`evosoko.sokoban.corrals.pi_corral`)."""
+    stamps: np.ndarray
+    """int64[2]: the running stamps of ``reach_mark`` and ``norm_mark``."""
+    freeze: FreezeScratch
+    """Scratch of :func:`evosoko.sokoban.freeze.freeze_deadlock`."""
+    pending: PendingSuccessors
+    """Successors of an unfinished expansion (push search only)."""
+
+
+class ChildRows(NamedTuple):
+    """The child being made by a push: its sorted boxes and, with the matching heuristic, each
+    box's goal and the goals' potentials (the rows a new node gets)."""
+
+    boxes: np.ndarray
+    """The store's cell type [boxes]."""
+    assign: np.ndarray
+    """The store's cell type [boxes]: the goal of each box."""
+    potential: np.ndarray
+    """int32[boxes]: the goals' dual potentials."""
+
+
+class HeuristicTables(NamedTuple):
+    """What :func:`_child_h` reads: the heuristic's kind (:mod:`evosoko.search.heuristics`) and
+    its tables, taken from the level's arrays once per kernel call, so that the call made for
+    each child passes these three arrays and not all of the level's."""
+
+    kind: int
+    nearest_manhattan: np.ndarray
+    """int64[cells]: Manhattan distance to the nearest goal."""
+    nearest_push: np.ndarray
+    """int64[cells]: push distance to the nearest goal."""
+    push_distance: np.ndarray
+    """int64[goals, cells]: pushes of a lone box to each goal."""
+
+
+@numba.njit(cache=True)
+def heuristic_tables(tab, kind):  # pragma: no cover - compiled
+    """The :class:`HeuristicTables` of ``kind`` from the level's arrays ``tab``."""
+    return HeuristicTables(kind, tab.nearest_manhattan, tab.nearest_push, tab.push_distance)
+
+
+def make_scratch(cells: int, box_count: int) -> PushSearchScratch:
+    """A :class:`PushSearchScratch` for a level of ``cells`` cells and ``box_count`` boxes."""
+    return PushSearchScratch(
+        reach_mark=np.zeros(cells, dtype=np.int64),
+        distance=np.zeros(cells, dtype=np.int64),
+        queue=np.zeros(cells, dtype=np.int64),
+        norm_mark=np.zeros(cells, dtype=np.int64),
+        occupied=np.zeros(cells, dtype=np.bool_),
+        corral=make_pi_corral_scratch(cells),
+        corral_marks=np.zeros(4, dtype=np.int64),
+        stamps=np.zeros(2, dtype=np.int64),
+        freeze=make_freeze_scratch(cells),
+        pending=PendingSuccessors(
+            np.zeros(4 * box_count, dtype=np.int64),
+            np.zeros(4 * box_count, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
         ),
     )
 
 
 @numba.njit(cache=True)
-def push_root(
-    tab, params, nodes, table, counters, scratch, boxes, player, work
-):  # pragma: no cover - compiled
-    """Store the start position as node 0; returns its heuristic value."""
+def push_root(tab, params, store, scratch, boxes, player, work):  # pragma: no cover - compiled
+    """Store the start position as node 0 of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns ``(node, h, frontier key)``."""
+    nodes, table, counters = store.nodes, store.table, store.counters
     floor, deltas, push_distance = tab.floor, tab.deltas, tab.push_distance
     nearest_push, nearest_manhattan = tab.nearest_push, tab.nearest_manhattan
     zb, zp = tab.zobrist_box, tab.zobrist_player
-    _, _, queue, norm_mark, occupied, _, _, stamps, _, _ = scratch
+    queue, norm_mark = scratch.queue, scratch.norm_mark
+    occupied, stamps = scratch.occupied, scratch.stamps
     for b in boxes:
         occupied[b] = True
     stamps[NORM_STAMP] += 1
@@ -126,50 +204,30 @@ def push_root(
 
 
 @numba.njit(cache=True)
-def push_search(
-    tab, room_tab, params, nodes, table, frontier, counters, scratch, work
-):  # pragma: no cover - compiled
-    """Expand up to ``params[CHUNK]`` nodes; returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE.
+def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cover - compiled
+    """Expand up to ``params[CHUNK]`` nodes of ``store``
+    (:class:`evosoko.search.store.StoreArrays`); returns CONTINUE, SOLVED, EXHAUSTED or
+    NEED_SPACE.
 
-    ``room_tab`` holds the goal room of :mod:`evosoko.search.goalroom` (used when
-    ``params[GOAL_MACROS]``): room mask, (entrance, inward direction), packing goals, pushes
-    of each macro and the player's cell after it.
+    ``room_tab``: the goal room (:class:`evosoko.search.goalroom.GoalRoomArrays`, used when
+    ``params[GOAL_MACROS]``).
     """
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
-    push_distance, nearest_push, nearest_manhattan = (
-        tab.push_distance,
-        tab.nearest_push,
-        tab.nearest_manhattan,
-    )
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
-    (
-        node_boxes,
-        key_player,
-        actual,
-        parent,
-        step,
-        g_of,
-        moves_of,
-        h_of,
-        hash_of,
-        closed,
-        assign,
-        potential,
-    ) = nodes
-    (
-        reach_mark,
-        distance,
-        queue,
-        norm_mark,
-        occupied,
-        corral_scratch,
-        corral_marks,
-        stamps,
-        freeze_scratch,
-        (pending_ids, pending_keys, pending),
-    ) = scratch
+    node_boxes, key_player, actual, parent = nodes.boxes, nodes.player, nodes.actual, nodes.parent
+    step, g_of, moves_of, h_of = nodes.step, nodes.g, nodes.moves, nodes.h
+    hash_of, closed, assign, potential = nodes.hash, nodes.closed, nodes.assign, nodes.potential
+    reach_mark, distance, queue = scratch.reach_mark, scratch.distance, scratch.queue
+    norm_mark, occupied, stamps = scratch.norm_mark, scratch.occupied, scratch.stamps
+    corral_scratch, corral_marks, freeze_scratch = (
+        scratch.corral,
+        scratch.corral_marks,
+        scratch.freeze,
+    )
+    pending = scratch.pending
     mode = params[MODE]
-    kind = params[HEURISTIC]
+    heuristic = heuristic_tables(tab, params[HEURISTIC])
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
     freeze = params[FREEZE] != 0
@@ -178,9 +236,8 @@ def push_search(
     threshold = params[THRESHOLD]
     goal_test = params[GOAL_AT_GENERATION]
     tunnels = params[TUNNELS] != 0
-    room, entrance_data, pack_goal, pack_pushes, pack_player = room_tab
-    entrance = entrance_data[0]
-    inward = entrance_data[1]
+    room, entrance, inward = room_tab.room, room_tab.entrance, room_tab.inward
+    pack_goal, pack_pushes, pack_player = room_tab.goal, room_tab.pushes, room_tab.player_end
     goal_macros = params[GOAL_MACROS] != 0 and entrance >= 0
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
@@ -189,6 +246,7 @@ def push_search(
     child = np.empty(box_count, dtype=node_boxes.dtype)
     child_assign = np.empty(box_count, dtype=assign.dtype)
     child_potential = np.empty(box_count, dtype=potential.dtype)
+    child_rows = ChildRows(child, child_assign, child_potential)
     parent_boxes = np.empty(box_count, dtype=np.int64)
     with_assignment = assign.shape[1] == box_count
     candidate_ids = np.empty(4 * box_count, dtype=np.int64)  # local: no aliasing in the loop
@@ -211,9 +269,9 @@ def push_search(
         if counters[RESUME_NODE] >= 0:  # an expansion the last call left unfinished
             node = counters[RESUME_NODE]
             first_successor = counters[RESUME_AT]
-            candidates = pending[0]
-            candidate_ids[:candidates] = pending_ids[:candidates]
-            candidate_keys[:candidates] = pending_keys[:candidates]
+            candidates = pending.size[0]
+            candidate_ids[:candidates] = pending.ids[:candidates]
+            candidate_keys[:candidates] = pending.keys[:candidates]
             counters[RESUME_NODE] = -1
         else:
             node = frontier_pop(frontier, counters, mode)
@@ -257,8 +315,8 @@ def push_search(
                 )
                 >= 0
             )
-        allowed = corral_scratch[5]
-        allowed_stamp = corral_marks[3]
+        allowed = corral_scratch.allowed
+        allowed_stamp = corral_marks[ALLOWED_MARK]
         packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
         for i in range(first_successor >> 2, box_count):
@@ -271,9 +329,9 @@ def push_search(
                 if spent >= work_limit and successors_here > 0:
                     counters[RESUME_NODE] = node  # go on from this successor next call
                     counters[RESUME_AT] = 4 * i + d
-                    pending[0] = candidates
-                    pending_ids[:candidates] = candidate_ids[:candidates]
-                    pending_keys[:candidates] = candidate_keys[:candidates]
+                    pending.size[0] = candidates
+                    pending.ids[:candidates] = candidate_ids[:candidates]
+                    pending.keys[:candidates] = candidate_keys[:candidates]
                     clear_cells(occupied, parent_boxes)
                     counters[WORK] += spent
                     return CONTINUE
@@ -363,19 +421,7 @@ def push_search(
                     h = h_of[other]  # a stored state's: h depends on the boxes only
                 else:  # a new state: match its boxes (from the parent's matching)
                     h, full = _child_h(
-                        kind,
-                        h_of[node],
-                        potential[node],
-                        b,
-                        target,
-                        moved,
-                        child,
-                        child_assign,
-                        child_potential,
-                        push_distance,
-                        nearest_push,
-                        nearest_manhattan,
-                        work,
+                        heuristic, h_of[node], potential[node], b, target, moved, child_rows, work
                     )
                     if full:
                         spent += matching_update_work
@@ -517,33 +563,27 @@ def _moved(
 
 @numba.njit(cache=True)
 def _child_h(
-    kind,
-    parent_h,
-    parent_potential,
-    source,
-    target,
-    moved,
-    child,
-    child_assign,
-    child_potential,
-    push_distance,
-    nearest_push,
-    nearest_manhattan,
-    work,
+    heuristic, parent_h, parent_potential, source, target, moved, child, work
 ):  # pragma: no cover - compiled
-    """Heuristic of the child after the box on ``source`` went to ``target`` (row ``moved`` of
-    ``child``), and whether a matching was updated.
+    """Heuristic (:class:`HeuristicTables`) of the child of a node of ``parent_h`` after the
+    box on ``source`` went to ``target`` (row ``moved`` of ``child.boxes``), and whether a
+    matching was updated.
 
     Manhattan and push distance: the parent's sum with the moved box's term changed. Matching:
-    ``child_assign`` holds the parent's assignment in the child's order (:func:`_moved`);
+    ``child.assign`` holds the parent's assignment in the child's order (:func:`_moved`);
     :func:`evosoko.sokoban.matching.matching_update` re-matches the moved box in O(n^2) from
-    the parent's potentials, filling ``child_assign`` and ``child_potential``: the same cost a
-    full O(n^3) matching gives.
+    the parent's potentials ``parent_potential``, filling ``child.assign`` and
+    ``child.potential``: the same cost a full O(n^3) matching gives.
     """
+    kind = heuristic.kind
     if kind == MANHATTAN:
-        return parent_h - nearest_manhattan[source] + nearest_manhattan[target], False
+        nearest = heuristic.nearest_manhattan
+        return parent_h - nearest[source] + nearest[target], False
     if kind == PUSH_DISTANCE:
-        return parent_h - nearest_push[source] + nearest_push[target], False
-    child_potential[:] = parent_potential
-    h = matching_update(push_distance, child, child_assign, child_potential, moved, work)
+        nearest = heuristic.nearest_push
+        return parent_h - nearest[source] + nearest[target], False
+    child.potential[:] = parent_potential
+    h = matching_update(
+        heuristic.push_distance, child.boxes, child.assign, child.potential, moved, work
+    )
     return h, True

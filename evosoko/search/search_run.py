@@ -206,6 +206,7 @@ class SearchRun:
         self.params[WORK_LIMIT] = _FIRST_WORK_LIMIT
         self.work = np.zeros((6, box_count + 1), dtype=np.int64)
         if self.is_move:
+            self.scratch: move_kernel.MoveScratch | push_kernel.PushSearchScratch
             self.scratch = move_kernel.make_scratch(level.cells, box_count)
             move_kernel.seed_random(self.seed)
         else:
@@ -274,22 +275,13 @@ class SearchRun:
         player = self.level.start.player
         if self.is_move:
             _, h, key = move_kernel.move_root(
-                self.tab,
-                self.params,
-                store.nodes,
-                store.table,
-                store.counters,
-                self.start_boxes,
-                player,
-                self.work,
+                self.tab, self.params, store.arrays, self.start_boxes, player, self.work
             )
         else:
             _, h, key = push_kernel.push_root(
                 self.tab,
                 self.params,
-                store.nodes,
-                store.table,
-                store.counters,
+                store.arrays,
                 self.scratch,
                 self.start_boxes,
                 player,
@@ -300,21 +292,11 @@ class SearchRun:
 
     def _call_kernel(self) -> int:
         """One kernel call of ``params[CHUNK]`` expansions; returns its code."""
-        store = self.store
         kernel: Callable[..., int] = (  # the move or the push search: their own leading arguments
             move_kernel.move_search if self.is_move else push_kernel.push_search
         )
         arguments: tuple[Any, ...] = (self.tab,) if self.is_move else (self.tab, self.room_tab)
-        return kernel(
-            *arguments,
-            self.params,
-            store.nodes,
-            store.table,
-            store.frontier,
-            store.counters,
-            self.scratch,
-            self.work,
-        )
+        return kernel(*arguments, self.params, self.store.arrays, self.scratch, self.work)
 
     def _grow(self) -> None:
         """Make room after a kernel asked for it."""

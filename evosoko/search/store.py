@@ -146,6 +146,19 @@ class NodeArrays(NamedTuple):
     matching is updated in O(n^2) (:func:`evosoko.sokoban.matching.matching_update`)."""
 
 
+class StoreArrays(NamedTuple):
+    """The arrays of a :class:`Store` that a search kernel reads and writes (numba takes the
+    tuple as it is; :attr:`Store.arrays` makes it from the store's current arrays)."""
+
+    nodes: NodeArrays
+    table: np.ndarray
+    """int32[slots]: node ids by hash (:data:`EMPTY`: free), slots a power of two."""
+    frontier: tuple[np.ndarray, np.ndarray]
+    """(int64 keys, int32 node ids): the queue, stack or heap of :func:`frontier_push`."""
+    counters: np.ndarray
+    """int64[COUNTER_COUNT]: :data:`NODES`, :data:`EXPANDED`, ... by slot."""
+
+
 class Store:
     """Growable node arrays, hash table, frontier and counters of one search."""
 
@@ -181,6 +194,11 @@ class Store:
         self.counters = np.zeros(COUNTER_COUNT, dtype=np.int64)
         self.counters[SOLUTION] = -1
         self.counters[RESUME_NODE] = -1
+
+    @property
+    def arrays(self) -> StoreArrays:
+        """The current arrays, for a kernel call (:meth:`grow` replaces them)."""
+        return StoreArrays(self.nodes, self.table, self.frontier, self.counters)
 
     def field(self, name: str) -> np.ndarray:
         """The live array of one node field, trimmed to the stored nodes."""

@@ -32,11 +32,13 @@ last (and, with ``fess.CLUSTER_DEADLOCKS``, on its cluster and the clusters it l
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
-from evosoko.sokoban.freeze import freeze_deadlock
+from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.reach import explore
 
 MAX_BARRIER = 10
@@ -45,20 +47,77 @@ MAX_BARRIER = 10
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
+REGION_STAMP, REACH_STAMP = 0, 1
+"""Slots of :attr:`CorralSearch.stamps`."""
+
+
+class DeadlockBoard(NamedTuple):
+    """What the tests read of the level, the fields of the same names of
+    :class:`~evosoko.sokoban.arrays.LevelArrays`: a kernel that runs them at every expansion
+    passes these four arrays (:func:`deadlock_board`), not all of the level's."""
+
+    floor: np.ndarray
+    dead: np.ndarray
+    goals: np.ndarray
+    deltas: np.ndarray
+
+
+@numba.njit(cache=True)
+def deadlock_board(tab):  # pragma: no cover - compiled
+    """The :class:`DeadlockBoard` of the level's arrays ``tab``."""
+    return DeadlockBoard(tab.floor, tab.dead, tab.goals, tab.deltas)
+
+
+class CorralSearch(NamedTuple):
+    """Scratch and bounds of the corral and cluster deadlock searches (:func:`corral_deadlock`,
+    :func:`cluster_deadlock`); the tests take it as ``scratch``, and the level's
+    :class:`~evosoko.sokoban.arrays.LevelArrays` or its :class:`DeadlockBoard` as ``tab``."""
+
+    region_mark: np.ndarray
+    """int64[cells]: the corral being tested, and the clusters already searched after a push."""
+    reach_mark: np.ndarray
+    """int64[cells]: the player's region in a position of the search."""
+    occupied: np.ndarray
+    """bool[cells]: the boxes of a position of the search (all False between calls)."""
+    queue: np.ndarray
+    """int64[cells]: breadth-first queue."""
+    boxes: np.ndarray
+    """int64[positions, MAX_BARRIER]: the sorted boxes of each position."""
+    players: np.ndarray
+    """int64[positions]: its normalized player (0 positions: no corral deadlock tests)."""
+    table: np.ndarray
+    """int64[slots]: hash table of the positions (-1: empty)."""
+    stamps: np.ndarray
+    """int64[2]: the running stamps of ``region_mark`` and ``reach_mark``."""
+    limit: int
+    """Most positions of a corral search."""
+    cluster_limit: int
+    """Most positions of a cluster search."""
+    cluster_width: int
+    """A cluster search gives up when more positions than this wait to be expanded."""
+    buffer: np.ndarray
+    """int64[MAX_BARRIER]: the boxes searched."""
+    cache_cells: np.ndarray
+    """int64[cache, MAX_BARRIER + 1]: the cached clusters' sorted cells, then the player."""
+    cache_info: np.ndarray
+    """int64[cache]: per cached cluster, ``2 * count + lost`` (-1: empty; no slots: no cluster
+    deadlock tests)."""
+    freeze: FreezeScratch
+    """Scratch of the freeze test of each push searched."""
+
+
 def make_corral_scratch(
     cells: int,
     limit: int,
     cluster_cache: int = 0,
     cluster_limit: int | None = None,
     cluster_width: int | None = None,
-) -> tuple:
-    """Scratch of :func:`corral_deadlock` for boards of ``cells`` cells and searches of at most
-    ``limit`` positions: (region mark, reach mark, occupied, queue, boxes of each position, its
-    player, hash table, stamps (region, reach), limits (corral, cluster) and the cluster width,
-    box buffer, then the cache of :func:`cluster_deadlock`'s answers: ``cluster_cache`` slots
-    (0: no cluster tests) of (cells and player, count and answer)). Cluster tests search at most
-    ``cluster_limit`` positions (None: ``limit``) and give up when more than ``cluster_width``
-    positions wait to be expanded (None: ``cluster_limit``, they never do)."""
+) -> CorralSearch:
+    """A :class:`CorralSearch` for boards of ``cells`` cells and searches of at most ``limit``
+    positions, with a cache of ``cluster_cache`` slots for :func:`cluster_deadlock`'s answers
+    (0: no cluster tests). Cluster tests search at most ``cluster_limit`` positions (None:
+    ``limit``) and give up when more than ``cluster_width`` positions wait to be expanded (None:
+    ``cluster_limit``, they never do)."""
     cluster_limit = limit if cluster_limit is None else cluster_limit
     cluster_width = cluster_limit if cluster_width is None else cluster_width
     largest = max(limit, cluster_limit) if limit > 0 else 0
@@ -69,47 +128,49 @@ def make_corral_scratch(
     while cache < cluster_cache:
         cache *= 2
     cache = cache if cluster_cache > 0 else 0
-    return (
-        np.zeros(cells, dtype=np.int64),
-        np.zeros(cells, dtype=np.int64),
-        np.zeros(cells, dtype=np.bool_),
-        np.zeros(cells, dtype=np.int64),
-        np.zeros((largest, MAX_BARRIER), dtype=np.int64),
-        np.zeros(largest, dtype=np.int64),
-        np.full(slots, -1, dtype=np.int64),
-        np.array([0, 0, limit, cluster_limit, cluster_width], dtype=np.int64),
-        np.zeros(MAX_BARRIER, dtype=np.int64),
-        np.zeros((cache, MAX_BARRIER + 1), dtype=np.int64),
-        np.full(cache, -1, dtype=np.int64),
+    return CorralSearch(
+        region_mark=np.zeros(cells, dtype=np.int64),
+        reach_mark=np.zeros(cells, dtype=np.int64),
+        occupied=np.zeros(cells, dtype=np.bool_),
+        queue=np.zeros(cells, dtype=np.int64),
+        boxes=np.zeros((largest, MAX_BARRIER), dtype=np.int64),
+        players=np.zeros(largest, dtype=np.int64),
+        table=np.full(slots, -1, dtype=np.int64),
+        stamps=np.zeros(2, dtype=np.int64),
+        limit=int(limit),
+        cluster_limit=int(cluster_limit),
+        cluster_width=int(cluster_width),
+        buffer=np.zeros(MAX_BARRIER, dtype=np.int64),
+        cache_cells=np.zeros((cache, MAX_BARRIER + 1), dtype=np.int64),
+        cache_info=np.full(cache, -1, dtype=np.int64),
+        freeze=make_freeze_scratch(cells),
     )
 
 
 @numba.njit(cache=True)
 def lost_after_push(
-    floor, dead, goals, deltas, occupied, reach_mark, reach, player, code, freeze_scratch, scratch
+    tab, occupied, reach_mark, reach, player, code, scratch
 ):  # pragma: no cover - compiled
     """:func:`lost_next_to` the box a push step ``code`` (direction ``code & 3``, as the push
     searches store it) left next to ``player``; False for other steps (macros)."""
+    floor, deltas = tab.floor, tab.deltas
     if code < 0 or code >= 4 * floor.shape[0]:
         return False
     box = player + deltas[code & 3]
     if not occupied[box]:
         return False
-    return lost_next_to(
-        floor, dead, goals, deltas, occupied, reach_mark, reach, box, freeze_scratch, scratch
-    )
+    return lost_next_to(tab, occupied, reach_mark, reach, box, scratch)
 
 
 @numba.njit(cache=True)
-def lost_next_to(
-    floor, dead, goals, deltas, occupied, reach_mark, reach, box, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def lost_next_to(tab, occupied, reach_mark, reach, box, scratch):  # pragma: no cover - compiled
     """True when a corral next to the box on ``box`` is a proven deadlock (see the module).
 
     ``occupied`` holds the position's boxes and ``reach_mark == reach`` the player's region.
     """
-    region_mark, marks = scratch[0], scratch[7]
-    before = marks[0]
+    floor, deltas = tab.floor, tab.deltas
+    region_mark = scratch.region_mark
+    before = scratch.stamps[REGION_STAMP]
     player = -1
     for k in range(4):  # any cell of the player's region will do as the start
         if reach_mark[box + deltas[k]] == reach:
@@ -122,27 +183,19 @@ def lost_next_to(
             continue
         if region_mark[cell] > before:
             continue  # the corral of an earlier side
-        if corral_deadlock(
-            floor, dead, goals, deltas, occupied, player, cell, freeze_scratch, scratch
-        ):
+        if corral_deadlock(tab, occupied, player, cell, scratch):
             return True
     return False
 
 
 @numba.njit(cache=True)
-def corral_deadlock(
-    floor, dead, goals, deltas, occupied, player, start, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def corral_deadlock(tab, occupied, player, start, scratch):  # pragma: no cover - compiled
     """True when the corral holding the free cell ``start`` is proven lost (see the module)."""
-    region_mark, occ, queue, marks, buffer = (
-        scratch[0],
-        scratch[2],
-        scratch[3],
-        scratch[7],
-        scratch[8],
-    )
-    marks[0] += 1
-    region = marks[0]
+    floor, deltas = tab.floor, tab.deltas
+    region_mark, occ, queue = scratch.region_mark, scratch.occupied, scratch.queue
+    stamps, buffer = scratch.stamps, scratch.buffer
+    stamps[REGION_STAMP] += 1
+    region = stamps[REGION_STAMP]
     size, _ = explore(floor, occupied, deltas, start, region_mark, region, queue, queue[:0])
     count = 0
     for i in range(size):
@@ -157,50 +210,41 @@ def corral_deadlock(
                 count += 1
     clear_cells(occ, buffer[:count])
     return _lost_subset(
-        floor,
-        dead,
-        goals,
-        deltas,
+        tab,
         player,
         count,
         region,
-        marks[2],
-        marks[2],
-        freeze_scratch,
+        scratch.limit,
+        scratch.limit,
         scratch,
     )
 
 
 @numba.njit(cache=True)
-def cluster_deadlock(
-    floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def cluster_deadlock(tab, occupied, player, box, scratch):  # pragma: no cover - compiled
     """True when the boxes touching the box on ``box`` (through sides or corners, one after
     another), searched alone, cannot all reach goals (see the module; no corral, so no early
     way out but goals). Answers are cached by the cluster and the player's region without the
     other boxes, when the scratch has a cache."""
-    lost, _ = _cluster_lost(
-        floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
-    )
+    lost, _ = _cluster_lost(tab, occupied, player, box, scratch)
     return lost
 
 
 @numba.njit(cache=True)
-def cluster_lost_after_push(
-    floor, dead, goals, deltas, occupied, player, code, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def cluster_lost_after_push(tab, occupied, player, code, scratch):  # pragma: no cover - compiled
     """Whether a push step ``code`` (direction ``code & 3``) that left the player on
     ``player`` lost a cluster (:func:`cluster_deadlock`): the pushed box's, or one the box
     left behind, touching the cell it came from, where the player now stands. False for other
     steps (macros). Each cluster is searched once."""
+    floor, deltas = tab.floor, tab.deltas
     if code < 0 or code >= 4 * floor.shape[0]:
         return False
     box = player + deltas[code & 3]
     if not occupied[box]:
         return False
-    region_mark, marks, buffer = scratch[0], scratch[7], scratch[8]
-    marks[0] += 1
-    seen = marks[0]
+    region_mark, stamps, buffer = scratch.region_mark, scratch.stamps, scratch.buffer
+    stamps[REGION_STAMP] += 1
+    seen = stamps[REGION_STAMP]
     ring = _ring(deltas[1])
     for k in range(9):  # the pushed box first, then the boxes around the player
         start = box if k == 0 else player + ring[k - 1]
@@ -211,9 +255,7 @@ def cluster_lost_after_push(
             or region_mark[start] == seen
         ):
             continue
-        lost, count = _cluster_lost(
-            floor, dead, goals, deltas, occupied, player, start, freeze_scratch, scratch
-        )
+        lost, count = _cluster_lost(tab, occupied, player, start, scratch)
         if lost:
             return True
         for j in range(count):
@@ -222,19 +264,13 @@ def cluster_lost_after_push(
 
 
 @numba.njit(cache=True)
-def _cluster_lost(
-    floor, dead, goals, deltas, occupied, player, box, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def _cluster_lost(tab, occupied, player, box, scratch):  # pragma: no cover - compiled
     """(:func:`cluster_deadlock`'s answer, boxes of the cluster gathered, in the scratch's
     buffer: all of them, or the first ``MAX_BARRIER`` of one too large to search)."""
-    reach_mark, occ, queue, marks, buffer = (
-        scratch[1],
-        scratch[2],
-        scratch[3],
-        scratch[7],
-        scratch[8],
-    )
-    cache_cells, cache_info = scratch[9], scratch[10]
+    floor, deltas = tab.floor, tab.deltas
+    reach_mark, occ, queue = scratch.reach_mark, scratch.occupied, scratch.queue
+    stamps, buffer = scratch.stamps, scratch.buffer
+    cache_cells, cache_info = scratch.cache_cells, scratch.cache_info
     ring = _ring(deltas[1])
     buffer[0] = box
     occ[box] = True
@@ -257,8 +293,10 @@ def _cluster_lost(
     if count < 2:
         clear_cells(occ, buffer[:count])
         return False, count
-    marks[1] += 1
-    _, smallest = explore(floor, occ, deltas, player, reach_mark, marks[1], queue, queue[:0])
+    stamps[REACH_STAMP] += 1
+    _, smallest = explore(
+        floor, occ, deltas, player, reach_mark, stamps[REACH_STAMP], queue, queue[:0]
+    )
     clear_cells(occ, buffer[:count])
     _sort(buffer, count)
     slots = cache_info.shape[0]
@@ -266,16 +304,12 @@ def _cluster_lost(
     if slot >= 0 and _cached(cache_cells, cache_info, slot, buffer, count, smallest):
         return cache_info[slot] & 1 == 1, count
     lost = _lost_subset(
-        floor,
-        dead,
-        goals,
-        deltas,
+        tab,
         player,
         count,
         -1,
-        marks[3],
-        marks[4],
-        freeze_scratch,
+        scratch.cluster_limit,
+        scratch.cluster_width,
         scratch,
     )
     if slot >= 0:
@@ -314,15 +348,21 @@ def _cached(cache_cells, cache_info, slot, cells, count, player):  # pragma: no 
 
 
 @numba.njit(cache=True)
-def _lost_subset(
-    floor, dead, goals, deltas, player, count, region, limit, width, freeze_scratch, scratch
-):  # pragma: no cover - compiled
+def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: no cover - compiled
     """The search of the module on the ``count`` boxes in the scratch's buffer alone, the player
     on ``player``: True when it has made every position it can reach, no more than ``limit``,
     before every box stands on a goal or the player reaches a cell marked ``region`` (-1:
     none). It gives up (False) as soon as more than ``width`` positions wait to be expanded: a
     search that wide is rarely exhausted within the limit (see ``fess.CLUSTER_WIDTH``)."""
-    region_mark, reach_mark, occ, queue, boxes, players, table, marks, buffer, _, _ = scratch
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    region_mark, reach_mark, occ, queue = (
+        scratch.region_mark,
+        scratch.reach_mark,
+        scratch.occupied,
+        scratch.queue,
+    )
+    boxes, players, table = scratch.boxes, scratch.players, scratch.table
+    stamps, buffer, freeze_scratch = scratch.stamps, scratch.buffer, scratch.freeze
     _sort(buffer, count)
     if all_on_goals(goals, buffer[:count]):
         return False
@@ -336,9 +376,9 @@ def _lost_subset(
             return False  # too wide to be exhausted: not proven
         for j in range(count):
             occ[boxes[head, j]] = True
-        marks[1] += 1
+        stamps[REACH_STAMP] += 1
         reached, smallest = explore(
-            floor, occ, deltas, players[head], reach_mark, marks[1], queue, queue[:0]
+            floor, occ, deltas, players[head], reach_mark, stamps[REACH_STAMP], queue, queue[:0]
         )
         fresh = _insert(table, boxes, players, head, count, smallest)
         if fresh:
@@ -350,7 +390,7 @@ def _lost_subset(
             b = boxes[head, j]
             for k in range(4):  # written out: a helper called here took twice the time
                 target = b + deltas[k]
-                if reach_mark[b - deltas[k]] != marks[1]:
+                if reach_mark[b - deltas[k]] != stamps[REACH_STAMP]:
                     continue
                 if not floor[target] or occ[target] or dead[target]:
                     continue

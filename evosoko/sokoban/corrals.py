@@ -19,11 +19,43 @@ boxes staying on the board, and a box that vanishes in its hole opens its corral
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
+import numpy as np
 
 from evosoko.sokoban.reach import explore
 
 _PASS, _FAIL = -1, -2
+
+REGION_MARK, SET_MARK, BARRIER_MARK, ALLOWED_MARK = range(4)
+"""Slots of :func:`pi_corral`'s ``marks``: the running stamps of the scratch's region, set,
+barrier and allowed marks."""
+
+
+class PiCorralScratch(NamedTuple):
+    """Scratch of :func:`pi_corral`, int64 arrays of length ``cells`` (the stamps they are
+    compared with are in the caller's ``marks``)."""
+
+    region: np.ndarray
+    """The number of the free region outside the player's that holds each cell."""
+    region_mark: np.ndarray
+    """Stamp of the cells numbered in ``region`` (marks[REGION_MARK])."""
+    region_goal: np.ndarray
+    """Per region number: 1 when it holds a goal."""
+    set_mark: np.ndarray
+    """Per region number: in the corral being checked (marks[SET_MARK])."""
+    barrier_mark: np.ndarray
+    """Barrier boxes of the corral being checked (marks[BARRIER_MARK])."""
+    allowed: np.ndarray
+    """Barrier boxes of the best PI-corral found (marks[ALLOWED_MARK]): the boxes to push."""
+    queue: np.ndarray
+    """Breadth-first queue."""
+
+
+def make_pi_corral_scratch(cells: int) -> PiCorralScratch:
+    """A :class:`PiCorralScratch` for a board of ``cells`` cells."""
+    return PiCorralScratch(*(np.zeros(cells, dtype=np.int64) for _ in PiCorralScratch._fields))
 
 
 @numba.njit(cache=True)
@@ -34,65 +66,40 @@ def pi_corral(
 
     A box on a cell that ``floor`` leaves out (a box frozen on its goal, which the push replay
     turns into wall) is part of the walls: never a barrier box, never pushed.
-    ``scratch`` = (region, region_mark, region_goal, set_mark, barrier_mark, allowed, queue),
-    int64 arrays of length ``cells``; ``marks`` int64[4] holds their running stamps
-    (0 region, 1 set, 2 barrier, 3 allowed). On success the chosen barrier boxes satisfy
-    ``allowed[b] == marks[3]``.
+    ``scratch``: a :class:`PiCorralScratch` (or a plain tuple of its seven arrays in its
+    order, as the GA's push replay builds it); ``marks`` int64[4] holds their running stamps
+    (``REGION_MARK`` .. ``ALLOWED_MARK``). On success the chosen barrier boxes satisfy
+    ``scratch.allowed[b] == marks[ALLOWED_MARK]``.
     """
-    region, region_mark, region_goal, set_mark, barrier_mark, allowed, queue = scratch
-    marks[0] += 1
-    region_stamp = marks[0]
-    count = _label(
-        floor,
-        occupied,
-        deltas,
-        reach_mark,
-        stamp,
-        region,
-        region_mark,
-        region_stamp,
-        goals,
-        region_goal,
-        queue,
-    )
+    named = PiCorralScratch(*scratch)  # the fields by name, from a plain tuple too
+    region_goal, set_mark = named.region_goal, named.set_mark
+    barrier_mark, allowed = named.barrier_mark, named.allowed
+    marks[REGION_MARK] += 1
+    count = _label(floor, goals, occupied, deltas, reach_mark, stamp, named, marks[REGION_MARK])
     best = -1
     for start in range(count):
-        marks[1] += 1
-        set_stamp = marks[1]
+        marks[SET_MARK] += 1
+        set_stamp = marks[SET_MARK]
         set_mark[start] = set_stamp
         while True:
-            marks[2] += 1
+            marks[BARRIER_MARK] += 1
             outcome, pushes = _check(
-                floor,
-                dead,
-                goals,
-                deltas,
-                occupied,
-                boxes,
-                reach_mark,
-                stamp,
-                region,
-                region_mark,
-                region_stamp,
-                set_mark,
-                set_stamp,
-                barrier_mark,
-                marks[2],
+                floor, dead, deltas, occupied, boxes, reach_mark, stamp, named, marks
             )
             if outcome >= 0:
                 set_mark[outcome] = set_stamp
                 continue
             break
         if outcome == _FAIL or not _holds_work(
-            goals, boxes, barrier_mark, marks[2], region_goal, set_mark, set_stamp, count
+            goals, boxes, barrier_mark, marks[BARRIER_MARK], region_goal, set_mark, set_stamp, count
         ):
             continue
         if best < 0 or pushes < best:
             best = pushes
-            marks[3] += 1
+            marks[ALLOWED_MARK] += 1
             for b in boxes:
-                if barrier_mark[b] == marks[2]:
-                    allowed[b] = marks[3]
+                if barrier_mark[b] == marks[BARRIER_MARK]:
+                    allowed[b] = marks[ALLOWED_MARK]
             if best == 0:
                 break
     return best
@@ -100,20 +107,13 @@ def pi_corral(
 
 @numba.njit(cache=True)
 def _label(
-    floor,
-    occupied,
-    deltas,
-    reach_mark,
-    stamp,
-    region,
-    region_mark,
-    region_stamp,
-    goals,
-    region_goal,
-    queue,
+    floor, goals, occupied, deltas, reach_mark, stamp, scratch, region_stamp
 ):  # pragma: no cover - compiled
-    """Number the regions of free floor outside the player's (``region``, ``region_goal``:
-    whether it holds a goal); returns how many there are."""
+    """Number the regions of free floor outside the player's (``scratch.region``, marked
+    ``region_stamp`` in ``scratch.region_mark``; ``scratch.region_goal``: whether it holds a
+    goal); returns how many there are."""
+    region, region_mark = scratch.region, scratch.region_mark
+    region_goal, queue = scratch.region_goal, scratch.queue
     count = 0
     for cell in range(floor.shape[0]):
         if (
@@ -137,23 +137,14 @@ def _label(
 
 @numba.njit(cache=True)
 def _check(
-    floor,
-    dead,
-    goals,
-    deltas,
-    occupied,
-    boxes,
-    reach_mark,
-    stamp,
-    region,
-    region_mark,
-    region_stamp,
-    set_mark,
-    set_stamp,
-    barrier_mark,
-    barrier_stamp,
-):  # pragma: no cover
-    """(outcome, inward pushes): outcome is a region to merge, ``_PASS`` or ``_FAIL``."""
+    floor, dead, deltas, occupied, boxes, reach_mark, stamp, scratch, marks
+):  # pragma: no cover - compiled
+    """(outcome, inward pushes) of the corral of the regions marked ``marks[SET_MARK]`` in
+    ``scratch.set_mark``, its barrier boxes marked ``marks[BARRIER_MARK]`` in ``scratch.barrier_mark``:
+    outcome is a region to merge, ``_PASS`` or ``_FAIL``."""
+    region, region_mark, region_stamp = scratch.region, scratch.region_mark, marks[REGION_MARK]
+    set_mark, set_stamp = scratch.set_mark, marks[SET_MARK]
+    barrier_mark, barrier_stamp = scratch.barrier_mark, marks[BARRIER_MARK]
     for b in boxes:
         if not floor[b]:
             continue  # a box that ``floor`` counts as wall (frozen on its goal) never moves

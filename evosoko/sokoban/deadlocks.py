@@ -62,7 +62,7 @@ def frozen_boxes(level: Level, occupied: np.ndarray, box: int) -> tuple[int, ...
     size = frozen_group(
         level.floor, level.dead_squares, occupied, delta_array(level.width), int(box), scratch
     )
-    return tuple(sorted(set(scratch[5][:size].tolist())))
+    return tuple(sorted(set(scratch.group[:size].tolist())))
 
 
 def matching_cost(level: Level, boxes: Iterable[int]) -> int:

@@ -15,6 +15,8 @@ there pass ``goals`` all False to :func:`freeze_deadlock`, so that no box is exc
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -24,10 +26,27 @@ that kernels passing it share one compilation with those passing cells (a litera
 compile one of its own)."""
 
 
-def make_freeze_scratch(cells: int) -> tuple:
-    """Scratch of :func:`freeze_deadlock`: as-wall flags (kept all False between calls) and
-    the explicit stack (box, axis, side tried, group size when the side was tried)."""
-    return (
+class FreezeScratch(NamedTuple):
+    """Scratch of :func:`freeze_deadlock` and :func:`frozen_group`: the explicit stack of the
+    recursion, one frame per row, and the group found."""
+
+    as_wall: np.ndarray
+    """bool[cells]: boxes under examination, taken as walls (all False between calls)."""
+    frame_box: np.ndarray
+    """int64[cells + 1]: the box of each frame."""
+    frame_axis: np.ndarray
+    """int64[cells + 1]: the axis being tried."""
+    frame_side: np.ndarray
+    """int64[cells + 1]: the side of that axis being tried."""
+    frame_size: np.ndarray
+    """int64[cells + 1]: the group's size when the side was tried."""
+    group: np.ndarray
+    """int64[cells + 1]: the boxes of the frozen group found (:func:`frozen_group`'s size)."""
+
+
+def make_freeze_scratch(cells: int) -> FreezeScratch:
+    """A clean :class:`FreezeScratch` for a board of ``cells`` cells."""
+    return FreezeScratch(
         np.zeros(cells, dtype=np.bool_),
         np.zeros(cells + 1, dtype=np.int64),
         np.zeros(cells + 1, dtype=np.int64),
@@ -59,7 +78,7 @@ def may_freeze(floor, occupied, dead, deltas, cell):  # pragma: no cover - compi
 def freeze_deadlock(floor, dead, goals, occupied, deltas, box, scratch):  # pragma: no cover
     """True when ``box`` is frozen together with at least one box off goal."""
     size = frozen_group(floor, dead, occupied, deltas, box, scratch)
-    group = scratch[5]
+    group = scratch.group
     for k in range(size):
         if not goals[group[k]]:
             return True
@@ -68,8 +87,11 @@ def freeze_deadlock(floor, dead, goals, occupied, deltas, box, scratch):  # prag
 
 @numba.njit(cache=True)
 def frozen_group(floor, dead, occupied, deltas, box, scratch):  # pragma: no cover - compiled
-    """Size of the frozen group found from ``box`` (0 when it can move), left in ``scratch[5]``."""
-    as_wall, frame_box, frame_axis, frame_side, frame_size, group = scratch
+    """Size of the frozen group found from ``box`` (0 when it can move), its boxes left in
+    ``scratch.group``."""
+    as_wall, group = scratch.as_wall, scratch.group
+    frame_box, frame_axis, frame_side = scratch.frame_box, scratch.frame_axis, scratch.frame_side
+    frame_size = scratch.frame_size
     size = 0
     depth = 0
     answer = -1  # answer of the frame just left: -1 none, 0 it can move, 1 it is frozen

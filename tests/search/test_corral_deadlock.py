@@ -73,26 +73,15 @@ def corrals_lost(level, limit=200, scratch=None):
     queue = np.zeros(cells, dtype=np.int64)
     explore(tables.floor, occupied, tables.deltas, level.start.player, mark, 1, queue, queue[:0])
     scratch = make_corral_scratch(cells, limit) if scratch is None else scratch
-    freeze = make_freeze_scratch(cells)
     seen = np.zeros(cells, dtype=np.int64)
     found = []
     for cell in np.flatnonzero(tables.floor).tolist():
         if occupied[cell] or mark[cell] == 1 or seen[cell]:
             continue
         explore(tables.floor, occupied, tables.deltas, cell, seen, 1, queue, queue[:0])
-        lost = corral_deadlock(
-            tables.floor,
-            tables.dead,
-            tables.goals,
-            tables.deltas,
-            occupied,
-            level.start.player,
-            cell,
-            freeze,
-            scratch,
-        )
+        lost = corral_deadlock(tables, occupied, level.start.player, cell, scratch)
         found.append((cell, bool(lost)))
-        assert not scratch[2].any(), "the scratch's occupied flags are left clean"
+        assert not scratch.occupied.any(), "the scratch's occupied flags are left clean"
     return found
 
 
@@ -128,15 +117,11 @@ def clusters_lost(level, scratch=None):
     occupied = np.zeros(level.cells, dtype=np.bool_)
     occupied[np.array(level.start.boxes, dtype=np.int64)] = True
     scratch = make_corral_scratch(level.cells, 200, 64) if scratch is None else scratch
-    freeze = make_freeze_scratch(level.cells)
     found = []
     for box in level.start.boxes:
-        lost = cluster_deadlock(
-            tables.floor, tables.dead, tables.goals, tables.deltas, occupied, level.start.player,
-            box, freeze, scratch,
-        )  # fmt: skip
+        lost = cluster_deadlock(tables, occupied, level.start.player, box, scratch)
         found.append(bool(lost))
-        assert not scratch[2].any(), "the scratch's occupied flags are left clean"
+        assert not scratch.occupied.any(), "the scratch's occupied flags are left clean"
     return found
 
 
@@ -166,10 +151,12 @@ def test_a_cluster_answer_comes_from_the_cache_the_second_time():
     level = quiet_level(CLUSTER)
     scratch = make_corral_scratch(level.cells, 200, 64)
     assert clusters_lost(level, scratch)[0]
-    assert (scratch[10] >= 0).sum() == 1  # one cluster, one player region: one entry
+    assert (scratch.cache_info >= 0).sum() == 1  # one cluster, one player region: one entry
     one_position = make_corral_scratch(level.cells, 1, 64)
     assert clusters_lost(level, one_position) == [False, False, False]  # nothing proven
-    with_cache = one_position[:9] + scratch[9:]
+    with_cache = one_position._replace(
+        cache_cells=scratch.cache_cells, cache_info=scratch.cache_info
+    )
     assert clusters_lost(level, with_cache) == [True, True, True]
     assert clusters_lost(level, make_corral_scratch(level.cells, 200)) == [True, True, True]
 
@@ -195,10 +182,9 @@ def test_a_push_can_leave_a_lost_cluster_behind():
     player = level.start.player
     pushed = player + level.deltas[DOWN]
     assert occupied[pushed]
-    arguments = (tables.floor, tables.dead, tables.goals, tables.deltas, occupied)
-    freeze, scratch = make_freeze_scratch(level.cells), make_corral_scratch(level.cells, 200, 64)
-    assert not cluster_deadlock(*arguments, player, pushed, freeze, scratch)
-    assert cluster_lost_after_push(*arguments, player, DOWN, freeze, scratch)
+    scratch = make_corral_scratch(level.cells, 200, 64)
+    assert not cluster_deadlock(tables, occupied, player, pushed, scratch)
+    assert cluster_lost_after_push(tables, occupied, player, DOWN, scratch)
     assert matching_cost(level.push_distance, level.start.boxes) < UNREACHABLE
     assert solve(level, "push-bfs").status == "unsolvable"
 
@@ -283,7 +269,7 @@ def test_no_position_on_a_solution_is_called_lost():
         assert result.solved, level.name
         tables = level_arrays(level)
         cells = level.cells
-        scratch, freeze = make_corral_scratch(cells, 200, 1024), make_freeze_scratch(cells)
+        scratch = make_corral_scratch(cells, 200, 1024)
         mark, queue = np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
         states = replay_states(level, result.solution)
         for before, after in itertools.pairwise(states):
@@ -296,11 +282,9 @@ def test_no_position_on_a_solution_is_called_lost():
             direction = list(tables.deltas).index(after.player - before.player)
             checked += 1
             assert not lost_after_push(
-                tables.floor, tables.dead, tables.goals, tables.deltas, occupied, mark,
-                checked, after.player, direction, freeze, scratch,
-            ), level.name  # fmt: skip
+                tables, occupied, mark, checked, after.player, direction, scratch
+            ), level.name
             assert not cluster_lost_after_push(
-                tables.floor, tables.dead, tables.goals, tables.deltas, occupied,
-                after.player, direction, freeze, scratch,
-            ), level.name  # fmt: skip
+                tables, occupied, after.player, direction, scratch
+            ), level.name
     assert checked > 300

@@ -7,7 +7,7 @@ from tiny_levels import quiet_level
 
 from evosoko.search import PushSettings, solve
 from evosoko.sokoban.arrays import level_arrays
-from evosoko.sokoban.corrals import pi_corral
+from evosoko.sokoban.corrals import make_pi_corral_scratch, pi_corral
 from evosoko.sokoban.reach import explore
 
 # The three boxes of column 4 fence off the goals of column 6; each can only be pushed right.
@@ -45,7 +45,7 @@ def corral_boxes(rows):
     boxes = np.array(level.start.boxes, dtype=np.int64)
     occupied[boxes] = True
     mark = np.zeros(cells, dtype=np.int64)
-    scratch = tuple(np.zeros(cells, dtype=np.int64) for _ in range(7))
+    scratch = make_pi_corral_scratch(cells)
     marks = np.zeros(4, dtype=np.int64)
     explore(
         tables.floor,
@@ -69,7 +69,7 @@ def corral_boxes(rows):
         scratch,
         marks,
     )
-    allowed = {level.position(b) for b in boxes.tolist() if scratch[5][b] == marks[3]}
+    allowed = {level.position(b) for b in boxes.tolist() if scratch.allowed[b] == marks[3]}
     return pushes, allowed if pushes >= 0 else set()
 
 

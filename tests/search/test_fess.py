@@ -72,7 +72,8 @@ def test_goal_room_layers_grow_towards_the_doorway():
 def test_compiled_features_match_the_python_ones(level, data):
     order = packing_order(level)
     features = fk.make_features(order, level.cells)
-    layer, goals_per_layer, counts, stamp, mark, _, _, _, _ = features
+    layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
+    stamp, mark = features.stamp, features.mark
     floor = level.floor
     free = np.flatnonzero(floor).tolist()
     boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free)), label="boxes"))
@@ -108,14 +109,14 @@ def test_a_state_cell_has_the_blocked_links_as_its_room_coordinate(level, data, 
     occupied[boxes] = True
     deltas = np.array(level.deltas, dtype=np.int64)
     queue = np.zeros(level.cells, dtype=np.int64)
-    cell = fs.state_cell(features, space[5], level.floor, occupied, deltas, array, queue)
+    cell = fs.state_cell(features, space.state, level.floor, occupied, deltas, array, queue)
     blocked = len({int(link[b]) for b in boxes if link[b] >= 0})
     plan = packing_value(order.layer, array, order.layers) * fs.OUT_OF_PLAN_LIMIT + min(
         out_of_plan_value(order.layer, array, order.layers), fs.OUT_OF_PLAN_LIMIT - 1
     )
     rooms = plan * values + min(blocked, values - 1)
     assert cell == fs.cell_of(rooms, _regions(level, set(boxes)), CONNECTIVITY_LIMIT)
-    assert 0 <= cell < len(space[3])
+    assert 0 <= cell < len(space.root)
 
 
 def _regions(level, boxes):

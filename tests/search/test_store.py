@@ -73,3 +73,14 @@ def test_the_last_growth_stops_at_the_node_limit_and_then_refuses():
     assert store.can_grow(125)
     store.counters[NODES] = 10  # not nearly full: the frontier may still grow
     assert store.can_grow(100)
+
+
+def test_the_kernels_arrays_are_the_store_s_current_ones_after_growth():
+    store = Store(box_count=2, capacity=16)
+    store.counters[NODES] = 15
+    before = store.arrays
+    store.grow()
+    after = store.arrays
+    assert after.nodes.boxes.shape[0] == 32 and before.nodes.boxes.shape[0] == 16
+    assert after.nodes is store.nodes and after.table is store.table
+    assert after.frontier is store.frontier and after.counters is store.counters

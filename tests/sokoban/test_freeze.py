@@ -59,7 +59,7 @@ def test_reused_scratch_gives_the_verdicts_of_fresh_scratch(title):
             assert got == expected, (title, sorted(boxes.tolist()), int(box))
             agreed += 1
             deadlocked += expected
-        assert not scratch[0].any()  # the as-wall flags are left clean for the next call
+        assert not scratch.as_wall.any()  # the as-wall flags are left clean for the next call
     assert deadlocked > 0 and deadlocked < agreed  # both outcomes were exercised
 
 
