@@ -30,6 +30,7 @@ from evosoko.errors import EvosokoError, SolutionError
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.pairing import rules_notes
 from evosoko.sokoban.solutions import verify_solution
+from evosoko.text import plain
 
 FORMAT = "evosoko play progress"
 VERSION = 1
@@ -215,7 +216,9 @@ def parse_progress(data: Any, where: str) -> dict[str, LevelProgress]:
     levels = data.get("levels")
     if not isinstance(levels, dict):
         raise DamagedProgress("'levels' is not an object", where)
-    return {key: _level_progress(entry, f"levels.{key}", where) for key, entry in levels.items()}
+    return {
+        key: _level_progress(entry, f"levels.{plain(key)}", where) for key, entry in levels.items()
+    }
 
 
 def _level_progress(entry: Any, name: str, where: str) -> LevelProgress:
