@@ -36,7 +36,7 @@ def expanded_states(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(boxes, player, last step) of every state push-fess expanded within ``nodes``."""
     from evosoko.search.algorithms import algorithm_named
-    from evosoko.search.fess import FeatureSpaceRun
+    from evosoko.search.fess.run import FeatureSpaceRun
     from evosoko.search.search_run import DEFAULT_MEMORY
 
     solve(level, "push-fess", node_limit=1)  # compiled before the search

@@ -1,7 +1,7 @@
 """Where numba keeps the compiled kernels: one folder per version of the package's sources.
 
 numba checks a cached kernel against the source file of the function itself only. A kernel
-that calls a kernel of another module (``fess_kernel`` calls ``corral_deadlock``'s tests, and
+that calls a kernel of another module (``search.fess.kernel`` calls ``corral_deadlock``'s tests, and
 numba compiles the callee into it) is loaded from the cache unchanged after only the callee's
 file has changed, and runs the old code. So the cache folder is named after a digest of every
 source file of the package: any change starts a new folder, and the kernels are compiled

@@ -1,6 +1,6 @@
 """Behaviour descriptors of push genomes: the FESS feature cell of the position each reaches.
 
-The cell is the one ``push-fess`` files a state under (:func:`evosoko.search.fess_space.
+The cell is the one ``push-fess`` files a state under (:func:`evosoko.search.fess.space.
 state_cell`): packing (boxes on goals filled in the packing order), out-of-plan, room
 connectivity and connectivity, from the features :func:`evosoko.search.fess.level_features`
 builds for push-fess. ``ga.selection = "map_elites"`` keeps one elite per cell
@@ -19,7 +19,8 @@ import numba
 import numpy as np
 
 from evosoko.evolve.push_replay import PushTables
-from evosoko.search import fess, fess_space
+from evosoko.search.fess import run as fess
+from evosoko.search.fess import space as fess_space
 from evosoko.search.settings import FessSettings
 from evosoko.sokoban.level import Level
 

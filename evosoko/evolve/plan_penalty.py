@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from evosoko.search.fess_space import out_of_plan_counted, packing_feature
+from evosoko.search.fess.space import out_of_plan_counted, packing_feature
 from evosoko.search.packing_order import packing_order
 from evosoko.sokoban.level import UNREACHABLE, Level
 

@@ -15,10 +15,10 @@ pushes, states expanded/generated/duplicates, seconds, the settings it ran with,
   ``push-wastar``, ``push-greedy``, ``push-idastar``, with dead squares, freeze deadlocks,
   bipartite deadlocks (matching), PI-corral pruning and dead-end tunnel macros (all keep
   push-optimality and completeness), and goal-room packing macros in the non-optimal ones;
-- ``push-fess`` (:mod:`evosoko.search.fess`), a feature-space search for large levels, and
+- ``push-fess`` (:mod:`evosoko.search.fess.run`), a feature-space search for large levels, and
   ``push-fess-bi`` (:mod:`evosoko.search.bidirectional`), push-fess with a pull search from the
   solved position beside it, until the two reach a common state;
-- ``mcts`` (:mod:`evosoko.search.mcts`), Monte Carlo tree search over the push genomes'
+- ``mcts`` (:mod:`evosoko.search.mcts.run`), Monte Carlo tree search over the push genomes'
   candidate pushes, seeded (``seed``); ``expanded`` counts its iterations.
 
 On a given-holes level (its rules, :func:`evosoko.sokoban.variants.level_rules`, are given

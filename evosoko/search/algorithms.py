@@ -27,7 +27,7 @@ class Algorithm:
     ``optimal``: finds a cost-optimal solution (moves or pushes). ``iterative``: IDA* iterations
     with a growing f threshold, the store serving as transposition table. ``feature_space``:
     the cells of a feature space take turns instead of one frontier
-    (:mod:`evosoko.search.fess`), each expanding its best state by the priority. ``seeded``:
+    (:mod:`evosoko.search.fess.run`), each expanding its best state by the priority. ``seeded``:
     the search draws random numbers from its seed. ``runner``: ``"module:Class"`` of the run
     class that drives a search of its own instead of the state store's kernels (the
     interface of :class:`evosoko.search.search_run.SearchRun`: ``search()``, ``result(status,
@@ -242,7 +242,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             AT_GENERATION,
             False,
             seeded=True,
-            runner="evosoko.search.mcts:MctsRun",
+            runner="evosoko.search.mcts.run:MctsRun",
             unit="iterations",
             description="Monte Carlo tree search (UCT) over the push genomes' candidate pushes, "
             "policy-guided rollouts rewarded by the distance objective",

@@ -32,7 +32,7 @@ from dataclasses import replace
 import numpy as np
 
 from evosoko.search.algorithms import ALGORITHMS
-from evosoko.search.fess import FeatureSpaceRun
+from evosoko.search.fess.run import FeatureSpaceRun
 from evosoko.search.pull_kernel import (
     PullTables,
     best_meeting,

@@ -92,7 +92,7 @@ class PendingSuccessors(NamedTuple):
 
 class PushSearchScratch(NamedTuple):
     """Per-search scratch of the push-level kernels (:func:`push_search`, and the feature-space
-    kernel of :mod:`evosoko.search.fess_kernel`)."""
+    kernel of :mod:`evosoko.search.fess.kernel`)."""
 
     reach_mark: np.ndarray
     """int64[cells]: the player's region of the node expanded (``stamps[REACH_STAMP]``)."""

@@ -1,7 +1,7 @@
 """One search in progress (:class:`SearchRun`): its state store, kernel parameters and budget.
 
 :func:`evosoko.search.solver.solve` builds one and runs it; the feature-space search
-(:mod:`evosoko.search.fess`) derives its own. The budget is spent in kernel calls sized to
+(:mod:`evosoko.search.fess.run`) derives its own. The budget is spent in kernel calls sized to
 about ``_CHUNK_SECONDS`` each, so the clock and the memory limit are checked between calls.
 """
 

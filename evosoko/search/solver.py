@@ -8,7 +8,7 @@ from dataclasses import replace
 from evosoko.errors import ConfigError
 from evosoko.search.algorithms import Algorithm, algorithm_named, heuristic_for
 from evosoko.search.clocks import Clock, clock_named
-from evosoko.search.fess import FeatureSpaceRun
+from evosoko.search.fess.run import FeatureSpaceRun
 from evosoko.search.result import (
     MEMORY_LIMIT,
     SearchResult,

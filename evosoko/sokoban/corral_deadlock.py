@@ -25,7 +25,7 @@ within the bound either; a cluster search also gives up ("not proven") once too 
 wait to be expanded at once (``cluster_width``), long before the bound: the proofs seen on
 XSokoban all kept their queues narrow.
 
-Used by ``push-fess`` (:mod:`evosoko.search.fess_kernel`) on the corrals next to the box pushed
+Used by ``push-fess`` (:mod:`evosoko.search.fess.kernel`) on the corrals next to the box pushed
 last (and, with ``fess.CLUSTER_DEADLOCKS``, on its cluster and the clusters it left behind,
 :func:`cluster_lost_after_push`), once per expansion.
 """

@@ -4,7 +4,7 @@ The counterpart of :mod:`evosoko.sokoban.pushes` for levels whose boxes vanish i
 holes: the tables a push under these rules reads (:class:`HolesTables`, built once per level
 and objective), whether a push loses the level (:func:`loses`, :func:`push_loses`) and the
 candidate pushes of a position (:func:`holes_candidates`). The GA's given-holes replay
-(:mod:`evosoko.evolve.given_holes`) and Monte Carlo tree search (:mod:`evosoko.search.mcts_holes`)
+(:mod:`evosoko.evolve.given_holes`) and Monte Carlo tree search (:mod:`evosoko.search.mcts.holes`)
 both play by them.
 
 A push loses the level when the box lands (not in its own hole) on a cell from which it can no

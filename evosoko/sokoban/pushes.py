@@ -1,7 +1,7 @@
 """The push rules, compiled: candidate pushes, pushes, frozen goals, lost positions.
 
 The GA's push replay (:mod:`evosoko.evolve.push_replay`), decoding to LURD, the lost search
-(:mod:`evosoko.evolve.lost_search`) and Monte Carlo tree search (:mod:`evosoko.search.mcts_rules`)
+(:mod:`evosoko.evolve.lost_search`) and Monte Carlo tree search (:mod:`evosoko.search.mcts.rules`)
 all play positions by these rules, on the level's arrays
 (:class:`~evosoko.sokoban.arrays.LevelArrays`) and one :class:`PushScratch` of work arrays.
 

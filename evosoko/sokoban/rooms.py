@@ -15,7 +15,7 @@ computed once per level on the floor alone:
   that end in a dead end or lead back into the room they started from are no links.
 
 :func:`blocked_links` counts the links with a box on them (``push-fess`` uses it as a coordinate
-of its feature space, :mod:`evosoko.search.fess_space`).
+of its feature space, :mod:`evosoko.search.fess.space`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@ from evosoko.evolve.descriptors import FessCells
 from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.genomes import decode, random_genes
 from evosoko.evolve.push_replay import push_choices, push_tables
-from evosoko.search import FessSettings, fess_kernel, fess_space
+from evosoko.search import FessSettings
+from evosoko.search.fess import kernel as fess_kernel
+from evosoko.search.fess import space as fess_space
 from evosoko.search.packing_order import packing_order
 from evosoko.sokoban.rooms import room_links
 

@@ -20,8 +20,8 @@ from tiny_levels import REPO_ROOT, microban, quiet_level
 from evosoko.errors import LevelFormatError
 from evosoko.generate.stress import corridor_rows, lattice_rows, room_rows
 from evosoko.search import ALGORITHMS, PushSettings, clocks, search_run, solve
-from evosoko.search import fess as fess_module
-from evosoko.search.fess_kernel import fess_search
+from evosoko.search.fess import run as fess_module
+from evosoko.search.fess.kernel import fess_search
 from evosoko.search.store import SMALL_BOARD_CELLS, Store, cell_dtype
 from evosoko.sokoban.arrays import dead_end_tunnels
 from evosoko.sokoban.solutions import verify_solution

@@ -119,7 +119,7 @@ def _recording(monkeypatch, module, name: str) -> list[str]:
     ("module_name", "function", "settings"),
     [
         ("evosoko.search.search_run", "find_goal_room", None),
-        ("evosoko.search.fess", "packing_order", {"goal_rooms": False}),
+        ("evosoko.search.fess.run", "packing_order", {"goal_rooms": False}),
     ],
 )
 def test_long_set_up_reads_the_clock_and_ends_in_timeout(

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from tiny_levels import ROOM, microban, quiet_level, tiny_levels
 
 from evosoko.search import FessSettings, PushSettings, solve
-from evosoko.search import fess_kernel as fk
-from evosoko.search import fess_space as fs
+from evosoko.search.fess import kernel as fk
+from evosoko.search.fess import space as fs
 from evosoko.search.packing_order import out_of_plan_value, packing_order, packing_value
 from evosoko.sokoban.rooms import room_links
 from evosoko.sokoban.solutions import verify_solution

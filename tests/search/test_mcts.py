@@ -27,10 +27,11 @@ from evosoko.evolve.hybrid import level_at
 from evosoko.experiment.compare.config import CompareConfig
 from evosoko.experiment.compare.jobs import plan_jobs
 from evosoko.experiment.compare.runner import run_compare
-from evosoko.search import ALGORITHMS, MctsSettings, PushSettings, mcts_kernel, solve
-from evosoko.search import mcts as mcts_module
-from evosoko.search.mcts_rules import start_objective
-from evosoko.search.mcts_tree import (
+from evosoko.search import ALGORITHMS, MctsSettings, PushSettings, solve
+from evosoko.search.mcts import kernel as mcts_kernel
+from evosoko.search.mcts import run as mcts_module
+from evosoko.search.mcts.rules import start_objective
+from evosoko.search.mcts.tree import (
     COUNTER_COUNT,
     EDGES,
     N_STATUS,
@@ -56,7 +57,7 @@ EXHAUSTIBLE = ["######",
 
 
 def _run(level, **options):
-    """An :class:`~evosoko.search.mcts.MctsRun` driven to its end: (run, status)."""
+    """An :class:`~evosoko.search.mcts.run.MctsRun` driven to its end: (run, status)."""
     arguments = {
         "heuristic": "matching",
         "time_limit": None,

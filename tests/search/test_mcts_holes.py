@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from evosoko.cli import app
 from evosoko.experiment.compare.config import CompareConfig
 from evosoko.experiment.compare.jobs import comparison_levels, plan_jobs, run_job
-from evosoko.search import mcts as mcts_module
 from evosoko.search import solve
 from evosoko.search.given_holes import paired_distance
+from evosoko.search.mcts import run as mcts_module
 from evosoko.sokoban.formats import parse_levels, read_levels
 from evosoko.sokoban.given_holes import VANISHED, HolesBoard, with_pairing
 from evosoko.sokoban.solutions import verify_solution

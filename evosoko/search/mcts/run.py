@@ -1,16 +1,16 @@
 """``mcts``: Monte Carlo tree search (UCT) over the candidate pushes of push genomes.
 
 The tree's moves are the pushes the GA's push genomes choose from (the rules live in
-:mod:`evosoko.search.mcts_rules`), its rollouts are guided by a cheap policy (a softmax over how
+:mod:`evosoko.search.mcts.rules`), its rollouts are guided by a cheap policy (a softmax over how
 much each candidate push brings the distance objective down), and their reward comes from that
 objective (``--heuristic``: ``matching`` by default, ``push-distance`` or ``manhattan``): 1 for a
 solved level, else how far the rollout got from the start's distance toward 0. Positions are
 stored once, by Zobrist hash, so transpositions share their statistics. The loop itself is
-:mod:`evosoko.search.mcts_kernel`; the tree's arrays are :mod:`evosoko.search.mcts_tree`.
+:mod:`evosoko.search.mcts.kernel`; the tree's arrays are :mod:`evosoko.search.mcts.tree`.
 
 On a given-holes level (:mod:`evosoko.sokoban.given_holes`) it plays that variant's pushes, each
 box vanishing into its own hole, and its objective is the paired distance (each box's distance
-to its own hole): :mod:`evosoko.search.mcts_holes`; results name it ``paired-push-distance``
+to its own hole): :mod:`evosoko.search.mcts.holes`; results name it ``paired-push-distance``
 (``paired-manhattan`` with ``--heuristic manhattan``), as the given-holes searches do.
 
 It reports what every search reports (:class:`~evosoko.search.result.SearchResult`), with its own
@@ -31,11 +31,11 @@ import time
 
 import numpy as np
 
-from evosoko.search import mcts_kernel
 from evosoko.search.algorithms import Algorithm
 from evosoko.search.clocks import TimeLimit
 from evosoko.search.heuristics import HEURISTICS
-from evosoko.search.mcts_tree import (
+from evosoko.search.mcts import kernel as mcts_kernel
+from evosoko.search.mcts.tree import (
     BEST_DISTANCE,
     BEST_LENGTH,
     CORRALS,
@@ -69,7 +69,7 @@ from evosoko.search.mcts_tree import (
     new_tree,
     tree_bytes,
 )
-from evosoko.search.mcts_variants import rules_arrays, start_objective
+from evosoko.search.mcts.variants import rules_arrays, start_objective
 from evosoko.search.paths import SearchBug, partial_path, search_result
 from evosoko.search.result import (
     MEMORY_LIMIT,
@@ -103,7 +103,7 @@ class MctsRun:
     tables that would not fit are not built, and a tree that would outgrow what is left ends
     the search; both with ``memory-limit``.
 
-    A given-holes level is played by its own rules (:mod:`evosoko.search.mcts_holes`: boxes
+    A given-holes level is played by its own rules (:mod:`evosoko.search.mcts.holes`: boxes
     vanish in their own holes, the objective is the paired distance, ``corrals`` does not
     apply), with the same tree, budgets and statistics.
     """

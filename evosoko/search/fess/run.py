@@ -2,7 +2,7 @@
 
 The state store, successors, budgets and paths are those of every push search
 (:mod:`evosoko.search.solver`); what differs is the order of expansion, kept by
-:mod:`evosoko.search.fess_kernel`: the cells of (packing, out-of-plan, room connectivity,
+:mod:`evosoko.search.fess.kernel`: the cells of (packing, out-of-plan, room connectivity,
 connectivity) take turns. Its knobs are :class:`~evosoko.search.settings.FessSettings`.
 """
 
@@ -12,9 +12,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from evosoko.search import fess_kernel, fess_space
 from evosoko.search.box_paths import box_path_pushes
 from evosoko.search.clocks import no_tick
+from evosoko.search.fess import kernel as fess_kernel
+from evosoko.search.fess import space as fess_space
 from evosoko.search.packing_order import PackingOrder, packing_order
 from evosoko.search.paths import SearchBug, push_path
 from evosoko.search.result import TIMEOUT, UNSOLVABLE
@@ -25,7 +26,7 @@ from evosoko.sokoban.rooms import room_links
 
 SPACE_BYTES_PER_NODE = 36
 """Memory the feature space takes per stored state: its per-node arrays (24 bytes:
-:func:`~evosoko.search.fess_space.make_feature_space`), and half again while they grow (the
+:func:`~evosoko.search.fess.space.make_feature_space`), and half again while they grow (the
 old and the grown arrays are both held then)."""
 
 
@@ -36,7 +37,7 @@ def level_features(
     tick: Callable[[], None] = no_tick,
 ) -> tuple[PackingOrder, fess_kernel.Features]:
     """(packing order, features) of ``level`` as ``settings`` make them
-    (:func:`evosoko.search.fess_kernel.make_features`): the cells of push-fess, and of the GA's
+    (:func:`evosoko.search.fess.kernel.make_features`): the cells of push-fess, and of the GA's
     MAP-Elites (:mod:`evosoko.evolve.descriptors`, which tests no corral deadlocks:
     ``corral_deadlocks`` 0; None: the settings'). ``tick``: called once per step of the
     packing order's searches (a search's :meth:`~evosoko.search.clocks.TimeLimit.tick`)."""

@@ -12,7 +12,7 @@ that made progress of either kind are a small cell among many, and still get one
 per cycle: the search pursues many kinds of partial plans at once instead of the few that
 one heuristic likes.
 
-The cells, their heaps and the features are in :mod:`evosoko.search.fess_space`. Successors are
+The cells, their heaps and the features are in :mod:`evosoko.search.fess.space`. Successors are
 those of :mod:`evosoko.search.push_kernel` (dead squares, freeze, PI-corrals, dead-end
 tunnel macros and the goal-room macro); the key and path bookkeeping are the same too, so
 :func:`evosoko.search.paths.push_path` rebuilds solutions unchanged.
@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from evosoko.search.box_paths import BoxPathScratch, box_path, make_box_path_scratch
-from evosoko.search.fess_space import (
+from evosoko.search.fess.space import (
     ALTERNATE,
     CORRIDOR_MACROS,
     PACK_MACROS,

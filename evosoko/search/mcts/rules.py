@@ -1,7 +1,7 @@
 """The rules Monte Carlo tree search plays by, in one place: positions, candidate pushes, the
 objective and the rollout policy's score of a push.
 
-MCTS (:mod:`evosoko.search.mcts`) plays the push rules of :mod:`evosoko.sokoban.pushes` (the
+MCTS (:mod:`evosoko.search.mcts.run`) plays the push rules of :mod:`evosoko.sokoban.pushes` (the
 GA's push genomes play them too): the moves of its tree and of its rollouts are the *candidate
 pushes* of a position (legal, not onto a dead square, freezing no box off its goal, restricted
 to a PI-corral's barrier when there is one; boxes frozen on goals are walls from then on), and a
@@ -10,11 +10,11 @@ boxes can no longer be matched to goals. Its reward comes from the same distance
 (``matching``, ``push-distance`` = the GA's ``nearest_goal``, or ``manhattan``), 0 exactly when
 every box is on a goal.
 
-The tree kernel (:mod:`evosoko.search.mcts_kernel`) and its driver take every rule from this
+The tree kernel (:mod:`evosoko.search.mcts.kernel`) and its driver take every rule from this
 module or from a rules variant's counterpart and keep none of their own (the kernel only hashes
 positions and moves a pushed box by its direction's delta; the level is solved when the pushes
-have brought every box home). The given-holes variant is :mod:`evosoko.search.mcts_holes`, the
-same functions over arrays of its own; :mod:`evosoko.search.mcts_variants` compiles each call to
+have brought every box home). The given-holes variant is :mod:`evosoko.search.mcts.holes`, the
+same functions over arrays of its own; :mod:`evosoko.search.mcts.variants` compiles each call to
 one or the other by the type of those arrays. What a variant provides is a start position, its
 candidate pushes in a fixed order, the effect of a push (with the count of boxes it brings
 home), the objective of a position (and of the start, :func:`start_objective`) and a cheap

@@ -11,7 +11,7 @@ A node is a row of ``nodes`` (the integer fields ``N_*``) with its key, boxes an
 it keeps the parent and push by which it was first reached, so every node has a path from the
 root. An edge is a row of ``edges`` (``E_*``: the child, -1 until followed; the push, ``box * 4
 + direction``; visits) and the rollout policy's prior. The arrays grow by doubling
-(:func:`grown`); the kernel (:mod:`evosoko.search.mcts_kernel`) rebuilds the hash table after.
+(:func:`grown`); the kernel (:mod:`evosoko.search.mcts.kernel`) rebuilds the hash table after.
 A handful of arrays, not one per field: every compiled function that takes them pays a reference
 count per array per call and some compile time per array.
 """

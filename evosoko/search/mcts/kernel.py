@@ -12,7 +12,7 @@ One iteration, from the root (the start position):
    priors the policy's softmax mixed with a uniform share. A leaf with no candidate is lost.
 3. **Rollout** from the leaf: up to ``ROLLOUT_PUSHES`` candidate pushes, each drawn with
    probability proportional to ``exp(gain / TEMPERATURE)`` (``gain``: how much the push brings
-   the objective down, :func:`evosoko.search.mcts_rules.push_gains`), ending early in a lost
+   the objective down, :func:`evosoko.search.mcts.rules.push_gains`), ending early in a lost
    position (no candidate, boxes that no longer match goals) or a solved one. The reward is
    ``1 - d / d0`` (``d`` the lowest objective along the rollout, ``d0`` the start's; at least 0),
    times ``LOST_FACTOR`` when the rollout ended lost; a solved position ends the search.
@@ -23,8 +23,8 @@ One iteration, from the root (the start position):
    level is proven unsolvable (the candidate pushes lose no solution).
 
 The rules (positions, candidate pushes, the objective, the policy's gains) come from
-:mod:`evosoko.search.mcts_rules` alone, or on a given-holes level from
-:mod:`evosoko.search.mcts_holes` (:mod:`evosoko.search.mcts_variants` picks one by the type of
+:mod:`evosoko.search.mcts.rules` alone, or on a given-holes level from
+:mod:`evosoko.search.mcts.holes` (:mod:`evosoko.search.mcts.variants` picks one by the type of
 the arrays; the kernel compiles once per variant). Calls are sliced: a call runs at most
 ``ITERATION_CHUNK`` iterations and stops after ``WORK_LIMIT`` work units (cells walked, boxes
 examined, matching steps) at the next push of a rollout, keeping the rollout's state in the
@@ -44,7 +44,7 @@ import math
 import numba
 import numpy as np
 
-from evosoko.search.mcts_tree import (
+from evosoko.search.mcts.tree import (
     BEST_DISTANCE,
     BEST_LENGTH,
     CORRALS,
@@ -100,7 +100,7 @@ from evosoko.search.mcts_tree import (
     WORK,
     WORK_LIMIT,
 )
-from evosoko.search.mcts_variants import (
+from evosoko.search.mcts.variants import (
     assigned_goal,
     candidate_gains,
     candidates,

@@ -6,7 +6,7 @@ times *room connectivity* (links between rooms that boxes cut, see :func:`state_
 *connectivity* (separate regions of free floor). Each cell's queue is a
 pairing heap threaded through the node ids (``child``/``sibling`` arrays grown with the store),
 so the cells need no storage of their own. The search that cycles through the cells is
-:mod:`evosoko.search.fess_kernel`.
+:mod:`evosoko.search.fess.kernel`.
 """
 
 from __future__ import annotations
@@ -316,7 +316,7 @@ class RoomLinks(NamedTuple):
 
 class CellFeatures(NamedTuple):
     """What :func:`state_cell` reads, the same fields in
-    :class:`evosoko.search.fess_kernel.Features`: the kernels pass these alone for each child,
+    :class:`evosoko.search.fess.kernel.Features`: the kernels pass these alone for each child,
     not the features' scratch of macros and deadlock tests."""
 
     layer: np.ndarray
@@ -336,7 +336,7 @@ class CellFeatures(NamedTuple):
 @numba.njit(cache=True)
 def cell_features(features):  # pragma: no cover - compiled
     """The :class:`CellFeatures` of ``features``
-    (:class:`evosoko.search.fess_kernel.Features`)."""
+    (:class:`evosoko.search.fess.kernel.Features`)."""
     return CellFeatures(
         features.layer,
         features.goals_per_layer,
@@ -350,7 +350,7 @@ def cell_features(features):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  # pragma: no cover
     """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: a
-    :class:`CellFeatures`, or the :class:`evosoko.search.fess_kernel.Features` holding them.
+    :class:`CellFeatures`, or the :class:`evosoko.search.fess.kernel.Features` holding them.
 
     Its coordinates: the plan (:func:`plan_feature`); with ``ROOM_VALUES`` = k > 1, *room
     connectivity*, Festival's fourth feature: the links between rooms that boxes block

@@ -1,8 +1,8 @@
 """The rules Monte Carlo tree search plays given-holes levels by (:mod:`evosoko.sokoban.given_holes`).
 
-The counterpart, function for function, of :mod:`evosoko.search.mcts_rules`: the kernel
-(:mod:`evosoko.search.mcts_kernel`) calls one or the other by the type of the arrays it is
-passed (:mod:`evosoko.search.mcts_variants`), so the tree, selection, rollouts and backup are
+The counterpart, function for function, of :mod:`evosoko.search.mcts.rules`: the kernel
+(:mod:`evosoko.search.mcts.kernel`) calls one or the other by the type of the arrays it is
+passed (:mod:`evosoko.search.mcts.variants`), so the tree, selection, rollouts and backup are
 the same code under both rules. These are the variant's push rules (:mod:`evosoko.sokoban.holes_pushes`, which the GA's
 given-holes push genomes play too), whose candidate generator they call:
 

@@ -1,10 +1,10 @@
 """The rules the Monte Carlo tree search kernel calls, chosen by the level's rules variant.
 
-Each rule the kernel (:mod:`evosoko.search.mcts_kernel`) calls is one name here that compiles
-to the standard rule (:mod:`evosoko.search.mcts_rules`) or to its given-holes counterpart
-(:mod:`evosoko.search.mcts_holes`), by the type of the named tuples it is passed: the given-holes
-arrays (:class:`~evosoko.search.mcts_holes.HolesArrays`) and work arrays
-(:class:`~evosoko.search.mcts_holes.HolesScratch`) pick the given-holes rule. So the kernel is
+Each rule the kernel (:mod:`evosoko.search.mcts.kernel`) calls is one name here that compiles
+to the standard rule (:mod:`evosoko.search.mcts.rules`) or to its given-holes counterpart
+(:mod:`evosoko.search.mcts.holes`), by the type of the named tuples it is passed: the given-holes
+arrays (:class:`~evosoko.search.mcts.holes.HolesArrays`) and work arrays
+(:class:`~evosoko.search.mcts.holes.HolesScratch`) pick the given-holes rule. So the kernel is
 one piece of code, compiled once per variant (numba specializes it by its argument types), and
 a search pays for no branch on the variant. :func:`rules_arrays` and :func:`start_objective` make
 the same choice in Python, from the level's rules (:func:`evosoko.sokoban.variants.level_rules`).
@@ -20,7 +20,8 @@ from typing import Any, NamedTuple
 from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 
-from evosoko.search import mcts_holes, mcts_rules
+from evosoko.search.mcts import holes as mcts_holes
+from evosoko.search.mcts import rules as mcts_rules
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.pairing import GIVEN_HOLES, STANDARD
 from evosoko.sokoban.variants import Rules
