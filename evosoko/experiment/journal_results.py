@@ -48,7 +48,8 @@ def _unjournaled(found: bytes, text: str) -> str | None:
     header, *rows = text.splitlines()
     if not lines or lines[0] != header:
         return "its header is not the one evosoko writes"
-    status = header.split(",").index("status") if "status" in header.split(",") else None
+    columns = header.split(",")
+    status = columns.index("status") if "status" in columns else None
     given = set(rows)
     foreign = [
         line
