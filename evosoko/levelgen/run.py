@@ -23,10 +23,8 @@ is scored again from the journal, without searching again).
 
 from __future__ import annotations
 
-import csv
 import json
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -39,10 +37,12 @@ from evosoko.experiment.atomic import (
     write_json_atomic,
     write_text_atomic,
 )
-from evosoko.experiment.clock import utc_now
+from evosoko.experiment.clock import utc_now, utc_stamp
 from evosoko.experiment.folder_lock import FolderLock
 from evosoko.experiment.interrupts import GracefulInterrupts
+from evosoko.experiment.report.folder_files import read_json
 from evosoko.experiment.run.folder import folder_name
+from evosoko.experiment.run.records import csv_line, csv_text, read_csv_rows
 from evosoko.experiment.run.runner import _run_log, _versions
 from evosoko.levelgen.config import LevelsConfig, dump_levels_config, load_levels_config
 from evosoko.levelgen.emit import emitted_levels
@@ -144,7 +144,7 @@ def start_levels_run(
         "exhausted": None,
         "seed": config.levels.seed,
         "config_file": config_source,
-        "started": _timestamp(),
+        "started": utc_stamp(),
         "finished": None,
         "totals": {},
         "levels": [],
@@ -154,7 +154,7 @@ def start_levels_run(
     }
     try:
         write_text_atomic(folder.file(CONFIG_FILE), dump_levels_config(config))
-        write_text_atomic(folder.file(METRICS_FILE), _csv_text(metrics_columns(config), []))
+        write_text_atomic(folder.file(METRICS_FILE), csv_text(metrics_columns(config), []))
         folder.write_summary(summary)
         folder.add_event("run_started", name=config.levels.name, seed=config.levels.seed)
     except BaseException:
@@ -173,7 +173,7 @@ def resume_levels_run(
     folder = _open_folder(Path(run_dir))
     try:
         config = load_levels_config(folder.file(CONFIG_FILE))
-        summary = _read_json(folder.file(SUMMARY_FILE))
+        summary = read_json(folder.file(SUMMARY_FILE))
         if summary.get("status") == "completed":
             folder.unlock()
             return LevelsReport(
@@ -191,7 +191,7 @@ def resume_levels_run(
         folder.unlock()
         raise
     summary.update(status="running", finished=None, error=None, resume=None)
-    summary["resumed"] = [*summary.get("resumed", []), _timestamp()]
+    summary["resumed"] = [*summary.get("resumed", []), utc_stamp()]
     folder.write_summary(summary)
     generation = None if checkpoint is None else checkpoint.generation
     folder.add_event("run_resumed", generation=generation)
@@ -201,13 +201,8 @@ def resume_levels_run(
 
 def read_levels_run(run_dir: str | PathLike[str]) -> LevelsReport:
     """A level run folder as it stands (read only)."""
-    path = Path(run_dir)
-    if not path.is_dir():
-        raise EvosokoError("no such run folder", str(path))
-    for required in (CONFIG_FILE, SUMMARY_FILE):
-        if not (path / required).is_file():
-            raise EvosokoError(f"not a level run folder: it has no {required}", str(path))
-    summary = _read_json(path / SUMMARY_FILE)
+    path = _checked_folder(Path(run_dir))
+    summary = read_json(path / SUMMARY_FILE)
     return LevelsReport(
         path, summary.get("status", "unknown"), summary.get("stop"), summary, _written_levels(path)
     )
@@ -223,7 +218,7 @@ def plot_levels_run(
 
     config = load_levels_config(path / CONFIG_FILE)
     evolution = LevelEvolution(config.levels, state=_read_checkpoint(path, config))
-    rows = _read_metrics(path / METRICS_FILE, metrics_columns(config))
+    rows = read_csv_rows(path / METRICS_FILE, metrics_columns(config))
     folder = Path(target) if target is not None else path / PLOTS_DIR
     folder.mkdir(parents=True, exist_ok=True)
     return draw_run_plots(folder, rows, evolution, fmt)
@@ -240,7 +235,7 @@ def _read_checkpoint(path: Path, config: LevelsConfig) -> LevelsState | None:
     if not checkpoint.is_file():
         return None
     try:
-        return read_levels_state(_read_json(checkpoint), config.levels.name)
+        return read_levels_state(read_json(checkpoint), config.levels.name)
     except EvosokoError as error:
         raise EvosokoError(error.message, str(checkpoint)) from None
 
@@ -277,10 +272,10 @@ class _Folder:
     def add_event(self, event: str, **fields: Any) -> None:
         if self._events is None:
             self._events = LineAppender(self.file(EVENTS_FILE))
-        record = {"time": _timestamp(), "event": event, **fields}
+        record = {"time": utc_stamp(), "event": event, **fields}
         self._events.write_line(json.dumps(record))
 
-    def add_metrics(self, columns: Sequence[str], row: dict[str, Any]) -> None:
+    def add_metrics(self, columns: tuple[str, ...], row: dict[str, Any]) -> None:
         if self._metrics is None:
             self._metrics = LineAppender(self.file(METRICS_FILE))
         self._metrics.write_line(_csv_line(columns, row))
@@ -318,13 +313,18 @@ def _create_folder(parent: Path, name: str) -> _Folder:
     return folder
 
 
-def _open_folder(path: Path) -> _Folder:
+def _checked_folder(path: Path) -> Path:
+    """``path``, when it is a level run folder (else an :class:`EvosokoError`)."""
     if not path.is_dir():
         raise EvosokoError("no such run folder", str(path))
     for required in (CONFIG_FILE, SUMMARY_FILE):
         if not (path / required).is_file():
             raise EvosokoError(f"not a level run folder: it has no {required}", str(path))
-    folder = _Folder(path)
+    return path
+
+
+def _open_folder(path: Path) -> _Folder:
+    folder = _Folder(_checked_folder(path))
     folder.lock.acquire()
     (path / PLOTS_DIR).mkdir(exist_ok=True)
     return folder
@@ -334,19 +334,9 @@ def _keep_metrics(folder: _Folder, config: LevelsConfig, generation: int | None)
     """Drop the metrics rows written after the checkpoint (the resumed run writes them
     again), and a row cut short."""
     columns = metrics_columns(config)
-    rows = _read_metrics(folder.file(METRICS_FILE), columns)
+    rows = read_csv_rows(folder.file(METRICS_FILE), columns)
     kept = [row for row in rows if generation is not None and int(row["generation"]) <= generation]
-    write_text_atomic(folder.file(METRICS_FILE), _csv_text(columns, kept))
-
-
-def _read_metrics(path: Path, columns: Sequence[str]) -> list[dict[str, str]]:
-    if not path.is_file():
-        return []
-    with open(path, encoding="utf-8", newline="") as stream:
-        rows = list(csv.reader(stream))
-    if not rows or tuple(rows[0]) != tuple(columns):
-        raise EvosokoError(f"{METRICS_FILE} does not have the expected columns", str(path))
-    return [dict(zip(columns, row, strict=True)) for row in rows[1:] if len(row) == len(columns)]
+    write_text_atomic(folder.file(METRICS_FILE), csv_text(columns, kept))
 
 
 # ---- one pass of the loop ------------------------------------------------------------------------
@@ -459,7 +449,7 @@ class _Execution:
         from evosoko.levelgen.plots import draw_run_plots
 
         try:
-            rows = _read_metrics(self.folder.file(METRICS_FILE), self.columns)
+            rows = read_csv_rows(self.folder.file(METRICS_FILE), self.columns)
             draw_run_plots(self.folder.file(PLOTS_DIR), rows, self.evolution)
         except Exception:  # a plot must never lose the run's results
             log.exception("could not draw the plots")
@@ -471,7 +461,7 @@ class _Execution:
             status=self.status,
             stop=None if stop is None else str(stop.status),
             exhausted=None if stop is None or stop.exhausted is None else str(stop.exhausted),
-            finished=None if self.status == "running" else _timestamp(),
+            finished=None if self.status == "running" else utc_stamp(),
             totals={
                 "generations": 0 if evolution is None else evolution.generation,
                 "evaluations": 0 if evolution is None else evolution.evaluations,
@@ -545,38 +535,12 @@ def _level_entry(level: Level) -> dict[str, Any]:
 
 
 # ---- small helpers -----------------------------------------------------------------------------
-def _csv_text(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
-    return "".join(
-        _csv_line(columns, row) + "\n" for row in [dict(zip(columns, columns))] + list(rows)
-    )
-
-
-def _csv_line(columns: Sequence[str], row: dict[str, Any]) -> str:
-    import io
-
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="")
-    writer.writerow(["" if row.get(column) is None else _cell(row[column]) for column in columns])
-    return buffer.getvalue()
+def _csv_line(columns: tuple[str, ...], row: dict[str, Any]) -> str:
+    cells = {column: _cell(row.get(column)) for column in columns}
+    return csv_line(columns, cells)
 
 
 def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise EvosokoError(f"cannot read the file: {error}", str(path)) from None
-    except json.JSONDecodeError as error:
-        raise EvosokoError(f"not valid JSON: {error.msg}", str(path), error.lineno) from None
-    if not isinstance(data, dict):
-        raise EvosokoError("not a JSON object", str(path))
-    return data
-
-
-def _timestamp() -> str:
-    return utc_now().isoformat().replace("+00:00", "Z")
+    if value is None:
+        return ""
+    return f"{value:.6g}" if isinstance(value, float) else str(value)

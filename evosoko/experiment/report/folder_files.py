@@ -15,7 +15,6 @@ from evosoko.errors import EvosokoError
 
 __all__ = [
     "compact",
-    "generated_now",
     "inline_figures",
     "json_number",
     "parse_toml",
@@ -79,10 +78,3 @@ def compact(value: float | None) -> float | int | None:
     if not math.isfinite(value):
         return None
     return float(f"{value:.4g}")
-
-
-def generated_now() -> str:
-    """The time a page is written, as its header shows it (UTC, ISO 8601)."""
-    from evosoko.experiment.clock import utc_now
-
-    return utc_now().isoformat().replace("+00:00", "Z")

@@ -28,7 +28,7 @@ from typing import Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
-from evosoko.experiment.report.folder_files import generated_now
+from evosoko.experiment.clock import utc_stamp
 from evosoko.experiment.report.writer import (
     COMPARE,
     LEVELS,
@@ -191,7 +191,7 @@ def side_by_side_data(
         "kind": "folders",
         "title": f"{len(paths)} folders side by side",
         "folder": ", ".join(labels),
-        "generated": generated_now(),
+        "generated": utc_stamp(),
         "folders": [
             {
                 "label": label,

@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
+from evosoko.experiment.clock import utc_stamp
 from evosoko.experiment.report.folder_files import (
     compact,
-    generated_now,
     inline_figures,
     json_number,
     parse_toml,
@@ -56,7 +56,6 @@ __all__ = [
     "REPORT_FILE",
     "build_report",
     "folder_kind",
-    "generated_now",
     "refresh_report",
     "report_data",
     "run_curves",
@@ -121,7 +120,7 @@ def report_data(folder: str | PathLike[str]) -> dict[str, Any]:
             f"({type(error).__name__}: {error})",
             str(path),
         ) from None
-    data.update(kind=kind, folder=path.resolve().name, generated=generated_now())
+    data.update(kind=kind, folder=path.resolve().name, generated=utc_stamp())
     return data
 
 

@@ -21,7 +21,6 @@ flushed one by one. A process writing the folder holds its lock (``.lock``,
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -35,7 +34,7 @@ from typing import Any
 
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import LineAppender, write_json_atomic, write_text_atomic
-from evosoko.experiment.clock import utc_now
+from evosoko.experiment.clock import utc_now, utc_stamp
 from evosoko.experiment.folder_lock import FolderLock
 from evosoko.experiment.run.manifest import (
     MANIFEST_FILE,
@@ -49,6 +48,7 @@ from evosoko.experiment.run.records import (
     RESULT_COLUMNS,
     csv_line,
     csv_text,
+    read_csv_rows,
     result_row,
     run_index,
 )
@@ -290,7 +290,7 @@ class RunFolder:
         if self._events is None:
             self._events = LineAppender(self.file(EVENTS_FILE))
             self._events_digest = None  # opening may end a cut line: read the file again
-        record = {"time": utc_now().isoformat().replace("+00:00", "Z"), "event": event, **fields}
+        record = {"time": utc_stamp(), "event": event, **fields}
         line = json.dumps(record)
         self._events.write_line(line)
         if self._events_digest is not None:
@@ -298,16 +298,7 @@ class RunFolder:
 
     def read_metrics(self) -> list[dict[str, str]]:
         """The complete rows of ``metrics.csv`` (a row cut short by a crash is left out)."""
-        path = self.file(METRICS_FILE)
-        if not path.is_file():
-            return []
-        with open(path, encoding="utf-8", newline="") as file:
-            rows = list(csv.reader(file))
-        if not rows or tuple(rows[0]) != METRICS_COLUMNS:
-            raise EvosokoError(f"{METRICS_FILE} does not have the expected columns", str(path))
-        return [
-            dict(zip(METRICS_COLUMNS, row)) for row in rows[1:] if len(row) == len(METRICS_COLUMNS)
-        ]
+        return read_csv_rows(self.file(METRICS_FILE), METRICS_COLUMNS)
 
     def repair_metrics(
         self, finished: set[int], current: tuple[int, int] | None

@@ -14,10 +14,13 @@ import io
 import math
 from typing import TYPE_CHECKING, Any
 
+from evosoko.errors import EvosokoError
 from evosoko.result import BestIndividual, GenerationStats, History, Result
 from evosoko.status import read_stop
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from evosoko.sokoban.level import Level
 
 METRICS_COLUMNS = (
@@ -227,6 +230,19 @@ def csv_line(columns: tuple[str, ...], row: dict[str, str]) -> str:
 def csv_text(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
     """A whole CSV file: the header, then ``rows``."""
     return "".join(csv_line(columns, row) + "\n" for row in [dict(zip(columns, columns)), *rows])
+
+
+def read_csv_rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """The complete rows of the CSV file ``path`` with the header ``columns`` (none when there
+    is no file; a row cut short by a crash is left out); another header is an
+    :class:`EvosokoError`."""
+    if not path.is_file():
+        return []
+    with open(path, encoding="utf-8", newline="") as file:
+        rows = list(csv.reader(file))
+    if not rows or tuple(rows[0]) != columns:
+        raise EvosokoError(f"{path.name} does not have the expected columns", str(path))
+    return [dict(zip(columns, row)) for row in rows[1:] if len(row) == len(columns)]
 
 
 def _number(value: float) -> str:

@@ -35,6 +35,7 @@ from evosoko.evolve.evaluation import make_evaluator, worker_pool
 from evosoko.evolve.runner import evolve_level
 from evosoko.evolve.state import read_state
 from evosoko.experiment.atomic import WriteFailed
+from evosoko.experiment.clock import utc_stamp
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.plots.fitness import plot_fitness
 from evosoko.experiment.run.folder import (
@@ -43,7 +44,6 @@ from evosoko.experiment.run.folder import (
     PLOTS_DIR,
     SUMMARY_FILE,
     RunFolder,
-    utc_now,
 )
 from evosoko.experiment.run.level_writer import LevelWriter
 from evosoko.experiment.run.progress import NoProgress, RunProgress
@@ -224,7 +224,7 @@ def start_run(
         "seed": config.run.seed,
         "config_file": config_source,
         "levels_file": config.run.levels,
-        "started": _timestamp(),
+        "started": utc_stamp(),
         "finished": None,
         "planned": _plan(levels),
         "levels": [],
@@ -335,7 +335,7 @@ def resume_run(
         raise
     current, position = point.current, point.position
     summary.update(status="running", finished=None, error=None, resume=None)
-    summary["resumed"] = [*summary.get("resumed", []), _timestamp()]
+    summary["resumed"] = [*summary.get("resumed", []), utc_stamp()]
     folder.write_summary(summary)
     folder.add_event(
         "run_resumed",
@@ -557,7 +557,7 @@ class _Execution:
         solved = sum(result.solved for result in results)
         self.summary.update(
             status=self.status,
-            finished=None if self.status == "running" else _timestamp(),
+            finished=None if self.status == "running" else utc_stamp(),
             levels=[summary_entry(result) for result in results],
             totals={
                 "levels": len(self.levels),
@@ -609,10 +609,6 @@ def _plan(levels: list[Level]) -> list[dict[str, Any]]:
         }
         for level in levels
     ]
-
-
-def _timestamp() -> str:
-    return utc_now().isoformat().replace("+00:00", "Z")
 
 
 def _versions() -> dict[str, str]:
