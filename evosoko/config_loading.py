@@ -370,7 +370,7 @@ def _suggestion(config_model: type[BaseModel], key_path: tuple[str, ...]) -> str
     close = difflib.get_close_matches(unknown, valid, n=1, cutoff=0.6)
     if close:
         return f"; did you mean {'.'.join([*table, close[0]])!r}?"
-    everywhere = [".".join(k) for k in _all_keys(config_model)]
+    everywhere = [".".join(k) for k in leaf_keys(config_model)]
     elsewhere = [k for k in everywhere if k.rsplit(".", 1)[-1] == unknown]
     if not elsewhere:
         names = {k.rsplit(".", 1)[-1]: k for k in everywhere}
@@ -392,14 +392,15 @@ def _model_at(model: type[BaseModel], keys: tuple[str, ...]) -> type[BaseModel] 
     return model
 
 
-def _all_keys(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+def leaf_keys(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every value key of ``model`` (a table's keys inside it), in field order."""
     keys = []
     for name, field in model.model_fields.items():
         annotation = field.annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            keys.extend(_all_keys(annotation, prefix + (name,)))
+            keys.extend(leaf_keys(annotation, (*prefix, name)))
         else:
-            keys.append(prefix + (name,))
+            keys.append((*prefix, name))
     return keys
 
 

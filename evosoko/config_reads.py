@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from evosoko.config_loading import leaf_keys
+
 if TYPE_CHECKING:
     from evosoko.config import Config, GAConfig
 
@@ -87,7 +89,7 @@ def unread_keys(config: Config) -> list[Unread]:
     found: dict[Key, Unread] = {}
     for unread in _rules(config):
         found.setdefault(unread.key, unread)  # the first reason given is the deciding one
-    order = {key: n for n, key in enumerate(_leaf_keys(type(config)))}
+    order = {key: n for n, key in enumerate(leaf_keys(type(config)))}
     return [
         replace(u, reads=tuple(r for r in u.reads if (*u.key[:-1], r) not in found))
         for u in sorted(found.values(), key=lambda u: order.get(u.key, len(order)))
@@ -107,7 +109,7 @@ def unread_values(config: Config) -> list[tuple[Unread, Any]]:
 def read_keys(config: Config) -> list[Key]:
     """Every key of ``config`` that its run reads (the parameters of plugin parts included)."""
     unread = {u.key for u in unread_keys(config)}
-    keys = [key for key in _leaf_keys(type(config)) if key not in unread]
+    keys = [key for key in leaf_keys(type(config)) if key not in unread]
     for path in _PART_PATHS:
         table = _table(config, path)
         keys.extend((*path, name) for name in (table.model_extra or {}))
@@ -338,7 +340,7 @@ def _whole_table(
     deciders: tuple[Key, ...] | None = None,
 ) -> Iterator[Unread]:
     deciders = deciders if deciders is not None else ((*path, "enabled"),)
-    for key in _leaf_keys(type(_table(config, path)), path):
+    for key in leaf_keys(type(_table(config, path)), path):
         if key[len(path)] not in exclude:
             yield Unread(key, reason, deciders)
 
@@ -355,14 +357,3 @@ def _value_and_default(config: Config, key: Key) -> tuple[Any, Any]:
     table = _table(config, tuple(path))
     field = type(table).model_fields[name]
     return getattr(table, name), field.get_default(call_default_factory=True)
-
-
-def _leaf_keys(model: type[BaseModel], prefix: Key = ()) -> list[Key]:
-    keys: list[Key] = []
-    for name, field in model.model_fields.items():
-        annotation = field.annotation
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            keys.extend(_leaf_keys(annotation, (*prefix, name)))
-        else:
-            keys.append((*prefix, name))
-    return keys

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import tomli_w
-from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from evosoko.config import Config, TrackingConfig
-from evosoko.config_loading import load_model, resolve_path
+from evosoko.config_loading import leaf_keys, load_model, resolve_path
 from evosoko.errors import ConfigError
 from evosoko.experiment.compare.config import JobsParallel
 from evosoko.experiment.settings import DistinctSeeds, Section
@@ -213,7 +213,7 @@ def _check_key(key: str, path: str, text: str, algorithm: str | None = None) -> 
     """A parameter key must name a value of the run configuration (or a parameter of a plugin
     part, whose table then checks it for every trial); of a search sweep, a key of the
     ``[search]`` table."""
-    keys = [".".join(k) for k in _value_keys(Config)]
+    keys = [".".join(k) for k in leaf_keys(Config)]
     if algorithm is not None:
         keys = [k for k in keys if k.startswith("search.")]
     if key in keys:
@@ -228,17 +228,6 @@ def _check_key(key: str, path: str, text: str, algorithm: str | None = None) -> 
     line = next((n for n, t in enumerate(text.splitlines(), 1) if key in t and "=" in t), None)
     what = "a key of the [search] table" if algorithm is not None else "a run configuration key"
     raise ConfigError(f"parameter {key!r} is not {what}{hint}", path, line)
-
-
-def _value_keys(model, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    keys = []
-    for name, info in model.model_fields.items():
-        annotation = info.annotation
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            keys.extend(_value_keys(annotation, prefix + (name,)))
-        else:
-            keys.append(prefix + (name,))
-    return keys
 
 
 def dump_sweep_config(config: SweepConfig) -> str:
