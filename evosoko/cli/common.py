@@ -107,6 +107,12 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         warnings._showwarning_orig(message, category, filename, lineno, file, line)  # type: ignore[attr-defined]
 
 
+def say(text: object, *, err: bool = False) -> None:
+    """Print ``text`` on stdout (``err``: stderr) as :func:`~evosoko.text.plain` text: control
+    characters escaped, never read as markup."""
+    (stderr if err else stdout).print(plain(text), markup=False)
+
+
 def print_json(record: dict) -> None:
     """One JSON object on one line of stdout."""
     sys.stdout.write(json.dumps(record) + "\n")

@@ -16,10 +16,8 @@ from evosoko.cli.common import (
     fail,
     print_json,
     reports_errors,
-    stderr,
-    stdout,
+    say,
 )
-from evosoko.text import plain
 
 
 @app.command("evolve-levels")
@@ -54,19 +52,16 @@ def evolve_levels_command(
     if json_output:
         print_json({"run_dir": str(report.run_dir), **report.summary})
     elif quiet:
-        stdout.print(plain(report.run_dir), markup=False)
+        say(report.run_dir)
     else:
-        stdout.print(plain(f"{report.status}: {report.run_dir}"), markup=False)
+        say(f"{report.status}: {report.run_dir}")
         if report.levels:
             pushes = sorted(int(dict(level.notes)["Pushes"]) for level in report.levels)
-            stdout.print(
-                plain(
-                    f"wrote {len(report.levels)} levels to {report.run_dir / 'levels.xsb'} "
-                    f"(pushes {pushes[0]}..{pushes[-1]}, median {pushes[len(pushes) // 2]})"
-                ),
-                markup=False,
+            say(
+                f"wrote {len(report.levels)} levels to {report.run_dir / 'levels.xsb'} "
+                f"(pushes {pushes[0]}..{pushes[-1]}, median {pushes[len(pushes) // 2]})"
             )
     if report.message:
-        stderr.print(plain(report.message), markup=False)
+        say(report.message, err=True)
     if report.exit_code:
         raise typer.Exit(report.exit_code)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any
 
 import typer
 
@@ -17,11 +18,11 @@ from evosoko.cli.common import (
     fail,
     print_json,
     reports_errors,
-    stderr,
+    say,
     stdout,
 )
 from evosoko.experiment.interrupts import interrupt_exit_code, interrupt_name
-from evosoko.text import plain, plain_lines
+from evosoko.text import plain_lines
 
 OutOption = Annotated[
     Path | None,
@@ -65,15 +66,26 @@ def _experiment_file(
     return resume / saved
 
 
-def _interrupted(command: str, folder: Path, what: str, interrupt: KeyboardInterrupt) -> NoReturn:
-    """Exit 130 (Ctrl-C) or 143 (SIGTERM) with the command that continues the experiment from
-    its saved settings, in the words ``evosoko run`` uses (an interrupt is no error)."""
-    message = (
-        f"{interrupt_name(interrupt)}; finished {what} are kept; continue with: "
-        f"evosoko {command} --resume {folder}"
-    )
-    stderr.print(plain(message), markup=False)
-    raise typer.Exit(interrupt_exit_code(interrupt))
+def _run_jobs(run: Callable, settings: Any, folder: Path, quiet: bool, strict: bool, what: str):
+    """``run`` (:func:`evosoko.api.compare` or :func:`~evosoko.api.sweep`) into ``folder`` with a
+    progress display; on Ctrl-C or SIGTERM, exit 130 or 143 with the command that continues
+    it, in the words ``evosoko run`` uses (an interrupt is no error)."""
+    from evosoko.experiment.compare.job_progress import make_job_progress
+
+    progress = make_job_progress(quiet=quiet)
+    try:
+        with compile_notice():
+            outcome = run(settings, out=folder, progress=progress, strict=strict)
+    except KeyboardInterrupt as interrupt:
+        progress.close()
+        say(
+            f"{interrupt_name(interrupt)}; finished {what} are kept; continue with: "
+            f"evosoko {run.__name__} --resume {folder}",
+            err=True,
+        )
+        raise typer.Exit(interrupt_exit_code(interrupt)) from None
+    progress.close()
+    return outcome
 
 
 @app.command("compare")
@@ -93,27 +105,19 @@ def compare_command(
     from evosoko import api
     from evosoko.experiment.compare.config import load_compare_config
     from evosoko.experiment.compare.files import CONFIG_FILE, SUMMARY_MD
-    from evosoko.experiment.compare.job_progress import make_job_progress
     from evosoko.experiment.compare.runner import compare_folder
 
     config = _experiment_file(config, resume, out, overrides, CONFIG_FILE)
     settings = load_compare_config(config, overrides or [])
     folder = resume or compare_folder(settings, out)
-    progress = make_job_progress(quiet=quiet or json_output)
-    try:
-        with compile_notice():
-            outcome = api.compare(settings, out=folder, progress=progress, strict=strict)
-    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM
-        progress.close()
-        _interrupted("compare", folder, "jobs", interrupt)
-    progress.close()
+    outcome = _run_jobs(api.compare, settings, folder, quiet or json_output, strict, "jobs")
     if json_output:
         print_json(json.loads((folder / "summary.json").read_text()))
     elif quiet:
-        stdout.print(plain(folder), markup=False)
+        say(folder)
     else:
         stdout.print(plain_lines((folder / SUMMARY_MD).read_text()), markup=False)
-        stdout.print(plain(f"results in {folder}"), markup=False)
+        say(f"results in {folder}")
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
 
@@ -132,27 +136,19 @@ def sweep_command(
 ) -> None:
     """Tune GA parameters: grid, random or Optuna search; writes index.csv and best.toml."""
     from evosoko import api
-    from evosoko.experiment.compare.job_progress import make_job_progress
     from evosoko.experiment.sweep.config import CONFIG_FILE, load_sweep_config
     from evosoko.experiment.sweep.runner import sweep_folder
 
     config = _experiment_file(config, resume, out, overrides, CONFIG_FILE)
     settings = load_sweep_config(config, overrides or [])
     folder = resume or sweep_folder(settings, out)
-    progress = make_job_progress(quiet=quiet)
-    try:
-        with compile_notice():
-            outcome = api.sweep(settings, out=folder, progress=progress, strict=strict)
-    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM
-        progress.close()
-        _interrupted("sweep", folder, "trials", interrupt)
-    progress.close()
+    outcome = _run_jobs(api.sweep, settings, folder, quiet, strict, "trials")
     if quiet:
         stdout.print(str(folder), markup=False)
     else:
         for line in _best_trial_lines(outcome, settings.sweep):
-            stdout.print(plain(line), markup=False)
-        stdout.print(plain(f"results in {folder} (index.csv, best.toml)"), markup=False)
+            say(line)
+        say(f"results in {folder} (index.csv, best.toml)")
     if not outcome.complete:
         raise typer.Exit(EXIT_FAILED)
 
@@ -213,7 +209,7 @@ def plot_command(
     from evosoko import api
 
     for path in api.plot(folders, out, "svg" if svg else "png"):
-        stdout.print(plain(f"wrote {path}"), markup=False)
+        say(f"wrote {path}")
 
 
 @app.command("export")
@@ -234,7 +230,4 @@ def export_command(
     from evosoko import api
 
     target = api.export(folder, ioh)
-    stdout.print(
-        plain(f"wrote {target} (budget/ and time/: load one of them into IOHanalyzer)"),
-        markup=False,
-    )
+    say(f"wrote {target} (budget/ and time/: load one of them into IOHanalyzer)")

@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from evosoko.cli.common import EXIT_FAILED, app, fail, reports_errors, stderr, stdout
-from evosoko.text import plain
+from evosoko.cli.common import EXIT_FAILED, app, fail, reports_errors, say, stderr
 
 
 @app.command("generate")
@@ -94,10 +93,7 @@ def generate_command(
             fail(str(error), EXIT_FAILED)
     write_levels([*existing, *levels], out)
     pushes = sorted(int(dict(level.notes)["Pushes"]) for level in levels)
-    stdout.print(
-        plain(
-            f"wrote {len(levels)} levels to {out} (optimal pushes {pushes[0]}..{pushes[-1]}, "
-            f"median {pushes[len(pushes) // 2]})"
-        ),
-        markup=False,
+    say(
+        f"wrote {len(levels)} levels to {out} (optimal pushes {pushes[0]}..{pushes[-1]}, "
+        f"median {pushes[len(pushes) // 2]})"
     )

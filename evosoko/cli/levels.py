@@ -21,9 +21,10 @@ from evosoko.cli.common import (
     print_json,
     read_and_select,
     reports_errors,
+    say,
     stdout,
 )
-from evosoko.text import plain, plain_text
+from evosoko.text import plain_text
 
 
 @app.command("levels")
@@ -132,10 +133,7 @@ def show_command(
         if not verification.valid:
             fail(f"{level.name}: {verification.error}", EXIT_FAILED)
         state = verification.final
-    stdout.print(
-        plain(f"{level.name}  ({level.width}×{level.height}, {level.box_count} boxes)"),
-        markup=False,
-    )
+    say(f"{level.name}  ({level.width}×{level.height}, {level.box_count} boxes)")
     stdout.print(render.styled_board(level, state))
     note = level_rules(level).note()
     if note is not None:
@@ -148,11 +146,11 @@ def show_command(
         stdout.print(f"{verification.moves} moves, {verification.pushes} pushes: {verdict}")
     if png is not None:
         render.save_png(level, png, state)
-        stdout.print(plain(f"wrote {png}"), markup=False)
+        say(f"wrote {png}")
     if gif is not None:
         states = replay_states(level, verification.lurd)
         frames = render.save_gif(level, states, gif, fps=fps, max_frames=max_frames)
-        stdout.print(plain(f"wrote {gif} ({frames} frames)"), markup=False)
+        say(f"wrote {gif} ({frames} frames)")
 
 
 def _stored_play(levels, level, solutions: Path | None, solution: str | None, for_gif: bool):
@@ -244,21 +242,12 @@ def _report_verification(entry, json_output: bool) -> bool:
         )
     elif error is None and best:
         distance = "" if entry.distance is None else f", distance {entry.distance}"
-        stdout.print(
-            plain(
-                f"BEST    {level.name}: {result.moves} moves, {result.pushes} pushes "
-                f"(a best prefix, not a solution{distance})"
-            ),
-            markup=False,
+        say(
+            f"BEST    {level.name}: {result.moves} moves, {result.pushes} pushes "
+            f"(a best prefix, not a solution{distance})"
         )
     elif error is None:
-        stdout.print(
-            plain(f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes"),
-            markup=False,
-        )
+        say(f"OK      {level.name}: {result.moves} moves, {result.pushes} pushes")
     else:
-        stdout.print(
-            plain(f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} pushes)"),
-            markup=False,
-        )
+        say(f"FAILED  {level.name}: {error} ({result.moves} moves, {result.pushes} pushes)")
     return error is None

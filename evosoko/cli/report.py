@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from evosoko.cli.common import app, reports_errors, stdout
-from evosoko.text import plain
+from evosoko.cli.common import app, reports_errors, say
 
 
 @app.command("report")
@@ -37,4 +36,4 @@ def report_command(
 
     path = api.report(folders, out)
     size = path.stat().st_size
-    stdout.print(plain(f"wrote {path} ({size / 1024:,.0f} KB)"), markup=False)
+    say(f"wrote {path} ({size / 1024:,.0f} KB)")

@@ -17,10 +17,8 @@ from evosoko.cli.common import (
     fail,
     print_json,
     reports_errors,
-    stderr,
-    stdout,
+    say,
 )
-from evosoko.text import plain
 
 
 @app.command("run")
@@ -54,10 +52,10 @@ def run_command(
     if json_output:
         print_json(report.json_summary())
     elif quiet:  # the one line a script needs: where the run is
-        stdout.print(plain(report.run_dir), markup=False)
+        say(report.run_dir)
     else:
-        stdout.print(plain(f"{report.status}: {report.run_dir}"), markup=False)
+        say(f"{report.status}: {report.run_dir}")
     if report.message:
-        stderr.print(plain(report.message), markup=False)
+        say(report.message, err=True)
     if report.exit_code:
         raise typer.Exit(report.exit_code)
