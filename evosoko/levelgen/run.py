@@ -37,13 +37,12 @@ from evosoko.experiment.atomic import (
     write_json_atomic,
     write_text_atomic,
 )
-from evosoko.experiment.clock import utc_now, utc_stamp
-from evosoko.experiment.folder_lock import FolderLock
+from evosoko.experiment.clock import utc_stamp
 from evosoko.experiment.interrupts import GracefulInterrupts
 from evosoko.experiment.report.folder_files import read_json
-from evosoko.experiment.run.folder import folder_name
+from evosoko.experiment.run.folder import FolderWriter, new_folder
 from evosoko.experiment.run.records import csv_line, csv_text, read_csv_rows
-from evosoko.experiment.run.runner import _run_log, _versions
+from evosoko.experiment.run.runner import _run_log, _versions, run_ending
 from evosoko.levelgen.config import LevelsConfig, dump_levels_config, load_levels_config
 from evosoko.levelgen.emit import emitted_levels
 from evosoko.levelgen.evolution import LevelEvolution
@@ -67,7 +66,6 @@ LEVELS_FILE = "levels.xsb"
 SUMMARY_FILE = "summary.json"
 LOG_FILE = "run.log"
 PLOTS_DIR = "plots"
-EXIT_FAILED = 1
 INTERRUPTED = "interrupted"
 """The status of a run folder stopped by Ctrl-C (running, completed, interrupted, failed)."""
 
@@ -254,17 +252,8 @@ def _init_levels(config: LevelsConfig) -> list[Level]:
 
 
 # ---- the folder -------------------------------------------------------------------------------
-class _Folder:
+class _Folder(FolderWriter):
     """A level run's folder while a process writes it (holding its lock)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.lock = FolderLock(path)
-        self._events: LineAppender | None = None
-        self._metrics: LineAppender | None = None
-
-    def file(self, name: str) -> Path:
-        return self.path / name
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         write_json_atomic(self.file(SUMMARY_FILE), summary)
@@ -280,35 +269,9 @@ class _Folder:
             self._metrics = LineAppender(self.file(METRICS_FILE))
         self._metrics.write_line(_csv_line(columns, row))
 
-    def close(self) -> None:
-        for appender in (self._events, self._metrics):
-            if appender is not None:
-                appender.close()
-        self._events = self._metrics = None
-
-    def unlock(self) -> None:
-        self.lock.release()
-
-    def discard(self) -> None:
-        import shutil
-
-        self.close()
-        self.unlock()
-        shutil.rmtree(self.path, ignore_errors=True)
-
 
 def _create_folder(parent: Path, name: str) -> _Folder:
-    import os
-
-    path = parent / folder_name(name, utc_now(), os.urandom(3).hex())
-    try:
-        path.mkdir(parents=True)
-        (path / PLOTS_DIR).mkdir()
-    except OSError as error:
-        raise EvosokoError(
-            f"cannot create the run folder: {error.strerror or error}", str(path)
-        ) from None
-    folder = _Folder(path)
+    folder = _Folder(new_folder(parent, name, PLOTS_DIR))
     folder.lock.acquire()
     return folder
 
@@ -488,16 +451,7 @@ class _Execution:
         refresh_report(self.folder.path)
 
     def _report(self) -> LevelsReport:
-        exit_code, message = 0, None
-        if self.status == INTERRUPTED:
-            exit_code = self.interrupts.exit_code
-            message = f"interrupted; continue with: {self._resume_command()}"
-        elif self.status == "failed":
-            exit_code = EXIT_FAILED
-            message = (
-                f"run failed: {self.error} (see {self.folder.file(LOG_FILE)}); "
-                f"once fixed, continue with: {self._resume_command()}"
-            )
+        exit_code, message = run_ending(self, self._resume_command())
         stop = None if self.stopped_by is None else str(self.stopped_by)
         return LevelsReport(
             self.folder.path, self.status, stop, self.summary, self.levels, exit_code, message

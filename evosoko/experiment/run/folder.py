@@ -93,14 +93,58 @@ def make_output_folder(folder: Path) -> None:
         ) from error
 
 
-class RunFolder:
-    """One run's folder; :meth:`create` makes a new one, :meth:`open` an existing one."""
+def new_folder(parent: str | Path, name: str, *inside: str) -> Path:
+    """A new folder under ``parent`` (created as needed) named like a run's, with the
+    folders ``inside`` it; one it cannot create is an :class:`EvosokoError`."""
+    path = output_folder(name, None, parent)
+    try:
+        path.mkdir(parents=True)
+        for folder in inside:
+            (path / folder).mkdir()
+    except OSError as error:
+        raise EvosokoError(
+            f"cannot create the run folder: {error.strerror or error}", str(path)
+        ) from None
+    return path
+
+
+class FolderWriter:
+    """A folder that this process writes while it holds its lock: its files, and the lines
+    appended to its metrics and events (reopened on the next line after :meth:`close`)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.lock = FolderLock(path)
         self._metrics: LineAppender | None = None
         self._events: LineAppender | None = None
+
+    def file(self, name: str) -> Path:
+        """The path of ``name`` inside the folder."""
+        return self.path / name
+
+    def unlock(self) -> None:
+        """Let another process write the folder (idempotent)."""
+        self.lock.release()
+
+    def close(self) -> None:
+        """Close the appended files (they reopen on the next row)."""
+        for appender in (self._metrics, self._events):
+            if appender is not None:
+                appender.close()
+        self._metrics = self._events = None
+
+    def discard(self) -> None:
+        """Remove a folder that could not be set up (nothing in it is worth keeping)."""
+        self.close()
+        self.unlock()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+class RunFolder(FolderWriter):
+    """One run's folder; :meth:`create` makes a new one, :meth:`open` an existing one."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
         self.manifest: Manifest | None = None  # None: not kept (a folder of an older evosoko)
         self._metrics_digest: AppendedDigest | None = None
         self._events_digest: AppendedDigest | None = None
@@ -109,13 +153,7 @@ class RunFolder:
     @staticmethod
     def create(parent: str | Path, name: str) -> RunFolder:
         """A new, empty run folder under ``parent`` (created as needed)."""
-        path = Path(parent) / folder_name(name, utc_now(), os.urandom(3).hex())
-        try:
-            path.mkdir(parents=True)
-        except OSError as error:
-            raise EvosokoError(
-                f"cannot create the run folder: {error.strerror or error}", str(path)
-            ) from None
+        path = new_folder(parent, name)
         folder = RunFolder(path)
         folder.manifest = Manifest(path / MANIFEST_FILE)
         try:
@@ -132,12 +170,6 @@ class RunFolder:
                 f"cannot create the run folder: {error.strerror or error}", str(path)
             ) from None
         return folder
-
-    def discard(self) -> None:
-        """Remove a folder that could not be set up (nothing in it is worth keeping)."""
-        self.close()
-        self.unlock()
-        shutil.rmtree(self.path, ignore_errors=True)
 
     @staticmethod
     def open(path: str | PathLike[str]) -> RunFolder:
@@ -165,14 +197,6 @@ class RunFolder:
                 f"cannot create a folder in the run: {error.strerror or error}", str(path)
             ) from None
         return folder
-
-    def unlock(self) -> None:
-        """Let another process write the folder (idempotent)."""
-        self.lock.release()
-
-    def file(self, name: str) -> Path:
-        """The path of ``name`` inside the folder."""
-        return self.path / name
 
     # ---- whole files ------------------------------------------------------------------------
     def write_config(self, text: str) -> None:
@@ -326,13 +350,6 @@ class RunFolder:
         write_text_atomic(self.file(METRICS_FILE), csv_text(METRICS_COLUMNS, kept))
         self._metrics_digest = None
         return dropped
-
-    def close(self) -> None:
-        """Close the appended files (they reopen on the next row)."""
-        for appender in (self._metrics, self._events):
-            if appender is not None:
-                appender.close()
-        self._metrics = self._events = None
 
 
 def results_files(results: Sequence[Result], file_levels: Sequence[Level]) -> dict[str, str]:

@@ -583,16 +583,7 @@ class _Execution:
         refresh_report(self.folder.path)
 
     def _report(self) -> RunReport:
-        exit_code, message = 0, None
-        if self.status == "interrupted":
-            exit_code = self.interrupts.exit_code
-            message = f"interrupted; continue with: {self._resume_command()}"
-        elif self.status == "failed":
-            exit_code = EXIT_FAILED
-            message = (
-                f"run failed: {self.error} (see {self.folder.file(LOG_FILE)}); "
-                f"once fixed, continue with: {self._resume_command()}"
-            )
+        exit_code, message = run_ending(self, self._resume_command())
         return RunReport(
             self.folder.path, self.status, self.results, self.summary, exit_code, message
         )
@@ -609,6 +600,19 @@ def _plan(levels: list[Level]) -> list[dict[str, Any]]:
         }
         for level in levels
     ]
+
+
+def run_ending(execution: Any, resume: str | None) -> tuple[int, str | None]:
+    """The exit code of a run folder's pass that ended with ``execution.status``, and the
+    line that tells the user how it ended (None: completed)."""
+    if execution.status == "interrupted":
+        return execution.interrupts.exit_code, f"interrupted; continue with: {resume}"
+    if execution.status == "failed":
+        return EXIT_FAILED, (
+            f"run failed: {execution.error} (see {execution.folder.file(LOG_FILE)}); "
+            f"once fixed, continue with: {resume}"
+        )
+    return 0, None
 
 
 def _versions() -> dict[str, str]:
