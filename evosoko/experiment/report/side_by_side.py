@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 import statistics
-import tomllib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from os import PathLike
@@ -29,6 +28,7 @@ from typing import Any
 from evosoko.errors import EvosokoError
 from evosoko.experiment.atomic import write_text_atomic
 from evosoko.experiment.clock import utc_stamp
+from evosoko.experiment.report.folder_files import parse_toml
 from evosoko.experiment.report.writer import (
     COMPARE,
     LEVELS,
@@ -303,7 +303,7 @@ def _sweep_best(folder: Path, label: str) -> dict[str, Any] | None:
     row = next((row for row in read_index_csv(index) if row.get("trial") == number), None)
     if row is None:
         return None
-    config = _toml(_settings_text(folder, SWEEP))
+    config = parse_toml(_settings_text(folder, SWEEP))
     keys = list((config.get("parameters") or {}).keys())
     return {
         "label": label,
@@ -317,19 +317,12 @@ def _sweep_best(folder: Path, label: str) -> dict[str, Any] | None:
     }
 
 
-def _toml(text: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return {}
-
-
 def _differences(texts: Sequence[str]) -> list[list[str]]:
     """The settings keys (dotted) that at least two folders set and that differ between the
     folders: ``[key, value in each folder ("" where it is not set)]``."""
     from evosoko.tracking import flat_params
 
-    flat = [flat_params(_toml(text)) for text in texts]
+    flat = [flat_params(parse_toml(text)) for text in texts]
     keys = list(dict.fromkeys(key for params in flat for key in params))
     rows = []
     for key in keys:
