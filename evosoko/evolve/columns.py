@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["BASE_COLUMNS", "evaluation_columns", "with_cells"]
+__all__ = ["BASE_COLUMNS", "evaluation_columns", "push_columns", "with_cells"]
 
 BASE_COLUMNS = 7
 """Columns of every batch: solved, distance, length, keep, state_hash, gap, cell (the fitness
@@ -31,6 +31,20 @@ def evaluation_columns(
         np.where(solved, solved_hash, state_hash).astype(np.uint64),
         np.where(solved, 0, gap).astype(np.int64),
         np.full(len(length), -1, dtype=np.int64),
+    )
+
+
+def push_columns(result, lengths: np.ndarray, trim_to_best: bool) -> tuple[np.ndarray, ...]:
+    """The columns of a push replay's ``result`` (push genomes, on standard or given-holes
+    levels): scored at the best point (``trim_to_best``) or where replay stopped; no gap."""
+    if trim_to_best:
+        at, distance, state_hash = result.best_prefix, result.best_distance, result.best_hash
+    else:
+        at = np.where(result.deadlocked, result.steps, lengths)
+        distance, state_hash = result.final_distance, result.final_hash
+    zero_gap = np.zeros(len(lengths), dtype=np.int64)
+    return evaluation_columns(
+        result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap
     )
 
 

@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evosoko.config import FitnessConfig
-from evosoko.evolve.columns import BASE_COLUMNS, evaluation_columns, with_cells
+from evosoko.evolve.columns import BASE_COLUMNS, evaluation_columns, push_columns, with_cells
 from evosoko.evolve.move_replay import BEST, FINAL, move_tables, replay_move_packed
 from evosoko.evolve.push_replay import push_tables, replay_push_packed
 from evosoko.evolve.term_values import term_matrix
@@ -151,15 +151,7 @@ class FitnessFunction:
         result = replay_push_packed(
             self._push_tables, genes, lengths, config.objective, config.stop_on_deadlock, record
         )
-        if config.trim_to_best:
-            at, distance, state_hash = result.best_prefix, result.best_distance, result.best_hash
-        else:
-            at = np.where(result.deadlocked, result.steps, lengths)
-            distance, state_hash = result.final_distance, result.final_hash
-        zero_gap = np.zeros(len(lengths), dtype=np.int64)
-        columns = evaluation_columns(
-            result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap
-        )
+        columns = push_columns(result, lengths, config.trim_to_best)
         if self._cells is not None and record is not None:  # the cell where it was scored
             columns = with_cells(columns, self._cells.of_batch(record, lengths, columns[2]))
         return columns

@@ -60,6 +60,19 @@ class Decoded:
     final: State
 
 
+def played_moves(board: Board, genome: Sequence[int]) -> list[str]:
+    """Step ``board`` by the move genes of ``genome`` until it is solved; the LURD letters of
+    the steps taken (a gene into a wall takes none)."""
+    letters: list[str] = []
+    for gene in genome:
+        if board.is_solved():
+            break
+        if board.step(int(gene)):
+            letter = DIRECTIONS[int(gene)]
+            letters.append(letter.upper() if board.history[-1].pushed else letter)
+    return letters
+
+
 def decode(
     level: Level,
     encoding: str,
@@ -85,15 +98,10 @@ def decode(
         pushes = sum(1 for letter in lurd if letter.isupper())
         return Decoded(lurd, len(lurd), pushes, played.is_solved(), played.state())
     board = Board(level)
-    letters: list[str] = []
     if encoding == "moves":
-        for gene in genome:
-            if board.is_solved():
-                break
-            if board.step(int(gene)):
-                letter = DIRECTIONS[int(gene)]
-                letters.append(letter.upper() if board.history[-1].pushed else letter)
+        letters = played_moves(board, genome)
     elif encoding == "pushes":
+        letters = []
         tables = push_tables(level, corrals=pi_corrals)
         for box, direction in push_choices(tables, genome, objective, stop_on_deadlock):
             letters.append(board.push(box, direction))

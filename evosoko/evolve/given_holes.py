@@ -30,12 +30,13 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from evosoko.evolve.columns import evaluation_columns
+from evosoko.evolve.columns import push_columns
+from evosoko.evolve.genomes import played_moves
 from evosoko.evolve.push_replay import PUSH_GENE_RANGE
 from evosoko.sokoban.freeze import make_freeze_scratch
 from evosoko.sokoban.given_holes import VANISHED, HolesBoard, HolesState
 from evosoko.sokoban.holes_pushes import HolesTables, holes_candidates, holes_tables, loses
-from evosoko.sokoban.level import DIRECTIONS, Level
+from evosoko.sokoban.level import Level
 from evosoko.sokoban.reach import explore
 
 __all__ = ["PUSH_GENE_RANGE", "decode_holes", "replay_holes"]
@@ -74,15 +75,9 @@ def decode_holes(
 ) -> tuple[str, HolesBoard]:
     """Play ``genome`` on a given-holes level; returns (LURD, the board after it)."""
     board = HolesBoard(level)
-    letters: list[str] = []
     if encoding == "moves":
-        for gene in genome:
-            if board.is_solved():
-                break
-            if board.step(int(gene)):
-                letter = DIRECTIONS[int(gene)]
-                letters.append(letter.upper() if board.history[-1].pushed else letter)
-        return "".join(letters), board
+        return "".join(played_moves(board, genome)), board
+    letters: list[str] = []
     genes = np.array(list(genome), dtype=np.int64)
     record = np.full(2 * len(genes) + 2, -1, dtype=np.int64)  # (cell, direction) per push
     lengths = np.array([len(genes)], dtype=np.int64)
@@ -351,15 +346,7 @@ def holes_columns(
     """The :class:`~evosoko.evolve.fitness.Evaluation` columns of a packed batch, as
     :meth:`FitnessFunction.evaluate_columns` makes them for standard levels."""
     result = replay_holes(tables, encoding, genes, lengths, config.stop_on_deadlock)
-    if config.trim_to_best:
-        at, distance, state_hash = result.best_prefix, result.best_distance, result.best_hash
-    else:
-        at = np.where(result.deadlocked, result.steps, lengths)
-        distance, state_hash = result.final_distance, result.final_hash
-    zero_gap = np.zeros(len(lengths), dtype=np.int64)
-    return evaluation_columns(
-        result.solved, result.solved_at, result.best_hash, at, distance, state_hash, zero_gap
-    )
+    return push_columns(result, lengths, config.trim_to_best)
 
 
 def given_holes_config(level: Level, config):
