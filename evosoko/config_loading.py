@@ -358,7 +358,7 @@ def _close_key(unknown: str, valid: list[str], table: str) -> str:
     """``; did you mean 'table.x'?`` (or the valid keys) for an unknown key of one table."""
     close = difflib.get_close_matches(unknown, valid, n=1, cutoff=0.6)
     if close:
-        return f"; did you mean {f'{table}.{close[0]}'!r}?"
+        return f"; did you mean {f'{table}.{close[0]}' if table else close[0]!r}?"
     return f"; valid keys here: {', '.join(valid)}"
 
 
@@ -641,10 +641,5 @@ def _model_suggestion(model: type[BaseModel], loc: tuple) -> str:
         if current is not None and not isinstance(key, int):
             current = _field_model(current, key)
     valid = list(current.model_fields) if current is not None else []
-    close = difflib.get_close_matches(str(unknown), valid, n=1, cutoff=0.6)
-    prefix = ".".join(str(k) for k in table)
-    if close:
-        return f"; did you mean {(prefix + '.' if prefix else '') + close[0]!r}?"
-    if valid:
-        return f"; valid keys here: {', '.join(valid)}"
+    return _close_key(str(unknown), valid, ".".join(str(k) for k in table))
     return ""
