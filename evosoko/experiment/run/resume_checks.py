@@ -133,18 +133,15 @@ def _check_manifest_summary(folder: RunFolder, manifest: Manifest, summary: dict
 def _check_manifest_files(folder: RunFolder, manifest: Manifest, current: Level | None) -> None:
     """metrics.csv and the current level's checkpoint against the manifest, after the checks
     of what they hold (whose messages say more)."""
-    if manifest.metrics is not None:
-        cut = prefix_problem(folder.file(METRICS_FILE), manifest.metrics)
+    for name, recorded, how in (
+        (METRICS_FILE, manifest.metrics, ()),
+        (EVENTS_FILE, manifest.events, (False, "events")),
+    ):
+        cut = None if recorded is None else prefix_problem(folder.file(name), recorded, *how)
         if cut is not None:
             raise EvosokoError(
-                f"{cut} ({MANIFEST_FILE}); {_RESTORE}", str(folder.file(METRICS_FILE))
-            )
-    if manifest.events is not None:
-        cut = prefix_problem(folder.file(EVENTS_FILE), manifest.events, False, "events")
-        if cut is not None:
-            raise EvosokoError(
-                f"{cut} ({MANIFEST_FILE}); restore {EVENTS_FILE} from a copy, {_START_AGAIN}",
-                str(folder.file(EVENTS_FILE)),
+                f"{cut} ({MANIFEST_FILE}); restore {name} from a copy, {_START_AGAIN}",
+                str(folder.file(name)),
             )
     if current is None:
         return
