@@ -7,8 +7,8 @@ command line can print ``error: FILE:LINE: message`` and exit 2 without a traceb
 from __future__ import annotations
 
 
-class EvosokoError(Exception):
-    """Base of every error evosoko raises on purpose."""
+class _Located(Exception):
+    """A message about a file (``path``) and a line of it, shown as ``FILE:LINE: message``."""
 
     def __init__(self, message: str, path: str | None = None, line: int | None = None) -> None:
         super().__init__(message)
@@ -25,6 +25,10 @@ class EvosokoError(Exception):
     def __str__(self) -> str:
         where = self.location()
         return f"{where}: {self.message}" if where else self.message
+
+
+class EvosokoError(_Located):
+    """Base of every error evosoko raises on purpose."""
 
 
 class LevelFormatError(EvosokoError):
@@ -45,17 +49,5 @@ class OutOfMemory(EvosokoError):
     not an error: it ends with the status ``memory-limit``."""
 
 
-class EvosokoWarning(UserWarning):
+class EvosokoWarning(_Located, UserWarning):
     """Something suspicious but usable in the input (a solved level, a case mismatch in LURD)."""
-
-    def __init__(self, message: str, path: str | None = None, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.path = path
-        self.line = line
-
-    def __str__(self) -> str:
-        if self.path is None:
-            return self.message
-        where = f"{self.path}:{self.line}" if self.line is not None else str(self.path)
-        return f"{where}: {self.message}"
