@@ -14,10 +14,13 @@ term plus the player term *without* the "less one" (not admissible, kept to repr
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
+import numpy as np
 
 from evosoko.sokoban.level import UNREACHABLE
-from evosoko.sokoban.matching import MANHATTAN, MATCHING, PUSH_DISTANCE
+from evosoko.sokoban.matching import MANHATTAN, MATCHING, PUSH_DISTANCE, matching_update
 from evosoko.sokoban.matching import goal_distance as box_term  # noqa: F401 - kernels use it
 
 MANHATTAN_SOURCE = 3
@@ -53,3 +56,63 @@ def player_term(kind, rows, columns, goals, boxes, player):  # pragma: no cover 
     if kind == MANHATTAN_SOURCE:
         return nearest
     return nearest - 1
+
+
+class ChildRows(NamedTuple):
+    """The child being made by a push: its sorted boxes and, with the matching heuristic, each
+    box's goal and the goals' potentials (the rows a new node gets)."""
+
+    boxes: np.ndarray
+    """The store's cell type [boxes]."""
+    assign: np.ndarray
+    """The store's cell type [boxes]: the goal of each box."""
+    potential: np.ndarray
+    """int32[boxes]: the goals' dual potentials."""
+
+
+class HeuristicTables(NamedTuple):
+    """What :func:`child_h` reads: the heuristic's kind (:mod:`evosoko.search.heuristics`) and
+    its tables, taken from the level's arrays once per kernel call, so that the call made for
+    each child passes these three arrays and not all of the level's."""
+
+    kind: int
+    nearest_manhattan: np.ndarray
+    """int64[cells]: Manhattan distance to the nearest goal."""
+    nearest_push: np.ndarray
+    """int64[cells]: push distance to the nearest goal."""
+    push_distance: np.ndarray
+    """int64[goals, cells]: pushes of a lone box to each goal."""
+
+
+@numba.njit(cache=True)
+def heuristic_tables(tab, kind):  # pragma: no cover - compiled
+    """The :class:`HeuristicTables` of ``kind`` from the level's arrays ``tab``."""
+    return HeuristicTables(kind, tab.nearest_manhattan, tab.nearest_push, tab.push_distance)
+
+
+@numba.njit(cache=True)
+def child_h(
+    heuristic, parent_h, parent_potential, source, target, moved, child, work
+):  # pragma: no cover - compiled
+    """Heuristic (:class:`HeuristicTables`) of the child of a node of ``parent_h`` after the
+    box on ``source`` went to ``target`` (row ``moved`` of ``child.boxes``), and whether a
+    matching was updated.
+
+    Manhattan and push distance: the parent's sum with the moved box's term changed. Matching:
+    ``child.assign`` holds the parent's assignment in the child's order (:func:`evosoko.sokoban.successors.moved_child`);
+    :func:`evosoko.sokoban.matching.matching_update` re-matches the moved box in O(n^2) from
+    the parent's potentials ``parent_potential``, filling ``child.assign`` and
+    ``child.potential``: the same cost a full O(n^3) matching gives.
+    """
+    kind = heuristic.kind
+    if kind == MANHATTAN:
+        nearest = heuristic.nearest_manhattan
+        return parent_h - nearest[source] + nearest[target], False
+    if kind == PUSH_DISTANCE:
+        nearest = heuristic.nearest_push
+        return parent_h - nearest[source] + nearest[target], False
+    child.potential[:] = parent_potential
+    h = matching_update(
+        heuristic.push_distance, child.boxes, child.assign, child.potential, moved, work
+    )
+    return h, True

@@ -27,7 +27,6 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from evosoko.search.push_kernel import _moved
 from evosoko.search.store import (
     CONTINUE,
     DUPLICATES,
@@ -48,6 +47,7 @@ from evosoko.search.store import (
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import matching_kernel, matching_update, store_potentials
 from evosoko.sokoban.reach import explore
+from evosoko.sokoban.successors import moved_child as _moved
 
 
 def start_distances(floor: np.ndarray, deltas, start_boxes) -> np.ndarray:

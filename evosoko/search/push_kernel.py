@@ -6,21 +6,39 @@ after the push (behind the box's new cell). ``g`` counts pushes, ``moves`` the r
 plus pushes along the stored path (walks measured by breadth-first search).
 
 Successors are the legal pushes (player can walk behind the box, the target is empty floor and
-not a dead square), restricted to one PI-corral's barrier when one exists (``corrals``), minus
-those that freeze a box off goal (``freeze``) and, with the matching heuristic, those that leave
-no perfect box-goal matching. The frontier mode and the weights of ``g`` and ``h`` in the
-priority make the algorithm: A*, weighted A*, greedy, breadth-first, or one depth-first
-iteration of IDA* (``THRESHOLD``).
+not a dead square), restricted to one PI-corral's barrier when one exists (``corrals``), carried
+on by the dead-end tunnel and goal-room macros, minus those that freeze a box off goal
+(``freeze``) and, with the matching heuristic, those that leave no perfect box-goal matching.
+The frontier mode and the weights of ``g`` and ``h`` in the priority make the algorithm: A*,
+weighted A*, greedy, breadth-first, or one depth-first iteration of IDA* (``THRESHOLD``).
+
+The successor loop is written once, in :func:`expand_pushes`, for these searches and for the
+feature-space search (:mod:`evosoko.search.fess.kernel`): numba compiles it apart for each
+(``fess`` None or not), so that what they share costs no call per node or per push. The rules
+it applies to a push are in :mod:`evosoko.sokoban.successors`.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numba
 import numpy as np
 
-from evosoko.search.heuristics import MANHATTAN, MATCHING, PUSH_DISTANCE, box_term
+from evosoko.search.fess.macros import MACRO_CAP, packing_macros
+from evosoko.search.fess.space import (
+    ALTERNATE,
+    CORRIDOR_MACROS,
+    PACK_MACROS,
+    TURN,
+    cell_features,
+    cell_key,
+    heap_insert,
+    heap_pop,
+    next_cell,
+    state_cell,
+)
+from evosoko.search.heuristics import MATCHING, ChildRows, box_term, child_h, heuristic_tables
 from evosoko.search.store import (
     AT_EXPANSION,
     AT_GENERATION,
@@ -63,6 +81,7 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
+from evosoko.sokoban.corral_deadlock import cluster_lost_after_push, deadlock_board, lost_after_push
 from evosoko.sokoban.corrals import (
     ALLOWED_MARK,
     PiCorralScratch,
@@ -71,11 +90,20 @@ from evosoko.sokoban.corrals import (
 )
 from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
-from evosoko.sokoban.matching import matching_update, store_potentials
+from evosoko.sokoban.matching import store_potentials
 from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
+from evosoko.sokoban.successors import (
+    NORM_STAMP,
+    REACH_STAMP,
+    deepest_goal_ahead,
+    moved_child,
+    packed_prefix,
+    through_corridor,
+)
 
-REACH_STAMP, NORM_STAMP = 0, 1
-"""Slots of :attr:`PushSearchScratch.stamps`."""
+if TYPE_CHECKING:
+    from evosoko.search.fess.kernel import Features
+    from evosoko.search.fess.space import FeatureSpace
 
 
 class PendingSuccessors(NamedTuple):
@@ -114,38 +142,6 @@ class PushSearchScratch(NamedTuple):
     """Scratch of :func:`evosoko.sokoban.freeze.freeze_deadlock`."""
     pending: PendingSuccessors
     """Successors of an unfinished expansion (push search only)."""
-
-
-class ChildRows(NamedTuple):
-    """The child being made by a push: its sorted boxes and, with the matching heuristic, each
-    box's goal and the goals' potentials (the rows a new node gets)."""
-
-    boxes: np.ndarray
-    """The store's cell type [boxes]."""
-    assign: np.ndarray
-    """The store's cell type [boxes]: the goal of each box."""
-    potential: np.ndarray
-    """int32[boxes]: the goals' dual potentials."""
-
-
-class HeuristicTables(NamedTuple):
-    """What :func:`_child_h` reads: the heuristic's kind (:mod:`evosoko.search.heuristics`) and
-    its tables, taken from the level's arrays once per kernel call, so that the call made for
-    each child passes these three arrays and not all of the level's."""
-
-    kind: int
-    nearest_manhattan: np.ndarray
-    """int64[cells]: Manhattan distance to the nearest goal."""
-    nearest_push: np.ndarray
-    """int64[cells]: push distance to the nearest goal."""
-    push_distance: np.ndarray
-    """int64[goals, cells]: pushes of a lone box to each goal."""
-
-
-@numba.njit(cache=True)
-def heuristic_tables(tab, kind):  # pragma: no cover - compiled
-    """The :class:`HeuristicTables` of ``kind`` from the level's arrays ``tab``."""
-    return HeuristicTables(kind, tab.nearest_manhattan, tab.nearest_push, tab.push_distance)
 
 
 def make_scratch(cells: int, box_count: int) -> PushSearchScratch:
@@ -203,14 +199,38 @@ def push_root(tab, params, store, scratch, boxes, player, work):  # pragma: no c
     return node, h, frontier_key
 
 
+class FessArrays(NamedTuple):
+    """What the feature-space search adds to :func:`expand_pushes`: its features and scratch
+    (:class:`evosoko.search.fess.kernel.Features`) and its space of cells
+    (:class:`evosoko.search.fess.space.FeatureSpace`)."""
+
+    features: Features
+    space: FeatureSpace
+
+
 @numba.njit(cache=True)
 def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cover - compiled
+    """Expand up to ``params[CHUNK]`` nodes of ``store``
+    (:class:`evosoko.search.store.StoreArrays`) in the order of the frontier
+    (``params[MODE]``); returns CONTINUE, SOLVED, EXHAUSTED or NEED_SPACE (see
+    :func:`expand_pushes`)."""
+    return expand_pushes(tab, room_tab, params, store, scratch, work, None)
+
+
+@numba.njit(cache=True)
+def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma: no cover
     """Expand up to ``params[CHUNK]`` nodes of ``store``
     (:class:`evosoko.search.store.StoreArrays`); returns CONTINUE, SOLVED, EXHAUSTED or
     NEED_SPACE.
 
-    ``room_tab``: the goal room (:class:`evosoko.search.goalroom.GoalRoomArrays`, used when
-    ``params[GOAL_MACROS]``).
+    The one successor loop of the push searches. ``fess`` None: the frontier's order
+    (``params[MODE]``: A*, weighted A*, greedy, breadth-first, or one IDA* iteration below
+    ``params[THRESHOLD]``). ``fess`` a :class:`FessArrays`: the feature-space search (one node
+    per visited cell, its corral and cluster deadlock tests, corridor and packing macros; see
+    :mod:`evosoko.search.fess.kernel`). numba compiles the two apart (the ``fess is None``
+    branches fall away in each), so sharing the loop costs neither a call per push nor one per
+    node. ``room_tab``: the goal room (:class:`evosoko.search.goalroom.GoalRoomArrays`, used
+    when ``params[GOAL_MACROS]``).
     """
     nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
@@ -243,7 +263,20 @@ def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cove
     capacity = node_boxes.shape[0]
     frontier_capacity = frontier[0].shape[0]
     margin = 4 * box_count + 2
-    child = np.empty(box_count, dtype=node_boxes.dtype)
+    corridor_macros = False
+    if fess is not None:
+        features, space = fess.features, fess.space
+        corral_search = features.corral
+        board = deadlock_board(tab)
+        cell_inputs = cell_features(features)
+        corral_deadlocks = corral_search.players.shape[0] > 0
+        cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
+        space_state = space.state
+        alternate = space_state[ALTERNATE]
+        pack_macros = space_state[PACK_MACROS] > 0
+        corridor_macros = space_state[CORRIDOR_MACROS] > 0
+        margin += MACRO_CAP
+    child = np.empty(box_count, dtype=node_boxes.dtype)  # int16 or int32: the store's cells
     child_assign = np.empty(box_count, dtype=assign.dtype)
     child_potential = np.empty(box_count, dtype=potential.dtype)
     child_rows = ChildRows(child, child_assign, child_potential)
@@ -264,17 +297,25 @@ def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cove
         ):
             counters[WORK] += spent
             return NEED_SPACE
+        if fess is not None:  # noqa: SIM102 - numba drops a branch on "fess is None" alone
+            if space.key.shape[0] < capacity:
+                counters[WORK] += spent
+                return NEED_SPACE
         first_successor = 0
         candidates = 0
         if counters[RESUME_NODE] >= 0:  # an expansion the last call left unfinished
             node = counters[RESUME_NODE]
             first_successor = counters[RESUME_AT]
-            candidates = pending.size[0]
-            candidate_ids[:candidates] = pending.ids[:candidates]
-            candidate_keys[:candidates] = pending.keys[:candidates]
+            if fess is None:
+                candidates = pending.size[0]
+                candidate_ids[:candidates] = pending.ids[:candidates]
+                candidate_keys[:candidates] = pending.keys[:candidates]
             counters[RESUME_NODE] = -1
         else:
-            node = frontier_pop(frontier, counters, mode)
+            if fess is None:
+                node = frontier_pop(frontier, counters, mode)
+            else:
+                node = _fess_pop(space, frontier, counters)
             if node < 0:
                 counters[WORK] += spent
                 return EXHAUSTED
@@ -282,10 +323,11 @@ def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cove
                 continue
             closed[node] = 1
             counters[EXPANDED] += 1
-            if goal_test != AT_GENERATION and all_on_goals(goals, node_boxes[node]):
-                counters[SOLUTION] = node
-                counters[WORK] += spent
-                return SOLVED
+            if fess is None:  # noqa: SIM102 - numba drops a branch on "fess is None" alone
+                if goal_test != AT_GENERATION and all_on_goals(goals, node_boxes[node]):
+                    counters[SOLUTION] = node
+                    counters[WORK] += spent
+                    return SOLVED
         expanded_here += 1
         bound_h = h_of[node] if h_weight > 0 else 0
 
@@ -315,9 +357,38 @@ def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cove
                 )
                 >= 0
             )
+        if fess is not None:  # noqa: SIM102 - numba drops a branch on "fess is None" alone
+            # a corral next to the box pushed last is lost, or the boxes touching it cannot
+            # reach goals on their own (evosoko.sokoban.corral_deadlock)
+            if (
+                first_successor == 0
+                and parent[node] >= 0
+                and (
+                    (
+                        corral_deadlocks
+                        and lost_after_push(
+                            board,
+                            occupied,
+                            reach_mark,
+                            reach,
+                            actual[node],
+                            step[node],
+                            corral_search,
+                        )
+                    )
+                    or (
+                        cluster_deadlocks
+                        and cluster_lost_after_push(
+                            board, occupied, actual[node], step[node], corral_search
+                        )
+                    )
+                )
+            ):
+                clear_cells(occupied, parent_boxes)
+                continue
         allowed = corral_scratch.allowed
         allowed_stamp = corral_marks[ALLOWED_MARK]
-        packed = _packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
+        packed = packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
         for i in range(first_successor >> 2, box_count):
             b = parent_boxes[i]
@@ -329,9 +400,10 @@ def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cove
                 if spent >= work_limit and successors_here > 0:
                     counters[RESUME_NODE] = node  # go on from this successor next call
                     counters[RESUME_AT] = 4 * i + d
-                    pending.size[0] = candidates
-                    pending.ids[:candidates] = candidate_ids[:candidates]
-                    pending.keys[:candidates] = candidate_keys[:candidates]
+                    if fess is None:
+                        pending.size[0] = candidates
+                        pending.ids[:candidates] = candidate_ids[:candidates]
+                        pending.keys[:candidates] = candidate_keys[:candidates]
                     clear_cells(occupied, parent_boxes)
                     counters[WORK] += spent
                     return CONTINUE
@@ -343,9 +415,13 @@ def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cove
                     continue
                 pushes = 1
                 if tunnels and dead_end_tunnel[d, target]:
-                    extra = _deepest_goal_ahead(floor, goals, occupied, deltas[d], target)
+                    extra = deepest_goal_ahead(floor, goals, occupied, deltas[d], target)
                     if extra < 0:
                         continue  # the box can only go deeper, and no goal lies there
+                    target += extra * deltas[d]
+                    pushes += extra
+                elif corridor_macros:
+                    extra = through_corridor(floor, dead, goals, occupied, deltas, d, b, target)
                     target += extra * deltas[d]
                     pushes += extra
                 player_after = target - deltas[d]
@@ -371,7 +447,7 @@ def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cove
                 normalized = 0
                 moved = 0
                 if ok:
-                    moved = _moved(
+                    moved = moved_child(
                         node_boxes[node],
                         assign[node],
                         i,
@@ -406,49 +482,81 @@ def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cove
                             stamps[NORM_STAMP],
                             queue,
                         )
-                occupied[target] = False
-                occupied[b] = True
-                if not ok:
-                    continue
                 g = g_of[node] + pushes
                 moves = moves_of[node] + distance[behind] + pushes
-                key_hash = (
-                    hash_of[node] ^ zb[b] ^ zb[target] ^ zp[key_player[node]] ^ zp[normalized]
-                )
-                slot = find_slot(nodes, table, key_hash, child, normalized)
-                other = table[slot]
-                if other != EMPTY:
-                    h = h_of[other]  # a stored state's: h depends on the boxes only
-                else:  # a new state: match its boxes (from the parent's matching)
-                    h, full = _child_h(
+                key_hash = np.uint64(0)
+                slot = 0
+                other = EMPTY
+                if ok:
+                    key_hash = (
+                        hash_of[node] ^ zb[b] ^ zb[target] ^ zp[key_player[node]] ^ zp[normalized]
+                    )
+                    slot = find_slot(nodes, table, key_hash, child, normalized)
+                    other = table[slot]
+                h = 0
+                child_cell = 0
+                if fess is None:  # A*: a stored state's h is the child's (boxes only)
+                    if ok and other != EMPTY:
+                        h = h_of[other]
+                else:  # feature space: a stored state is only improved
+                    if ok and other != EMPTY:
+                        counters[DUPLICATES] += 1
+                        if not closed[other] and (
+                            g < g_of[other] or (g == g_of[other] and moves < moves_of[other])
+                        ):
+                            g_of[other] = g
+                            moves_of[other] = moves
+                            parent[other] = node
+                            actual[other] = player_after
+                            step[other] = code
+                            if alternate > 0:  # the cell keeps its stale key; the frontier not
+                                frontier_push(
+                                    frontier,
+                                    counters,
+                                    HEAP,
+                                    priority(g, h_of[other], moves, g_weight, h_weight),
+                                    other,
+                                )
+                        ok = False
+                if ok and other == EMPTY:  # a new state: match its boxes (from the parent's)
+                    h, full = child_h(
                         heuristic, h_of[node], potential[node], b, target, moved, child_rows, work
                     )
                     if full:
                         spent += matching_update_work
-                    if h >= UNREACHABLE:
-                        continue
-                if threshold != NO_THRESHOLD and g + h > threshold:
-                    if counters[MIN_EXCEEDED] < 0 or g + h < counters[MIN_EXCEEDED]:
-                        counters[MIN_EXCEEDED] = g + h
+                    ok = h < UNREACHABLE
+                if fess is not None:  # noqa: SIM102 - numba drops a branch on "fess is None" alone
+                    if ok:
+                        child_cell = state_cell(
+                            cell_inputs, space_state, floor, occupied, deltas, child, queue
+                        )
+                occupied[target] = False
+                occupied[b] = True
+                if not ok:
                     continue
-                if other != EMPTY:
-                    counters[DUPLICATES] += 1
-                    better = g < g_of[other] and (reopen or not closed[other])
-                    shorter = g == g_of[other] and moves < moves_of[other] and not closed[other]
-                    if not (better or shorter):
+                if fess is None:
+                    if threshold != NO_THRESHOLD and g + h > threshold:
+                        if counters[MIN_EXCEEDED] < 0 or g + h < counters[MIN_EXCEEDED]:
+                            counters[MIN_EXCEEDED] = g + h
                         continue
-                    g_of[other] = g
-                    moves_of[other] = moves
-                    parent[other] = node
-                    actual[other] = player_after
-                    step[other] = code
-                    if shorter and mode != HEAP:
+                    if other != EMPTY:
+                        counters[DUPLICATES] += 1
+                        better = g < g_of[other] and (reopen or not closed[other])
+                        shorter = g == g_of[other] and moves < moves_of[other] and not closed[other]
+                        if not (better or shorter):
+                            continue
+                        g_of[other] = g
+                        moves_of[other] = moves
+                        parent[other] = node
+                        actual[other] = player_after
+                        step[other] = code
+                        if shorter and mode != HEAP:
+                            continue
+                        closed[other] = 0
+                        candidate_ids[candidates] = other
+                        candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
+                        candidates += 1
                         continue
-                    closed[other] = 0
-                    candidate_ids[candidates] = other
-                    candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
-                    candidates += 1
-                    continue
                 new = add_node(
                     nodes,
                     table,
@@ -468,22 +576,64 @@ def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cove
                     assign[new, :] = child_assign
                     potential[new, :] = child_potential
                 counters[GENERATED] += 1
-                if (
-                    goal_test != AT_EXPANSION
-                    and all_on_goals(goals, child)
-                    and (goal_test == AT_GENERATION or g <= g_of[node] + bound_h)
+                if all_on_goals(goals, child) and (
+                    fess is not None
+                    or (
+                        goal_test != AT_EXPANSION
+                        and (goal_test == AT_GENERATION or g <= g_of[node] + bound_h)
+                    )
                 ):
                     counters[SOLUTION] = new
                     clear_cells(occupied, parent_boxes)
                     counters[WORK] += spent
                     return SOLVED
-                candidate_ids[candidates] = new
-                candidate_keys[candidates] = priority(g, h, moves, g_weight, h_weight)
-                candidates += 1
-        clear_cells(occupied, parent_boxes)
-        _push_candidates(frontier, counters, mode, candidate_ids, candidate_keys, candidates)
+                node_key = priority(g, h, moves, g_weight, h_weight)
+                if fess is None:
+                    candidate_ids[candidates] = new
+                    candidate_keys[candidates] = node_key
+                    candidates += 1
+                else:
+                    heap_insert(space, child_cell, new, cell_key(space, g, h, moves, node_key))
+                    if alternate > 0:
+                        frontier_push(frontier, counters, HEAP, node_key, new)
+        if fess is None:
+            clear_cells(occupied, parent_boxes)
+            _push_candidates(frontier, counters, mode, candidate_ids, candidate_keys, candidates)
+        else:
+            if pack_macros:
+                solved_node = packing_macros(
+                    tab,
+                    room_tab,
+                    features,
+                    params,
+                    store,
+                    space,
+                    scratch,
+                    work,
+                    node,
+                    parent_boxes,
+                    child_rows,
+                )
+                if solved_node >= 0:
+                    counters[SOLUTION] = solved_node
+                    clear_cells(occupied, parent_boxes)
+                    counters[WORK] += spent
+                    return SOLVED
+            clear_cells(occupied, parent_boxes)
     counters[WORK] += spent
     return CONTINUE
+
+
+@numba.njit(cache=True)
+def _fess_pop(space, frontier, counters):  # pragma: no cover - compiled
+    """The feature-space search's next node: the best of the next non-empty cell, or of the
+    whole frontier every ``ALTERNATE``-th turn (and when the cells are empty); -1 when none."""
+    state = space.state
+    state[TURN] += 1
+    if state[ALTERNATE] > 0 and state[TURN] % state[ALTERNATE] == 0:
+        return frontier_pop(frontier, counters, HEAP)
+    cell = next_cell(space)
+    return heap_pop(space, cell) if cell >= 0 else frontier_pop(frontier, counters, HEAP)
 
 
 @numba.njit(cache=True)
@@ -496,94 +646,3 @@ def _push_candidates(frontier, counters, mode, ids, keys, count):  # pragma: no 
     else:
         for k in range(count):
             frontier_push(frontier, counters, mode, keys[k], ids[k])
-
-
-@numba.njit(cache=True)
-def _deepest_goal_ahead(floor, goals, occupied, delta, cell):  # pragma: no cover - compiled
-    """Steps from ``cell`` to the deepest goal of the free run ahead in a dead-end tunnel, or -1.
-
-    Nobody can get past a box in a dead-end tunnel, so it only ever moves deeper; stopping
-    short of the deepest free goal seals that goal, going past it leaves the box off goal for
-    good. So the deepest free goal is the one place it can usefully end.
-    """
-    deepest = -1
-    steps = 0
-    while True:
-        if goals[cell]:
-            deepest = steps
-        cell += delta
-        if not floor[cell] or occupied[cell]:
-            return deepest
-        steps += 1
-
-
-@numba.njit(cache=True)
-def _packed_prefix(room, pack_goal, occupied, boxes):  # pragma: no cover - compiled
-    """How many goals of the packing order are filled, when the room holds exactly those;
-    else -1."""
-    inside = 0
-    for b in boxes:
-        if room[b]:
-            inside += 1
-    for k in range(inside):
-        if not occupied[pack_goal[k]]:
-            return -1
-    return inside
-
-
-@numba.njit(cache=True)
-def _moved(
-    boxes, assignment, index, target, child, child_assign, with_assignment
-):  # pragma: no cover - compiled
-    """``child`` = ``boxes`` with box ``index`` moved to ``target``, kept sorted (and its goal);
-    returns the row of ``child`` that holds ``target``."""
-    count = boxes.shape[0]
-    written = 0
-    placed = -1
-    for k in range(count):
-        if k == index:
-            continue
-        if placed < 0 and target < boxes[k]:
-            child[written] = target
-            if with_assignment:
-                child_assign[written] = assignment[index]
-            placed = written
-            written += 1
-        child[written] = boxes[k]
-        if with_assignment:
-            child_assign[written] = assignment[k]
-        written += 1
-    if placed < 0:
-        child[written] = target
-        if with_assignment:
-            child_assign[written] = assignment[index]
-        placed = written
-    return placed
-
-
-@numba.njit(cache=True)
-def _child_h(
-    heuristic, parent_h, parent_potential, source, target, moved, child, work
-):  # pragma: no cover - compiled
-    """Heuristic (:class:`HeuristicTables`) of the child of a node of ``parent_h`` after the
-    box on ``source`` went to ``target`` (row ``moved`` of ``child.boxes``), and whether a
-    matching was updated.
-
-    Manhattan and push distance: the parent's sum with the moved box's term changed. Matching:
-    ``child.assign`` holds the parent's assignment in the child's order (:func:`_moved`);
-    :func:`evosoko.sokoban.matching.matching_update` re-matches the moved box in O(n^2) from
-    the parent's potentials ``parent_potential``, filling ``child.assign`` and
-    ``child.potential``: the same cost a full O(n^3) matching gives.
-    """
-    kind = heuristic.kind
-    if kind == MANHATTAN:
-        nearest = heuristic.nearest_manhattan
-        return parent_h - nearest[source] + nearest[target], False
-    if kind == PUSH_DISTANCE:
-        nearest = heuristic.nearest_push
-        return parent_h - nearest[source] + nearest[target], False
-    child.potential[:] = parent_potential
-    h = matching_update(
-        heuristic.push_distance, child.boxes, child.assign, child.potential, moved, work
-    )
-    return h, True

@@ -16,6 +16,7 @@ from evosoko.search.fess import space as fs
 from evosoko.search.packing_order import out_of_plan_value, packing_order, packing_value
 from evosoko.sokoban.rooms import room_links
 from evosoko.sokoban.solutions import verify_solution
+from evosoko.sokoban.successors import through_corridor
 
 CONNECTIVITY_LIMIT = FessSettings().connectivity_limit
 """The connectivity values of the cells of a space made with the default settings."""
@@ -321,7 +322,7 @@ def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
         source = level.cell(2, column)
         occupied[:] = False
         occupied[source + 1] = True
-        return fk._through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1)
+        return through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1)
 
     assert extra(2) == 0  # the box is not in the corridor yet
     assert extra(3) == 0  # the box is, but the player behind it is not
@@ -329,9 +330,7 @@ def test_corridor_macros_push_through_and_stop_at_goals_and_corners():
     occupied[level.cell(2, 6)] = True
     source = level.cell(2, 4)
     occupied[source + 1] = True
-    assert (
-        fk._through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1) == 0
-    )
+    assert through_corridor(floor, dead, goals, occupied, deltas, right, source, source + 1) == 0
 
 
 def test_partial_paths_are_the_closest_state_then_the_best_state_of_each_cell():

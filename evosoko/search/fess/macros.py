@@ -1,0 +1,196 @@
+"""The packing macros of the feature-space search: from a node, push the nearest boxes
+straight to the open goals of the first unfinished layer of the packing order (see
+``PACK_MACROS`` in :mod:`evosoko.search.fess.space`), each as one child."""
+
+from __future__ import annotations
+
+import numba
+
+from evosoko.search.box_paths import box_path
+from evosoko.search.fess.space import (
+    ALTERNATE,
+    PACK_MACROS,
+    cell_features,
+    cell_key,
+    heap_insert,
+    state_cell,
+)
+from evosoko.search.heuristics import child_h, heuristic_tables
+from evosoko.search.store import (
+    DUPLICATES,
+    EMPTY,
+    FREEZE,
+    G_WEIGHT,
+    GENERATED,
+    GOAL_MACROS,
+    H_WEIGHT,
+    HEAP,
+    HEURISTIC,
+    add_node,
+    find_slot,
+    frontier_push,
+    priority,
+)
+from evosoko.sokoban.cell_sets import all_on_goals
+from evosoko.sokoban.freeze import freeze_deadlock
+from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.reach import normalized_player
+from evosoko.sokoban.successors import NORM_STAMP, REACH_STAMP, moved_child
+
+MACRO_CAP = 6
+"""Most packing macros per expansion: with the 4 pushes per box, an expansion adds at most the
+store's growth margin of nodes."""
+
+PACK_MACRO_STEP = 1 << 29
+"""A ``step`` of ``PACK_MACRO_STEP + d``: a packing macro whose last push went in direction
+``d`` (the pushes are rebuilt by :func:`evosoko.search.box_paths.box_path_pushes`). Between the
+tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has cells) and the
+goal macros' (``GOAL_MACRO_STEP + k``)."""
+
+
+@numba.njit(cache=True)
+def packing_macros(
+    tab, room_tab, features, params, store, space, scratch, work, node, parent_boxes, child_rows
+):  # pragma: no cover - compiled
+    """Add the packing macros of ``node`` (see ``PACK_MACROS``) with the boxes
+    ``parent_boxes`` (int64), made in ``child_rows``; returns a solved node or -1.
+
+    ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark`` its player region
+    (``stamps[REACH_STAMP]``), as the expansion left them.
+    """
+    nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
+    room = room_tab.room
+    goal_macros = params[GOAL_MACROS] != 0 and room_tab.entrance >= 0
+    reach = scratch.stamps[REACH_STAMP]
+    child, child_assign, child_potential = (
+        child_rows.boxes,
+        child_rows.assign,
+        child_rows.potential,
+    )
+    floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
+    push_distance = tab.push_distance
+    zb, zp = tab.zobrist_box, tab.zobrist_player
+    node_boxes, key_player, g_of, moves_of = nodes.boxes, nodes.player, nodes.g, nodes.moves
+    hash_of, assign, potential = nodes.hash, nodes.assign, nodes.potential
+    reach_mark, queue, norm_mark = scratch.reach_mark, scratch.queue, scratch.norm_mark
+    occupied, stamps, freeze_scratch = scratch.occupied, scratch.stamps, scratch.freeze
+    layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
+    goal_index, path_scratch = features.goal_index, features.box_path
+    cell_inputs = cell_features(features)
+    space_state = space.state
+    per_goal = space_state[PACK_MACROS]
+    alternate = space_state[ALTERNATE]
+    freeze = params[FREEZE] != 0
+    heuristic = heuristic_tables(tab, params[HEURISTIC])
+    g_weight = params[G_WEIGHT]
+    h_weight = params[H_WEIGHT]
+    box_count = parent_boxes.shape[0]
+    with_assignment = assign.shape[1] == box_count
+    layers = goals_per_layer.shape[0]
+    for k in range(layers):
+        counts[k] = 0
+    for b in parent_boxes:
+        if layer[b] >= 0:
+            counts[layer[b]] += 1
+    first_open = -1
+    for k in range(layers):
+        if counts[k] < goals_per_layer[k]:
+            first_open = k
+            break
+    if first_open < 0:
+        return -1
+    limit = path_scratch.seen.shape[0]
+    made = 0
+    for goal in range(floor.shape[0]):
+        if made >= MACRO_CAP:
+            break
+        if layer[goal] != first_open or occupied[goal] or (goal_macros and room[goal]):
+            continue
+        row = goal_index[goal]
+        tried = 0
+        last_distance = -1
+        while tried < per_goal and made < MACRO_CAP:
+            # the next nearest box (by push distance, others ignored) not packed in order
+            best = -1
+            best_distance = UNREACHABLE
+            for i in range(box_count):
+                b = parent_boxes[i]
+                if 0 <= layer[b] <= first_open:
+                    continue
+                distance = push_distance[row, b]
+                if distance <= last_distance or distance >= best_distance:
+                    continue
+                best = i
+                best_distance = distance
+            if best < 0:
+                break
+            tried += 1
+            last_distance = best_distance
+            b = parent_boxes[best]
+            found, pushes = box_path(
+                floor, dead, occupied, deltas, b, reach_mark, reach, goal, limit, path_scratch
+            )
+            if found < 0:
+                continue
+            player_after = found // 4
+            occupied[b] = False
+            occupied[goal] = True
+            ok = not (
+                freeze
+                and freeze_deadlock(floor, dead, goals, occupied, deltas, goal, freeze_scratch)
+            )
+            h = 0
+            normalized = 0
+            if ok:
+                moved = moved_child(
+                    node_boxes[node], assign[node], best, goal, child, child_assign, with_assignment
+                )
+                h, _ = child_h(
+                    heuristic, nodes.h[node], potential[node], b, goal, moved, child_rows, work
+                )
+                ok = h < UNREACHABLE
+            cell = 0
+            if ok:
+                stamps[NORM_STAMP] += 1
+                normalized = normalized_player(
+                    floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
+                )
+                cell = state_cell(cell_inputs, space_state, floor, occupied, deltas, child, queue)
+            occupied[goal] = False
+            occupied[b] = True
+            if not ok:
+                continue
+            key_hash = hash_of[node] ^ zb[b] ^ zb[goal] ^ zp[key_player[node]] ^ zp[normalized]
+            slot = find_slot(nodes, table, key_hash, child, normalized)
+            if table[slot] != EMPTY:
+                counters[DUPLICATES] += 1
+                continue
+            g = g_of[node] + pushes
+            moves = moves_of[node] + 2 * pushes
+            new = add_node(
+                nodes,
+                table,
+                counters,
+                slot,
+                child,
+                normalized,
+                player_after,
+                node,
+                PACK_MACRO_STEP + found % 4,
+                g,
+                moves,
+                h,
+                key_hash,
+            )
+            if with_assignment:
+                assign[new, :] = child_assign
+                potential[new, :] = child_potential
+            counters[GENERATED] += 1
+            made += 1
+            if all_on_goals(goals, child):
+                return new
+            node_key = priority(g, h, moves, g_weight, h_weight)
+            heap_insert(space, cell, new, cell_key(space, g, h, moves, node_key))
+            if alternate > 0:
+                frontier_push(frontier, counters, HEAP, node_key, new)
+    return -1
