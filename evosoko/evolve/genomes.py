@@ -24,7 +24,7 @@ from evosoko.evolve.push_replay import (
 )
 from evosoko.sokoban.given_holes import HolesState, board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
-from evosoko.sokoban.rules import Board
+from evosoko.sokoban.rules import Board, played_moves
 from evosoko.sokoban.solutions import parse_lurd
 from evosoko.sokoban.variants import level_rules
 
@@ -58,19 +58,6 @@ class Decoded:
     pushes: int
     solved: bool
     final: State
-
-
-def played_moves(board: Board, genome: Sequence[int]) -> list[str]:
-    """Step ``board`` by the move genes of ``genome`` until it is solved; the LURD letters of
-    the steps taken (a gene into a wall takes none)."""
-    letters: list[str] = []
-    for gene in genome:
-        if board.is_solved():
-            break
-        if board.step(int(gene)):
-            letter = DIRECTIONS[int(gene)]
-            letters.append(letter.upper() if board.history[-1].pushed else letter)
-    return letters
 
 
 def decode(

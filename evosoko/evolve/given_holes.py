@@ -31,13 +31,13 @@ import numba
 import numpy as np
 
 from evosoko.evolve.columns import push_columns
-from evosoko.evolve.genomes import played_moves
 from evosoko.evolve.push_replay import PUSH_GENE_RANGE
 from evosoko.sokoban.freeze import make_freeze_scratch
 from evosoko.sokoban.given_holes import VANISHED, HolesBoard, HolesState
 from evosoko.sokoban.holes_pushes import HolesTables, holes_candidates, holes_tables, loses
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.reach import explore
+from evosoko.sokoban.rules import played_moves
 
 __all__ = ["PUSH_GENE_RANGE", "decode_holes", "replay_holes"]
 

@@ -13,6 +13,7 @@ always on the board.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -170,6 +171,19 @@ class Board:
 
 
 _NAMES = ("up", "down", "left", "right")
+
+
+def played_moves(board: Board, genome: Sequence[int]) -> list[str]:
+    """Step ``board`` by the move genes of ``genome`` until it is solved; the LURD letters of
+    the steps taken (a gene into a wall takes none)."""
+    letters: list[str] = []
+    for gene in genome:
+        if board.is_solved():
+            break
+        if board.step(int(gene)):
+            letter = DIRECTIONS[int(gene)]
+            letters.append(letter.upper() if board.history[-1].pushed else letter)
+    return letters
 
 
 def direction_name(direction: int) -> str:
