@@ -2,7 +2,7 @@
 
 The counterpart of :mod:`evosoko.sokoban.pushes` for levels whose boxes vanish in their own
 holes: the tables a push under these rules reads (:class:`HolesTables`, built once per level
-and objective), whether a push loses the level (:func:`loses`, :func:`push_loses`) and the
+and objective), whether a push loses the level (:func:`loses`) and the
 candidate pushes of a position (:func:`holes_candidates`). The GA's given-holes replay
 (:mod:`evosoko.evolve.given_holes`) and Monte Carlo tree search (:mod:`evosoko.search.mcts.holes`)
 both play by them.
@@ -28,8 +28,8 @@ from evosoko.sokoban.zobrist import ZOBRIST_SEED
 
 
 class HolesRule(NamedTuple):
-    """The arrays the push tests read (:func:`loses`, :func:`push_loses`,
-    :func:`holes_candidates`); small, since those helpers take it at every push."""
+    """The arrays the push tests read (:func:`loses`, :func:`holes_candidates`); small, since
+    those helpers take it at every push."""
 
     floor: np.ndarray  # bool[cells]
     dead: np.ndarray  # bool[cells]: dead for every hole (the freeze test's dead squares)
@@ -88,7 +88,7 @@ def holes_tables(level: Level, objective: str = "matching") -> HolesTables:
     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def loses(rule, occupied, box, target, scratch):  # pragma: no cover - compiled
     """Whether pushing box number ``box`` onto ``target`` (not its hole) loses the level:
     ``target`` is lost for that box, or the box is frozen there (``occupied`` already shows the
@@ -101,22 +101,6 @@ def loses(rule, occupied, box, target, scratch):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def push_loses(rule, occupied, box, source, target, scratch):  # pragma: no cover - compiled
-    """Whether pushing box number ``box`` from ``source`` onto ``target`` (not its hole) loses
-    the level (see :func:`loses`); ``occupied`` is as it was on return."""
-    if rule.lost[box, target]:
-        return True
-    occupied[source] = False
-    occupied[target] = True
-    frozen = freeze_deadlock(
-        rule.floor, rule.dead, rule.no_goals, occupied, rule.deltas, target, scratch
-    )
-    occupied[target] = False
-    occupied[source] = True
-    return frozen
-
-
-@numba.njit(cache=True)
 def holes_candidates(
     rule, where, occupied, mark, stamp, scratch, out_box, out_direction
 ):  # pragma: no cover - compiled
@@ -124,9 +108,10 @@ def holes_candidates(
     ``out_direction``, in order of box number then direction ``u d l r``; returns their count.
 
     ``where``: each box's cell (``VANISHED`` once in its hole); ``mark == stamp`` marks the
-    player's area. A candidate is legal and does not lose the level: the box vanishes in its
-    own hole, or lands on a cell from which it can still reach it and is not frozen there."""
-    floor, deltas, holes = rule.floor, rule.deltas, rule.holes
+    player's area. A candidate is legal and does not lose the level (:func:`loses`): the box
+    vanishes in its own hole, or lands on a cell from which it can still reach it and is not
+    frozen there. ``occupied`` is as it was on return."""
+    floor, dead, no_goals, deltas, lost, holes = rule
     count = 0
     for b in range(where.shape[0]):
         cell = where[b]
@@ -136,8 +121,16 @@ def holes_candidates(
             target = cell + deltas[k]
             if mark[cell - deltas[k]] != stamp or not floor[target] or occupied[target]:
                 continue
-            if target != holes[b] and push_loses(rule, occupied, b, cell, target, scratch):
-                continue
+            if target != holes[b]:
+                if lost[b, target]:
+                    continue
+                occupied[cell] = False
+                occupied[target] = True
+                frozen = freeze_deadlock(floor, dead, no_goals, occupied, deltas, target, scratch)
+                occupied[target] = False
+                occupied[cell] = True
+                if frozen:
+                    continue
             out_box[count] = cell
             out_direction[count] = k
             count += 1
