@@ -172,7 +172,7 @@ def evolve(
     else:
         chosen = list(levels)
     callbacks = list(callbacks)
-    warm_up_config(config)  # compiled before any level's clock starts
+    warm_up_config(config, chosen)  # compiled before any level's clock starts
     results = []
     warm_up = functools.partial(warm_up_config, config)
     with worker_pool(config.parallel, warm_up=warm_up) as pool:

@@ -53,12 +53,10 @@ class FessCells:
         count = len(pushes)
         lengths = np.zeros(count, np.int64) if lengths is None else lengths
         out = np.empty(count, dtype=np.int64)
-        arrays = self.tables.arrays
         _cells_kernel(
             self.features,
             self.space_state,
-            arrays.floor,
-            arrays.deltas,
+            self.tables.arrays,
             np.ascontiguousarray(start_boxes, dtype=np.int64),
             record,
             np.ascontiguousarray(lengths, dtype=np.int64),
@@ -75,8 +73,9 @@ class FessCells:
 
 @numba.njit(cache=True)
 def _cells_kernel(
-    features, space_state, floor, deltas, start_boxes, record, lengths, pushes, out
+    features, space_state, arrays, start_boxes, record, lengths, pushes, out
 ):  # pragma: no cover - compiled
+    floor, deltas = arrays.floor, arrays.deltas
     occupied = np.zeros(floor.shape[0], dtype=np.bool_)
     queue = np.zeros(floor.shape[0], dtype=np.int64)
     boxes = np.empty(start_boxes.shape[0], dtype=np.int64)

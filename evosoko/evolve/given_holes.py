@@ -95,20 +95,19 @@ def holes_genes_for_pushes(level: Level, pushes, start: HolesState | None = None
     the level's start): each gene is the push's index among the candidates of the position
     where it is made (:func:`holes_candidates`). Stops before the first push that is not a
     candidate; the genes so far replay exactly the pushes before it."""
-    tables = holes_tables(level)
+    rule = holes_tables(level).rule
     board = HolesBoard(level, start)
     mark = np.zeros(level.cells, dtype=np.int64)
     queue = np.zeros(level.cells, dtype=np.int64)
     scratch = make_freeze_scratch(level.cells)
-    out_box = np.zeros(4 * len(tables.holes), dtype=np.int64)
+    out_box = np.zeros(4 * len(rule.holes), dtype=np.int64)
     out_direction = np.zeros_like(out_box)
     genes: list[int] = []
     for stamp, (box, direction) in enumerate(pushes, start=1):
-        explore(tables.floor, board.occupied, tables.deltas, board.player, mark, stamp, queue,
+        explore(rule.floor, board.occupied, rule.deltas, board.player, mark, stamp, queue,
                 queue[:0])  # fmt: skip
         count = holes_candidates(
-            tables.floor, tables.dead, tables.no_goals, tables.deltas, tables.lost, tables.holes,
-            np.array(board.by_box, dtype=np.int64), board.occupied, mark, np.int64(stamp),
+            rule, np.array(board.by_box, dtype=np.int64), board.occupied, mark, np.int64(stamp),
             scratch, out_box, out_direction,
         )  # fmt: skip
         chosen = [k for k in range(count) if (out_box[k], out_direction[k]) == (box, direction)]
@@ -135,81 +134,37 @@ def _replay(tables, encoding, genes, lengths, stop_on_deadlock, record) -> Holes
     offsets = np.zeros(count + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(lengths)
     _replay_batch(
-        *_kernel_tables(tables),
+        tables,
+        make_freeze_scratch(len(tables.rule.floor)),
         np.ascontiguousarray(genes, dtype=np.int64),
         offsets,
         MOVES if encoding == "moves" else PUSHES,
         bool(stop_on_deadlock),
         record,
-        *result,  # the kernel's output arrays, in the order of the fields
+        result,
     )
     return result
 
 
-KernelTables = tuple[
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    np.int64,
-    np.ndarray,
-    np.ndarray,
-    np.ndarray,
-    tuple,
-]
-"""The leading arguments of the replay kernel, in its order (the freeze scratch last)."""
-
-
-def _kernel_tables(tables: HolesTables) -> KernelTables:
-    return (
-        tables.floor,
-        tables.dead,
-        tables.no_goals,
-        tables.deltas,
-        tables.distance,
-        tables.lost,
-        tables.holes,
-        np.int64(tables.start_player),
-        tables.start_boxes,
-        tables.box_keys,
-        tables.player_keys,
-        make_freeze_scratch(tables.floor.shape[0]),
-    )
-
-
 # ---- kernels -------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _replay_batch(  # pragma: no cover - compiled
-    floor,
-    dead,
-    no_goals,
-    deltas,
-    distance,
-    lost,
-    holes,
-    start_player,
-    start_boxes,
-    box_keys,
-    player_keys,
-    scratch,
-    genes,
-    offsets,
-    encoding,
-    stop_on_deadlock,
-    record,
-    solved,
-    solved_at,
-    best_prefix,
-    best_distance,
-    best_hash,
-    final_distance,
-    final_hash,
-    steps,
-    deadlocked,
-):
+def _replay_batch(
+    tables, scratch, genes, offsets, encoding, stop_on_deadlock, record, out
+):  # pragma: no cover - compiled
+    """Replay genomes ``genes[offsets[i] : offsets[i + 1]]`` into ``out`` (a
+    :class:`HolesReplay`); ``scratch``: the freeze test's; with rows in ``record``, the pushes
+    of the first genome go there as (cell, direction)."""
+    rule, distance, box_keys, player_keys = (
+        tables.rule, tables.distance, tables.box_keys, tables.player_keys
+    )  # fmt: skip
+    floor, deltas, holes = rule.floor, rule.deltas, rule.holes
+    start_boxes = tables.start_boxes
+    solved, solved_at, best_prefix, best_distance, best_hash = (
+        out.solved, out.solved_at, out.best_prefix, out.best_distance, out.best_hash
+    )  # fmt: skip
+    final_distance, final_hash, steps, deadlocked = (
+        out.final_distance, out.final_hash, out.steps, out.deadlocked
+    )  # fmt: skip
     cells = floor.shape[0]
     boxes = start_boxes.shape[0]
     occupied = np.zeros(cells, dtype=np.bool_)
@@ -234,7 +189,7 @@ def _replay_batch(  # pragma: no cover - compiled
             owner[cell] = b
             total += distance[b, cell]
             box_hash ^= box_keys[b, cell]
-        player = start_player
+        player = tables.start_player
         stamp += 1
         _, smallest = explore(floor, occupied, deltas, player, mark, stamp, queue, queue[:0])
         seen = smallest if encoding == PUSHES else player
@@ -262,9 +217,7 @@ def _replay_batch(  # pragma: no cover - compiled
                     owner[target] = -1
                     if beyond != holes[b]:
                         occupied[beyond] = True
-                        if stop_on_deadlock and loses(
-                            floor, dead, no_goals, deltas, lost, occupied, b, beyond, scratch
-                        ):
+                        if stop_on_deadlock and loses(rule, occupied, b, beyond, scratch):
                             occupied[beyond] = False
                             occupied[target] = True
                             owner[target] = b
@@ -282,9 +235,8 @@ def _replay_batch(  # pragma: no cover - compiled
                 stamp += 1
                 explore(floor, occupied, deltas, player, mark, stamp, queue, queue[:0])
                 count = holes_candidates(
-                    floor, dead, no_goals, deltas, lost, holes, where, occupied, mark, stamp,
-                    scratch, out_box, out_direction,
-                )  # fmt: skip
+                    rule, where, occupied, mark, stamp, scratch, out_box, out_direction
+                )
                 if count == 0:
                     deadlocked[genome] = True
                     break

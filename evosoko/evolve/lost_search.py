@@ -35,7 +35,7 @@ from evosoko.sokoban.pushes import (
     reach,
     scratch_candidates,
     set_position,
-    update_frozen_goals,
+    update_frozen_tables,
 )
 from evosoko.sokoban.zobrist import boxes_hash
 
@@ -137,25 +137,17 @@ def _frozen_signature(boxes, frozen_goals, zobrist_box):  # pragma: no cover - c
     return signature
 
 
-@numba.njit(cache=True)
-def _frozen_tables(
-    floor, dead, goals, deltas, zobrist_box, boxes, frozen_goals, reduced, dead_now, open_cells,
-    queue, built,
-):  # fmt: skip  # pragma: no cover - compiled
+@numba.njit(cache=True, inline="always")
+def _frozen_tables(arrays, scratch, built):  # pragma: no cover - compiled
     """Mark the boxes frozen on goals and, when that set is not the one the tables were built
-    for (signature ``built``), rebuild them. Returns (count or -1, signature)."""
-    count = update_frozen_goals(
-        floor, dead, goals, deltas, boxes, EVERY_BOX, frozen_goals, reduced, dead_now,
-        open_cells, queue,
-    )  # fmt: skip
+    for (signature ``built``), rebuild them. Returns (count or -1, signature). Inlined: it
+    takes the level's and the scratch's named tuples at every node."""
+    count = update_frozen_tables(arrays, scratch, EVERY_BOX)
     if count <= 0:
         return count, built
-    signature = _frozen_signature(boxes, frozen_goals, zobrist_box)
+    signature = _frozen_signature(scratch.boxes, scratch.frozen_goals, arrays.zobrist_box)
     if signature != built:
-        update_frozen_goals(
-            floor, dead, goals, deltas, boxes, NONE_KNOWN, frozen_goals, reduced, dead_now,
-            open_cells, queue,
-        )  # fmt: skip
+        update_frozen_tables(arrays, scratch, NONE_KNOWN)
     return count, signature
 
 
@@ -206,10 +198,7 @@ def _lost_within(
             return 1  # every reachable position visited: none solves
         set_position(occupied, boxes, positions[node, :box_count])
         here = positions[node, box_count]
-        frozen_count, built = _frozen_tables(
-            floor, dead, goals, deltas, zobrist_box, boxes, frozen_goals, reduced, dead_now,
-            open_cells, queue, built,
-        )  # fmt: skip
+        frozen_count, built = _frozen_tables(arrays, scratch, built)
         if frozen_count < 0:
             continue
         if node == 0:
@@ -260,8 +249,5 @@ def _lost_within(
             occupied[box] = True
             move_box(boxes, assignment, target, box)
             if child_frozen != frozen_count:  # back to the parent's frozen boxes and tables
-                frozen_count, built = _frozen_tables(
-                    floor, dead, goals, deltas, zobrist_box, boxes, frozen_goals, reduced,
-                    dead_now, open_cells, queue, built,
-                )  # fmt: skip
+                frozen_count, built = _frozen_tables(arrays, scratch, built)
     return 1  # the last position allowed was visited too

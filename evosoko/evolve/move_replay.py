@@ -152,9 +152,7 @@ def replay_move_packed(
         objective_code(objective),
         bool(stop_on_deadlock),
         int(points),
-        genes,
-        lengths,
-        result,
+        _Batch(genes, lengths, result),
     )
     if wrong >= 0:
         genome = int(np.searchsorted(np.cumsum(lengths), wrong, side="right"))
@@ -214,15 +212,32 @@ def _configurations(cells, box_count):  # pragma: no cover - compiled
     )
 
 
-# The helpers below take the arrays they use, not the named tuples: a call to a compiled function
-# that is not inlined pays a reference count update for each array passed, alone or in a tuple,
-# and a tuple of twenty arrays costs more than a push.
+class _Batch(NamedTuple):
+    """The genomes of a packed batch and where their replay goes."""
+
+    genes: np.ndarray  # int32[genes]: every genome's genes, one after the other
+    lengths: np.ndarray  # int32[genomes]
+    out: MoveReplay
+
+
+class _Walk(NamedTuple):
+    """The board and work arrays of the helpers' walks over the floor."""
+
+    floor: np.ndarray  # bool[cells]
+    deltas: np.ndarray  # int64[4]
+    mark: np.ndarray  # int64[cells]: walk marks (stamped)
+    queue: np.ndarray  # int64[cells]
+
+
+# The helpers below take the arrays they use, not the named tuples of the level or the batch: a
+# call to a compiled function that is not inlined pays a reference count update for each array
+# passed, alone or in a tuple, and a tuple of twenty arrays costs more than a push.
 
 
 @numba.njit(cache=True)
-def _gap_field(floor, goals, deltas, boxes, nothing, mark, stamp, queue, field):
-    # pragma: no cover - compiled
+def _gap_field(walk, goals, boxes, nothing, stamp, field):  # pragma: no cover - compiled
     """Fill ``field`` with each cell's walking distance to the nearest box off goal."""
+    floor, deltas, mark, queue = walk
     for cell in range(field.shape[0]):
         field[cell] = FAR
     sources = 0
@@ -237,8 +252,9 @@ def _gap_field(floor, goals, deltas, boxes, nothing, mark, stamp, queue, field):
 
 
 @numba.njit(cache=True)
-def _regions(floor, occupied, deltas, mark, stamp, queue, regions):  # pragma: no cover
+def _regions(walk, occupied, stamp, regions):  # pragma: no cover - compiled
     """Fill ``regions`` with the normalized player of each free floor cell."""
+    floor, deltas, mark, queue = walk
     for cell in range(floor.shape[0]):
         if floor[cell] and not occupied[cell] and mark[cell] != stamp:
             count, smallest = explore(floor, occupied, deltas, cell, mark, stamp, queue, queue[:0])
@@ -255,7 +271,7 @@ def _copy(destination, source):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _normalized(
-    floor, deltas, cells, player, held, regions, occupied, scratch, mark, stamp, queue
+    walk, cells, player, held, regions, occupied, scratch, stamp
 ):  # pragma: no cover - compiled
     """The normalized player of the boxes ``cells`` with the player on ``player``, when the
     configurations' table does not hold it yet: with ``held``, ``regions`` (their slot's region
@@ -269,9 +285,10 @@ def _normalized(
         for k in range(cells.shape[0]):
             scratch[cells[k]] = True
     if held:
-        _regions(floor, board, deltas, mark, stamp, queue, regions)
+        _regions(walk, board, stamp, regions)
         smallest = regions[player]
     else:
+        floor, deltas, mark, queue = walk
         smallest = normalized_player(floor, board, deltas, player, mark, stamp, queue)
     if not on_board:
         for k in range(cells.shape[0]):
@@ -281,8 +298,9 @@ def _normalized(
 
 @numba.njit(cache=True)
 def _move_batch_kernel(
-    arrays, start_player, start_boxes, objective, stop_on_deadlock, points, genes, lengths, out
+    arrays, start_player, start_boxes, objective, stop_on_deadlock, points, batch
 ):  # pragma: no cover - compiled
+    genes, lengths, out = batch
     floor, goals, dead, deltas = arrays.floor, arrays.goals, arrays.dead, arrays.deltas
     push_distance, zobrist_box, zobrist_player = (
         arrays.push_distance,
@@ -304,6 +322,7 @@ def _move_batch_kernel(
     nothing = np.zeros(cells, dtype=np.bool_)  # the gap walk ignores boxes
     mark = np.zeros(cells, dtype=np.int64)
     queue = np.empty(cells, dtype=np.int64)
+    walk = _Walk(floor, deltas, mark, queue)
     frozen = np.zeros(cells, dtype=np.bool_)
     assignment = np.zeros(box_count, dtype=np.int16)  # box k's goal in the current matching
     work = np.zeros((6, box_count + 1), dtype=np.int64)
@@ -347,9 +366,9 @@ def _move_batch_kernel(
     start_hash = boxes_hash(zobrist_box, start_boxes)
     start_row, spare_row = keys.shape[0], keys.shape[0] + 1  # rows of fields and regions
     stamp += 1
-    _gap_field(floor, goals, deltas, boxes, nothing, mark, stamp, queue, fields[start_row])
+    _gap_field(walk, goals, boxes, nothing, stamp, fields[start_row])
     stamp += 1
-    _regions(floor, occupied, deltas, mark, stamp, queue, known_regions[start_row])
+    _regions(walk, occupied, stamp, known_regions[start_row])
     start_gap = 0 if start_on_goals == box_count else fields[start_row, start_player]
     best_cells = np.empty(box_count, dtype=np.int64)  # the boxes at the best point
     scratch_occupied = np.zeros(cells, dtype=np.bool_)
@@ -495,9 +514,7 @@ def _move_batch_kernel(
             elif distance <= best_d:
                 if not has_field[slot]:
                     stamp += 1
-                    _gap_field(
-                        floor, goals, deltas, boxes, nothing, mark, stamp, queue, fields[slot]
-                    )
+                    _gap_field(walk, goals, boxes, nothing, stamp, fields[slot])
                     has_field[slot] = True
                 field = slot
             if (solved and (best_d > 0 or best_g > 0)) or (
@@ -526,8 +543,8 @@ def _move_batch_kernel(
                 held = version[best_slot] == best_version
                 stamp += 1
                 smallest = _normalized(
-                    floor, deltas, best_cells, best_player, held, known_regions[best_slot],
-                    occupied, scratch_occupied, mark, stamp, queue,
+                    walk, best_cells, best_player, held, known_regions[best_slot], occupied,
+                    scratch_occupied, stamp,
                 )  # fmt: skip
                 has_regions[best_slot] = has_regions[best_slot] or held
             out.best_hash[i] = best_hash ^ zobrist_player[smallest]
@@ -539,15 +556,11 @@ def _move_batch_kernel(
                 elif not held:  # a push tried since took the slot
                     stamp += 1
                     field = spare_row
-                    _gap_field(
-                        floor, goals, deltas, boxes, nothing, mark, stamp, queue, fields[field]
-                    )
+                    _gap_field(walk, goals, boxes, nothing, stamp, fields[field])
                 else:
                     if not has_field[slot]:
                         stamp += 1
-                        _gap_field(
-                            floor, goals, deltas, boxes, nothing, mark, stamp, queue, fields[slot]
-                        )
+                        _gap_field(walk, goals, boxes, nothing, stamp, fields[slot])
                         has_field[slot] = True
                     field = slot
                 out.final_gap[i] = fields[field, player]
@@ -558,8 +571,8 @@ def _move_batch_kernel(
             else:
                 stamp += 1
                 smallest = _normalized(
-                    floor, deltas, boxes, player, held, known_regions[slot], occupied,
-                    scratch_occupied, mark, stamp, queue,
+                    walk, boxes, player, held, known_regions[slot], occupied, scratch_occupied,
+                    stamp,
                 )  # fmt: skip
                 has_regions[slot] = has_regions[slot] or held
             out.final_hash[i] = box_hash ^ zobrist_player[smallest]

@@ -162,18 +162,15 @@ def _replay(tables, genes, lengths, objective, stop_on_deadlock, record) -> Push
     ``record`` has rows (``offset_i``: the genes before genome i; decoding replays one genome
     so)."""
     result = PushReplay.empty(len(lengths))
-    _replay_batch_kernel(
+    rules = _Rules(
         tables.arrays,
-        tables.start_player,
-        tables.start_boxes,
         tables.corrals,
         with_scratch(tables.plan),
         objective_code(objective),
         bool(stop_on_deadlock),
-        genes,
-        lengths,
-        result,
-        record,
+    )
+    _replay_batch_kernel(
+        rules, tables.start_player, tables.start_boxes, _Batch(genes, lengths, record, result)
     )
     return result
 
@@ -213,6 +210,25 @@ def candidate_pushes(tables: PushTables, player: int, boxes) -> list[tuple[int, 
 
 
 # ---- compiled kernels ---------------------------------------------------------------------------
+class _Rules(NamedTuple):
+    """How every genome of a batch is replayed."""
+
+    arrays: LevelArrays
+    corrals: bool  # candidates restricted to a PI-corral's barrier when there is one
+    plan: PlanPenalty  # the out-of-plan penalty, with a scratch of its own (:func:`with_scratch`)
+    objective: int  # :func:`~evosoko.evolve.distances.objective_code`
+    stop_on_deadlock: bool
+
+
+class _Batch(NamedTuple):
+    """The genomes of a packed batch and where their replay goes."""
+
+    genes: np.ndarray  # int32[genes]: every genome's genes, one after the other
+    lengths: np.ndarray  # int32[genomes]
+    record: np.ndarray  # int64[genes, 2]: the pushes made (no rows: not recorded)
+    out: PushReplay
+
+
 class _Start(NamedTuple):
     """What every genome of a batch shares: the start position worked out once."""
 
@@ -276,9 +292,9 @@ def _positions(box_count):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, inline="always")
-def _analyse_start(arrays, corrals, plan, objective, start_player, start_boxes, scratch):
-    # pragma: no cover - compiled
+def _analyse_start(rules, start_player, start_boxes, scratch):  # pragma: no cover - compiled
     """The :class:`_Start` of a batch (the scratch is left holding the start position)."""
+    arrays, corrals, plan, objective = rules.arrays, rules.corrals, rules.plan, rules.objective
     set_position(scratch.occupied, scratch.boxes, start_boxes)
     on_goals = 0
     for k in range(start_boxes.shape[0]):
@@ -354,12 +370,11 @@ def _restore_start(start, start_boxes, scratch, tables_dirty):  # pragma: no cov
 
 @numba.njit(cache=True)
 def _replay_genomes(
-    arrays, corrals, plan, objective, stop_on_deadlock, start, start_player, start_boxes, genes,
-    lengths, scratch, trail, record, positions, out,
-):  # fmt: skip  # pragma: no cover - compiled
+    rules, start, start_player, start_boxes, batch, scratch, trail, positions
+):  # pragma: no cover - compiled
     """Replay every genome of a packed batch from ``start`` (the scratch holds the start
-    position) into ``out``; genome i's push j goes to ``record[offset_i + j]`` as (box,
-    direction) when ``record`` has rows. ``trail`` is int64[3, longest + 1] scratch.
+    position) into ``batch.out``; genome i's push j goes to ``batch.record[offset_i + j]`` as
+    (box, direction) when it has rows. ``trail`` is int64[3, longest + 1] scratch.
 
     One loop over the genomes, the arrays unpacked once: a compiled call per genome would pay
     a reference count update for each of the hundred arrays passed, more than a genome's pushes
@@ -367,6 +382,8 @@ def _replay_genomes(
     ``positions``), so the verdict at a genome's end (a dead end: no candidate) is the one its
     next gene would have met.
     """
+    arrays, corrals, plan, objective, stop_on_deadlock = rules
+    genes, lengths, record, out = batch
     floor, dead, goals, deltas = arrays.floor, arrays.dead, arrays.goals, arrays.deltas
     push_distance, zobrist_box, zobrist_player = (
         arrays.push_distance,
@@ -595,23 +612,18 @@ def _best_of_trail(trail, last):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _replay_batch_kernel(
-    arrays, start_player, start_boxes, corrals, plan, objective, stop_on_deadlock, genes, lengths,
-    out, record,
-):  # fmt: skip  # pragma: no cover - compiled
+def _replay_batch_kernel(rules, start_player, start_boxes, batch):  # pragma: no cover - compiled
+    arrays = rules.arrays
     scratch = push_scratch(
         arrays.floor.shape[0], start_boxes.shape[0], arrays.push_distance.shape[0]
     )
-    start = _analyse_start(arrays, corrals, plan, objective, start_player, start_boxes, scratch)
+    start = _analyse_start(rules, start_player, start_boxes, scratch)
     longest = 0
-    for i in range(lengths.shape[0]):
-        longest = max(longest, lengths[i])
+    for i in range(batch.lengths.shape[0]):
+        longest = max(longest, batch.lengths[i])
     trail = np.empty((3, longest + 1), dtype=np.int64)
     positions = _positions(start_boxes.shape[0])
-    _replay_genomes(
-        arrays, corrals, plan, objective, stop_on_deadlock, start, start_player, start_boxes,
-        genes, lengths, scratch, trail, record, positions, out,
-    )  # fmt: skip
+    _replay_genomes(rules, start, start_player, start_boxes, batch, scratch, trail, positions)
 
 
 @numba.njit(cache=True)

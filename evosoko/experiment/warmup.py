@@ -20,8 +20,13 @@ import functools
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from evosoko.config import Config, FitnessConfig
+from evosoko.sokoban.variants import level_rules
+
+if TYPE_CHECKING:
+    from evosoko.sokoban.level import Level
 
 __all__ = [
     "WARM_UP_ROWS",
@@ -47,20 +52,23 @@ def _level():
         return level_from_rows(list(WARM_UP_ROWS), title="warm-up")
 
 
-def warm_up_config(config: Config) -> None:
-    """Compile (or load) every kernel a GA run of ``config`` calls: fitness evaluation and
-    decoding of its encoding, solution checks, and the lost search, push or box macro and
-    hybrid search when they are on (a population of searches: push-fess alone). Each distinct
-    set of settings is warmed once per process."""
+def warm_up_config(config: Config, levels: Iterable[Level] = ()) -> None:
+    """Compile (or load) every kernel a GA run of ``config`` on ``levels`` calls: fitness
+    evaluation and decoding of its encoding, solution checks, and the lost search, push or box
+    macro and hybrid search when they are on (a population of searches: push-fess alone); the
+    given-holes replay too when one of ``levels`` plays those rules. Each distinct set of
+    settings is warmed once per process."""
     if config.searches.enabled:
         warm_up_search(["push-fess"])
-        return
-    _warm_ga(
-        config.ga.encoding,
-        config.fitness.model_dump_json(),
-        config.ga.mutation.push_macro > 0 or config.ga.mutation.box_macro > 0,
-        config.hybrid.algorithm if config.hybrid.enabled else None,
-    )
+    else:
+        _warm_ga(
+            config.ga.encoding,
+            config.fitness.model_dump_json(),
+            config.ga.mutation.push_macro > 0 or config.ga.mutation.box_macro > 0,
+            config.hybrid.algorithm if config.hybrid.enabled else None,
+        )
+    if any(level_rules(level).boxes_vanish for level in levels):
+        warm_up_given_holes(config)
 
 
 @functools.cache

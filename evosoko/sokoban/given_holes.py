@@ -67,7 +67,6 @@ __all__ = [
     "given_holes_notes",
     "holes_deadlock",
     "holes_rows",
-    "is_given_holes",
     "level_with_rules",
     "pairing_of",
     "pairs_note",
@@ -81,11 +80,6 @@ live in :mod:`evosoko.sokoban.pairing`, below the level; they are handed on from
 
 
 # ---- the notation ------------------------------------------------------------------------------
-def is_given_holes(level: Level) -> bool:
-    """Whether ``level`` is played under the given-holes rules."""
-    return level_rules(level).boxes_vanish
-
-
 def check_level(level: Level, note_lines: Sequence[int] | None = None) -> None:
     """Validate the rules notes of a level just read (see :func:`pairing_of`)."""
     pairing_of(level, note_lines)

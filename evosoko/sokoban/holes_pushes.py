@@ -2,7 +2,7 @@
 
 The counterpart of :mod:`evosoko.sokoban.pushes` for levels whose boxes vanish in their own
 holes: the tables a push under these rules reads (:class:`HolesTables`, built once per level
-and objective), whether a push loses the level (:func:`loses`, :func:`push_loses`) and the
+and objective), whether a push loses the level (:func:`loses`) and the
 candidate pushes of a position (:func:`holes_candidates`). The GA's given-holes replay
 (:mod:`evosoko.evolve.given_holes`) and Monte Carlo tree search (:mod:`evosoko.search.mcts.holes`)
 both play by them.
@@ -15,7 +15,7 @@ the matching and PI-corrals do not hold once boxes vanish.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -27,17 +27,23 @@ from evosoko.sokoban.rules import delta_array
 from evosoko.sokoban.zobrist import ZOBRIST_SEED
 
 
-@dataclass(frozen=True, eq=False)
-class HolesTables:
-    """What a push under the given-holes rules reads, built once per level and objective."""
+class HolesRule(NamedTuple):
+    """The arrays the push tests read (:func:`loses`, :func:`holes_candidates`); small, since
+    those helpers take it at every push."""
 
     floor: np.ndarray  # bool[cells]
     dead: np.ndarray  # bool[cells]: dead for every hole (the freeze test's dead squares)
     no_goals: np.ndarray  # bool[cells], all False: the freeze test excuses no box
     deltas: np.ndarray  # int64[4]
-    distance: np.ndarray  # int64[boxes, cells]: each box's distance to its own hole
     lost: np.ndarray  # bool[boxes, cells]: cells from which a box can never reach its hole
     holes: np.ndarray  # int64[boxes]
+
+
+class HolesTables(NamedTuple):
+    """What a push under the given-holes rules reads, built once per level and objective."""
+
+    rule: HolesRule
+    distance: np.ndarray  # int64[boxes, cells]: each box's distance to its own hole
     start_player: int
     start_boxes: np.ndarray  # int64[boxes], by box number
     box_keys: np.ndarray  # uint64[boxes, cells]
@@ -64,14 +70,17 @@ def holes_tables(level: Level, objective: str = "matching") -> HolesTables:
     keys = np.random.default_rng(ZOBRIST_SEED + 1).integers(
         0, 2**64, size=(len(pairing.holes) + 1, level.cells), dtype=np.uint64, endpoint=False
     )
-    return HolesTables(
+    rule = HolesRule(
         floor=np.ascontiguousarray(level.floor, dtype=np.bool_),
         dead=np.ascontiguousarray(level.dead_squares, dtype=np.bool_),
         no_goals=np.zeros(level.cells, dtype=np.bool_),
         deltas=np.array(delta_array(level.width)),
-        distance=np.ascontiguousarray(distance),
         lost=np.ascontiguousarray(lost),
         holes=np.array(pairing.holes, dtype=np.int64),
+    )
+    return HolesTables(
+        rule=rule,
+        distance=np.ascontiguousarray(distance),
         start_player=int(level.start.player),
         start_boxes=np.array(level.start.boxes, dtype=np.int64),
         box_keys=np.ascontiguousarray(keys[:-1]),
@@ -79,42 +88,30 @@ def holes_tables(level: Level, objective: str = "matching") -> HolesTables:
     )
 
 
-@numba.njit(cache=True)
-def loses(floor, dead, no_goals, deltas, lost, occupied, box, target, scratch):  # pragma: no cover
+@numba.njit(cache=True, inline="always")
+def loses(rule, occupied, box, target, scratch):  # pragma: no cover - compiled
     """Whether pushing box number ``box`` onto ``target`` (not its hole) loses the level:
     ``target`` is lost for that box, or the box is frozen there (``occupied`` already shows the
     box on ``target``)."""
-    if lost[box, target]:
+    if rule.lost[box, target]:
         return True
-    return freeze_deadlock(floor, dead, no_goals, occupied, deltas, target, scratch)
-
-
-@numba.njit(cache=True)
-def push_loses(floor, dead, no_goals, deltas, lost, occupied, box, source, target, scratch):
-    # pragma: no cover - compiled
-    """Whether pushing box number ``box`` from ``source`` onto ``target`` (not its hole) loses
-    the level (see :func:`loses`); ``occupied`` is as it was on return."""
-    if lost[box, target]:
-        return True
-    occupied[source] = False
-    occupied[target] = True
-    frozen = freeze_deadlock(floor, dead, no_goals, occupied, deltas, target, scratch)
-    occupied[target] = False
-    occupied[source] = True
-    return frozen
+    return freeze_deadlock(
+        rule.floor, rule.dead, rule.no_goals, occupied, rule.deltas, target, scratch
+    )
 
 
 @numba.njit(cache=True)
 def holes_candidates(
-    floor, dead, no_goals, deltas, lost, holes, where, occupied, mark, stamp, scratch, out_box,
-    out_direction,
-):  # fmt: skip  # pragma: no cover - compiled
+    rule, where, occupied, mark, stamp, scratch, out_box, out_direction
+):  # pragma: no cover - compiled
     """The candidate pushes of a position into ``out_box`` (the box's cell) and
     ``out_direction``, in order of box number then direction ``u d l r``; returns their count.
 
     ``where``: each box's cell (``VANISHED`` once in its hole); ``mark == stamp`` marks the
-    player's area. A candidate is legal and does not lose the level: the box vanishes in its
-    own hole, or lands on a cell from which it can still reach it and is not frozen there."""
+    player's area. A candidate is legal and does not lose the level (:func:`loses`): the box
+    vanishes in its own hole, or lands on a cell from which it can still reach it and is not
+    frozen there. ``occupied`` is as it was on return."""
+    floor, dead, no_goals, deltas, lost, holes = rule
     count = 0
     for b in range(where.shape[0]):
         cell = where[b]
@@ -124,10 +121,16 @@ def holes_candidates(
             target = cell + deltas[k]
             if mark[cell - deltas[k]] != stamp or not floor[target] or occupied[target]:
                 continue
-            if target != holes[b] and push_loses(
-                floor, dead, no_goals, deltas, lost, occupied, b, cell, target, scratch
-            ):
-                continue
+            if target != holes[b]:
+                if lost[b, target]:
+                    continue
+                occupied[cell] = False
+                occupied[target] = True
+                frozen = freeze_deadlock(floor, dead, no_goals, occupied, deltas, target, scratch)
+                occupied[target] = False
+                occupied[cell] = True
+                if frozen:
+                    continue
             out_box[count] = cell
             out_direction[count] = k
             count += 1

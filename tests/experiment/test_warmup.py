@@ -147,9 +147,9 @@ def test_a_run_says_when_it_compiles_before_the_run_starts(tmp_path, monkeypatch
 
     real_warm_up = run_module.warm_up_config
 
-    def warm_up_that_compiles(config):
+    def warm_up_that_compiles(config, levels=()):
         uncached(2)  # compiled here: a kernel missing from the cache
-        real_warm_up(config)
+        real_warm_up(config, levels)
 
     events = []
 

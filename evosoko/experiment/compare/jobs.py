@@ -45,7 +45,6 @@ from evosoko.sokoban.formats import select_levels
 from evosoko.sokoban.given_holes import rules_notes
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import verify_solution
-from evosoko.sokoban.variants import level_rules
 from evosoko.status import Status, Stop, read_stop
 
 __all__ = [
@@ -272,11 +271,7 @@ def _ga_result(level: Level, payload: dict) -> Result:
 
     install(payload.get("parts", ()))  # plugin parts, for a worker that never imported them
     config = Config.model_validate(tomllib.loads(payload["config"]))
-    warm_up_config(config)  # compiled before the clock starts (once per process)
-    if level_rules(level).boxes_vanish:
-        from evosoko.experiment.warmup import warm_up_given_holes
-
-        warm_up_given_holes(config)
+    warm_up_config(config, [level])  # compiled before the clock starts (once per process)
     with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
         return evolve_level(level, config, evaluator=evaluator, seed=payload["seed"])
 

@@ -64,7 +64,6 @@ from evosoko.result import History, Result
 from evosoko.settings_digest import ga_settings_digest
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
-from evosoko.sokoban.variants import level_rules
 
 if TYPE_CHECKING:
     import pandas
@@ -466,11 +465,7 @@ class _Execution:
             self.progress.compiling()
 
         with watch_compilation(compiling):
-            warm_up_config(self.config)
-            if any(level_rules(level).boxes_vanish for level in self.levels):
-                from evosoko.experiment.warmup import warm_up_given_holes
-
-                warm_up_given_holes(self.config)
+            warm_up_config(self.config, self.levels)
         if compiled:
             log.info("compiled the kernels in %.1f s", time.perf_counter() - started)
 

@@ -35,7 +35,7 @@ import numpy as np
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.given_holes import VANISHED
-from evosoko.sokoban.holes_pushes import holes_candidates, holes_tables
+from evosoko.sokoban.holes_pushes import HolesRule, holes_candidates, holes_tables
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.pushes import reach
 
@@ -54,6 +54,7 @@ class HolesArrays(NamedTuple):
     distance: np.ndarray  # int64[B, cells]: each box's distance to its own hole
     lost: np.ndarray  # bool[B, cells]: cells from which a box can never reach its hole
     holes: np.ndarray  # int64[B]: each box's hole
+    rule: HolesRule  # what the candidate generator reads (the same arrays as above)
 
 
 class HolesScratch(NamedTuple):
@@ -76,17 +77,19 @@ def holes_arrays(level: Level, heuristic: str) -> tuple[HolesArrays, HolesScratc
     tables = holes_tables(level, "manhattan" if heuristic == "manhattan" else "push-distance")
     shared = level_arrays(level)
     cells, box_count = level.cells, level.box_count
+    rule = tables.rule
     arrays = HolesArrays(
         floor_cells=shared.floor_cells,
-        deltas=tables.deltas,
-        floor=tables.floor,
+        deltas=rule.deltas,
+        floor=rule.floor,
         zobrist_box=shared.zobrist_box,
         zobrist_player=shared.zobrist_player,
-        dead=tables.dead,
-        no_goals=tables.no_goals,
+        dead=rule.dead,
+        no_goals=rule.no_goals,
         distance=tables.distance,
-        lost=tables.lost,
-        holes=tables.holes,
+        lost=rule.lost,
+        holes=rule.holes,
+        rule=rule,
     )
     scratch = HolesScratch(
         occupied=np.zeros(cells, dtype=np.bool_),
@@ -138,9 +141,8 @@ def candidates(arrays, corrals, scratch, player, frozen_count):  # pragma: no co
         scratch.queue,
     )  # fmt: skip
     count = holes_candidates(
-        arrays.floor, arrays.dead, arrays.no_goals, arrays.deltas, arrays.lost, arrays.holes,
-        scratch.boxes, scratch.occupied, scratch.mark, stamp, scratch.freeze, scratch.out_box,
-        scratch.out_direction,
+        arrays.rule, scratch.boxes, scratch.occupied, scratch.mark, stamp, scratch.freeze,
+        scratch.out_box, scratch.out_direction,
     )  # fmt: skip
     return count, smallest
 
