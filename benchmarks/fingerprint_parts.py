@@ -1,7 +1,6 @@
-"""The deterministic halves of ``push-fess-bi`` for :mod:`search_fingerprint`.
-
-``push-fess-bi`` takes turns between its searches by the time each has had, so its own outcome
-depends on the machine; each half alone is a function of the code:
+"""The two halves of ``push-fess-bi`` alone, for :mod:`search_fingerprint` (which pins the
+whole search as well): they were pinned before issue 50's rebuild, when the whole search took
+turns by the clock.
 
 - the forward search: push-fess with push-fess-bi's own settings (its cluster deadlock tests),
   without the pull searches, the ball and the plain push-fess searches beside it;
@@ -48,8 +47,7 @@ def bidirectional_pull(level, node_limit: int) -> list:
     pull = PullSearch(level, tab, level.cells, 300, 1 << 40)
     counters = pull.store.counters
     while not pull.finished and counters[EXPANDED] < node_limit:
-        pull._chunk = int(node_limit - counters[EXPANDED])
-        pull.step()
+        pull.step(int(node_limit - counters[EXPANDED]))
     hashes = np.ascontiguousarray(pull.store.field("hash"))
     return [
         "exhausted" if pull.finished else "node-limit",

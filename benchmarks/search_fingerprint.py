@@ -3,11 +3,11 @@
 For each algorithm of :data:`evosoko.search.ALGORITHMS` and each Microban level, one search
 with a node limit (no time limit, so the outcome is a function of the code alone) gives a row
 ``[status, expanded, generated, duplicates, solution digest]`` (the digest: the first 16 hex
-digits of the SHA-256 of the LURD solution, empty when unsolved). ``push-fess-bi`` takes turns
-between its searches by the time each has had, so its outcome depends on the machine: it is
-fingerprinted through its two deterministic halves instead, ``push-fess-bi/forward`` (its own
-push-fess with its settings and no side searches) and ``push-fess-bi/pull`` (one pull search
-from the solved position at the search's weight, to the node limit).
+digits of the SHA-256 of the LURD solution, empty when unsolved). ``push-fess-bi`` also by its
+two halves alone, ``push-fess-bi/forward`` (its own push-fess with its settings and no side
+searches) and ``push-fess-bi/pull`` (one pull search from the solved position at the search's
+weight, to the node limit): they hold what it found before issue 50's rebuild, when its turns
+followed the clock and the whole search could not be pinned.
 
 Used to show that a refactoring of the searches keeps them byte for byte::
 
@@ -15,7 +15,8 @@ Used to show that a refactoring of the searches keeps them byte for byte::
     python benchmarks/search_fingerprint.py --compare /tmp/before.json  # on the new code
 
 ``tests/search/data/microban_fingerprint.json`` is such a file (node limit 2,000, recorded
-before issue 50's rebuild); ``tests/search/test_fingerprint.py`` compares against it. Prints
+before issue 50's rebuild, the whole ``push-fess-bi`` after its turns came to follow the work);
+``tests/search/test_fingerprint.py`` compares against it. Prints
 one JSON object (``{"runs": N, "identical": N, "different": [...]}``) and a table.
 """
 
@@ -46,9 +47,8 @@ def digest(solution: str | None) -> str:
 
 
 def algorithm_names() -> list[str]:
-    """Every algorithm, push-fess-bi by its two parts."""
-    names = [name for name in ALGORITHMS if name != BIDIRECTIONAL]
-    return [*names, *PARTS]
+    """Every algorithm, and push-fess-bi's two parts."""
+    return [*ALGORITHMS, *PARTS]
 
 
 def search_row(level, algorithm: str, node_limit: int) -> list:

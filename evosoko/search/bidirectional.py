@@ -7,13 +7,19 @@ easy: the boxes are pulled out of the room one by one. The pull search
 the search's weight and a greedier one (``pull_weights``). So does a breadth-first push search
 from the start (the *ball*, at most ``ball_nodes`` expansions): it holds every state within a
 few pushes of the start, where push-fess's cells leave gaps and where the pull search ends up.
-They take turns within ``backward_share`` of the time. A third search from the start is
+They take turns within ``backward_share`` of the work. A third search from the start is
 *plain* push-fess, as it runs alone, without cluster deadlock tests, once for each room-link
 cap of ``plain_room_caps`` (at most ``plain_nodes`` expansions each, within ``plain_share`` of
-the time): the tests and the cap steer push-fess-bi's own search, and some screens fall at once
-to a search without the tests. push-fess has the rest of the time. The knobs are
+the work): the tests and the cap steer push-fess-bi's own search, and some screens fall at once
+to a search without the tests. push-fess has the rest of the work. The knobs are
 :class:`~evosoko.search.settings.BidirectionalSettings`; their figures on XSokoban are in
 ``docs/xsokoban.md``.
+
+Every search runs in calls of at most :data:`CALL_EXPANSIONS` expansions and :data:`CALL_COST`
+of work, and the turns follow the work each has done (its kernel's work units, weighted by
+:data:`UNIT_COSTS`), never the clock: with a node limit the same level and settings give the
+same search on any machine under any load. The clock only ends a search at its time limit,
+which is checked after each round of calls.
 After every call of any of them (the one that exhausts push-fess's store too), the states
 stored since the last look are looked up in the other side's stores, so no state both sides
 hold is missed. The search ends at the one whose joined solution has the fewest pushes (or at
@@ -26,7 +32,6 @@ Every side finds only real states (the pulls are reversed pushes), so the soluti
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -41,7 +46,7 @@ from evosoko.search.pull_kernel import (
     pull_search,
     start_distances,
 )
-from evosoko.search.search_run import SearchRun, _next_chunk, _next_work_limit
+from evosoko.search.search_run import SearchRun
 from evosoko.search.settings import BidirectionalSettings, FessSettings, PushSettings
 from evosoko.search.store import (
     CHUNK,
@@ -62,6 +67,20 @@ from evosoko.sokoban.rules import walk_path
 from evosoko.sokoban.solutions import replay_states
 from evosoko.sokoban.symbols import DIRECTIONS
 
+CALL_EXPANSIONS = 4096
+"""Most expansions of one kernel call of any of push-fess-bi's searches."""
+CALL_COST = 1 << 23
+"""Most work of one kernel call of any of them, in the units of :data:`UNIT_COSTS`: about
+10 ms of CPU on XSokoban, so that the time limit is read often enough."""
+CATCH_UP_CALLS = 4
+"""Most calls of the plain push-fess searches, and of the backward searches, after each call
+of push-fess: enough to keep to their shares, few enough that the clock is read often."""
+UNIT_COSTS = {"push-fess-bi": 54, "push-fess": 32, "push-bfs": 19, "pull": 1}
+"""Cost of one work unit (``counters[WORK]``) of each kernel, in pull units: the median ratio
+of the CPU time one takes, measured on XSokoban 11, 20, 30, 50 and 70 (push-fess counts no work
+for its deadlock tests, the pull search ``n**3`` per full matching of ``n`` boxes), so that the
+shares of the work are about the shares of the time."""
+
 Meeting = tuple[int, SearchRun, int, int, "PullSearch | None"]
 """A state both sides hold: (pushes of the joined solution, the search from the start that
 holds it, its node there, the pulled node equal to it (-1: that search solved the level
@@ -81,30 +100,31 @@ class PullSearch:
         """Cells some box can be pushed to from its start cell."""
         self.store = Store(level.box_count, cells=store_cells)
         self.scratch = make_scratch(level.cells, level.box_count)
-        self.seconds = 0.0
         self.finished = False
         self.checked: dict[SearchRun, list[int]] = {}
         """For each search from the start: how many of its stored states have been looked up
         in this store, and how many of this store's in its store."""
-        self._chunk = 1
         store = self.store
         goal_cells = np.array(sorted(int(c) for c in level.goal_cells), dtype=np.int64)
         self.pull_tab = PullTables(self.distance, self.live, goal_cells)
         pull_roots(tab, self.pull_tab, weight, store.arrays, self.scratch)
 
-    def step(self) -> None:
-        """One call of the pull kernel (about ``_CHUNK_SECONDS``); grows the store when asked,
-        and stops for good when the states run out or the store may not grow."""
+    @property
+    def cost(self) -> int:
+        """The work it has done, in :data:`UNIT_COSTS` units."""
+        return int(self.store.counters[WORK]) * UNIT_COSTS["pull"]
+
+    def step(self, expansions: int = CALL_EXPANSIONS) -> None:
+        """One call of the pull kernel (at most ``expansions`` and :data:`CALL_COST`); grows
+        the store when asked, and stops for good when the states run out or the store may not
+        grow."""
         if self.finished:
             return
         store = self.store
-        started = time.perf_counter()
+        work_limit = CALL_COST // UNIT_COSTS["pull"]
         code = pull_search(
-            self.tab, self.pull_tab, self.weight, self._chunk, store.arrays, self.scratch
+            self.tab, self.pull_tab, self.weight, expansions, work_limit, store.arrays, self.scratch
         )
-        elapsed = max(time.perf_counter() - started, 1e-6)
-        self.seconds += elapsed
-        self._chunk = _next_chunk(self._chunk, elapsed)
         if code == EXHAUSTED:
             self.finished = True
         elif code == NEED_SPACE:
@@ -139,10 +159,12 @@ class SideSearch:
     def __init__(self, run: SearchRun, max_expansions: int) -> None:
         self.run = run
         self.max_expansions = max_expansions
-        self.seconds = 0.0
+        self.unit_cost = UNIT_COSTS[run.algorithm.name]
+        self.cost = 0
+        """The work it has done, in :data:`UNIT_COSTS` units."""
         self.finished = run._prepare() is not None
-        self._chunk = 1
         if not self.finished:
+            run.params[WORK_LIMIT] = CALL_COST // self.unit_cost
             run._add_root()
 
     @property
@@ -150,20 +172,15 @@ class SideSearch:
         return self.run.store
 
     def step(self) -> None:
-        """One call of its kernel (about ``_CHUNK_SECONDS``)."""
+        """One call of its kernel (at most :data:`CALL_EXPANSIONS` and :data:`CALL_COST`)."""
         if self.finished:
             return
         run, counters = self.run, self.run.store.counters
-        run.params[CHUNK] = min(self._chunk, max(self.max_expansions - int(counters[EXPANDED]), 1))
+        left = max(self.max_expansions - int(counters[EXPANDED]), 1)
+        run.params[CHUNK] = min(CALL_EXPANSIONS, left)
         work_before = int(counters[WORK])
-        started = time.perf_counter()
         code = run._call_kernel()
-        elapsed = max(time.perf_counter() - started, 1e-6)
-        self.seconds += elapsed
-        self._chunk = _next_chunk(self._chunk, elapsed)
-        run.params[WORK_LIMIT] = _next_work_limit(
-            int(run.params[WORK_LIMIT]), int(counters[WORK]) - work_before, elapsed
-        )
+        self.cost += (int(counters[WORK]) - work_before) * self.unit_cost
         if (
             code == EXHAUSTED
             or counters[EXPANDED] >= self.max_expansions
@@ -247,10 +264,12 @@ class BidirectionalRun(FeatureSpaceRun):
         """The forward search that met (push-fess, the ball or plain push-fess), its state, the
         pulled state equal to it (-1: that search solved the level itself) and the pull
         search."""
-        self.forward_seconds = 0.0
+        self.forward_cost = 0
+        """The work its own push-fess has done, in :data:`UNIT_COSTS` units."""
         refused = super()._prepare()
         if refused is not None:
             return refused
+        self.params[WORK_LIMIT] = CALL_COST // UNIT_COSTS[self.algorithm.name]
         settings = self.settings
         side_nodes = side_memory(self) // self.bytes_per_node()  # a side search's part
         if settings.plain_nodes > 0:
@@ -281,39 +300,60 @@ class BidirectionalRun(FeatureSpaceRun):
             pull.checked.pop(self, None)  # a restart cleared the forward store
         return super()._add_root()
 
+    def _next_call(self, chunk: int, seconds: float, work: int) -> int:
+        """Every call the same size, whatever it took (``params[WORK_LIMIT]`` stays)."""
+        return CALL_EXPANSIONS
+
     def _call_kernel(self) -> int:
-        started = time.perf_counter()
+        """One call of its own push-fess, then, by their shares of the work done so far, one
+        of a plain push-fess and one of the ball or a pull search."""
+        counters = self.store.counters
+        work_before = int(counters[WORK])
         code = super()._call_kernel()
-        self.forward_seconds += time.perf_counter() - started
+        self.forward_cost += (int(counters[WORK]) - work_before) * UNIT_COSTS[self.algorithm.name]
         if self.store.counters[SOLUTION] >= 0:
             return code
         if self._meet_all():  # before an exhausted store is cleared for a restart, too
             return CONTINUE if code == EXHAUSTED else code
         if code == EXHAUSTED:
             return code
-        pulls, ball = self.pulls, self.ball
-        ball_seconds = 0.0 if ball is None else ball.seconds
-        plain_seconds = sum(plain.seconds for plain in self.plains)
-        pull_seconds = sum(pull.seconds for pull in pulls)
-        total = self.forward_seconds + ball_seconds + plain_seconds + pull_seconds
-        waiting = [plain for plain in self.plains if not plain.finished]
-        if waiting and plain_seconds <= self.settings.plain_share * total:
-            plain = min(waiting, key=lambda side: side.seconds)  # they take turns
-            plain.step()
-            if self._meet_all():
-                return code
-        if not pulls or pull_seconds + ball_seconds > self.settings.backward_share * total:
-            return code
-        least = min(pull.seconds for pull in pulls)
-        running = [pull for pull in pulls if not pull.finished]
-        if ball is not None and not ball.finished and ball.seconds <= least:
-            ball.step()
-            self._meet_all()
-        elif running:
-            pull = min(running, key=lambda search: search.seconds)  # they take turns
-            pull.step()
-            self._meet_all()
+        for due in (self._plain_due, self._backward_due):
+            for _ in range(CATCH_UP_CALLS):
+                search = due()
+                if search is None:
+                    break
+                search.step()
+                if self._meet_all():
+                    return code
         return code
+
+    def _total_cost(self) -> int:
+        """The work all its searches have done, in :data:`UNIT_COSTS` units."""
+        pulls = sum(pull.cost for pull in self.pulls)
+        return self.forward_cost + pulls + sum(side.cost for side in self.sides)
+
+    def _plain_due(self) -> SideSearch | None:
+        """The plain push-fess whose turn it is (the one that has done the least), while they
+        are within ``plain_share`` of the work; None: not now."""
+        waiting = [plain for plain in self.plains if not plain.finished]
+        plain_cost = sum(plain.cost for plain in self.plains)
+        if not waiting or plain_cost > self.settings.plain_share * self._total_cost():
+            return None
+        return min(waiting, key=lambda side: side.cost)
+
+    def _backward_due(self) -> PullSearch | SideSearch | None:
+        """The ball or the pull search whose turn it is (the one that has done the least; the
+        ball on ties), while they are within ``backward_share`` of the work; None: not now."""
+        pulls, ball = self.pulls, self.ball
+        if not pulls:
+            return None
+        backward = sum(pull.cost for pull in pulls) + (0 if ball is None else ball.cost)
+        if backward > self.settings.backward_share * self._total_cost():
+            return None
+        if ball is not None and not ball.finished and ball.cost <= min(p.cost for p in pulls):
+            return ball
+        running = [pull for pull in pulls if not pull.finished]
+        return min(running, key=lambda search: search.cost) if running else None
 
     def make_room(self) -> bool:
         """Grow the forward store; when its part of the memory is full, the pull searches are

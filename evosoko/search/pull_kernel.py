@@ -38,6 +38,7 @@ from evosoko.search.store import (
     HEAP,
     NEED_SPACE,
     NODES,
+    WORK,
     add_node,
     find_slot,
     frontier_pop,
@@ -79,6 +80,9 @@ class PullTables(NamedTuple):
     goal_cells: np.ndarray
     """int64[boxes]: the sorted goal cells (the boxes of the solved position)."""
 
+
+PULL_MATCHING_WORK = 1
+"""Work units a pull expansion counts per ``n**3`` of the full matching of its ``n`` boxes."""
 
 REACH_STAMP, NORM_STAMP = 0, 1
 """Slots of :attr:`PullScratch.stamps`."""
@@ -153,9 +157,13 @@ def pull_roots(tab, pull_tab, weight, store, scratch):  # pragma: no cover - com
 
 
 @numba.njit(cache=True)
-def pull_search(tab, pull_tab, weight, chunk, store, scratch):  # pragma: no cover - compiled
+def pull_search(
+    tab, pull_tab, weight, chunk, work_limit, store, scratch
+):  # pragma: no cover - compiled
     """Expand up to ``chunk`` states of the pull frontier of ``store``
-    (:class:`evosoko.search.store.StoreArrays`); returns ``CONTINUE``, ``EXHAUSTED`` (every
+    (:class:`evosoko.search.store.StoreArrays`), and no more once ``work_limit`` work units are
+    done (the expansion under way is finished: one is at least done); the units go to
+    ``counters[WORK]`` (:data:`PULL_MATCHING_WORK`). Returns ``CONTINUE``, ``EXHAUSTED`` (every
     state reachable backwards is stored) or ``NEED_SPACE`` (grow the store first)."""
     nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, deltas, zb, zp = tab.floor, tab.deltas, tab.zobrist_box, tab.zobrist_player
@@ -171,15 +179,22 @@ def pull_search(tab, pull_tab, weight, chunk, store, scratch):  # pragma: no cov
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
     margin = 4 * box_count + 2
-    for _ in range(chunk):
+    full_matching = PULL_MATCHING_WORK * box_count * box_count * box_count
+    matching_work = box_count * box_count
+    spent = 0
+    expanded_here = 0
+    while expanded_here < chunk and (expanded_here == 0 or spent < work_limit):
         if (
             counters[NODES] + margin >= capacity
             or counters[FRONT_SIZE] + margin >= frontier[0].shape[0]
         ):
+            counters[WORK] += spent
             return NEED_SPACE
         node = frontier_pop(frontier, counters, HEAP)
         if node < 0:
+            counters[WORK] += spent
             return EXHAUSTED
+        expanded_here += 1
         nodes.closed[node] = 1
         counters[EXPANDED] += 1
         g = nodes.g[node]
@@ -188,8 +203,11 @@ def pull_search(tab, pull_tab, weight, chunk, store, scratch):  # pragma: no cov
             occupied[node_boxes[node, k]] = True
         stamps[REACH_STAMP] += 1
         reach = stamps[REACH_STAMP]
-        explore(floor, occupied, deltas, nodes.actual[node], reach_mark, reach, queue, queue[:0])
+        reached, _ = explore(
+            floor, occupied, deltas, nodes.actual[node], reach_mark, reach, queue, queue[:0]
+        )
         matching_kernel(distance, node_boxes[node], assignment, work)  # children update it
+        spent += box_count + reached + full_matching
         store_potentials(work, potentials)
         for k in range(box_count):
             box = node_boxes[node, k]
@@ -204,9 +222,10 @@ def pull_search(tab, pull_tab, weight, chunk, store, scratch):  # pragma: no cov
                 occupied[box] = False
                 occupied[target] = True
                 stamps[NORM_STAMP] += 1
-                _, smallest = explore(
+                walked, smallest = explore(
                     floor, occupied, deltas, player, norm_mark, stamps[NORM_STAMP], queue, queue[:0]
                 )
+                spent += box_count + walked
                 occupied[target] = False
                 occupied[box] = True
                 key_hash = parent_hash ^ zb[box] ^ zb[target] ^ zp[smallest]
@@ -216,6 +235,7 @@ def pull_search(tab, pull_tab, weight, chunk, store, scratch):  # pragma: no cov
                     counters[DUPLICATES] += 1
                     continue
                 child_potentials[:] = potentials
+                spent += matching_work
                 child_h = matching_update(
                     distance, child, child_assign, child_potentials, moved, work
                 )
@@ -241,6 +261,7 @@ def pull_search(tab, pull_tab, weight, chunk, store, scratch):  # pragma: no cov
                 )
         for k in range(box_count):
             occupied[node_boxes[node, k]] = False
+    counters[WORK] += spent
     return CONTINUE
 
 

@@ -307,8 +307,9 @@ class SearchRun:
 
         Each call takes about ``_CHUNK_SECONDS``: both its expansions (``CHUNK``) and its work
         units (``WORK_LIMIT``, which a push-level call honours even inside an expansion, going
-        on from there on the next call) follow the rates measured on the calls before, so the
-        clock and Ctrl-C are looked at often however costly one expansion is. A guided
+        on from there on the next call) follow the rates measured on the calls before
+        (:meth:`_next_call`), so the clock and Ctrl-C are looked at often however costly one
+        expansion is. A guided
         algorithm (``push-learned*``) runs its own loop (:func:`evosoko.search.learned.run_guided`).
         """
         if self.algorithm.guided:
@@ -339,11 +340,17 @@ class SearchRun:
                 return MEMORY_LIMIT
             if self.out_of_time():
                 return TIMEOUT
-            elapsed = max(done - called, 1e-6)
-            chunk = _next_chunk(chunk, elapsed)
-            self.params[WORK_LIMIT] = _next_work_limit(
-                int(self.params[WORK_LIMIT]), int(store.counters[WORK]) - work_before, elapsed
+            chunk = self._next_call(
+                chunk, max(done - called, 1e-6), int(store.counters[WORK]) - work_before
             )
+
+    def _next_call(self, chunk: int, seconds: float, work: int) -> int:
+        """The expansions of the next kernel call, after one of ``chunk`` expansions that did
+        ``work`` work units in ``seconds``; sets its ``params[WORK_LIMIT]``. Both follow the
+        measured rate: where one search's calls end does not change its course (an expansion
+        cut short goes on where it stopped)."""
+        self.params[WORK_LIMIT] = _next_work_limit(int(self.params[WORK_LIMIT]), work, seconds)
+        return _next_chunk(chunk, seconds)
 
     def _note_progress(self) -> None:
         """After a kernel call: the lowest heuristic among the states stored since the last

@@ -209,7 +209,7 @@ PullWeight = float | Literal["own"]
 class BidirectionalSettings(FessSettings):
     """``push-fess-bi``: its own push-fess (the fields it shares with :class:`FessSettings`,
     cluster deadlock tests on by default), the pull searches and the side searches from the
-    start beside it, and their shares of the time."""
+    start beside it, and their shares of the work."""
 
     cluster_deadlocks: int = Field(
         default=1 << 18,
@@ -220,8 +220,8 @@ class BidirectionalSettings(FessSettings):
         default=0.4,
         ge=0,
         le=1,
-        description="Share of the time the pull searches and the ball take (0: no backward "
-        "search).",
+        description="Share of the work (about the time) the pull searches and the ball take "
+        "(0: no backward search).",
     )
     pull_weights: tuple[PullWeight, ...] = Field(
         default=("own", 10.0),
@@ -247,7 +247,8 @@ class BidirectionalSettings(FessSettings):
         default=0.25,
         ge=0,
         le=1,
-        description="Share of the time the plain push-fess searches take, until each stops.",
+        description="Share of the work (about the time) the plain push-fess searches take, "
+        "until each stops.",
     )
 
     _more_lists = field_validator("pull_weights", "plain_room_caps", mode="before")(_as_tuple)

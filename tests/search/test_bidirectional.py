@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from types import SimpleNamespace
+import random
+import time
 
 import numpy as np
 import pytest
@@ -13,13 +14,11 @@ from evosoko.search import (
     ALGORITHMS,
     BidirectionalSettings,
     FessSettings,
-    bidirectional,
-    search_run,
     solve,
 )
 from evosoko.search.bidirectional import BidirectionalRun, PullSearch
 from evosoko.search.pull_kernel import start_distances
-from evosoko.search.store import EXHAUSTED, EXPANDED, NODES, SOLUTION
+from evosoko.search.store import EXPANDED, NODES, SOLUTION
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.level import State
@@ -90,22 +89,17 @@ def test_pulled_states_carry_the_full_matching_of_their_boxes():
         assert value == matching_cost(pull.distance, row)
 
 
-def _run(level, share: float, monkeypatch) -> BidirectionalRun:
-    # every call "takes" 1 ms: the split follows the share, not the machine's load
-    ticks = itertools.count()
-    clock = SimpleNamespace(perf_counter=lambda: next(ticks) / 1000)
-    search_run._seconds_per_work_unit()  # measured once per process, on the real clock
-    monkeypatch.setattr(bidirectional, "time", clock)
-    monkeypatch.setattr(search_run, "time", clock)  # push-fess's slices too
-    settings = BidirectionalSettings(backward_share=share, ball_nodes=0)  # the pull search alone
+def _run(level, share: float, **settings) -> BidirectionalRun:
+    # the pull search alone beside push-fess
+    settings = BidirectionalSettings(backward_share=share, ball_nodes=0, **settings)
     run = _bidirectional(level, settings)
     run.status = run.search()
     return run
 
 
-def test_the_searches_meet_and_the_pulls_finish_the_solution(monkeypatch):
+def test_the_searches_meet_and_the_pulls_finish_the_solution():
     level = quiet_level(ROOM)
-    run = _run(level, 0.9, monkeypatch)
+    run = _run(level, 0.9)
     assert run.status == "solved"
     assert run.meeting is not None  # the pull search did part of the work
     result = run.result(run.status, 0)
@@ -114,22 +108,20 @@ def test_the_searches_meet_and_the_pulls_finish_the_solution(monkeypatch):
     assert result.expanded > run.store.counters[EXPANDED]  # both searches' states count
 
 
-def test_without_a_pull_search_it_is_push_fess(monkeypatch):
+def test_without_a_pull_search_it_is_push_fess():
     level = quiet_level(ROOM)
-    run = _run(level, 0.0, monkeypatch)
+    run = _run(level, 0.0, plain_nodes=0)
     assert run.status == "solved" and run.meeting is None
     alone = solve(level, "push-fess")
     assert run.result(run.status, 0).pushes == alone.pushes
 
 
-def test_push_fess_bi_tests_the_cluster_deadlocks_push_fess_leaves_off(monkeypatch):
+def test_push_fess_bi_tests_the_cluster_deadlocks_push_fess_leaves_off():
     path = SHARED_LEVELS / "xsokoban.txt"
     if not path.is_file():
         pytest.skip(f"no shared levels at {SHARED_LEVELS}")
     level = read_levels(path)[3]
-    # its push-fess alone, without the plain sides, whose share of the time decides how far
-    # each gets: the count below would depend on the machine's speed (5,147 once on a cold
-    # numba cache)
+    # its push-fess alone, without the plain sides
     alone = BidirectionalSettings(backward_share=0.0, plain_room_caps=())
     assert not solve(level, "push-fess", node_limit=20_000).solved
     result = solve(level, "push-fess-bi", node_limit=20_000, settings=alone)
@@ -178,9 +170,11 @@ def test_the_ball_around_the_start_and_the_pull_search_meet(name):
         assert backward >= 0 and check.pushes >= solve(level, "push-bfs").pushes
 
 
-def _bidirectional(level, settings: BidirectionalSettings) -> BidirectionalRun:
+def _bidirectional(
+    level, settings: BidirectionalSettings, node_limit: int | None = None
+) -> BidirectionalRun:
     algorithm = ALGORITHMS["push-fess-bi"]
-    return BidirectionalRun(level, algorithm, "matching", None, None, settings, 0, 1 << 30)
+    return BidirectionalRun(level, algorithm, "matching", None, node_limit, settings, 0, 1 << 30)
 
 
 def _prepared(level, **settings) -> BidirectionalRun:
@@ -271,16 +265,21 @@ def test_pull_searches_of_several_weights_share_the_memory_and_each_can_meet(nam
     assert check.valid and check.solved
 
 
-def test_pull_searches_take_turns_within_the_backward_share():
-    level = quiet_level(ROOM)
-    run = _prepared(level, pull_weights=("own", 5.0), ball_nodes=0, plain_nodes=0)
-    while run.store.counters[SOLUTION] < 0 and run._call_kernel() != EXHAUSTED:
-        pass
+def test_the_searches_take_turns_by_their_shares_of_the_work():
+    (level,) = microban("139")
+    settings = BidirectionalSettings(pull_weights=("own", 5.0))
+    run = _bidirectional(level, settings, 3_000)
+    assert run.search() == "solved"
     first, second = run.pulls
     assert first.store.counters[EXPANDED] > 0 and second.store.counters[EXPANDED] > 0
     assert run.result("solved", 0).expanded >= sum(
         int(pull.store.counters[EXPANDED]) for pull in run.pulls
     )
+    total = run._total_cost()
+    backward = (first.cost + second.cost + run.ball.cost) / total
+    plain = sum(side.cost for side in run.plains) / total
+    assert abs(backward - settings.backward_share) < 0.1
+    assert abs(plain - settings.plain_share) < 0.1
 
 
 def _stored(store) -> dict[tuple[tuple[int, ...], int], int]:
@@ -302,18 +301,13 @@ def _best_join(run: BidirectionalRun) -> int | None:
 
 
 @pytest.mark.parametrize("name", ["1", "6", "16", "75", "84", "90"])
-def test_no_meeting_is_missed_and_the_shortest_join_is_taken(name, monkeypatch):
+def test_no_meeting_is_missed_and_the_shortest_join_is_taken(name):
     """After every step, no state is held by both a search from the start and a pull search
     unless the search has ended there, and it ends at the join of fewest pushes the stores
     hold: a valid solution, no shorter than push-bfs's optimal one. (On 75, 84 and 90 the
     first meeting found made 40, 86 and 20 pushes where the stores held joins of 34, 82 and
     18.)"""
     (level,) = microban(name)
-    ticks = itertools.count()  # every call "takes" 1 ms: the turns do not follow the machine
-    clock = SimpleNamespace(perf_counter=lambda: next(ticks) / 1000)
-    search_run._seconds_per_work_unit()
-    monkeypatch.setattr(bidirectional, "time", clock)
-    monkeypatch.setattr(search_run, "time", clock)
     run = _bidirectional(level, BidirectionalSettings(backward_share=0.6, plain_nodes=40))
     joins = []
     call_kernel = run._call_kernel
@@ -335,3 +329,31 @@ def test_no_meeting_is_missed_and_the_shortest_join_is_taken(name, monkeypatch):
     if joins:
         assert result.pushes == joins[0]
     assert result.pushes >= solve(level, "push-bfs").pushes
+
+
+@pytest.mark.parametrize(("name", "node_limit"), [("93", 2_000), ("98", 2_000), ("139", 1_000)])
+def test_at_a_node_limit_the_search_is_the_same_whatever_the_clock_says(
+    name, node_limit, monkeypatch
+):
+    """The turns of the searches and the size of their calls follow the work done, not the
+    clock: with the clock running slow, fast or at random, the same level gives the same
+    search. On 93 and 139 push-fess and a pull search meet, on 98 the ball and a pull search;
+    139 ends at the node limit."""
+    (level,) = microban(name)
+
+    def outcome():
+        run = _bidirectional(level, BidirectionalSettings(), node_limit)
+        status = run.search()
+        result = run.result(status, 0)
+        pulled = tuple(int(pull.store.counters[EXPANDED]) for pull in run.pulls)
+        sides = tuple(int(side.store.counters[EXPANDED]) for side in run.sides)
+        return status, result.expanded, result.generated, result.solution, pulled, sides
+
+    first = outcome()
+    assert first == outcome()
+    assert first[4][0] > 0 and first[5][0] > 0  # a pull search and the ball took part
+    rng = random.Random(0)
+    for clock in (lambda: rng.random() * 1e6, itertools.count(0, 1e-9).__next__):
+        monkeypatch.setattr(time, "perf_counter", clock)
+        monkeypatch.setattr(time, "process_time", clock)
+        assert outcome() == first

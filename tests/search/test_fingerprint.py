@@ -2,8 +2,9 @@
 
 ``data/microban_fingerprint.json`` holds, per algorithm and Microban level, the status,
 expanded, generated and duplicate counts and a digest of the solution of a search with a node
-limit of 2,000 (``benchmarks/search_fingerprint.py --out``; push-fess-bi by its two
-deterministic halves, see ``benchmarks/fingerprint_parts.py``). The default suite checks levels
+limit of 2,000 (``benchmarks/search_fingerprint.py --out``; push-fess-bi whole, recorded
+once its turns followed the work, and by its two halves alone, see
+``benchmarks/fingerprint_parts.py``). The default suite checks levels
 1-40 (the learned searches 1-5); the slow variant checks all 155 for every algorithm.
 """
 

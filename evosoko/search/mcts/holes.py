@@ -188,11 +188,13 @@ def assigned_goal(scratch, box):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, inline="always")
 def objective_after_push(
-    arrays, measure, scratch, frozen_count, distance, matched, goal, box, target
+    arrays, measure, scratch, frozen_count, distance, matched, push
 ):  # pragma: no cover - compiled
-    """The paired distance after box number ``goal`` went from ``box`` to ``target`` (its
-    distance at its own hole is 0, so a vanished box drops out), from ``distance`` before."""
-    return distance - arrays.distance[goal, box] + arrays.distance[goal, target], True
+    """The paired distance after ``push`` (a :class:`~evosoko.search.mcts.tree.BoxPush`: box
+    number ``push.goal`` went from ``push.box`` to ``push.target``; its distance at its own
+    hole is 0, so a vanished box drops out), from ``distance`` before."""
+    number = push.goal
+    return distance - arrays.distance[number, push.box] + arrays.distance[number, push.target], True
 
 
 @numba.njit(cache=True, inline="always")

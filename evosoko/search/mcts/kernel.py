@@ -99,6 +99,9 @@ from evosoko.search.mcts.tree import (
     UNTRIED,
     WORK,
     WORK_LIMIT,
+    BoxPush,
+    NodeRow,
+    RolloutState,
 )
 from evosoko.search.mcts.variants import (
     assigned_goal,
@@ -206,29 +209,28 @@ def _rehash(slots, key_of, count):  # pragma: no cover - compiled
         slots[slot] = node
 
 
-@numba.njit(cache=True)
-def _store(
-    nodes, key_of, boxes_of, value, slots, counters, slot, key, player, boxes, distance, status,
-    parent, via,
-):  # fmt: skip  # pragma: no cover - compiled
-    """Store a new node in ``slot`` of the table; returns its id."""
+@numba.njit(cache=True, inline="always")
+def _store(tree, counters, slot, key, boxes, row):  # pragma: no cover - compiled
+    """Store a new node (its key, ``boxes`` and the fields of ``row``, a :class:`NodeRow`) in
+    ``slot`` of the tree's table; returns its id. Inlined: it takes the tree."""
+    nodes = tree.nodes
     node = counters[NODES]
     counters[NODES] += 1
-    slots[slot] = node
-    key_of[node] = key
+    tree.slots[slot] = node
+    tree.key[node] = key
     for k in range(boxes.shape[0]):
-        boxes_of[node, k] = boxes[k]
-    value[node] = 0.0
-    nodes[node, N_PLAYER] = player
+        tree.boxes[node, k] = boxes[k]
+    tree.value[node] = 0.0
+    nodes[node, N_PLAYER] = row.player
     nodes[node, N_VISITS] = 0
-    nodes[node, N_DISTANCE] = distance
-    nodes[node, N_STATUS] = status
+    nodes[node, N_DISTANCE] = row.distance
+    nodes[node, N_STATUS] = row.status
     nodes[node, N_FIRST_EDGE] = 0
     nodes[node, N_EDGE_COUNT] = 0
-    nodes[node, N_PARENT] = parent
-    nodes[node, N_VIA] = via
+    nodes[node, N_PARENT] = row.parent
+    nodes[node, N_VIA] = row.via
     nodes[node, N_ON_PATH] = 0
-    if status == LEAF:
+    if row.status == LEAF:
         counters[LEAVES] += 1
     return node
 
@@ -312,30 +314,30 @@ def _keep_best(pushes, counters, distance, length):  # pragma: no cover - compil
 
 
 @numba.njit(cache=True)
-def _begin_rollout(
-    edges, path, pushes, counters, player, frozen_count, on_goals, distance, matched
-):
-    # pragma: no cover - compiled
+def _begin_rollout(edges, path, pushes, counters, state):  # pragma: no cover - compiled
+    """Set up a rollout from ``state`` (a :class:`RolloutState`) after the path's pushes."""
     _write_path_pushes(edges, path, pushes, counters)
     counters[PHASE] = ROLLING_OUT
-    counters[PLAYER] = player
-    counters[FROZEN] = frozen_count
-    counters[ON_GOALS] = on_goals
-    counters[DISTANCE] = distance
-    counters[MATCHED] = 1 if matched else 0
+    counters[PLAYER] = state.player
+    counters[FROZEN] = state.frozen_count
+    counters[ON_GOALS] = state.on_goals
+    counters[DISTANCE] = state.distance
+    counters[MATCHED] = 1 if state.matched else 0
     counters[ROLLOUT_STEP] = 0
-    counters[ROLLOUT_BEST] = distance
+    counters[ROLLOUT_BEST] = state.distance
     counters[ROLLOUT_BEST_STEP] = 0
 
 
 # ---- the two phases (inlined into the entry point: they take the tuples) ------------------------
 @numba.njit(cache=True, inline="always")
-def _select(arrays, scratch, tree, params, real, counters, start_boxes, start_player, weights):
+def _select(arrays, scratch, tree, parameters, counters, start, weights):
     # pragma: no cover - compiled
     """Selection and expansion (the first call stores the root); returns _ROLLOUT (the
     rollout is set up), _BACKUP (reward 0: the path ended in a lost node), FOUND or EXHAUSTED
     (the start is lost)."""
     nodes, edges, path, pushes = tree.nodes, tree.edges, tree.path, tree.pushes
+    params, real = parameters.params, parameters.real
+    start_boxes, start_player = start.boxes, start.player
     measure = params[MEASURE]
     box_count = start_boxes.shape[0]
     deltas = arrays.deltas
@@ -376,10 +378,8 @@ def _select(arrays, scratch, tree, params, real, counters, start_boxes, start_pl
                     status = SOLVED
                 elif frozen_count < 0 or distance >= UNREACHABLE:
                     status = LOST
-                child = _store(
-                    nodes, tree.key, tree.boxes, tree.value, tree.slots, counters, slot, key,
-                    smallest, scratch.boxes, distance, status, node, code,
-                )  # fmt: skip
+                row = NodeRow(smallest, distance, status, node, code)
+                child = _store(tree, counters, slot, key, scratch.boxes, row)
                 length = _write_path_pushes(edges, path, pushes, counters)
                 if status == SOLVED:
                     counters[SOLUTION_LENGTH] = length
@@ -455,16 +455,18 @@ def _select(arrays, scratch, tree, params, real, counters, start_boxes, start_pl
         nodes[node, N_FIRST_EDGE] = first
         nodes[node, N_EDGE_COUNT] = count
         nodes[node, N_STATUS] = EXPANDED
-    _begin_rollout(edges, path, pushes, counters, player, frozen_count, on_goals, distance, matched)
+    state = RolloutState(player, frozen_count, on_goals, distance, matched)
+    _begin_rollout(edges, path, pushes, counters, state)
     return _ROLLOUT
 
 
 @numba.njit(cache=True, inline="always")
-def _rollout(arrays, scratch, tree, params, real, counters, rng, weights, work_limit):
+def _rollout(arrays, scratch, tree, parameters, counters, rng, weights, work_limit):
     # pragma: no cover - compiled
     """Play the rollout on from its saved state; returns (_PAUSED, 0) when the work limit cut
     it, (FOUND, 1) when it solved the level, else (_DONE, its reward)."""
     pushes = tree.pushes
+    params, real = parameters.params, parameters.real
     measure = params[MEASURE]
     corrals = params[CORRALS] != 0
     deltas = arrays.deltas
@@ -519,7 +521,7 @@ def _rollout(arrays, scratch, tree, params, real, counters, rng, weights, work_l
             break
         before = matched
         distance, matched = objective_after_push(
-            arrays, measure, scratch, frozen_count, distance, matched, goal, box, target
+            arrays, measure, scratch, frozen_count, distance, matched, BoxPush(goal, box, target)
         )
         if not before or not matched or frozen_count > 0:
             counters[WORK] += box_count * box_count * box_count
@@ -543,16 +545,19 @@ def _rollout(arrays, scratch, tree, params, real, counters, rng, weights, work_l
 # ---- the entry point ----------------------------------------------------------------------------
 @numba.njit(cache=True)
 def mcts_search(
-    arrays, scratch, tree, start_boxes, start_player, params, real, counters, rng, weights
+    arrays, scratch, tree, start, parameters, counters, rng, weights
 ):  # pragma: no cover - compiled
-    """Run iterations until a limit of the call, a solution or a proof; returns CONTINUE,
-    FOUND, EXHAUSTED or NEED_SPACE (the tree must grow before the next iteration).
+    """Run iterations from ``start`` (a :class:`~evosoko.search.mcts.tree.Start`) until a limit
+    of the call, a solution or a proof; returns CONTINUE, FOUND, EXHAUSTED or NEED_SPACE (the
+    tree must grow before the next iteration). ``parameters``: the
+    :class:`~evosoko.search.mcts.tree.KernelParameters`.
 
     ``weights`` is float64 scratch with a slot per candidate push (``4 * boxes``)."""
     if counters[REHASH] != 0:
         _rehash(tree.slots, tree.key, counters[NODES])
         counters[REHASH] = 0
-    box_count = start_boxes.shape[0]
+    params = parameters.params
+    box_count = start.boxes.shape[0]
     work_limit = counters[WORK] + params[WORK_LIMIT]
     done = 0
     while True:
@@ -565,9 +570,7 @@ def mcts_search(
                 or counters[EDGES] + 4 * box_count > tree.prior.shape[0]
             ):
                 return NEED_SPACE
-            outcome = _select(
-                arrays, scratch, tree, params, real, counters, start_boxes, start_player, weights
-            )
+            outcome = _select(arrays, scratch, tree, parameters, counters, start, weights)
             if outcome == FOUND:
                 counters[ITERATIONS] += 1  # the iteration that found it counts
                 return FOUND
@@ -575,7 +578,7 @@ def mcts_search(
                 return EXHAUSTED
         if counters[PHASE] == ROLLING_OUT:
             ending, reward = _rollout(
-                arrays, scratch, tree, params, real, counters, rng, weights, work_limit
+                arrays, scratch, tree, parameters, counters, rng, weights, work_limit
             )
             if ending == _PAUSED:
                 return CONTINUE

@@ -30,6 +30,8 @@ and a reference count per array per call).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -140,32 +142,60 @@ def assigned_goal(scratch, box):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, inline="always")
 def objective_after_push(
-    arrays, measure, scratch, frozen_count, distance, matched, goal, box, target
+    arrays, measure, scratch, frozen_count, distance, matched, push
 ):  # pragma: no cover - compiled
-    """The objective after the push of ``box`` (assigned ``goal`` while ``matched``) to
-    ``target``, from ``distance`` before it; returns (objective, matched).
+    """The objective after ``push`` (a :class:`~evosoko.search.mcts.tree.BoxPush`: its box
+    assigned ``push.goal`` while ``matched``), from ``distance`` before it; returns (objective,
+    matched).
 
     A box that comes one push closer to its goal in an optimal matching leaves that matching
     optimal (the objective drops by one, no new matching); otherwise it is worked out anew."""
+    goal = push.goal
     if (
         matched
         and frozen_count == 0
         and distance < UNREACHABLE
-        and arrays.push_distance[goal, target] == arrays.push_distance[goal, box] - 1
+        and arrays.push_distance[goal, push.target] == arrays.push_distance[goal, push.box] - 1
     ):
         return distance - 1, True
     distance = min(objective(arrays, measure, scratch, frozen_count), UNREACHABLE)
     return distance, is_matched(arrays, measure, frozen_count)
 
 
+class GainTables(NamedTuple):
+    """The level's arrays :func:`push_gains` reads (fields of
+    :class:`~evosoko.sokoban.arrays.LevelArrays`)."""
+
+    nearest_manhattan: np.ndarray
+    nearest_push: np.ndarray
+    push_distance: np.ndarray
+    deltas: np.ndarray
+
+
+class GainScratch(NamedTuple):
+    """The push rules' scratch arrays :func:`push_gains` reads (fields of
+    :class:`~evosoko.sokoban.pushes.PushScratch`): the position and its candidate pushes."""
+
+    boxes: np.ndarray
+    assignment: np.ndarray
+    reduced: np.ndarray
+    out_box: np.ndarray
+    out_direction: np.ndarray
+
+
 @numba.njit(cache=True)
 def push_gains(
-    measure, nearest_manhattan, nearest_push, push_distance, deltas, boxes, assignment, reduced,
-    frozen_count, matched, out_box, out_direction, count, gains,
-):  # fmt: skip  # pragma: no cover - compiled
-    """``gains[c]``: how much candidate push ``c`` brings the objective down, estimated from the
-    pushed box alone: its distance to the goal the matching gave it (``matched``), else to its
-    nearest goal (goals of boxes frozen on goals left out). Usually -1, 0 or 1."""
+    measure, tables, position, frozen_count, matched, count, gains
+):  # pragma: no cover - compiled
+    """``gains[c]``: how much candidate push ``c`` (of ``count``) brings the objective down,
+    estimated from the pushed box alone: its distance to the goal the matching gave it
+    (``matched``), else to its nearest goal (goals of boxes frozen on goals left out). Usually
+    -1, 0 or 1. ``tables``: :class:`GainTables`; ``position``: :class:`GainScratch` (small
+    tuples of the arrays it reads: it is compiled apart and called at every rollout step)."""
+    boxes, assignment, reduced = position.boxes, position.assignment, position.reduced
+    out_box, out_direction = position.out_box, position.out_direction
+    nearest_manhattan, nearest_push = tables.nearest_manhattan, tables.nearest_push
+    push_distance, deltas = tables.push_distance, tables.deltas
     free_goals = boxes.shape[0] - frozen_count
     for c in range(count):
         box = out_box[c]
@@ -193,19 +223,10 @@ def push_gains(
 def candidate_gains(arrays, measure, scratch, frozen_count, matched, count, gains):
     # pragma: no cover - compiled
     """:func:`push_gains` of the scratch's ``count`` candidate pushes."""
-    push_gains(
-        measure,
-        arrays.nearest_manhattan,
-        arrays.nearest_push,
-        arrays.push_distance,
-        arrays.deltas,
-        scratch.boxes,
-        scratch.assignment,
-        scratch.reduced,
-        frozen_count,
-        matched,
-        scratch.out_box,
-        scratch.out_direction,
-        count,
-        gains,
+    tables = GainTables(
+        arrays.nearest_manhattan, arrays.nearest_push, arrays.push_distance, arrays.deltas
     )
+    position = GainScratch(
+        scratch.boxes, scratch.assignment, scratch.reduced, scratch.out_box, scratch.out_direction
+    )
+    push_gains(measure, tables, position, frozen_count, matched, count, gains)

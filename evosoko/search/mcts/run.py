@@ -64,7 +64,9 @@ from evosoko.search.mcts.tree import (
     TRANSPOSITIONS,
     WORK,
     WORK_LIMIT,
+    KernelParameters,
     MctsTree,
+    Start,
     grown,
     new_tree,
     tree_bytes,
@@ -136,6 +138,7 @@ class MctsRun:
         self.tables_fit = table_bytes(level) < memory_limit
         box_count = level.box_count
         self.start_boxes = read_only_cells(sorted(level.start.boxes))
+        self.start = Start(self.start_boxes, int(level.start.player))
         start_distance = 0  # lost at once, or no search: the rollout length does not matter
         if self.tables_fit:
             self.arrays, self.scratch = rules_arrays(self.rules, level, heuristic)
@@ -156,6 +159,7 @@ class MctsRun:
         self.real[TEMPERATURE] = settings.temperature
         self.real[LOST_FACTOR] = settings.lost_reward
         self.real[PRIOR_UNIFORM] = settings.prior_uniform
+        self.parameters = KernelParameters(self.params, self.real)
         self.counters = np.zeros(COUNTER_COUNT, dtype=np.int64)
         self.counters[SOLUTION_LENGTH] = -1
         self.counters[BEST_DISTANCE] = UNREACHABLE
@@ -206,10 +210,8 @@ class MctsRun:
                 self.arrays,
                 self.scratch,
                 self.tree,
-                self.start_boxes,
-                int(self.level.start.player),
-                self.params,
-                self.real,
+                self.start,
+                self.parameters,
                 self.counters,
                 self.rng,
                 self.weights,

@@ -94,6 +94,49 @@ PUSHES_NOW, PUSHES_BEST = 0, 1
 ``pushes[PUSHES_BEST]``: the pushes to the best position reached."""
 
 
+class KernelParameters(NamedTuple):
+    """The kernel's parameters: the integer ones and the real ones."""
+
+    params: np.ndarray  # int64[PARAM_COUNT]: ITERATION_CHUNK, WORK_LIMIT, ...
+    real: np.ndarray  # float64[REAL_COUNT]: EXPLORATION, TEMPERATURE, ...
+
+
+class Start(NamedTuple):
+    """The start position every iteration begins from."""
+
+    boxes: np.ndarray  # int64[B]: the box cells (sorted; given holes: by box number)
+    player: int  # the player's cell
+
+
+class NodeRow(NamedTuple):
+    """A new node's fields besides its key and boxes (the ``N_*`` columns they fill)."""
+
+    player: int  # N_PLAYER
+    distance: int  # N_DISTANCE
+    status: int  # N_STATUS
+    parent: int  # N_PARENT
+    via: int  # N_VIA
+
+
+class RolloutState(NamedTuple):
+    """Where a rollout stands (kept in the counters between calls: ``PLAYER`` .. ``MATCHED``)."""
+
+    player: int  # the player's cell
+    frozen_count: int  # boxes frozen on goals (-1: a box frozen off a goal)
+    on_goals: int  # boxes on goals
+    distance: int  # the objective
+    matched: bool  # the scratch's assignment is an optimal matching
+
+
+class BoxPush(NamedTuple):
+    """A push a rollout made: the pushed box's goal row (its number, on given holes) and the
+    cells it went from and to."""
+
+    goal: int
+    box: int
+    target: int
+
+
 class MctsTree(NamedTuple):
     """The tree's arrays (``C`` nodes, ``E`` edges, ``T`` hash slots, ``B`` boxes, ``R`` pushes
     a rollout makes at most)."""
