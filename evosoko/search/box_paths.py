@@ -22,6 +22,15 @@ STATE_STAMP, REGION_STAMP = 0, 1
 """Slots of :attr:`BoxPathScratch.stamps`."""
 
 
+class PathBoard(NamedTuple):
+    """The board of :func:`box_path`: ``occupied`` holds every box."""
+
+    floor: np.ndarray
+    dead: np.ndarray
+    deltas: np.ndarray
+    occupied: np.ndarray
+
+
 class BoxPathScratch(NamedTuple):
     """Scratch of :func:`box_path`; a state is ``cell * 4 + d`` (see the module)."""
 
@@ -52,16 +61,18 @@ def make_box_path_scratch(cells: int) -> BoxPathScratch:
 
 
 @numba.njit(cache=True)
-def box_path(
-    floor, dead, occupied, deltas, box, reach_mark, reach, target, limit, scratch
-):  # pragma: no cover - compiled
-    """Fewest pushes taking the box on ``box`` to ``target``: returns the final state
-    (``target``'s predecessor cell * 4 + last direction) and the push count, or (-1, 0).
+def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - compiled
+    """Fewest pushes taking the box on ``box`` to ``target`` on the :class:`PathBoard`
+    ``board``: returns the final state (``target``'s predecessor cell * 4 + last direction)
+    and the push count, or (-1, 0).
 
-    ``occupied`` holds every box, ``box`` included (it is lifted during the search and put
-    back); ``reach_mark == reach`` marks where the player can walk now. At most ``limit``
-    states are visited. The chain of states back from the final one is left in ``scratch``.
+    ``board.occupied`` holds every box, ``box`` included (it is lifted during the search and
+    put back); ``walk`` = ``(reach_mark, reach)``: ``reach_mark == reach`` marks where the
+    player can walk now. At most ``limit`` states are visited. The chain of states back from
+    the final one is left in ``scratch``.
     """
+    floor, dead, deltas, occupied = board.floor, board.dead, board.deltas, board.occupied
+    reach_mark, reach = walk
     seen, previous, queue = scratch.seen, scratch.previous, scratch.queue
     region, region_queue, stamps = scratch.region, scratch.region_queue, scratch.stamps
     stamps[STATE_STAMP] += 1
@@ -164,7 +175,6 @@ def _box_search(floor, dead, occupied, deltas, box, player, target) -> tuple[int
     reach_mark = np.zeros(cells, dtype=np.int64)
     queue = np.zeros(cells, dtype=np.int64)
     explore(floor, occupied, deltas, player, reach_mark, 1, queue, queue[:0])
-    found, _ = box_path(
-        floor, dead, occupied.copy(), deltas, box, reach_mark, 1, target, 4 * cells, scratch
-    )
+    board = PathBoard(floor, dead, deltas, occupied.copy())
+    found, _ = box_path(board, box, (reach_mark, 1), target, 4 * cells, scratch)
     return int(found), scratch

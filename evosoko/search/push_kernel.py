@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numba
 import numpy as np
 
-from evosoko.search.fess.macros import MACRO_CAP, packing_macros
+from evosoko.search.fess.macros import MACRO_CAP, ExpandedNode, packing_macros
 from evosoko.search.fess.space import (
     ALTERNATE,
     CORRIDOR_MACROS,
@@ -604,15 +604,12 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                 solved_node = packing_macros(
                     tab,
                     room_tab,
-                    features,
                     params,
                     store,
-                    space,
                     scratch,
                     work,
-                    node,
-                    parent_boxes,
-                    child_rows,
+                    fess,
+                    ExpandedNode(node, parent_boxes, child_rows),
                 )
                 if solved_node >= 0:
                     counters[SOLUTION] = solved_node

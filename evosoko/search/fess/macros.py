@@ -4,9 +4,12 @@ straight to the open goals of the first unfinished layer of the packing order (s
 
 from __future__ import annotations
 
-import numba
+from typing import NamedTuple
 
-from evosoko.search.box_paths import box_path
+import numba
+import numpy as np
+
+from evosoko.search.box_paths import PathBoard, box_path
 from evosoko.search.fess.space import (
     ALTERNATE,
     PACK_MACROS,
@@ -15,7 +18,7 @@ from evosoko.search.fess.space import (
     heap_insert,
     state_cell,
 )
-from evosoko.search.heuristics import child_h, heuristic_tables
+from evosoko.search.heuristics import ChildRows, child_h, heuristic_tables
 from evosoko.search.store import (
     DUPLICATES,
     EMPTY,
@@ -48,16 +51,27 @@ tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has 
 goal macros' (``GOAL_MACRO_STEP + k``)."""
 
 
+class ExpandedNode(NamedTuple):
+    """The node whose packing macros are made: its id, its boxes (int64) and the rows its
+    children are made in (:class:`evosoko.search.heuristics.ChildRows`)."""
+
+    node: int
+    boxes: np.ndarray
+    child_rows: ChildRows
+
+
 @numba.njit(cache=True)
 def packing_macros(
-    tab, room_tab, features, params, store, space, scratch, work, node, parent_boxes, child_rows
+    tab, room_tab, params, store, scratch, work, fess, expanded
 ):  # pragma: no cover - compiled
-    """Add the packing macros of ``node`` (see ``PACK_MACROS``) with the boxes
-    ``parent_boxes`` (int64), made in ``child_rows``; returns a solved node or -1.
+    """Add the packing macros (see ``PACK_MACROS``) of the :class:`ExpandedNode` ``expanded``
+    to the store and to ``fess`` (the search's features and space); returns a solved node or -1.
 
     ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark`` its player region
     (``stamps[REACH_STAMP]``), as the expansion left them.
     """
+    node, parent_boxes, child_rows = expanded.node, expanded.boxes, expanded.child_rows
+    features, space = fess.features, fess.space
     nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     room = room_tab.room
     goal_macros = params[GOAL_MACROS] != 0 and room_tab.entrance >= 0
@@ -77,6 +91,8 @@ def packing_macros(
     layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
     goal_index, path_scratch = features.goal_index, features.box_path
     cell_inputs = cell_features(features)
+    path_board = PathBoard(floor, dead, deltas, occupied)
+    walk = (reach_mark, reach)
     space_state = space.state
     per_goal = space_state[PACK_MACROS]
     alternate = space_state[ALTERNATE]
@@ -127,9 +143,7 @@ def packing_macros(
             tried += 1
             last_distance = best_distance
             b = parent_boxes[best]
-            found, pushes = box_path(
-                floor, dead, occupied, deltas, b, reach_mark, reach, goal, limit, path_scratch
-            )
+            found, pushes = box_path(path_board, b, walk, goal, limit, path_scratch)
             if found < 0:
                 continue
             player_after = found // 4
