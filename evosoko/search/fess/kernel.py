@@ -31,12 +31,14 @@ from evosoko.search.fess.space import (
     CORRIDOR_MACROS,
     PACK_MACROS,
     TURN,
+    Hotspots,
     RoomLinks,
     cell_features,
     cell_key,
     heap_insert,
     heap_pop,
     next_cell,
+    no_hotspots,
     state_cell,
 )
 from evosoko.search.push_kernel import (
@@ -127,6 +129,8 @@ class Features(NamedTuple):
     """Scratch and bounds of the corral and cluster deadlock tests (no positions: none)."""
     links: RoomLinks
     """The room links (all -1: none)."""
+    hotspots: Hotspots
+    """Which boxes hinder which (no table: none)."""
 
 
 def make_features(
@@ -139,6 +143,7 @@ def make_features(
     cluster_cache: int = 0,
     cluster_limit: int | None = None,
     cluster_width: int | None = None,
+    hotspots: Hotspots | None = None,
 ) -> Features:
     """The :class:`Features` of a level with packing ``order``; corral deadlock searches of up to
     ``corral_limit`` positions (0: none), with cluster deadlock tests as well when
@@ -146,7 +151,8 @@ def make_features(
     (None: ``corral_limit``) that give up when more than ``cluster_width`` positions wait (None:
     never); ``link``, ``ends``: see
     :func:`evosoko.sokoban.rooms.room_links` (None: no links; no ends: every blocked link
-    counts, see :func:`evosoko.sokoban.rooms.blocked_links`)."""
+    counts, see :func:`evosoko.sokoban.rooms.blocked_links`); ``hotspots``: see
+    :func:`evosoko.search.fess.space.hotspot_table` (None: none)."""
     layer = order.layer.astype(np.int64)
     goals_per_layer = order.goals_per_layer
     goal_index = np.full(cells, -1, dtype=np.int64)
@@ -166,6 +172,7 @@ def make_features(
             cells, corral_limit, cluster_cache, cluster_limit, cluster_width
         ),
         links=RoomLinks(link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
+        hotspots=no_hotspots(cells) if hotspots is None else hotspots,
     )
 
 
