@@ -404,7 +404,8 @@ def _fill_hinders(
 def hotspot_count(hotspots, boxes):  # pragma: no cover - compiled
     """*Hotspots* (after FESS's feature of that name): the boxes that hinder at least one other
     box of ``boxes`` (see :class:`Hotspots`), boxes that stand in the way of the plan and must
-    be moved aside before the boxes behind them can go home."""
+    be moved aside before the boxes behind them can go home. Measured with push-fess-bi on
+    XSokoban and the development set: see docs/guide/search.md."""
     row, hinders = hotspots.row, hotspots.hinders
     if hinders.shape[0] == 0:
         return 0
