@@ -130,6 +130,15 @@ class FessSettings(PushSettings):
         "boxes block, counts at or above this sharing one value (0: no such coordinate).",
         json_schema_extra=_choices(0, 1, 2),
     )
+    hotspots: int = Field(
+        default=0,
+        ge=0,
+        le=16,
+        description="Hotspots as a coordinate of the cells: boxes that, were they walls, would "
+        "cut another box off from every goal; counts at or above this share one value (0: no "
+        "such coordinate).",
+        json_schema_extra=_choices(0, 1, 2),
+    )
     corral_deadlocks: int = Field(
         default=200,
         ge=0,

@@ -11,7 +11,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
-from bench_search import level_indices, level_numbers, search_settings
+from bench_search import level_indices, level_numbers, search_settings, suite_count
 
 from evosoko.errors import EvosokoError
 from evosoko.search import SearchSettings
@@ -32,6 +32,13 @@ def test_level_numbers_refuse_what_is_not_a_number_or_range(text):
 def test_level_indices_keep_the_numbers_a_file_holds():
     assert level_indices(None, 3) == [0, 1, 2]
     assert level_indices([2, 5, 1], 3) == [1, 0]
+
+
+def test_the_development_set_takes_the_first_20_of_each_file_but_all_of_sokevo():
+    assert suite_count("large-dev", "large-dev/sven.xsb", 1623) == 20
+    assert suite_count("large-dev", "large-dev/grigr2002.xsb", 12) == 12
+    assert suite_count("large-dev", "large-dev/sokevo.xsb", 107) == 107
+    assert suite_count("xsokoban", "xsokoban.txt", 90) == 90
 
 
 def run_bench_search(*arguments: str) -> subprocess.CompletedProcess:

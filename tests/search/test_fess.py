@@ -14,9 +14,11 @@ from evosoko.search import FessSettings, PushSettings, solve
 from evosoko.search.fess import kernel as fk
 from evosoko.search.fess import space as fs
 from evosoko.search.packing_order import out_of_plan_value, packing_order, packing_value
+from evosoko.sokoban.analysis import pull_distances_from
 from evosoko.sokoban.rooms import room_links
 from evosoko.sokoban.solutions import verify_solution
 from evosoko.sokoban.successors import through_corridor
+from evosoko.sokoban.symbols import UNREACHABLE
 
 CONNECTIVITY_LIMIT = FessSettings().connectivity_limit
 """The connectivity values of the cells of a space made with the default settings."""
@@ -117,6 +119,54 @@ def test_a_state_cell_has_the_blocked_links_as_its_room_coordinate(level, data, 
     )
     rooms = plan * values + min(blocked, values - 1)
     assert cell == fs.cell_of(rooms, _regions(level, set(boxes)), CONNECTIVITY_LIMIT)
+    assert 0 <= cell < len(space.root)
+
+
+def test_a_box_in_the_corridor_to_the_goals_is_a_hotspot():
+    level = quiet_level(CORRIDOR)
+    hotspots = fs.hotspot_table(level.floor, level.deltas, level.goal_cells)
+    doorway, outside, beside = level.cell(1, 4), level.cell(3, 4), level.cell(3, 6)
+    count = fs.hotspot_count
+    assert count(hotspots, np.array([doorway, outside], dtype=np.int64)) == 1
+    assert count(hotspots, np.array([outside, beside], dtype=np.int64)) == 0
+    assert count(hotspots, np.array([doorway], dtype=np.int64)) == 0
+    assert count(fs.no_hotspots(level.cells), np.array([doorway, outside], dtype=np.int64)) == 0
+
+
+def _hindered(level, wall, box):
+    """Whether a lone box on ``box`` reaches a goal, but not with a wall on ``wall``."""
+    walled = np.array(level.floor, dtype=np.bool_)
+    walled[wall] = False
+    goals = level.goal_cells.tolist()
+    free = [pull_distances_from(level, g)[box] for g in goals]
+    blocked = [pull_distances_from(level, g, walled)[box] for g in goals if g != wall]
+    return min(free) < UNREACHABLE and min(blocked, default=UNREACHABLE) >= UNREACHABLE
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels(max_boxes=4), st.data(), st.integers(1, 3))
+def test_the_hotspot_coordinate_counts_boxes_that_cut_others_off(level, data, values):
+    order = packing_order(level)
+    hotspots = fs.hotspot_table(level.floor, level.deltas, level.goal_cells)
+    features = fk.make_features(order, level.cells, hotspots=hotspots)
+    space = fs.make_feature_space(
+        1, level.box_count, order.layers, FessSettings(room_links=0, hotspots=values - 1)
+    )
+    free = np.flatnonzero(level.floor).tolist()
+    boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free) - 1), label="b"))
+    array = np.array(boxes, dtype=np.int64)
+    hot = sum(any(_hindered(level, a, b) for b in boxes if b != a) for a in boxes)
+    assert fs.hotspot_count(hotspots, array) == hot
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[boxes] = True
+    deltas = np.array(level.deltas, dtype=np.int64)
+    queue = np.zeros(level.cells, dtype=np.int64)
+    cell = fs.state_cell(features, space.state, level.floor, occupied, deltas, array, queue)
+    plan = fs.plan_feature(features.layer, features.goals_per_layer, array, features.counts)
+    expected = fs.cell_of(
+        plan * values + min(hot, values - 1), _regions(level, set(boxes)), CONNECTIVITY_LIMIT
+    )
+    assert cell == expected
     assert 0 <= cell < len(space.root)
 
 
@@ -289,6 +339,7 @@ def test_box_paths_take_the_fewest_pushes_round_corners():
         {"corridor_macros": False},
         {"room_links": 0},
         {"room_links": 1},
+        {"hotspots": 2},
     ],
 )
 def test_every_setting_gives_verified_solutions(change):

@@ -29,7 +29,13 @@ import numpy as np
 
 from evosoko.search.box_paths import BoxPathScratch, make_box_path_scratch
 from evosoko.search.fess.macros import MACRO_CAP, PACK_MACRO_STEP  # noqa: F401 - run.py reads them
-from evosoko.search.fess.space import RoomLinks, heap_insert, state_cell
+from evosoko.search.fess.space import (
+    Hotspots,
+    RoomLinks,
+    heap_insert,
+    no_hotspots,
+    state_cell,
+)
 from evosoko.search.push_kernel import FessArrays, expand_pushes
 from evosoko.search.store import priority
 from evosoko.sokoban.corral_deadlock import CorralSearch, make_corral_scratch
@@ -57,6 +63,8 @@ class Features(NamedTuple):
     """Scratch and bounds of the corral and cluster deadlock tests (no positions: none)."""
     links: RoomLinks
     """The room links (all -1: none)."""
+    hotspots: Hotspots
+    """Which boxes hinder which (no table: none)."""
 
 
 def make_features(
@@ -69,6 +77,7 @@ def make_features(
     cluster_cache: int = 0,
     cluster_limit: int | None = None,
     cluster_width: int | None = None,
+    hotspots: Hotspots | None = None,
 ) -> Features:
     """The :class:`Features` of a level with packing ``order``; corral deadlock searches of up to
     ``corral_limit`` positions (0: none), with cluster deadlock tests as well when
@@ -76,7 +85,8 @@ def make_features(
     (None: ``corral_limit``) that give up when more than ``cluster_width`` positions wait (None:
     never); ``link``, ``ends``: see
     :func:`evosoko.sokoban.rooms.room_links` (None: no links; no ends: every blocked link
-    counts, see :func:`evosoko.sokoban.rooms.blocked_links`)."""
+    counts, see :func:`evosoko.sokoban.rooms.blocked_links`); ``hotspots``: see
+    :func:`evosoko.search.fess.space.hotspot_table` (None: none)."""
     layer = order.layer.astype(np.int64)
     goals_per_layer = order.goals_per_layer
     goal_index = np.full(cells, -1, dtype=np.int64)
@@ -96,6 +106,7 @@ def make_features(
             cells, corral_limit, cluster_cache, cluster_limit, cluster_width
         ),
         links=RoomLinks(link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
+        hotspots=no_hotspots(cells) if hotspots is None else hotspots,
     )
 
 

@@ -2,8 +2,8 @@
 
 The state store, successors, budgets and paths are those of every push search
 (:mod:`evosoko.search.solver`); what differs is the order of expansion, kept by
-:mod:`evosoko.search.fess.kernel`: the cells of (packing, out-of-plan, room connectivity,
-connectivity) take turns. Its knobs are :class:`~evosoko.search.settings.FessSettings`.
+:mod:`evosoko.search.fess.kernel`: the cells of (packing, out-of-plan, hotspots when set, room
+connectivity, connectivity) take turns. Its knobs are :class:`~evosoko.search.settings.FessSettings`.
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ def level_features(
     cap = settings.room_links
     _, link, ends = room_links(level.floor, level.deltas) if cap > 0 else (0, None, None)
     cuts = ends if settings.room_cuts else None
+    hotspots = None
+    if settings.hotspots > 0:
+        hotspots = fess_space.hotspot_table(level.floor, level.deltas, level.goal_cells)
     features = fess_kernel.make_features(
         order,
         level.cells,
@@ -55,6 +58,7 @@ def level_features(
         settings.cluster_deadlocks,
         settings.cluster_limit,
         settings.cluster_width,
+        hotspots,
     )
     return order, features
 

@@ -2,8 +2,9 @@
 
 A stored state is projected onto a cell of *packing* (boxes on goals filled in the retrograde
 packing order) times *out-of-plan* (boxes on goals filled too early, see :func:`plan_feature`)
-times *room connectivity* (links between rooms that boxes cut, see :func:`state_cell`) times
-*connectivity* (separate regions of free floor). Each cell's queue is a
+times *hotspots* (boxes that cut other boxes off from every goal, see :func:`hotspot_count`;
+off by default) times *room connectivity* (links between rooms that boxes cut, see
+:func:`state_cell`) times *connectivity* (separate regions of free floor). Each cell's queue is a
 pairing heap threaded through the node ids (``child``/``sibling`` arrays grown with the store),
 so the cells need no storage of their own. The search that cycles through the cells is
 :mod:`evosoko.search.fess.kernel`.
@@ -37,7 +38,8 @@ from evosoko.sokoban.rooms import blocked_links
     CORRIDOR_MACROS,
     ROOM_VALUES,
     VIEWS,
-) = range(12)
+    HOT_VALUES,
+) = range(13)
 """Slots of the int64 ``state`` array of the feature space (then, from ``VIEW_SLOTS`` on, the
 cursor and room cap of each view). ``VIEW``: the view whose turn is next (see
 :func:`next_cell`). ``ALTERNATE`` = k > 0: every k-th
@@ -50,9 +52,9 @@ corridor (walls on both sides of the box and of the player behind it) is pushed 
 the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`).
 ``ROOM_VALUES`` = k > 1: the room-connectivity coordinate takes k values (see
 :func:`state_cell`); 1: no such coordinate. ``VIEWS``: how many views the cycle takes turns
-with."""
+with. ``HOT_VALUES`` = k > 1: the hotspot coordinate takes k values; 1: no such coordinate."""
 
-VIEW_SLOTS = 12
+VIEW_SLOTS = 13
 """Slot of the first view's cursor in ``state``; its room cap follows, then the next view's."""
 
 OUT_OF_PLAN_LIMIT = 4
@@ -89,11 +91,13 @@ def make_feature_space(
     ``layers`` packing layers, laid out as ``settings`` say (their ``corridor_macros`` unless
     given: a search that ran out of states with them goes on without)."""
     room_values = settings.room_links + 1
+    hot_values = settings.hotspots + 1
     connectivity = settings.connectivity_limit
-    cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * room_values * connectivity
+    cells = (box_count + 1) * OUT_OF_PLAN_LIMIT * hot_values * room_values * connectivity
     views = (settings.room_links,) if settings.room_views is None else settings.room_views
     state = np.zeros(VIEW_SLOTS + 2 * len(views), dtype=np.int64)
     state[ROOM_VALUES] = room_values
+    state[HOT_VALUES] = hot_values
     state[VIEWS] = len(views)
     state[VIEW_SLOTS::2] = -1  # each view's cursor, before the first cell
     state[VIEW_SLOTS + 1 :: 2] = views
@@ -314,6 +318,110 @@ class RoomLinks(NamedTuple):
     """int64[links, 2]: the cells at each link's ends (no rows: every blocked link counts)."""
 
 
+class Hotspots(NamedTuple):
+    """Which boxes hinder which (:func:`hotspot_table`), read by :func:`hotspot_count`."""
+
+    row: np.ndarray
+    """int64[cells]: the row of each floor cell (-1: a wall, or no table)."""
+    hinders: np.ndarray
+    """bool[rows, rows]: ``hinders[i, j]``: a lone box on the cell of row ``j`` reaches a goal,
+    but not with a wall on the cell of row ``i`` (where another box stands)."""
+
+
+HOTSPOT_ROWS_LIMIT = 4096
+"""Most floor cells of a hotspot table (16 MiB of booleans); a level with more has none, and
+its hotspot coordinate is 0."""
+
+
+def no_hotspots(cells: int) -> Hotspots:
+    """The :class:`Hotspots` of no table: every count is 0."""
+    return Hotspots(np.full(cells, -1, dtype=np.int64), np.zeros((0, 0), dtype=np.bool_))
+
+
+def hotspot_table(floor: np.ndarray, deltas, goal_cells) -> Hotspots:
+    """The :class:`Hotspots` of a closed level's ``floor`` (flat, ``deltas`` ``u d l r``) with
+    goals ``goal_cells``: for every two floor cells, whether a box standing on the first, taken
+    as a wall, cuts a lone box on the second off from every goal it reaches otherwise. Other
+    boxes are ignored, as in the push distances. None when the level has more than
+    ``HOTSPOT_ROWS_LIMIT`` floor cells (see :func:`no_hotspots`)."""
+    open_cells = np.array(floor, dtype=np.bool_)
+    cells = np.flatnonzero(open_cells)
+    if len(cells) > HOTSPOT_ROWS_LIMIT:
+        return no_hotspots(open_cells.shape[0])
+    deltas = np.asarray(deltas, dtype=np.int64)
+    goals = np.asarray(goal_cells, dtype=np.int64)
+    reach = np.zeros(open_cells.shape[0], dtype=np.int64)
+    queue = np.zeros(open_cells.shape[0], dtype=np.int64)
+    _goal_reach(open_cells, deltas, goals, reach, 1, queue)
+    live = reach[cells] == 1
+    index = np.full(open_cells.shape[0], -1, dtype=np.int64)
+    index[cells] = np.arange(len(cells))
+    hinders = np.zeros((len(cells), len(cells)), dtype=np.bool_)
+    _fill_hinders(open_cells, deltas, goals, cells, live, hinders, reach, queue)
+    return Hotspots(index, hinders)
+
+
+@numba.njit(cache=True)
+def _goal_reach(open_cells, deltas, goals, reach, stamp, queue):  # pragma: no cover - compiled
+    """Mark ``stamp`` in ``reach`` on every cell from which a lone box reaches one of the open
+    ``goals`` (reverse pulls over ``open_cells``)."""
+    tail = 0
+    for goal in goals:
+        if open_cells[goal] and reach[goal] != stamp:
+            reach[goal] = stamp
+            queue[tail] = goal
+            tail += 1
+    head = 0
+    while head < tail:
+        box = queue[head]
+        head += 1
+        for k in range(4):
+            pulled_to = box + deltas[k]
+            player_to = pulled_to + deltas[k]
+            if open_cells[pulled_to] and open_cells[player_to] and reach[pulled_to] != stamp:
+                reach[pulled_to] = stamp
+                queue[tail] = pulled_to
+                tail += 1
+
+
+@numba.njit(cache=True)
+def _fill_hinders(
+    open_cells, deltas, goals, cells, live, hinders, reach, queue
+):  # pragma: no cover
+    """Fill ``hinders`` (see :class:`Hotspots`) for the floor ``cells`` (``live``: a lone box
+    there reaches a goal): one goal reach per cell made a wall."""
+    stamp = 1
+    for i in range(cells.shape[0]):
+        stamp += 1
+        open_cells[cells[i]] = False
+        _goal_reach(open_cells, deltas, goals, reach, stamp, queue)
+        open_cells[cells[i]] = True
+        for j in range(cells.shape[0]):
+            hinders[i, j] = j != i and live[j] and reach[cells[j]] != stamp
+
+
+@numba.njit(cache=True)
+def hotspot_count(hotspots, boxes):  # pragma: no cover - compiled
+    """*Hotspots* (after FESS's feature of that name): the boxes that hinder at least one other
+    box of ``boxes`` (see :class:`Hotspots`), boxes that stand in the way of the plan and must
+    be moved aside before the boxes behind them can go home. Measured with push-fess-bi on
+    XSokoban and the development set: see docs/guide/search.md."""
+    row, hinders = hotspots.row, hotspots.hinders
+    if hinders.shape[0] == 0:
+        return 0
+    count = 0
+    for a in boxes:
+        i = row[a]
+        if i < 0:
+            continue
+        for b in boxes:
+            j = row[b]
+            if j >= 0 and hinders[i, j]:
+                count += 1
+                break
+    return count
+
+
 class CellFeatures(NamedTuple):
     """What :func:`state_cell` reads, the same fields in
     :class:`evosoko.search.fess.kernel.Features`: the kernels pass these alone for each child,
@@ -331,6 +439,8 @@ class CellFeatures(NamedTuple):
     """int64[cells]: the regions of free floor counted by the connectivity feature."""
     links: RoomLinks
     """The room links (all -1: none)."""
+    hotspots: Hotspots
+    """Which boxes hinder which (no table: none)."""
 
 
 @numba.njit(cache=True)
@@ -344,6 +454,7 @@ def cell_features(features):  # pragma: no cover - compiled
         features.stamp,
         features.mark,
         features.links,
+        features.hotspots,
     )
 
 
@@ -352,7 +463,9 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
     """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: a
     :class:`CellFeatures`, or the :class:`evosoko.search.fess.kernel.Features` holding them.
 
-    Its coordinates: the plan (:func:`plan_feature`); with ``ROOM_VALUES`` = k > 1, *room
+    Its coordinates: the plan (:func:`plan_feature`); with ``HOT_VALUES`` = k > 1, the
+    hotspots (:func:`hotspot_count`, values at or above k - 1 share one); with ``ROOM_VALUES`` =
+    k > 1, *room
     connectivity*, Festival's fourth feature: the links between rooms that boxes block
     (:func:`evosoko.sokoban.rooms.blocked_links`, values at or above k - 1 share one); and the
     connectivity (:func:`connectivity`). Measured on XSokoban 1-30 at 200,000 expanded states:
@@ -363,6 +476,10 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
     plan = plan_feature(layer, goals_per_layer, boxes, counts)
     base = stamp[0] + 1
     regions = connectivity(floor, occupied, deltas, mark, base, queue)
+    hot_values = space_state[HOT_VALUES]
+    if hot_values > 1:
+        hot = hotspot_count(features.hotspots, boxes)
+        plan = plan * hot_values + min(hot, hot_values - 1)
     values = space_state[ROOM_VALUES]
     if values > 1:
         blocked = blocked_links(links.link, boxes, links.seen, links.ends, occupied, mark)
