@@ -137,7 +137,6 @@ class FessSettings(PushSettings):
         description="Hotspots as a coordinate of the cells: boxes that, were they walls, would "
         "cut another box off from every goal; counts at or above this share one value (0: no "
         "such coordinate).",
-        json_schema_extra=_choices(0, 1, 2),
     )
     corral_deadlocks: int = Field(
         default=200,
