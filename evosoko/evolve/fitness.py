@@ -67,7 +67,7 @@ class FitnessFunction:
         self.rules = level_rules(level)
         self._holes_tables = None
         if self.rules.boxes_vanish:  # given holes: evosoko.evolve.given_holes replays them
-            from evosoko.sokoban.holes_pushes import holes_tables
+            from evosoko.sokoban.holes.pushes import holes_tables
 
             self._holes_tables = holes_tables(level, config.objective)
         elif encoding == "moves":

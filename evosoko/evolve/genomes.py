@@ -22,7 +22,7 @@ from evosoko.evolve.push_replay import (
     push_choices,
     push_tables,
 )
-from evosoko.sokoban.given_holes import HolesState, board_for
+from evosoko.sokoban.holes.board import HolesState, board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import Board, played_moves
 from evosoko.sokoban.solutions import parse_lurd

@@ -1,6 +1,6 @@
-"""Genome replay and fitness under the given-holes rules (:mod:`evosoko.sokoban.given_holes`).
+"""Genome replay and fitness under the given-holes rules (:mod:`evosoko.sokoban.holes.board`).
 
-Replay plays the variant's compiled push rules (:mod:`evosoko.sokoban.holes_pushes`).
+Replay plays the variant's compiled push rules (:mod:`evosoko.sokoban.holes.pushes`).
 
 Both encodings, compiled, with the pairing-aware objective: the distance of a position is the
 sum over the boxes still on the board of each box's distance to *its own* hole (lone-box push
@@ -33,8 +33,8 @@ import numpy as np
 from evosoko.evolve.columns import push_columns
 from evosoko.evolve.push_replay import PUSH_GENE_RANGE
 from evosoko.sokoban.freeze import make_freeze_scratch
-from evosoko.sokoban.given_holes import VANISHED, HolesBoard, HolesState
-from evosoko.sokoban.holes_pushes import HolesTables, holes_candidates, holes_tables, loses
+from evosoko.sokoban.holes.board import VANISHED, HolesBoard, HolesState
+from evosoko.sokoban.holes.pushes import HolesTables, holes_candidates, holes_tables, loses
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.rules import played_moves

@@ -15,7 +15,7 @@
 On a given-holes level both play the variant: the searches are
 :mod:`evosoko.search.given_holes`'s, push genes index the variant's candidates, and the
 memetic search starts from the reached position itself (a
-:class:`~evosoko.sokoban.given_holes.HolesState`, vanished boxes and all).
+:class:`~evosoko.sokoban.holes.board.HolesState`, vanished boxes and all).
 
 Search is deterministic under a node budget, so hybrid runs stay reproducible.
 """
@@ -32,7 +32,7 @@ from evosoko.evolve.genomes import decode_scored, genes_from_lurd
 from evosoko.search.result import UNSOLVABLE
 from evosoko.sokoban.arrays import state_hash
 from evosoko.sokoban.build import level_from_rows
-from evosoko.sokoban.given_holes import HolesState
+from evosoko.sokoban.holes.board import HolesState
 from evosoko.sokoban.level import Level, State
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from evosoko.config import FitnessConfig
 from evosoko.evolve.fitness import FitnessFunction
 from evosoko.sokoban.build import level_from_rows
-from evosoko.sokoban.given_holes import rules_notes
+from evosoko.sokoban.holes.board import rules_notes
 from evosoko.sokoban.level import Level
 
 __all__ = ["LevelPayload", "LevelTask", "fitness_from_payload", "level_payload"]

@@ -118,7 +118,7 @@ def warm_up_given_holes(config: Config) -> None:
     from evosoko.evolve.fitness import FitnessFunction
     from evosoko.evolve.genomes import decode
     from evosoko.sokoban.build import level_from_rows
-    from evosoko.sokoban.given_holes import given_holes_notes
+    from evosoko.sokoban.holes.board import given_holes_notes
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

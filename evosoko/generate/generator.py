@@ -23,7 +23,7 @@ from evosoko.generate.spec import (
     generation_spec,
 )
 from evosoko.sokoban.build import level_from_rows
-from evosoko.sokoban.given_holes import GIVEN_HOLES, RULES, STANDARD
+from evosoko.sokoban.holes.board import GIVEN_HOLES, RULES, STANDARD
 from evosoko.sokoban.level import Level
 
 ATTEMPTS_PER_LEVEL = 500

@@ -1,4 +1,4 @@
-"""Given-holes levels from any generation method (:mod:`evosoko.sokoban.given_holes`).
+"""Given-holes levels from any generation method (:mod:`evosoko.sokoban.holes.board`).
 
 A method builds and certifies a standard level as usual; its certified solution, replayed
 with the boxes told apart, says which goal each box ends on: that is the box's hole (for
@@ -22,7 +22,7 @@ import random
 from evosoko.errors import SolutionError
 from evosoko.generate.certify import Candidate, Certificate
 from evosoko.search.given_holes import solve_given_holes
-from evosoko.sokoban.given_holes import given_holes_notes
+from evosoko.sokoban.holes.board import given_holes_notes
 from evosoko.sokoban.level import DIRECTIONS, Level
 from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import parse_lurd, verify_solution

@@ -57,7 +57,7 @@ def _paired_cells(pairs, state) -> dict[int, tuple[str, str | None]]:
     """Given holes (``pairs``: the rules' (box, hole) cells): box ``n`` shows as ``[n`` and its
     open hole as ``·n`` in the pair's colour (the numbers of the ``Pairs`` note, 1-9 then
     letters); a filled hole is floor. Nothing under the standard rules (no pairs)."""
-    from evosoko.sokoban.paired_render import pair_colour
+    from evosoko.sokoban.holes.render import pair_colour
 
     cells: dict[int, tuple[str, str | None]] = {}
     for number, (_, hole) in enumerate(pairs):

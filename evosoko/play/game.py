@@ -16,7 +16,7 @@ from evosoko.sokoban.deadlocks import (
     frozen_goal_matching_cost,
     is_freeze_deadlock,
 )
-from evosoko.sokoban.given_holes import HolesBoard, HolesState, board_for, holes_deadlock
+from evosoko.sokoban.holes.board import HolesBoard, HolesState, board_for, holes_deadlock
 from evosoko.sokoban.level import DIRECTIONS, UNREACHABLE, Level, State
 from evosoko.sokoban.solutions import to_lurd
 from evosoko.sokoban.variants import level_rules

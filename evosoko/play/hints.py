@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from evosoko.errors import EvosokoError
 from evosoko.sokoban.build import level_from_rows
-from evosoko.sokoban.given_holes import board_for
+from evosoko.sokoban.holes.board import board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import direction_name
 from evosoko.sokoban.variants import level_rules

@@ -27,8 +27,8 @@ from typing import Any
 
 from evosoko.atomic import WriteFailed, write_text_atomic
 from evosoko.errors import EvosokoError, SolutionError
+from evosoko.sokoban.holes.pairing import rules_notes
 from evosoko.sokoban.level import Level
-from evosoko.sokoban.pairing import rules_notes
 from evosoko.sokoban.solutions import verify_solution
 from evosoko.text import plain
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from evosoko.errors import SolutionError
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels
-from evosoko.sokoban.given_holes import rules_notes
+from evosoko.sokoban.holes.board import rules_notes
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import parse_lurd, verify_solution
 from evosoko.sokoban.writing import write_levels

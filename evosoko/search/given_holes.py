@@ -1,4 +1,4 @@
-"""Push-level search under the given-holes rules (:mod:`evosoko.sokoban.given_holes`).
+"""Push-level search under the given-holes rules (:mod:`evosoko.sokoban.holes.board`).
 
 A state is the normalized player and each box's cell (``VANISHED`` once in its hole): boxes
 are told apart, since each has its own hole. One push moves one box one cell; a box pushed
@@ -33,7 +33,7 @@ from evosoko.search.clocks import TimeLimit
 from evosoko.search.paths import partial_path, search_result
 from evosoko.search.result import NODE_LIMIT, SOLVED, TIMEOUT, UNSOLVABLE, PartialPath, SearchResult
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
-from evosoko.sokoban.given_holes import VANISHED, HolesBoard, HolesState
+from evosoko.sokoban.holes.board import VANISHED, HolesBoard, HolesState
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.rules import delta_array

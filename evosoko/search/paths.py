@@ -12,7 +12,7 @@ from evosoko.search.goalroom import GoalRoom
 from evosoko.search.move_kernel import PUSHED
 from evosoko.search.result import PartialPath, SearchResult, search_stop
 from evosoko.search.store import GOAL_MACRO_STEP, Store
-from evosoko.sokoban.given_holes import HolesState
+from evosoko.sokoban.holes.board import HolesState
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import walk_path
 from evosoko.sokoban.solutions import Verification, verify_solution

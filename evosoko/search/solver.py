@@ -134,7 +134,7 @@ def warm_up(
     """
     from evosoko.search.algorithms import ALGORITHMS
     from evosoko.sokoban.build import level_from_rows
-    from evosoko.sokoban.given_holes import given_holes_notes
+    from evosoko.sokoban.holes.board import given_holes_notes
 
     dtype = cell_dtype(cells)
     names = list(ALGORITHMS) if algorithms is None else list(algorithms)

@@ -13,7 +13,7 @@ When a check fails because a push leads into (or starts from) another unreachabl
 region is merged into the corral and the check is repeated. Among the PI-corrals found, the one
 whose barrier has the fewest legal pushes is used; if that is none, the position is lost.
 
-Not applied to given-holes levels (:mod:`evosoko.sokoban.given_holes`): the argument counts on
+Not applied to given-holes levels (:mod:`evosoko.sokoban.holes.board`): the argument counts on
 boxes staying on the board, and a box that vanishes in its hole opens its corral.
 """
 

@@ -11,11 +11,11 @@ Four sound tests (each one only reports positions that are truly lost):
   the others: with them as walls, some other box can reach none of the goals left, or the
   others cannot be matched to those goals (a goal filled in the wrong order).
 
-Under the given-holes rules (:mod:`evosoko.sokoban.given_holes`) only the first two hold, in a
+Under the given-holes rules (:mod:`evosoko.sokoban.holes.board`) only the first two hold, in a
 stronger form: a box is lost on a cell from which it cannot reach *its own* hole, and *every*
 frozen box is lost (on a hole or not: a box that never moves never vanishes). The exemption of
 boxes frozen on goals, the bipartite matching and the frozen-goal test do not apply there (the
-pairing is given); :func:`evosoko.sokoban.given_holes.holes_deadlock` and the given-holes
+pairing is given); :func:`evosoko.sokoban.holes.board.holes_deadlock` and the given-holes
 search and replay apply the rules that hold, :func:`is_deadlocked` is for standard levels only.
 """
 

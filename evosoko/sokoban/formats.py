@@ -27,7 +27,7 @@ from evosoko.errors import EvosokoError, EvosokoWarning, LevelFormatError
 from evosoko.file_reading import read_bounded
 from evosoko.sokoban import grids, xsb
 from evosoko.sokoban.collection import RawBoard, level_label, split_collection, text_lines
-from evosoko.sokoban.given_holes import level_with_rules
+from evosoko.sokoban.holes.board import level_with_rules
 from evosoko.sokoban.level import Level, Origin
 from evosoko.sokoban.writing import format_levels, write_levels
 

@@ -16,7 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from evosoko.sokoban.pairing import pairing_of
+from evosoko.sokoban.holes.pairing import pairing_of
 from evosoko.sokoban.state import Position, State
 from evosoko.sokoban.symbols import (
     BOARD_CHARACTERS,
@@ -149,7 +149,7 @@ class Level:
     @cached_property
     def pairing(self):
         """The box-hole pairing of a given-holes level, read from its notes
-        (:mod:`evosoko.sokoban.pairing`), or None for a level played under the standard rules."""
+        (:mod:`evosoko.sokoban.holes.pairing`), or None for a level played under the standard rules."""
         return pairing_of(self)
 
     # ---- text -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ O(n^3)) so it can run inside compiled loops: the search's heuristic and the GA's
 call it. A result of ``UNREACHABLE`` or more means no
 perfect matching avoids an unreachable pair: a bipartite deadlock.
 
-Not applied to given-holes levels (:mod:`evosoko.sokoban.given_holes`): their pairing is given,
+Not applied to given-holes levels (:mod:`evosoko.sokoban.holes.board`): their pairing is given,
 so each box's push distance to its own hole replaces the matching (in the given-holes search's
 heuristic and the GA's fitness there).
 """

@@ -23,7 +23,7 @@ candidate at each step) lead to such a position, or (with ``stop_on_deadlock``) 
 can no longer be matched to goals (distance ``UNREACHABLE``).
 
 None of this plays given-holes levels: frozen goals, the matching and PI-corrals do not hold once
-boxes vanish; :mod:`evosoko.sokoban.holes_pushes` holds the rules that still hold there (each box's own
+boxes vanish; :mod:`evosoko.sokoban.holes.pushes` holds the rules that still hold there (each box's own
 hole, every frozen box lost).
 
 The rules take the arrays they read one by one (:func:`push`, :func:`position_distance`, ...)

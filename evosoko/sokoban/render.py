@@ -27,7 +27,7 @@ from rich.text import Text
 
 from evosoko.atomic import atomic_path
 from evosoko.errors import EvosokoWarning, OutOfMemory
-from evosoko.sokoban.pairing import HolesState, holes_rows
+from evosoko.sokoban.holes.pairing import HolesState, holes_rows
 from evosoko.sokoban.state import Position, State
 from evosoko.sokoban.symbols import BOX, BOX_ON_GOAL, GOAL, PLAYER, PLAYER_ON_GOAL, WALL
 from evosoko.sokoban.variants import level_rules
@@ -343,7 +343,7 @@ def _board_figure(
         aspect="auto",
     )
     if level_rules(level).boxes_vanish:  # given holes: pairs by colour and number
-        from evosoko.sokoban.paired_render import paired_pieces
+        from evosoko.sokoban.holes.render import paired_pieces
 
         return figure, paired_pieces(level, axes, COLOURS["player"], COLOURS["box_edge"])
     for goal in level.goal_cells.tolist():

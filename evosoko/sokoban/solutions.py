@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evosoko.errors import EvosokoWarning, SolutionError
-from evosoko.sokoban.given_holes import HolesBoard, HolesState, board_for
+from evosoko.sokoban.holes.board import HolesBoard, HolesState, board_for
 from evosoko.sokoban.level import DIRECTIONS, Level, State
 from evosoko.sokoban.rules import Board, direction_name, replay_steps
 

@@ -2,7 +2,7 @@
 
 :class:`State` is the standard rules' position; :class:`Position` is what drawing and printing
 read of any position (a ``State`` or a given-holes
-:class:`~evosoko.sokoban.pairing.HolesState`). Both sit below :mod:`evosoko.sokoban.level`,
+:class:`~evosoko.sokoban.holes.pairing.HolesState`). Both sit below :mod:`evosoko.sokoban.level`,
 which hands them on.
 """
 

@@ -1,11 +1,11 @@
 """The rules a level is played by, as a value: standard Sokoban or given holes.
 
 :func:`level_rules` picks them once from the level, the one place that asks whether the level
-has a box-hole pairing (:mod:`evosoko.sokoban.pairing`); solvers, replays, players, pictures and
+has a box-hole pairing (:mod:`evosoko.sokoban.holes.pairing`); solvers, replays, players, pictures and
 commands are handed the value and ask it how the level plays: whether boxes vanish (and which
 hole each box belongs to), what counts toward solved, how an objective is named. The variant's
-rules themselves are :mod:`evosoko.sokoban.given_holes` (the board) and
-:mod:`evosoko.sokoban.holes_pushes` (its compiled push rules).
+rules themselves are :mod:`evosoko.sokoban.holes.board` (the board) and
+:mod:`evosoko.sokoban.holes.pushes` (its compiled push rules).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from evosoko.sokoban.pairing import GIVEN_HOLES, PAIRS_KEY, STANDARD, Pairing, pairs_note
+from evosoko.sokoban.holes.pairing import GIVEN_HOLES, PAIRS_KEY, STANDARD, Pairing, pairs_note
 
 if TYPE_CHECKING:
     from evosoko.sokoban.level import Level
@@ -46,7 +46,7 @@ class Rules:
 @dataclass(frozen=True)
 class GivenHolesRules(Rules):
     """Given holes: each box belongs to one hole and vanishes in it; the level is solved when
-    every box has vanished (:mod:`evosoko.sokoban.given_holes`)."""
+    every box has vanished (:mod:`evosoko.sokoban.holes.board`)."""
 
     name: ClassVar[str] = GIVEN_HOLES
     boxes_vanish: ClassVar[bool] = True

@@ -15,7 +15,7 @@ from evosoko.evolve import make_evaluator
 from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.genomes import decode, random_genes
 from evosoko.search.given_holes import paired_distance
-from evosoko.sokoban.given_holes import VANISHED
+from evosoko.sokoban.holes.board import VANISHED
 from evosoko.sokoban.solutions import verify_solution
 from tests.sokoban.given_holes_levels import SWAP_SOLUTION, given_holes_levels, swap
 

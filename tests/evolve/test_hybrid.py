@@ -16,7 +16,7 @@ from evosoko.evolve.fitness import FitnessFunction
 from evosoko.evolve.genomes import decode, genes_from_lurd
 from evosoko.evolve.hybrid import level_at, memetic_improver, search_seeds
 from evosoko.sokoban.formats import read_levels
-from evosoko.sokoban.given_holes import VANISHED, HolesState
+from evosoko.sokoban.holes.board import VANISHED, HolesState
 from evosoko.sokoban.level import DIRECTIONS
 from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import verify_solution

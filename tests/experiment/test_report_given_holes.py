@@ -14,7 +14,7 @@ from evosoko.experiment.compare.runner import run_compare
 from evosoko.experiment.report.browser import browser_missing, headless_chromium, open_report
 from evosoko.experiment.report.writer import board_pairs, report_data, write_report
 from evosoko.sokoban.formats import read_levels
-from evosoko.sokoban.given_holes import HolesBoard, holes_rows
+from evosoko.sokoban.holes.board import HolesBoard, holes_rows
 from evosoko.sokoban.solutions import replay_states, to_lurd
 
 LEVELS = Path(__file__).resolve().parents[2] / "levels" / "given-holes.xsb"

@@ -8,7 +8,7 @@ from evosoko.errors import ConfigError
 from evosoko.generate import generate_levels, generate_one, generation_spec
 from evosoko.generate.given_holes import solution_pairing
 from evosoko.sokoban.formats import format_levels, parse_levels
-from evosoko.sokoban.given_holes import VANISHED
+from evosoko.sokoban.holes.board import VANISHED
 from evosoko.sokoban.solutions import verify_solution
 from tests.search.test_given_holes_search import fewest_pushes
 

@@ -8,7 +8,7 @@ from evosoko.errors import EvosokoWarning
 from evosoko.play.game import Game, find_deadlock
 from evosoko.play.hints import hint_from, plan_from
 from evosoko.sokoban.formats import parse_levels
-from evosoko.sokoban.given_holes import VANISHED, HolesState
+from evosoko.sokoban.holes.board import VANISHED, HolesState
 from tests.sokoban.given_holes_levels import SWAP_SOLUTION, swap
 
 

@@ -16,7 +16,7 @@ from evosoko.play.game import Game
 from evosoko.play.mouse import PUSH, WALK, click_steps
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels
-from evosoko.sokoban.given_holes import start_state, with_pairing
+from evosoko.sokoban.holes.board import start_state, with_pairing
 from evosoko.sokoban.level import DIRECTIONS
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"

@@ -26,7 +26,7 @@ from evosoko.play.progress import (
 )
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels
-from evosoko.sokoban.given_holes import with_pairing
+from evosoko.sokoban.holes.board import with_pairing
 
 SEEDS = Path(__file__).resolve().parents[2] / "levels" / "seeds.xsb"
 CASE3_SOLUTION = "dRRRurruullDDLdlluRRRuulDDuurrrdLulD"

@@ -14,7 +14,7 @@ from evosoko.search import ALGORITHMS, solve
 from evosoko.search.given_holes import ALGORITHMS as GIVEN_HOLES_ALGORITHMS
 from evosoko.search.given_holes import paired_distance, solve_given_holes
 from evosoko.sokoban.formats import parse_levels, read_levels
-from evosoko.sokoban.given_holes import VANISHED, HolesBoard
+from evosoko.sokoban.holes.board import VANISHED, HolesBoard
 from evosoko.sokoban.solutions import verify_solution
 from tests.sokoban.given_holes_levels import SWAP, given_holes_levels
 

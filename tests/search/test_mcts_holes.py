@@ -19,7 +19,7 @@ from evosoko.search import solve
 from evosoko.search.given_holes import paired_distance
 from evosoko.search.mcts import run as mcts_module
 from evosoko.sokoban.formats import parse_levels, read_levels
-from evosoko.sokoban.given_holes import VANISHED, HolesBoard, with_pairing
+from evosoko.sokoban.holes.board import VANISHED, HolesBoard, with_pairing
 from evosoko.sokoban.solutions import verify_solution
 from tests.sokoban.given_holes_levels import given_holes_levels, swap
 

@@ -6,7 +6,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from evosoko.sokoban.formats import parse_levels
-from evosoko.sokoban.given_holes import with_pairing
+from evosoko.sokoban.holes.board import with_pairing
 from tests.search.tiny_levels import tiny_levels
 
 SWAP = """\

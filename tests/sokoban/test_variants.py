@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 
 from evosoko.sokoban.formats import parse_levels
-from evosoko.sokoban.given_holes import HolesBoard, board_for, pairs_note
-from evosoko.sokoban.pairing import GIVEN_HOLES, STANDARD
+from evosoko.sokoban.holes.board import HolesBoard, board_for, pairs_note
+from evosoko.sokoban.holes.pairing import GIVEN_HOLES, STANDARD
 from evosoko.sokoban.rules import Board
 from evosoko.sokoban.variants import STANDARD_RULES, GivenHolesRules, given_pairing, level_rules
 from tests.search.tiny_levels import tiny_levels

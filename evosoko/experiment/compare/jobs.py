@@ -42,7 +42,7 @@ from evosoko.search.settings import (
 )
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import select_levels
-from evosoko.sokoban.given_holes import rules_notes
+from evosoko.sokoban.holes.board import rules_notes
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.solutions import verify_solution
 from evosoko.status import Status, Stop, read_stop

@@ -418,7 +418,7 @@ def solutions_text(file_levels: Sequence[Level], notes: Mapping[int, Notes]) -> 
 
 def _with_notes(level: Level, notes: Notes) -> Level:
     """``level`` with its title, its rules notes (given holes) and ``notes``."""
-    from evosoko.sokoban.given_holes import rules_notes
+    from evosoko.sokoban.holes.board import rules_notes
 
     if isinstance(notes, str):
         notes = ((SOLUTION_NOTE, notes),)

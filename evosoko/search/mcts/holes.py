@@ -1,9 +1,9 @@
-"""The rules Monte Carlo tree search plays given-holes levels by (:mod:`evosoko.sokoban.given_holes`).
+"""The rules Monte Carlo tree search plays given-holes levels by (:mod:`evosoko.sokoban.holes.board`).
 
 The counterpart, function for function, of :mod:`evosoko.search.mcts.rules`: the kernel
 (:mod:`evosoko.search.mcts.kernel`) calls one or the other by the type of the arrays it is
 passed (:mod:`evosoko.search.mcts.variants`), so the tree, selection, rollouts and backup are
-the same code under both rules. These are the variant's push rules (:mod:`evosoko.sokoban.holes_pushes`, which the GA's
+the same code under both rules. These are the variant's push rules (:mod:`evosoko.sokoban.holes.pushes`, which the GA's
 given-holes push genomes play too), whose candidate generator they call:
 
 - a position is each box's cell *by box number* in ``scratch.boxes`` (``VANISHED`` once in its
@@ -34,8 +34,8 @@ import numpy as np
 
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
-from evosoko.sokoban.given_holes import VANISHED
-from evosoko.sokoban.holes_pushes import HolesRule, holes_candidates, holes_tables
+from evosoko.sokoban.holes.board import VANISHED
+from evosoko.sokoban.holes.pushes import HolesRule, holes_candidates, holes_tables
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.pushes import reach
 

@@ -8,7 +8,7 @@ solved level, else how far the rollout got from the start's distance toward 0. P
 stored once, by Zobrist hash, so transpositions share their statistics. The loop itself is
 :mod:`evosoko.search.mcts.kernel`; the tree's arrays are :mod:`evosoko.search.mcts.tree`.
 
-On a given-holes level (:mod:`evosoko.sokoban.given_holes`) it plays that variant's pushes, each
+On a given-holes level (:mod:`evosoko.sokoban.holes.board`) it plays that variant's pushes, each
 box vanishing into its own hole, and its objective is the paired distance (each box's distance
 to its own hole): :mod:`evosoko.search.mcts.holes`; results name it ``paired-push-distance``
 (``paired-manhattan`` with ``--heuristic manhattan``), as the given-holes searches do.
@@ -85,7 +85,7 @@ from evosoko.search.result import (
 from evosoko.search.search_run import _next_work_limit, table_bytes
 from evosoko.search.settings import MctsSettings
 from evosoko.sokoban.arrays import read_only_cells
-from evosoko.sokoban.given_holes import board_for
+from evosoko.sokoban.holes.board import board_for
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.variants import level_rules
 

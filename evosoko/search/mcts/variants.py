@@ -22,8 +22,8 @@ from numba.extending import overload
 
 from evosoko.search.mcts import holes as mcts_holes
 from evosoko.search.mcts import rules as mcts_rules
+from evosoko.sokoban.holes.pairing import GIVEN_HOLES, STANDARD
 from evosoko.sokoban.level import Level
-from evosoko.sokoban.pairing import GIVEN_HOLES, STANDARD
 from evosoko.sokoban.variants import Rules
 
 HOLES_TYPES = (mcts_holes.HolesArrays, mcts_holes.HolesScratch)

@@ -11,7 +11,7 @@
   const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
     "#17becf", "#7f7f7f", "#bcbd22"];
   const SPEEDS = [1, 2, 5, 10, 20, 50, 100];
-  /* Given holes: box i and its hole in one colour (as evosoko.sokoban.paired_render draws them). */
+  /* Given holes: box i and its hole in one colour (as evosoko.sokoban.holes.render draws them). */
   const PAIR_COLOURS = ["#d1495b", "#2e86ab", "#3a9a5b", "#8e5cc4", "#e07a1f", "#17a398", "#b5487f",
     "#6b7a1f", "#5b6ee1", "#a0522d"];
   const FILLED_HOLE = "#8a8270";

@@ -2,7 +2,7 @@
 box belongs to (:class:`Pairing`, read from the level's ``Rules`` and ``Pairs`` notes), the
 notes that say it, and a position under those rules (:class:`HolesState`) with its text.
 
-The notation and the rules themselves are described in :mod:`evosoko.sokoban.given_holes`,
+The notation and the rules themselves are described in :mod:`evosoko.sokoban.holes.board`,
 which hands these names on. Nothing here imports the level: a level reads its own pairing
 (:attr:`Level.pairing <evosoko.sokoban.level.Level.pairing>`) through :func:`pairing_of`.
 """

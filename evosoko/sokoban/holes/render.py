@@ -1,4 +1,4 @@
-"""Drawing a given-holes level (:mod:`evosoko.sokoban.given_holes`): pairs by colour and number.
+"""Drawing a given-holes level (:mod:`evosoko.sokoban.holes.board`): pairs by colour and number.
 
 Box ``i`` and its hole share a colour and the label ``i`` (reading order, from 1, as in the
 ``Pairs`` note). A hole is a coloured ring with its number; a box is a rounded square in its
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from evosoko.sokoban.pairing import VANISHED
+from evosoko.sokoban.holes.pairing import VANISHED
 from evosoko.sokoban.variants import given_pairing
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def paired_pieces(
     level: Level, axes, player_colour: ColorType, box_edge: ColorType
 ) -> Callable[[State], None]:
     """Draw the holes on ``axes`` and return the function that places boxes and player for a
-    state (a :class:`~evosoko.sokoban.given_holes.HolesState`; a plain :class:`State` draws
+    state (a :class:`~evosoko.sokoban.holes.board.HolesState`; a plain :class:`State` draws
     each box in the colour of the hole it stands on, if any)."""
     from matplotlib.patches import Circle, FancyBboxPatch
 

@@ -1,4 +1,4 @@
-"""The push rules of the given-holes variant (:mod:`evosoko.sokoban.given_holes`), compiled.
+"""The push rules of the given-holes variant (:mod:`evosoko.sokoban.holes.board`), compiled.
 
 The counterpart of :mod:`evosoko.sokoban.pushes` for levels whose boxes vanish in their own
 holes: the tables a push under these rules reads (:class:`HolesTables`, built once per level
@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from evosoko.sokoban.freeze import freeze_deadlock
-from evosoko.sokoban.given_holes import VANISHED, given_pairing
+from evosoko.sokoban.holes.board import VANISHED, given_pairing
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.rules import delta_array
 from evosoko.sokoban.zobrist import ZOBRIST_SEED

@@ -19,7 +19,7 @@ plain Sokoban.
 Since the notes are kept as written, a given-holes level is written back unchanged; levels
 made here (the generators) get the canonical spelling of :func:`pairs_note`.
 
-The pairing and its notation are read in :mod:`evosoko.sokoban.pairing`, below
+The pairing and its notation are read in :mod:`evosoko.sokoban.holes.pairing`, below
 :class:`~evosoko.sokoban.level.Level` (which reads its own ``pairing`` from there); this module
 builds on the level and the rules: checking a level just read, the board that plays the
 variant and its deadlocks.
@@ -31,8 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evosoko.sokoban.level import Level, State
-from evosoko.sokoban.pairing import (
+from evosoko.sokoban.holes.pairing import (
     GIVEN_HOLES,
     PAIRS_KEY,
     RULES,
@@ -48,6 +47,7 @@ from evosoko.sokoban.pairing import (
     rules_notes,
     rules_of,
 )
+from evosoko.sokoban.level import Level, State
 from evosoko.sokoban.rules import Board, Step
 from evosoko.sokoban.variants import given_pairing, level_rules
 
@@ -76,7 +76,7 @@ __all__ = [
     "with_pairing",
 ]
 """The notation's names (:class:`Pairing`, :func:`pairing_of`, the notes, :class:`HolesState`)
-live in :mod:`evosoko.sokoban.pairing`, below the level; they are handed on from here."""
+live in :mod:`evosoko.sokoban.holes.pairing`, below the level; they are handed on from here."""
 
 
 # ---- the notation ------------------------------------------------------------------------------

@@ -14,14 +14,14 @@ from PIL import Image
 from evosoko.errors import LevelFormatError
 from evosoko.sokoban import render
 from evosoko.sokoban.formats import format_levels, parse_levels
-from evosoko.sokoban.given_holes import (
+from evosoko.sokoban.holes.board import (
     VANISHED,
     HolesBoard,
     HolesState,
     holes_rows,
     pairs_note,
 )
-from evosoko.sokoban.paired_render import FILLED_HOLE, pair_colour
+from evosoko.sokoban.holes.render import FILLED_HOLE, pair_colour
 from evosoko.sokoban.rules import Board
 from evosoko.sokoban.solutions import replay_states, verify_solution
 from tests.sokoban.given_holes_levels import SWAP, SWAP_SOLUTION, given_holes_levels, swap
