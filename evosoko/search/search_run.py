@@ -309,8 +309,8 @@ class SearchRun:
         units (``WORK_LIMIT``, which a push-level call honours even inside an expansion, going
         on from there on the next call) follow the rates measured on the calls before
         (:meth:`_next_call`), so the clock and Ctrl-C are looked at often however costly one
-        expansion is. A guided
-        algorithm (``push-learned*``) runs its own loop (:func:`evosoko.search.learned.run_guided`).
+        expansion is. A guided algorithm (``push-learned*``) runs its own loop
+        (:func:`evosoko.search.learned.run_guided`).
         """
         if self.algorithm.guided:
             from evosoko.search.learned import run_guided

@@ -28,7 +28,6 @@ import numba
 import numpy as np
 
 from evosoko.search.box_paths import BoxPathScratch, make_box_path_scratch
-from evosoko.search.fess.macros import MACRO_CAP, PACK_MACRO_STEP  # noqa: F401 - run.py reads them
 from evosoko.search.fess.space import (
     Hotspots,
     RoomLinks,

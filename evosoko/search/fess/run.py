@@ -16,6 +16,7 @@ from evosoko.search.box_paths import box_path_pushes
 from evosoko.search.clocks import no_tick
 from evosoko.search.fess import kernel as fess_kernel
 from evosoko.search.fess import space as fess_space
+from evosoko.search.fess.macros import PACK_MACRO_STEP
 from evosoko.search.packing_order import PackingOrder, packing_order
 from evosoko.search.paths import SearchBug, push_path
 from evosoko.search.result import TIMEOUT, UNSOLVABLE
@@ -136,7 +137,7 @@ class FeatureSpaceRun(SearchRun):
 
     def _macro_pushes(self, parent_boxes, child_boxes, player, code):
         """The pushes of a packing macro step (None for the steps push_path knows)."""
-        if not fess_kernel.PACK_MACRO_STEP <= code < GOAL_MACRO_STEP:
+        if not PACK_MACRO_STEP <= code < GOAL_MACRO_STEP:
             return None
         source = int(np.setdiff1d(parent_boxes, child_boxes)[0])
         target = int(np.setdiff1d(child_boxes, parent_boxes)[0])
@@ -151,7 +152,7 @@ class FeatureSpaceRun(SearchRun):
             source,
             player,
             target,
-            code - fess_kernel.PACK_MACRO_STEP,
+            code - PACK_MACRO_STEP,
         )
         if pushes is None:
             raise SearchBug(f"{self.level.name}: a packing macro could not be rebuilt")

@@ -342,8 +342,8 @@ def hotspot_table(floor: np.ndarray, deltas, goal_cells) -> Hotspots:
     """The :class:`Hotspots` of a closed level's ``floor`` (flat, ``deltas`` ``u d l r``) with
     goals ``goal_cells``: for every two floor cells, whether a box standing on the first, taken
     as a wall, cuts a lone box on the second off from every goal it reaches otherwise. Other
-    boxes are ignored, as in the push distances. None when the level has more than
-    ``HOTSPOT_ROWS_LIMIT`` floor cells (see :func:`no_hotspots`)."""
+    boxes are ignored, as in the push distances. A level of more than ``HOTSPOT_ROWS_LIMIT``
+    floor cells gets no table (:func:`no_hotspots`: every count 0)."""
     open_cells = np.array(floor, dtype=np.bool_)
     cells = np.flatnonzero(open_cells)
     if len(cells) > HOTSPOT_ROWS_LIMIT:
@@ -465,8 +465,7 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
 
     Its coordinates: the plan (:func:`plan_feature`); with ``HOT_VALUES`` = k > 1, the
     hotspots (:func:`hotspot_count`, values at or above k - 1 share one); with ``ROOM_VALUES`` =
-    k > 1, *room
-    connectivity*, Festival's fourth feature: the links between rooms that boxes block
+    k > 1, *room connectivity*, Festival's fourth feature: the links between rooms that boxes block
     (:func:`evosoko.sokoban.rooms.blocked_links`, values at or above k - 1 share one); and the
     connectivity (:func:`connectivity`). Measured on XSokoban 1-30 at 200,000 expanded states:
     see docs/xsokoban.md.
