@@ -21,8 +21,10 @@ from evosoko.cli.common import (
     print_json,
     read_and_select,
     reports_errors,
+    stderr,
     stdout,
 )
+from evosoko.experiment.interrupts import interrupt_exit_code, interrupt_name
 from evosoko.text import plain, plain_text
 
 SEARCH_MEGABYTES = 2048
@@ -155,12 +157,31 @@ def solve_command(
         table.add_column(column, justify="right")
     solutions = []
     all_solved = True
-    for outcome in outcomes:
-        record = _json_record(outcome)
-        all_solved &= record["status"] == "solved"
-        if json_output:
-            print_json(record)
-            continue
+    done = 0
+    try:
+        for outcome in outcomes:
+            all_solved &= _show(outcome, table, solutions, json_output)
+            done += 1
+    except KeyboardInterrupt as interrupt:
+        _print_table(table, solutions, json_output)
+        stderr.print(
+            f"{interrupt_name(interrupt)} during level {plain(chosen[done].name)} "
+            f"({done + 1} of {len(chosen)}); the levels before it are shown above",
+            markup=False,
+        )
+        raise typer.Exit(interrupt_exit_code(interrupt)) from None
+    _print_table(table, solutions, json_output)
+    if not all_solved:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _show(outcome, table: Table, solutions: list[str], json_output: bool) -> bool:
+    """Print one level's outcome as a JSON line, or add it to ``table`` and ``solutions``;
+    whether it was solved."""
+    record = _json_record(outcome)
+    if json_output:
+        print_json(record)
+    else:
         table.add_row(
             plain_text(outcome.level_name),
             str(outcome.stop),
@@ -172,12 +193,17 @@ def solve_command(
         )
         if record["solution"] is not None:
             solutions.append(plain(f"{outcome.level_name}: {record['solution']}"))
-    if not json_output:
-        stdout.print(table)
-        for line in solutions:
-            stdout.print(line, markup=False)
-    if not all_solved:
-        raise typer.Exit(EXIT_FAILED)
+    return record["status"] == "solved"
+
+
+def _print_table(table: Table, solutions: list[str], json_output: bool) -> None:
+    """Print the table of the levels done and their solutions (nothing in JSON mode: each
+    level's line is out already)."""
+    if json_output:
+        return
+    stdout.print(table)
+    for line in solutions:
+        stdout.print(line, markup=False)
 
 
 JSON_KEYS = (

@@ -131,3 +131,31 @@ def test_a_bad_knob_is_one_line_with_the_closest_key(tmp_path):
     heavy = runner.invoke(app, [*base, "--weight", "0.5"])
     assert heavy.exit_code == 2 and "weight" in heavy.stderr
     assert "Traceback" not in typo.output + wrong.output + in_file.output + heavy.output
+
+
+def test_ctrl_c_prints_the_levels_done_and_names_the_one_cut_short(monkeypatch):
+    from evosoko import api
+
+    solve = api.solve
+    calls = []
+
+    def interrupted_on_the_second(level, *args, **kwargs):
+        calls.append(level.name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return solve(level, *args, **kwargs)
+
+    monkeypatch.setattr(api, "solve", interrupted_on_the_second)
+    arguments = ["solve", str(BUNDLED_SEEDS), "-l", "2", "-l", "1", "--algo", "bfs"]
+    result = runner.invoke(app, arguments)
+    assert result.exit_code == 130
+    assert "seed000-case3" in result.stdout and "solved" in result.stdout
+    assert "seed000-case3: " in result.stdout  # its solution line
+    assert "seed000-example" not in result.stdout
+    assert result.stderr.strip() == (
+        "interrupted during level seed000-example (2 of 2); the levels before it are shown above"
+    )
+    calls.clear()
+    lines = runner.invoke(app, [*arguments, "--json"])
+    assert lines.exit_code == 130
+    assert [json.loads(line)["level"] for line in lines.stdout.splitlines()] == ["seed000-case3"]
