@@ -3,7 +3,7 @@
 numba compiles a kernel on its first call and caches the machine code on disk
 (``cache=True``): the first run on a fresh machine pays for compilation, later runs load it in
 a fraction of a second. Left to happen on first use, compilation lands inside a level's time
-budget (a cold default run used to spend its whole minute compiling). So every command first
+budget (a cold default run would spend most of its minute compiling). So every command first
 calls the kernels it will use on a tiny level, here, before any budget, ``seconds`` column or
 per-job time starts counting; worker processes forked afterwards inherit the compiled code, and
 others (spawned, Dask) load it from the cache or warm up the same way before their first task.
