@@ -28,11 +28,16 @@ from evosoko.evolve.distances import objective_code
 from evosoko.evolve.push_replay import PushTables, push_choices, push_tables
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.pushes import (
+    BoxPosition,
+    frozen_tables,
+    goal_distances,
+    matching_work,
     move_box,
     position_distance,
     push,
     push_scratch,
     reach,
+    rule_board,
     scratch_candidates,
     set_position,
     update_frozen_tables,
@@ -170,14 +175,20 @@ def _lost_within(
 ):  # pragma: no cover - compiled
     """1 when every position reachable from (``player``, ``start_boxes``) by candidate pushes
     was visited (at most ``node_limit``) and none is solved; 0 otherwise."""
-    floor, dead, goals, deltas = arrays.floor, arrays.dead, arrays.goals, arrays.deltas
+    floor, goals, deltas = arrays.floor, arrays.goals, arrays.deltas
     zobrist_box, zobrist_player = arrays.zobrist_box, arrays.zobrist_player
     box_count = start_boxes.shape[0]
     scratch = push_scratch(floor.shape[0], box_count, arrays.push_distance.shape[0])
     (
         occupied, boxes, mark, stamp, queue, out_box, out_direction, _, frozen_goals,
-        reduced, dead_now, open_cells, free_boxes, _, _, assignment, work,
+        reduced, _, _, _, _, _, assignment, _,
     ) = scratch  # fmt: skip
+    board, position, tables = (
+        rule_board(arrays),
+        BoxPosition(occupied, boxes),
+        frozen_tables(scratch),
+    )
+    distances, matching = goal_distances(arrays), matching_work(scratch)
     size = 1
     while size < 2 * node_limit:
         size *= 2
@@ -206,8 +217,7 @@ def _lost_within(
             key = boxes_hash(zobrist_box, boxes) ^ zobrist_player[smallest]
             _seen_before(table, key if key != 0 else np.uint64(1))
             if stop_on_deadlock and position_distance(
-                objective, arrays.nearest_manhattan, arrays.nearest_push, arrays.push_distance,
-                boxes, frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
+                objective, distances, boxes, frozen_count, frozen_goals, reduced, matching
             ) >= UNREACHABLE:  # fmt: skip
                 continue
         count, _ = scratch_candidates(arrays, corrals, here, scratch, frozen_count)
@@ -216,9 +226,8 @@ def _lost_within(
             box = out_box[c]
             target = box + deltas[out_direction[c]]
             child_frozen = push(
-                floor, dead, goals, deltas, occupied, boxes, assignment, box, out_direction[c],
-                frozen_count, frozen_goals, reduced, dead_now, open_cells, queue,
-            )  # fmt: skip
+                board, position, assignment, box, out_direction[c], frozen_count, tables
+            )
             if child_frozen > frozen_count:  # the push rebuilt the tables for the child
                 built = _frozen_signature(boxes, frozen_goals, zobrist_box)
             solved = True
@@ -231,9 +240,7 @@ def _lost_within(
             keep = child_frozen >= 0
             if keep and stop_on_deadlock:
                 keep = position_distance(
-                    objective, arrays.nearest_manhattan, arrays.nearest_push,
-                    arrays.push_distance, boxes, child_frozen, frozen_goals, reduced, free_boxes,
-                    assignment, work,
+                    objective, distances, boxes, child_frozen, frozen_goals, reduced, matching
                 ) < UNREACHABLE  # fmt: skip
             if keep:
                 smallest = reach(floor, deltas, occupied, box, mark, stamp, queue)[1]
