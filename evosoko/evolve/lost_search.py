@@ -28,8 +28,6 @@ from evosoko.evolve.distances import objective_code
 from evosoko.evolve.push_replay import PushTables, push_choices, push_tables
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.pushes import (
-    BoxPosition,
-    frozen_tables,
     goal_distances,
     matching_work,
     move_box,
@@ -37,7 +35,6 @@ from evosoko.sokoban.pushes import (
     push,
     push_scratch,
     reach,
-    rule_board,
     scratch_candidates,
     set_position,
     update_frozen_tables,
@@ -175,19 +172,14 @@ def _lost_within(
 ):  # pragma: no cover - compiled
     """1 when every position reachable from (``player``, ``start_boxes``) by candidate pushes
     was visited (at most ``node_limit``) and none is solved; 0 otherwise."""
-    floor, goals, deltas = arrays.floor, arrays.goals, arrays.deltas
+    floor, dead, goals, deltas = arrays.floor, arrays.dead, arrays.goals, arrays.deltas
     zobrist_box, zobrist_player = arrays.zobrist_box, arrays.zobrist_player
     box_count = start_boxes.shape[0]
     scratch = push_scratch(floor.shape[0], box_count, arrays.push_distance.shape[0])
     (
         occupied, boxes, mark, stamp, queue, out_box, out_direction, _, frozen_goals,
-        reduced, _, _, _, _, _, assignment, _,
+        reduced, dead_now, open_cells, _, _, _, assignment, _,
     ) = scratch  # fmt: skip
-    board, position, tables = (
-        rule_board(arrays),
-        BoxPosition(occupied, boxes),
-        frozen_tables(scratch),
-    )
     distances, matching = goal_distances(arrays), matching_work(scratch)
     size = 1
     while size < 2 * node_limit:
@@ -226,8 +218,9 @@ def _lost_within(
             box = out_box[c]
             target = box + deltas[out_direction[c]]
             child_frozen = push(
-                board, position, assignment, box, out_direction[c], frozen_count, tables
-            )
+                floor, dead, goals, deltas, occupied, boxes, assignment, box, out_direction[c],
+                frozen_count, frozen_goals, reduced, dead_now, open_cells, queue,
+            )  # fmt: skip
             if child_frozen > frozen_count:  # the push rebuilt the tables for the child
                 built = _frozen_signature(boxes, frozen_goals, zobrist_box)
             solved = True

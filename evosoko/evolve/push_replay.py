@@ -45,16 +45,13 @@ from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
 from evosoko.sokoban.level import UNREACHABLE, Level, State
 from evosoko.sokoban.matching import matching_update, pushed_closer, store_potentials
 from evosoko.sokoban.pushes import (
-    BoxPosition,
     forced_dead_end,
-    frozen_tables,
     goal_distances,
     matching_work,
     position_distance,
     push,
     push_scratch,
     reach,
-    rule_board,
     scratch_candidates,
     scratch_distance,
     set_position,
@@ -389,7 +386,7 @@ def _replay_genomes(
     """
     arrays, corrals, plan, objective, stop_on_deadlock = rules
     genes, lengths, record, out = batch
-    floor, goals, deltas = arrays.floor, arrays.goals, arrays.deltas
+    floor, dead, goals, deltas = arrays.floor, arrays.dead, arrays.goals, arrays.deltas
     push_distance, zobrist_box, zobrist_player = (
         arrays.push_distance,
         arrays.zobrist_box,
@@ -397,14 +394,9 @@ def _replay_genomes(
     )
     (
         occupied, boxes, mark, stamp, queue, candidate_box, candidate_direction, _,
-        frozen_goals, reduced, _, _, _, _, _, assignment, work,
+        frozen_goals, reduced, dead_now, open_cells, _, _, _, assignment, work,
     ) = scratch  # fmt: skip
-    # the groups the per-push rules take, built once
-    board, position, tables = (
-        rule_board(arrays),
-        BoxPosition(occupied, boxes),
-        frozen_tables(scratch),
-    )
+    # the groups position_distance takes, built once
     distances, matching = goal_distances(arrays), matching_work(scratch)
     keys, known_boxes, known_player, known_distance, known_count, known_smallest = (
         positions.keys,
@@ -494,7 +486,10 @@ def _replay_genomes(
                 record[offset + steps, 0] = box
                 record[offset + steps, 1] = direction
             before = frozen_count
-            frozen_count = push(board, position, assignment, box, direction, frozen_count, tables)
+            frozen_count = push(
+                floor, dead, goals, deltas, occupied, boxes, assignment, box, direction,
+                frozen_count, frozen_goals, reduced, dead_now, open_cells, queue,
+            )  # fmt: skip
             rebuilt = rebuilt or frozen_count != before
             current = False
             player = box

@@ -33,10 +33,10 @@ groups built and unpacked per position, it made a serial run of ``configs/pushes
 XSokoban 11 for 300 generations about 7% slower), and the ``scratch_*`` forms, inlined where
 they are called, take the level's arrays and the scratch as named tuples. A compiled call pays
 a reference count update for every array it is passed, alone or in a tuple, and one more for
-every field it reads into a local that lives across branches, so the per-push :func:`push`
-reads its groups' fields where it uses them. Each compiled function that takes a tuple of
-thirty arrays adds about a second to a first run: per push, and in the time of a first run,
-that is more than the rules cost.
+every field it reads from a tuple, so :func:`push`, which runs at every push of the GA's
+replay, takes its arrays one by one. Each compiled function that takes a tuple of thirty
+arrays adds about a second to a first run: per push, and in the time of a first run, that is
+more than the rules cost.
 """
 
 from __future__ import annotations
@@ -447,21 +447,27 @@ def move_box(boxes, assignment, source, target):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def push(
-    board, position, assignment, box, direction, frozen_count, tables
-):  # pragma: no cover - compiled
-    """Push ``box`` in ``direction`` in ``position`` (a :class:`BoxPosition`, ``assignment``
-    following its boxes); returns the new frozen count (boxes frozen on goals; -1 when a box is
-    frozen off its goal). ``board`` is a :class:`RuleBoard`; ``tables`` (:class:`FrozenTables`)
-    are rebuilt when a box freezes on a goal."""
-    # fields read where they are used: locals that live across branches cost reference counts
-    target = box + board.deltas[direction]
-    position.occupied[box] = False
-    position.occupied[target] = True
-    move_box(position.boxes, assignment, box, target)
-    if board.goals[target] and may_freeze(
-        board.floor, position.occupied, board.dead, board.deltas, target
-    ):
-        frozen_count = update_frozen_goals(board, position.boxes, frozen_count, tables)
+    floor, dead, goals, deltas, occupied, boxes, assignment, box, direction, frozen_count,
+    frozen_goals, reduced, dead_now, open_cells, queue,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Push ``box`` in ``direction``; returns the new frozen count (boxes frozen on goals; -1
+    when a box is frozen off its goal).
+
+    The one rule left with its arrays one by one: it runs at every push of the GA's replay,
+    and taking them as :class:`RuleBoard`, :class:`BoxPosition` and :class:`FrozenTables` (built
+    once, outside the replay's loop) made the push path of ``benchmarks/bench_kernel.py`` 3-6%
+    slower (the fields read from the groups cost reference counts), inlined 2-8%."""
+    target = box + deltas[direction]
+    occupied[box] = False
+    occupied[target] = True
+    move_box(boxes, assignment, box, target)
+    if goals[target] and may_freeze(floor, occupied, dead, deltas, target):
+        frozen_count = update_frozen_goals(
+            RuleBoard(floor, dead, goals, deltas, 0),
+            boxes,
+            frozen_count,
+            FrozenTables(frozen_goals, reduced, dead_now, open_cells, queue),
+        )
     return frozen_count
 
 
@@ -469,13 +475,21 @@ def push(
 def scratch_push(arrays, scratch, box, direction, frozen_count):  # pragma: no cover - compiled
     """:func:`push` in the scratch's position."""
     return push(
-        rule_board(arrays),
-        BoxPosition(scratch.occupied, scratch.boxes),
+        arrays.floor,
+        arrays.dead,
+        arrays.goals,
+        arrays.deltas,
+        scratch.occupied,
+        scratch.boxes,
         scratch.assignment,
         box,
         direction,
         frozen_count,
-        frozen_tables(scratch),
+        scratch.frozen_goals,
+        scratch.reduced,
+        scratch.dead_now,
+        scratch.open_cells,
+        scratch.queue,
     )
 
 
