@@ -28,6 +28,8 @@ from evosoko.evolve.distances import objective_code
 from evosoko.evolve.push_replay import PushTables, push_choices, push_tables
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.pushes import (
+    goal_distances,
+    matching_work,
     move_box,
     position_distance,
     push,
@@ -176,8 +178,9 @@ def _lost_within(
     scratch = push_scratch(floor.shape[0], box_count, arrays.push_distance.shape[0])
     (
         occupied, boxes, mark, stamp, queue, out_box, out_direction, _, frozen_goals,
-        reduced, dead_now, open_cells, free_boxes, _, _, assignment, work,
+        reduced, dead_now, open_cells, _, _, _, assignment, _,
     ) = scratch  # fmt: skip
+    distances, matching = goal_distances(arrays), matching_work(scratch)
     size = 1
     while size < 2 * node_limit:
         size *= 2
@@ -206,8 +209,7 @@ def _lost_within(
             key = boxes_hash(zobrist_box, boxes) ^ zobrist_player[smallest]
             _seen_before(table, key if key != 0 else np.uint64(1))
             if stop_on_deadlock and position_distance(
-                objective, arrays.nearest_manhattan, arrays.nearest_push, arrays.push_distance,
-                boxes, frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
+                objective, distances, boxes, frozen_count, frozen_goals, reduced, matching
             ) >= UNREACHABLE:  # fmt: skip
                 continue
         count, _ = scratch_candidates(arrays, corrals, here, scratch, frozen_count)
@@ -231,9 +233,7 @@ def _lost_within(
             keep = child_frozen >= 0
             if keep and stop_on_deadlock:
                 keep = position_distance(
-                    objective, arrays.nearest_manhattan, arrays.nearest_push,
-                    arrays.push_distance, boxes, child_frozen, frozen_goals, reduced, free_boxes,
-                    assignment, work,
+                    objective, distances, boxes, child_frozen, frozen_goals, reduced, matching
                 ) < UNREACHABLE  # fmt: skip
             if keep:
                 smallest = reach(floor, deltas, occupied, box, mark, stamp, queue)[1]

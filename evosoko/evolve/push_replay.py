@@ -46,6 +46,8 @@ from evosoko.sokoban.level import UNREACHABLE, Level, State
 from evosoko.sokoban.matching import matching_update, pushed_closer, store_potentials
 from evosoko.sokoban.pushes import (
     forced_dead_end,
+    goal_distances,
+    matching_work,
     position_distance,
     push,
     push_scratch,
@@ -392,8 +394,10 @@ def _replay_genomes(
     )
     (
         occupied, boxes, mark, stamp, queue, candidate_box, candidate_direction, _,
-        frozen_goals, reduced, dead_now, open_cells, free_boxes, _, _, assignment, work,
+        frozen_goals, reduced, dead_now, open_cells, _, _, _, assignment, work,
     ) = scratch  # fmt: skip
+    # the groups position_distance takes, built once
+    distances, matching = goal_distances(arrays), matching_work(scratch)
     keys, known_boxes, known_player, known_distance, known_count, known_smallest = (
         positions.keys,
         positions.boxes,
@@ -521,9 +525,8 @@ def _replay_genomes(
                 distance = penalized(plan, boxes, min(raw, UNREACHABLE))
             else:
                 distance = position_distance(
-                    objective, arrays.nearest_manhattan, arrays.nearest_push, push_distance,
-                    boxes, frozen_count, frozen_goals, reduced, free_boxes, assignment, work,
-                )  # fmt: skip
+                    objective, distances, boxes, frozen_count, frozen_goals, reduced, matching
+                )
                 matched = objective == MATCHING and frozen_count == 0
                 raw = distance if matched else -1
                 if matched:

@@ -39,6 +39,7 @@ from evosoko.search.store import (
     SOLVED,
     WORK,
     WORK_LIMIT,
+    NodeFields,
     add_node,
     find_slot,
     frontier_pop,
@@ -99,7 +100,9 @@ def move_root(tab, params, store, boxes, player, work):  # pragma: no cover - co
     for b in boxes:
         key_hash ^= zb[b]
     slot = find_slot(nodes, table, key_hash, boxes, player)
-    node = add_node(nodes, table, counters, slot, boxes, player, player, -1, 0, 0, 0, h, key_hash)
+    node = add_node(
+        nodes, table, counters, slot, boxes, NodeFields(player, player, -1, 0, 0, 0, h, key_hash)
+    )
     return node, h, priority(0, h, 0, params[G_WEIGHT], params[H_WEIGHT])
 
 
@@ -200,14 +203,7 @@ def move_search(tab, params, store, scratch, work):  # pragma: no cover - compil
                     counters,
                     slot,
                     child,
-                    target,
-                    target,
-                    node,
-                    d + (4 if pushed else 0),
-                    g,
-                    g,
-                    h,
-                    key_hash,
+                    NodeFields(target, target, node, d + (4 if pushed else 0), g, g, h, key_hash),
                 )
                 counters[GENERATED] += 1
                 if at_generation and all_on_goals(goals, child):

@@ -39,6 +39,7 @@ from evosoko.search.store import (
     NEED_SPACE,
     NODES,
     WORK,
+    NodeFields,
     add_node,
     find_slot,
     frontier_pop,
@@ -147,7 +148,12 @@ def pull_roots(tab, pull_tab, weight, store, scratch):  # pragma: no cover - com
         key_hash = boxes_hash ^ zp[smallest]
         slot = find_slot(nodes, table, key_hash, goal_cells, smallest)
         node = add_node(
-            nodes, table, counters, slot, goal_cells, smallest, cell, -1, 0, 0, 0, h, key_hash
+            nodes,
+            table,
+            counters,
+            slot,
+            goal_cells,
+            NodeFields(smallest, cell, -1, 0, 0, 0, h, key_hash),
         )
         frontier_push(frontier, counters, HEAP, priority(0, h, 0, 100, weight), node)
         roots += 1
@@ -247,14 +253,7 @@ def pull_search(
                     counters,
                     slot,
                     child,
-                    smallest,
-                    player,
-                    node,
-                    d,
-                    g + 1,
-                    0,
-                    child_h,
-                    key_hash,
+                    NodeFields(smallest, player, node, d, g + 1, 0, child_h, key_hash),
                 )
                 frontier_push(
                     frontier, counters, HEAP, priority(g + 1, child_h, 0, 100, weight), added

@@ -74,6 +74,7 @@ from evosoko.search.store import (
     TUNNELS,
     WORK,
     WORK_LIMIT,
+    NodeFields,
     add_node,
     find_slot,
     frontier_pop,
@@ -84,6 +85,7 @@ from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
 from evosoko.sokoban.corral_deadlock import cluster_lost_after_push, deadlock_board, lost_after_push
 from evosoko.sokoban.corrals import (
     ALLOWED_MARK,
+    CorralBoard,
     PiCorralScratch,
     make_pi_corral_scratch,
     pi_corral,
@@ -91,7 +93,14 @@ from evosoko.sokoban.corrals import (
 from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import store_potentials
-from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
+from evosoko.sokoban.reach import (
+    Area,
+    Pushed,
+    Walk,
+    explore,
+    normalized_after_push,
+    normalized_player,
+)
 from evosoko.sokoban.successors import (
     NORM_STAMP,
     REACH_STAMP,
@@ -193,7 +202,12 @@ def push_root(tab, params, store, scratch, boxes, player, work):  # pragma: no c
         key_hash ^= zb[b]
     slot = find_slot(nodes, table, key_hash, boxes, normalized)
     node = add_node(
-        nodes, table, counters, slot, boxes, normalized, player, -1, 0, 0, 0, h, key_hash
+        nodes,
+        table,
+        counters,
+        slot,
+        boxes,
+        NodeFields(normalized, player, -1, 0, 0, 0, h, key_hash),
     )
     frontier_key = priority(0, h, 0, params[G_WEIGHT], params[H_WEIGHT])
     return node, h, frontier_key
@@ -344,10 +358,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
         if corrals:
             restricted = (
                 pi_corral(
-                    floor,
-                    dead,
-                    goals,
-                    deltas,
+                    CorralBoard(floor, dead, goals, deltas),
                     occupied,
                     parent_boxes,
                     reach_mark,
@@ -462,15 +473,9 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                             floor,
                             occupied,
                             deltas,
-                            reach_mark,
-                            reach,
-                            key_player[node],
-                            b,
-                            target,
-                            d,
-                            norm_mark,
-                            stamps[NORM_STAMP],
-                            queue,
+                            Area(reach_mark, reach, key_player[node]),
+                            Pushed(b, target, d),
+                            Walk(norm_mark, stamps[NORM_STAMP], queue),
                         )
                     else:
                         normalized = normalized_player(
@@ -563,14 +568,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                     counters,
                     slot,
                     child,
-                    normalized,
-                    player_after,
-                    node,
-                    code,
-                    g,
-                    moves,
-                    h,
-                    key_hash,
+                    NodeFields(normalized, player_after, node, code, g, moves, h, key_hash),
                 )
                 if with_assignment:
                     assign[new, :] = child_assign

@@ -363,23 +363,35 @@ def find_slot(nodes, table, key_hash, boxes, player):  # pragma: no cover - comp
         slot = (slot + 1) & mask
 
 
+class NodeFields(NamedTuple):
+    """The scalar fields of a new node (:func:`add_node`), as in :class:`NodeArrays`."""
+
+    player: int  # the player cell of the state key
+    actual: int  # where the player really stands
+    parent: int  # -1 for the root
+    step: int
+    g: int
+    moves: int
+    h: int
+    hash: np.uint64  # Zobrist hash of the state key
+
+
 @numba.njit(cache=True)
-def add_node(
-    nodes, table, counters, slot, boxes, player, actual, parent, step, g, moves, h, key_hash
-):  # pragma: no cover - compiled
-    """Store a new node in ``slot`` of the table; returns its id."""
+def add_node(nodes, table, counters, slot, boxes, fields):  # pragma: no cover - compiled
+    """Store a new node with ``boxes`` and ``fields`` (:class:`NodeFields`) in ``slot`` of the
+    table; returns its id."""
     node = counters[NODES]
     counters[NODES] = node + 1
     table[slot] = node
     nodes.boxes[node, :] = boxes
-    nodes.player[node] = player
-    nodes.actual[node] = actual
-    nodes.parent[node] = parent
-    nodes.step[node] = step
-    nodes.g[node] = g
-    nodes.moves[node] = moves
-    nodes.h[node] = h
-    nodes.hash[node] = key_hash
+    nodes.player[node] = fields.player
+    nodes.actual[node] = fields.actual
+    nodes.parent[node] = fields.parent
+    nodes.step[node] = fields.step
+    nodes.g[node] = fields.g
+    nodes.moves[node] = fields.moves
+    nodes.h[node] = fields.h
+    nodes.hash[node] = fields.hash
     nodes.closed[node] = 0
     return node
 

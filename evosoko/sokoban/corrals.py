@@ -58,19 +58,32 @@ def make_pi_corral_scratch(cells: int) -> PiCorralScratch:
     return PiCorralScratch(*(np.zeros(cells, dtype=np.int64) for _ in PiCorralScratch._fields))
 
 
+class CorralBoard(NamedTuple):
+    """The board a PI-corral is looked for on."""
+
+    floor: np.ndarray  # bool[cells]: boxes on cells it leaves out are walls
+    dead: np.ndarray  # bool[cells]: cells no push goes to
+    goals: np.ndarray  # bool[cells]
+    deltas: np.ndarray  # int64[4]: flat offsets of u d l r
+
+
 @numba.njit(cache=True)
 def pi_corral(
-    floor, dead, goals, deltas, occupied, boxes, reach_mark, stamp, scratch, marks
+    board, occupied, boxes, reach_mark, stamp, scratch, marks
 ):  # pragma: no cover - compiled
-    """Mark the barrier boxes of the best PI-corral; returns its number of legal pushes or -1.
+    """Mark the barrier boxes of the best PI-corral of the position ``occupied`` / ``boxes``
+    (sorted), the player's area being the cells with ``reach_mark == stamp``; returns its
+    number of legal pushes or -1.
 
-    A box on a cell that ``floor`` leaves out (a box frozen on its goal, which the push replay
-    turns into wall) is part of the walls: never a barrier box, never pushed.
+    ``board`` is a :class:`CorralBoard` (or any named tuple with its fields). A box on a cell
+    that ``board.floor`` leaves out (a box frozen on its goal, which the push replay turns into
+    wall) is part of the walls: never a barrier box, never pushed.
     ``scratch``: a :class:`PiCorralScratch` (or a plain tuple of its seven arrays in its
     order, as the GA's push replay builds it); ``marks`` int64[4] holds their running stamps
     (``REGION_MARK`` .. ``ALLOWED_MARK``). On success the chosen barrier boxes satisfy
     ``scratch.allowed[b] == marks[ALLOWED_MARK]``.
     """
+    floor, goals, deltas = board.floor, board.goals, board.deltas
     named = PiCorralScratch(*scratch)  # the fields by name, from a plain tuple too
     region_goal, set_mark = named.region_goal, named.set_mark
     barrier_mark, allowed = named.barrier_mark, named.allowed
@@ -83,9 +96,7 @@ def pi_corral(
         set_mark[start] = set_stamp
         while True:
             marks[BARRIER_MARK] += 1
-            outcome, pushes = _check(
-                floor, dead, deltas, occupied, boxes, reach_mark, stamp, named, marks
-            )
+            outcome, pushes = _check(board, occupied, boxes, reach_mark, stamp, named, marks)
             if outcome >= 0:
                 set_mark[outcome] = set_stamp
                 continue
@@ -135,13 +146,12 @@ def _label(
     return count
 
 
-@numba.njit(cache=True)
-def _check(
-    floor, dead, deltas, occupied, boxes, reach_mark, stamp, scratch, marks
-):  # pragma: no cover - compiled
+@numba.njit(cache=True, inline="always")
+def _check(board, occupied, boxes, reach_mark, stamp, scratch, marks):  # pragma: no cover
     """(outcome, inward pushes) of the corral of the regions marked ``marks[SET_MARK]`` in
     ``scratch.set_mark``, its barrier boxes marked ``marks[BARRIER_MARK]`` in ``scratch.barrier_mark``:
-    outcome is a region to merge, ``_PASS`` or ``_FAIL``."""
+    outcome is a region to merge, ``_PASS`` or ``_FAIL``. Inlined in :func:`pi_corral`."""
+    floor, dead, deltas = board.floor, board.dead, board.deltas
     region, region_mark, region_stamp = scratch.region, scratch.region_mark, marks[REGION_MARK]
     set_mark, set_stamp = scratch.set_mark, marks[SET_MARK]
     barrier_mark, barrier_stamp = scratch.barrier_mark, marks[BARRIER_MARK]

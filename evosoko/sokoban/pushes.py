@@ -26,15 +26,17 @@ None of this plays given-holes levels: frozen goals, the matching and PI-corrals
 boxes vanish; :mod:`evosoko.sokoban.holes.pushes` holds the rules that still hold there (each box's own
 hole, every frozen box lost).
 
-The rules take the arrays they read one by one (:func:`push`, :func:`position_distance`, ...)
-or in small named groups (:func:`candidates_here`, inlined where it is called: as a compiled
-call, its groups built and unpacked per position, it made a serial run of
-``configs/pushes.toml`` on XSokoban 11 for 300 generations about 7% slower), and
-``scratch_*`` forms, inlined where they are called, take the level's arrays and the scratch as
-named tuples. A compiled call pays a reference count update for every array it is passed,
-alone or in a tuple, and each compiled function that takes a tuple of thirty arrays adds about
-a second to a first run: per push, and in the time of a first run, that is more than the rules
-cost.
+The rules take small named groups of just the arrays they read (:class:`RuleBoard`,
+:class:`BoxPosition`, :class:`FrozenTables`, ...), which a caller builds once, outside its loop
+over pushes; :func:`candidates_here` is inlined where it is called (as a compiled call, its
+groups built and unpacked per position, it made a serial run of ``configs/pushes.toml`` on
+XSokoban 11 for 300 generations about 7% slower), and the ``scratch_*`` forms, inlined where
+they are called, take the level's arrays and the scratch as named tuples. A compiled call pays
+a reference count update for every array it is passed, alone or in a tuple, and one more for
+every field it reads from a tuple, so :func:`push`, which runs at every push of the GA's
+replay, takes its arrays one by one. Each compiled function that takes a tuple of thirty
+arrays adds about a second to a first run: per push, and in the time of a first run, that is
+more than the rules cost.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ import numba
 import numpy as np
 
 from evosoko.sokoban.analysis import pull_distances
-from evosoko.sokoban.corrals import pi_corral
+from evosoko.sokoban.corrals import CorralBoard, pi_corral
 from evosoko.sokoban.freeze import NO_CELL, frozen_off_goal, mark_frozen, may_freeze
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import MANHATTAN, MATCHING, goal_distance, matching_kernel
@@ -85,6 +87,84 @@ class PushScratch(NamedTuple):
     corral_marks: np.ndarray  # int64[4]: its stamps
     assignment: np.ndarray  # int16[boxes]: each box's goal in the last matching
     work: np.ndarray  # int64[7, boxes + 1]: matching scratch; row 6 the goals' potentials
+
+
+class FrozenTables(NamedTuple):
+    """The boxes frozen on goals and the tables that treat them as walls
+    (:func:`update_frozen_goals` builds them; fields of :class:`PushScratch`)."""
+
+    frozen_goals: np.ndarray  # bool[cells]
+    reduced: np.ndarray  # int64[goals, cells]: push distances to the goals left free
+    dead_now: np.ndarray  # bool[cells]
+    open_cells: np.ndarray  # bool[cells]
+    queue: np.ndarray  # int64[cells]: work array of the distances
+
+
+class GoalDistances(NamedTuple):
+    """The level's distances to goals that the objective reads (fields of
+    :class:`~evosoko.sokoban.arrays.LevelArrays`)."""
+
+    nearest_manhattan: np.ndarray
+    nearest_push: np.ndarray
+    push_distance: np.ndarray
+
+
+class MatchingWork(NamedTuple):
+    """Work arrays of :func:`position_distance` (fields of :class:`PushScratch`)."""
+
+    free_boxes: np.ndarray  # int64[boxes]
+    assignment: np.ndarray  # int16[boxes]: each box's goal in the last matching
+    work: np.ndarray  # int64[7, boxes + 1]
+
+
+class RuleBoard(NamedTuple):
+    """The level's arrays the candidate pushes read (fields of
+    :class:`~evosoko.sokoban.arrays.LevelArrays`)."""
+
+    floor: np.ndarray  # bool[cells]
+    dead: np.ndarray  # bool[cells]: dead squares
+    goals: np.ndarray  # bool[cells]
+    deltas: np.ndarray  # int64[4]: flat offsets of u d l r
+    floor_cells: int  # floor cells of the level
+
+
+class BoxPosition(NamedTuple):
+    """The boxes of a position (the player's cell travels apart)."""
+
+    occupied: np.ndarray  # bool[cells]
+    boxes: np.ndarray  # int64[boxes], sorted
+
+
+class FrozenGoals(NamedTuple):
+    """The boxes frozen on goals and the tables that treat them as walls
+    (:func:`update_frozen_goals`)."""
+
+    boxes_frozen: int  # boxes frozen on goals (0: none, and the tables are not read)
+    dead_now: np.ndarray  # bool[cells]: dead squares with those boxes as walls
+    open_cells: np.ndarray  # bool[cells]: floor without those boxes
+
+
+class ReachWork(NamedTuple):
+    """Work arrays of reachability and of the freeze test."""
+
+    mark: np.ndarray  # int64[cells]: reach marks (stamped)
+    stamp: np.ndarray  # int64[1]: the last stamp used
+    queue: np.ndarray  # int64[cells]
+    frozen: np.ndarray  # bool[cells]: scratch of the freeze fixpoint, all False between calls
+
+
+class CorralWork(NamedTuple):
+    """Work arrays of the PI-corral search."""
+
+    scratch: CorralScratch
+    marks: np.ndarray  # int64[4]: its stamps
+
+
+class Candidates(NamedTuple):
+    """The candidate pushes written, one box cell and direction each."""
+
+    box: np.ndarray  # int64[4 * boxes]
+    direction: np.ndarray  # int64[4 * boxes]
 
 
 @numba.njit(cache=True)
@@ -141,16 +221,17 @@ def reach(floor, deltas, occupied, player, mark, stamp, queue):  # pragma: no co
 
 
 @numba.njit(cache=True)
-def update_frozen_goals(
-    floor, dead, goals, deltas, boxes, known, frozen_goals, reduced, dead_now, open_cells, queue
-):  # pragma: no cover - compiled
+def update_frozen_goals(board, boxes, known, tables):  # pragma: no cover - compiled
     """Find the boxes frozen on goals; when there are more than ``known``, rebuild the tables
     that treat them as walls. Returns their count (-1: a box is frozen off its goal).
 
+    ``board`` is a :class:`RuleBoard` and ``tables`` a :class:`FrozenTables`: its
     ``frozen_goals`` marks them; ``reduced`` gets, in rows ``0..m-1``, the push distances to the
     m goals left free with frozen boxes as walls; and ``dead_now`` the cells from which none of
     those goals can be reached.
     """
+    floor, dead, goals, deltas, _ = board
+    frozen_goals, reduced, dead_now, open_cells, queue = tables
     for cell in range(frozen_goals.shape[0]):
         frozen_goals[cell] = False
     mark_frozen(floor, dead, deltas, boxes, NO_CELL, NO_CELL, frozen_goals)
@@ -180,36 +261,58 @@ def update_frozen_goals(
 
 
 @numba.njit(cache=True, inline="always")
+def rule_board(arrays):  # pragma: no cover - compiled
+    """The :class:`RuleBoard` of a level's :class:`~evosoko.sokoban.arrays.LevelArrays`."""
+    return RuleBoard(arrays.floor, arrays.dead, arrays.goals, arrays.deltas, arrays.floor_cells)
+
+
+@numba.njit(cache=True, inline="always")
+def frozen_tables(scratch):  # pragma: no cover - compiled
+    """The :class:`FrozenTables` of a :class:`PushScratch`."""
+    return FrozenTables(
+        scratch.frozen_goals, scratch.reduced, scratch.dead_now, scratch.open_cells, scratch.queue
+    )
+
+
+@numba.njit(cache=True, inline="always")
+def goal_distances(arrays):  # pragma: no cover - compiled
+    """The :class:`GoalDistances` of a level's :class:`~evosoko.sokoban.arrays.LevelArrays`."""
+    return GoalDistances(arrays.nearest_manhattan, arrays.nearest_push, arrays.push_distance)
+
+
+@numba.njit(cache=True, inline="always")
+def matching_work(scratch):  # pragma: no cover - compiled
+    """The :class:`MatchingWork` of a :class:`PushScratch`."""
+    return MatchingWork(scratch.free_boxes, scratch.assignment, scratch.work)
+
+
+@numba.njit(cache=True, inline="always")
 def update_frozen_tables(arrays, scratch, known):  # pragma: no cover - compiled
     """:func:`update_frozen_goals` on the scratch's boxes and tables."""
-    return update_frozen_goals(
-        arrays.floor,
-        arrays.dead,
-        arrays.goals,
-        arrays.deltas,
-        scratch.boxes,
-        known,
-        scratch.frozen_goals,
-        scratch.reduced,
-        scratch.dead_now,
-        scratch.open_cells,
-        scratch.queue,
-    )
+    return update_frozen_goals(rule_board(arrays), scratch.boxes, known, frozen_tables(scratch))
 
 
 @numba.njit(cache=True)
 def position_distance(
-    objective, nearest_manhattan, nearest_push, push_distance, boxes, frozen_count,
-    frozen_goals, reduced, free_boxes, assignment, work,
-):  # fmt: skip  # pragma: no cover - compiled
-    """The objective of ``boxes``, capped at ``UNREACHABLE``; with boxes frozen on goals
-    (``frozen_count`` > 0), the other boxes are matched to the other goals on distances with the
-    frozen boxes as walls. Without, the matching leaves each box's goal in ``assignment``."""
+    objective, distances, boxes, frozen_count, frozen_goals, reduced, matching
+):  # pragma: no cover - compiled
+    """The objective of ``boxes``, capped at ``UNREACHABLE``, on ``distances``
+    (:class:`GoalDistances`); with boxes frozen on goals (``frozen_count`` > 0, marked in
+    ``frozen_goals``), the other boxes are matched to the other goals on the distances
+    ``reduced`` with the frozen boxes as walls. Without, the matching leaves each box's goal in
+    ``matching.assignment`` (:class:`MatchingWork`)."""
     if frozen_count <= 0 or objective == MANHATTAN:
         total = goal_distance(
-            objective, nearest_manhattan, nearest_push, push_distance, boxes, assignment, work
+            objective,
+            distances.nearest_manhattan,
+            distances.nearest_push,
+            distances.push_distance,
+            boxes,
+            matching.assignment,
+            matching.work,
         )
         return min(total, UNREACHABLE)
+    free_boxes, assignment, work = matching
     m = 0
     for k in range(boxes.shape[0]):
         if not frozen_goals[boxes[k]]:
@@ -233,67 +336,13 @@ def scratch_distance(arrays, objective, scratch, frozen_count):  # pragma: no co
     """:func:`position_distance` of the scratch's boxes."""
     return position_distance(
         objective,
-        arrays.nearest_manhattan,
-        arrays.nearest_push,
-        arrays.push_distance,
+        goal_distances(arrays),
         scratch.boxes,
         frozen_count,
         scratch.frozen_goals,
         scratch.reduced,
-        scratch.free_boxes,
-        scratch.assignment,
-        scratch.work,
+        matching_work(scratch),
     )
-
-
-class RuleBoard(NamedTuple):
-    """The level's arrays the candidate pushes read (fields of
-    :class:`~evosoko.sokoban.arrays.LevelArrays`)."""
-
-    floor: np.ndarray  # bool[cells]
-    dead: np.ndarray  # bool[cells]: dead squares
-    goals: np.ndarray  # bool[cells]
-    deltas: np.ndarray  # int64[4]: flat offsets of u d l r
-    floor_cells: int  # floor cells of the level
-
-
-class BoxPosition(NamedTuple):
-    """The boxes of a position (the player's cell travels apart)."""
-
-    occupied: np.ndarray  # bool[cells]
-    boxes: np.ndarray  # int64[boxes], sorted
-
-
-class FrozenGoals(NamedTuple):
-    """The boxes frozen on goals and the tables that treat them as walls
-    (:func:`update_frozen_goals`)."""
-
-    boxes_frozen: int  # boxes frozen on goals (0: none, and the tables are not read)
-    dead_now: np.ndarray  # bool[cells]: dead squares with those boxes as walls
-    open_cells: np.ndarray  # bool[cells]: floor without those boxes
-
-
-class ReachWork(NamedTuple):
-    """Work arrays of reachability and of the freeze test."""
-
-    mark: np.ndarray  # int64[cells]: reach marks (stamped)
-    stamp: np.ndarray  # int64[1]: the last stamp used
-    queue: np.ndarray  # int64[cells]
-    frozen: np.ndarray  # bool[cells]: scratch of the freeze fixpoint, all False between calls
-
-
-class CorralWork(NamedTuple):
-    """Work arrays of the PI-corral search."""
-
-    scratch: CorralScratch
-    marks: np.ndarray  # int64[4]: its stamps
-
-
-class Candidates(NamedTuple):
-    """The candidate pushes written, one box cell and direction each."""
-
-    box: np.ndarray  # int64[4 * boxes]
-    direction: np.ndarray  # int64[4 * boxes]
 
 
 @numba.njit(cache=True, inline="always")
@@ -321,10 +370,7 @@ def candidates_here(
     if corrals and reached + boxes.shape[0] < floor_cells:
         corral_floor = open_cells if frozen_count > 0 else floor  # frozen boxes are walls
         found = pi_corral(
-            corral_floor,
-            dead_targets,
-            goals,
-            deltas,
+            CorralBoard(corral_floor, dead_targets, goals, deltas),
             occupied,
             boxes,
             mark,
@@ -369,7 +415,7 @@ def candidates_here(
 def scratch_candidates(arrays, corrals, player, scratch, frozen_count):  # pragma: no cover
     """:func:`candidates_here` of the scratch's position, into its candidate arrays."""
     return candidates_here(
-        RuleBoard(arrays.floor, arrays.dead, arrays.goals, arrays.deltas, arrays.floor_cells),
+        rule_board(arrays),
         corrals,
         player,
         BoxPosition(scratch.occupied, scratch.boxes),
@@ -405,16 +451,23 @@ def push(
     frozen_goals, reduced, dead_now, open_cells, queue,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Push ``box`` in ``direction``; returns the new frozen count (boxes frozen on goals; -1
-    when a box is frozen off its goal)."""
+    when a box is frozen off its goal).
+
+    The one rule left with its arrays one by one: it runs at every push of the GA's replay,
+    and taking them as :class:`RuleBoard`, :class:`BoxPosition` and :class:`FrozenTables` (built
+    once, outside the replay's loop) made the push path of ``benchmarks/bench_kernel.py`` 3-6%
+    slower (the fields read from the groups cost reference counts), inlined 2-8%."""
     target = box + deltas[direction]
     occupied[box] = False
     occupied[target] = True
     move_box(boxes, assignment, box, target)
     if goals[target] and may_freeze(floor, occupied, dead, deltas, target):
         frozen_count = update_frozen_goals(
-            floor, dead, goals, deltas, boxes, frozen_count, frozen_goals, reduced, dead_now,
-            open_cells, queue,
-        )  # fmt: skip
+            RuleBoard(floor, dead, goals, deltas, 0),
+            boxes,
+            frozen_count,
+            FrozenTables(frozen_goals, reduced, dead_now, open_cells, queue),
+        )
     return frozen_count
 
 

@@ -12,6 +12,8 @@ walk when it can. A level is closed, so ``cell + delta`` of a floor cell is alwa
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -61,41 +63,56 @@ def normalized_player(floor, occupied, deltas, start, mark, stamp, queue):  # pr
     return explore(floor, occupied, deltas, start, mark, stamp, queue, queue[:0])[1]
 
 
-@numba.njit(cache=True)
-def normalized_after_push(
-    floor,
-    occupied,
-    deltas,
-    reach_mark,
-    stamp,
-    parent_normalized,
-    source,
-    target,
-    direction,
-    norm_mark,
-    norm_stamp,
-    queue,
-):  # pragma: no cover - compiled
-    """Normalized player cell after a single push of the box on ``source`` to ``target``.
+class Area(NamedTuple):
+    """The player's area before a push: the cells with ``mark[c] == stamp``, whose smallest
+    is ``smallest`` (its normalized player)."""
 
-    ``occupied`` is the position after the push; ``reach_mark == stamp`` marks the player's
-    region R before it, whose smallest cell is ``parent_normalized``. The player now stands on
-    ``source``. When ``source`` opens onto nothing outside R, and ``target`` either lay outside
-    R or can be walked around through its eight neighbours, the new region is R minus
-    ``target`` plus ``source``, and its smallest cell follows without a walk; otherwise this
-    falls back to :func:`normalized_player`.
+    mark: np.ndarray  # int64[cells]
+    stamp: int
+    smallest: int
+
+
+class Pushed(NamedTuple):
+    """One push: the box went from ``source`` to ``target`` in ``direction`` (``u d l r``)."""
+
+    source: int
+    target: int
+    direction: int
+
+
+class Walk(NamedTuple):
+    """What a new walk marks with: ``mark`` gets the unused ``stamp``; ``queue`` int64[cells]."""
+
+    mark: np.ndarray
+    stamp: int
+    queue: np.ndarray
+
+
+@numba.njit(cache=True, inline="always")
+def normalized_after_push(floor, occupied, deltas, area, pushed, walk):  # pragma: no cover
+    """Normalized player cell after a single push (a :class:`Pushed`) of the box on ``source``
+    to ``target``.
+
+    ``occupied`` is the position after the push; ``area`` (:class:`Area`) is the player's
+    region R before it. The player now stands on ``source``. When ``source`` opens onto nothing
+    outside R, and ``target`` either lay outside R or can be walked around through its eight
+    neighbours, the new region is R minus ``target`` plus ``source``, and its smallest cell
+    follows without a walk; otherwise this falls back to :func:`normalized_player`, which marks
+    with ``walk`` (:class:`Walk`). Inlined where it is called (once per push of the search).
     """
-    width = deltas[1]
-    across = 2 if direction < 2 else 0
+    source, target, stamp = pushed.source, pushed.target, area.stamp
+    across = 2 if pushed.direction < 2 else 0
     for k in range(across, across + 2):
         side = source + deltas[k]
-        if floor[side] and not occupied[side] and reach_mark[side] != stamp:
-            return normalized_player(floor, occupied, deltas, source, norm_mark, norm_stamp, queue)
-    if reach_mark[target] == stamp and (
-        parent_normalized == target or not _walkable_around(floor, occupied, target, width)
+        if floor[side] and not occupied[side] and area.mark[side] != stamp:
+            return normalized_player(
+                floor, occupied, deltas, source, walk.mark, walk.stamp, walk.queue
+            )
+    if area.mark[target] == stamp and (
+        area.smallest == target or not _walkable_around(floor, occupied, target, deltas[1])
     ):
-        return normalized_player(floor, occupied, deltas, source, norm_mark, norm_stamp, queue)
-    return min(parent_normalized, source)
+        return normalized_player(floor, occupied, deltas, source, walk.mark, walk.stamp, walk.queue)
+    return min(area.smallest, source)
 
 
 @numba.njit(cache=True)

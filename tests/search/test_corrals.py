@@ -7,7 +7,7 @@ from tiny_levels import quiet_level
 
 from evosoko.search import PushSettings, solve
 from evosoko.sokoban.arrays import level_arrays
-from evosoko.sokoban.corrals import make_pi_corral_scratch, pi_corral
+from evosoko.sokoban.corrals import CorralBoard, make_pi_corral_scratch, pi_corral
 from evosoko.sokoban.reach import explore
 
 # The three boxes of column 4 fence off the goals of column 6; each can only be pushed right.
@@ -58,10 +58,7 @@ def corral_boxes(rows):
         np.zeros(0, dtype=np.int64),
     )
     pushes = pi_corral(
-        tables.floor,
-        tables.dead,
-        tables.goals,
-        tables.deltas,
+        CorralBoard(tables.floor, tables.dead, tables.goals, tables.deltas),
         occupied,
         boxes,
         mark,

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from evosoko.search.store import (
     HEAP,
     NODES,
+    NodeFields,
     Store,
     add_node,
     find_slot,
@@ -47,14 +48,7 @@ def test_table_finds_states_through_collisions_and_growth(max_nodes):
             store.counters,
             slot,
             boxes,
-            player,
-            player,
-            -1,
-            0,
-            0,
-            0,
-            0,
-            key,
+            NodeFields(player, player, -1, 0, 0, 0, 0, key),
         )
     for index, (boxes, player) in enumerate(states):
         slot = find_slot(store.nodes, store.table, np.uint64(index % 7), boxes, player)

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 from shared_microban import microban
 
-from evosoko.sokoban.reach import explore, normalized_after_push, normalized_player
+from evosoko.sokoban.reach import (
+    Area,
+    Pushed,
+    Walk,
+    explore,
+    normalized_after_push,
+    normalized_player,
+)
 from evosoko.sokoban.rules import normalized_player as rules_normalized_player
 from evosoko.sokoban.rules import reachable_cells, walk_path
 
@@ -119,15 +126,9 @@ def test_normalization_after_a_push_matches_a_full_walk(title):
                     level.floor,
                     occupied,
                     deltas,
-                    mark,
-                    stamp,
-                    parent_normalized,
-                    box,
-                    target,
-                    direction,
-                    norm_mark,
-                    norm_stamp,
-                    queue,
+                    Area(mark, stamp, parent_normalized),
+                    Pushed(box, target, direction),
+                    Walk(norm_mark, norm_stamp, queue),
                 )
                 assert got == min(flood(level, box, occupied))
                 shortcuts += not (norm_mark == norm_stamp).any()

@@ -29,6 +29,7 @@ from evosoko.search.store import (
     H_WEIGHT,
     HEAP,
     HEURISTIC,
+    NodeFields,
     add_node,
     find_slot,
     frontier_push,
@@ -187,14 +188,16 @@ def packing_macros(
                 counters,
                 slot,
                 child,
-                normalized,
-                player_after,
-                node,
-                PACK_MACRO_STEP + found % 4,
-                g,
-                moves,
-                h,
-                key_hash,
+                NodeFields(
+                    normalized,
+                    player_after,
+                    node,
+                    PACK_MACRO_STEP + found % 4,
+                    g,
+                    moves,
+                    h,
+                    key_hash,
+                ),
             )
             if with_assignment:
                 assign[new, :] = child_assign
