@@ -102,6 +102,14 @@ class PushSettings(_Settings):
         "non-optimal searches only; a search that exhausts its space with them runs again "
         "without).",
     )
+    deadlock_patterns: int = Field(
+        default=0,
+        ge=0,
+        le=1 << 22,
+        description="Deadlock patterns kept for the rest of the search: the corral (push-fess: "
+        "and cluster) deadlocks it proves, each new state tested against them (0: none; the "
+        "A* family then tests no corral deadlocks).",
+    )
     goal_room_steps: int = Field(
         default=1_000_000,
         ge=1,

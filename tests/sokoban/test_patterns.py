@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from random_boards import quiet_level, small_levels
 
-from evosoko.search import solve
+from evosoko.search import FessSettings, PushSettings, solve
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.corral_deadlock import (
     cluster_deadlock,
@@ -142,3 +142,15 @@ def test_every_position_a_learned_pattern_matches_is_lost(level, data):
     occupied = start_occupied(later)
     assert all(pattern_lost(patterns, occupied, player, cell) for cell in kept)
     assert not solve(later, "push-bfs").solved
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(small_levels(max_boxes=4, max_side=5))
+def test_searches_that_keep_patterns_stay_sound_and_optimal(level):
+    bfs = solve(level, "push-bfs")
+    astar = solve(level, "push-astar", settings=PushSettings(deadlock_patterns=64))
+    assert astar.solved == bfs.solved
+    if bfs.solved:
+        assert astar.pushes == bfs.pushes
+    tested = FessSettings(deadlock_patterns=64, cluster_deadlocks=1 << 10)
+    assert solve(level, "push-fess", settings=tested).solved == bfs.solved
