@@ -9,6 +9,7 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from random_boards import quiet_level, small_levels
+from shared_microban import microban
 
 from evosoko.search import FessSettings, PushSettings, solve
 from evosoko.sokoban.arrays import level_arrays
@@ -154,3 +155,12 @@ def test_searches_that_keep_patterns_stay_sound_and_optimal(level):
         assert astar.pushes == bfs.pushes
     tested = FessSettings(deadlock_patterns=64, cluster_deadlocks=1 << 10)
     assert solve(level, "push-fess", settings=tested).solved == bfs.solved
+
+
+def test_push_astar_keeping_patterns_expands_fewer_states_for_the_same_pushes():
+    level = microban("36")
+    plain = solve(level, "push-astar")
+    kept = solve(level, "push-astar", settings=PushSettings(deadlock_patterns=4096))
+    assert plain.solved and kept.solved
+    assert kept.pushes == plain.pushes
+    assert kept.expanded < plain.expanded
