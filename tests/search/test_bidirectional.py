@@ -212,7 +212,7 @@ def test_the_searches_from_the_start_share_push_fess_bi_s_deadlock_patterns():
         plain.step()
     assert patterns.counts[STORED] > 0  # a plain search's proof, kept for them all
     assert int(run.store.counters[EXPANDED]) == 0
-    unshared = _prepared(level)
+    unshared = _prepared(level, deadlock_patterns=0)
     assert unshared.features.corral.patterns.sizes.shape[0] == 0
     assert unshared.plains[0].run.features.corral.patterns.sizes.shape[0] == 0
 
@@ -250,7 +250,8 @@ def test_plain_push_fess_and_the_pull_search_meet(name):
 @pytest.mark.parametrize("name", ["4", "16"])
 def test_each_plain_push_fess_is_push_fess_with_its_room_cap(name):
     (level,) = microban(name)
-    run = _prepared(level, plain_room_caps=(1, 2))
+    # without deadlock patterns, which the plain searches share with push-fess-bi's own
+    run = _prepared(level, plain_room_caps=(1, 2), deadlock_patterns=0)
     assert [plain.run.settings.room_links for plain in run.plains] == [1, 2]
     for plain in run.plains:
         while plain.solution < 0 and not plain.finished:
