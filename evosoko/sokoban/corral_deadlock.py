@@ -32,7 +32,9 @@ later positions.
 
 Used by ``push-fess`` (:mod:`evosoko.search.fess.kernel`) on the corrals next to the box pushed
 last (and, with ``fess.CLUSTER_DEADLOCKS``, on its cluster and the clusters it left behind,
-:func:`cluster_lost_after_push`), once per expansion.
+:func:`cluster_lost_after_push`), once per expansion; and on the same corrals by the other push
+searches when they keep deadlock patterns (``push.deadlock_patterns``,
+:func:`evosoko.search.push_kernel.make_scratch`).
 """
 
 from __future__ import annotations
