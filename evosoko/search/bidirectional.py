@@ -33,6 +33,7 @@ Every side finds only real states (the pulls are reversed pushes), so the soluti
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 import numpy as np
 
@@ -227,26 +228,44 @@ def side_memory(owner: SearchRun) -> int:
 
 def ball_search(owner: BidirectionalRun) -> SideSearch:
     """The states within a few pushes of the start: a breadth-first push search
-    (``push-bfs``, with push-fess-bi's pruning) of at most ``ball_nodes`` expansions."""
+    (``push-bfs``, with push-fess-bi's pruning but no deadlock patterns) of at most
+    ``ball_nodes`` expansions."""
     settings = owner.settings
     pruning = PushSettings.model_validate(
-        {name: getattr(settings, name) for name in PushSettings.model_fields}
+        {
+            **{name: getattr(settings, name) for name in PushSettings.model_fields},
+            "deadlock_patterns": 0,
+        }
     )
     return _side_search(owner, SearchRun, "push-bfs", pruning, settings.ball_nodes)
 
 
 def plain_fess_search(owner: BidirectionalRun, room_links: int) -> SideSearch:
     """Plain push-fess (push-fess-bi's settings without cluster deadlock tests) with
-    ``room_links`` of its own, of at most ``plain_nodes`` expansions."""
+    ``room_links`` of its own, of at most ``plain_nodes`` expansions; it keeps its deadlock
+    patterns in push-fess-bi's store (``deadlock_patterns``), and matches theirs."""
     settings = owner.settings
     plain = FessSettings.model_validate(
         {
             **{name: getattr(settings, name) for name in FessSettings.model_fields},
             "cluster_deadlocks": 0,
             "room_links": room_links,
+            "deadlock_patterns": 0,
         }
     )
-    return _side_search(owner, FeatureSpaceRun, "push-fess", plain, settings.plain_nodes)
+    side = _side_search(owner, FeatureSpaceRun, "push-fess", plain, settings.plain_nodes)
+    _share_patterns(owner, side)
+    return side
+
+
+def _share_patterns(owner: BidirectionalRun, side: SideSearch) -> None:
+    """Let the plain push-fess ``side`` keep its deadlock patterns in ``owner``'s store, and
+    match theirs (``deadlock_patterns``; a pattern holds for every search of the level)."""
+    patterns = owner.features.corral.patterns
+    if side.finished or patterns.sizes.shape[0] == 0:
+        return
+    run = cast(FeatureSpaceRun, side.run)
+    run.features = run.features._replace(corral=run.features.corral._replace(patterns=patterns))
 
 
 class BidirectionalRun(FeatureSpaceRun):

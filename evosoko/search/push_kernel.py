@@ -82,7 +82,13 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
-from evosoko.sokoban.corral_deadlock import cluster_lost_after_push, deadlock_board, lost_after_push
+from evosoko.sokoban.corral_deadlock import (
+    CorralSearch,
+    cluster_lost_after_push,
+    deadlock_board,
+    lost_after_push,
+    make_corral_scratch,
+)
 from evosoko.sokoban.corrals import (
     ALLOWED_MARK,
     CorralBoard,
@@ -93,6 +99,7 @@ from evosoko.sokoban.corrals import (
 from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import store_potentials
+from evosoko.sokoban.patterns import pattern_lost
 from evosoko.sokoban.reach import (
     Area,
     Pushed,
@@ -151,10 +158,20 @@ class PushSearchScratch(NamedTuple):
     """Scratch of :func:`evosoko.sokoban.freeze.freeze_deadlock`."""
     pending: PendingSuccessors
     """Successors of an unfinished expansion (push search only)."""
+    deadlocks: CorralSearch
+    """The corral deadlock tests of the push search and the patterns they keep (no positions:
+    none; the feature-space search has its own, :attr:`FessArrays.features`)."""
 
 
-def make_scratch(cells: int, box_count: int) -> PushSearchScratch:
-    """A :class:`PushSearchScratch` for a level of ``cells`` cells and ``box_count`` boxes."""
+PATTERN_CORRAL_LIMIT = 200
+"""Positions a corral deadlock test of the push search may visit (when it keeps patterns)."""
+
+
+def make_scratch(cells: int, box_count: int, patterns: int = 0) -> PushSearchScratch:
+    """A :class:`PushSearchScratch` for a level of ``cells`` cells and ``box_count`` boxes; with
+    ``patterns`` > 0 the push search tests the corrals next to the box pushed last
+    (:data:`PATTERN_CORRAL_LIMIT` positions) and keeps up to ``patterns`` proofs as deadlock
+    patterns (:mod:`evosoko.sokoban.patterns`)."""
     return PushSearchScratch(
         reach_mark=np.zeros(cells, dtype=np.int64),
         distance=np.zeros(cells, dtype=np.int64),
@@ -169,6 +186,9 @@ def make_scratch(cells: int, box_count: int) -> PushSearchScratch:
             np.zeros(4 * box_count, dtype=np.int64),
             np.zeros(4 * box_count, dtype=np.int64),
             np.zeros(1, dtype=np.int64),
+        ),
+        deadlocks=make_corral_scratch(
+            cells, PATTERN_CORRAL_LIMIT if patterns > 0 else 0, patterns=patterns
         ),
     )
 
@@ -278,18 +298,21 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
     frontier_capacity = frontier[0].shape[0]
     margin = 4 * box_count + 2
     corridor_macros = False
+    corral_search = scratch.deadlocks
     if fess is not None:
         features, space = fess.features, fess.space
         corral_search = features.corral
-        board = deadlock_board(tab)
         cell_inputs = cell_features(features)
-        corral_deadlocks = corral_search.players.shape[0] > 0
-        cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
         space_state = space.state
         alternate = space_state[ALTERNATE]
         pack_macros = space_state[PACK_MACROS] > 0
         corridor_macros = space_state[CORRIDOR_MACROS] > 0
         margin += MACRO_CAP
+    board = deadlock_board(tab)
+    corral_deadlocks = corral_search.players.shape[0] > 0
+    cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
+    patterns = corral_search.patterns
+    learned = patterns.sizes.shape[0] > 0
     child = np.empty(box_count, dtype=node_boxes.dtype)  # int16 or int32: the store's cells
     child_assign = np.empty(box_count, dtype=assign.dtype)
     child_potential = np.empty(box_count, dtype=potential.dtype)
@@ -368,7 +391,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                 )
                 >= 0
             )
-        if fess is not None:  # noqa: SIM102 - numba drops a branch on "fess is None" alone
+        if corral_deadlocks:  # noqa: SIM102 - cluster tests run only beside corral tests
             # a corral next to the box pushed last is lost, or the boxes touching it cannot
             # reach goals on their own (evosoko.sokoban.corral_deadlock)
             if (
@@ -455,6 +478,8 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                         floor, dead, goals, occupied, deltas, target, freeze_scratch
                     )
                 )
+                if ok and learned:  # a deadlock pattern proven earlier in the search
+                    ok = not pattern_lost(patterns, occupied, player_after, target)
                 normalized = 0
                 moved = 0
                 if ok:

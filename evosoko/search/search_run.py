@@ -61,6 +61,7 @@ from evosoko.search.store import (
 )
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.level import Level
+from evosoko.sokoban.patterns import pattern_bytes
 
 DEFAULT_MEMORY = 2 * 1024**3
 """Bytes the tables and the state store of one search may use; past that the search stops with
@@ -210,7 +211,10 @@ class SearchRun:
             self.scratch = move_kernel.make_scratch(level.cells, box_count)
             move_kernel.seed_random(self.seed)
         else:
-            self.scratch = push_kernel.make_scratch(level.cells, box_count)
+            patterns = self._scratch_patterns()
+            self.scratch = push_kernel.make_scratch(level.cells, box_count, patterns)
+            kept = pattern_bytes(self.scratch.deadlocks.patterns)
+            self.max_nodes -= kept // self.bytes_per_node()  # the patterns share the memory
         self.start_boxes = np.array(level.start.boxes, dtype=np.int64)
         if self.out_of_time():
             return TIMEOUT
@@ -220,6 +224,11 @@ class SearchRun:
             if self.limit.passed(ahead=needed):
                 return TIMEOUT
         return None
+
+    def _scratch_patterns(self) -> int:
+        """How many deadlock patterns the push kernel's own corral tests keep
+        (``deadlock_patterns``; 0: no such tests)."""
+        return self.settings.deadlock_patterns if self.settings is not None else 0
 
     def bytes_per_node(self) -> int:
         """Memory one stored state takes: its store's row, table and frontier share

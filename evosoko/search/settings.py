@@ -102,6 +102,14 @@ class PushSettings(_Settings):
         "non-optimal searches only; a search that exhausts its space with them runs again "
         "without).",
     )
+    deadlock_patterns: int = Field(
+        default=0,
+        ge=0,
+        le=1 << 22,
+        description="Deadlock patterns kept for the rest of the search: the corral (push-fess: "
+        "and cluster) deadlocks it proves, each new state tested against them (0: none; the "
+        "A* family then tests no corral deadlocks).",
+    )
     goal_room_steps: int = Field(
         default=1_000_000,
         ge=1,
@@ -216,13 +224,20 @@ PullWeight = float | Literal["own"]
 
 class BidirectionalSettings(FessSettings):
     """``push-fess-bi``: its own push-fess (the fields it shares with :class:`FessSettings`,
-    cluster deadlock tests on by default), the pull searches and the side searches from the
-    start beside it, and their shares of the work."""
+    cluster deadlock tests and deadlock patterns on by default), the pull searches and the
+    side searches from the start beside it, and their shares of the work."""
 
     cluster_deadlocks: int = Field(
         default=1 << 18,
         ge=0,
         description="Slots of the cache of its push-fess's cluster deadlock tests (0: none).",
+    )
+    deadlock_patterns: int = Field(
+        default=1 << 16,
+        ge=0,
+        le=1 << 22,
+        description="Deadlock patterns its push-fess and plain push-fess searches prove and "
+        "keep for the rest of the search, each new state tested against them (0: none).",
     )
     backward_share: float = Field(
         default=0.4,

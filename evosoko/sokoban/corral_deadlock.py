@@ -25,9 +25,16 @@ within the bound either; a cluster search also gives up ("not proven") once too 
 wait to be expanded at once (``cluster_width``), long before the bound: the proofs seen on
 XSokoban all kept their queues narrow.
 
+Each proof is a *deadlock pattern*: the boxes searched and the player's region on the board
+that holds them alone. With a pattern store (``patterns`` > 0 in :func:`make_corral_scratch`),
+every proof is kept there (:mod:`evosoko.sokoban.patterns`) for the search to match against
+later positions.
+
 Used by ``push-fess`` (:mod:`evosoko.search.fess.kernel`) on the corrals next to the box pushed
 last (and, with ``fess.CLUSTER_DEADLOCKS``, on its cluster and the clusters it left behind,
-:func:`cluster_lost_after_push`), once per expansion.
+:func:`cluster_lost_after_push`), once per expansion; and on the same corrals by the other push
+searches when they keep deadlock patterns (``push.deadlock_patterns``,
+:func:`evosoko.search.push_kernel.make_scratch`).
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ import numpy as np
 
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
 from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
+from evosoko.sokoban.patterns import PatternStore, add_pattern, make_pattern_store
 from evosoko.sokoban.reach import explore
 
 MAX_BARRIER = 10
@@ -104,6 +112,8 @@ class CorralSearch(NamedTuple):
     deadlock tests)."""
     freeze: FreezeScratch
     """Scratch of the freeze test of each push searched."""
+    patterns: PatternStore
+    """The deadlock patterns proven so far (capacity 0: none kept)."""
 
 
 def make_corral_scratch(
@@ -112,12 +122,14 @@ def make_corral_scratch(
     cluster_cache: int = 0,
     cluster_limit: int | None = None,
     cluster_width: int | None = None,
+    patterns: int = 0,
 ) -> CorralSearch:
     """A :class:`CorralSearch` for boards of ``cells`` cells and searches of at most ``limit``
     positions, with a cache of ``cluster_cache`` slots for :func:`cluster_deadlock`'s answers
     (0: no cluster tests). Cluster tests search at most ``cluster_limit`` positions (None:
     ``limit``) and give up when more than ``cluster_width`` positions wait to be expanded (None:
-    ``cluster_limit``, they never do)."""
+    ``cluster_limit``, they never do). Up to ``patterns`` proofs are kept as deadlock patterns
+    (:mod:`evosoko.sokoban.patterns`)."""
     cluster_limit = limit if cluster_limit is None else cluster_limit
     cluster_width = cluster_limit if cluster_width is None else cluster_width
     largest = max(limit, cluster_limit) if limit > 0 else 0
@@ -144,6 +156,7 @@ def make_corral_scratch(
         cache_cells=np.zeros((cache, MAX_BARRIER + 1), dtype=np.int64),
         cache_info=np.full(cache, -1, dtype=np.int64),
         freeze=make_freeze_scratch(cells),
+        patterns=make_pattern_store(cells, patterns, MAX_BARRIER),
     )
 
 
@@ -209,15 +222,10 @@ def corral_deadlock(tab, occupied, player, start, scratch):  # pragma: no cover 
                 buffer[count] = cell
                 count += 1
     clear_cells(occ, buffer[:count])
-    return _lost_subset(
-        tab,
-        player,
-        count,
-        region,
-        scratch.limit,
-        scratch.limit,
-        scratch,
-    )
+    lost = _lost_subset(tab, player, count, region, scratch.limit, scratch.limit, scratch)
+    if lost:
+        _learn(tab, player, count, scratch)
+    return lost
 
 
 @numba.njit(cache=True)
@@ -312,12 +320,31 @@ def _cluster_lost(tab, occupied, player, box, scratch):  # pragma: no cover - co
         scratch.cluster_width,
         scratch,
     )
+    if lost:
+        _learn(tab, player, count, scratch)
     if slot >= 0:
         for j in range(count):
             cache_cells[slot, j] = buffer[j]
         cache_cells[slot, MAX_BARRIER] = smallest
         cache_info[slot] = 2 * count + (1 if lost else 0)
     return lost, count
+
+
+@numba.njit(cache=True)
+def _learn(tab, player, count, scratch):  # pragma: no cover - compiled
+    """Keep the proof just made on the sorted boxes in the scratch's buffer, the player on
+    ``player``, as a deadlock pattern (when the scratch keeps patterns)."""
+    patterns = scratch.patterns
+    if patterns.sizes.shape[0] == 0:
+        return
+    occ, buffer, stamps, queue = scratch.occupied, scratch.buffer, scratch.stamps, scratch.queue
+    for j in range(count):
+        occ[buffer[j]] = True
+    stamps[REACH_STAMP] += 1
+    stamp, mark = stamps[REACH_STAMP], scratch.reach_mark
+    size, _ = explore(tab.floor, occ, tab.deltas, player, mark, stamp, queue, queue[:0])
+    clear_cells(occ, buffer[:count])
+    add_pattern(patterns, buffer[:count], queue[:size])
 
 
 @numba.njit(cache=True)

@@ -23,6 +23,7 @@ from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.level import State
 from evosoko.sokoban.matching import matching_cost
+from evosoko.sokoban.patterns import STORED
 from evosoko.sokoban.solutions import verify_solution
 from evosoko.sokoban.symbols import UNREACHABLE
 
@@ -200,6 +201,22 @@ def test_plain_push_fess_beside_the_search_can_solve_the_level_itself():
     assert result.pushes == solve(level, "push-fess").pushes  # the same search, the same path
 
 
+def test_the_searches_from_the_start_share_push_fess_bi_s_deadlock_patterns():
+    (level,) = microban("16")
+    run = _prepared(level, deadlock_patterns=256)
+    patterns = run.features.corral.patterns
+    assert [plain.run.features.corral.patterns is patterns for plain in run.plains] == [True] * 2
+    assert run.ball is not None and run.ball.run.scratch.deadlocks.players.shape[0] == 0
+    plain = run.plains[0]
+    while patterns.counts[STORED] == 0 and not plain.finished:
+        plain.step()
+    assert patterns.counts[STORED] > 0  # a plain search's proof, kept for them all
+    assert int(run.store.counters[EXPANDED]) == 0
+    unshared = _prepared(level, deadlock_patterns=0)
+    assert unshared.features.corral.patterns.sizes.shape[0] == 0
+    assert unshared.plains[0].run.features.corral.patterns.sizes.shape[0] == 0
+
+
 def test_plain_push_fess_stops_at_its_expansions_and_keeps_its_states():
     (level,) = microban("16")
     assert _prepared(level, plain_nodes=0).plains == ()
@@ -233,7 +250,8 @@ def test_plain_push_fess_and_the_pull_search_meet(name):
 @pytest.mark.parametrize("name", ["4", "16"])
 def test_each_plain_push_fess_is_push_fess_with_its_room_cap(name):
     (level,) = microban(name)
-    run = _prepared(level, plain_room_caps=(1, 2))
+    # without deadlock patterns, which the plain searches share with push-fess-bi's own
+    run = _prepared(level, plain_room_caps=(1, 2), deadlock_patterns=0)
     assert [plain.run.settings.room_links for plain in run.plains] == [1, 2]
     for plain in run.plains:
         while plain.solution < 0 and not plain.finished:

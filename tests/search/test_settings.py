@@ -115,6 +115,8 @@ def test_the_whole_table_and_the_family_model_run_the_same_search():
         {"room_links": 2, "room_views": (1, 2)},
         {"room_cuts": False},
         {"hotspots": 2},
+        {"deadlock_patterns": 4096},
+        {"cluster_deadlocks": 1 << 10, "deadlock_patterns": 4096},
         {"cluster_deadlocks": 1 << 10, "cluster_limit": 500, "cluster_width": None},
     ],
 )

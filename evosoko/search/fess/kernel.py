@@ -77,6 +77,7 @@ def make_features(
     cluster_limit: int | None = None,
     cluster_width: int | None = None,
     hotspots: Hotspots | None = None,
+    patterns: int = 0,
 ) -> Features:
     """The :class:`Features` of a level with packing ``order``; corral deadlock searches of up to
     ``corral_limit`` positions (0: none), with cluster deadlock tests as well when
@@ -85,7 +86,8 @@ def make_features(
     never); ``link``, ``ends``: see
     :func:`evosoko.sokoban.rooms.room_links` (None: no links; no ends: every blocked link
     counts, see :func:`evosoko.sokoban.rooms.blocked_links`); ``hotspots``: see
-    :func:`evosoko.search.fess.space.hotspot_table` (None: none)."""
+    :func:`evosoko.search.fess.space.hotspot_table` (None: none); ``patterns``: how many
+    deadlock patterns the corral and cluster tests keep (:mod:`evosoko.sokoban.patterns`)."""
     layer = order.layer.astype(np.int64)
     goals_per_layer = order.goals_per_layer
     goal_index = np.full(cells, -1, dtype=np.int64)
@@ -102,7 +104,7 @@ def make_features(
         goal_index=goal_index,
         box_path=make_box_path_scratch(cells),
         corral=make_corral_scratch(
-            cells, corral_limit, cluster_cache, cluster_limit, cluster_width
+            cells, corral_limit, cluster_cache, cluster_limit, cluster_width, patterns
         ),
         links=RoomLinks(link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
         hotspots=no_hotspots(cells) if hotspots is None else hotspots,

@@ -23,6 +23,7 @@ from evosoko.search.result import TIMEOUT, UNSOLVABLE
 from evosoko.search.search_run import SearchRun
 from evosoko.search.settings import FessSettings
 from evosoko.search.store import G_WEIGHT, GOAL_MACRO_STEP, GOAL_MACROS, H_WEIGHT
+from evosoko.sokoban.patterns import pattern_bytes
 from evosoko.sokoban.rooms import room_links
 
 SPACE_BYTES_PER_NODE = 36
@@ -49,17 +50,19 @@ def level_features(
     hotspots = None
     if settings.hotspots > 0:
         hotspots = fess_space.hotspot_table(level.floor, level.deltas, level.goal_cells)
+    corral_limit = settings.corral_deadlocks if corral_deadlocks is None else corral_deadlocks
     features = fess_kernel.make_features(
         order,
         level.cells,
         level.goal_cells,
-        settings.corral_deadlocks if corral_deadlocks is None else corral_deadlocks,
+        corral_limit,
         link,
         cuts,
         settings.cluster_deadlocks,
         settings.cluster_limit,
         settings.cluster_width,
         hotspots,
+        settings.deadlock_patterns if corral_limit > 0 else 0,
     )
     return order, features
 
@@ -81,9 +84,15 @@ class FeatureSpaceRun(SearchRun):
             self.order, self.features = level_features(
                 self.level, self.settings, tick=self.limit.tick
             )
+            kept = pattern_bytes(self.features.corral.patterns)
+            self.max_nodes -= kept // self.bytes_per_node()  # the patterns share the memory
             if self.out_of_time():
                 return TIMEOUT
         return refused
+
+    def _scratch_patterns(self) -> int:
+        """None: its deadlock patterns are kept by the corral tests of its features."""
+        return 0
 
     def bytes_per_node(self) -> int:
         """The store's bytes per state and the feature space's (``SPACE_BYTES_PER_NODE``)."""
