@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numba
 import numpy as np
 
+from evosoko.search.fess.advisors import advice_cell, advised_key
 from evosoko.search.fess.macros import MACRO_CAP, ExpandedNode, packing_macros
 from evosoko.search.fess.space import (
     ALTERNATE,
@@ -357,7 +358,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                 )
                 >= 0
             )
-        if fess is not None:  # noqa: SIM102 - numba drops a branch on "fess is None" alone
+        if fess is not None:
             # a corral next to the box pushed last is lost, or the boxes touching it cannot
             # reach goals on their own (evosoko.sokoban.corral_deadlock)
             if (
@@ -386,6 +387,9 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
             ):
                 clear_cells(occupied, parent_boxes)
                 continue
+            parent_cell = advice_cell(
+                cell_inputs, space_state, floor, occupied, deltas, parent_boxes, queue
+            )
         allowed = corral_scratch.allowed
         allowed_stamp = corral_marks[ALLOWED_MARK]
         packed = packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
@@ -593,7 +597,9 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                     candidate_keys[candidates] = node_key
                     candidates += 1
                 else:
-                    heap_insert(space, child_cell, new, cell_key(space, g, h, moves, node_key))
+                    in_cell = cell_key(space, g, h, moves, node_key)
+                    in_cell = advised_key(space, node, parent_cell, new, child_cell, in_cell)
+                    heap_insert(space, child_cell, new, in_cell)
                     if alternate > 0:
                         frontier_push(frontier, counters, HEAP, node_key, new)
         if fess is None:

@@ -138,6 +138,22 @@ class FessSettings(PushSettings):
         "cut another box off from every goal; counts at or above this share one value (0: no "
         "such coordinate).",
     )
+    advice_weight: int = Field(
+        default=0,
+        ge=0,
+        le=64,
+        description="Pushes a move that no advisor proposes adds to the key of a state within "
+        "its cell (0: no advisors).",
+    )
+    advisors: tuple[Literal["packing", "connectivity", "rooms", "hotspots"], ...] = Field(
+        default=("packing", "connectivity", "rooms", "hotspots"),
+        description="The advisors: a move is theirs when it improves their coordinate of the "
+        "cell (rooms and hotspots only with that coordinate).",
+    )
+    advice_once: bool = Field(
+        default=False,
+        description="Each advisor proposes at most one move per expansion, the first it finds.",
+    )
     corral_deadlocks: int = Field(
         default=200,
         ge=0,
@@ -195,7 +211,7 @@ class FessSettings(PushSettings):
         "(unset: never).",
     )
 
-    _lists = field_validator("cell_weights", "room_views", mode="before")(_as_tuple)
+    _lists = field_validator("cell_weights", "room_views", "advisors", mode="before")(_as_tuple)
     _unset_more = field_validator("room_views", "cluster_width", mode="before")(_none_word)
 
     @model_validator(mode="after")
