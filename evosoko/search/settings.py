@@ -240,6 +240,17 @@ class BidirectionalSettings(FessSettings):
         ge=0,
         description="Slots of the cache of its push-fess's cluster deadlock tests (0: none).",
     )
+    advice_weight: int = Field(
+        default=2,
+        ge=0,
+        le=64,
+        description="Pushes a move that no advisor proposes adds to the key of a state within "
+        "its cell in its push-fess searches (0: no advisors).",
+    )
+    advice_once: bool = Field(
+        default=True,
+        description="Each advisor proposes at most one move per expansion, the first it finds.",
+    )
     backward_share: float = Field(
         default=0.4,
         ge=0,

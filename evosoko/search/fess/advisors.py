@@ -9,8 +9,8 @@ links (*rooms*, with the room coordinate) or fewer hotspots (*hotspots*, with th
 Each state carries the count of moves no advisor proposed on its path (``FeatureSpace.advice``),
 and its key within its cell grows by ``ADVICE`` per such move. A packing macro is the packing
 advisor's move. The knobs are ``advice_weight``, ``advisors`` and ``advice_once`` of
-:class:`~evosoko.search.settings.FessSettings`; measured with push-fess-bi on XSokoban and the
-development set: see docs/guide/search.md.
+:class:`~evosoko.search.settings.FessSettings` (on by default for push-fess-bi only); measured
+with push-fess-bi on XSokoban and the development set: see docs/guide/search.md.
 """
 
 from __future__ import annotations
