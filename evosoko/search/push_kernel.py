@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numba
 import numpy as np
 
+from evosoko.search.fess.advisors import advice_cell, advised_key
 from evosoko.search.fess.macros import MACRO_CAP, ExpandedNode, packing_macros
 from evosoko.search.fess.space import (
     ALTERNATE,
@@ -420,6 +421,10 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
             ):
                 clear_cells(occupied, parent_boxes)
                 continue
+        if fess is not None:
+            parent_cell = advice_cell(
+                cell_inputs, space_state, floor, occupied, deltas, parent_boxes, queue
+            )
         allowed = corral_scratch.allowed
         allowed_stamp = corral_marks[ALLOWED_MARK]
         packed = packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
@@ -616,7 +621,9 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                     candidate_keys[candidates] = node_key
                     candidates += 1
                 else:
-                    heap_insert(space, child_cell, new, cell_key(space, g, h, moves, node_key))
+                    in_cell = cell_key(space, g, h, moves, node_key)
+                    in_cell = advised_key(space, node, parent_cell, new, child_cell, in_cell)
+                    heap_insert(space, child_cell, new, in_cell)
                     if alternate > 0:
                         frontier_push(frontier, counters, HEAP, node_key, new)
         if fess is None:

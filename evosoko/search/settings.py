@@ -146,6 +146,22 @@ class FessSettings(PushSettings):
         "cut another box off from every goal; counts at or above this share one value (0: no "
         "such coordinate).",
     )
+    advice_weight: int = Field(
+        default=0,
+        ge=0,
+        le=64,
+        description="Pushes a move that no advisor proposes adds to the key of a state within "
+        "its cell (0: no advisors).",
+    )
+    advisors: tuple[Literal["packing", "connectivity", "rooms", "hotspots"], ...] = Field(
+        default=("packing", "connectivity", "rooms", "hotspots"),
+        description="The advisors: a move is theirs when it improves their coordinate of the "
+        "cell (rooms and hotspots only with that coordinate).",
+    )
+    advice_once: bool = Field(
+        default=False,
+        description="Each advisor proposes at most one move per expansion, the first it finds.",
+    )
     corral_deadlocks: int = Field(
         default=200,
         ge=0,
@@ -203,7 +219,7 @@ class FessSettings(PushSettings):
         "(unset: never).",
     )
 
-    _lists = field_validator("cell_weights", "room_views", mode="before")(_as_tuple)
+    _lists = field_validator("cell_weights", "room_views", "advisors", mode="before")(_as_tuple)
     _unset_more = field_validator("room_views", "cluster_width", mode="before")(_none_word)
 
     @model_validator(mode="after")
@@ -224,7 +240,7 @@ PullWeight = float | Literal["own"]
 
 class BidirectionalSettings(FessSettings):
     """``push-fess-bi``: its own push-fess (the fields it shares with :class:`FessSettings`,
-    cluster deadlock tests and deadlock patterns on by default), the pull searches and the
+    cluster deadlock tests, deadlock patterns and advisors on by default), the pull searches and the
     side searches from the start beside it, and their shares of the work."""
 
     cluster_deadlocks: int = Field(
@@ -238,6 +254,17 @@ class BidirectionalSettings(FessSettings):
         le=1 << 22,
         description="Deadlock patterns its push-fess and plain push-fess searches prove and "
         "keep for the rest of the search, each new state tested against them (0: none).",
+    )
+    advice_weight: int = Field(
+        default=2,
+        ge=0,
+        le=64,
+        description="Pushes a move that no advisor proposes adds to the key of a state within "
+        "its cell in its push-fess searches (0: no advisors).",
+    )
+    advice_once: bool = Field(
+        default=True,
+        description="Each advisor proposes at most one move per expansion, the first it finds.",
     )
     backward_share: float = Field(
         default=0.4,

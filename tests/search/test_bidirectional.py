@@ -220,7 +220,7 @@ def test_the_searches_from_the_start_share_push_fess_bi_s_deadlock_patterns():
 def test_plain_push_fess_stops_at_its_expansions_and_keeps_its_states():
     (level,) = microban("16")
     assert _prepared(level, plain_nodes=0).plains == ()
-    run = _prepared(level, plain_nodes=30)
+    run = _prepared(level, plain_nodes=30, advice_weight=0)  # 30 do not solve it then
     plain = run.plains[0]
     for _ in range(1_000):
         plain.step()
@@ -257,7 +257,9 @@ def test_each_plain_push_fess_is_push_fess_with_its_room_cap(name):
         while plain.solution < 0 and not plain.finished:
             plain.step()
         room_links = plain.run.settings.room_links
-        alone = solve(level, "push-fess", settings=FessSettings(room_links=room_links))
+        own = run.settings  # push-fess-bi's advisors too
+        advice = {"advice_weight": own.advice_weight, "advice_once": own.advice_once}
+        alone = solve(level, "push-fess", settings=FessSettings(room_links=room_links, **advice))
         assert plain.solution >= 0 and alone.solved
         assert int(plain.store.counters[EXPANDED]) == alone.expanded
         assert plain.run._path(plain.solution) == alone.solution

@@ -7,7 +7,9 @@ early) times *room connectivity* (links between rooms that boxes cut, :mod:`evos
 times *connectivity* (the number of separate regions of free floor: 1 when the player
 can walk everywhere). The search does not
 follow one priority queue; it cycles through the non-empty cells and expands, in each, the
-state with the best key (``g * g_weight + h * h_weight`` on the matching heuristic). States
+state with the best key (``g * g_weight + h * h_weight`` on the matching heuristic; with the
+advisors on, plus a weight per move on its path that no advisor proposed, see
+:mod:`evosoko.search.fess.advisors`). States
 that made progress of either kind are a small cell among many, and still get one expansion
 per cycle: the search pursues many kinds of partial plans at once instead of the few that
 one heuristic likes.

@@ -10,6 +10,7 @@ import numba
 import numpy as np
 
 from evosoko.search.box_paths import PathBoard, box_path
+from evosoko.search.fess.advisors import advised_key
 from evosoko.search.fess.space import (
     ALTERNATE,
     PACK_MACROS,
@@ -207,7 +208,10 @@ def packing_macros(
             if all_on_goals(goals, child):
                 return new
             node_key = priority(g, h, moves, g_weight, h_weight)
-            heap_insert(space, cell, new, cell_key(space, g, h, moves, node_key))
+            in_cell = advised_key(
+                space, node, -1, new, cell, cell_key(space, g, h, moves, node_key)
+            )
+            heap_insert(space, cell, new, in_cell)
             if alternate > 0:
                 frontier_push(frontier, counters, HEAP, node_key, new)
     return -1

@@ -3,7 +3,9 @@
 The state store, successors, budgets and paths are those of every push search
 (:mod:`evosoko.search.solver`); what differs is the order of expansion, kept by
 :mod:`evosoko.search.fess.kernel`: the cells of (packing, out-of-plan, hotspots when set, room
-connectivity, connectivity) take turns. Its knobs are :class:`~evosoko.search.settings.FessSettings`.
+connectivity, connectivity) take turns, and within a cell the advisors' moves come first when
+set (:mod:`evosoko.search.fess.advisors`). Its knobs are
+:class:`~evosoko.search.settings.FessSettings`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ SPACE_BYTES_PER_NODE = 36
 """Memory the feature space takes per stored state: its per-node arrays (24 bytes:
 :func:`~evosoko.search.fess.space.make_feature_space`), and half again while they grow (the
 old and the grown arrays are both held then)."""
+ADVICE_BYTES_PER_NODE = 6
+"""What the advisors add per stored state: a count of 4 bytes, and half again while it grows."""
 
 
 def level_features(
@@ -95,8 +99,10 @@ class FeatureSpaceRun(SearchRun):
         return 0
 
     def bytes_per_node(self) -> int:
-        """The store's bytes per state and the feature space's (``SPACE_BYTES_PER_NODE``)."""
-        return super().bytes_per_node() + SPACE_BYTES_PER_NODE
+        """The store's bytes per state and the feature space's (``SPACE_BYTES_PER_NODE``, and
+        ``ADVICE_BYTES_PER_NODE`` with the advisors on)."""
+        advice = ADVICE_BYTES_PER_NODE if self.settings.advice_weight > 0 else 0
+        return super().bytes_per_node() + SPACE_BYTES_PER_NODE + advice
 
     def search(self) -> str:
         outcome = super().search()

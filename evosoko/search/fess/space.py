@@ -20,6 +20,7 @@ import numpy as np
 from evosoko.search.settings import FessSettings
 from evosoko.search.store import (
     EMPTY,
+    WEIGHT_SCALE,
     priority,
 )
 from evosoko.sokoban.reach import explore
@@ -39,7 +40,12 @@ from evosoko.sokoban.rooms import blocked_links
     ROOM_VALUES,
     VIEWS,
     HOT_VALUES,
-) = range(13)
+    ADVICE,
+    ADVISORS,
+    ADVICE_ONCE,
+    ADVISED_NODE,
+    ADVISED_USED,
+) = range(18)
 """Slots of the int64 ``state`` array of the feature space (then, from ``VIEW_SLOTS`` on, the
 cursor and room cap of each view). ``VIEW``: the view whose turn is next (see
 :func:`next_cell`). ``ALTERNATE`` = k > 0: every k-th
@@ -52,10 +58,17 @@ corridor (walls on both sides of the box and of the player behind it) is pushed 
 the same step, up to a goal, a turn or an obstacle (see :func:`_through_corridor`).
 ``ROOM_VALUES`` = k > 1: the room-connectivity coordinate takes k values (see
 :func:`state_cell`); 1: no such coordinate. ``VIEWS``: how many views the cycle takes turns
-with. ``HOT_VALUES`` = k > 1: the hotspot coordinate takes k values; 1: no such coordinate."""
+with. ``HOT_VALUES`` = k > 1: the hotspot coordinate takes k values; 1: no such coordinate.
+``ADVICE`` = w > 0: a move no advisor proposes adds w to ``f`` in the key within the cell;
+``ADVISORS``: the advisors' bits; ``ADVICE_ONCE``: each proposes at most one move per expansion
+(``ADVISED_NODE``, ``ADVISED_USED``: the expansion and the advisors that proposed one; see
+:mod:`evosoko.search.fess.advisors`)."""
 
-VIEW_SLOTS = 13
+VIEW_SLOTS = 18
 """Slot of the first view's cursor in ``state``; its room cap follows, then the next view's."""
+
+ADVISOR_BITS = {"packing": 1, "connectivity": 2, "rooms": 4, "hotspots": 8}
+"""The bit of each advisor in the ``ADVISORS`` slot (:mod:`evosoko.search.fess.advisors`)."""
 
 OUT_OF_PLAN_LIMIT = 4
 """Out-of-plan values at or above ``OUT_OF_PLAN_LIMIT - 1`` share one cell."""
@@ -78,6 +91,9 @@ class FeatureSpace(NamedTuple):
     """int64[VIEW_SLOTS + 2 * views]: the knobs and cursors (``VIEW`` .. ``VIEWS``)."""
     pairs: np.ndarray
     """int64[capacity]: scratch of :func:`heap_pop`."""
+    advice: np.ndarray
+    """int32[capacity], or no entries with the advisors off: each node's count of moves no
+    advisor proposed on its path (:mod:`evosoko.search.fess.advisors`)."""
 
 
 def make_feature_space(
@@ -109,6 +125,11 @@ def make_feature_space(
     )
     state[CONNECTIVITY_CAP] = connectivity
     state[LAYERS] = layers
+    cell_g = settings.cell_weights[0]
+    state[ADVICE] = settings.advice_weight * (WEIGHT_SCALE if cell_g < 0 else max(cell_g, 1))
+    state[ADVISORS] = sum(ADVISOR_BITS[name] for name in set(settings.advisors))
+    state[ADVICE_ONCE] = settings.advice_once
+    state[ADVISED_NODE] = -1
     return FeatureSpace(
         key=np.zeros(capacity, dtype=np.int64),
         child=np.full(capacity, EMPTY, dtype=np.int32),
@@ -117,6 +138,7 @@ def make_feature_space(
         size=np.zeros(cells, dtype=np.int64),
         state=state,
         pairs=np.zeros(capacity, dtype=np.int64),
+        advice=np.zeros(capacity if settings.advice_weight > 0 else 0, dtype=np.int32),
     )
 
 
@@ -133,6 +155,7 @@ def grown_feature_space(space: FeatureSpace, capacity: int) -> FeatureSpace:
         child=grow(space.child, EMPTY),
         sibling=grow(space.sibling, EMPTY),
         pairs=np.zeros(capacity, dtype=np.int64),
+        advice=grow(space.advice, 0) if len(space.advice) else space.advice,
     )
 
 
