@@ -138,4 +138,4 @@ def test_compare_search_fails_gives_both_rows_the_same_cpu_seconds():
     jobs = plan_jobs(compare, comparison_levels(compare.compare))
     assert {job.payload["solver"] for job in jobs} == {"push-fess-bi", "ga-searches"}
     assert all(job.payload["clock"] == "cpu" for job in jobs)
-    assert len(jobs) == 5 + 5 * 3  # the population runs three seeds per screen
+    assert len(jobs) == 7 + 7 * 3  # the population runs three seeds per screen
