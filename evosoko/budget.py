@@ -3,7 +3,9 @@
 The GA engine, its islands and the per-job limits of ``evosoko compare`` ask the same object
 whether a run is over (:meth:`Budget.exhausted`), as pymoo's termination objects do. A limit
 left at None is no limit; the first limit reached names the stop (``"generations"``,
-``"evaluations"``, ``"seconds"``, ``"nodes"``), checked in that order.
+``"evaluations"``, ``"seconds"``, ``"nodes"``), checked in that order. ``clock`` names what the
+seconds count (:mod:`evosoko.search.clocks`): wall seconds, or the CPU seconds of the process
+that runs the level, which buy the same work on a loaded machine as on a quiet one.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from typing import Any
+
+from evosoko.search.clocks import Clock
 
 __all__ = ["LIMITS", "Budget"]
 
@@ -23,13 +27,15 @@ class Budget:
     """Limits of one run on one level; None means no limit.
 
     ``generations`` and ``evaluations`` bound the GA, ``nodes`` (states expanded) a search,
-    ``seconds`` (wall clock) both.
+    ``seconds`` both, counted on ``clock``: ``"wall"``, or ``"cpu"``, which a search and a
+    population of searches run in one process honour (the GA engine counts wall seconds).
     """
 
     generations: int | None = None
     evaluations: int | None = None
     seconds: float | None = None
     nodes: int | None = None
+    clock: Clock = "wall"
 
     def __post_init__(self) -> None:
         for name in LIMITS:
@@ -40,10 +46,12 @@ class Budget:
     @classmethod
     def of(cls, limits: Any) -> Budget:
         """The budget of anything with some of the limit attributes (a ``[run.budget]`` or
-        ``[compare.budget]`` table, another budget); missing ones are unset."""
+        ``[compare.budget]`` table, another budget) and perhaps a ``clock``; missing limits are
+        unset, a missing clock is ``"wall"``."""
         if isinstance(limits, Budget):
             return limits
-        return cls(**{name: getattr(limits, name, None) for name in LIMITS})
+        values = {name: getattr(limits, name, None) for name in LIMITS}
+        return cls(**values, clock=getattr(limits, "clock", "wall"))
 
     def exhausted(
         self,

@@ -23,13 +23,15 @@ that selection is measured against.
 :class:`SearchPopulation` is a loop of :mod:`evosoko.evolve.loop` (``ask`` gives the genomes,
 ``tell`` their :class:`SearchOutcome`\ s, ``run`` runs the searches on its evaluator's tasks:
 in this process or on the workers). Searches run under node budgets, so the same seed gives the
-same generations serially and on any number of workers; a wall-clock limit ends the run
+same generations serially and on any number of workers; the budget's seconds end the run
 (cutting its last searches, the newest members' first: each generation lists its elites
-first). Between generations :attr:`SearchPopulation.state` is its validated state, the
-checkpoint (:class:`~evosoko.evolve.state.SearchesState`); a run restored from it goes on
-exactly as the whole run. An interrupt does not wait for a generation's searches: they end at
-once, the generation is dropped, and the checkpoint holds the one before it, so the resumed run
-breeds and runs it again.
+first). They count on the budget's clock: wall seconds, or (searches run in this process) the
+process's CPU seconds, the budget ``evosoko compare`` gives a search on a loaded machine.
+Between generations :attr:`SearchPopulation.state` is its validated state, the checkpoint
+(:class:`~evosoko.evolve.state.SearchesState`); a run restored from it goes on exactly as the
+whole run. An interrupt does not wait for a generation's searches: they end at once, the
+generation is dropped, and the checkpoint holds the one before it, so the resumed run breeds
+and runs it again.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from evosoko.evolve.search_genomes import KNOBS, SearchOutcome, genome_of, outco
 from evosoko.evolve.shortening import shortened
 from evosoko.evolve.state import SearchesState, SearchMember
 from evosoko.result import BestIndividual, GenerationStats, HallOfFameEntry, History, Result
-from evosoko.search.clocks import end_searches_when
+from evosoko.search.clocks import Clock, clock_named, end_searches_when
 from evosoko.search.packing_order import packing_order
 from evosoko.search.settings import FessSettings, settings_text
 from evosoko.search.solver import solve
@@ -88,16 +90,24 @@ PARENTS, CROSSOVER, MUTATION = "sampled_tournament", "uniform", "one_gene"
 """The registry's parts a population of searches breeds with."""
 
 
+def deadline_clock(clock: Clock) -> Callable[[], float]:
+    """What a member's deadline is read on, by the budget's clock: a wall deadline is a
+    ``time.time()``, which means the same in every worker; a CPU one this process's CPU time."""
+    return time.time if clock == "wall" else clock_named(clock)
+
+
 def run_member(
     level: Level,
     genome: Sequence[int],
     nodes: int,
     deadline: float | None,
     base: FessSettings | None = None,
+    clock: Clock = "wall",
 ) -> SearchOutcome:
     """One member's search: push-fess with its settings (``base`` with its knobs), ``nodes``
-    expansions at most, ending by ``deadline`` (a ``time.time()``; None: no limit)."""
-    seconds = None if deadline is None else deadline - time.time()
+    expansions at most, ending by ``deadline`` on ``clock`` (:func:`deadline_clock`; None:
+    no limit)."""
+    seconds = None if deadline is None else deadline - deadline_clock(clock)()
     if seconds is not None and seconds <= 0:
         return SearchOutcome(UNREACHED, "", False, 0, 0, 0, Status.BUDGET)
     result = solve(
@@ -105,6 +115,7 @@ def run_member(
         "push-fess",
         node_limit=nodes,
         time_limit=seconds,
+        clock=clock,
         partial=FRONTIER_SAMPLE,
         settings=settings_of(genome, base),
     )
@@ -142,9 +153,10 @@ def search_task(
     nodes: int,
     deadline: float | None,
     base: FessSettings | None = None,
+    clock: Clock = "wall",
 ) -> SearchOutcome:
     """:func:`run_member` as a task of an evaluator (run where the level lives)."""
-    return run_member(level, genome, nodes, deadline, base)
+    return run_member(level, genome, nodes, deadline, base, clock)
 
 
 @dataclass
@@ -171,7 +183,8 @@ class Member:
 class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
     """The generational loop over search genomes for one level (see the module docstring).
 
-    ``budget``: generations, evaluations (searches run) and wall-clock seconds.
+    ``budget``: generations, evaluations (searches run) and seconds on its clock (``"cpu"``
+    only with the searches run in this process: no evaluator or a serial one).
     ``evaluator``: where :meth:`run` runs the searches (its tasks: a worker pool's, or this
     process's by default). ``on_generation(stats, members)`` sees every generation once its
     searches ran (generation 0 too); ``on_checkpoint(state)`` gets the state as JSON every
@@ -221,6 +234,12 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
         self.evolve = evolve
         self.base = base or FessSettings()
         self.budget = budget or Budget()
+        if self.budget.clock == "cpu" and not isinstance(evaluator, SerialEvaluator | None):
+            raise ValueError(
+                "a population of searches counts CPU seconds only with its searches run in "
+                "its process (parallel.backend = serial)"
+            )
+        self._clock = clock_named(self.budget.clock)
         self.evaluator = evaluator
         self.should_stop = should_stop
         self.stop_requested = stop_requested
@@ -234,7 +253,7 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
         self.history = History()
         """The statistics of every generation so far."""
         self.rng = random.Random(seed)
-        self._started, self._seconds_before = time.perf_counter(), 0.0
+        self._started, self._seconds_before = self._clock(), 0.0
         self._before: tuple[int, tuple, float] | None = None
         context = {
             "rng": self.rng,
@@ -302,7 +321,7 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
         generation, rng_state, seconds = self._before
         self.generation = generation
         self.rng.setstate(rng_state)
-        self._seconds_before, self._started = seconds, time.perf_counter()
+        self._seconds_before, self._started = seconds, self._clock()
         self._end(Stop(Status.INTERRUPTED))
         self._checkpoint()
 
@@ -311,8 +330,8 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
         return int(min(self.first_nodes * self.growth**self.generation, self.max_nodes))
 
     def elapsed(self) -> float:
-        """Wall-clock seconds spent, across resumes."""
-        return self._seconds_before + time.perf_counter() - self._started
+        """Seconds spent on the budget's clock, across resumes."""
+        return self._seconds_before + self._clock() - self._started
 
     def evaluate(self, genomes: list[tuple[int, ...]]) -> list[SearchOutcome] | None:
         """Each genome's search at this generation's node budget, on the evaluator's tasks
@@ -320,12 +339,13 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
         first (never in generation 0). Genomes come best-ranked first (the elites), so when
         the time runs out the searches cut short are the newest."""
         left = None if self.budget.seconds is None else self.budget.seconds - self.elapsed()
-        deadline = None if left is None else time.time() + left
+        clock = self.budget.clock
+        deadline = None if left is None else deadline_clock(clock)() + left
         if self.evaluator is None:
             self.evaluator = SerialEvaluator.tasks_only(self.level)
         queue = self.evaluator.task_queue(search_task)
         for position, genome in enumerate(genomes):
-            queue.submit(position, genome, self.nodes(), deadline, self.base)
+            queue.submit(position, genome, self.nodes(), deadline, self.base, clock)
         stop = self.should_stop if self.members else None
         outcomes: dict[Any, SearchOutcome] = {}
         previous = end_searches_when(stop)  # a search running here ends at its next check
@@ -459,7 +479,7 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
         self.history = History(state.history)
         self.rng.setstate(state.rng)
         self._seconds_before = state.seconds
-        self._started = time.perf_counter()
+        self._started = self._clock()
 
 
 def _key(member: Member) -> tuple[int, ...]:

@@ -22,11 +22,13 @@ from evosoko.evolve.search_population import (
 )
 from evosoko.evolve.state import read_state
 from evosoko.parallel.pool import ProcessPool, stop_requested
+from evosoko.search import clocks
 from evosoko.search.clocks import TimeLimit, end_searches_when
 from evosoko.search.settings import FessSettings
 from evosoko.search.solver import warm_up
 from evosoko.sokoban.solutions import verify_solution
 from evosoko.status import Stop
+from tests.fake_clock import FakeClock
 from tests.search.tiny_levels import ROOM, microban, quiet_level
 
 
@@ -273,3 +275,40 @@ def test_a_damaged_checkpoint_is_named(key, value):
     state = json.loads(json.dumps(population.state.to_json()))
     state["members"][0]["genome"][0] = 99
     assert problem(state) is not None
+
+
+def test_a_member_reads_its_deadline_and_time_limit_on_the_cpu_clock(monkeypatch):
+    """A CPU clock that jumps 10 s a reading ends a member with 40 s left long before its
+    node limit (the wall clock would let it run to the limit)."""
+    level = microban("144")[0]
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", FakeClock(10.0))
+    outcome = run_member(level, genome_of(FessSettings()), 10**6, 50.0, clock="cpu")
+    assert 0 < outcome.expanded < 10**6 and not outcome.solved
+
+
+def test_the_seconds_of_the_budget_count_on_its_clock(monkeypatch):
+    """A CPU clock that stands still never ends the run, which its generations end; one that
+    jumps ends it at once, its searches cut before they start."""
+    level = microban("144")[0]
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", FakeClock(0.0))
+    budget = Budget(generations=1, seconds=0.01, clock="cpu")
+    still = SearchPopulation(level, population=4, first_nodes=20, seed=5, budget=budget)
+    assert still.run().stop == Stop.budget("generations")
+    assert all(member.outcome.expanded > 0 for member in still.members)
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", FakeClock(1000.0))
+    budget = Budget(generations=1, seconds=100.0, clock="cpu")
+    jumping = SearchPopulation(level, population=4, first_nodes=20, seed=5, budget=budget)
+    assert jumping.run().stop == Stop.budget("seconds")
+    assert all(member.outcome.expanded == 0 for member in jumping.members)
+
+
+def test_cpu_seconds_need_the_searches_in_this_process():
+    level = microban("144")[0]
+    pool = ProcessPool(1)
+    try:
+        with pytest.raises(ValueError, match="parallel.backend = serial"):
+            SearchPopulation(
+                level, budget=Budget(seconds=1.0, clock="cpu"), evaluator=on(pool, level)
+            )
+    finally:
+        pool.close()

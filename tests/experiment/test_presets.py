@@ -125,3 +125,17 @@ def test_compare_xsokoban_pits_the_ga_presets_against_the_searches():
     assert "push-fess-bi" in names
     assert "ga-map-elites" in names and "ga-box-macros" in names and "ga-searches" in names
     assert compare.compare.budget.seconds == 60.0 and compare.compare.first == 30
+
+
+def test_compare_search_fails_gives_both_rows_the_same_cpu_seconds():
+    from evosoko.experiment.compare.config import load_compare_config
+    from evosoko.experiment.compare.jobs import comparison_levels, plan_jobs
+
+    compare = load_compare_config(CONFIGS / "compare-search-fails.toml")
+    assert compare.compare.budget.seconds == 60.0 and compare.compare.budget.clock == "cpu"
+    if not Path(compare.compare.levels).is_file():
+        pytest.skip("no shared levels")
+    jobs = plan_jobs(compare, comparison_levels(compare.compare))
+    assert {job.payload["solver"] for job in jobs} == {"push-fess-bi", "ga-searches"}
+    assert all(job.payload["clock"] == "cpu" for job in jobs)
+    assert len(jobs) == 7 + 7 * 3  # the population runs three seeds per screen

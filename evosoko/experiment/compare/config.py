@@ -24,6 +24,7 @@ from evosoko.config import TrackingConfig
 from evosoko.config_loading import load_model, resolve_path
 from evosoko.experiment.settings import DistinctSeeds, Section
 from evosoko.search.algorithms import ALGORITHMS, heuristic_misfit
+from evosoko.search.clocks import Clock
 from evosoko.search.settings import SearchSettings, SettingsModel, changed_settings, settings_for
 
 __all__ = [
@@ -41,7 +42,13 @@ __all__ = [
 class CompareBudget(Section):
     """The budget of every job (one solver on one level with one seed)."""
 
-    seconds: float = Field(default=60.0, gt=0, description="Wall-clock seconds per job.")
+    seconds: float = Field(default=60.0, gt=0, description="Seconds per job, on clock.")
+    clock: Clock = Field(
+        default="wall",
+        description="What seconds counts: wall (wall-clock seconds) or cpu (the CPU seconds of "
+        "the job's process: the same work on a loaded machine; searches and the population of "
+        "searches only).",
+    )
     evaluations: int | None = Field(
         default=None, ge=1, description="Fitness evaluations per GA job (unset: no limit)."
     )

@@ -56,10 +56,11 @@ RESULT_COLUMNS = (
     "settings",
 )
 """``status``: a word of :mod:`evosoko.status`, ``exhausted`` the resource of a ``budget``
-stop (empty otherwise); ``seconds``/``used``: wall time and evaluations (GA), expanded nodes (search) or iterations
-(mcts) spent, i.e. the time and cost to solve when ``solved`` is 1; ``seed`` is empty for
-deterministic search; ``settings``: a search's knobs that differ from the defaults, as
-``key=value`` words of the ``[search]`` table (``-``: none; empty for a GA)."""
+stop (empty otherwise); ``seconds``/``used``: seconds on the budget's clock and evaluations
+(GA), expanded nodes (search) or iterations (mcts) spent, i.e. the time and cost to solve when
+``solved`` is 1; ``seed`` is empty for deterministic search; ``settings``: a search's knobs
+that differ from the defaults, as ``key=value`` words of the ``[search]`` table (``-``: none;
+empty for a GA)."""
 
 
 def results_csv(rows: list[dict]) -> str:
@@ -117,7 +118,7 @@ def summary_markdown(
     95 % interval [low, high]), the paired tests between solvers and how they were made."""
     intervals = uncertainty.intervals if uncertainty else {}
     settings, budget = config.compare, config.compare.budget
-    limits = [f"{budget.seconds:g} s"]
+    limits = [f"{budget.seconds:g} {'CPU-s' if budget.clock == 'cpu' else 's'}"]
     if budget.evaluations:
         limits.append(f"{budget.evaluations:,} evaluations (GA)")
     if budget.nodes:

@@ -4,7 +4,10 @@
 digest of the solver's settings and the level, so changing either reruns the job);
 :func:`run_job` runs one (in a worker) and returns its :class:`~evosoko.result.Result` as a
 plain record for the journal; :func:`result_row` turns a finished job into a row of
-``results.csv``, its solution replay-verified in the parent process. A GA job carries the parts
+``results.csv``, its solution replay-verified in the parent process. With the budget's clock
+``cpu`` a job's seconds, its limit and its result, are the CPU seconds of its process: a search
+and a population of searches (run serially in its job) honour it, another GA preset is a
+:class:`ConfigError` (its engine counts wall seconds). A GA job carries the parts
 its configuration names that are not built in (:func:`evosoko.evolve.parts.used_by`), so a
 plugin operator reaches workers that never imported it.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any
@@ -151,12 +155,19 @@ def ga_config(
 def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
     """Every (solver, level, seed) job, in a fixed order: solver, then level, then seed."""
     budget = Budget.of(config.compare.budget)  # one job's limits, GA or search
+    clock = {"clock": budget.clock} if budget.clock != "wall" else {}  # wall: the keys as before
     jobs = []
     for position, solver in enumerate(config.solver):
         carried: dict[str, Any] = {}  # travels with the job, not part of its key
         if isinstance(solver, GASolver):
             run_config = ga_config(solver, budget, config._source, position)
-            settings: dict[str, Any] = {"kind": "ga", "config": dump_config(run_config)}
+            if clock and not run_config.searches.enabled:
+                raise _clock_error(config, solver)
+            settings: dict[str, Any] = {
+                "kind": "ga",
+                "config": dump_config(run_config),
+                **clock,
+            }
             carried["parts"] = used_by(run_config)
             seeds: list[int | None] = list(config.compare.seeds)
         else:
@@ -167,6 +178,7 @@ def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
                 **search_payload(solver.settings),
                 "seconds": budget.seconds,
                 "nodes": budget.nodes,
+                **clock,
             }
             seeds = list(config.compare.seeds) if solver.stochastic else [None]
         for entry in levels:
@@ -187,6 +199,17 @@ def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
                 key = f"{solver.label}|{entry.index}|{'-' if seed is None else seed}|{digest}"
                 jobs.append(Job(key, payload))
     return jobs
+
+
+def _clock_error(config: CompareConfig, solver: GASolver) -> ConfigError:
+    """A CPU budget given to a GA preset whose engine counts wall seconds."""
+    path, text = config._source if config._source is not None else (None, None)
+    return ConfigError(
+        f"compare.budget.clock = 'cpu': solver {solver.label!r} counts wall seconds (only "
+        "searches and the population of searches, searches.enabled, count CPU seconds)",
+        path,
+        None if text is None else locate(text, ("compare", "budget", "clock")),
+    )
 
 
 OLD_KEYS = {"weight": 3.0, "freeze": True, "corrals": True}
@@ -272,13 +295,16 @@ def _ga_result(level: Level, payload: dict) -> Result:
     install(payload.get("parts", ()))  # plugin parts, for a worker that never imported them
     config = Config.model_validate(tomllib.loads(payload["config"]))
     warm_up_config(config, [level])  # compiled before the clock starts (once per process)
+    budget = Budget.of(config.run.budget).replace(clock=payload.get("clock", "wall"))
     with make_evaluator(level, config.parallel, config.ga.encoding, config.fitness) as evaluator:
-        return evolve_level(level, config, evaluator=evaluator, seed=payload["seed"])
+        return evolve_level(level, config, evaluator=evaluator, seed=payload["seed"], budget=budget)
 
 
 def _search_result(level: Level, payload: dict) -> Result:
     from evosoko.search import solve
 
+    clock = payload.get("clock", "wall")
+    started = time.process_time()
     found = solve(
         level,
         payload["algorithm"],
@@ -287,8 +313,12 @@ def _search_result(level: Level, payload: dict) -> Result:
         node_limit=payload["nodes"],
         settings=job_settings(payload),
         seed=payload["seed"] or 0,
+        clock=clock,
     )
-    return found.as_result(level)
+    result = found.as_result(level)
+    if clock == "cpu":  # the seconds its limit counted
+        return replace(result, seconds=round(time.process_time() - started, 3))
+    return result
 
 
 def job_record(result: Result) -> dict[str, Any]:

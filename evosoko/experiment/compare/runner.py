@@ -9,7 +9,8 @@ budget), a ``[parallel]`` table (the job backend) and one ``[[solver]]`` table p
   ...) with ``heuristic``, ``weight`` and pruning switches; deterministic searches run once
   per level, the shuffling ``random`` once per seed.
 
-Every job gets the same wall-clock budget (``budget.seconds``) and its solver's own budget
+Every job gets the same seconds (``budget.seconds``, wall-clock or, with ``budget.clock = "cpu"``,
+the CPU seconds of its process) and its solver's own budget
 (``budget.evaluations`` for the GA, ``budget.nodes`` expanded for search). The output folder
 holds ``compare.toml`` (the resolved comparison), ``journal.jsonl`` (one line per finished job:
 a rerun skips those), ``results.csv`` (one row per job), ``summary.md`` / ``summary.json``
