@@ -260,6 +260,7 @@ def solve(
             settings=settings_for(algorithm, chosen, weight=weight),
             seconds=seconds,
             nodes=nodes,
+            clock=clock,
         ),
     )
 

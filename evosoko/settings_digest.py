@@ -59,6 +59,8 @@ def ga_settings_digest(config: Config, budget: Budget | None = None) -> str:
         run.pop(key, None)
     limits = Budget.of(budget if budget is not None else config.run.budget)
     run["budget"] = {name: _number(getattr(limits, name)) for name in LIMITS}
+    if limits.clock != "wall":  # seconds of another kind; wall keeps the digests it had
+        run["budget"]["clock"] = limits.clock
     return _digest({"ga": data})
 
 
@@ -69,10 +71,11 @@ def search_settings_digest(
     settings: BaseModel | None = None,
     seconds: float | None = None,
     nodes: int | None = None,
+    clock: str = "wall",
 ) -> str:
     """The digest of a classical search's settings: the algorithm, its heuristic, the knobs of
     its family (``settings``: :func:`evosoko.search.settings.settings_for`'s model; None: the
-    family's defaults) and the budget."""
+    family's defaults) and the budget (``clock``: what its seconds count)."""
     from evosoko.search.settings import settings_for
 
     if settings is None:
@@ -84,5 +87,6 @@ def search_settings_digest(
             "settings": None if settings is None else settings.model_dump(mode="json"),
             "seconds": _number(seconds),
             "nodes": nodes,
+            **({} if clock == "wall" else {"clock": clock}),  # wall: the digests it had
         }
     )

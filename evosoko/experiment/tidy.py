@@ -94,6 +94,7 @@ def _compare(folder: Path) -> ResultsTable:
 def _solver_digests(path: Path) -> dict[str, str | None]:
     """Per solver label of a comparison file, the digest of its settings with the
     comparison's budget (None for a GA solver whose configuration cannot be read now)."""
+    from evosoko.budget import Budget
     from evosoko.experiment.compare.config import GASolver, load_compare_config
     from evosoko.experiment.compare.jobs import ga_config
 
@@ -106,7 +107,9 @@ def _solver_digests(path: Path) -> dict[str, str | None]:
     for solver in config.solver:
         if isinstance(solver, GASolver):
             try:
-                digests[solver.label] = ga_settings_digest(ga_config(solver, budget))
+                run_config = ga_config(solver, budget)
+                limits = Budget.of(run_config.run.budget).replace(clock=budget.clock)
+                digests[solver.label] = ga_settings_digest(run_config, limits)
             except (EvosokoError, OSError):  # its configuration file is gone or changed
                 digests[solver.label] = None
         else:
@@ -116,6 +119,7 @@ def _solver_digests(path: Path) -> dict[str, str | None]:
                 settings=solver.settings,
                 seconds=budget.seconds,
                 nodes=budget.nodes,
+                clock=budget.clock,
             )
     return digests
 

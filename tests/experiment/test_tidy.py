@@ -80,6 +80,9 @@ def test_the_settings_digest_of_a_search_is_the_one_solve_gives(folders):
         evosoko.solve(level, "push-astar", seconds=20, nodes=20000, settings=unfrozen).settings
         != digest
     )
+    on_cpu = evosoko.solve(level, "push-astar", seconds=20, nodes=20000, clock="cpu").settings
+    assert on_cpu != digest  # 20 CPU seconds are another budget than 20 wall seconds
+    assert search_settings_digest("push-astar", seconds=20.0, nodes=20000, clock="cpu") == on_cpu
 
 
 def test_a_run_folder_has_its_seed_and_the_digest_evolve_gives_for_its_settings(folders):
@@ -100,6 +103,8 @@ def test_a_run_folder_has_its_seed_and_the_digest_evolve_gives_for_its_settings(
     assert ga_settings_digest(renamed.set("parallel.backend", "serial")) == digest
     assert ga_settings_digest(config.set("ga.mutation.replace_rate", 0.2)) != digest
     assert ga_settings_digest(config.set("run.budget.generations", 3)) != digest
+    cpu_budget = Budget.of(config.run.budget).replace(clock="cpu")
+    assert ga_settings_digest(config, cpu_budget) != digest
     (level,) = _levels("seed000-example")
     (result,) = evosoko.evolve([level], config.set("parallel.backend", "serial"), seeds=[5])
     assert (result.seed, result.settings) == (5, digest)
