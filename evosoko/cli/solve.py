@@ -155,7 +155,7 @@ def solve_command(
     table.add_column("status", no_wrap=True)
     for column in ("moves", "pushes", "expanded", "generated", "duplicates", "seconds"):
         table.add_column(column, justify="right")
-    solutions = []
+    solutions: list[str] = []
     all_solved = True
     done = 0
     try:
