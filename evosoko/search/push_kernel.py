@@ -28,6 +28,7 @@ import numpy as np
 from evosoko.search.fess.advisors import advice_cell, advised_key
 from evosoko.search.fess.macros import MACRO_CAP, ExpandedNode, packing_macros
 from evosoko.search.fess.space import (
+    ADVICE,
     ALTERNATE,
     CORRIDOR_MACROS,
     PACK_MACROS,
@@ -308,6 +309,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
         alternate = space_state[ALTERNATE]
         pack_macros = space_state[PACK_MACROS] > 0
         corridor_macros = space_state[CORRIDOR_MACROS] > 0
+        advising = space_state[ADVICE] != 0
         margin += MACRO_CAP
     board = deadlock_board(tab)
     corral_deadlocks = corral_search.players.shape[0] > 0
@@ -422,9 +424,11 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                 clear_cells(occupied, parent_boxes)
                 continue
         if fess is not None:
-            parent_cell = advice_cell(
-                cell_inputs, space_state, floor, occupied, deltas, parent_boxes, queue
-            )
+            parent_cell = -1
+            if advising:
+                parent_cell = advice_cell(
+                    cell_inputs, space_state, floor, occupied, deltas, parent_boxes, queue
+                )
         allowed = corral_scratch.allowed
         allowed_stamp = corral_marks[ALLOWED_MARK]
         packed = packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
@@ -622,7 +626,8 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                     candidates += 1
                 else:
                     in_cell = cell_key(space, g, h, moves, node_key)
-                    in_cell = advised_key(space, node, parent_cell, new, child_cell, in_cell)
+                    if advising:
+                        in_cell = advised_key(space, node, parent_cell, new, child_cell, in_cell)
                     heap_insert(space, child_cell, new, in_cell)
                     if alternate > 0:
                         frontier_push(frontier, counters, HEAP, node_key, new)
