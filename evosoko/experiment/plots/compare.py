@@ -135,7 +135,7 @@ def _level_strip(by_solver: dict, rows: Sequence[dict], out: Path, fmt: str) -> 
     style_axes(
         axes, xlabel="level (title)" if named else "level", ylabel="solver", title="Who solved what"
     )
-    figure.colorbar(image, ax=axes, label="fraction of runs solved", fraction=0.03)
+    figure.colorbar(image, ax=axes, label="runs solved", fraction=0.03)  # a share, 0 to 1
     return save_figure(figure, out / "levels", fmt)
 
 
