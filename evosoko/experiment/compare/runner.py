@@ -274,6 +274,7 @@ def write_compare_files(
     if plots and rows:
         from evosoko.experiment.plots.compare import draw_compare
 
-        draw_compare(folder, rows, budget.seconds, budgets, [s.label for s in config.solver])
+        labels = [s.label for s in config.solver]
+        draw_compare(folder, rows, budget.seconds, budgets, labels, clock=budget.clock)
     refresh_report(folder)
     return summaries

@@ -1,7 +1,8 @@
 """Plots of a comparison folder (:func:`draw_compare`), into ``plots/``:
 
-- ``ecdf_time``: fraction of runs solved against wall-clock time, log x (the run-time ECDF as
-  COCO and IOHprofiler draw it; a curve ends at its solver's solve rate);
+- ``ecdf_time``: fraction of runs solved against time (wall-clock or CPU, the budget's clock),
+  log x (the run-time ECDF as COCO and IOHprofiler draw it; a curve ends at its solver's solve
+  rate);
 - ``ecdf_budget``: the same against each solver's own budget (evaluations, expanded nodes);
 - ``levels``: a strip per solver of the fraction of runs that solved each level;
 - ``lengths``: solution moves and pushes per solver, side by side.
@@ -30,6 +31,10 @@ UNIT_LABELS = {
 # ---- comparisons -------------------------------------------------------------------------------
 
 
+TIME_LABELS = {"wall": "wall-clock time (s, log scale)", "cpu": "CPU time (s, log scale)"}
+"""The time axis's label per budget clock."""
+
+
 def draw_compare(
     folder: Path,
     rows: Sequence[dict],
@@ -38,15 +43,17 @@ def draw_compare(
     solvers: Sequence[str] | None = None,
     fmt: str = "png",
     out: Path | None = None,
+    clock: str = "wall",
 ) -> list[Path]:
-    """Draw the comparison plots of ``rows`` into ``out`` (default ``folder/plots``)."""
+    """Draw the comparison plots of ``rows`` into ``out`` (default ``folder/plots``);
+    ``clock``: what the rows' seconds count (the budget's ``clock``)."""
     out = out or folder / "plots"
     out.mkdir(parents=True, exist_ok=True)
     order = list(solvers) if solvers else list(dict.fromkeys(r["solver"] for r in rows))
     order = [s for s in order if any(r["solver"] == s for r in rows)]
     by_solver = {s: [r for r in rows if r["solver"] == s] for s in order}
     return [
-        _ecdf_time(by_solver, seconds_budget, out, fmt),
+        _ecdf_time(by_solver, seconds_budget, TIME_LABELS[clock], out, fmt),
         _ecdf_budget(by_solver, unit_budgets, out, fmt),
         _level_strip(by_solver, rows, out, fmt),
         _lengths(by_solver, out, fmt),
@@ -61,7 +68,7 @@ def _ecdf_curve(axes, costs, solved, limit, position, label) -> None:
     axes.step(xs, ys, where="post", color=colour(position), label=f"{label} ({ys[-1]:.0%})")
 
 
-def _ecdf_time(by_solver: dict, budget: float, out: Path, fmt: str) -> Path:
+def _ecdf_time(by_solver: dict, budget: float, xlabel: str, out: Path, fmt: str) -> Path:
     figure, (axes,) = new_figure()
     smallest = min(
         [
@@ -80,7 +87,7 @@ def _ecdf_time(by_solver: dict, budget: float, out: Path, fmt: str) -> Path:
     axes.set_ylim(0, 1.02)
     style_axes(
         axes,
-        xlabel="wall-clock time (s, log scale)",
+        xlabel=xlabel,
         ylabel="fraction of runs solved",
         title="Solved runs against time (run-time ECDF)",
     )

@@ -149,7 +149,9 @@ def _plot_compare(folder: Path, out: Path, fmt: str) -> list[Path]:
     budget = config.compare.budget
     units = unit_budgets(budget)
     labels = [solver.label for solver in config.solver]
-    return draw_compare(folder, rows, budget.seconds, units, labels, fmt=fmt, out=out)
+    return draw_compare(
+        folder, rows, budget.seconds, units, labels, fmt=fmt, out=out, clock=budget.clock
+    )
 
 
 def load_trials(folder: Path, config) -> list:

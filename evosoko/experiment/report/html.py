@@ -259,7 +259,8 @@ def _compare_body(data: dict[str, Any]) -> str:
         for row in data["summary_table"]
     ]
     budget = data["budget"]
-    limits = [f"{budget['seconds']:g} s"]
+    unit = "CPU-s" if budget.get("clock") == "cpu" else "s"
+    limits = [f"{budget['seconds']:g} {unit}"]
     if budget.get("evaluations"):
         limits.append(f"{budget['evaluations']:,} evaluations (GA)")
     if budget.get("nodes"):

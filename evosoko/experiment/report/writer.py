@@ -465,6 +465,7 @@ def _compare_data(folder: Path) -> dict[str, Any]:
         "seeds": settings.seeds,
         "budget": {
             "seconds": budget.seconds,
+            "clock": budget.clock,
             "evaluations": budget.evaluations,
             "nodes": budget.nodes,
         },

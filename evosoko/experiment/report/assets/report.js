@@ -620,7 +620,8 @@
       legend(document.getElementById(legendId), items);
     }
     const budget = DATA.budget;
-    ecdf("ecdf-time", "ecdf-time-legend", SECONDS, null, budget.seconds, "wall-clock time (s, log scale)");
+    const clock = budget.clock === "cpu" ? "CPU time" : "wall-clock time";
+    ecdf("ecdf-time", "ecdf-time-legend", SECONDS, null, budget.seconds, `${clock} (s, log scale)`);
     ecdf("ecdf-evaluations", "ecdf-evaluations-legend", USED, "evaluations", budget.evaluations, "fitness evaluations (log scale)");
     ecdf("ecdf-nodes", "ecdf-nodes-legend", USED, "nodes", budget.nodes, "expanded search nodes (log scale)");
     ecdf("ecdf-iterations", "ecdf-iterations-legend", USED, "iterations", budget.nodes, "mcts iterations (log scale)");
