@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numba
 import numpy as np
 
-from evosoko.search.fess.advisors import advice_cell, advised_key
+from evosoko.search.fess.advisors import advised_key
 from evosoko.search.fess.macros import MACRO_CAP, ExpandedNode, packing_macros
 from evosoko.search.fess.space import (
     ADVICE,
@@ -424,9 +424,9 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                 clear_cells(occupied, parent_boxes)
                 continue
         if fess is not None:
-            parent_cell = -1
+            parent_cell = -1  # the expanded state's cell, which advised_key compares with
             if advising:
-                parent_cell = advice_cell(
+                parent_cell = state_cell(
                     cell_inputs, space_state, floor, occupied, deltas, parent_boxes, queue
                 )
         allowed = corral_scratch.allowed

@@ -28,7 +28,6 @@ from evosoko.search.fess.space import (
     HOT_VALUES,
     OUT_OF_PLAN_LIMIT,
     ROOM_VALUES,
-    state_cell,
 )
 from evosoko.search.store import F_LIMIT, H_BITS, MOVES_BITS
 
@@ -38,15 +37,6 @@ PACKING, CONNECTIVITY, ROOMS, HOTSPOTS = (
 
 F_SHIFT = H_BITS + MOVES_BITS
 """Where ``f`` starts in a heap key (:func:`evosoko.search.store.priority`)."""
-
-
-@numba.njit(cache=True)
-def advice_cell(features, space_state, floor, occupied, deltas, boxes, queue):  # pragma: no cover
-    """The cell of the state being expanded (``boxes``, marked in ``occupied``) when the
-    advisors are on (``ADVICE`` > 0), else -1 (see :func:`advised_key`)."""
-    if space_state[ADVICE] == 0:
-        return -1
-    return state_cell(features, space_state, floor, occupied, deltas, boxes, queue)
 
 
 @numba.njit(cache=True)
