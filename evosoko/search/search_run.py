@@ -58,6 +58,7 @@ from evosoko.search.store import (
     WORK_LIMIT,
     Store,
     frontier_push,
+    progress_points,
 )
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.level import Level
@@ -156,7 +157,6 @@ class SearchRun:
         self._prepared = False
         self.progress: list[tuple[int, float, int]] = []
         """``(expanded, seconds, h)`` whenever the lowest stored heuristic fell."""
-        self._progress_seen = 0
         self._seconds_per_node = 0.0
         """Seconds on the limit's clock per node (of the capacity after it) that the last
         growth took."""
@@ -362,18 +362,12 @@ class SearchRun:
         return _next_chunk(chunk, seconds)
 
     def _note_progress(self) -> None:
-        """After a kernel call: the lowest heuristic among the states stored since the last
-        call, noted when it is the lowest so far (with the expansions and seconds then)."""
-        size = self.store.size
-        if size < self._progress_seen:  # the store was cleared (an IDA* iteration)
-            self._progress_seen = 0
-        if size <= self._progress_seen:
-            return
-        low = int(self.store.field("h")[self._progress_seen : size].min())
-        self._progress_seen = size
-        if not self.progress or low < self.progress[-1][2]:
-            expanded = int(self.store.counters[EXPANDED])
-            self.progress.append((expanded, self.limit.wall_seconds(), low))
+        """After a kernel call: each new lowest heuristic its states reached, with the expansions
+        when it was stored (logged by the kernel, so the same however the calls were cut) and the
+        seconds now."""
+        seconds = self.limit.wall_seconds()
+        for expanded, low in progress_points(self.store.counters):
+            self.progress.append((expanded, seconds, low))
 
     def make_room(self) -> bool:
         """Grow the store for the kernel; False when that would pass the memory limit or the
