@@ -25,7 +25,13 @@ from typing import TYPE_CHECKING, NamedTuple
 import numba
 import numpy as np
 
-from evosoko.search.fess.advisors import advised_key
+from evosoko.search.fess.advisors import (
+    held_children,
+    hold_child,
+    insert_children,
+    move_advice,
+    parent_advice,
+)
 from evosoko.search.fess.macros import MACRO_CAP, ExpandedNode, packing_macros
 from evosoko.search.fess.space import (
     ADVICE,
@@ -310,6 +316,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
         pack_macros = space_state[PACK_MACROS] > 0
         corridor_macros = space_state[CORRIDOR_MACROS] > 0
         advising = space_state[ADVICE] != 0
+        children = held_children(box_count)  # inserted once the expansion's are all known
         margin += MACRO_CAP
     board = deadlock_board(tab)
     corral_deadlocks = corral_search.players.shape[0] > 0
@@ -424,10 +431,18 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                 clear_cells(occupied, parent_boxes)
                 continue
         if fess is not None:
-            parent_cell = -1  # the expanded state's cell, which advised_key compares with
+            parent_cell = -1  # the expanded state's cell, which the advisors compare with
             if advising:
-                parent_cell = state_cell(
-                    cell_inputs, space_state, floor, occupied, deltas, parent_boxes, queue
+                parent_cell = parent_advice(
+                    cell_inputs,
+                    space_state,
+                    floor,
+                    dead,
+                    occupied,
+                    deltas,
+                    parent_boxes,
+                    Area(reach_mark, reach, 0),
+                    queue,
                 )
         allowed = corral_scratch.allowed
         allowed_stamp = corral_marks[ALLOWED_MARK]
@@ -447,6 +462,8 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                         pending.size[0] = candidates
                         pending.ids[:candidates] = candidate_ids[:candidates]
                         pending.keys[:candidates] = candidate_keys[:candidates]
+                    elif advising:
+                        insert_children(space, children, node)
                     clear_cells(occupied, parent_boxes)
                     counters[WORK] += spent
                     return CONTINUE
@@ -534,6 +551,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                     other = table[slot]
                 h = 0
                 child_cell = 0
+                advice = 0
                 if fess is None:  # A*: a stored state's h is the child's (boxes only)
                     if ok and other != EMPTY:
                         h = h_of[other]
@@ -569,6 +587,20 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                         child_cell = state_cell(
                             cell_inputs, space_state, floor, occupied, deltas, child, queue
                         )
+                        if advising:
+                            advice = move_advice(
+                                space_state,
+                                floor,
+                                dead,
+                                occupied,
+                                deltas,
+                                child,
+                                Area(reach_mark, reach, 0),
+                                Walk(norm_mark, stamps[NORM_STAMP], queue),
+                                Pushed(b, target, d),
+                                pushes if code < GOAL_MACRO_STEP else 0,
+                                (parent_cell, child_cell),
+                            )
                 occupied[target] = False
                 occupied[b] = True
                 if not ok:
@@ -627,14 +659,17 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                 else:
                     in_cell = cell_key(space, g, h, moves, node_key)
                     if advising:
-                        in_cell = advised_key(space, node, parent_cell, new, child_cell, in_cell)
-                    heap_insert(space, child_cell, new, in_cell)
+                        hold_child(children, new, child_cell, in_cell, h, advice)
+                    else:
+                        heap_insert(space, child_cell, new, in_cell)
                     if alternate > 0:
                         frontier_push(frontier, counters, HEAP, node_key, new)
         if fess is None:
             clear_cells(occupied, parent_boxes)
             _push_candidates(frontier, counters, mode, candidate_ids, candidate_keys, candidates)
         else:
+            if advising:
+                insert_children(space, children, node)
             if pack_macros:
                 solved_node = packing_macros(
                     tab,

@@ -120,6 +120,10 @@ class PushSettings(_Settings):
     _unset = field_validator("goal_rooms", mode="before")(_none_word)
 
 
+Advisor = Literal["packing", "connectivity", "rooms", "hotspots", "explorer", "opener"]
+"""The names of FESS's advisors (:mod:`evosoko.search.fess.advisors`)."""
+
+
 class FessSettings(PushSettings):
     """``push-fess``: the cells of its feature space, their turns, its macros and deadlock
     tests (besides the push searches' pruning and weight)."""
@@ -153,14 +157,21 @@ class FessSettings(PushSettings):
         description="Pushes a move that no advisor proposes adds to the key of a state within "
         "its cell (0: no advisors).",
     )
-    advisors: tuple[Literal["packing", "connectivity", "rooms", "hotspots"], ...] = Field(
+    advisors: tuple[Advisor, ...] = Field(
         default=("packing", "connectivity", "rooms", "hotspots"),
         description="The advisors: a move is theirs when it improves their coordinate of the "
-        "cell (rooms and hotspots only with that coordinate).",
+        "cell (rooms and hotspots only with that coordinate); the explorer's when it lets the "
+        "player reach free floor from which a new push starts, the opener's when it pushes the "
+        "box that hinders the most others, or a box beside it when it has no push.",
     )
     advice_once: bool = Field(
         default=False,
         description="Each advisor proposes at most one move per expansion, the first it finds.",
+    )
+    advice_best: bool = Field(
+        default=False,
+        description="With advice_once, each advisor proposes its move of least h instead of "
+        "the first it finds.",
     )
     corral_deadlocks: int = Field(
         default=200,
@@ -261,6 +272,14 @@ class BidirectionalSettings(FessSettings):
         le=64,
         description="Pushes a move that no advisor proposes adds to the key of a state within "
         "its cell in its push-fess searches (0: no advisors).",
+    )
+    advisors: tuple[Advisor, ...] = Field(
+        default=("packing", "connectivity", "rooms", "hotspots", "opener"),
+        description="The advisors of its push-fess searches: a move is theirs when it improves "
+        "their coordinate of the cell (rooms and hotspots only with that coordinate); the "
+        "explorer's when it lets the player reach free floor from which a new push starts, the "
+        "opener's when it pushes the box that hinders the most others, or a box beside it when "
+        "it has no push.",
     )
     advice_once: bool = Field(
         default=True,

@@ -258,7 +258,8 @@ def test_each_plain_push_fess_is_push_fess_with_its_room_cap(name):
             plain.step()
         room_links = plain.run.settings.room_links
         own = run.settings  # push-fess-bi's advisors too
-        advice = {"advice_weight": own.advice_weight, "advice_once": own.advice_once}
+        knobs = ("advice_weight", "advice_once", "advice_best", "advisors")
+        advice = {knob: getattr(own, knob) for knob in knobs}
         alone = solve(level, "push-fess", settings=FessSettings(room_links=room_links, **advice))
         assert plain.solution >= 0 and alone.solved
         assert int(plain.store.counters[EXPANDED]) == alone.expanded

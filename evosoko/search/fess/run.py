@@ -52,7 +52,8 @@ def level_features(
     _, link, ends = room_links(level.floor, level.deltas) if cap > 0 else (0, None, None)
     cuts = ends if settings.room_cuts else None
     hotspots = None
-    if settings.hotspots > 0:
+    opener = settings.advice_weight > 0 and "opener" in settings.advisors
+    if settings.hotspots > 0 or opener:  # the opener reads the table too
         hotspots = fess_space.hotspot_table(level.floor, level.deltas, level.goal_cells)
     corral_limit = settings.corral_deadlocks if corral_deadlocks is None else corral_deadlocks
     features = fess_kernel.make_features(

@@ -45,7 +45,10 @@ from evosoko.sokoban.rooms import blocked_links
     ADVICE_ONCE,
     ADVISED_NODE,
     ADVISED_USED,
-) = range(18)
+    ADVICE_BEST,
+    OPENER_BOX,
+    OPENER_BLOCKED,
+) = range(21)
 """Slots of the int64 ``state`` array of the feature space (then, from ``VIEW_SLOTS`` on, the
 cursor and room cap of each view). ``VIEW``: the view whose turn is next (see
 :func:`next_cell`). ``ALTERNATE`` = k > 0: every k-th
@@ -62,12 +65,21 @@ with. ``HOT_VALUES`` = k > 1: the hotspot coordinate takes k values; 1: no such 
 ``ADVICE`` = w > 0: a move no advisor proposes adds w to ``f`` in the key within the cell;
 ``ADVISORS``: the advisors' bits; ``ADVICE_ONCE``: each proposes at most one move per expansion
 (``ADVISED_NODE``, ``ADVISED_USED``: the expansion and the advisors that proposed one; see
-:mod:`evosoko.search.fess.advisors`)."""
+:mod:`evosoko.search.fess.advisors`); ``ADVICE_BEST``: each proposes its child of least ``h``
+instead of the first it finds; ``OPENER_BOX``, ``OPENER_BLOCKED``: the expanded state's box
+that hinders the most others (-1: none) and whether it has no push (the opener's)."""
 
-VIEW_SLOTS = 18
+VIEW_SLOTS = 21
 """Slot of the first view's cursor in ``state``; its room cap follows, then the next view's."""
 
-ADVISOR_BITS = {"packing": 1, "connectivity": 2, "rooms": 4, "hotspots": 8}
+ADVISOR_BITS = {
+    "packing": 1,
+    "connectivity": 2,
+    "rooms": 4,
+    "hotspots": 8,
+    "explorer": 16,
+    "opener": 32,
+}
 """The bit of each advisor in the ``ADVISORS`` slot (:mod:`evosoko.search.fess.advisors`)."""
 
 OUT_OF_PLAN_LIMIT = 4
@@ -129,7 +141,9 @@ def make_feature_space(
     state[ADVICE] = settings.advice_weight * (WEIGHT_SCALE if cell_g < 0 else max(cell_g, 1))
     state[ADVISORS] = sum(ADVISOR_BITS[name] for name in set(settings.advisors))
     state[ADVICE_ONCE] = settings.advice_once
+    state[ADVICE_BEST] = settings.advice_best
     state[ADVISED_NODE] = -1
+    state[OPENER_BOX] = -1
     return FeatureSpace(
         key=np.zeros(capacity, dtype=np.int64),
         child=np.full(capacity, EMPTY, dtype=np.int32),
