@@ -251,6 +251,7 @@ def plain_fess_search(owner: BidirectionalRun, room_links: int) -> SideSearch:
             "cluster_deadlocks": 0,
             "room_links": room_links,
             "deadlock_patterns": 0,
+            "on_full": "stop",  # a side search ends where its part of the memory does
         }
     )
     side = _side_search(owner, FeatureSpaceRun, "push-fess", plain, settings.plain_nodes)
@@ -376,15 +377,24 @@ class BidirectionalRun(FeatureSpaceRun):
 
     def make_room(self) -> bool:
         """Grow the forward store; when its part of the memory is full, the pull searches are
-        dropped and their part goes to push-fess."""
-        if super().make_room():
+        dropped and their part goes to push-fess; when that is full too, push-fess drops states
+        (``on_full``, :meth:`~evosoko.search.search_run.SearchRun.make_room`)."""
+        if self._grown_room():
             return True
         if not self.pulls:
-            return False
+            return self._dropped_room()
         self.max_nodes += sum(pull.max_nodes for pull in self.pulls)
         self.pull_counts = self._pull_counts()
         self.pulls = ()
         return super().make_room()
+
+    def _after_drop(self, new_id: np.ndarray) -> None:
+        """The pull searches' count of push-fess's states looked up becomes the count of those
+        kept: the meeting still misses no state both sides hold."""
+        for pull in self.pulls:
+            checked = pull.checked.get(self)
+            if checked is not None:
+                checked[0] = int(np.count_nonzero(new_id[: checked[0]] >= 0))
 
     def _meetings(self, run: SearchRun, pull: PullSearch) -> list[Meeting]:
         """The best meeting of ``run``'s states stored since the last look with ``pull``'s
