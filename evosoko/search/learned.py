@@ -172,6 +172,7 @@ def _expand_in_order(run, queue: list, file_children) -> str:
         while True:  # one expansion, over several calls when the store grows or its work
             # limit cuts it short (the kernel then goes on from the successor it stopped at)
             code = run._call_kernel()
+            run._note_progress()
             if code == NEED_SPACE:
                 if not run.make_room():
                     return MEMORY_LIMIT

@@ -60,6 +60,7 @@ from evosoko.search.store import (
     WORK_LIMIT,
     Store,
     frontier_push,
+    progress_points,
 )
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.level import Level
@@ -163,7 +164,6 @@ class SearchRun:
         self._prepared = False
         self.progress: list[tuple[int, float, int]] = []
         """``(expanded, seconds, h)`` whenever the lowest stored heuristic fell."""
-        self._progress_seen = 0
         self.drops = 0
         """How many times a full store dropped states (``on_full = "drop"``)."""
         self.dropped = 0
@@ -373,18 +373,12 @@ class SearchRun:
         return _next_chunk(chunk, seconds)
 
     def _note_progress(self) -> None:
-        """After a kernel call: the lowest heuristic among the states stored since the last
-        call, noted when it is the lowest so far (with the expansions and seconds then)."""
-        size = self.store.size
-        if size < self._progress_seen:  # the store was cleared (an IDA* iteration)
-            self._progress_seen = 0
-        if size <= self._progress_seen:
-            return
-        low = int(self.store.field("h")[self._progress_seen : size].min())
-        self._progress_seen = size
-        if not self.progress or low < self.progress[-1][2]:
-            expanded = int(self.store.counters[EXPANDED])
-            self.progress.append((expanded, self.limit.wall_seconds(), low))
+        """After a kernel call: each new lowest heuristic its states reached, with the expansions
+        when it was stored (logged by the kernel, so the same however the calls were cut) and the
+        seconds now."""
+        seconds = self.limit.wall_seconds()
+        for expanded, low in progress_points(self.store.counters):
+            self.progress.append((expanded, seconds, low))
 
     def make_room(self) -> bool:
         """Grow the store for the kernel (:meth:`_grown_room`); when it may not grow, a search
@@ -437,7 +431,6 @@ class SearchRun:
             return False
         self.drops += 1
         self.dropped += int(np.count_nonzero(new_id < 0))
-        self._progress_seen = self.store.size  # the kept states were looked at already
         self._after_drop(new_id)
         return self.store.has_room(2) and self.store.frontier_may_grow(2 * self.max_nodes)
 

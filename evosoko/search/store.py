@@ -35,10 +35,18 @@ import numpy as np
     WORK,
     RESUME_NODE,
     RESUME_AT,
-) = range(11)
-COUNTER_COUNT = 11
+    LOWEST_H,
+    PROGRESS_POINTS,
+) = range(13)
+COUNTER_COUNT = 13
 """``WORK``: work units done so far (see ``WORK_LIMIT``). ``RESUME_NODE``, ``RESUME_AT``: a
-node whose expansion a kernel call left unfinished (-1: none) and its next successor."""
+node whose expansion a kernel call left unfinished (-1: none) and its next successor.
+``LOWEST_H``: the lowest heuristic of any state stored so far; ``PROGRESS_POINTS``: how many
+(expansions, heuristic) pairs of the progress log follow the counters."""
+
+PROGRESS_CAPACITY = 1024
+"""Pairs the progress log holds between two reads (:func:`note_progress`): each is a new lowest
+heuristic, so a call adds at most the root's heuristic of them; past this the last is replaced."""
 
 # ---- kernel parameters: one int64 array --------------------------------------------------------
 (
@@ -82,6 +90,7 @@ FIFO, LIFO, HEAP = 0, 1, 2
 CONTINUE, SOLVED, EXHAUSTED, NEED_SPACE = 0, 1, 2, 3
 
 EMPTY = -1
+_NO_STATE_YET = np.iinfo(np.int64).max
 NO_THRESHOLD = -1
 
 MOVES_BITS, H_BITS = 20, 16
@@ -156,7 +165,8 @@ class StoreArrays(NamedTuple):
     frontier: tuple[np.ndarray, np.ndarray]
     """(int64 keys, int32 node ids): the queue, stack or heap of :func:`frontier_push`."""
     counters: np.ndarray
-    """int64[COUNTER_COUNT]: :data:`NODES`, :data:`EXPANDED`, ... by slot."""
+    """int64: :data:`NODES`, :data:`EXPANDED`, ... by slot, then the progress log
+    (:data:`PROGRESS_CAPACITY` pairs)."""
 
 
 class Store:
@@ -191,9 +201,10 @@ class Store:
         )
         self.table = np.full(_table_length(capacity), EMPTY, dtype=np.int32)
         self.frontier = (np.zeros(capacity, dtype=np.int64), np.zeros(capacity, dtype=np.int32))
-        self.counters = np.zeros(COUNTER_COUNT, dtype=np.int64)
+        self.counters = np.zeros(COUNTER_COUNT + 2 * PROGRESS_CAPACITY, dtype=np.int64)
         self.counters[SOLUTION] = -1
         self.counters[RESUME_NODE] = -1
+        self.counters[LOWEST_H] = _NO_STATE_YET
 
     @property
     def arrays(self) -> StoreArrays:
@@ -404,7 +415,27 @@ def add_node(nodes, table, counters, slot, boxes, fields):  # pragma: no cover -
     nodes.h[node] = fields.h
     nodes.hash[node] = fields.hash
     nodes.closed[node] = 0
+    if fields.h < counters[LOWEST_H]:
+        note_progress(counters, fields.h)
     return node
+
+
+@numba.njit(cache=True)
+def note_progress(counters, h):  # pragma: no cover - compiled
+    """Log a new lowest heuristic ``h`` with the expansions so far (see ``PROGRESS_POINTS``)."""
+    counters[LOWEST_H] = h
+    point = min(counters[PROGRESS_POINTS], PROGRESS_CAPACITY - 1)
+    counters[COUNTER_COUNT + 2 * point] = counters[EXPANDED]
+    counters[COUNTER_COUNT + 2 * point + 1] = h
+    counters[PROGRESS_POINTS] = point + 1
+
+
+def progress_points(counters: np.ndarray) -> list[tuple[int, int]]:
+    """The (expansions, heuristic) pairs logged since the last read, which empties the log."""
+    count = int(counters[PROGRESS_POINTS])
+    log = counters[COUNTER_COUNT : COUNTER_COUNT + 2 * count].reshape(count, 2)
+    counters[PROGRESS_POINTS] = 0
+    return [(int(expanded), int(h)) for expanded, h in log]
 
 
 @numba.njit(cache=True)

@@ -27,10 +27,10 @@ COMPARE = f"""
 [compare]
 levels = "{SEEDS}"
 select = ["seed000-case3", "seed004-blog"]
-seeds = [1, 2]
+seeds = [1, 2, 3, 4]
 
 [compare.budget]
-seconds = 3.0
+seconds = 2.0
 
 [parallel]
 backend = "processes"
@@ -52,14 +52,14 @@ seeds = [1]
 set = ["ga.encoding=moves", "ga.population=20", "ga.offspring=20"]
 
 [sweep.budget]
-seconds = 3.0
+seconds = 2.0
 
 [parallel]
 backend = "processes"
 workers = 2
 
 [parameters]
-"ga.tournament_size" = [2, 3, 4, 5]
+"ga.tournament_size" = [2, 3, 4, 5, 6, 7, 8, 9]
 """
 
 
@@ -109,8 +109,8 @@ def _journal_keys(folder: Path) -> list[str]:
 
 
 @pytest.mark.parametrize(("command", "text", "what", "jobs"), [
-    ("compare", COMPARE, "jobs", 4),
-    ("sweep", SWEEP, "trials", 4),
+    ("compare", COMPARE, "jobs", 8),
+    ("sweep", SWEEP, "trials", 8),
 ])  # fmt: skip
 def test_sigterm_keeps_finished_jobs_and_prints_the_resume_command(
     tmp_path, command, text, what, jobs

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from tiny_levels import BLOCKED, STUCK, microban, quiet_level, seed_level, shared, tiny_levels
@@ -107,6 +109,25 @@ def test_random_order_depends_on_the_seed_only():
     first, again = solve(level, "random", seed=7), solve(level, "random", seed=7)
     assert first.solution == again.solution
     assert first.moves == 34
+
+
+@pytest.mark.parametrize("algo", ["astar", "push-astar", "push-greedy", "push-fess"])
+def test_progress_does_not_depend_on_how_the_calls_are_cut(algo, monkeypatch):
+    from evosoko.search import search_run
+
+    (level,) = microban("60")
+    traces = []
+    for cut in (None, lambda chunk, elapsed: 1, lambda chunk, elapsed: 7):
+        if cut is not None:
+            monkeypatch.setattr(search_run, "_next_chunk", cut)
+        result = solve(level, algo)
+        assert result.status == "solved"
+        traces.append([(expanded, h) for expanded, _seconds, h in result.progress])
+    assert traces[0] == traces[1] == traces[2]
+    expansions, heuristics = zip(*traces[0], strict=True)
+    assert expansions[0] == 0 and heuristics[-1] == 0
+    assert list(expansions) == sorted(expansions)
+    assert all(later < earlier for earlier, later in pairwise(heuristics))
 
 
 def test_weighted_astar_weight_is_honoured():
