@@ -378,7 +378,8 @@ class BidirectionalRun(FeatureSpaceRun):
     def make_room(self) -> bool:
         """Grow the forward store; when its part of the memory is full, the pull searches are
         dropped and their part goes to push-fess; when that is full too, push-fess drops states
-        (``on_full``, :meth:`~evosoko.search.search_run.SearchRun.make_room`)."""
+        (``on_full``, :meth:`~evosoko.search.search_run.SearchRun.make_room`). No pull search
+        is left then, so no meeting can be missed among the states held."""
         if self._grown_room():
             return True
         if not self.pulls:
@@ -387,14 +388,6 @@ class BidirectionalRun(FeatureSpaceRun):
         self.pull_counts = self._pull_counts()
         self.pulls = ()
         return super().make_room()
-
-    def _after_drop(self, new_id: np.ndarray) -> None:
-        """The pull searches' count of push-fess's states looked up becomes the count of those
-        kept: the meeting still misses no state both sides hold."""
-        for pull in self.pulls:
-            checked = pull.checked.get(self)
-            if checked is not None:
-                checked[0] = int(np.count_nonzero(new_id[: checked[0]] >= 0))
 
     def _meetings(self, run: SearchRun, pull: PullSearch) -> list[Meeting]:
         """The best meeting of ``run``'s states stored since the last look with ``pull``'s

@@ -431,7 +431,6 @@ class SearchRun:
             return False
         self.drops += 1
         self.dropped += int(np.count_nonzero(new_id < 0))
-        self._after_drop(new_id)
         return self.store.has_room(2) and self.store.frontier_may_grow(2 * self.max_nodes)
 
     def _drop_states(self) -> np.ndarray | None:
@@ -448,10 +447,6 @@ class SearchRun:
     def _weights(self) -> tuple[int, int]:
         """The weights of ``g`` and ``h`` in the search's heap key."""
         return int(self.params[G_WEIGHT]), int(self.params[H_WEIGHT])
-
-    def _after_drop(self, new_id: np.ndarray) -> None:
-        """What else holds node numbers renumbers them (``new_id``: each old node's new number,
-        -1: dropped)."""
 
     # ---- reporting ----------------------------------------------------------------------------
     def result(self, status: str, partial: int) -> SearchResult:

@@ -12,7 +12,7 @@ from evosoko.generate.stress import lattice_rows
 from evosoko.search import ALGORITHMS, solve
 from evosoko.search.drop import NO_KEY, drop_states
 from evosoko.search.fess.space import heap_insert, make_feature_space
-from evosoko.search.settings import FessSettings, PushSettings
+from evosoko.search.settings import FessSettings, PushSettings, settings_for
 from evosoko.search.solver import _run_class, warm_up
 from evosoko.search.store import (
     FRONT_SIZE,
@@ -194,3 +194,23 @@ def test_an_optimal_search_still_stops_at_its_memory_limit(algo):
     )
     assert not run.may_drop()
     assert run.search() == "memory-limit" and run.drops == 0
+
+
+def test_push_fess_bi_drops_states_only_once_its_pull_searches_are_gone():
+    """The meeting stays exact among the states held: no pull search is left to meet a
+    dropped state (their memory went to push-fess first)."""
+    level = quiet_level(lattice_rows(16, columns=8))
+    algo = ALGORITHMS["push-fess-bi"]
+    warm_up([algo.name], level.cells)
+    settings = settings_for(algo.name)
+    run = _run_class(algo)(level, algo, "matching", None, 150_000, settings, 0, 8 << 20)
+    pulls_at_drops = []
+    dropped_room = run._dropped_room
+
+    def noted() -> bool:
+        pulls_at_drops.append(len(run.pulls))
+        return dropped_room()
+
+    run._dropped_room = noted  # type: ignore[method-assign]
+    run.search()
+    assert run.drops > 0 and not any(pulls_at_drops)
