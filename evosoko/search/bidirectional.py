@@ -251,6 +251,7 @@ def plain_fess_search(owner: BidirectionalRun, room_links: int) -> SideSearch:
             "cluster_deadlocks": 0,
             "room_links": room_links,
             "deadlock_patterns": 0,
+            "on_full": "stop",  # a side search ends where its part of the memory does
         }
     )
     side = _side_search(owner, FeatureSpaceRun, "push-fess", plain, settings.plain_nodes)
@@ -376,11 +377,13 @@ class BidirectionalRun(FeatureSpaceRun):
 
     def make_room(self) -> bool:
         """Grow the forward store; when its part of the memory is full, the pull searches are
-        dropped and their part goes to push-fess."""
-        if super().make_room():
+        dropped and their part goes to push-fess; when that is full too, push-fess drops states
+        (``on_full``, :meth:`~evosoko.search.search_run.SearchRun.make_room`). No pull search
+        is left then, so no meeting can be missed among the states held."""
+        if self._grown_room():
             return True
         if not self.pulls:
-            return False
+            return self._dropped_room()
         self.max_nodes += sum(pull.max_nodes for pull in self.pulls)
         self.pull_counts = self._pull_counts()
         self.pulls = ()

@@ -16,6 +16,7 @@ import numpy as np
 from evosoko.search import move_kernel, push_kernel
 from evosoko.search.algorithms import MOVE, Algorithm
 from evosoko.search.clocks import OutOfTime, TimeLimit
+from evosoko.search.drop import drop_states
 from evosoko.search.goalroom import find_goal_room, no_goal_room
 from evosoko.search.heuristics import HEURISTICS, MATCHING
 from evosoko.search.paths import move_path, partial_path, push_path, search_result
@@ -41,6 +42,7 @@ from evosoko.search.store import (
     GOAL_AT_GENERATION,
     GOAL_MACROS,
     H_WEIGHT,
+    HEAP,
     HEURISTIC,
     MIN_EXCEEDED,
     MODE,
@@ -66,13 +68,18 @@ from evosoko.sokoban.patterns import pattern_bytes
 
 DEFAULT_MEMORY = 2 * 1024**3
 """Bytes the tables and the state store of one search may use; past that the search stops with
-``memory-limit`` (tables that would not fit are not built at all)."""
+``memory-limit``, or drops states and goes on (``on_full``, :meth:`SearchRun.make_room`); tables
+that would not fit are not built at all."""
 
 _CHUNK_SECONDS = 0.01
 """Target wall time of one kernel call: the clock of the time limit is read between calls."""
 _FIRST_WORK_LIMIT = 1 << 14
 """Work units of the first kernel call; the next ones follow the measured rate."""
 _UNLIMITED = 1 << 62
+DROP_SHARE = 0.25
+"""Share of its capacity a full store frees when it drops states (``on_full = "drop"``): a
+drop passes once over every stored state, so each drop pays for a quarter of a store of new
+ones."""
 
 
 def table_bytes(level: Level) -> int:
@@ -157,6 +164,10 @@ class SearchRun:
         self._prepared = False
         self.progress: list[tuple[int, float, int]] = []
         """``(expanded, seconds, h)`` whenever the lowest stored heuristic fell."""
+        self.drops = 0
+        """How many times a full store dropped states (``on_full = "drop"``)."""
+        self.dropped = 0
+        """States dropped in all."""
         self._seconds_per_node = 0.0
         """Seconds on the limit's clock per node (of the capacity after it) that the last
         growth took."""
@@ -341,8 +352,8 @@ class SearchRun:
             code = self._call_kernel()
             done = time.perf_counter()
             self._note_progress()
-            if code == EXHAUSTED:
-                return UNSOLVABLE
+            if code == EXHAUSTED:  # after a drop no proof: the states it dropped are gone
+                return MEMORY_LIMIT if self.drops else UNSOLVABLE
             if store.counters[SOLUTION] >= 0:
                 return SOLVED
             if code == NEED_SPACE and not self.make_room():
@@ -370,14 +381,23 @@ class SearchRun:
             self.progress.append((expanded, seconds, low))
 
     def make_room(self) -> bool:
+        """Grow the store for the kernel (:meth:`_grown_room`); when it may not grow, a search
+        that may drop states (:meth:`may_drop`) drops some instead (:meth:`_dropped_room`).
+        False: neither, the search ends at memory-limit."""
+        return self._grown_room() or self._dropped_room()
+
+    def _grown_room(self) -> bool:
         """Grow the store for the kernel; False when that would pass the memory limit or the
         memory cannot be had. Raises :class:`~evosoko.search.clocks.OutOfTime` (the search
         ends with ``timeout``) instead of starting a growth that, at the last one's seconds
         per node, would end past the time limit: one growth copies every stored node, 0.15 s
         on the 261-box lattice of ``benchmarks/bench_limits.py`` at 262,144 nodes, and is not
-        cut short."""
+        cut short. A search that may drop states grows its frontier to at most two entries per
+        state of ``max_nodes`` (what :meth:`bytes_per_node` counts)."""
         store = self.store
         if not store.can_grow(self.max_nodes):
+            return False
+        if self.may_drop() and not store.frontier_may_grow(2 * self.max_nodes):
             return False
         if self.limit.passed(ahead=self._seconds_per_node * 2 * store.capacity):
             raise OutOfTime
@@ -388,6 +408,45 @@ class SearchRun:
             return False
         self._seconds_per_node = (self.limit.read() - started) / store.capacity
         return True
+
+    def may_drop(self) -> bool:
+        """Whether a full store drops states instead of ending the search: ``on_full`` is
+        ``"drop"`` and the search is not optimal (its optimality would not survive), iterative
+        or guided, and keeps a heap frontier."""
+        algorithm = self.algorithm
+        return (
+            getattr(self.settings, "on_full", "stop") == "drop"
+            and not (algorithm.optimal or algorithm.iterative or algorithm.guided)
+            and algorithm.mode == HEAP
+        )
+
+    def _dropped_room(self) -> bool:
+        """Drop up to :data:`DROP_SHARE` of the store's capacity in open leaves
+        (:func:`~evosoko.search.drop.drop_states`); False when the search may not drop states
+        (:meth:`may_drop`) or too few were dropped to go on."""
+        if not self.may_drop():
+            return False
+        new_id = self._drop_states()
+        if new_id is None:
+            return False
+        self.drops += 1
+        self.dropped += int(np.count_nonzero(new_id < 0))
+        return self.store.has_room(2) and self.store.frontier_may_grow(2 * self.max_nodes)
+
+    def _drop_states(self) -> np.ndarray | None:
+        """:func:`~evosoko.search.drop.drop_states` on this search's store and frontier."""
+        assert isinstance(self.scratch, push_kernel.PushSearchScratch)
+        pending = self.scratch.pending
+        return drop_states(
+            self.store,
+            DROP_SHARE,
+            pending=pending.ids[: int(pending.size[0])],
+            weights=self._weights(),
+        )
+
+    def _weights(self) -> tuple[int, int]:
+        """The weights of ``g`` and ``h`` in the search's heap key."""
+        return int(self.params[G_WEIGHT]), int(self.params[H_WEIGHT])
 
     # ---- reporting ----------------------------------------------------------------------------
     def result(self, status: str, partial: int) -> SearchResult:

@@ -116,6 +116,12 @@ class PushSettings(_Settings):
         description="Most breadth-first steps spent looking for a goal room (no room is used "
         "on a board that needs more).",
     )
+    on_full: Literal["stop", "drop"] = Field(
+        default="drop",
+        description="When the stored states reach the memory limit: stop at memory-limit, or "
+        "drop the open states least likely to matter and go on (non-optimal searches only; "
+        "the optimal ones always stop).",
+    )
 
     _unset = field_validator("goal_rooms", mode="before")(_none_word)
 

@@ -237,6 +237,17 @@ class Store:
         nearly_full = self.size + self._margin() >= self.capacity
         return not nearly_full or max_nodes - self.capacity >= self.capacity // 4
 
+    def has_room(self, expansions: int) -> bool:
+        """Whether the node arrays hold ``expansions`` more expansions' states (at most
+        :meth:`_margin` each)."""
+        return self.size + expansions * self._margin() < self.capacity
+
+    def frontier_may_grow(self, max_entries: int) -> bool:
+        """Whether the frontier is not nearly full, or may double within ``max_entries``."""
+        length = len(self.frontier[0])
+        nearly_full = int(self.counters[FRONT_SIZE]) + self._margin() >= length
+        return not nearly_full or 2 * length <= max_entries
+
     def grow(self, max_nodes: int | None = None) -> None:
         """Double whatever is close to full: node arrays (and table), or the frontier. The
         node arrays grow to at most ``max_nodes``, so the last step may be less than double
@@ -467,9 +478,14 @@ def frontier_pop(frontier, counters, mode):  # pragma: no cover - compiled
     if mode == LIFO:
         return ids[size]
     top = ids[0]
-    key = keys[size]
-    node = ids[size]
-    position = 0
+    sift_down(keys, ids, size, 0, keys[size], ids[size])
+    return top
+
+
+@numba.njit(cache=True)
+def sift_down(keys, ids, size, position, key, node):  # pragma: no cover - compiled
+    """Put ``(key, node)`` at ``position`` of the heap of ``size`` entries, moving it down past
+    smaller children."""
     while True:
         child = 2 * position + 1
         if child >= size:
@@ -483,7 +499,6 @@ def frontier_pop(frontier, counters, mode):  # pragma: no cover - compiled
         position = child
     keys[position] = key
     ids[position] = node
-    return top
 
 
 @numba.njit(cache=True)

@@ -24,7 +24,13 @@ from evosoko.generate.stress import lattice_rows, room_rows
 from evosoko.search import ALGORITHMS, solve
 from evosoko.search import store as store_module
 from evosoko.search.search_run import DEFAULT_MEMORY, table_bytes
-from evosoko.search.settings import settings_for
+from evosoko.search.settings import (
+    BidirectionalSettings,
+    FessSettings,
+    PushSettings,
+    SearchSettings,
+    settings_for,
+)
 from evosoko.search.solver import _run_class, warm_up
 from evosoko.search.store import NODES, NodeArrays, Store
 
@@ -77,6 +83,15 @@ def test_a_store_grows_in_place_unless_a_view_holds_an_array():
     assert list(view[:3]) == list(store.nodes.parent[:3]) == [-1, 0, 0]
 
 
+STOPPING = SearchSettings(
+    push=PushSettings(on_full="stop"),
+    fess=FessSettings(on_full="stop"),
+    fess_bi=BidirectionalSettings(on_full="stop"),
+)
+"""Every search ends at memory-limit when its store is full (by default the non-optimal ones
+drop states and go on: tests/search/test_drop.py)."""
+STOP_WORDS = [f"--set={family}.on_full=stop" for family in ("push", "fess", "fess_bi")]
+
 GROWING = ["bfs", "dfs", "astar", "push-bfs", "push-astar", "push-greedy", "push-fess"]
 
 
@@ -85,7 +100,7 @@ def test_a_search_whose_store_finds_no_room_ends_at_memory_limit(monkeypatch, al
     level = quiet_level(lattice_rows(16, columns=8))
     warm_up([algo], level.cells)  # the warm-up grows a store of its own
     monkeypatch.setattr(Store, "grow", _no_room)
-    result = solve(level, algo, node_limit=200_000, partial=2)
+    result = solve(level, algo, node_limit=200_000, partial=2, settings=STOPPING)
     if algo == "push-fess-bi":  # the pull searches end first, then push-fess itself
         assert result.status in ("memory-limit", "solved")
     else:
@@ -131,7 +146,9 @@ def test_memory_is_honoured_by_every_algorithm(tmp_path, algo):
     path = tmp_path / "board.xsb"
     path.write_text("\n".join(rows) + "\n")
     result = CliRunner().invoke(
-        app, ["solve", str(path), "--algo", algo, "--memory", "1", "--time-limit", "60", "--json"]
+        app,
+        ["solve", str(path), "--algo", algo, "--memory", "1", "--time-limit", "60", "--json"]
+        + STOP_WORDS,
     )
     record = json.loads(result.stdout)
     assert record["status"] == "memory-limit", record
@@ -185,18 +202,29 @@ def _held_bytes(run) -> int:
     return held + (1 + len(sides)) * table_bytes(run.level)
 
 
-@pytest.mark.parametrize("algo", ["push-astar", "push-fess-bi"])
-def test_a_search_holds_no_more_than_its_memory_limit(algo):
+@pytest.mark.parametrize(
+    ("algo", "on_full", "megabytes"),
+    [
+        ("push-astar", "stop", 8),
+        ("push-fess-bi", "stop", 8),  # each side search's eighth holds 4,096 states, the least
+        ("push-fess-bi", "drop", 8),
+        ("push-wastar", "drop", 1),
+    ],
+)
+def test_a_search_holds_no_more_than_its_memory_limit(algo, on_full, megabytes):
     """The stores of push-fess-bi (its own, its side searches', its pull searches') and its
     feature spaces, measured after every kernel call, stay within the memory limit up to
     memory-limit; so do push-A*'s. Before, push-fess-bi's side searches and feature spaces
     went past it: its own store left them an eighth of what remained, they took an eighth of
-    the whole."""
+    the whole. A search that drops states when its store is full (``on_full = "drop"``) goes on
+    past that point, and stays within the limit too."""
     level = quiet_level(lattice_rows(16, columns=8))
     warm_up([algo], level.cells)
-    memory = 8 << 20  # each side search's eighth holds more than a store's least (4,096 states)
+    memory = megabytes << 20
+    settings = settings_for(algo, None).model_copy(update={"on_full": on_full})  # type: ignore[union-attr]
+    node_limit = None if on_full == "stop" else DROP_NODE_LIMIT
     run = _run_class(ALGORITHMS[algo])(
-        level, ALGORITHMS[algo], "matching", None, None, settings_for(algo, None), 0, memory
+        level, ALGORITHMS[algo], "matching", None, node_limit, settings, 0, memory
     )
     held = []
     call_kernel = run._call_kernel
@@ -207,5 +235,13 @@ def test_a_search_holds_no_more_than_its_memory_limit(algo):
         return code
 
     run._call_kernel = measured_call  # type: ignore[method-assign]
-    assert run.search() == "memory-limit"
+    status = run.search()
+    if on_full == "stop":
+        assert status == "memory-limit"
+    else:
+        assert status in ("node-limit", "solved") and run.drops > 1
     assert memory // 2 < max(held) <= memory
+
+
+DROP_NODE_LIMIT = 150_000
+"""Expansions of the searches that drop states in the test above: several drops' worth."""

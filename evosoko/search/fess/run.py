@@ -16,13 +16,14 @@ import numpy as np
 
 from evosoko.search.box_paths import box_path_pushes
 from evosoko.search.clocks import no_tick
+from evosoko.search.drop import drop_states
 from evosoko.search.fess import kernel as fess_kernel
 from evosoko.search.fess import space as fess_space
 from evosoko.search.fess.macros import PACK_MACRO_STEP
 from evosoko.search.packing_order import PackingOrder, packing_order
 from evosoko.search.paths import SearchBug, push_path
 from evosoko.search.result import TIMEOUT, UNSOLVABLE
-from evosoko.search.search_run import SearchRun
+from evosoko.search.search_run import DROP_SHARE, SearchRun
 from evosoko.search.settings import FessSettings
 from evosoko.search.store import G_WEIGHT, GOAL_MACRO_STEP, GOAL_MACROS, H_WEIGHT
 from evosoko.sokoban.patterns import pattern_bytes
@@ -190,6 +191,10 @@ class FeatureSpaceRun(SearchRun):
             taken = set(chosen)
             chosen += [node for node in by_h if node not in taken][: count - len(chosen)]
         return chosen[:count]
+
+    def _drop_states(self) -> np.ndarray | None:
+        """:func:`~evosoko.search.drop.drop_states` by the cells: each keeps its best."""
+        return drop_states(self.store, DROP_SHARE, space=self.space, weights=self._weights())
 
     def _grow(self) -> None:
         self.store.grow(self.max_nodes)
