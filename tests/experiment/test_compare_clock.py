@@ -1,11 +1,10 @@
 """``[compare.budget] clock = "cpu"``: every job's seconds are the CPU seconds of its process,
-for the searches and the population of searches (another GA preset is refused)."""
+for the searches and every GA preset (the population of searches, the hybrid, a plain GA)."""
 
 from __future__ import annotations
 
 import pytest
 
-from evosoko.errors import ConfigError
 from evosoko.experiment.compare.config import load_compare_config
 from evosoko.experiment.compare.jobs import comparison_levels, plan_jobs
 from evosoko.experiment.compare.runner import run_compare
@@ -82,11 +81,27 @@ def test_the_jobs_seconds_count_on_the_cpu_clock(cpu_config, tmp_path, monkeypat
     assert [row["exhausted"] for row in jumping.rows] == ["seconds", "seconds"]
 
 
-def test_a_ga_preset_that_counts_wall_seconds_is_refused_at_the_clock_line(cpu_config, tmp_path):
+def test_every_ga_preset_counts_cpu_seconds_the_hybrid_included(cpu_config, tmp_path, monkeypatch):
+    """A plain GA and the hybrid (its seeding search, generations and memetic searches) stop
+    on their evaluations under a CPU clock that stands still, on their seconds under one that
+    jumps."""
     searches = '"searches.enabled=true", "searches.population=4", "searches.first_nodes=20"'
-    text = CPU.replace(searches, '"ga.population=20"')
-    cpu_config.write_text(text)
-    with pytest.raises(ConfigError, match="'searches' counts wall seconds") as caught:
-        run_compare(load_compare_config(cpu_config), tmp_path / "out")
-    assert caught.value.line == text.splitlines().index('clock = "cpu"') + 1
-    assert not (tmp_path / "out").exists()
+    hybrid = '"ga.population=20", "ga.offspring=20", "hybrid.enabled=true", "hybrid.node_budget=50"'
+    text = CPU.replace(searches, hybrid)
+    text = text.replace('name = "searches"', 'name = "hybrid"')
+    text += '\n[[solver]]\nkind = "ga"\nname = "plain"\nset = ["ga.population=20"]\n'
+    cpu_config.write_text(text.replace("evaluations = 8", "evaluations = 60"))
+    config = load_compare_config(cpu_config)
+    assert all(
+        job.payload["clock"] == "cpu"
+        for job in plan_jobs(config, comparison_levels(config.compare))
+    )
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", FakeClock(0.0))
+    still = run_compare(config, tmp_path / "still", plots=False)
+    stops = {row["solver"]: row["exhausted"] for row in still.rows}
+    assert stops == {"hybrid": "evaluations", "push-fess": "nodes", "plain": "evaluations"}
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", FakeClock(1000.0))
+    jumping = run_compare(config, tmp_path / "jumping", plots=False)
+    assert {row["solver"]: row["exhausted"] for row in jumping.rows} == dict.fromkeys(
+        stops, "seconds"
+    )
