@@ -4,6 +4,7 @@ for the searches and every GA preset (the population of searches, the hybrid, a 
 from __future__ import annotations
 
 import pytest
+from experiment_helpers import stable_records
 
 from evosoko.experiment.compare.config import load_compare_config
 from evosoko.experiment.compare.jobs import comparison_levels, plan_jobs
@@ -81,21 +82,28 @@ def test_the_jobs_seconds_count_on_the_cpu_clock(cpu_config, tmp_path, monkeypat
     assert [row["exhausted"] for row in jumping.rows] == ["seconds", "seconds"]
 
 
-def test_every_ga_preset_counts_cpu_seconds_the_hybrid_included(cpu_config, tmp_path, monkeypatch):
+SEARCHES = '"searches.enabled=true", "searches.population=4", "searches.first_nodes=20"'
+HYBRID = '"ga.population=20", "ga.offspring=20", "hybrid.enabled=true", "hybrid.node_budget=50"'
+PLAIN = '\n[[solver]]\nkind = "ga"\nname = "plain"\nset = ["ga.population=20"]\n'
+
+
+@pytest.fixture
+def hybrid_config(cpu_config):
+    """The CPU comparison with the hybrid for the population of searches, and a plain GA."""
+    text = CPU.replace(SEARCHES, HYBRID).replace('name = "searches"', 'name = "hybrid"') + PLAIN
+    cpu_config.write_text(text.replace("evaluations = 8", "evaluations = 60"))
+    return cpu_config
+
+
+def test_every_ga_preset_counts_cpu_seconds_the_hybrid_included(
+    hybrid_config, tmp_path, monkeypatch
+):
     """A plain GA and the hybrid (its seeding search, generations and memetic searches) stop
     on their evaluations under a CPU clock that stands still, on their seconds under one that
     jumps."""
-    searches = '"searches.enabled=true", "searches.population=4", "searches.first_nodes=20"'
-    hybrid = '"ga.population=20", "ga.offspring=20", "hybrid.enabled=true", "hybrid.node_budget=50"'
-    text = CPU.replace(searches, hybrid)
-    text = text.replace('name = "searches"', 'name = "hybrid"')
-    text += '\n[[solver]]\nkind = "ga"\nname = "plain"\nset = ["ga.population=20"]\n'
-    cpu_config.write_text(text.replace("evaluations = 8", "evaluations = 60"))
-    config = load_compare_config(cpu_config)
-    assert all(
-        job.payload["clock"] == "cpu"
-        for job in plan_jobs(config, comparison_levels(config.compare))
-    )
+    config = load_compare_config(hybrid_config)
+    jobs = plan_jobs(config, comparison_levels(config.compare))
+    assert [job.payload["clock"] for job in jobs] == ["cpu"] * 3
     monkeypatch.setitem(clocks.CLOCKS, "cpu", FakeClock(0.0))
     still = run_compare(config, tmp_path / "still", plots=False)
     stops = {row["solver"]: row["exhausted"] for row in still.rows}
@@ -105,3 +113,15 @@ def test_every_ga_preset_counts_cpu_seconds_the_hybrid_included(cpu_config, tmp_
     assert {row["solver"]: row["exhausted"] for row in jumping.rows} == dict.fromkeys(
         stops, "seconds"
     )
+
+
+def test_processes_give_the_serial_records_under_a_cpu_budget(hybrid_config, tmp_path):
+    """The real CPU clock, 100 CPU-s a job: every job ends on its own unit, in a worker as in
+    this process."""
+    serial = run_compare(load_compare_config(hybrid_config), tmp_path / "serial", plots=False)
+    assert [row["exhausted"] for row in serial.rows] == ["evaluations", "nodes", "evaluations"]
+    pool = ["parallel.backend=processes", "parallel.workers=2"]
+    processes = run_compare(
+        load_compare_config(hybrid_config, pool), tmp_path / "pool", plots=False
+    )
+    assert stable_records(processes.rows) == stable_records(serial.rows)
