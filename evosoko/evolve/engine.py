@@ -21,13 +21,15 @@ checkpoint (:class:`~evosoko.evolve.state.EngineState`). One generation:
 
 Every part comes from the registry (:mod:`evosoko.evolve.registry`); the fitness is a set of
 named values (:mod:`evosoko.evolve.objectives`). The loop stops when a genome solves the level,
-the :class:`~evosoko.budget.Budget` is spent (status ``budget``, the resource in ``exhausted``), a
-callback asks (``stopped``) or ``should_stop()`` returns true (then it writes a checkpoint and
-reports ``interrupted``): the words of :mod:`evosoko.status`.
+the :class:`~evosoko.budget.Budget` is spent (status ``budget``, the resource in ``exhausted``;
+its seconds on the budget's clock, :func:`evosoko.evolve.loop.loop_clock`), a callback asks
+(``stopped``) or ``should_stop()`` returns true (then it writes a checkpoint and reports
+``interrupted``): the words of :mod:`evosoko.status`.
 
 Determinism: every random choice comes from one ``random.Random`` seeded with the run's seed;
 fitness is deterministic; so a run is a function of (level, configuration, seed), and a run
-resumed from a checkpoint continues exactly as the uninterrupted run (wall-clock seconds aside).
+resumed from a checkpoint continues exactly as the uninterrupted run (seconds aside), its
+seconds counted on from the checkpoint's.
 """
 
 from __future__ import annotations

@@ -36,9 +36,11 @@ from a checkpoint continues exactly as the uninterrupted run.
 
 Budgets: ``run.budget.generations`` counts the generations of each island;
 ``run.budget.evaluations`` is shared out among the islands; ``run.budget.seconds`` is the
-level's wall-clock time. The level is solved in the first epoch in which an island solves it:
-every island finishes that epoch (later epochs are discarded), and the outcome is that of the
-island that solved at the earliest generation (the lowest-numbered on a tie). Statistics
+level's time on the budget's clock (wall seconds, or with a CPU budget this process's CPU
+time, so the epochs run here: :func:`evosoko.evolve.loop.loop_clock`). The level is solved
+in the first epoch in which an island solves it: every island finishes that epoch (later
+epochs are discarded), and the outcome is that of the island that solved at the earliest
+generation (the lowest-numbered on a tie). Statistics
 stream as one combined record per generation once every island still running has passed it,
 up to the generation that solved; the outcome's generations, evaluations and seconds are those
 of the last record streamed (so results and metrics agree; work islands did past the solving
