@@ -14,6 +14,7 @@ from evosoko.evolve import evolve_level, make_evaluator
 from evosoko.evolve.evaluation import SerialEvaluator
 from evosoko.evolve.loop import loop_clock
 from evosoko.search import clocks
+from evosoko.settings_digest import ga_settings_digest
 from tests.fake_clock import FakeClock
 
 HARD_ENOUGH = 64  # Microban 65: not solved in a few generations
@@ -56,6 +57,9 @@ def test_a_cpu_budget_is_read_on_the_cpu_clock_and_a_wall_one_is_not(microban, m
     result, stats = evolve(microban[HARD_ENOUGH], SMALL, cpu, on_generation=clock.tick)
     assert result.exhausted == "seconds" and result.generations == 4
     assert result.seconds == stats[-1].seconds == 4.0  # read as generation 4 ended
+    config = load_config(None, ["parallel.backend=serial", *SMALL])
+    wall_digest = ga_settings_digest(config, cpu.replace(clock="wall"))
+    assert result.settings == ga_settings_digest(config, cpu) != wall_digest  # names the clock
     wall = Budget(generations=6, seconds=600.0)  # the fake CPU clock does not reach it
     result, _ = evolve(microban[HARD_ENOUGH], SMALL, wall, on_generation=clock.tick)
     assert result.exhausted == "generations"
