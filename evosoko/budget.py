@@ -27,8 +27,9 @@ class Budget:
     """Limits of one run on one level; None means no limit.
 
     ``generations`` and ``evaluations`` bound the GA, ``nodes`` (states expanded) a search,
-    ``seconds`` both, counted on ``clock``: ``"wall"``, or ``"cpu"``, which a search and a
-    population of searches run in one process honour (the GA engine counts wall seconds).
+    ``seconds`` both, counted on ``clock``: ``"wall"``, or ``"cpu"``, the CPU time of the process
+    that runs the level (a GA loop then runs its evaluations there:
+    :func:`evosoko.evolve.loop.loop_clock`).
     """
 
     generations: int | None = None

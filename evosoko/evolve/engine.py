@@ -21,20 +21,21 @@ checkpoint (:class:`~evosoko.evolve.state.EngineState`). One generation:
 
 Every part comes from the registry (:mod:`evosoko.evolve.registry`); the fitness is a set of
 named values (:mod:`evosoko.evolve.objectives`). The loop stops when a genome solves the level,
-the :class:`~evosoko.budget.Budget` is spent (status ``budget``, the resource in ``exhausted``), a
-callback asks (``stopped``) or ``should_stop()`` returns true (then it writes a checkpoint and
-reports ``interrupted``): the words of :mod:`evosoko.status`.
+the :class:`~evosoko.budget.Budget` is spent (status ``budget``, the resource in ``exhausted``;
+its seconds on the budget's clock, :func:`evosoko.evolve.loop.loop_clock`), a callback asks
+(``stopped``) or ``should_stop()`` returns true (then it writes a checkpoint and reports
+``interrupted``): the words of :mod:`evosoko.status`.
 
 Determinism: every random choice comes from one ``random.Random`` seeded with the run's seed;
 fitness is deterministic; so a run is a function of (level, configuration, seed), and a run
-resumed from a checkpoint continues exactly as the uninterrupted run (wall-clock seconds aside).
+resumed from a checkpoint continues exactly as the uninterrupted run (seconds aside), its
+seconds counted on from the checkpoint's.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-import time
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 
@@ -47,7 +48,7 @@ from evosoko.evolve.callbacks import BestGenome, Callback, Callbacks, Generation
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.fitness import Evaluation
 from evosoko.evolve.individuals import Individuals
-from evosoko.evolve.loop import GENERATION_END, Asking, AskTellLoop, Generations
+from evosoko.evolve.loop import GENERATION_END, Asking, AskTellLoop, Generations, loop_clock
 from evosoko.evolve.objectives import Objectives
 from evosoko.evolve.parts import parts_of
 from evosoko.evolve.population import initial_genomes, population_stats
@@ -134,7 +135,8 @@ class Engine(AskTellLoop[tuple[int, ...], Evaluation]):
         self.generation = self.evaluations = self.restarts = self.stagnant = 0
         self.best_values: tuple[float, ...] | None = None
         self.history = History()
-        self._seconds_before, self._started = seconds_spent, time.perf_counter()
+        self._clock = loop_clock(self.budget, evaluator)
+        self._seconds_before, self._started = seconds_spent, self._clock()
         self.resumed = state is not None
         if state is not None:
             self._restore(state)
@@ -145,8 +147,8 @@ class Engine(AskTellLoop[tuple[int, ...], Evaluation]):
 
     @property
     def seconds(self) -> float:
-        """Wall-clock seconds spent on this level, across resumes."""
-        return self._seconds_before + time.perf_counter() - self._started
+        """Seconds spent on this level on the budget's clock, across resumes."""
+        return self._seconds_before + self._clock() - self._started
 
     # ---- the loop -------------------------------------------------------------------------------
     def _generations(self) -> Generations:

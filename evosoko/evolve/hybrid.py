@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from evosoko.config import Config
 from evosoko.evolve.genomes import decode_scored, genes_from_lurd
+from evosoko.search.clocks import Clock
 from evosoko.search.result import UNSOLVABLE
 from evosoko.sokoban.arrays import state_hash
 from evosoko.sokoban.build import level_from_rows
@@ -38,9 +39,12 @@ from evosoko.sokoban.level import Level, State
 log = logging.getLogger(__name__)
 
 
-def search_seeds(level: Level, config: Config, time_limit: float | None = None) -> list[list[int]]:
+def search_seeds(
+    level: Level, config: Config, time_limit: float | None = None, clock: Clock = "wall"
+) -> list[list[int]]:
     """Gene prefixes from a push search (``hybrid.algorithm``) on ``level`` bounded by
-    ``hybrid.node_budget`` and ``time_limit`` seconds (the solution alone if it solved)."""
+    ``hybrid.node_budget`` and ``time_limit`` seconds on ``clock`` (the solution alone if it
+    solved)."""
     from evosoko.search import solve
 
     count = round(config.hybrid.fraction * config.ga.population)
@@ -51,6 +55,7 @@ def search_seeds(level: Level, config: Config, time_limit: float | None = None) 
         config.hybrid.algorithm,
         node_limit=config.hybrid.node_budget,
         time_limit=time_limit,
+        clock=clock,
         partial=count,
         settings=config.search,
     )

@@ -36,9 +36,11 @@ from a checkpoint continues exactly as the uninterrupted run.
 
 Budgets: ``run.budget.generations`` counts the generations of each island;
 ``run.budget.evaluations`` is shared out among the islands; ``run.budget.seconds`` is the
-level's wall-clock time. The level is solved in the first epoch in which an island solves it:
-every island finishes that epoch (later epochs are discarded), and the outcome is that of the
-island that solved at the earliest generation (the lowest-numbered on a tie). Statistics
+level's time on the budget's clock (wall seconds, or with a CPU budget this process's CPU
+time, so the epochs run here: :func:`evosoko.evolve.loop.loop_clock`). The level is solved
+in the first epoch in which an island solves it: every island finishes that epoch (later
+epochs are discarded), and the outcome is that of the island that solved at the earliest
+generation (the lowest-numbered on a tie). Statistics
 stream as one combined record per generation once every island still running has passed it,
 up to the generation that solved; the outcome's generations, evaluations and seconds are those
 of the last record streamed (so results and metrics agree; work islands did past the solving
@@ -49,7 +51,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import cast
@@ -61,6 +62,7 @@ from evosoko.evolve.callbacks import BestGenome, Callback, Callbacks, Generation
 from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import Evaluator, SerialEvaluator
 from evosoko.evolve.fitness import FitnessFunction
+from evosoko.evolve.loop import deadline_clock, loop_clock
 from evosoko.evolve.objectives import Objectives
 from evosoko.evolve.shortening import shortened
 from evosoko.evolve.state import (
@@ -90,8 +92,9 @@ class EpochTask:
     budget: Budget
     initial_genomes: tuple[tuple[int, ...], ...] = ()
     deadline: float | None = None
-    """When the level's seconds run out (``time.time()``): an epoch that starts late (its
-    island waited for a worker) gets the seconds left then, not those left when it was sent."""
+    """When the level's seconds run out, read on :func:`deadline_clock` of the budget's clock:
+    an epoch that starts late (its island waited for a worker) gets the seconds left then, not
+    those left when it was sent."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,8 @@ def run_epoch(
     budget = task.budget
     if task.deadline is not None:
         own = 0.0 if task.state is None else task.state.seconds
-        budget = budget.replace(seconds=own + max(0.0, task.deadline - time.time()))
+        left = task.deadline - deadline_clock(budget.clock)()
+        budget = budget.replace(seconds=own + max(0.0, left))
     engine = Engine(
         level,
         config,
@@ -210,12 +214,13 @@ class IslandModel:
         if state is not None:
             self._restore(state)
         self._last_checkpoint = self._state.generation
-        self._started = time.perf_counter()
+        self._clock = loop_clock(self.budget, evaluator)
+        self._started = self._clock()
 
     @property
     def seconds(self) -> float:
-        """Wall-clock seconds spent on this level, across resumes."""
-        return self._state.seconds + time.perf_counter() - self._started
+        """Seconds spent on this level on the budget's clock, across resumes."""
+        return self._state.seconds + self._clock() - self._started
 
     @property
     def state(self) -> IslandsState:
@@ -335,9 +340,10 @@ class IslandModel:
                 generations=until,
                 evaluations=self._share(index).evaluations,
                 seconds=None if remaining is None else own_seconds + remaining,
+                clock=self.budget.clock,
             ),
             initial_genomes=self.initial_genomes if island.state is None else (),
-            deadline=None if remaining is None else time.time() + remaining,
+            deadline=None if remaining is None else deadline_clock(self.budget.clock)() + remaining,
         )
 
     def _accept(self, index: int, epoch: int, report: EpochReport) -> None:
@@ -559,6 +565,7 @@ class IslandModel:
                         generations=self.budget.generations,
                         evaluations=self._share(index).evaluations,
                         seconds=state.seconds,
+                        clock=self.budget.clock,
                     ),
                 ),
             )

@@ -23,16 +23,50 @@ any order: ``ask()`` gives keyed tasks, ``tell(key, report)`` takes one back.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+import time
+from collections.abc import Callable, Generator, Sequence
 from typing import Any, Generic, TypeVar
 
+from evosoko.budget import Budget
+from evosoko.evolve.evaluation import SerialEvaluator
 from evosoko.result import Result
+from evosoko.search.clocks import Clock, clock_named
 from evosoko.status import Stop
 
-__all__ = ["GENERATION_END", "AskTellLoop", "Asking", "Generations"]
+__all__ = [
+    "GENERATION_END",
+    "AskTellLoop",
+    "Asking",
+    "Generations",
+    "deadline_clock",
+    "loop_clock",
+]
 
 GENERATION_END = None
 """What a loop's generations yield when a generation has ended (no genomes to evaluate)."""
+
+
+def loop_clock(budget: Budget, evaluator: object | None = None) -> Callable[[], float]:
+    """What a loop counts its seconds on: the budget's clock (:mod:`evosoko.search.clocks`).
+
+    A CPU budget counts the CPU time of this process, so the loop's work must run here:
+    ``evaluator`` None (``ask``/``tell``) or a serial one. An evaluator with workers (a process
+    pool, a Dask cluster) is a :class:`ValueError`: its workers' CPU time is not this process's.
+    """
+    if budget.clock == "cpu" and not isinstance(evaluator, SerialEvaluator | None):
+        raise ValueError(
+            "a CPU-second budget counts this process's CPU time, so it needs the evaluations "
+            "run in this process (parallel.backend = serial)"
+        )
+    return clock_named(budget.clock)
+
+
+def deadline_clock(clock: Clock) -> Callable[[], float]:
+    """What a deadline sent with a task is read on, by the budget's clock: a wall deadline is a
+    ``time.time()``, which means the same in every worker; a CPU one this process's CPU time
+    (:func:`loop_clock` keeps a CPU budget's work in this process)."""
+    return time.time if clock == "wall" else clock_named(clock)
+
 
 G = TypeVar("G")
 """A genome: a tuple of genes (the GA), a tuple of choices (a population of searches)."""

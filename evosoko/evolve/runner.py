@@ -9,7 +9,6 @@ searches (:mod:`evosoko.evolve.search_runner`), shortens a solution when
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -20,6 +19,7 @@ from evosoko.evolve.callbacks import Callback, Callbacks, FunctionCallback
 from evosoko.evolve.engine import Engine
 from evosoko.evolve.evaluation import Evaluator
 from evosoko.evolve.islands import IslandModel
+from evosoko.evolve.loop import loop_clock
 from evosoko.evolve.state import (
     EngineState,
     IslandsState,
@@ -59,7 +59,9 @@ def evolve_level(
     :func:`evosoko.evolve.state.read_state`) to continue exactly where it was taken.
     ``on_generation(stats)`` and ``on_checkpoint(state)`` are shorthands for such callbacks.
     With ``hybrid.enabled`` the first population is seeded by a bounded search (not when
-    resuming), whose seconds count against the budget and in the result. With
+    resuming), whose seconds (on the budget's clock) count against the budget and in the
+    result. A CPU budget (``budget.clock``) counts this process's CPU time, so it needs the
+    serial backend (:func:`evosoko.evolve.loop.loop_clock`). With
     ``output.optimize_seconds`` a solution is shortened before it is returned. With
     ``searches.enabled`` the individuals are push-fess settings
     (:func:`evosoko.evolve.search_runner.evolve_searches`), on the evaluator's workers.
@@ -90,12 +92,13 @@ def evolve_level(
         return searched
     initial: list[list[int]] = []
     improve = None
-    started = time.perf_counter()
+    clock = loop_clock(budget, evaluator)
+    started = clock()
     if config.hybrid.enabled:
         from evosoko.evolve.hybrid import memetic_improver, search_seeds
 
         if state is None:
-            initial = search_seeds(level, config, time_limit=budget.seconds)
+            initial = search_seeds(level, config, time_limit=budget.seconds, clock=budget.clock)
         if config.hybrid.memetic_every and config.ga.islands.count == 1:
             improve = memetic_improver(level, config)  # islands make their own
     hooks.on_level_start(level)
@@ -105,7 +108,7 @@ def evolve_level(
         "initial_genomes": initial,
         "callbacks": [hooks],
         "should_stop": should_stop,
-        "seconds_spent": time.perf_counter() - started,  # the seeding search's, on the clock
+        "seconds_spent": clock() - started,  # the seeding search's, on the budget's clock
     }
     if config.ga.islands.count > 1:
         assert state is None or isinstance(state, IslandsState)

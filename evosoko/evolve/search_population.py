@@ -39,7 +39,6 @@ from __future__ import annotations
 import logging
 import random
 import statistics
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,13 +46,19 @@ from typing import Any
 from evosoko.budget import Budget
 from evosoko.evolve.evaluation import Evaluator, SerialEvaluator
 from evosoko.evolve.fitness import FitnessFunction
-from evosoko.evolve.loop import GENERATION_END, AskTellLoop, Generations
+from evosoko.evolve.loop import (
+    GENERATION_END,
+    AskTellLoop,
+    Generations,
+    deadline_clock,
+    loop_clock,
+)
 from evosoko.evolve.registry import crossovers, mutations, parent_selections
 from evosoko.evolve.search_genomes import KNOBS, SearchOutcome, genome_of, outcome_of, settings_of
 from evosoko.evolve.shortening import shortened
 from evosoko.evolve.state import SearchesState, SearchMember
 from evosoko.result import BestIndividual, GenerationStats, HallOfFameEntry, History, Result
-from evosoko.search.clocks import Clock, clock_named, end_searches_when
+from evosoko.search.clocks import Clock, end_searches_when
 from evosoko.search.packing_order import packing_order
 from evosoko.search.settings import FessSettings, settings_text
 from evosoko.search.solver import solve
@@ -88,12 +93,6 @@ STOP_POLL_SECONDS = 0.1
 
 PARENTS, CROSSOVER, MUTATION = "sampled_tournament", "uniform", "one_gene"
 """The registry's parts a population of searches breeds with."""
-
-
-def deadline_clock(clock: Clock) -> Callable[[], float]:
-    """What a member's deadline is read on, by the budget's clock: a wall deadline is a
-    ``time.time()``, which means the same in every worker; a CPU one this process's CPU time."""
-    return time.time if clock == "wall" else clock_named(clock)
 
 
 def run_member(
@@ -234,12 +233,7 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
         self.evolve = evolve
         self.base = base or FessSettings()
         self.budget = budget or Budget()
-        if self.budget.clock == "cpu" and not isinstance(evaluator, SerialEvaluator | None):
-            raise ValueError(
-                "a population of searches counts CPU seconds only with its searches run in "
-                "its process (parallel.backend = serial)"
-            )
-        self._clock = clock_named(self.budget.clock)
+        self._clock = loop_clock(self.budget, evaluator)
         self.evaluator = evaluator
         self.should_stop = should_stop
         self.stop_requested = stop_requested

@@ -1,11 +1,11 @@
 """``[compare.budget] clock = "cpu"``: every job's seconds are the CPU seconds of its process,
-for the searches and the population of searches (another GA preset is refused)."""
+for the searches and every GA preset (the population of searches, the hybrid, a plain GA)."""
 
 from __future__ import annotations
 
 import pytest
+from experiment_helpers import stable_records
 
-from evosoko.errors import ConfigError
 from evosoko.experiment.compare.config import load_compare_config
 from evosoko.experiment.compare.jobs import comparison_levels, plan_jobs
 from evosoko.experiment.compare.runner import run_compare
@@ -82,11 +82,46 @@ def test_the_jobs_seconds_count_on_the_cpu_clock(cpu_config, tmp_path, monkeypat
     assert [row["exhausted"] for row in jumping.rows] == ["seconds", "seconds"]
 
 
-def test_a_ga_preset_that_counts_wall_seconds_is_refused_at_the_clock_line(cpu_config, tmp_path):
-    searches = '"searches.enabled=true", "searches.population=4", "searches.first_nodes=20"'
-    text = CPU.replace(searches, '"ga.population=20"')
-    cpu_config.write_text(text)
-    with pytest.raises(ConfigError, match="'searches' counts wall seconds") as caught:
-        run_compare(load_compare_config(cpu_config), tmp_path / "out")
-    assert caught.value.line == text.splitlines().index('clock = "cpu"') + 1
-    assert not (tmp_path / "out").exists()
+SEARCHES = '"searches.enabled=true", "searches.population=4", "searches.first_nodes=20"'
+HYBRID = '"ga.population=20", "ga.offspring=20", "hybrid.enabled=true", "hybrid.node_budget=50"'
+PLAIN = '\n[[solver]]\nkind = "ga"\nname = "plain"\nset = ["ga.population=20"]\n'
+
+
+@pytest.fixture
+def hybrid_config(cpu_config):
+    """The CPU comparison with the hybrid for the population of searches, and a plain GA."""
+    text = CPU.replace(SEARCHES, HYBRID).replace('name = "searches"', 'name = "hybrid"') + PLAIN
+    cpu_config.write_text(text.replace("evaluations = 8", "evaluations = 60"))
+    return cpu_config
+
+
+def test_every_ga_preset_counts_cpu_seconds_the_hybrid_included(
+    hybrid_config, tmp_path, monkeypatch
+):
+    """A plain GA and the hybrid (its seeding search, generations and memetic searches) stop
+    on their evaluations under a CPU clock that stands still, on their seconds under one that
+    jumps."""
+    config = load_compare_config(hybrid_config)
+    jobs = plan_jobs(config, comparison_levels(config.compare))
+    assert [job.payload["clock"] for job in jobs] == ["cpu"] * 3
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", FakeClock(0.0))
+    still = run_compare(config, tmp_path / "still", plots=False)
+    stops = {row["solver"]: row["exhausted"] for row in still.rows}
+    assert stops == {"hybrid": "evaluations", "push-fess": "nodes", "plain": "evaluations"}
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", FakeClock(1000.0))
+    jumping = run_compare(config, tmp_path / "jumping", plots=False)
+    assert {row["solver"]: row["exhausted"] for row in jumping.rows} == dict.fromkeys(
+        stops, "seconds"
+    )
+
+
+def test_processes_give_the_serial_records_under_a_cpu_budget(hybrid_config, tmp_path):
+    """The real CPU clock, 100 CPU-s a job: every job ends on its own unit, in a worker as in
+    this process."""
+    serial = run_compare(load_compare_config(hybrid_config), tmp_path / "serial", plots=False)
+    assert [row["exhausted"] for row in serial.rows] == ["evaluations", "nodes", "evaluations"]
+    pool = ["parallel.backend=processes", "parallel.workers=2"]
+    processes = run_compare(
+        load_compare_config(hybrid_config, pool), tmp_path / "pool", plots=False
+    )
+    assert stable_records(processes.rows) == stable_records(serial.rows)

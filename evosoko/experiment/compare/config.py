@@ -46,8 +46,7 @@ class CompareBudget(Section):
     clock: Clock = Field(
         default="wall",
         description="What seconds counts: wall (wall-clock seconds) or cpu (the CPU seconds of "
-        "the job's process: the same work on a loaded machine; searches and the population of "
-        "searches only).",
+        "the job's process, which runs a GA serially: the same work on a loaded machine).",
     )
     evaluations: int | None = Field(
         default=None, ge=1, description="Fitness evaluations per GA job (unset: no limit)."

@@ -6,8 +6,9 @@ digest of the solver's settings and the level, so changing either reruns the job
 plain record for the journal; :func:`result_row` turns a finished job into a row of
 ``results.csv``, its solution replay-verified in the parent process. With the budget's clock
 ``cpu`` a job's seconds, its limit and its result, are the CPU seconds of its process: a search
-and a population of searches (run serially in its job) honour it, another GA preset is a
-:class:`ConfigError` (its engine counts wall seconds). A GA job carries the parts
+counts them, and so does every GA preset (its job runs it serially, so its process does all
+its work: the hybrid's seeding search, the generations, the memetic steps, the islands). A GA
+job carries the parts
 its configuration names that are not built in (:func:`evosoko.evolve.parts.used_by`), so a
 plugin operator reaches workers that never imported it.
 """
@@ -161,8 +162,6 @@ def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
         carried: dict[str, Any] = {}  # travels with the job, not part of its key
         if isinstance(solver, GASolver):
             run_config = ga_config(solver, budget, config._source, position)
-            if clock and not run_config.searches.enabled:
-                raise _clock_error(config, solver)
             settings: dict[str, Any] = {
                 "kind": "ga",
                 "config": dump_config(run_config),
@@ -199,17 +198,6 @@ def plan_jobs(config: CompareConfig, levels: list[LevelEntry]) -> list[Job]:
                 key = f"{solver.label}|{entry.index}|{'-' if seed is None else seed}|{digest}"
                 jobs.append(Job(key, payload))
     return jobs
-
-
-def _clock_error(config: CompareConfig, solver: GASolver) -> ConfigError:
-    """A CPU budget given to a GA preset whose engine counts wall seconds."""
-    path, text = config._source if config._source is not None else (None, None)
-    return ConfigError(
-        f"compare.budget.clock = 'cpu': solver {solver.label!r} counts wall seconds (only "
-        "searches and the population of searches, searches.enabled, count CPU seconds)",
-        path,
-        None if text is None else locate(text, ("compare", "budget", "clock")),
-    )
 
 
 OLD_KEYS = {"weight": 3.0, "freeze": True, "corrals": True}
