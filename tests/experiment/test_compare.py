@@ -102,9 +102,13 @@ def test_a_folder_of_another_comparison_is_refused_and_left_as_it_was(tiny_confi
 
 
 def test_processes_backend_gives_the_serial_results(tiny_config, tmp_path):
-    serial = run_compare(load_compare_config(tiny_config), tmp_path / "serial", plots=False)
+    # the GA's evaluations bind, not its wall seconds: a loaded machine cannot cut a job short
+    unbound = "compare.budget.seconds=600"
+    serial = run_compare(
+        load_compare_config(tiny_config, [unbound]), tmp_path / "serial", plots=False
+    )
     parallel_config = load_compare_config(
-        tiny_config, ["parallel.backend=processes", "parallel.workers=2"]
+        tiny_config, [unbound, "parallel.backend=processes", "parallel.workers=2"]
     )
     parallel = run_compare(parallel_config, tmp_path / "processes", plots=False)
     assert stable_records(parallel.rows) == stable_records(serial.rows)
