@@ -279,14 +279,6 @@ class BidirectionalSettings(FessSettings):
         description="Pushes a move that no advisor proposes adds to the key of a state within "
         "its cell in its push-fess searches (0: no advisors).",
     )
-    advisors: tuple[Advisor, ...] = Field(
-        default=("packing", "connectivity", "rooms", "hotspots", "opener"),
-        description="The advisors of its push-fess searches: a move is theirs when it improves "
-        "their coordinate of the cell (rooms and hotspots only with that coordinate); the "
-        "explorer's when it lets the player reach free floor from which a new push starts, the "
-        "opener's when it pushes the box that hinders the most others, or a box beside it when "
-        "it has no push.",
-    )
     advice_once: bool = Field(
         default=True,
         description="Each advisor proposes at most one move per expansion, the first it finds.",
