@@ -175,3 +175,11 @@ def test_a_malformed_metrics_file_is_one_error_naming_its_line(tmp_path, folders
 def test_bad_format_is_refused(folders):
     with pytest.raises(EvosokoError, match="unknown plot format"):
         plot_folders([folders[1][0]], fmt="jpg")
+
+
+def test_lengths_with_no_solved_run_say_so(tmp_path):
+    from evosoko.experiment.plots.compare import _lengths
+
+    unsolved = [{"solved": False, "moves": None, "pushes": None}]
+    path = _lengths({"push-fess-bi": unsolved, "ga": unsolved}, tmp_path, "svg")
+    assert path.read_text().count("no run solved") == 2

@@ -165,6 +165,9 @@ def _lengths(by_solver: dict, out: Path, fmt: str) -> Path:
             for patch, p in zip(boxes["boxes"], positions):
                 patch.set_facecolor(colour(p - 1))
                 patch.set_alpha(0.5)
+        else:  # an empty frame would look like a drawing that failed
+            axes.text(0.5, 0.5, "no run solved", ha="center", va="center", transform=axes.transAxes)
+            axes.set_yticks([])
         axes.set_xticks(range(1, len(by_solver) + 1), list(by_solver), rotation=30, ha="right")
         axes.set_xlim(0.4, len(by_solver) + 0.6)
         style_axes(
