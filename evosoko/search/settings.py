@@ -25,7 +25,7 @@ A field with ``choices`` in its schema is a gene of the population of searches
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -69,6 +69,16 @@ def _choices(*values: Any) -> dict[str, Any]:
     return {"choices": list(values)}
 
 
+PatternSlots = Annotated[int, Field(ge=0, le=1 << 22)]
+"""Slots of a store of deadlock patterns (``deadlock_patterns``)."""
+
+AdviceWeight = Annotated[int, Field(ge=0, le=64)]
+"""Pushes added to the key of an unadvised move (``advice_weight``)."""
+
+CacheSlots = Annotated[int, Field(ge=0)]
+"""Slots of a cache of deadlock tests (``cluster_deadlocks``)."""
+
+
 class _Settings(BaseModel):
     """Base of the settings models: frozen, unknown keys refused, values checked strictly."""
 
@@ -102,10 +112,8 @@ class PushSettings(_Settings):
         "non-optimal searches only; a search that exhausts its space with them runs again "
         "without).",
     )
-    deadlock_patterns: int = Field(
+    deadlock_patterns: PatternSlots = Field(
         default=0,
-        ge=0,
-        le=1 << 22,
         description="Deadlock patterns kept for the rest of the search: the corral (push-fess: "
         "and cluster) deadlocks it proves, each new state tested against them (0: none; the "
         "A* family then tests no corral deadlocks).",
@@ -156,10 +164,8 @@ class FessSettings(PushSettings):
         "cut another box off from every goal; counts at or above this share one value (0: no "
         "such coordinate).",
     )
-    advice_weight: int = Field(
+    advice_weight: AdviceWeight = Field(
         default=0,
-        ge=0,
-        le=64,
         description="Pushes a move that no advisor proposes adds to the key of a state within "
         "its cell (0: no advisors).",
     )
@@ -192,9 +198,8 @@ class FessSettings(PushSettings):
         "nearest boxes carried there in one step (0: off).",
         json_schema_extra=_choices(0, 2),
     )
-    cluster_deadlocks: int = Field(
+    cluster_deadlocks: CacheSlots = Field(
         default=0,
-        ge=0,
         description="Slots of the cache of cluster deadlock tests (0: no such test): the boxes "
         "touching the one pushed last must reach goals on their own.",
         json_schema_extra=_choices(0, 1 << 14),
@@ -260,22 +265,17 @@ class BidirectionalSettings(FessSettings):
     cluster deadlock tests, deadlock patterns and advisors on by default), the pull searches and the
     side searches from the start beside it, and their shares of the work."""
 
-    cluster_deadlocks: int = Field(
+    cluster_deadlocks: CacheSlots = Field(
         default=1 << 18,
-        ge=0,
         description="Slots of the cache of its push-fess's cluster deadlock tests (0: none).",
     )
-    deadlock_patterns: int = Field(
+    deadlock_patterns: PatternSlots = Field(
         default=1 << 16,
-        ge=0,
-        le=1 << 22,
         description="Deadlock patterns its push-fess and plain push-fess searches prove and "
         "keep for the rest of the search, each new state tested against them (0: none).",
     )
-    advice_weight: int = Field(
+    advice_weight: AdviceWeight = Field(
         default=2,
-        ge=0,
-        le=64,
         description="Pushes a move that no advisor proposes adds to the key of a state within "
         "its cell in its push-fess searches (0: no advisors).",
     )

@@ -59,6 +59,17 @@ def test_settings_are_frozen_and_strict():
         BidirectionalSettings(pull_weights=("own", 0.5))
 
 
+def test_a_family_that_changes_a_default_keeps_the_bounds_of_the_field():
+    for model, base in ((FessSettings, PushSettings), (BidirectionalSettings, FessSettings)):
+        for name, field in model.model_fields.items():
+            if name in base.model_fields:
+                assert field.metadata == base.model_fields[name].metadata, (model, name)
+    with pytest.raises(ValidationError, match="less than or equal to 64"):
+        BidirectionalSettings(advice_weight=65)
+    with pytest.raises(ValidationError, match="less than or equal to 4194304"):
+        BidirectionalSettings(deadlock_patterns=1 << 23)
+
+
 def test_toml_arrays_and_none_words_read_as_the_model_holds_them():
     settings = SearchSettings.model_validate(
         {"fess": {"cell_weights": [1, 3], "cluster_width": "none", "room_views": [0, 1]}}
