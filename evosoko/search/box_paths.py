@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.sokoban.cell_sets import box_blocked
 from evosoko.sokoban.reach import explore
 
 STATE_STAMP, REGION_STAMP = 0, 1
@@ -95,7 +96,7 @@ def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - co
         cell = state // 4
         d = state % 4
         after = cell + deltas[d]
-        if not floor[after] or occupied[after] or dead[after]:
+        if box_blocked(floor, occupied, dead, after):
             continue
         if after == target:
             found = state

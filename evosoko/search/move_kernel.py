@@ -46,7 +46,7 @@ from evosoko.search.store import (
     frontier_push,
     priority,
 )
-from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
+from evosoko.sokoban.cell_sets import all_on_goals, box_blocked, clear_cells
 from evosoko.sokoban.level import UNREACHABLE
 
 PUSHED = 4
@@ -172,7 +172,7 @@ def move_search(tab, params, store, scratch, work):  # pragma: no cover - compil
             child_box_part = box_part
             if pushed:
                 beyond = target + deltas[d]
-                if not floor[beyond] or occupied[beyond] or dead[beyond]:
+                if box_blocked(floor, occupied, dead, beyond):
                     continue
                 _replace_sorted(child, target, beyond)
                 key_hash ^= zb[target] ^ zb[beyond]

@@ -1,5 +1,5 @@
-"""Two loops over a list of box cells that every compiled search takes: are they all on goals,
-and take them off an occupancy array."""
+"""Small cell tests that every compiled search takes: is a cell closed to a pushed box, are
+all of a list of box cells on goals, and take them off an occupancy array."""
 
 from __future__ import annotations
 
@@ -20,3 +20,9 @@ def clear_cells(occupied, cells):  # pragma: no cover - compiled
     """Mark every cell of ``cells`` free in ``occupied``."""
     for cell in cells:
         occupied[cell] = False
+
+
+@numba.njit(cache=True, inline="always")
+def box_blocked(floor, occupied, dead, cell):  # pragma: no cover - compiled
+    """True when no box may be pushed onto ``cell``: a wall, a box, or a dead square."""
+    return not floor[cell] or occupied[cell] or dead[cell]

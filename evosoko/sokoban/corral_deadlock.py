@@ -44,7 +44,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
+from evosoko.sokoban.cell_sets import all_on_goals, box_blocked, clear_cells
 from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.patterns import PatternStore, add_pattern, make_pattern_store
 from evosoko.sokoban.reach import explore
@@ -419,7 +419,7 @@ def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: 
                 target = b + deltas[k]
                 if reach_mark[b - deltas[k]] != stamps[REACH_STAMP]:
                     continue
-                if not floor[target] or occ[target] or dead[target]:
+                if box_blocked(floor, occ, dead, target):
                     continue
                 occ[b] = False
                 occ[target] = True

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numba
 
+from evosoko.sokoban.cell_sets import box_blocked
+
 REACH_STAMP, NORM_STAMP = 0, 1
 """Slots of the push kernels' running stamps (:attr:`evosoko.search.push_kernel.PushSearchScratch.stamps`):
 the player's region of the node expanded, and the region walked to normalize a child's player."""
@@ -86,7 +88,7 @@ def through_corridor(floor, dead, goals, occupied, deltas, d, source, target):  
             if floor[cell + deltas[k]] or floor[behind + deltas[k]]:
                 return extra
         after = cell + deltas[d]
-        if not floor[after] or occupied[after] or dead[after]:
+        if box_blocked(floor, occupied, dead, after):
             return extra
         behind = cell
         cell = after

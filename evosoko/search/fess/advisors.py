@@ -46,6 +46,7 @@ from evosoko.search.fess.space import (
     state_cell,
 )
 from evosoko.search.store import F_LIMIT, H_BITS, MOVES_BITS
+from evosoko.sokoban.cell_sets import box_blocked
 
 PACKING, CONNECTIVITY, ROOMS, HOTSPOTS, EXPLORER, OPENER = (
     ADVISOR_BITS[name]
@@ -238,11 +239,8 @@ def parent_advice(
         blocked = 1
         for k in range(4):
             ahead = hot + deltas[k]
-            if (
-                region.mark[hot - deltas[k]] == region.stamp
-                and floor[ahead]
-                and not occupied[ahead]
-                and not dead[ahead]
+            if region.mark[hot - deltas[k]] == region.stamp and not box_blocked(
+                floor, occupied, dead, ahead
             ):
                 blocked = 0
         space_state[OPENER_BLOCKED] = blocked
@@ -304,6 +302,6 @@ def _new_push(
             for m in range(pushes):
                 track = track or behind == source + m * step
             ahead = box + deltas[k]
-            if not track and floor[ahead] and not occupied[ahead] and not dead[ahead]:
+            if not track and not box_blocked(floor, occupied, dead, ahead):
                 return True
     return False
