@@ -18,6 +18,8 @@ from tiny_levels import quiet_level
 
 from evosoko.generate.stress import lattice_rows
 from evosoko.search import solve
+from evosoko.search import solver as solver_module
+from evosoko.search import store as store_module
 from evosoko.search.solver import warm_up
 from evosoko.search.store import Store
 
@@ -62,8 +64,8 @@ or stop in."""
 def test_a_search_leaves_no_store_and_no_compiled_array_behind(monkeypatch, algo, megabytes):
     """Three searches one after the other, one filling its memory, one far from it (the pull
     searches of push-fess-bi are kept to the end then), and the first again: when each has
-    returned, none of its stores is alive and every array the compiled kernels allocated is
-    freed."""
+    returned, none of its stores is alive, the free pages were handed back after they were
+    freed, and every array the compiled kernels allocated is freed."""
     level = quiet_level(lattice_rows(16, columns=8))
     warm_up([algo], level.cells)
     solve(level, algo, node_limit=20_000, memory_limit=megabytes << 20)  # compiled before:
@@ -75,11 +77,26 @@ def test_a_search_leaves_no_store_and_no_compiled_array_behind(monkeypatch, algo
         create(store, *arguments, **keywords)
         stores.append(weakref.ref(store))
 
+    alive_at_release: list[int] = []
+    release = store_module.release_free_memory
+
+    def counted_release() -> None:
+        alive_at_release.append(sum(store() is not None for store in stores))
+        release()
+
     monkeypatch.setattr(Store, "__init__", tracked)
+    monkeypatch.setattr(solver_module, "release_free_memory", counted_release)
     before = _compiled_arrays_alive()
     for memory in (megabytes, 1024, megabytes):
         result = solve(level, algo, node_limit=20_000, memory_limit=memory << 20)
         assert result.expanded > 0
         assert [store() for store in stores if store() is not None] == []
         assert _compiled_arrays_alive() == before
+    assert alive_at_release == [0, 0, 0]
     assert len(stores) >= 3
+
+
+def test_the_free_pages_are_kept_where_the_c_library_is_not_glibc(monkeypatch):
+    monkeypatch.setattr(store_module.sys, "platform", "darwin")
+    assert store_module._glibc() is None
+    store_module.release_free_memory()  # nothing to do, and no error
