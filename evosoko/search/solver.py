@@ -164,12 +164,15 @@ def warm_up(
 
 
 def _warm_up_search(level: Level, algorithm: Algorithm, heuristic: str, cells: int) -> None:
-    """Run ``algorithm`` with ``heuristic`` for 50 expansions on the warm-up ``level``."""
+    """Run ``algorithm`` with ``heuristic`` for 50 expansions on the warm-up ``level``, then
+    the kernels it did not call (:meth:`~evosoko.search.search_run.SearchRun.compile_rest`)."""
     settings = settings_for(algorithm.name)
     run = _run_class(algorithm)(
         level, algorithm, heuristic, None, 50, settings, 0, DEFAULT_MEMORY, cells
     )
     run.result(run.search(), 0)
+    if isinstance(run, SearchRun):  # not a runner of its own (mcts)
+        run.compile_rest()
 
 
 def _warm_up_growth(level: Level, cells: int) -> None:
