@@ -21,7 +21,12 @@ load average.
 
     python benchmarks/bench_search.py --suite microban --suite seeds [--time-limit 10]
         [--clock wall|cpu] [--algo push-astar] [--heuristic matching] [--levels 1-40]
-        [--node-limit N] [--seed N] [--results FILE.jsonl] [--set fess.cluster_width=400]
+        [--node-limit N] [--memory MIB] [--seed N] [--results FILE.jsonl]
+        [--set fess.cluster_width=400]
+
+``--memory`` gives each search's tables and stored states that many MiB (as ``evosoko solve
+--memory`` does; default 2048). The levels run one after the other in one process: a search's
+stores are freed, and the free pages handed back to the system, before the next one starts.
 
 ``--seed`` drives the stochastic algorithms (``random``, ``mcts``).
 
@@ -47,11 +52,12 @@ import sys
 import time
 from pathlib import Path
 
-from _common import machine, markdown_table, require_shared_levels
+from _common import machine, markdown_table, positive, require_shared_levels
 
 from evosoko.api import search_settings_of
 from evosoko.errors import EvosokoError
 from evosoko.search import PushSettings, SearchSettings, solve, warm_up
+from evosoko.search.search_run import DEFAULT_MEMORY
 from evosoko.search.settings import settings_text
 from evosoko.sokoban.formats import read_levels, select_levels
 
@@ -118,6 +124,12 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument(
         "--weight", type=float, default=None, help="weight of push-wastar (default: settings')"
     )
+    parser.add_argument(
+        "--memory",
+        type=positive,
+        default=DEFAULT_MEMORY >> 20,
+        help="MiB of tables and stored states per search (default: %(default)s)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of random and mcts")
     parser.add_argument(
         "--levels",
@@ -148,7 +160,7 @@ def search_settings(overrides: list[str]) -> tuple[SearchSettings, str]:
     return settings, "" if line == "-" else line
 
 
-OLD_DEFAULTS = {"seed": 0, "clock": "wall", "settings": ""}
+OLD_DEFAULTS = {"seed": 0, "clock": "wall", "settings": "", "memory": DEFAULT_MEMORY >> 20}
 """Key fields missing from lines written before they existed, and what those lines ran with."""
 
 
@@ -167,7 +179,7 @@ class ResultStore:
     @staticmethod
     def key(record: dict) -> tuple:
         return tuple(
-            record.get(name, OLD_DEFAULTS.get(name))  # lines of files before --seed, --clock
+            record.get(name, OLD_DEFAULTS.get(name))  # lines written before --seed, --memory...
             for name in (
                 "suite",
                 "file",
@@ -180,6 +192,7 @@ class ResultStore:
                 "seed",
                 "clock",
                 "settings",
+                "memory",
             )
         )
 
@@ -244,6 +257,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                 "seed": args.seed,
                 "clock": args.clock,
                 "settings": args.settings_line,
+                "memory": args.memory,
             }
             row = store.get(key)
             if row is None:
@@ -258,6 +272,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                     settings=args.search_settings,
                     seed=args.seed,
                     clock=args.clock,
+                    memory_limit=args.memory << 20,
                 )
                 cpu_seconds = time.process_time() - cpu_started
                 row = {
@@ -289,6 +304,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
         "time_limit": limit,
         "clock": args.clock,
         "settings": args.settings_line,
+        "memory": args.memory,
         "levels": len(rows),
         "solved": len(solved),
         "median_seconds": statistics.median(seconds) if seconds else None,

@@ -246,6 +246,10 @@ class SearchRun:
         (:meth:`Store.bytes_per_node`), and whatever else the search keeps per state."""
         return self.store.bytes_per_node()
 
+    def compile_rest(self) -> None:
+        """Call the kernels a short search may end before calling, so that they are compiled
+        before a timed search needs them (:func:`~evosoko.search.solver.warm_up`): none here."""
+
     def out_of_time(self) -> bool:
         """True once the time limit has passed on the run's clock."""
         return self.limit.passed()

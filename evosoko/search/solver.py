@@ -19,6 +19,7 @@ from evosoko.search.store import (
     NODES,
     Store,
     cell_dtype,
+    release_free_memory,
 )
 from evosoko.sokoban.level import Level
 from evosoko.sokoban.variants import level_rules
@@ -84,7 +85,10 @@ def solve(
         status = run.search()
     except MemoryError:  # an allocation the memory limit did not foresee found no room
         status = MEMORY_LIMIT
-    return replace(run.result(status, partial), settings=chosen)
+    result = replace(run.result(status, partial), settings=chosen)
+    del run  # its only reference: its stores are freed here, before the next search starts
+    release_free_memory()
+    return result
 
 
 def _run_class(algorithm: Algorithm) -> type:
@@ -152,13 +156,27 @@ def warm_up(
         if algorithm.guided:  # push-astar's kernel; the network needs no compiling
             warm_up(["push-astar"], cells)
             continue
-        settings = settings_for(name)
         for heuristic in algorithm.heuristics:
-            run = _run_class(algorithm)(
-                level, algorithm, heuristic, None, 50, settings, 0, DEFAULT_MEMORY, cells
-            )
-            run.result(run.search(), 0)
+            _warm_up_search(level, algorithm, heuristic, cells)
     if first:  # a long search grows its store: rehashing is a kernel of its own
-        store = Store(level.box_count, capacity=64, cells=cells or level.cells)
-        store.counters[NODES] = 60
-        store.grow()
+        _warm_up_growth(level, cells)
+    release_free_memory()  # what the searches and the compiler freed goes back to the system
+
+
+def _warm_up_search(level: Level, algorithm: Algorithm, heuristic: str, cells: int) -> None:
+    """Run ``algorithm`` with ``heuristic`` for 50 expansions on the warm-up ``level``, then
+    the kernels it did not call (:meth:`~evosoko.search.search_run.SearchRun.compile_rest`)."""
+    settings = settings_for(algorithm.name)
+    run = _run_class(algorithm)(
+        level, algorithm, heuristic, None, 50, settings, 0, DEFAULT_MEMORY, cells
+    )
+    run.result(run.search(), 0)
+    if isinstance(run, SearchRun):  # not a runner of its own (mcts)
+        run.compile_rest()
+
+
+def _warm_up_growth(level: Level, cells: int) -> None:
+    """Grow a store of the warm-up ``level`` once."""
+    store = Store(level.box_count, capacity=64, cells=cells or level.cells)
+    store.counters[NODES] = 60
+    store.grow()

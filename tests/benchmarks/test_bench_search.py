@@ -1,5 +1,5 @@
-"""``benchmarks/bench_search.py``'s ``--levels`` and ``--set``: what they take, and one clear line
-when bad."""
+"""``benchmarks/bench_search.py``'s ``--levels``, ``--set`` and ``--memory``: what they take, and
+one clear line when bad."""
 
 import argparse
 import subprocess
@@ -11,10 +11,11 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
-from bench_search import level_indices, level_numbers, search_settings, suite_count
+from bench_search import ResultStore, level_indices, level_numbers, search_settings, suite_count
 
 from evosoko.errors import EvosokoError
 from evosoko.search import SearchSettings
+from evosoko.search.search_run import DEFAULT_MEMORY
 
 
 def test_level_numbers_take_ranges_and_single_numbers_in_order_each_once():
@@ -85,3 +86,17 @@ def test_a_bad_setting_is_one_line_and_exit_2():
     assert "Traceback" not in done.stderr
     last = done.stderr.splitlines()[-1]
     assert last.startswith("error: --set: unknown key 'fess.nope'")
+
+
+def test_the_memory_is_a_key_of_the_results_and_old_lines_ran_with_the_default():
+    line = {"suite": "xsokoban", "file": "xsokoban.txt", "index": 20, "algo": "push-fess-bi"}
+    default = DEFAULT_MEMORY >> 20
+    assert ResultStore.key(line) == ResultStore.key({**line, "memory": default})
+    assert ResultStore.key({**line, "memory": 512}) != ResultStore.key(line)
+
+
+def test_a_memory_below_one_mib_is_one_line_and_exit_2():
+    done = run_bench_search("--memory", "0")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].endswith("argument --memory: must be at least 1, got 0")

@@ -14,7 +14,9 @@ from evosoko.search import (
     ALGORITHMS,
     BidirectionalSettings,
     FessSettings,
+    bidirectional,
     solve,
+    solver,
 )
 from evosoko.search.bidirectional import BidirectionalRun, PullSearch
 from evosoko.search.pull_kernel import start_distances
@@ -378,3 +380,19 @@ def test_at_a_node_limit_the_search_is_the_same_whatever_the_clock_says(
         monkeypatch.setattr(time, "perf_counter", clock)
         monkeypatch.setattr(time, "process_time", clock)
         assert outcome() == first
+
+
+def test_the_warm_up_calls_the_pull_kernel(monkeypatch):
+    """The warm-up's search of 50 expansions ends before the pull searches' turn: without a
+    call of their own, the first level that reached one compiled the kernel in its time."""
+    calls = []
+    pull_search = bidirectional.pull_search
+
+    def counted(*arguments):
+        calls.append(arguments[3])  # its expansions
+        return pull_search(*arguments)
+
+    monkeypatch.setattr(bidirectional, "pull_search", counted)
+    monkeypatch.setattr(solver, "_WARMED", set())  # warm again
+    solver.warm_up(["push-fess-bi"])
+    assert calls and min(calls) > 0
