@@ -104,13 +104,18 @@ def test_a_drop_keeps_every_path_and_the_best_open_states(seed, share):
     assert 0 not in dropped and resume not in dropped and not set(held) & set(dropped)
     assert store.counters[RESUME_NODE] == new_id[resume]
     assert list(pending) == list(new_id[held])
-    # the dropped open states are the worst: no kept open leaf has a larger key; expanded
-    # leaves go only when the open ones are too few (all but the best one gone)
+    # dead ends (expanded leaves) go first, the worst by priority (here: the largest g, the
+    # node's number); open leaves go only when those are too few (all but the best one gone),
+    # and the dropped ones are the worst: no kept open leaf has a larger key
+    dead_ends = [k for k in np.flatnonzero(closed & ~has_child) if k not in (0, resume)]
+    kept_dead = [k for k in dead_ends if new_id[k] >= 0]
+    dropped_dead = [k for k in dropped if closed[k]]
+    assert not kept_dead or not dropped_dead or max(kept_dead) < min(dropped_dead)
     kept_leaves = [k for k in open_leaves if new_id[k] >= 0 and k not in held]
     dropped_open = [k for k in dropped if not closed[k]]
     assert not kept_leaves or not dropped_open or max(keys[kept_leaves]) <= min(keys[dropped_open])
-    if closed[dropped].any():
-        assert len(kept_leaves) <= 1
+    if dropped_open:
+        assert len(kept_dead) <= 1
     # every kept node moved with its fields; its parent is the renumbered parent
     kept = np.flatnonzero(new_id >= 0)
     assert store.size == len(kept)
