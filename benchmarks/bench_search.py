@@ -282,6 +282,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                     "pushes": result.pushes,
                     "moves": result.moves,
                     "expanded": result.expanded,
+                    **result.drop_counts(),
                     "seconds": round(result.seconds, 4),
                     "cpu_seconds": round(cpu_seconds, 4),
                     "load": round(os.getloadavg()[0], 2),

@@ -9,7 +9,8 @@ is ``budget``, the resource whose limit was reached is named in a field of its o
     unsolvable    the search exhausted its space: a proof that there is none
     budget        a limit was reached; exhausted: generations, evaluations, seconds, nodes
                   or iterations (what mcts counts)
-    memory-limit  its tables or state store would outgrow the memory it may use
+    memory-limit  its tables or state store would outgrow the memory it may use, or a search
+                  that dropped states to stay within it ran out of states and restarts
     interrupted   Ctrl-C or SIGTERM; the run resumes from its checkpoint
     stopped       a callback asked the loop to stop
     error         the job raised (a compare or sweep job; its traceback is logged)

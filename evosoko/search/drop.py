@@ -2,11 +2,15 @@
 
 A non-optimal search whose store reaches its memory limit (``on_full = "drop"``,
 :class:`~evosoko.search.settings.PushSettings`) goes on after :func:`drop_states`: it drops
-open leaves (states never expanded, with no stored child, not the expansion in progress) with
-the worst keys, in the feature space the worst of each cell so that every cell keeps its best
-(and, when those are too few, expanded leaves, which a search that finds them again expands
-again), moves the kept rows down in their order (a kept state's parent is expanded, so kept too, and
-gets its new number), and rebuilds the hash table, the frontier and the cells' heaps. A dropped
+dead ends first, expanded states with no stored child (their successors were all dropped,
+known or pruned; a search that finds one again expands it again), the worst by priority; then,
+when those are too few, open leaves (states never expanded, with no stored child, not the
+expansion in progress) with the worst keys, in the feature space the worst of each cell so that
+every cell keeps its best. So the frontier, the search's future, goes last: dropping open leaves
+first left XSokoban 16's store nearly all expanded states, a handful open after each drop, until
+the frontier emptied. It moves the kept rows down in their order (a kept state's parent is
+expanded, so kept too, and gets its new number), and rebuilds the hash table, the frontier and
+the cells' heaps. A dropped
 state may be generated again later, as a new state. Every step is one pass over flat arrays in
 a compiled kernel; the scratch it needs is a few bytes per stored state (the drop's own arrays,
 below a tenth of a state's row), held only during the drop.
@@ -41,13 +45,13 @@ def drop_states(
     pending: np.ndarray | None = None,
     weights: tuple[int, int] = (1, 1),
 ) -> np.ndarray | None:
-    """Drop up to ``share`` of ``store``'s capacity in open leaves and compact the store (see the
-    module docstring); the frontier must be a heap. ``space``: the feature space whose cells
-    hold the open states (None: the frontier's keys order them). ``pending``: node ids an
-    unfinished expansion still holds (``PendingSuccessors.ids[:size]``), kept and renumbered in
-    place. When there are too few open leaves, expanded leaves (no stored child) go too, the
-    worst by their key under ``weights`` (``g_weight``, ``h_weight`` of
-    :func:`~evosoko.search.store.priority`): a state found again later is expanded again.
+    """Drop up to ``share`` of ``store``'s capacity in leaves and compact the store (see the
+    module docstring); the frontier must be a heap. Expanded leaves (no stored child) go first,
+    the worst by their key under ``weights`` (``g_weight``, ``h_weight`` of
+    :func:`~evosoko.search.store.priority`; one is kept), then open leaves. ``space``: the
+    feature space whose cells hold the open states (None: the frontier's keys order them).
+    ``pending``: node ids an unfinished expansion still holds (``PendingSuccessors.ids[:size]``),
+    kept and renumbered in place.
     Returns each old node's new number (-1: dropped), or None when no state could be
     dropped (the store is unchanged)."""
     count = store.size
@@ -70,20 +74,17 @@ def drop_states(
         keys = space.key[:count]
         cell_count = len(space.root)
     target = int(share * store.capacity)
-    candidates = int(np.count_nonzero(candidate))
     drop = np.zeros(count, dtype=np.bool_)
-    if candidates:
-        fraction = min(1.0, target / candidates)
-        drop = worst_in_cells(cells, keys, candidate, fraction, cell_count)
+    closed_leaves = leaves(nodes.parent, nodes.closed, keep, count, True)
+    leaf_count = int(np.count_nonzero(closed_leaves))
+    if leaf_count:  # dead ends first: expanded, with no stored child, the worst by priority
+        ranks = node_priorities(nodes, count, weights[0], weights[1])
+        single = np.zeros(count, dtype=np.int32)
+        drop = worst_in_cells(single, ranks, closed_leaves, min(1.0, target / leaf_count), 1)
     short = target - int(np.count_nonzero(drop))
-    if candidates < target:  # too few open leaves: expanded leaves too, the worst by priority
-        closed_leaves = leaves(nodes.parent, nodes.closed, keep, count, True)
-        leaf_count = int(np.count_nonzero(closed_leaves))
-        if leaf_count:
-            ranks = node_priorities(nodes, count, weights[0], weights[1])
-            single = np.zeros(count, dtype=np.int32)
-            fraction = min(1.0, short / leaf_count)
-            drop |= worst_in_cells(single, ranks, closed_leaves, fraction, 1)
+    candidates = int(np.count_nonzero(candidate))
+    if short > 0 and candidates:  # then the open leaves, the worst keys (of each cell)
+        drop |= worst_in_cells(cells, keys, candidate, min(1.0, short / candidates), cell_count)
     if not drop.any():
         return None
     new_id = renumber(drop)

@@ -338,7 +338,9 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
     successors_here = 0
     expanded_here = 0
     while expanded_here < params[CHUNK] and (expanded_here == 0 or spent < work_limit):
-        if (
+        # room is looked at before an expansion only (it had room for all its successors
+        # then): a full store drops states at the same point however the calls are cut
+        if counters[RESUME_NODE] < 0 and (
             counters[NODES] + margin >= capacity
             or counters[FRONT_SIZE] + margin >= frontier_capacity
         ):

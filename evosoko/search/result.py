@@ -21,7 +21,9 @@ STATUSES = (SOLVED, BUDGET, MEMORY_LIMIT, UNSOLVABLE)
 """The statuses of a search (:mod:`evosoko.status`): ``unsolvable`` only when the search
 exhausted its space; ``budget`` when its seconds or its node limit ran out (``exhausted``
 names which); ``memory-limit`` when its tables or its state store would outgrow the memory
-it may use."""
+it may use, or when a search that dropped states to stay within it (``on_full = "drop"``)
+emptied its frontier, or could free too little, with no restart left (``restarts``): the
+dropped states leave no proof. A result's ``drops`` say whether a search went on incomplete."""
 TIMEOUT = "timeout"
 NODE_LIMIT = "node-limit"
 """A search loop's own outcomes when its seconds or its node limit ran out; its result says
@@ -90,6 +92,14 @@ class SearchResult:
     the best distance per node of an IOHprofiler export (empty for searches that do not
     record it)."""
     settings: SettingsModel | None = None
+    drops: int = 0
+    """How many times a full store dropped states (``on_full = "drop"``): when above 0, the
+    search was incomplete from then on."""
+    dropped: int = 0
+    """States dropped in all."""
+    restarts: int = 0
+    """How many times the search started again from the start after drops emptied its frontier
+    or could free too little (``restarts``)."""
 
     @property
     def solved(self) -> bool:
@@ -133,10 +143,16 @@ class SearchResult:
             "expanded": self.expanded,
             "generated": self.generated,
             "duplicates": self.duplicates,
+            **self.drop_counts(),
             "seconds": round(self.seconds, 6),
             "solution": self.solution,
             "settings": self.settings_data(),
         }
+
+    def drop_counts(self) -> dict[str, int]:
+        """``drops``, ``dropped`` and ``restarts`` as JSON-ready values: whether and how much a
+        full store made the search incomplete."""
+        return {"drops": self.drops, "dropped": self.dropped, "restarts": self.restarts}
 
     def settings_data(self) -> dict[str, Any]:
         """The settings as plain JSON-ready values (empty for a search without settings)."""
@@ -171,6 +187,7 @@ class SearchResult:
                 "expanded": self.expanded,
                 "generated": self.generated,
                 "duplicates": self.duplicates,
+                **self.drop_counts(),
                 "partial": [path.lurd for path in self.partial],
                 "progress": [list(point) for point in self.progress],
                 "settings": self.settings_data(),

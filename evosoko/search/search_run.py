@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -80,6 +81,18 @@ DROP_SHARE = 0.25
 """Share of its capacity a full store frees when it drops states (``on_full = "drop"``): a
 drop passes once over every stored state, so each drop pays for a quarter of a store of new
 ones."""
+RESTART_WEIGHT_SPREAD = 2.0
+"""A restart (:meth:`SearchRun.restart`) weighs ``h`` by the search's own weight times a factor
+drawn log-uniformly between ``1 / RESTART_WEIGHT_SPREAD`` and ``RESTART_WEIGHT_SPREAD``."""
+
+
+def restart_weight(h_weight: int, seed: int, restart: int) -> int:
+    """The weight of ``h`` (scaled by :data:`~evosoko.search.store.WEIGHT_SCALE`) of a search's
+    ``restart``-th restart, from its first pass's ``h_weight``: drawn from a generator seeded
+    with ``seed`` and ``restart`` alone, so a run's passes are the same however it is run."""
+    rng = np.random.default_rng((int(seed) % (1 << 63), restart))
+    factor = RESTART_WEIGHT_SPREAD ** rng.uniform(-1.0, 1.0)
+    return max(1, round(h_weight * factor))
 
 
 def table_bytes(level: Level) -> int:
@@ -168,6 +181,12 @@ class SearchRun:
         """How many times a full store dropped states (``on_full = "drop"``)."""
         self.dropped = 0
         """States dropped in all."""
+        self.restarts = 0
+        """How many times the search started again from the start after drops (:meth:`restart`)."""
+        self._pass_drops = 0
+        """Drops since the search last started from the start."""
+        self._first_h_weight = 0
+        """The weight of ``h`` of the first pass (set at the first restart)."""
         self._seconds_per_node = 0.0
         """Seconds on the limit's clock per node (of the capacity after it) that the last
         growth took."""
@@ -356,11 +375,12 @@ class SearchRun:
             code = self._call_kernel()
             done = time.perf_counter()
             self._note_progress()
-            if code == EXHAUSTED:  # after a drop no proof: the states it dropped are gone
-                return MEMORY_LIMIT if self.drops else UNSOLVABLE
+            if code == EXHAUSTED and not self._pass_drops:
+                return UNSOLVABLE
             if store.counters[SOLUTION] >= 0:
                 return SOLVED
-            if code == NEED_SPACE and not self.make_room():
+            out_of_states = code == EXHAUSTED or (code == NEED_SPACE and not self.make_room())
+            if out_of_states and not self.restart():  # after a drop no proof: states are gone
                 return MEMORY_LIMIT
             if self.out_of_time():
                 return TIMEOUT
@@ -434,8 +454,33 @@ class SearchRun:
         if new_id is None:
             return False
         self.drops += 1
+        self._pass_drops += 1
         self.dropped += int(np.count_nonzero(new_id < 0))
         return self.store.has_room(2) and self.store.frontier_may_grow(2 * self.max_nodes)
+
+    def restart(self) -> bool:
+        """Start again from the start position, with an empty store of the same capacity, after
+        the frontier emptied or a drop freed too little: the states the drops forgot made the
+        search incomplete. What it learned stays (deadlock patterns, the cluster tests' cache,
+        the level's tables); the weight of ``h`` is redrawn (:func:`restart_weight`, from the
+        seed and the restart's number) so that the new pass does not retrace the last. False
+        when the search may not drop states (:meth:`may_drop`) or has no restart left
+        (``restarts`` of its settings): it ends at memory-limit."""
+        allowed = getattr(self.settings, "restarts", 0)
+        if not self.may_drop() or self.restarts >= allowed:
+            return False
+        if not self.restarts:
+            self._first_h_weight = int(self.params[H_WEIGHT])
+        self.restarts += 1
+        self._pass_drops = 0
+        self.params[H_WEIGHT] = restart_weight(self._first_h_weight, self.seed or 0, self.restarts)
+        self._clear()
+        self._add_root()
+        return True
+
+    def _clear(self) -> None:
+        """Forget every stored state (before a restart)."""
+        self.store.clear()
 
     def _drop_states(self) -> np.ndarray | None:
         """:func:`~evosoko.search.drop.drop_states` on this search's store and frontier."""
@@ -459,7 +504,7 @@ class SearchRun:
         partial_paths: tuple[PartialPath, ...] = ()
         if solution is None and partial and status in (TIMEOUT, NODE_LIMIT, MEMORY_LIMIT):
             partial_paths = self._partial_paths(partial)
-        return search_result(
+        outcome = search_result(
             self.level,
             status=status,
             algorithm=self.algorithm.name,
@@ -470,6 +515,7 @@ class SearchRun:
             partial=partial_paths,
             progress=self._progress(status),
         )
+        return replace(outcome, drops=self.drops, dropped=self.dropped, restarts=self.restarts)
 
     def _progress(self, status: str) -> tuple[tuple[int, float, int], ...]:
         """The progress noted, ending at distance 0 when solved."""

@@ -130,6 +130,14 @@ class PushSettings(_Settings):
         "drop the open states least likely to matter and go on (non-optimal searches only; "
         "the optimal ones always stop).",
     )
+    restarts: int = Field(
+        default=100,
+        ge=0,
+        le=1 << 20,
+        description="Times a search that dropped states (on_full = drop) starts again from the "
+        "start when its frontier empties or a drop frees too little, keeping its learned "
+        "deadlocks and redrawing the weight of h from its seed (0: it ends at memory-limit).",
+    )
 
     _unset = field_validator("goal_rooms", mode="before")(_none_word)
 

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tiny_levels import microban, quiet_level
+from tiny_levels import SHARED_LEVELS, microban, quiet_level
+from typer.testing import CliRunner
 
+from evosoko.cli import app
 from evosoko.generate.stress import lattice_rows
-from evosoko.search import ALGORITHMS, solve
+from evosoko.search import ALGORITHMS, search_run, solve
 from evosoko.search.drop import NO_KEY, drop_states
 from evosoko.search.fess.space import heap_insert, make_feature_space
+from evosoko.search.search_run import RESTART_WEIGHT_SPREAD, restart_weight
 from evosoko.search.settings import FessSettings, PushSettings, settings_for
 from evosoko.search.solver import _run_class, warm_up
 from evosoko.search.store import (
@@ -104,13 +109,18 @@ def test_a_drop_keeps_every_path_and_the_best_open_states(seed, share):
     assert 0 not in dropped and resume not in dropped and not set(held) & set(dropped)
     assert store.counters[RESUME_NODE] == new_id[resume]
     assert list(pending) == list(new_id[held])
-    # the dropped open states are the worst: no kept open leaf has a larger key; expanded
-    # leaves go only when the open ones are too few (all but the best one gone)
+    # dead ends (expanded leaves) go first, the worst by priority (here: the largest g, the
+    # node's number); open leaves go only when those are too few (all but the best one gone),
+    # and the dropped ones are the worst: no kept open leaf has a larger key
+    dead_ends = [k for k in np.flatnonzero(closed & ~has_child) if k not in (0, resume)]
+    kept_dead = [k for k in dead_ends if new_id[k] >= 0]
+    dropped_dead = [k for k in dropped if closed[k]]
+    assert not kept_dead or not dropped_dead or max(kept_dead) < min(dropped_dead)
     kept_leaves = [k for k in open_leaves if new_id[k] >= 0 and k not in held]
     dropped_open = [k for k in dropped if not closed[k]]
     assert not kept_leaves or not dropped_open or max(keys[kept_leaves]) <= min(keys[dropped_open])
-    if closed[dropped].any():
-        assert len(kept_leaves) <= 1
+    if dropped_open:
+        assert len(kept_dead) <= 1
     # every kept node moved with its fields; its parent is the renumbered parent
     kept = np.flatnonzero(new_id >= 0)
     assert store.size == len(kept)
@@ -214,3 +224,61 @@ def test_push_fess_bi_drops_states_only_once_its_pull_searches_are_gone():
     run._dropped_room = noted  # type: ignore[method-assign]
     run.search()
     assert run.drops > 0 and not any(pulls_at_drops)
+
+
+def test_a_restart_weighs_h_by_the_seed_and_the_restart_alone():
+    drawn = {seed: [restart_weight(300, seed, k) for k in range(1, 30)] for seed in (0, 1)}
+    assert drawn == {seed: [restart_weight(300, seed, k) for k in range(1, 30)] for seed in (0, 1)}
+    assert drawn[0] != drawn[1] and len(set(drawn[0])) > 20
+    every = drawn[0] + drawn[1]
+    assert min(every) >= 300 / RESTART_WEIGHT_SPREAD and max(every) <= 300 * RESTART_WEIGHT_SPREAD
+    assert min(every) < 250 and max(every) > 400  # spread over the whole range
+
+
+RESTARTING = "108"
+"""A Microban level whose push-fess, at 1 MiB, empties its frontier through drops."""
+
+
+def test_a_search_whose_drops_empty_its_frontier_restarts_and_solves():
+    (level,) = microban(RESTARTING)
+    memory = 1 << 20
+    stopped = solve(level, "push-fess", memory_limit=memory, settings=FessSettings(restarts=0))
+    assert stopped.status == "memory-limit" and stopped.drops > 0 and stopped.restarts == 0
+    result = solve(level, "push-fess", memory_limit=memory)
+    assert result.status == "solved" and result.restarts > 0 and result.drops >= stopped.drops
+    check = verify_solution(level, result.solution)
+    assert check.valid and check.solved
+    assert result.as_dict()["restarts"] == result.restarts > 0
+
+
+def test_drops_and_restarts_do_not_depend_on_how_the_calls_are_cut(monkeypatch):
+    (level,) = microban(RESTARTING)
+    outcomes = []
+    for cut in (None, 1, 5):
+        if cut is not None:  # calls of `cut` expansions, cut inside expansions as well
+            monkeypatch.setattr(search_run, "_next_chunk", lambda chunk, elapsed, cut=cut: cut)
+            monkeypatch.setattr(
+                search_run, "_next_work_limit", lambda *arguments, units=100 * cut: units
+            )
+        result = solve(level, "push-fess", memory_limit=1 << 20)
+        trace = [(expanded, h) for expanded, _seconds, h in result.progress]
+        outcomes.append((result.status, result.expanded, result.drop_counts(), result.solution))
+        outcomes[-1] += (trace,)
+    assert outcomes[0] == outcomes[1] == outcomes[2]
+    assert outcomes[0][2]["restarts"] > 0
+
+
+def test_the_json_line_counts_the_drops_and_restarts():
+    (level,) = microban(RESTARTING)
+    arguments = ["solve", str(SHARED_LEVELS / "microban.txt"), "-l", f"title:{RESTARTING}"]
+    arguments += ["--algo", "push-fess", "--memory", "1", "--json"]
+    records = []
+    for extra in ([], ["--set", "fess.restarts=0"]):
+        output = CliRunner().invoke(app, arguments + extra)
+        records.append(json.loads(output.stdout))
+        assert output.exit_code == (0 if not extra else 1), output.output
+    restarted, stopped = records
+    assert restarted["status"] == "solved" and restarted["restarts"] > 0
+    assert restarted["drops"] > 0 and restarted["dropped"] > 0
+    assert stopped["status"] == "memory-limit" and stopped["restarts"] == 0 < stopped["drops"]
+    assert verify_solution(level, restarted["solution"]).solved

@@ -196,6 +196,12 @@ class FeatureSpaceRun(SearchRun):
         """:func:`~evosoko.search.drop.drop_states` by the cells: each keeps its best."""
         return drop_states(self.store, DROP_SHARE, space=self.space, weights=self._weights())
 
+    def _clear(self) -> None:
+        """Forget every stored state and the cells (the next root makes new ones, after the old
+        are freed)."""
+        self.space = None
+        super()._clear()
+
     def _grow(self) -> None:
         self.store.grow(self.max_nodes)
         if len(self.space.key) < self.store.capacity:
