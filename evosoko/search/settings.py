@@ -144,6 +144,8 @@ class PushSettings(_Settings):
 
 Advisor = Literal["packing", "connectivity", "rooms", "hotspots", "explorer", "opener"]
 """The names of FESS's advisors (:mod:`evosoko.search.fess.advisors`)."""
+OutOfPlan = Literal["layers", "sealed", "both"]
+"""What the out-of-plan coordinate of push-fess counts (:mod:`evosoko.search.fess.sealed`)."""
 
 
 class FessSettings(PushSettings):
@@ -247,6 +249,12 @@ class FessSettings(PushSettings):
         ge=1,
         description="A cluster deadlock test gives up when more than this many positions wait "
         "(unset: never).",
+    )
+    out_of_plan: OutOfPlan = Field(
+        default="layers",
+        description="What the out-of-plan coordinate of the cells counts: boxes on goals filled "
+        'too early ("layers"), boxes in areas the packing plan is about to seal ("sealed"), or '
+        'both ("both").',
     )
 
     _lists = field_validator("cell_weights", "room_views", "advisors", mode="before")(_as_tuple)

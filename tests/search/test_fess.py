@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tiny_levels import ROOM, microban, quiet_level, tiny_levels
+from tiny_levels import ROOM, flood, microban, quiet_level, tiny_levels
 
 from evosoko.search import FessSettings, PushSettings, solve
 from evosoko.search.fess import kernel as fk
@@ -84,7 +84,7 @@ def test_compiled_features_match_the_python_ones(level, data):
     packing = packing_value(order.layer, array, order.layers)
     assert fs.packing_feature(layer, goals_per_layer, array, counts) == packing
     out_of_plan = min(out_of_plan_value(order.layer, array, order.layers), fs.OUT_OF_PLAN_LIMIT - 1)
-    plan = fs.plan_feature(layer, goals_per_layer, array, counts)
+    plan = fs.plan_feature(layer, goals_per_layer, array, counts, features.sealed, fs.LAYERS_BIT)
     assert plan == packing * fs.OUT_OF_PLAN_LIMIT + out_of_plan
     occupied = np.zeros(level.cells, dtype=np.bool_)
     occupied[boxes] = True
@@ -162,7 +162,14 @@ def test_the_hotspot_coordinate_counts_boxes_that_cut_others_off(level, data, va
     deltas = np.array(level.deltas, dtype=np.int64)
     queue = np.zeros(level.cells, dtype=np.int64)
     cell = fs.state_cell(features, space.state, level.floor, occupied, deltas, array, queue)
-    plan = fs.plan_feature(features.layer, features.goals_per_layer, array, features.counts)
+    plan = fs.plan_feature(
+        features.layer,
+        features.goals_per_layer,
+        array,
+        features.counts,
+        features.sealed,
+        space.state[fs.OUT_OF_PLAN],
+    )
     expected = fs.cell_of(
         plan * values + min(hot, values - 1), _regions(level, set(boxes)), CONNECTIVITY_LIMIT
     )
@@ -176,15 +183,7 @@ def _regions(level, boxes):
         if cell in boxes or cell in seen:
             continue
         count += 1
-        stack = [cell]
-        seen.add(cell)
-        while stack:
-            current = stack.pop()
-            for delta in level.deltas:
-                nxt = current + delta
-                if level.floor[nxt] and nxt not in boxes and nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+        seen |= flood(level, cell, boxes)
     return count
 
 

@@ -129,6 +129,8 @@ def test_the_whole_table_and_the_family_model_run_the_same_search():
         {"deadlock_patterns": 4096},
         {"cluster_deadlocks": 1 << 10, "deadlock_patterns": 4096},
         {"cluster_deadlocks": 1 << 10, "cluster_limit": 500, "cluster_width": None},
+        {"out_of_plan": "sealed"},
+        {"out_of_plan": "both"},
     ],
 )
 def test_other_settings_still_solve_and_verify(change):

@@ -116,3 +116,16 @@ def search_signature(result) -> tuple:
         result.moves,
         result.pushes,
     )
+
+
+def flood(level: Level, start: int, blocked) -> set[int]:
+    """The floor reached from ``start`` without entering a cell of ``blocked``, in plain Python."""
+    seen, todo = {start}, [start]
+    while todo:
+        cell = todo.pop()
+        for delta in level.deltas:
+            nxt = cell + delta
+            if level.floor[nxt] and nxt not in blocked and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen

@@ -3,13 +3,13 @@
 In the spirit of FESS (Shoham and Schaeffer 2020): every stored state is projected onto a
 cell of a small feature space, here *packing* (boxes on goals filled in the retrograde
 packing order, :mod:`evosoko.search.packing_order`) times *out-of-plan* (goals filled too
-early) times *room connectivity* (links between rooms that boxes cut, :mod:`evosoko.sokoban.rooms`)
-times *connectivity* (the number of separate regions of free floor: 1 when the player
-can walk everywhere). The search does not
-follow one priority queue; it cycles through the non-empty cells and expands, in each, the
-state with the best key (``g * g_weight + h * h_weight`` on the matching heuristic; with the
-advisors on, plus a weight per move on its path that no advisor proposed, see
-:mod:`evosoko.search.fess.advisors`). States
+early, or boxes in areas about to be sealed, :mod:`evosoko.search.fess.sealed`) times *room
+connectivity* (links between rooms that boxes cut, :mod:`evosoko.sokoban.rooms`) times
+*connectivity* (the number of separate regions of free floor: 1 when the player can walk
+everywhere). The search does not follow one priority queue; it cycles through the non-empty
+cells and expands, in each, the state with the best key (``g * g_weight + h * h_weight`` on
+the matching heuristic; with the advisors on, plus a weight per move on its path that no
+advisor proposed, see :mod:`evosoko.search.fess.advisors`). States
 that made progress of either kind are a small cell among many, and still get one expansion
 per cycle: the search pursues many kinds of partial plans at once instead of the few that
 one heuristic likes.
@@ -66,6 +66,9 @@ class Features(NamedTuple):
     """The room links (all -1: none)."""
     hotspots: Hotspots
     """Which boxes hinder which (no table: none)."""
+    sealed: np.ndarray
+    """int64[cells], or no entries: the packing step that seals each cell
+    (:func:`evosoko.search.fess.sealed.sealed_steps`)."""
 
 
 def make_features(
@@ -80,6 +83,7 @@ def make_features(
     cluster_width: int | None = None,
     hotspots: Hotspots | None = None,
     patterns: int = 0,
+    sealed=None,
 ) -> Features:
     """The :class:`Features` of a level with packing ``order``; corral deadlock searches of up to
     ``corral_limit`` positions (0: none), with cluster deadlock tests as well when
@@ -89,7 +93,9 @@ def make_features(
     :func:`evosoko.sokoban.rooms.room_links` (None: no links; no ends: every blocked link
     counts, see :func:`evosoko.sokoban.rooms.blocked_links`); ``hotspots``: see
     :func:`evosoko.search.fess.space.hotspot_table` (None: none); ``patterns``: how many
-    deadlock patterns the corral and cluster tests keep (:mod:`evosoko.sokoban.patterns`)."""
+    deadlock patterns the corral and cluster tests keep (:mod:`evosoko.sokoban.patterns`);
+    ``sealed``: see :func:`evosoko.search.fess.sealed.sealed_steps` (None: none, no box is
+    in an area about to be sealed)."""
     layer = order.layer.astype(np.int64)
     goals_per_layer = order.goals_per_layer
     goal_index = np.full(cells, -1, dtype=np.int64)
@@ -110,6 +116,7 @@ def make_features(
         ),
         links=RoomLinks(link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
         hotspots=no_hotspots(cells) if hotspots is None else hotspots,
+        sealed=np.zeros(0, np.int64) if sealed is None else np.asarray(sealed, np.int64),
     )
 
 

@@ -20,6 +20,7 @@ from evosoko.search.drop import drop_states
 from evosoko.search.fess import kernel as fess_kernel
 from evosoko.search.fess import space as fess_space
 from evosoko.search.fess.macros import PACK_MACRO_STEP
+from evosoko.search.fess.sealed import sealed_steps
 from evosoko.search.packing_order import PackingOrder, packing_order
 from evosoko.search.paths import SearchBug, push_path
 from evosoko.search.result import TIMEOUT, UNSOLVABLE
@@ -56,6 +57,9 @@ def level_features(
     opener = settings.advice_weight > 0 and "opener" in settings.advisors
     if settings.hotspots > 0 or opener:  # the opener reads the table too
         hotspots = fess_space.hotspot_table(level.floor, level.deltas, level.goal_cells)
+    sealed = None
+    if settings.out_of_plan != "layers":
+        sealed = sealed_steps(level.floor, level.deltas, order.layer, order.layers)
     corral_limit = settings.corral_deadlocks if corral_deadlocks is None else corral_deadlocks
     features = fess_kernel.make_features(
         order,
@@ -69,6 +73,7 @@ def level_features(
         settings.cluster_width,
         hotspots,
         settings.deadlock_patterns if corral_limit > 0 else 0,
+        sealed,
     )
     return order, features
 

@@ -1,13 +1,13 @@
 """The feature space of ``push-fess``: its cells, a pairing heap of states per cell, the features.
 
 A stored state is projected onto a cell of *packing* (boxes on goals filled in the retrograde
-packing order) times *out-of-plan* (boxes on goals filled too early, see :func:`plan_feature`)
-times *hotspots* (boxes that cut other boxes off from every goal, see :func:`hotspot_count`;
-off by default) times *room connectivity* (links between rooms that boxes cut, see
-:func:`state_cell`) times *connectivity* (separate regions of free floor). Each cell's queue is a
-pairing heap threaded through the node ids (``child``/``sibling`` arrays grown with the store),
-so the cells need no storage of their own. The search that cycles through the cells is
-:mod:`evosoko.search.fess.kernel`.
+packing order) times *out-of-plan* (boxes on goals filled too early, or boxes in areas about
+to be sealed, or both: see :func:`plan_feature`) times *hotspots* (boxes that cut other boxes
+off from every goal, see :func:`hotspot_count`; off by default) times *room connectivity*
+(links between rooms that boxes cut, see :func:`state_cell`) times *connectivity* (separate
+regions of free floor). Each cell's queue is a pairing heap threaded through the node ids
+(``child``/``sibling`` arrays grown with the store), so the cells need no storage of their own.
+The search that cycles through the cells is :mod:`evosoko.search.fess.kernel`.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.search.fess.sealed import sealed_count
 from evosoko.search.settings import FessSettings
 from evosoko.search.store import (
     EMPTY,
@@ -48,7 +49,8 @@ from evosoko.sokoban.rooms import blocked_links
     ADVICE_BEST,
     OPENER_BOX,
     OPENER_BLOCKED,
-) = range(21)
+    OUT_OF_PLAN,
+) = range(22)
 """Slots of the int64 ``state`` array of the feature space (then, from ``VIEW_SLOTS`` on, the
 cursor and room cap of each view). ``VIEW``: the view whose turn is next (see
 :func:`next_cell`). ``ALTERNATE`` = k > 0: every k-th
@@ -67,9 +69,10 @@ with. ``HOT_VALUES`` = k > 1: the hotspot coordinate takes k values; 1: no such 
 (``ADVISED_NODE``, ``ADVISED_USED``: the expansion and the advisors that proposed one; see
 :mod:`evosoko.search.fess.advisors`); ``ADVICE_BEST``: each proposes its child of least ``h``
 instead of the first it finds; ``OPENER_BOX``, ``OPENER_BLOCKED``: the expanded state's box
-that hinders the most others (-1: none) and whether it has no push (the opener's)."""
+that hinders the most others (-1: none) and whether it has no push (the opener's).
+``OUT_OF_PLAN``: the bits (``OUT_OF_PLAN_BITS``) of what the out-of-plan coordinate counts."""
 
-VIEW_SLOTS = 21
+VIEW_SLOTS = 22
 """Slot of the first view's cursor in ``state``; its room cap follows, then the next view's."""
 
 ADVISOR_BITS = {
@@ -84,6 +87,13 @@ ADVISOR_BITS = {
 
 OUT_OF_PLAN_LIMIT = 4
 """Out-of-plan values at or above ``OUT_OF_PLAN_LIMIT - 1`` share one cell."""
+
+LAYERS_BIT = 1
+"""The out-of-plan coordinate counts the boxes on goals filled too early."""
+SEALED_BIT = 2
+"""The out-of-plan coordinate counts the boxes in areas about to be sealed."""
+OUT_OF_PLAN_BITS = {"layers": LAYERS_BIT, "sealed": SEALED_BIT, "both": LAYERS_BIT | SEALED_BIT}
+"""The ``OUT_OF_PLAN`` slot of each value of ``FessSettings.out_of_plan``."""
 
 
 class FeatureSpace(NamedTuple):
@@ -144,6 +154,7 @@ def make_feature_space(
     state[ADVICE_BEST] = settings.advice_best
     state[ADVISED_NODE] = -1
     state[OPENER_BOX] = -1
+    state[OUT_OF_PLAN] = OUT_OF_PLAN_BITS[settings.out_of_plan]
     return FeatureSpace(
         key=np.zeros(capacity, dtype=np.int64),
         child=np.full(capacity, EMPTY, dtype=np.int32),
@@ -292,19 +303,38 @@ def packing_feature(layer, goals_per_layer, boxes, counts):  # pragma: no cover 
 
 
 @numba.njit(cache=True)
-def plan_feature(layer, goals_per_layer, boxes, counts):  # pragma: no cover - compiled
+def plan_feature(layer, goals_per_layer, boxes, counts, sealed, bits):  # pragma: no cover
     """The plan coordinate of a state's cell: ``packing * OUT_OF_PLAN_LIMIT + out_of_plan``.
 
-    *Out-of-plan* (after FESS's feature of that name) counts the boxes standing on goals of a
-    layer after the first one not yet filled: goals filled too early, which wall off the goals
-    behind them and must be emptied again (capped at ``OUT_OF_PLAN_LIMIT - 1``). Packing alone
-    puts such states among those that merely have fewer boxes home; kept apart, the states that
-    follow the plan get their own turns. Measured on XSokoban 1-30 at 200,000 expanded states:
-    see docs/xsokoban.md.
+    *Out-of-plan* counts, as ``bits`` (``OUT_OF_PLAN_BITS``) say, the boxes standing on goals
+    of a layer after the first one not yet filled (``LAYERS_BIT``): goals filled too early,
+    which wall off the goals behind them and must be emptied again; and the boxes in areas
+    about to be sealed (``SEALED_BIT``, FESS's own definition: ``sealed``, see
+    :mod:`evosoko.search.fess.sealed`), which must leave before the plan's next step closes
+    them in. Capped at ``OUT_OF_PLAN_LIMIT - 1``. Packing alone puts such states among those
+    that merely have fewer boxes home; kept apart, the states that follow the plan get their
+    own turns. Measured on XSokoban and the development set: see docs/xsokoban.md.
     """
     packing = packing_feature(layer, goals_per_layer, boxes, counts)  # counts per layer too
-    out_of_plan = out_of_plan_counted(goals_per_layer, counts)
+    out_of_plan = 0
+    if bits & LAYERS_BIT:
+        out_of_plan += out_of_plan_counted(goals_per_layer, counts)
+    if bits & SEALED_BIT:
+        step = open_layer(goals_per_layer, counts)
+        if step < goals_per_layer.shape[0]:  # else every goal is filled: nothing to seal
+            out_of_plan += sealed_count(sealed, step, boxes)
     return packing * OUT_OF_PLAN_LIMIT + min(out_of_plan, OUT_OF_PLAN_LIMIT - 1)
+
+
+@numba.njit(cache=True)
+def open_layer(goals_per_layer, counts):  # pragma: no cover - compiled
+    """The first layer with an empty goal (the layer count when none), from the boxes on goals
+    of each layer (``counts``, as :func:`packing_feature` leaves them)."""
+    layers = goals_per_layer.shape[0]
+    for k in range(layers):
+        if counts[k] < goals_per_layer[k]:
+            return k
+    return layers
 
 
 @numba.njit(cache=True)
@@ -478,6 +508,9 @@ class CellFeatures(NamedTuple):
     """The room links (all -1: none)."""
     hotspots: Hotspots
     """Which boxes hinder which (no table: none)."""
+    sealed: np.ndarray
+    """int64[cells], or no entries: the packing step that seals each cell
+    (:func:`evosoko.search.fess.sealed.sealed_steps`)."""
 
 
 @numba.njit(cache=True)
@@ -492,6 +525,7 @@ def cell_features(features):  # pragma: no cover - compiled
         features.mark,
         features.links,
         features.hotspots,
+        features.sealed,
     )
 
 
@@ -500,16 +534,18 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
     """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: a
     :class:`CellFeatures`, or the :class:`evosoko.search.fess.kernel.Features` holding them.
 
-    Its coordinates: the plan (:func:`plan_feature`); with ``HOT_VALUES`` = k > 1, the
-    hotspots (:func:`hotspot_count`, values at or above k - 1 share one); with ``ROOM_VALUES`` =
-    k > 1, *room connectivity*, Festival's fourth feature: the links between rooms that boxes block
+    Its coordinates: the plan (:func:`plan_feature`, out of plan counting what ``OUT_OF_PLAN``
+    says); with ``HOT_VALUES`` = k > 1, the hotspots (:func:`hotspot_count`, values at or
+    above k - 1 share one); with ``ROOM_VALUES`` = k > 1, *room connectivity*, Festival's fourth
+    feature: the links between rooms that boxes block
     (:func:`evosoko.sokoban.rooms.blocked_links`, values at or above k - 1 share one); and the
     connectivity (:func:`connectivity`). Measured on XSokoban 1-30 at 200,000 expanded states:
     see docs/xsokoban.md.
     """
     layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
     stamp, mark, links = features.stamp, features.mark, features.links
-    plan = plan_feature(layer, goals_per_layer, boxes, counts)
+    bits = space_state[OUT_OF_PLAN]
+    plan = plan_feature(layer, goals_per_layer, boxes, counts, features.sealed, bits)
     base = stamp[0] + 1
     regions = connectivity(floor, occupied, deltas, mark, base, queue)
     hot_values = space_state[HOT_VALUES]
