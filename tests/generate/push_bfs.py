@@ -9,19 +9,7 @@ from __future__ import annotations
 from collections import deque
 
 from evosoko.sokoban.level import Level
-
-
-def _reach(level: Level, player: int, boxes: frozenset[int]) -> set[int]:
-    seen = {player}
-    stack = [player]
-    while stack:
-        cell = stack.pop()
-        for delta in level.deltas:
-            nxt = cell + delta
-            if level.floor[nxt] and nxt not in boxes and nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return seen
+from tests.search.tiny_levels import flood
 
 
 def optimal_pushes(level: Level, state_limit: int = 200_000) -> int | None:
@@ -30,7 +18,7 @@ def optimal_pushes(level: Level, state_limit: int = 200_000) -> int | None:
     start_boxes = frozenset(level.start.boxes)
     if start_boxes == goals:
         return 0
-    reach = _reach(level, level.start.player, start_boxes)
+    reach = flood(level, level.start.player, start_boxes)
     queue = deque([(start_boxes, min(reach), reach, 0)])
     seen = {(start_boxes, min(reach))}
     while queue:
@@ -43,7 +31,7 @@ def optimal_pushes(level: Level, state_limit: int = 200_000) -> int | None:
                 moved = (boxes - {box}) | {target}
                 if moved == goals:
                     return pushes + 1
-                after = _reach(level, box, moved)
+                after = flood(level, box, moved)
                 key = (moved, min(after))
                 if key not in seen:
                     seen.add(key)
