@@ -132,8 +132,16 @@ def solve_command(
         from evosoko.search.learned import guide_network
 
         guide_network(str(model))  # a bad file fails before any search
-    with compile_notice():
-        warm_up([algo] if algo in ALGORITHMS else [])
+    try:
+        with compile_notice():
+            warm_up([algo] if algo in ALGORITHMS else [])
+    except KeyboardInterrupt as interrupt:
+        stderr.print(
+            f"{interrupt_name(interrupt)} while compiling the search's kernels (a first run "
+            "only); no level was searched",
+            markup=False,
+        )
+        raise typer.Exit(interrupt_exit_code(interrupt)) from None
     outcomes = (
         api.solve(
             level,

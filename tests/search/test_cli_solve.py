@@ -133,6 +133,21 @@ def test_a_bad_knob_is_one_line_with_the_closest_key(tmp_path):
     assert "Traceback" not in typo.output + wrong.output + in_file.output + heavy.output
 
 
+def test_ctrl_c_while_compiling_says_so_and_searches_nothing(monkeypatch):
+    from evosoko import search
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(search, "warm_up", interrupted)
+    result = runner.invoke(app, ["solve", str(BUNDLED_SEEDS), "-l", "1", "--algo", "bfs"])
+    assert result.exit_code == 130
+    assert result.stdout == ""
+    assert result.stderr.strip() == (
+        "interrupted while compiling the search's kernels (a first run only); no level was searched"
+    )
+
+
 def test_ctrl_c_prints_the_levels_done_and_names_the_one_cut_short(monkeypatch):
     from evosoko import api
 
