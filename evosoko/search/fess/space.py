@@ -341,14 +341,9 @@ def open_layer(goals_per_layer, counts):  # pragma: no cover - compiled
 def out_of_plan_counted(goals_per_layer, counts):  # pragma: no cover - compiled
     """Boxes on goals of a layer after the first layer with an empty goal, from the boxes on
     goals of each layer (``counts``, as :func:`packing_feature` leaves them)."""
-    layers = goals_per_layer.shape[0]
     out_of_plan = 0
-    open_layer = layers
-    for k in range(layers):
-        if k > open_layer:
-            out_of_plan += counts[k]
-        elif counts[k] < goals_per_layer[k]:
-            open_layer = k
+    for k in range(open_layer(goals_per_layer, counts) + 1, goals_per_layer.shape[0]):
+        out_of_plan += counts[k]
     return out_of_plan
 
 
