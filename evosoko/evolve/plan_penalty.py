@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from evosoko.search.fess.space import out_of_plan_counted, packing_feature
+from evosoko.search.fess.space import packing_walk
 from evosoko.search.packing_order import packing_order
 from evosoko.sokoban.level import UNREACHABLE, Level
 
@@ -57,8 +57,7 @@ def with_scratch(plan: PlanPenalty) -> PlanPenalty:
 @numba.njit(cache=True)
 def out_of_plan(plan, boxes):  # pragma: no cover - compiled
     """Boxes on goals of a layer after the first layer with an empty goal."""
-    packing_feature(plan.layer, plan.goals_per_layer, boxes, plan.counts)  # fills the counts
-    return out_of_plan_counted(plan.goals_per_layer, plan.counts)
+    return packing_walk(plan.layer, plan.goals_per_layer, boxes, plan.counts)[2]
 
 
 @numba.njit(cache=True)

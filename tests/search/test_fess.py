@@ -82,8 +82,14 @@ def test_compiled_features_match_the_python_ones(level, data):
     boxes = sorted(data.draw(st.sets(st.sampled_from(free), max_size=len(free)), label="boxes"))
     array = np.array(boxes, dtype=np.int64)
     packing = packing_value(order.layer, array, order.layers)
-    assert fs.packing_feature(layer, goals_per_layer, array, counts) == packing
-    out_of_plan = min(out_of_plan_value(order.layer, array, order.layers), fs.OUT_OF_PLAN_LIMIT - 1)
+    early = out_of_plan_value(order.layer, array, order.layers)
+    filled = [sum(1 for b in boxes if order.layer[b] == k) for k in range(order.layers)]
+    open_layer = next(
+        (k for k in range(order.layers) if filled[k] < goals_per_layer[k]), order.layers
+    )
+    walked = fs.packing_walk(layer, goals_per_layer, array, counts)
+    assert walked == (packing, open_layer, early)
+    out_of_plan = min(early, fs.OUT_OF_PLAN_LIMIT - 1)
     plan = fs.plan_feature(layer, goals_per_layer, array, counts, features.sealed, fs.LAYERS_BIT)
     assert plan == packing * fs.OUT_OF_PLAN_LIMIT + out_of_plan
     occupied = np.zeros(level.cells, dtype=np.bool_)

@@ -286,20 +286,25 @@ def next_cell(space):  # pragma: no cover - compiled
 
 # ---- features --------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def packing_feature(layer, goals_per_layer, boxes, counts):  # pragma: no cover - compiled
-    """Boxes on goals filled in order (see :mod:`evosoko.search.packing_order`)."""
+def packing_walk(layer, goals_per_layer, boxes, counts):  # pragma: no cover - compiled
+    """``(packing, open layer, early)`` of the state with ``boxes``, in one walk over the
+    layers: the boxes on goals filled in order (see :mod:`evosoko.search.packing_order`), the
+    first layer with an empty goal (the layer count when none) and the boxes on goals of the
+    layers after it (goals filled too early). ``counts``: scratch, one entry per layer."""
     layers = goals_per_layer.shape[0]
     for k in range(layers):
         counts[k] = 0
+    on_goals = 0
     for b in boxes:
         if layer[b] >= 0:
             counts[layer[b]] += 1
-    total = 0
+            on_goals += 1
+    packing = 0
     for k in range(layers):
-        total += counts[k]
+        packing += counts[k]
         if counts[k] < goals_per_layer[k]:
-            break
-    return total
+            return packing, k, on_goals - packing
+    return packing, layers, 0
 
 
 @numba.njit(cache=True)
@@ -315,36 +320,11 @@ def plan_feature(layer, goals_per_layer, boxes, counts, sealed, bits):  # pragma
     that merely have fewer boxes home; kept apart, the states that follow the plan get their
     own turns. Measured on XSokoban and the development set: see docs/xsokoban.md.
     """
-    packing = packing_feature(layer, goals_per_layer, boxes, counts)  # counts per layer too
-    out_of_plan = 0
-    if bits & LAYERS_BIT:
-        out_of_plan += out_of_plan_counted(goals_per_layer, counts)
-    if bits & SEALED_BIT:
-        step = open_layer(goals_per_layer, counts)
-        if step < goals_per_layer.shape[0]:  # else every goal is filled: nothing to seal
-            out_of_plan += sealed_count(sealed, step, boxes)
+    packing, step, early = packing_walk(layer, goals_per_layer, boxes, counts)
+    out_of_plan = early if bits & LAYERS_BIT else 0
+    if bits & SEALED_BIT and step < goals_per_layer.shape[0]:  # else nothing left to seal
+        out_of_plan += sealed_count(sealed, step, boxes)
     return packing * OUT_OF_PLAN_LIMIT + min(out_of_plan, OUT_OF_PLAN_LIMIT - 1)
-
-
-@numba.njit(cache=True)
-def open_layer(goals_per_layer, counts):  # pragma: no cover - compiled
-    """The first layer with an empty goal (the layer count when none), from the boxes on goals
-    of each layer (``counts``, as :func:`packing_feature` leaves them)."""
-    layers = goals_per_layer.shape[0]
-    for k in range(layers):
-        if counts[k] < goals_per_layer[k]:
-            return k
-    return layers
-
-
-@numba.njit(cache=True)
-def out_of_plan_counted(goals_per_layer, counts):  # pragma: no cover - compiled
-    """Boxes on goals of a layer after the first layer with an empty goal, from the boxes on
-    goals of each layer (``counts``, as :func:`packing_feature` leaves them)."""
-    out_of_plan = 0
-    for k in range(open_layer(goals_per_layer, counts) + 1, goals_per_layer.shape[0]):
-        out_of_plan += counts[k]
-    return out_of_plan
 
 
 @numba.njit(cache=True)
