@@ -152,17 +152,20 @@ def search_result(
     partial: tuple[PartialPath, ...] = (),
     start: State | HolesState | None = None,
     progress: tuple[tuple[int, float, int], ...] = (),
+    drop_counts: tuple[int, int, int] = (0, 0, 0),
 ) -> SearchResult:
     """A search's :class:`SearchResult`; ``solution`` (the found LURD, or None) is replayed
     first, from the level's start or ``start``, and raises :class:`SearchBug` unless it solves
     the level. ``counts`` are the expanded, generated and duplicate counters in the search's
-    own units; ``status`` is the search loop's outcome, a ``timeout`` or ``node-limit`` becoming a
+    own units, ``drop_counts`` its drops, dropped states and restarts (``on_full = "drop"``);
+    ``status`` is the search loop's outcome, a ``timeout`` or ``node-limit`` becoming a
     ``budget`` stop (:func:`~evosoko.search.result.search_stop`)."""
     moves = pushes = 0
     if solution is not None:
         verification = verified(level, solution, must_solve=True, start=start)
         solution, moves, pushes = verification.lurd, verification.moves, verification.pushes
     expanded, generated, duplicates = counts
+    drops, dropped, restarts = drop_counts
     from evosoko.search.algorithms import ALGORITHMS
 
     known = ALGORITHMS.get(algorithm)
@@ -181,4 +184,7 @@ def search_result(
         seconds=seconds,
         partial=partial,
         progress=progress,
+        drops=drops,
+        dropped=dropped,
+        restarts=restarts,
     )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -504,7 +503,7 @@ class SearchRun:
         partial_paths: tuple[PartialPath, ...] = ()
         if solution is None and partial and status in (TIMEOUT, NODE_LIMIT, MEMORY_LIMIT):
             partial_paths = self._partial_paths(partial)
-        outcome = search_result(
+        return search_result(
             self.level,
             status=status,
             algorithm=self.algorithm.name,
@@ -514,8 +513,8 @@ class SearchRun:
             seconds=self.limit.wall_seconds(),
             partial=partial_paths,
             progress=self._progress(status),
+            drop_counts=(self.drops, self.dropped, self.restarts),
         )
-        return replace(outcome, drops=self.drops, dropped=self.dropped, restarts=self.restarts)
 
     def _progress(self, status: str) -> tuple[tuple[int, float, int], ...]:
         """The progress noted, ending at distance 0 when solved."""
