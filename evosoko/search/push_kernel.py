@@ -352,6 +352,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                 return NEED_SPACE
         first_successor = 0
         candidates = 0
+        popped_cell = -1  # the expanded state's cell when its cell's heap gave it
         if counters[RESUME_NODE] >= 0:  # an expansion the last call left unfinished
             node = counters[RESUME_NODE]
             first_successor = counters[RESUME_AT]
@@ -364,7 +365,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
             if fess is None:
                 node = frontier_pop(frontier, counters, mode)
             else:
-                node = _fess_pop(space, frontier, counters)
+                node, popped_cell = _fess_pop(space, frontier, counters)
             if node < 0:
                 counters[WORK] += spent
                 return EXHAUSTED
@@ -445,6 +446,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                     parent_boxes,
                     Area(reach_mark, reach, 0),
                     queue,
+                    popped_cell,
                 )
         allowed = corral_scratch.allowed
         allowed_stamp = corral_marks[ALLOWED_MARK]
@@ -697,14 +699,17 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
 
 @numba.njit(cache=True)
 def _fess_pop(space, frontier, counters):  # pragma: no cover - compiled
-    """The feature-space search's next node: the best of the next non-empty cell, or of the
-    whole frontier every ``ALTERNATE``-th turn (and when the cells are empty); -1 when none."""
+    """The feature-space search's next node and its cell: the best of the next non-empty cell,
+    or of the whole frontier every ``ALTERNATE``-th turn (and when the cells are empty; its cell
+    then -1, not looked up); node -1 when none."""
     state = space.state
     state[TURN] += 1
     if state[ALTERNATE] > 0 and state[TURN] % state[ALTERNATE] == 0:
-        return frontier_pop(frontier, counters, HEAP)
+        return frontier_pop(frontier, counters, HEAP), -1
     cell = next_cell(space)
-    return heap_pop(space, cell) if cell >= 0 else frontier_pop(frontier, counters, HEAP)
+    if cell < 0:
+        return frontier_pop(frontier, counters, HEAP), -1
+    return heap_pop(space, cell), cell
 
 
 @numba.njit(cache=True)

@@ -10,10 +10,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from tiny_levels import microban, quiet_level, search_signature, tiny_levels
 
-from evosoko.search import FessSettings, SearchSettings, solve
+from evosoko.search import ALGORITHMS, FessSettings, SearchSettings, solve
+from evosoko.search.drop import heap_cells
 from evosoko.search.fess import advisors as fa
 from evosoko.search.fess import space as fs
 from evosoko.search.fess.run import level_features
+from evosoko.search.solver import _run_class
 from evosoko.search.store import F_LIMIT, priority
 from evosoko.sokoban.reach import Area, Pushed, Walk, explore, normalized_after_push
 from evosoko.sokoban.solutions import verify_solution
@@ -164,6 +166,35 @@ def test_the_advisors_change_the_order_of_a_real_search():
     assert search_signature(again) == search_signature(plain)
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"advice_weight": 2, "pack_macros": 2, "hotspots": 2, "room_links": 2},
+        {"advice_weight": 2, "room_views": (0, 1), "out_of_plan": "both", "corridor_macros": True},
+    ],
+)
+def test_each_state_a_cells_heap_holds_lies_in_that_cell(change):
+    """The advisors compare children with the cell of the heap their parent came from: each
+    state a heap holds, however it got there (a push, a macro, a path improved while it
+    waited), must lie in that heap's cell."""
+    (level,) = microban("144")
+    algo = ALGORITHMS["push-fess"]
+    run = _run_class(algo)(level, algo, "matching", None, 3000, FessSettings(**change), 0, 1 << 28)
+    assert run.search() == "node-limit"
+    space, features, store = run.space, run.features, run.store
+    floor, deltas = run.tab.floor, run.tab.deltas
+    queue = np.zeros(level.cells, dtype=np.int64)
+    cells = heap_cells(space, store.size)
+    held = np.flatnonzero(cells >= 0)
+    assert len(held) > 1000
+    for node in held.tolist():
+        boxes = store.field("boxes")[node].astype(np.int64)
+        occupied = np.zeros(level.cells, dtype=np.bool_)
+        occupied[boxes] = True
+        cell = fs.state_cell(features, space.state, floor, occupied, deltas, boxes, queue)
+        assert cell == cells[node], node
+
+
 # ---- the explorer and the opener: what a push does, against plain Python ----------------------
 def _flood(level, start, occupied) -> set[int]:
     """The free floor the player reaches from ``start``, in plain Python."""
@@ -252,7 +283,7 @@ def _advice(level, start, box, direction, advisors, features=None):
     _, smallest = explore(floor, occupied, deltas, start[0], mark, 1, queue, queue[:0])
     region = Area(mark, 1, smallest)
     parent = fa.parent_advice(
-        features, space.state, floor, dead, occupied, deltas, boxes, region, queue
+        features, space.state, floor, dead, occupied, deltas, boxes, region, queue, -1
     )
     target = box + deltas[direction]
     occupied[box], occupied[target] = False, True

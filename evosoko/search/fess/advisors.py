@@ -209,14 +209,16 @@ def insert_children(space, children, parent):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def parent_advice(
-    features, space_state, floor, dead, occupied, deltas, boxes, region, queue
+    features, space_state, floor, dead, occupied, deltas, boxes, region, queue, cell
 ):  # pragma: no cover - compiled
     """The cell of the expanded state (its ``boxes``, marked in ``occupied``; ``features``:
-    :class:`evosoko.search.fess.space.CellFeatures`), which its children's are compared with;
-    with the opener on, it also notes the box that hinders the most others (``OPENER_BOX``, -1:
-    none) and whether the player (``region``, a :class:`evosoko.sokoban.reach.Area`) has no
-    push of it (``OPENER_BLOCKED``)."""
-    cell = state_cell(features, space_state, floor, occupied, deltas, boxes, queue)
+    :class:`evosoko.search.fess.space.CellFeatures`), which its children's are compared with:
+    ``cell``, or when it is -1 (the state did not come from its cell's heap) the cell worked
+    out here; with the opener on, it also notes the box that hinders the most others
+    (``OPENER_BOX``, -1: none) and whether the player (``region``, a
+    :class:`evosoko.sokoban.reach.Area`) has no push of it (``OPENER_BLOCKED``)."""
+    if cell < 0:
+        cell = state_cell(features, space_state, floor, occupied, deltas, boxes, queue)
     space_state[OPENER_BOX] = -1
     row, hinders = features.hotspots.row, features.hotspots.hinders
     if space_state[ADVISORS] & OPENER == 0 or hinders.shape[0] == 0:
