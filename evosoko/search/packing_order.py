@@ -3,7 +3,9 @@
 Start from the solved position (a box on every goal) and play backwards: a box is *removable*
 when the player, walking from where it stands at the start, can pull it off the goals onto a
 cell that is no goal, the other boxes still on their goals. All removable boxes form the last
-*layer* of the forward packing order; take them away and repeat. The layer of a goal says how
+*layer* of the forward packing order; take them away and repeat. When the filled goals wall
+the player's start off from every box it could pull (the player may end the game on any side
+of them), the player may stand on any free floor for that layer. The layer of a goal says how
 deep it lies in the goal area: goals of layer 0 are filled first (a goal room's innermost
 cells), the last layer last (its doorway), and goals scattered in open floor all share layer 0.
 
@@ -54,10 +56,9 @@ def packing_order(level: Level, tick: Callable[[], None] = no_tick) -> PackingOr
     filled = set(level.goal_cells.tolist())
     rounds: list[list[int]] = []
     while filled:
-        region = _player_region(level, filled, tick)
-        removable = [
-            goal for goal in sorted(filled) if _can_pull_off(level, filled, goal, region, tick)
-        ]
+        removable = _removable(level, filled, _player_region(level, filled, tick), tick)
+        if not removable:  # the goals wall the start off: the game may end beyond them
+            removable = _removable(level, filled, _free_floor(level, filled), tick)
         if not removable:
             rounds.append(sorted(filled))  # stuck: what is left goes first, in one layer
             break
@@ -115,6 +116,18 @@ def _player_region(level: Level, filled: set[int], tick: Callable[[], None]) -> 
                 seen.add(nxt)
                 queue.append(nxt)
     return seen
+
+
+def _removable(
+    level: Level, filled: set[int], region: set[int], tick: Callable[[], None]
+) -> list[int]:
+    """The goals of ``filled`` whose box the player, standing in ``region``, can pull off."""
+    return [goal for goal in sorted(filled) if _can_pull_off(level, filled, goal, region, tick)]
+
+
+def _free_floor(level: Level, filled: set[int]) -> set[int]:
+    """Every floor cell without a box on ``filled``: the player anywhere."""
+    return {int(cell) for cell in range(level.cells) if level.floor[cell] and cell not in filled}
 
 
 def _can_pull_off(

@@ -52,6 +52,17 @@ def test_a_dead_end_is_packed_from_its_far_end():
     assert order.out_of_plan([first, elsewhere]) == 0
 
 
+def test_a_player_walled_in_by_the_goals_packs_them_from_the_far_side():
+    # filled, the two goals shut the player's start cell off; from there no box can be pulled
+    # off, from the room beyond them the doorway goal can, then the inner one
+    level = quiet_level(["########", "#@..   #", "####$$ #", "   #   #", "   #####"])
+    order = packing_order(level)
+    inner, doorway = level.cell(1, 2), level.cell(1, 3)
+    assert order.layers == 2
+    assert (order.layer[inner], order.layer[doorway]) == (0, 1)
+    assert order.out_of_plan([doorway, level.cell(1, 5)]) == 1
+
+
 def test_scattered_goals_share_one_layer():
     level = quiet_level(["#######", "#.  . #", "# $$  #", "#@    #", "#######"])
     order = packing_order(level)
