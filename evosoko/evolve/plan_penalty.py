@@ -27,6 +27,7 @@ class PlanPenalty(NamedTuple):
 
     layer: np.ndarray  # int64[cells]
     goals_per_layer: np.ndarray  # int64[layers]
+    ends: np.ndarray  # int64[layers]: all the layer count (one goal area)
     weight: int
     counts: np.ndarray  # int64[layers] scratch
 
@@ -35,11 +36,12 @@ def plan_penalty(level: Level | None, weight: int) -> PlanPenalty:
     """The :class:`PlanPenalty` of ``level`` (an empty one, off, when ``weight`` is 0)."""
     if weight <= 0 or level is None:
         empty = np.zeros(1, dtype=np.int64)
-        return PlanPenalty(np.full(1, -1, dtype=np.int64), empty, 0, empty.copy())
+        return PlanPenalty(np.full(1, -1, dtype=np.int64), empty, empty.copy(), 0, empty.copy())
     order = packing_order(level)
     return PlanPenalty(
         order.layer.astype(np.int64),
         order.goals_per_layer,
+        order.ends,
         int(weight),
         np.zeros(order.layers, dtype=np.int64),
     )
@@ -57,7 +59,7 @@ def with_scratch(plan: PlanPenalty) -> PlanPenalty:
 @numba.njit(cache=True)
 def out_of_plan(plan, boxes):  # pragma: no cover - compiled
     """Boxes on goals of a layer after the first layer with an empty goal."""
-    return packing_walk(plan.layer, plan.goals_per_layer, boxes, plan.counts)[2]
+    return packing_walk(plan.layer, plan.goals_per_layer, plan.ends, boxes, plan.counts)[2]
 
 
 @numba.njit(cache=True)

@@ -30,23 +30,35 @@ from evosoko.sokoban.level import Level
 
 @dataclass(frozen=True, eq=False)
 class PackingOrder:
-    """The forward layer of every goal (``layer[cell]``, -1 off goals) and the layer count."""
+    """The forward layer of every goal (``layer[cell]``, -1 off goals), the layer count, and
+    where each layer's goal area ends (``area_end[k]``: the first layer of the next area;
+    None: one area, every layer ends at ``layers``)."""
 
     layer: np.ndarray  # int64[cells]
     layers: int
+    area_end: np.ndarray | None = None  # int64[layers]
 
     @property
     def goals_per_layer(self) -> np.ndarray:
         """int64[layers]: the goals of each layer."""
         return goals_per_layer(self.layer, self.layers)
 
+    @property
+    def ends(self) -> np.ndarray:
+        """int64[layers]: the first layer of each layer's next goal area (``layers``: none)."""
+        if self.area_end is None:
+            return np.full(self.layers, self.layers, dtype=np.int64)
+        return self.area_end
+
     def packing(self, boxes) -> int:
         """The packing feature of a position with boxes on ``boxes``."""
-        return packing_value(self.layer, np.asarray(boxes, dtype=np.int64), self.layers)
+        boxes = np.asarray(boxes, dtype=np.int64)
+        return packing_value(self.layer, boxes, self.layers, self.ends)
 
     def out_of_plan(self, boxes) -> int:
         """The out-of-plan feature of a position with boxes on ``boxes``."""
-        return out_of_plan_value(self.layer, np.asarray(boxes, dtype=np.int64), self.layers)
+        boxes = np.asarray(boxes, dtype=np.int64)
+        return out_of_plan_value(self.layer, boxes, self.layers, self.ends)
 
 
 def packing_order(level: Level, tick: Callable[[], None] = no_tick) -> PackingOrder:
@@ -76,29 +88,78 @@ def goals_per_layer(layer: np.ndarray, layers: int) -> np.ndarray:
     return np.bincount(layer[layer >= 0], minlength=layers).astype(np.int64)
 
 
-def packing_value(layer: np.ndarray, boxes: np.ndarray, layers: int) -> int:
-    """Boxes on goals filled in order: no goal of an earlier layer is empty (see module doc)."""
-    on_goal = layer[boxes]
-    filled_per_layer = np.bincount(on_goal[on_goal >= 0], minlength=layers)
-    goals_in = goals_per_layer(layer, layers)
-    total = 0
-    for k in range(layers):
-        total += int(filled_per_layer[k])
-        if filled_per_layer[k] < goals_in[k]:
-            break
-    return total
+def by_goal_area(order: PackingOrder, level: Level) -> PackingOrder:
+    """``order`` with each goal area on its own: the goals joined side by side form an area,
+    each area keeps the order of its own goals, and no area waits for another. The layers of
+    the result run area after area (an area's layers in their order, then the next area's).
+    """
+    goals = [int(goal) for goal in level.goal_cells]
+    area = _goal_areas(level, goals)
+    slots = sorted({(area[goal], int(order.layer[goal])) for goal in goals})
+    slot_of = {key: index for index, key in enumerate(slots)}
+    layer = np.full(level.cells, -1, dtype=np.int64)
+    for goal in goals:
+        layer[goal] = slot_of[(area[goal], int(order.layer[goal]))]
+    end = np.zeros(len(slots), dtype=np.int64)
+    for index in range(len(slots) - 1, -1, -1):
+        last_of_area = index + 1 == len(slots) or slots[index + 1][0] != slots[index][0]
+        end[index] = index + 1 if last_of_area else end[index + 1]
+    return PackingOrder(layer=layer, layers=len(slots), area_end=end)
 
 
-def out_of_plan_value(layer: np.ndarray, boxes: np.ndarray, layers: int) -> int:
-    """Boxes on goals of a layer after the first layer with an empty goal: goals filled too
-    early, which wall off the goals behind them (FESS's *out-of-plan* feature)."""
+def _goal_areas(level: Level, goals: list[int]) -> dict[int, int]:
+    """The area of each goal: areas numbered by their first goal, in cell order."""
+    on_goal = set(goals)
+    area: dict[int, int] = {}
+    number = -1
+    for start in goals:
+        if start in area:
+            continue
+        number += 1
+        area[start] = number
+        stack = [start]
+        while stack:
+            cell = stack.pop()
+            for delta in level.deltas:
+                nxt = int(cell + delta)
+                if nxt in on_goal and nxt not in area:
+                    area[nxt] = number
+                    stack.append(nxt)
+    return area
+
+
+def packing_value(
+    layer: np.ndarray, boxes: np.ndarray, layers: int, ends: np.ndarray | None = None
+) -> int:
+    """Boxes on goals filled in order: no goal of an earlier layer of their area is empty (see
+    module doc; ``ends``: see :attr:`PackingOrder.ends`, None: one area)."""
+    return _walk(layer, boxes, layers, ends)[0]
+
+
+def out_of_plan_value(
+    layer: np.ndarray, boxes: np.ndarray, layers: int, ends: np.ndarray | None = None
+) -> int:
+    """Boxes on goals of a layer after the first layer of their area with an empty goal: goals
+    filled too early, which wall off the goals behind them (FESS's *out-of-plan* feature)."""
+    return _walk(layer, boxes, layers, ends)[1]
+
+
+def _walk(layer, boxes, layers, ends) -> tuple[int, int]:
+    """(packing, out of plan), area by area."""
+    ends = np.full(layers, layers, dtype=np.int64) if ends is None else ends
     on_goal = layer[boxes]
-    filled_per_layer = np.bincount(on_goal[on_goal >= 0], minlength=layers)
+    filled = np.bincount(on_goal[on_goal >= 0], minlength=layers)
     goals_in = goals_per_layer(layer, layers)
-    for k in range(layers):
-        if filled_per_layer[k] < goals_in[k]:
-            return int(filled_per_layer[k + 1 :].sum())
-    return 0
+    packing = out_of_plan = 0
+    k = 0
+    while k < layers:
+        packing += int(filled[k])
+        if filled[k] < goals_in[k]:
+            out_of_plan += int(filled[k + 1 : ends[k]].sum())
+            k = int(ends[k])
+        else:
+            k += 1
+    return packing, out_of_plan
 
 
 def _player_region(level: Level, filled: set[int], tick: Callable[[], None]) -> set[int]:

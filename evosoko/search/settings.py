@@ -256,6 +256,11 @@ class FessSettings(PushSettings):
         'too early ("layers"), boxes in areas the packing plan is about to seal ("sealed"), or '
         'both ("both").',
     )
+    goal_areas: bool = Field(
+        default=False,
+        description="Each goal area (goals side by side) follows its own packing plan: packing "
+        "and out-of-plan count its goals against its own layers, not the whole level's.",
+    )
 
     _lists = field_validator("cell_weights", "room_views", "advisors", mode="before")(_as_tuple)
     _unset_more = field_validator("room_views", "cluster_width", mode="before")(_none_word)

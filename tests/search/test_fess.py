@@ -13,7 +13,12 @@ from tiny_levels import ROOM, flood, microban, quiet_level, tiny_levels
 from evosoko.search import FessSettings, PushSettings, solve
 from evosoko.search.fess import kernel as fk
 from evosoko.search.fess import space as fs
-from evosoko.search.packing_order import out_of_plan_value, packing_order, packing_value
+from evosoko.search.packing_order import (
+    by_goal_area,
+    out_of_plan_value,
+    packing_order,
+    packing_value,
+)
 from evosoko.sokoban.analysis import pull_distances_from
 from evosoko.sokoban.rooms import room_links
 from evosoko.sokoban.solutions import verify_solution
@@ -63,6 +68,71 @@ def test_a_player_walled_in_by_the_goals_packs_them_from_the_far_side():
     assert order.out_of_plan([doorway, level.cell(1, 5)]) == 1
 
 
+TWO_DEAD_ENDS = ["##########", "#..    ..#", "### $$ ###", "  # $$ #", "  #  @ #", "  ######"]
+
+
+def test_each_goal_area_follows_its_own_plan():
+    level = quiet_level(TWO_DEAD_ENDS)
+    whole = packing_order(level)
+    areas = by_goal_area(whole, level)
+    left_far, left_door, right_door, right_far = (level.cell(1, c) for c in (1, 2, 7, 8))
+    assert [int(whole.layer[g]) for g in (left_far, left_door, right_door, right_far)] == [
+        0,
+        1,
+        1,
+        0,
+    ]
+    # the left dead end filled, the right one's doorway too early
+    boxes = [left_far, left_door, right_door, level.cell(3, 4)]
+    # one plan: the right far end waits, so the left doorway is out of plan with the right's
+    assert (whole.packing(boxes), whole.out_of_plan(boxes)) == (1, 2)
+    # each area on its own: the left is packed, only the right doorway is out of plan
+    assert (areas.packing(boxes), areas.out_of_plan(boxes)) == (2, 1)
+    assert areas.layers == 4
+    assert areas.ends.tolist() == [2, 2, 4, 4]
+
+
+@pytest.fixture(scope="module")
+def areas_levels():
+    """Levels with goal areas of more than one layer: the hand-made one and Microban's."""
+    return [quiet_level(TWO_DEAD_ENDS), *microban("3", "16", "24", "57", "96", "133", "152")]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.data())
+def test_goal_areas_count_as_each_area_alone(areas_levels, data):
+    level = data.draw(st.one_of(st.sampled_from(areas_levels), tiny_levels(max_boxes=4)))
+    whole = packing_order(level)
+    areas = by_goal_area(whole, level)
+    free = np.flatnonzero(level.floor).tolist()
+    goals = level.goal_cells.tolist()
+    placed = data.draw(st.sets(st.sampled_from(free), max_size=level.box_count), label="boxes")
+    on_goals = data.draw(st.sets(st.sampled_from(goals)), label="on goals")  # goals more often
+    boxes = np.array(sorted(placed | on_goals), np.int64)
+    packing = out_of_plan = 0
+    for area in _goal_areas(level):  # the whole level's layers, the other areas' goals left out
+        alone = np.where(np.isin(np.arange(level.cells), list(area)), whole.layer, -1)
+        packing += packing_value(alone, boxes, whole.layers)
+        out_of_plan += out_of_plan_value(alone, boxes, whole.layers)
+    assert (areas.packing(boxes), areas.out_of_plan(boxes)) == (packing, out_of_plan)
+    features = fk.make_features(areas, level.cells)
+    counts = features.counts
+    walked = fs.packing_walk(features.layer, features.goals_per_layer, areas.ends, boxes, counts)
+    assert (walked[0], walked[2]) == (packing, out_of_plan)
+
+
+def _goal_areas(level) -> list[set[int]]:
+    """The goals joined side by side, area by area (plain Python)."""
+    goals = set(level.goal_cells.tolist())
+    off_goals = set(np.flatnonzero(level.floor).tolist()) - goals
+    areas = []
+    while goals:
+        area = flood(level, goals.pop(), off_goals)
+        goals -= area
+        areas.append(area)
+    return areas
+
+
 def test_scattered_goals_share_one_layer():
     level = quiet_level(["#######", "#.  . #", "# $$  #", "#@    #", "#######"])
     order = packing_order(level)
@@ -98,10 +168,13 @@ def test_compiled_features_match_the_python_ones(level, data):
     open_layer = next(
         (k for k in range(order.layers) if filled[k] < goals_per_layer[k]), order.layers
     )
-    walked = fs.packing_walk(layer, goals_per_layer, array, counts)
+    ends = features.area_ends
+    walked = fs.packing_walk(layer, goals_per_layer, ends, array, counts)
     assert walked == (packing, open_layer, early)
     out_of_plan = min(early, fs.OUT_OF_PLAN_LIMIT - 1)
-    plan = fs.plan_feature(layer, goals_per_layer, array, counts, features.sealed, fs.LAYERS_BIT)
+    plan = fs.plan_feature(
+        layer, goals_per_layer, ends, array, counts, features.sealed, fs.LAYERS_BIT
+    )
     assert plan == packing * fs.OUT_OF_PLAN_LIMIT + out_of_plan
     occupied = np.zeros(level.cells, dtype=np.bool_)
     occupied[boxes] = True
@@ -182,6 +255,7 @@ def test_the_hotspot_coordinate_counts_boxes_that_cut_others_off(level, data, va
     plan = fs.plan_feature(
         features.layer,
         features.goals_per_layer,
+        features.area_ends,
         array,
         features.counts,
         features.sealed,

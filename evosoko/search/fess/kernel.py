@@ -50,6 +50,8 @@ class Features(NamedTuple):
     """int64[cells]: the packing layer of each goal (-1 off goals)."""
     goals_per_layer: np.ndarray
     """int64[layers]: how many goals each layer has."""
+    area_ends: np.ndarray
+    """int64[layers]: the first layer of each layer's next goal area (the layer count: none)."""
     counts: np.ndarray
     """int64[layers or 1]: scratch, boxes on the goals of each layer."""
     stamp: np.ndarray
@@ -106,6 +108,7 @@ def make_features(
     return Features(
         layer=layer,
         goals_per_layer=goals_per_layer,
+        area_ends=order.ends,
         counts=np.zeros(max(1, order.layers), dtype=np.int64),
         stamp=np.zeros(1, dtype=np.int64),
         mark=np.zeros(cells, dtype=np.int64),

@@ -21,7 +21,7 @@ from evosoko.search.fess import kernel as fess_kernel
 from evosoko.search.fess import space as fess_space
 from evosoko.search.fess.macros import PACK_MACRO_STEP
 from evosoko.search.fess.sealed import sealed_steps
-from evosoko.search.packing_order import PackingOrder, packing_order
+from evosoko.search.packing_order import PackingOrder, by_goal_area, packing_order
 from evosoko.search.paths import SearchBug, push_path
 from evosoko.search.result import TIMEOUT, UNSOLVABLE
 from evosoko.search.search_run import DROP_SHARE, SearchRun
@@ -50,6 +50,8 @@ def level_features(
     ``corral_deadlocks`` 0; None: the settings'). ``tick``: called once per step of the
     packing order's searches (a search's :meth:`~evosoko.search.clocks.TimeLimit.tick`)."""
     order = packing_order(level, tick)
+    if settings.goal_areas:
+        order = by_goal_area(order, level)
     cap = settings.room_links
     _, link, ends = room_links(level.floor, level.deltas) if cap > 0 else (0, None, None)
     cuts = ends if settings.room_cuts else None

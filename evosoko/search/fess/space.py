@@ -286,11 +286,12 @@ def next_cell(space):  # pragma: no cover - compiled
 
 # ---- features --------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def packing_walk(layer, goals_per_layer, boxes, counts):  # pragma: no cover - compiled
+def packing_walk(layer, goals_per_layer, ends, boxes, counts):  # pragma: no cover - compiled
     """``(packing, open layer, early)`` of the state with ``boxes``, in one walk over the
-    layers: the boxes on goals filled in order (see :mod:`evosoko.search.packing_order`), the
-    first layer with an empty goal (the layer count when none) and the boxes on goals of the
-    layers after it (goals filled too early). ``counts``: scratch, one entry per layer."""
+    layers: the boxes on goals filled in order, goal area by goal area (``ends``: where each
+    layer's area ends, see :mod:`evosoko.search.packing_order`), the first layer with an empty
+    goal (the layer count when none) and the boxes on goals of the layers after the first open
+    one of their area (goals filled too early). ``counts``: scratch, one entry per layer."""
     layers = goals_per_layer.shape[0]
     for k in range(layers):
         counts[k] = 0
@@ -300,15 +301,20 @@ def packing_walk(layer, goals_per_layer, boxes, counts):  # pragma: no cover - c
             counts[layer[b]] += 1
             on_goals += 1
     packing = 0
-    for k in range(layers):
+    first_open = layers
+    k = 0
+    while k < layers:
         packing += counts[k]
         if counts[k] < goals_per_layer[k]:
-            return packing, k, on_goals - packing
-    return packing, layers, 0
+            first_open = min(first_open, k)
+            k = ends[k]
+        else:
+            k += 1
+    return packing, first_open, on_goals - packing
 
 
 @numba.njit(cache=True)
-def plan_feature(layer, goals_per_layer, boxes, counts, sealed, bits):  # pragma: no cover
+def plan_feature(layer, goals_per_layer, ends, boxes, counts, sealed, bits):  # pragma: no cover
     """The plan coordinate of a state's cell: ``packing * OUT_OF_PLAN_LIMIT + out_of_plan``.
 
     *Out-of-plan* counts, as ``bits`` (``OUT_OF_PLAN_BITS``) say, the boxes standing on goals
@@ -320,7 +326,7 @@ def plan_feature(layer, goals_per_layer, boxes, counts, sealed, bits):  # pragma
     that merely have fewer boxes home; kept apart, the states that follow the plan get their
     own turns. Measured on XSokoban and the development set: see docs/xsokoban.md.
     """
-    packing, step, early = packing_walk(layer, goals_per_layer, boxes, counts)
+    packing, step, early = packing_walk(layer, goals_per_layer, ends, boxes, counts)
     out_of_plan = early if bits & LAYERS_BIT else 0
     if bits & SEALED_BIT and step < goals_per_layer.shape[0]:  # else nothing left to seal
         out_of_plan += sealed_count(sealed, step, boxes)
@@ -473,6 +479,8 @@ class CellFeatures(NamedTuple):
     """int64[cells]: the packing layer of each goal (-1 off goals)."""
     goals_per_layer: np.ndarray
     """int64[layers]: how many goals each layer has."""
+    area_ends: np.ndarray
+    """int64[layers]: the first layer of each layer's next goal area (the layer count: none)."""
     counts: np.ndarray
     """int64[layers or 1]: scratch, boxes on the goals of each layer."""
     stamp: np.ndarray
@@ -495,6 +503,7 @@ def cell_features(features):  # pragma: no cover - compiled
     return CellFeatures(
         features.layer,
         features.goals_per_layer,
+        features.area_ends,
         features.counts,
         features.stamp,
         features.mark,
@@ -520,7 +529,8 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
     layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
     stamp, mark, links = features.stamp, features.mark, features.links
     bits = space_state[OUT_OF_PLAN]
-    plan = plan_feature(layer, goals_per_layer, boxes, counts, features.sealed, bits)
+    ends = features.area_ends
+    plan = plan_feature(layer, goals_per_layer, ends, boxes, counts, features.sealed, bits)
     base = stamp[0] + 1
     regions = connectivity(floor, occupied, deltas, mark, base, queue)
     hot_values = space_state[HOT_VALUES]
