@@ -400,16 +400,20 @@ def test_the_warm_up_calls_the_pull_kernel(monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["1", "10", "60"])
-def test_packing_macros_run_in_push_fess_bi_and_its_plain_sides(name):
-    """``pack_macros`` reaches push-fess-bi's own push-fess and each plain push-fess beside it;
-    their macro steps are stored and the solution, macros rebuilt push by push, replays."""
+@pytest.mark.parametrize("knob", ["pack_macros", "corridor_macros"])
+def test_macros_run_in_push_fess_bi_and_its_plain_sides(name, knob):
+    """``pack_macros`` and ``corridor_macros`` reach push-fess-bi's own push-fess and each plain
+    push-fess beside it, and the solution, macros rebuilt push by push, replays; the packing
+    macros' steps are stored."""
     (level,) = microban(name)
-    run = _bidirectional(level, BidirectionalSettings(pack_macros=2), 200_000)
+    value = 2 if knob == "pack_macros" else True
+    run = _bidirectional(level, BidirectionalSettings(**{knob: value}), 200_000)
     status = run.search()
     assert status == "solved"
     check = verify_solution(level, run.result(status, 0).solution)
     assert check.valid and check.solved
     searches = [run, *(plain.run for plain in run.plains)]
-    assert [search.settings.pack_macros for search in searches] == [2] * len(searches)
-    steps = np.concatenate([search.store.field("step") for search in searches])
-    assert ((steps >= PACK_MACRO_STEP) & (steps < GOAL_MACRO_STEP)).any()
+    assert [getattr(search.settings, knob) for search in searches] == [value] * len(searches)
+    if knob == "pack_macros":
+        steps = np.concatenate([search.store.field("step") for search in searches])
+        assert ((steps >= PACK_MACRO_STEP) & (steps < GOAL_MACRO_STEP)).any()
