@@ -32,7 +32,7 @@ from evosoko.search.fess.advisors import (
     move_advice,
     parent_advice,
 )
-from evosoko.search.fess.macros import MACRO_CAP, ExpandedNode, packing_macros
+from evosoko.search.fess.macros import MACRO_CAP, ExpandedNode, last_push, packing_macros
 from evosoko.search.fess.space import (
     ADVICE,
     ALTERNATE,
@@ -419,14 +419,14 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                             reach_mark,
                             reach,
                             actual[node],
-                            step[node],
+                            last_push(step[node]),
                             corral_search,
                         )
                     )
                     or (
                         cluster_deadlocks
                         and cluster_lost_after_push(
-                            board, occupied, actual[node], step[node], corral_search
+                            board, occupied, actual[node], last_push(step[node]), corral_search
                         )
                     )
                 )

@@ -19,8 +19,9 @@ from evosoko.search import (
     solver,
 )
 from evosoko.search.bidirectional import BidirectionalRun, PullSearch
+from evosoko.search.fess.macros import PACK_MACRO_STEP
 from evosoko.search.pull_kernel import start_distances
-from evosoko.search.store import EXPANDED, NODES, SOLUTION
+from evosoko.search.store import EXPANDED, GOAL_MACRO_STEP, NODES, SOLUTION
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.level import State
@@ -396,3 +397,23 @@ def test_the_warm_up_calls_the_pull_kernel(monkeypatch):
     monkeypatch.setattr(solver, "_WARMED", set())  # warm again
     solver.warm_up(["push-fess-bi"])
     assert calls and min(calls) > 0
+
+
+@pytest.mark.parametrize("name", ["1", "10", "60"])
+@pytest.mark.parametrize("knob", ["pack_macros", "corridor_macros"])
+def test_macros_run_in_push_fess_bi_and_its_plain_sides(name, knob):
+    """``pack_macros`` and ``corridor_macros`` reach push-fess-bi's own push-fess and each plain
+    push-fess beside it, and the solution, macros rebuilt push by push, replays; the packing
+    macros' steps are stored."""
+    (level,) = microban(name)
+    value = 2 if knob == "pack_macros" else True
+    run = _bidirectional(level, BidirectionalSettings(**{knob: value}), 200_000)
+    status = run.search()
+    assert status == "solved"
+    check = verify_solution(level, run.result(status, 0).solution)
+    assert check.valid and check.solved
+    searches = [run, *(plain.run for plain in run.plains)]
+    assert [getattr(search.settings, knob) for search in searches] == [value] * len(searches)
+    if knob == "pack_macros":
+        steps = np.concatenate([search.store.field("step") for search in searches])
+        assert ((steps >= PACK_MACRO_STEP) & (steps < GOAL_MACRO_STEP)).any()

@@ -492,3 +492,29 @@ def test_partial_paths_are_the_closest_state_then_the_best_state_of_each_cell():
     assert rest >= 20 and len(set(cells[1:rest])) == rest - 1
     assert h[1:rest] == sorted(h[1:rest]) and h[rest:] == sorted(h[rest:])
     assert len({path.state for path in result.partial}) == 60
+
+
+def test_the_deadlock_tests_read_a_packing_macro_as_its_last_push():
+    """After a packing macro the box it carried stands in front of the player, in the
+    direction of ``last_push`` of its step: the corral tests look at the right box."""
+    from evosoko.search import ALGORITHMS
+    from evosoko.search.fess.macros import PACK_MACRO_STEP, last_push
+    from evosoko.search.fess.run import FeatureSpaceRun
+
+    (level,) = microban("60")
+    settings = FessSettings(pack_macros=2)
+    run = FeatureSpaceRun(
+        level, ALGORITHMS["push-fess"], "matching", None, 3_000, settings, 0, 1 << 30
+    )
+    run.search()
+    store = run.store
+    steps, actual = store.field("step"), store.field("actual")
+    boxes, parents = store.field("boxes"), store.field("parent")
+    macros = np.flatnonzero((steps >= PACK_MACRO_STEP) & (steps < PACK_MACRO_STEP + 4))
+    assert len(macros) > 0
+    for node in macros:
+        code = last_push(int(steps[node]))
+        assert 0 <= code < 4
+        box = int(actual[node]) + level.deltas[code]
+        assert box in set(boxes[node].tolist()) - set(boxes[parents[node]].tolist())
+    assert last_push(7) == 7  # two pushes up: read as they are

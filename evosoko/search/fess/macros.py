@@ -26,6 +26,7 @@ from evosoko.search.store import (
     FREEZE,
     G_WEIGHT,
     GENERATED,
+    GOAL_MACRO_STEP,
     GOAL_MACROS,
     H_WEIGHT,
     HEAP,
@@ -39,6 +40,7 @@ from evosoko.search.store import (
 from evosoko.sokoban.cell_sets import all_on_goals
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.patterns import pattern_lost
 from evosoko.sokoban.reach import normalized_player
 from evosoko.sokoban.successors import NORM_STAMP, REACH_STAMP, moved_child
 
@@ -51,6 +53,17 @@ PACK_MACRO_STEP = 1 << 29
 ``d`` (the pushes are rebuilt by :func:`evosoko.search.box_paths.box_path_pushes`). Between the
 tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has cells) and the
 goal macros' (``GOAL_MACRO_STEP + k``)."""
+
+
+@numba.njit(cache=True)
+def last_push(code):  # pragma: no cover - compiled
+    """The step ``code`` as the deadlock tests after a push read it
+    (:func:`evosoko.sokoban.corral_deadlock.lost_after_push`): a packing macro as its last push
+    (direction ``d``: its box stands in front of the player, as after one push), any other step
+    as it is."""
+    if PACK_MACRO_STEP <= code < GOAL_MACRO_STEP:
+        return code - PACK_MACRO_STEP
+    return code
 
 
 class ExpandedNode(NamedTuple):
@@ -68,6 +81,8 @@ def packing_macros(
 ):  # pragma: no cover - compiled
     """Add the packing macros (see ``PACK_MACROS``) of the :class:`ExpandedNode` ``expanded``
     to the store and to ``fess`` (the search's features and space); returns a solved node or -1.
+    A macro that freezes its box off goal or completes a deadlock pattern is left out; the corral
+    tests read it as its last push when its state is expanded (:func:`last_push`).
 
     ``occupied`` (in ``scratch``) holds the parent's boxes and ``reach_mark`` its player region
     (``stamps[REACH_STAMP]``), as the expansion left them.
@@ -99,6 +114,8 @@ def packing_macros(
     per_goal = space_state[PACK_MACROS]
     alternate = space_state[ALTERNATE]
     freeze = params[FREEZE] != 0
+    patterns = features.corral.patterns
+    learned = patterns.sizes.shape[0] > 0
     heuristic = heuristic_tables(tab, params[HEURISTIC])
     g_weight = params[G_WEIGHT]
     h_weight = params[H_WEIGHT]
@@ -155,6 +172,8 @@ def packing_macros(
                 freeze
                 and freeze_deadlock(floor, dead, goals, occupied, deltas, goal, freeze_scratch)
             )
+            if ok and learned:  # a deadlock pattern proven earlier in the search
+                ok = not pattern_lost(patterns, occupied, player_after, goal)
             h = 0
             normalized = 0
             if ok:
