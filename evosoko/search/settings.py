@@ -204,8 +204,8 @@ class FessSettings(PushSettings):
     pack_macros: int = Field(
         default=0,
         ge=0,
-        description="Packing macros per empty goal of the first unfinished packing layer: the "
-        "nearest boxes carried there in one step (0: off).",
+        description="Packing macros per empty goal of the first unfinished packing layer (of "
+        "each goal area, with goal_areas): the nearest boxes carried there in one step (0: off).",
         json_schema_extra=_choices(0, 2),
     )
     cluster_deadlocks: CacheSlots = Field(

@@ -13,6 +13,7 @@ from tiny_levels import ROOM, flood, microban, quiet_level, tiny_levels
 from evosoko.search import FessSettings, PushSettings, solve
 from evosoko.search.fess import kernel as fk
 from evosoko.search.fess import space as fs
+from evosoko.search.fess.macros import IN_ORDER, OPEN, layer_states
 from evosoko.search.packing_order import (
     by_goal_area,
     out_of_plan_value,
@@ -96,6 +97,28 @@ def test_each_goal_area_follows_its_own_plan():
 def areas_levels():
     """Levels with goal areas of more than one layer: the hand-made one and Microban's."""
     return [quiet_level(TWO_DEAD_ENDS), *microban("3", "16", "24", "57", "96", "133", "152")]
+
+
+def test_packing_macros_fill_the_open_layer_of_each_goal_area():
+    level = quiet_level(TWO_DEAD_ENDS)
+    whole = packing_order(level)
+    areas = by_goal_area(whole, level)
+    left_far, left_door = level.cell(1, 1), level.cell(1, 2)
+
+    def states(order, boxes):
+        features = fk.make_features(order, level.cells)
+        boxes = np.array(boxes, dtype=np.int64)
+        found = layer_states(
+            features.layer, features.goals_per_layer, features.area_ends, boxes, features.counts
+        )
+        return found.tolist()
+
+    none_home = [level.cell(3, 4), level.cell(3, 5), level.cell(2, 4), level.cell(2, 5)]
+    # one plan: the far ends of both dead ends first, then the doorways
+    assert states(whole, none_home) == [OPEN, 0]
+    # each area: its far end open, its doorway after it; a full area is in order throughout
+    assert states(areas, none_home) == [OPEN, 0, OPEN, 0]
+    assert states(areas, [left_far, left_door, *none_home[:2]]) == [IN_ORDER, IN_ORDER, OPEN, 0]
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])

@@ -1,6 +1,7 @@
 """The packing macros of the feature-space search: from a node, push the nearest boxes
-straight to the open goals of the first unfinished layer of the packing order (see
-``PACK_MACROS`` in :mod:`evosoko.search.fess.space`), each as one child."""
+straight to the open goals of the first unfinished layer of the packing order (of each goal
+area with ``goal_areas``; see ``PACK_MACROS`` in :mod:`evosoko.search.fess.space`), each as one
+child."""
 
 from __future__ import annotations
 
@@ -66,6 +67,36 @@ def last_push(code):  # pragma: no cover - compiled
     return code
 
 
+IN_ORDER = 1
+"""A layer of :func:`layer_states` before the open one of its goal area (or of a full area)."""
+OPEN = 2
+"""The layer of :func:`layer_states` whose empty goals a packing macro fills."""
+
+
+@numba.njit(cache=True)
+def layer_states(layer, goals_per_layer, area_ends, boxes, counts):  # pragma: no cover
+    """int8[layers], with boxes on ``boxes``: ``OPEN`` for the first layer with an empty goal of
+    each goal area (one area: that layer alone), ``IN_ORDER`` for the layers before it and those
+    of a full area, 0 after it (goals filled there are out of plan); ``counts``: scratch, one
+    entry per layer."""
+    layers = goals_per_layer.shape[0]
+    for k in range(layers):
+        counts[k] = 0
+    for b in boxes:
+        if layer[b] >= 0:
+            counts[layer[b]] += 1
+    states = np.zeros(layers, dtype=np.int8)
+    k = 0
+    while k < layers:
+        if counts[k] < goals_per_layer[k]:
+            states[k] = OPEN
+            k = area_ends[k]
+        else:
+            states[k] = IN_ORDER
+            k += 1
+    return states
+
+
 class ExpandedNode(NamedTuple):
     """The node whose packing macros are made: its id, its boxes (int64) and the rows its
     children are made in (:class:`evosoko.search.heuristics.ChildRows`)."""
@@ -121,25 +152,20 @@ def packing_macros(
     h_weight = params[H_WEIGHT]
     box_count = parent_boxes.shape[0]
     with_assignment = assign.shape[1] == box_count
-    layers = goals_per_layer.shape[0]
-    for k in range(layers):
-        counts[k] = 0
-    for b in parent_boxes:
-        if layer[b] >= 0:
-            counts[layer[b]] += 1
-    first_open = -1
-    for k in range(layers):
-        if counts[k] < goals_per_layer[k]:
-            first_open = k
-            break
-    if first_open < 0:
+    states = layer_states(layer, goals_per_layer, features.area_ends, parent_boxes, counts)
+    if not (states == OPEN).any():
         return -1
     limit = path_scratch.seen.shape[0]
     made = 0
     for goal in range(floor.shape[0]):
         if made >= MACRO_CAP:
             break
-        if layer[goal] != first_open or occupied[goal] or (goal_macros and room[goal]):
+        if (
+            layer[goal] < 0
+            or states[layer[goal]] != OPEN
+            or occupied[goal]
+            or (goal_macros and room[goal])
+        ):
             continue
         row = goal_index[goal]
         tried = 0
@@ -150,7 +176,7 @@ def packing_macros(
             best_distance = UNREACHABLE
             for i in range(box_count):
                 b = parent_boxes[i]
-                if 0 <= layer[b] <= first_open:
+                if layer[b] >= 0 and states[layer[b]] != 0:  # packed in order
                     continue
                 distance = push_distance[row, b]
                 if distance <= last_distance or distance >= best_distance:
