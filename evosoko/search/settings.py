@@ -78,6 +78,9 @@ AdviceWeight = Annotated[int, Field(ge=0, le=64)]
 CacheSlots = Annotated[int, Field(ge=0)]
 """Slots of a cache of deadlock tests (``cluster_deadlocks``)."""
 
+PackMacros = Annotated[int, Field(ge=0)]
+"""Packing macros per empty goal (``pack_macros``)."""
+
 
 class _Settings(BaseModel):
     """Base of the settings models: frozen, unknown keys refused, values checked strictly."""
@@ -201,9 +204,8 @@ class FessSettings(PushSettings):
         description="Positions a corral deadlock test may visit (0: no such test).",
         json_schema_extra=_choices(0, 200, 1000),
     )
-    pack_macros: int = Field(
+    pack_macros: PackMacros = Field(
         default=0,
-        ge=0,
         description="Packing macros per empty goal of the first unfinished packing layer (of "
         "each goal area, with goal_areas): the nearest boxes carried there in one step (0: off).",
         json_schema_extra=_choices(0, 2),
@@ -283,8 +285,9 @@ PullWeight = float | Literal["own"]
 
 class BidirectionalSettings(FessSettings):
     """``push-fess-bi``: its own push-fess (the fields it shares with :class:`FessSettings`,
-    cluster deadlock tests, deadlock patterns and advisors on by default), the pull searches and the
-    side searches from the start beside it, and their shares of the work."""
+    cluster deadlock tests, deadlock patterns, advisors and packing macros on by default), the
+    pull searches and the side searches from the start beside it, and their shares of the
+    work."""
 
     cluster_deadlocks: CacheSlots = Field(
         default=1 << 18,
@@ -303,6 +306,12 @@ class BidirectionalSettings(FessSettings):
     advice_once: bool = Field(
         default=True,
         description="Each advisor proposes at most one move per expansion, the first it finds.",
+    )
+    pack_macros: PackMacros = Field(
+        default=2,
+        description="Packing macros per empty goal of the first unfinished packing layer (of "
+        "each goal area, with goal_areas) in its push-fess searches: the nearest boxes carried "
+        "there in one step (0: off).",
     )
     backward_share: float = Field(
         default=0.4,

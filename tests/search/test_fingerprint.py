@@ -4,9 +4,10 @@
 expanded, generated and duplicate counts and a digest of the solution of a search with a node
 limit of 2,000 (``benchmarks/search_fingerprint.py --out``; push-fess-bi whole, recorded
 once its turns followed the work, and by its two halves alone, see
-``benchmarks/fingerprint_parts.py``; the FESS searches' rows of the 11 levels whose filled
-goals wall the player's start off follow the packing order that lets the player stand beyond
-them, :mod:`evosoko.search.packing_order`). The default suite checks levels
+``benchmarks/fingerprint_parts.py``, with its packing macros on; the FESS searches' rows of
+the 11 levels whose filled goals wall the player's start off follow the packing order that
+lets the player stand beyond them, :mod:`evosoko.search.packing_order`). The default suite
+checks levels
 1-40 (the learned searches 1-5); the slow variant checks all 155 for every algorithm.
 """
 
