@@ -260,8 +260,8 @@ def test_each_plain_push_fess_is_push_fess_with_its_room_cap(name):
         while plain.solution < 0 and not plain.finished:
             plain.step()
         room_links = plain.run.settings.room_links
-        own = run.settings  # push-fess-bi's advisors too
-        knobs = ("advice_weight", "advice_once", "advice_best", "advisors")
+        own = run.settings  # push-fess-bi's advisors and packing macros too
+        knobs = ("advice_weight", "advice_once", "advice_best", "advisors", "pack_macros")
         advice = {knob: getattr(own, knob) for knob in knobs}
         alone = solve(level, "push-fess", settings=FessSettings(room_links=room_links, **advice))
         assert plain.solution >= 0 and alone.solved
