@@ -13,7 +13,9 @@ The *packing* feature of a position (FESS, Shoham and Schaeffer 2020) is the num
 on goals that are filled in order: a filled goal counts when no goal of an earlier layer is
 still empty. It grows by one with each goal filled in plan and never counts a goal filled too
 early, which would wall off the goals behind it. Those goals filled too early are the
-*out-of-plan* feature (:func:`out_of_plan_value`).
+*out-of-plan* feature (:func:`out_of_plan_value`). :func:`by_goal_area` gives each goal area
+(goals side by side) a plan of its own: there a filled goal counts when no goal of an earlier
+layer *of its area* is empty.
 """
 
 from __future__ import annotations
