@@ -18,6 +18,7 @@ from evosoko.search.fess.space import (
     cell_features,
     cell_key,
     heap_insert,
+    packing_walk,
     state_cell,
 )
 from evosoko.search.heuristics import ChildRows, child_h, heuristic_tables
@@ -79,12 +80,8 @@ def layer_states(layer, goals_per_layer, area_ends, boxes, counts):  # pragma: n
     each goal area (one area: that layer alone), ``IN_ORDER`` for the layers before it and those
     of a full area, 0 after it (goals filled there are out of plan); ``counts``: scratch, one
     entry per layer."""
+    packing_walk(layer, goals_per_layer, area_ends, boxes, counts)  # fills the counts
     layers = goals_per_layer.shape[0]
-    for k in range(layers):
-        counts[k] = 0
-    for b in boxes:
-        if layer[b] >= 0:
-            counts[layer[b]] += 1
     states = np.zeros(layers, dtype=np.int8)
     k = 0
     while k < layers:
