@@ -5,7 +5,10 @@ when the player, walking from where it stands at the start, can pull it off the 
 cell that is no goal, the other boxes still on their goals. All removable boxes form the last
 *layer* of the forward packing order; take them away and repeat. When the filled goals wall
 the player's start off from every box it could pull (the player may end the game on any side
-of them), the player may stand on any free floor for that layer. The layer of a goal says how
+of them), the player may stand on any free floor for that layer. With ``to_start`` a box is
+removable only when it can be pulled all the way to a cell that holds a box at the start (a box
+from there could be carried to its goal, the goals of the earlier layers filled), and the
+weaker test above decides only where no goal passes this one. The layer of a goal says how
 deep it lies in the goal area: goals of layer 0 are filled first (a goal room's innermost
 cells), the last layer last (its doorway), and goals scattered in open floor all share layer 0.
 
@@ -63,14 +66,21 @@ class PackingOrder:
         return out_of_plan_value(self.layer, boxes, self.layers, self.ends)
 
 
-def packing_order(level: Level, tick: Callable[[], None] = no_tick) -> PackingOrder:
+def packing_order(
+    level: Level, tick: Callable[[], None] = no_tick, to_start: bool = False
+) -> PackingOrder:
     """The :class:`PackingOrder` of ``level`` (retrograde, layer by layer); ``tick`` is called
     once per step of its breadth-first searches (a search's :meth:`TimeLimit.tick
-    <evosoko.search.clocks.TimeLimit.tick>`)."""
+    <evosoko.search.clocks.TimeLimit.tick>`); ``to_start``: a box leaves when it can be pulled
+    to a start cell of a box (see module doc)."""
     filled = set(level.goal_cells.tolist())
+    starts = {int(box) for box in level.start.boxes if not level.goals[box]} if to_start else None
     rounds: list[list[int]] = []
     while filled:
-        removable = _removable(level, filled, _player_region(level, filled, tick), tick)
+        region = _player_region(level, filled, tick)
+        removable = _removable(level, filled, region, tick, starts) if starts else []
+        if not removable:
+            removable = _removable(level, filled, region, tick)
         if not removable:  # the goals wall the start off: the game may end beyond them
             removable = _removable(level, filled, _free_floor(level, filled), tick)
         if not removable:
@@ -182,10 +192,17 @@ def _player_region(level: Level, filled: set[int], tick: Callable[[], None]) -> 
 
 
 def _removable(
-    level: Level, filled: set[int], region: set[int], tick: Callable[[], None]
+    level: Level,
+    filled: set[int],
+    region: set[int],
+    tick: Callable[[], None],
+    targets: set[int] | None = None,
 ) -> list[int]:
-    """The goals of ``filled`` whose box the player, standing in ``region``, can pull off."""
-    return [goal for goal in sorted(filled) if _can_pull_off(level, filled, goal, region, tick)]
+    """The goals of ``filled`` whose box the player, standing in ``region``, can pull off (onto
+    a cell of ``targets``; None: onto any cell off the goals)."""
+    return [
+        goal for goal in sorted(filled) if _can_pull_off(level, filled, goal, region, tick, targets)
+    ]
 
 
 def _free_floor(level: Level, filled: set[int]) -> set[int]:
@@ -194,9 +211,15 @@ def _free_floor(level: Level, filled: set[int]) -> set[int]:
 
 
 def _can_pull_off(
-    level: Level, filled: set[int], goal: int, region: set[int], tick: Callable[[], None]
+    level: Level,
+    filled: set[int],
+    goal: int,
+    region: set[int],
+    tick: Callable[[], None],
+    targets: set[int] | None = None,
 ) -> bool:
-    """True when the box on ``goal`` can be pulled onto a non-goal cell, others staying put.
+    """True when the box on ``goal`` can be pulled onto a non-goal cell (a cell of ``targets``
+    when given), others staying put.
 
     Breadth-first over (box, player) states; the player starts on any cell of ``region`` next
     to the box (the rest of the region is reachable from there), and may walk anywhere that
@@ -221,7 +244,7 @@ def _can_pull_off(
                 queue.append((box, step))
             if player - delta == box and step != box:
                 pulled = (player, step)
-                if not goals[player]:
+                if player in targets if targets is not None else not goals[player]:
                     return True
                 if pulled not in seen:
                     seen.add(pulled)

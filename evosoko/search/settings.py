@@ -150,6 +150,10 @@ Advisor = Literal["packing", "connectivity", "rooms", "hotspots", "explorer", "o
 OutOfPlan = Literal["layers", "sealed", "both"]
 """What the out-of-plan coordinate of push-fess counts (:mod:`evosoko.search.fess.sealed`)."""
 
+PullOffTo = Literal["floor", "start"]
+"""Where the retrograde packing order of push-fess must pull a goal's box for the goal to leave
+(:func:`evosoko.search.packing_order.packing_order`)."""
+
 
 class FessSettings(PushSettings):
     """``push-fess``: the cells of its feature space, their turns, its macros and deadlock
@@ -263,6 +267,12 @@ class FessSettings(PushSettings):
         description="Each goal area (goals side by side) follows its own packing plan: packing "
         "and out-of-plan count its goals against its own layers, not the whole level's.",
     )
+    pull_off_to: PullOffTo = Field(
+        default="floor",
+        description="The packing order lets a goal go (fills it later) when its box can be "
+        'pulled off the goals ("floor"), or all the way to a cell holding a box at the start '
+        '("start"; where no goal can, off the goals).',
+    )
 
     _lists = field_validator("cell_weights", "room_views", "advisors", mode="before")(_as_tuple)
     _unset_more = field_validator("room_views", "cluster_width", mode="before")(_none_word)
@@ -285,9 +295,9 @@ PullWeight = float | Literal["own"]
 
 class BidirectionalSettings(FessSettings):
     """``push-fess-bi``: its own push-fess (the fields it shares with :class:`FessSettings`,
-    cluster deadlock tests, deadlock patterns, advisors and packing macros on by default), the
-    pull searches and the side searches from the start beside it, and their shares of the
-    work."""
+    cluster deadlock tests, deadlock patterns, advisors, packing macros and a packing order
+    that pulls boxes back to the starts on by default), the pull searches and the side searches
+    from the start beside it, and their shares of the work."""
 
     cluster_deadlocks: CacheSlots = Field(
         default=1 << 18,
@@ -312,6 +322,12 @@ class BidirectionalSettings(FessSettings):
         description="Packing macros per empty goal of the first unfinished packing layer (of "
         "each goal area, with goal_areas) in its push-fess searches: the nearest boxes carried "
         "there in one step (0: off).",
+    )
+    pull_off_to: PullOffTo = Field(
+        default="start",
+        description="The packing order of its push-fess searches lets a goal go (fills it "
+        "later) when its box can be pulled all the way to a cell holding a box at the start "
+        '("start"; where no goal can, off the goals), or just off the goals ("floor").',
     )
     backward_share: float = Field(
         default=0.4,

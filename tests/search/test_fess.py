@@ -69,6 +69,37 @@ def test_a_player_walled_in_by_the_goals_packs_them_from_the_far_side():
     assert order.out_of_plan([doorway, level.cell(1, 5)]) == 1
 
 
+# The top-left goal's box can be pulled off the goals along the top row only, into a corner
+# no box starts from: it must be filled first, through the top row, before the other three.
+POCKET = ["#######",
+          "#.  $+#",
+          "#.#$###",
+          "#   $ #",
+          "# $ . #",
+          "#   ###",
+          "#####"]  # fmt: skip
+
+
+def test_a_goal_whose_box_no_start_could_bring_is_filled_first():
+    level = quiet_level(POCKET)
+    corner = level.cell(1, 1)
+    others = [g for g in level.goal_cells.tolist() if g != corner]
+    assert packing_order(level).layers == 1  # each box can be pulled off its goal
+    order = packing_order(level, to_start=True)
+    assert order.layers == 2
+    assert order.layer[corner] == 0
+    assert [int(order.layer[g]) for g in others] == [1, 1, 1]
+    # the corner filled alone is in plan; another goal filled before it is not
+    assert order.packing([corner, level.cell(3, 3)]) == 1
+    assert order.out_of_plan([others[0], level.cell(3, 3)]) == 1
+
+
+def test_goals_whose_boxes_go_back_to_the_starts_keep_their_order():
+    # each goal's box, pulled off in turn, reaches the cells the boxes start on
+    level = quiet_level(CORRIDOR)
+    assert packing_order(level, to_start=True).layer.tolist() == packing_order(level).layer.tolist()
+
+
 TWO_DEAD_ENDS = ["##########", "#..    ..#", "### $$ ###", "  # $$ #", "  #  @ #", "  ######"]
 
 

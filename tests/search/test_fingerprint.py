@@ -4,7 +4,8 @@
 expanded, generated and duplicate counts and a digest of the solution of a search with a node
 limit of 2,000 (``benchmarks/search_fingerprint.py --out``; push-fess-bi whole, recorded
 once its turns followed the work, and by its two halves alone, see
-``benchmarks/fingerprint_parts.py``, with its packing macros on; the FESS searches' rows of
+``benchmarks/fingerprint_parts.py``, with its packing macros on and its packing order pulling
+boxes back to their starts, ``pull_off_to``; the FESS searches' rows of
 the 11 levels whose filled goals wall the player's start off follow the packing order that
 lets the player stand beyond them, :mod:`evosoko.search.packing_order`). The default suite
 checks levels

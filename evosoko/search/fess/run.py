@@ -49,7 +49,7 @@ def level_features(
     MAP-Elites (:mod:`evosoko.evolve.descriptors`, which tests no corral deadlocks:
     ``corral_deadlocks`` 0; None: the settings'). ``tick``: called once per step of the
     packing order's searches (a search's :meth:`~evosoko.search.clocks.TimeLimit.tick`)."""
-    order = packing_order(level, tick)
+    order = packing_order(level, tick, to_start=settings.pull_off_to == "start")
     if settings.goal_areas:
         order = by_goal_area(order, level)
     cap = settings.room_links
