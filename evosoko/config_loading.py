@@ -452,7 +452,7 @@ def _plain(model: BaseModel) -> dict:
         elif value is None:
             if default is not None:
                 data[name] = "none"
-        elif isinstance(value, list):
+        elif isinstance(value, (list, tuple)):
             data[name] = [_plain(v) if isinstance(v, BaseModel) else v for v in value]
         else:
             data[name] = value

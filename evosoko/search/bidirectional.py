@@ -9,9 +9,10 @@ from the start (the *ball*, at most ``ball_nodes`` expansions): it holds every s
 few pushes of the start, where push-fess's cells leave gaps and where the pull search ends up.
 They take turns within ``backward_share`` of the work. A third search from the start is
 *plain* push-fess, as it runs alone, without cluster deadlock tests, once for each room-link
-cap of ``plain_room_caps`` (at most ``plain_nodes`` expansions each, within ``plain_share`` of
-the work): the tests and the cap steer push-fess-bi's own search, and some screens fall at once
-to a search without the tests. push-fess has the rest of the work. The knobs are
+cap of ``plain_room_caps`` (at most ``plain_nodes`` expansions each), and once more for each
+of ``plain_searches`` (each push-fess with settings and expansions of its own), all within
+``plain_share`` of the work: the tests and the cap steer push-fess-bi's own search, and some
+screens fall at once to a search without the tests or with other settings. push-fess has the rest of the work. The knobs are
 :class:`~evosoko.search.settings.BidirectionalSettings`; their figures on XSokoban are in
 ``docs/xsokoban.md``.
 
@@ -49,7 +50,12 @@ from evosoko.search.pull_kernel import (
     start_distances,
 )
 from evosoko.search.search_run import SearchRun
-from evosoko.search.settings import BidirectionalSettings, FessSettings, PushSettings
+from evosoko.search.settings import (
+    BidirectionalSettings,
+    FessSettings,
+    PlainSearchSettings,
+    PushSettings,
+)
 from evosoko.search.store import (
     CHUNK,
     CONTINUE,
@@ -248,16 +254,31 @@ def plain_fess_search(owner: BidirectionalRun, room_links: int) -> SideSearch:
     ``room_links`` of its own, of at most ``plain_nodes`` expansions; it keeps its deadlock
     patterns in push-fess-bi's store (``deadlock_patterns``), and matches theirs."""
     settings = owner.settings
+    changes = {"cluster_deadlocks": 0, "room_links": room_links}
+    return _plain_side(owner, settings, changes, settings.plain_nodes)
+
+
+def plain_search(owner: BidirectionalRun, side: PlainSearchSettings) -> SideSearch:
+    """The plain push-fess of one of ``plain_searches``: push-fess with ``side``'s settings,
+    of at most ``side.nodes`` expansions; it keeps its deadlock patterns in push-fess-bi's
+    store, and matches theirs."""
+    return _plain_side(owner, side, {}, side.nodes)
+
+
+def _plain_side(
+    owner: BidirectionalRun, settings: FessSettings, changes: dict[str, int], max_nodes: int
+) -> SideSearch:
+    """A push-fess side search with the push-fess knobs of ``settings`` and ``changes``, of at
+    most ``max_nodes`` expansions, sharing ``owner``'s deadlock patterns."""
     plain = FessSettings.model_validate(
         {
             **{name: getattr(settings, name) for name in FessSettings.model_fields},
-            "cluster_deadlocks": 0,
-            "room_links": room_links,
+            **changes,
             "deadlock_patterns": 0,
             "on_full": "stop",  # a side search ends where its part of the memory does
         }
     )
-    side = _side_search(owner, FeatureSpaceRun, "push-fess", plain, settings.plain_nodes)
+    side = _side_search(owner, FeatureSpaceRun, "push-fess", plain, max_nodes)
     _share_patterns(owner, side)
     return side
 
@@ -295,10 +316,12 @@ class BidirectionalRun(FeatureSpaceRun):
         self.params[WORK_LIMIT] = CALL_COST // UNIT_COSTS[self.algorithm.name]
         settings = self.settings
         side_nodes = side_memory(self) // self.bytes_per_node()  # a side search's part
-        if settings.plain_nodes > 0:
-            for _ in settings.plain_room_caps:
-                self.max_nodes -= side_nodes  # an eighth of the memory for each plain push-fess
-            self.plains = tuple(plain_fess_search(self, cap) for cap in settings.plain_room_caps)
+        caps = settings.plain_room_caps if settings.plain_nodes > 0 else ()
+        for _ in (*caps, *settings.plain_searches):
+            self.max_nodes -= side_nodes  # an eighth of the memory for each plain push-fess
+        self.plains = tuple(plain_fess_search(self, cap) for cap in caps) + tuple(
+            plain_search(self, side) for side in settings.plain_searches
+        )
         if settings.backward_share > 0 and settings.pull_weights:
             if settings.ball_nodes > 0:
                 self.max_nodes -= side_nodes  # an eighth for the ball

@@ -42,6 +42,7 @@ __all__ = [
     "BidirectionalSettings",
     "FessSettings",
     "MctsSettings",
+    "PlainSearchSettings",
     "PushSettings",
     "SearchSettings",
     "SettingsModel",
@@ -290,6 +291,17 @@ class FessSettings(PushSettings):
         return self
 
 
+class PlainSearchSettings(FessSettings):
+    """One of push-fess-bi's ``plain_searches``: push-fess with these settings (push-fess's
+    own defaults unless set, as it runs alone) for at most ``nodes`` expansions. It keeps its
+    deadlock patterns in push-fess-bi's store and stops where its part of the memory ends, so
+    its ``deadlock_patterns`` and ``on_full`` are not read."""
+
+    nodes: int = Field(
+        default=110_000, ge=1, description="Most expansions of this plain push-fess."
+    )
+
+
 PullWeight = float | Literal["own"]
 
 
@@ -363,8 +375,17 @@ class BidirectionalSettings(FessSettings):
         description="Share of the work (about the time) the plain push-fess searches take, "
         "until each stops.",
     )
+    plain_searches: tuple[PlainSearchSettings, ...] = Field(
+        default=(),
+        description="More plain push-fess searches beside its own, after those of "
+        "plain_room_caps, each with its own settings and expansions (a table of "
+        "PlainSearchSettings: push-fess's knobs and nodes); all share plain_share of the work "
+        "and its deadlock patterns.",
+    )
 
-    _more_lists = field_validator("pull_weights", "plain_room_caps", mode="before")(_as_tuple)
+    _more_lists = field_validator(
+        "pull_weights", "plain_room_caps", "plain_searches", mode="before"
+    )(_as_tuple)
 
     @field_validator("pull_weights")
     @classmethod
@@ -513,8 +534,13 @@ def changed_settings(
         if isinstance(value, BaseModel):
             changed.update(changed_settings(value, f"{key}.", under))
         elif value != (under if base is not None else field.get_default(call_default_factory=True)):
-            changed[key] = list(value) if isinstance(value, tuple) else value
+            changed[key] = _listed(value) if isinstance(value, tuple) else value
     return changed
+
+
+def _listed(values: tuple) -> list:
+    """A tuple of settings as a list, a settings model in it as its changed fields."""
+    return [changed_settings(value) if isinstance(value, BaseModel) else value for value in values]
 
 
 def settings_text(settings: BaseModel | None, prefix: str = "") -> str:
@@ -527,8 +553,13 @@ def settings_text(settings: BaseModel | None, prefix: str = "") -> str:
 
 
 def _toml(value: Any) -> str:
-    """A settings value as TOML text (JSON's numbers, booleans, strings and arrays are
-    TOML's; None, which TOML lacks, as the word settings files use for it)."""
+    """A settings value as TOML text (JSON's numbers, booleans and strings are TOML's; an
+    array and an inline table item by item; None, which TOML lacks, as the word settings files
+    use for it)."""
     if value is None:
         return '"none"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key} = {_toml(item)}" for key, item in value.items()) + "}"
     return json.dumps(value)

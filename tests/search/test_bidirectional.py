@@ -269,6 +269,45 @@ def test_each_plain_push_fess_is_push_fess_with_its_room_cap(name):
         assert plain.run._path(plain.solution) == alone.solution
 
 
+@pytest.mark.parametrize("name", ["4", "16"])
+def test_each_of_plain_searches_is_push_fess_with_its_own_settings(name):
+    (level,) = microban(name)
+    sides = [
+        {"alternate": 6, "room_links": 0, "corral_deadlocks": 0},
+        {"cell_weights": (1, 3), "connectivity_limit": 4, "pack_macros": 2},
+    ]
+    run = _prepared(level, plain_room_caps=(1,), plain_searches=sides, deadlock_patterns=0)
+    assert len(run.plains) == 3  # after the one of plain_room_caps
+    for plain, knobs in zip(run.plains[1:], sides, strict=True):
+        while plain.solution < 0 and not plain.finished:
+            plain.step()
+        alone = solve(level, "push-fess", settings=FessSettings(**knobs))
+        assert plain.solution >= 0 and alone.solved
+        assert int(plain.store.counters[EXPANDED]) == alone.expanded
+        assert plain.run._path(plain.solution) == alone.solution
+
+
+def test_each_of_plain_searches_stops_at_its_own_expansions_and_memory():
+    (level,) = microban("16")
+    run = _prepared(level, plain_nodes=0, plain_searches=[{"nodes": 3}, {"nodes": 5}])
+    for plain, nodes in zip(run.plains, (3, 5), strict=True):
+        for _ in range(1_000):
+            plain.step()
+        assert plain.finished and plain.solution < 0
+        assert int(plain.store.counters[EXPANDED]) == nodes
+    alone = _prepared(level, plain_nodes=0, backward_share=0.0)
+    one = _prepared(level, plain_nodes=0, backward_share=0.0, plain_searches=[{}])
+    assert alone.max_nodes - one.max_nodes == bidirectional.side_memory(one) // one.bytes_per_node()
+
+
+def test_push_fess_bi_with_plain_searches_solves_and_verifies():
+    (level,) = microban("4")
+    settings = BidirectionalSettings(plain_searches=[{"room_links": 0, "nodes": 1_000}])
+    result = solve(level, "push-fess-bi", settings=settings)
+    check = verify_solution(level, result.solution)
+    assert result.solved and check.valid and check.solved
+
+
 @pytest.mark.parametrize("name", ["1", "4"])
 def test_pull_searches_of_several_weights_share_the_memory_and_each_can_meet(name):
     (level,) = microban(name)

@@ -3,10 +3,13 @@ search, recorded in its result, and the only place a knob is read from."""
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 from pydantic import ValidationError
 from tiny_levels import ROOM, microban, quiet_level, search_signature
 
+from evosoko.config_loading import dump_config, parse_override
 from evosoko.errors import ConfigError
 from evosoko.search import (
     BidirectionalSettings,
@@ -16,7 +19,13 @@ from evosoko.search import (
     SearchSettings,
     solve,
 )
-from evosoko.search.settings import changed_settings, family_of, settings_for, settings_text
+from evosoko.search.settings import (
+    PlainSearchSettings,
+    changed_settings,
+    family_of,
+    settings_for,
+    settings_text,
+)
 from evosoko.sokoban.solutions import verify_solution
 
 
@@ -87,6 +96,23 @@ def test_changed_settings_name_the_keys_that_differ_from_the_defaults():
     assert settings_text(SearchSettings()) == "-"
     base = SearchSettings.model_validate({"fess": {"cluster_limit": 3000}})
     assert changed_settings(SearchSettings(), base=base) == {"fess.cluster_limit": 6000}
+
+
+def test_plain_searches_read_as_tables_and_write_back_as_one_override():
+    table = {"plain_searches": [{"room_links": 0, "cell_weights": [1, 3], "nodes": 5}]}
+    settings = SearchSettings.model_validate({"fess_bi": table})
+    (side,) = settings.fess_bi.plain_searches
+    assert side == PlainSearchSettings(room_links=0, cell_weights=(1, 3), nodes=5)
+    text = settings_text(settings)
+    assert text == "fess_bi.plain_searches=[{room_links = 0, cell_weights = [1, 3], nodes = 5}]"
+    key, value = parse_override(text)
+    assert key == ("fess_bi", "plain_searches")
+    assert SearchSettings.model_validate({"fess_bi": {"plain_searches": value}}) == settings
+    assert SearchSettings.model_validate(tomllib.loads(dump_config(settings))) == settings
+    with pytest.raises(ValidationError, match="greater than or equal to 1"):
+        BidirectionalSettings.model_validate({"plain_searches": [{"nodes": 0}]})
+    with pytest.raises(ValidationError, match="Extra inputs"):
+        BidirectionalSettings.model_validate({"plain_searches": [{"ball_nodes": 3}]})
 
 
 def test_a_result_records_the_settings_it_ran_with():
