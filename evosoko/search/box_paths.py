@@ -3,8 +3,9 @@
 The packing macro of ``push-fess`` (FESS's packing advisor): a box is carried to the next goal
 of the packing order in one step of the search. A search state here is the box's cell and the
 side the player stands on (``cell * 4 + d``: the player on ``cell - delta[d]``, able to push
-in direction ``d``); each push moves the box one cell, after which the player's region is
-walked again with the box in its new place. Breadth-first, so the path has the fewest pushes;
+in direction ``d``); each push moves the box one cell. Which sides of a box cell the player
+can go between is labelled once per cell the box reaches (:func:`label_sides`), by walks that
+stop as soon as they have met every side. Breadth-first, so the path has the fewest pushes;
 the same kernel rebuilds the path for the solution (:func:`box_path_pushes`), so the search
 and the replayed solution agree push for push.
 """
@@ -19,8 +20,8 @@ import numpy as np
 from evosoko.sokoban.cell_sets import box_blocked
 from evosoko.sokoban.reach import explore
 
-STATE_STAMP, REGION_STAMP = 0, 1
-"""Slots of :attr:`BoxPathScratch.stamps`."""
+STATE_STAMP, REGION_STAMP, WALKED = 0, 1, 2
+"""Slots of :attr:`BoxPathScratch.stamps` (``WALKED``: a running count, not a stamp)."""
 
 
 class PathBoard(NamedTuple):
@@ -42,11 +43,18 @@ class BoxPathScratch(NamedTuple):
     queue: np.ndarray
     """int64[4 * cells]: the queue of states."""
     region: np.ndarray
-    """int64[cells]: the player's region after a push (``stamps[REGION_STAMP]``)."""
+    """int64[cells]: the cells of a walk of :func:`label_sides` (``stamps[REGION_STAMP]``)."""
     region_queue: np.ndarray
-    """int64[cells]: the queue of that region's walk."""
+    """int64[cells]: the queue of that walk."""
+    labelled: np.ndarray
+    """int64[cells]: ``stamps[STATE_STAMP]`` on each box cell whose sides are labelled."""
+    side_label: np.ndarray
+    """int64[4 * cells]: with the box on ``cell``, the player's region of its side ``d``
+    (``cell - delta[d]``) at ``cell * 4 + d``; equal labels, one region; -1: no floor free."""
     stamps: np.ndarray
-    """int64[2]: the running stamps of ``seen`` and ``region``."""
+    """int64[3]: the running stamps of ``seen`` and ``region``, and ``WALKED``, the searches'
+    work: the states they took from the queue and the cells the walks of :func:`label_sides`
+    reached."""
 
 
 def make_box_path_scratch(cells: int) -> BoxPathScratch:
@@ -57,8 +65,56 @@ def make_box_path_scratch(cells: int) -> BoxPathScratch:
         queue=np.zeros(4 * cells, dtype=np.int64),
         region=np.zeros(cells, dtype=np.int64),
         region_queue=np.zeros(cells, dtype=np.int64),
-        stamps=np.zeros(2, dtype=np.int64),
+        labelled=np.zeros(cells, dtype=np.int64),
+        side_label=np.zeros(4 * cells, dtype=np.int64),
+        stamps=np.zeros(3, dtype=np.int64),
     )
+
+
+@numba.njit(cache=True)
+def label_sides(floor, occupied, deltas, box, scratch):  # pragma: no cover - compiled
+    """Label the player's regions around a box on ``box`` (``occupied[box]`` set) in
+    ``scratch.side_label[4 * box : 4 * box + 4]``: a walk from each side not yet labelled,
+    which stops once it has met every side still unlabelled."""
+    side_label, region, region_queue = scratch.side_label, scratch.region, scratch.region_queue
+    stamps = scratch.stamps
+    base = 4 * box
+    open_sides = 0
+    for s in range(4):
+        side = box - deltas[s]
+        if floor[side] and not occupied[side]:
+            side_label[base + s] = -2  # free, not labelled yet
+            open_sides += 1
+        else:
+            side_label[base + s] = -1
+    for s in range(4):
+        if side_label[base + s] != -2:
+            continue
+        side_label[base + s] = s
+        open_sides -= 1
+        if open_sides == 0:
+            break
+        stamps[REGION_STAMP] += 1
+        stamp = stamps[REGION_STAMP]
+        start = box - deltas[s]
+        region[start] = stamp
+        region_queue[0] = start
+        head = 0
+        tail = 1
+        while head < tail and open_sides > 0:
+            cell = region_queue[head]
+            head += 1
+            for k in range(4):
+                neighbour = cell + deltas[k]
+                if floor[neighbour] and not occupied[neighbour] and region[neighbour] != stamp:
+                    region[neighbour] = stamp
+                    region_queue[tail] = neighbour
+                    tail += 1
+                    for t in range(s + 1, 4):
+                        if neighbour == box - deltas[t] and side_label[base + t] == -2:
+                            side_label[base + t] = s
+                            open_sides -= 1
+        stamps[WALKED] += tail
 
 
 @numba.njit(cache=True)
@@ -70,12 +126,14 @@ def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - co
     ``board.occupied`` holds every box, ``box`` included (it is lifted during the search and
     put back); ``walk`` = ``(reach_mark, reach)``: ``reach_mark == reach`` marks where the
     player can walk now. At most ``limit`` states are visited. The chain of states back from
-    the final one is left in ``scratch``.
+    the final one is left in ``scratch``. The player's regions around each cell the box reaches
+    are labelled once (:func:`label_sides`); ``stamps[WALKED]`` grows by the search's work
+    (states taken from the queue and cells walked).
     """
     floor, dead, deltas, occupied = board.floor, board.dead, board.deltas, board.occupied
     reach_mark, reach = walk
     seen, previous, queue = scratch.seen, scratch.previous, scratch.queue
-    region, region_queue, stamps = scratch.region, scratch.region_queue, scratch.stamps
+    labelled, side_label, stamps = scratch.labelled, scratch.side_label, scratch.stamps
     stamps[STATE_STAMP] += 1
     stamp = stamps[STATE_STAMP]
     head = 0
@@ -101,14 +159,14 @@ def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - co
         if after == target:
             found = state
             break
-        occupied[after] = True
-        stamps[REGION_STAMP] += 1
-        region_stamp = stamps[REGION_STAMP]
-        explore(floor, occupied, deltas, cell, region, region_stamp, region_queue, region_queue[:0])
-        occupied[after] = False
+        if labelled[after] != stamp:
+            labelled[after] = stamp
+            occupied[after] = True
+            label_sides(floor, occupied, deltas, after, scratch)
+            occupied[after] = False
+        label = side_label[4 * after + d]  # the player stands on cell, side d of after
         for e in range(4):
-            side = after - deltas[e]
-            if region[side] != region_stamp:
+            if side_label[4 * after + e] != label:
                 continue
             next_state = after * 4 + e
             if seen[next_state] == stamp:
@@ -118,6 +176,7 @@ def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - co
             queue[tail] = next_state
             tail += 1
     occupied[box] = True
+    stamps[WALKED] += head
     if found < 0:
         return -1, 0
     state = found
