@@ -12,9 +12,9 @@ They take turns within ``backward_share`` of the work. A third search from the s
 cap of ``plain_room_caps`` (at most ``plain_nodes`` expansions each), and once more for each
 of ``plain_searches`` (each push-fess with settings and expansions of its own), all within
 ``plain_share`` of the work: the tests and the cap steer push-fess-bi's own search, and some
-screens fall at once to a search without the tests or with other settings. push-fess has the rest of the work. The knobs are
-:class:`~evosoko.search.settings.BidirectionalSettings`; their figures on XSokoban are in
-``docs/xsokoban.md``.
+screens fall at once to a search without the tests or with other settings. push-fess has the
+rest of the work. The knobs are :class:`~evosoko.search.settings.BidirectionalSettings`; their
+figures on XSokoban are in ``docs/xsokoban.md``.
 
 Every search runs in calls of at most :data:`CALL_EXPANSIONS` expansions and :data:`CALL_COST`
 of work, and the turns follow the work each has done (its kernel's work units, weighted by
