@@ -52,9 +52,8 @@ class BoxPathScratch(NamedTuple):
     """int64[4 * cells]: with the box on ``cell``, the player's region of its side ``d``
     (``cell - delta[d]``) at ``cell * 4 + d``; equal labels, one region; -1: no floor free."""
     stamps: np.ndarray
-    """int64[3]: the running stamps of ``seen`` and ``region``, and ``WALKED``, the searches'
-    work: the states they took from the queue and the cells the walks of :func:`label_sides`
-    reached."""
+    """int64[3]: the running stamps of ``seen`` and ``region``, and ``WALKED``, the cells all
+    walks of :func:`label_sides` reached (the searches' work)."""
 
 
 def make_box_path_scratch(cells: int) -> BoxPathScratch:
@@ -127,8 +126,7 @@ def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - co
     put back); ``walk`` = ``(reach_mark, reach)``: ``reach_mark == reach`` marks where the
     player can walk now. At most ``limit`` states are visited. The chain of states back from
     the final one is left in ``scratch``. The player's regions around each cell the box reaches
-    are labelled once (:func:`label_sides`); ``stamps[WALKED]`` grows by the search's work
-    (states taken from the queue and cells walked).
+    are labelled once (:func:`label_sides`); ``stamps[WALKED]`` grows by the cells walked.
     """
     floor, dead, deltas, occupied = board.floor, board.dead, board.deltas, board.occupied
     reach_mark, reach = walk
@@ -176,7 +174,6 @@ def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - co
             queue[tail] = next_state
             tail += 1
     occupied[box] = True
-    stamps[WALKED] += head
     if found < 0:
         return -1, 0
     state = found

@@ -10,14 +10,7 @@ import pytest
 from hypothesis import given, settings
 from tiny_levels import microban, tiny_levels
 
-from evosoko.search.box_paths import (
-    WALKED,
-    PathBoard,
-    box_path,
-    box_path_pushes,
-    box_reachable_targets,
-    make_box_path_scratch,
-)
+from evosoko.search.box_paths import box_path_pushes, box_reachable_targets
 from evosoko.sokoban.build import level_from_rows
 
 LEVELS = {
@@ -32,11 +25,6 @@ LEVELS = {
         "########",
         "#@$ $..#",
         "########",
-    ],
-    "one box": [
-        "#######",
-        "#@$  .#",
-        "#######",
     ],
 }
 
@@ -153,21 +141,3 @@ def test_labelled_regions_give_the_paths_of_one_walk_per_push():
 @given(tiny_levels(max_boxes=4))
 def test_labelled_regions_give_the_paths_of_one_walk_per_push_on_any_board(level):
     _same_paths(level)
-
-
-def test_a_box_path_counts_the_states_it_took_and_the_cells_it_walked():
-    level = _level("one box")
-    occupied = _occupied(level)
-    deltas = np.array(level.deltas, dtype=np.int64)
-    (box,) = level.start.boxes
-    (goal,) = level.goal_cells
-    reach_mark = np.zeros(level.cells, dtype=np.int64)
-    reach_mark[[level.start.player]] = 1
-    scratch = make_box_path_scratch(level.cells)
-    board = PathBoard(level.floor, level.dead_squares, deltas, occupied)
-    found, pushes = box_path(board, box, (reach_mark, 1), goal, 4 * level.cells, scratch)
-    assert (found // 4, found % 4, pushes) == (goal - 1, level.deltas.index(1), 3)
-    # 3 states taken; with the box 1 and 2 cells on, the walk from its free side ahead (the
-    # side to push left from comes first) reaches 2 and 1 cells and never meets the side
-    # behind, which then needs no walk of its own
-    assert scratch.stamps[WALKED] == 3 + 2 + 1
