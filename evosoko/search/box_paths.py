@@ -20,8 +20,8 @@ import numpy as np
 from evosoko.sokoban.cell_sets import box_blocked
 from evosoko.sokoban.reach import explore
 
-STATE_STAMP, REGION_STAMP, WALKED = 0, 1, 2
-"""Slots of :attr:`BoxPathScratch.stamps` (``WALKED``: a running count, not a stamp)."""
+STATE_STAMP, REGION_STAMP = 0, 1
+"""Slots of :attr:`BoxPathScratch.stamps`."""
 
 
 class PathBoard(NamedTuple):
@@ -52,8 +52,7 @@ class BoxPathScratch(NamedTuple):
     """int64[4 * cells]: with the box on ``cell``, the player's region of its side ``d``
     (``cell - delta[d]``) at ``cell * 4 + d``; equal labels, one region; -1: no floor free."""
     stamps: np.ndarray
-    """int64[3]: the running stamps of ``seen`` and ``region``, and ``WALKED``, the cells all
-    walks of :func:`label_sides` reached (the searches' work)."""
+    """int64[2]: the running stamps of ``seen`` and ``region``."""
 
 
 def make_box_path_scratch(cells: int) -> BoxPathScratch:
@@ -66,7 +65,7 @@ def make_box_path_scratch(cells: int) -> BoxPathScratch:
         region_queue=np.zeros(cells, dtype=np.int64),
         labelled=np.zeros(cells, dtype=np.int64),
         side_label=np.zeros(4 * cells, dtype=np.int64),
-        stamps=np.zeros(3, dtype=np.int64),
+        stamps=np.zeros(2, dtype=np.int64),
     )
 
 
@@ -113,7 +112,6 @@ def label_sides(floor, occupied, deltas, box, scratch):  # pragma: no cover - co
                         if neighbour == box - deltas[t] and side_label[base + t] == -2:
                             side_label[base + t] = s
                             open_sides -= 1
-        stamps[WALKED] += tail
 
 
 @numba.njit(cache=True)
@@ -126,7 +124,7 @@ def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - co
     put back); ``walk`` = ``(reach_mark, reach)``: ``reach_mark == reach`` marks where the
     player can walk now. At most ``limit`` states are visited. The chain of states back from
     the final one is left in ``scratch``. The player's regions around each cell the box reaches
-    are labelled once (:func:`label_sides`); ``stamps[WALKED]`` grows by the cells walked.
+    are labelled once (:func:`label_sides`).
     """
     floor, dead, deltas, occupied = board.floor, board.dead, board.deltas, board.occupied
     reach_mark, reach = walk
