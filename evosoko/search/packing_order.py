@@ -74,15 +74,16 @@ def packing_order(
     <evosoko.search.clocks.TimeLimit.tick>`); ``to_start``: a box leaves when it can be pulled
     to a start cell of a box (see module doc)."""
     filled = set(level.goal_cells.tolist())
+    off_goals = {cell for cell in range(level.cells) if level.floor[cell] and not level.goals[cell]}
     starts = {int(box) for box in level.start.boxes if not level.goals[box]} if to_start else None
     rounds: list[list[int]] = []
     while filled:
         region = _player_region(level, filled, tick)
         removable = _removable(level, filled, region, tick, starts) if starts else []
         if not removable:
-            removable = _removable(level, filled, region, tick)
+            removable = _removable(level, filled, region, tick, off_goals)
         if not removable:  # the goals wall the start off: the game may end beyond them
-            removable = _removable(level, filled, _free_floor(level, filled), tick)
+            removable = _removable(level, filled, _free_floor(level, filled), tick, off_goals)
         if not removable:
             rounds.append(sorted(filled))  # stuck: what is left goes first, in one layer
             break
@@ -196,10 +197,10 @@ def _removable(
     filled: set[int],
     region: set[int],
     tick: Callable[[], None],
-    targets: set[int] | None = None,
+    targets: set[int],
 ) -> list[int]:
-    """The goals of ``filled`` whose box the player, standing in ``region``, can pull off (onto
-    a cell of ``targets``; None: onto any cell off the goals)."""
+    """The goals of ``filled`` whose box the player, standing in ``region``, can pull onto a
+    cell of ``targets``."""
     return [
         goal for goal in sorted(filled) if _can_pull_off(level, filled, goal, region, tick, targets)
     ]
@@ -216,17 +217,16 @@ def _can_pull_off(
     goal: int,
     region: set[int],
     tick: Callable[[], None],
-    targets: set[int] | None = None,
+    targets: set[int],
 ) -> bool:
-    """True when the box on ``goal`` can be pulled onto a non-goal cell (a cell of ``targets``
-    when given), others staying put.
+    """True when the box on ``goal`` can be pulled onto a cell of ``targets`` (cells off the
+    goals, or the start cells of boxes), others staying put.
 
     Breadth-first over (box, player) states; the player starts on any cell of ``region`` next
     to the box (the rest of the region is reachable from there), and may walk anywhere that
     is floor and holds no box.
     """
     floor = level.floor
-    goals = level.goals
     deltas = level.deltas
     others = filled - {goal}
     starts = [(goal, goal + d) for d in deltas if goal + d in region]
@@ -244,7 +244,7 @@ def _can_pull_off(
                 queue.append((box, step))
             if player - delta == box and step != box:
                 pulled = (player, step)
-                if player in targets if targets is not None else not goals[player]:
+                if player in targets:
                     return True
                 if pulled not in seen:
                     seen.add(pulled)
