@@ -295,11 +295,27 @@ class PlainSearchSettings(FessSettings):
     """One of push-fess-bi's ``plain_searches``: push-fess with these settings (push-fess's
     own defaults unless set, as it runs alone) for at most ``nodes`` expansions. It keeps its
     deadlock patterns in push-fess-bi's store and stops where its part of the memory ends, so
-    its ``deadlock_patterns`` and ``on_full`` are not read."""
+    its ``deadlock_patterns``, ``on_full`` and ``restarts`` are push-fess-bi's and keep their
+    defaults here."""
 
     nodes: int = Field(
         default=110_000, ge=1, description="Most expansions of this plain push-fess."
     )
+
+    @model_validator(mode="after")
+    def _own_keys_only(self) -> PlainSearchSettings:
+        fields = type(self).model_fields
+        owned = [
+            key
+            for key in ("deadlock_patterns", "on_full", "restarts")
+            if getattr(self, key) != fields[key].default  # a saved config writes the defaults
+        ]
+        if owned:
+            raise ValueError(
+                f"{', '.join(owned)}: a plain search keeps its deadlock patterns in "
+                "push-fess-bi's store and stops where its memory ends; set them on fess_bi"
+            )
+        return self
 
 
 PullWeight = float | Literal["own"]

@@ -113,6 +113,9 @@ def test_plain_searches_read_as_tables_and_write_back_as_one_override():
         BidirectionalSettings.model_validate({"plain_searches": [{"nodes": 0}]})
     with pytest.raises(ValidationError, match="Extra inputs"):
         BidirectionalSettings.model_validate({"plain_searches": [{"ball_nodes": 3}]})
+    for key, value in (("deadlock_patterns", 8), ("on_full", "stop"), ("restarts", 0)):
+        with pytest.raises(ValidationError, match=f"{key}: a plain search keeps"):
+            BidirectionalSettings.model_validate({"plain_searches": [{key: value}]})
 
 
 def test_a_result_records_the_settings_it_ran_with():
