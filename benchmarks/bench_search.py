@@ -283,6 +283,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                     "moves": result.moves,
                     "expanded": result.expanded,
                     **result.drop_counts(),
+                    "found_by": result.found_by,
                     "seconds": round(result.seconds, 4),
                     "cpu_seconds": round(cpu_seconds, 4),
                     "load": round(os.getloadavg()[0], 2),

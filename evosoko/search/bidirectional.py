@@ -499,8 +499,33 @@ class BidirectionalRun(FeatureSpaceRun):
             expanded += int(side.store.counters[EXPANDED])
             generated += int(side.store.counters[GENERATED])
         return replace(
-            outcome, expanded=outcome.expanded + expanded, generated=outcome.generated + generated
+            outcome,
+            expanded=outcome.expanded + expanded,
+            generated=outcome.generated + generated,
+            found_by=self.found_by() if outcome.solved else None,
         )
+
+    def found_by(self) -> str:
+        """Which of its searches found the solution (see
+        :attr:`~evosoko.search.result.SearchResult.found_by`)."""
+        if self.meeting is None:
+            return "push-fess"
+        run, _, _, pull = self.meeting
+        found = "push-fess" if run is None else self._side_name(run)
+        if pull is None:
+            return found
+        return f"{found} + pull (weight {pull.weight / WEIGHT_SCALE:g})"
+
+    def _side_name(self, run: SearchRun) -> str:
+        """The name of the side search ``run``: the ball or which plain push-fess."""
+        if self.ball is not None and run is self.ball.run:
+            return "ball"
+        settings = self.settings
+        caps = settings.plain_room_caps if settings.plain_nodes > 0 else ()
+        index = [side.run for side in self.plains].index(run)
+        if index < len(caps):
+            return f"plain push-fess (room_links {caps[index]})"
+        return f"plain_searches[{index - len(caps)}]"
 
     def _pull_counts(self) -> tuple[int, int]:
         """States the pull searches have expanded and generated so far."""

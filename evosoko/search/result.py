@@ -100,6 +100,10 @@ class SearchResult:
     restarts: int = 0
     """How many times the search started again from the start after drops emptied its frontier
     or could free too little (``restarts``)."""
+    found_by: str | None = None
+    """Which of its searches found the solution, for a search made of several (push-fess-bi:
+    ``"push-fess"``, ``"ball"``, ``"plain push-fess (room_links 1)"``, ``"plain_searches[0]"``,
+    or one of them ``+ pull (weight 10)`` when it met a pull search); None otherwise."""
 
     @property
     def solved(self) -> bool:
@@ -144,6 +148,7 @@ class SearchResult:
             "generated": self.generated,
             "duplicates": self.duplicates,
             **self.drop_counts(),
+            "found_by": self.found_by,
             "seconds": round(self.seconds, 6),
             "solution": self.solution,
             "settings": self.settings_data(),
@@ -188,6 +193,7 @@ class SearchResult:
                 "generated": self.generated,
                 "duplicates": self.duplicates,
                 **self.drop_counts(),
+                "found_by": self.found_by,
                 "partial": [path.lurd for path in self.partial],
                 "progress": [list(point) for point in self.progress],
                 "settings": self.settings_data(),

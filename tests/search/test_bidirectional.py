@@ -456,3 +456,19 @@ def test_macros_run_in_push_fess_bi_and_its_plain_sides(name, knob):
     if knob == "pack_macros":
         steps = np.concatenate([search.store.field("step") for search in searches])
         assert ((steps >= PACK_MACRO_STEP) & (steps < GOAL_MACRO_STEP)).any()
+
+
+def test_found_by_names_the_search_that_found_the_solution():
+    first, thirty_six = microban("1", "36")
+    met = solve(thirty_six, "push-fess-bi", node_limit=2000)
+    assert met.solved and met.found_by == "push-fess + pull (weight 3)"
+    assert met.as_dict()["found_by"] == met.found_by
+    plain = solve(first, "push-fess-bi", node_limit=2000)
+    assert plain.found_by == "plain push-fess (room_links 1)"
+    listed = BidirectionalSettings(
+        plain_nodes=0, plain_searches=[{"room_links": 0}], backward_share=0
+    )
+    assert solve(first, "push-fess-bi", settings=listed).found_by == "plain_searches[0]"
+    alone = BidirectionalSettings(plain_nodes=0, backward_share=0)
+    assert solve(first, "push-fess-bi", settings=alone).found_by == "push-fess"
+    assert solve(first, "push-fess").found_by is None
