@@ -164,10 +164,12 @@ class PullSearch:
 
 class SideSearch:
     """A search from the start that runs beside push-fess-bi's own, a chunk at a time, up to
-    ``max_expansions``; its states stay in the meeting after it stops."""
+    ``max_expansions``; its states stay in the meeting after it stops. ``name`` says which it
+    is in a result's ``found_by``."""
 
-    def __init__(self, run: SearchRun, max_expansions: int) -> None:
+    def __init__(self, run: SearchRun, max_expansions: int, name: str) -> None:
         self.run = run
+        self.name = name
         self.max_expansions = max_expansions
         self.unit_cost = UNIT_COSTS[run.algorithm.name]
         self.cost = 0
@@ -211,9 +213,10 @@ def _side_search(
     algorithm: str,
     settings: PushSettings,
     max_nodes: int,
+    name: str,
 ) -> SideSearch:
-    """A side search of ``algorithm`` with ``settings`` from ``owner``'s start, with an eighth
-    of its memory (:func:`side_memory`) and at most ``max_nodes`` expansions."""
+    """A side search ``name`` of ``algorithm`` with ``settings`` from ``owner``'s start, with an
+    eighth of its memory (:func:`side_memory`) and at most ``max_nodes`` expansions."""
     run = run_class(
         owner.level,
         ALGORITHMS[algorithm],
@@ -226,7 +229,7 @@ def _side_search(
         owner.store_cells,
     )
     run.limit = owner.limit  # its set-up counts on the owner's clock (it has no limit of its own)
-    return SideSearch(run, max_nodes)
+    return SideSearch(run, max_nodes, name)
 
 
 def side_memory(owner: SearchRun) -> int:
@@ -246,7 +249,7 @@ def ball_search(owner: BidirectionalRun) -> SideSearch:
             "deadlock_patterns": 0,
         }
     )
-    return _side_search(owner, SearchRun, "push-bfs", pruning, settings.ball_nodes)
+    return _side_search(owner, SearchRun, "push-bfs", pruning, settings.ball_nodes, "ball")
 
 
 def plain_fess_search(owner: BidirectionalRun, room_links: int) -> SideSearch:
@@ -255,18 +258,23 @@ def plain_fess_search(owner: BidirectionalRun, room_links: int) -> SideSearch:
     patterns in push-fess-bi's store (``deadlock_patterns``), and matches theirs."""
     settings = owner.settings
     changes = {"cluster_deadlocks": 0, "room_links": room_links}
-    return _plain_side(owner, settings, changes, settings.plain_nodes)
+    name = f"plain push-fess (room_links {room_links})"
+    return _plain_side(owner, settings, changes, settings.plain_nodes, name)
 
 
-def plain_search(owner: BidirectionalRun, side: PlainSearchSettings) -> SideSearch:
-    """The plain push-fess of one of ``plain_searches``: push-fess with ``side``'s settings,
+def plain_search(owner: BidirectionalRun, side: PlainSearchSettings, index: int) -> SideSearch:
+    """The plain push-fess of ``plain_searches[index]``: push-fess with ``side``'s settings,
     of at most ``side.nodes`` expansions; it keeps its deadlock patterns in push-fess-bi's
     store, and matches theirs."""
-    return _plain_side(owner, side, {}, side.nodes)
+    return _plain_side(owner, side, {}, side.nodes, f"plain_searches[{index}]")
 
 
 def _plain_side(
-    owner: BidirectionalRun, settings: FessSettings, changes: dict[str, int], max_nodes: int
+    owner: BidirectionalRun,
+    settings: FessSettings,
+    changes: dict[str, int],
+    max_nodes: int,
+    name: str,
 ) -> SideSearch:
     """A push-fess side search with the push-fess knobs of ``settings`` and ``changes``, of at
     most ``max_nodes`` expansions, sharing ``owner``'s deadlock patterns."""
@@ -278,7 +286,7 @@ def _plain_side(
             "on_full": "stop",  # a side search ends where its part of the memory does
         }
     )
-    side = _side_search(owner, FeatureSpaceRun, "push-fess", plain, max_nodes)
+    side = _side_search(owner, FeatureSpaceRun, "push-fess", plain, max_nodes, name)
     _share_patterns(owner, side)
     return side
 
@@ -320,7 +328,7 @@ class BidirectionalRun(FeatureSpaceRun):
         for _ in (*caps, *settings.plain_searches):
             self.max_nodes -= side_nodes  # an eighth of the memory for each plain push-fess
         self.plains = tuple(plain_fess_search(self, cap) for cap in caps) + tuple(
-            plain_search(self, side) for side in settings.plain_searches
+            plain_search(self, side, index) for index, side in enumerate(settings.plain_searches)
         )
         if settings.backward_share > 0 and settings.pull_weights:
             if settings.ball_nodes > 0:
@@ -511,21 +519,10 @@ class BidirectionalRun(FeatureSpaceRun):
         if self.meeting is None:
             return "push-fess"
         run, _, _, pull = self.meeting
-        found = "push-fess" if run is None else self._side_name(run)
+        found = "push-fess" if run is None else next(s.name for s in self.sides if s.run is run)
         if pull is None:
             return found
         return f"{found} + pull (weight {pull.weight / WEIGHT_SCALE:g})"
-
-    def _side_name(self, run: SearchRun) -> str:
-        """The name of the side search ``run``: the ball or which plain push-fess."""
-        if self.ball is not None and run is self.ball.run:
-            return "ball"
-        settings = self.settings
-        caps = settings.plain_room_caps if settings.plain_nodes > 0 else ()
-        index = [side.run for side in self.plains].index(run)
-        if index < len(caps):
-            return f"plain push-fess (room_links {caps[index]})"
-        return f"plain_searches[{index - len(caps)}]"
 
     def _pull_counts(self) -> tuple[int, int]:
         """States the pull searches have expanded and generated so far."""
