@@ -158,10 +158,10 @@ def test_push_fess_bi_side_searches_set_up_on_its_clock(monkeypatch):
     clock, ends = _Switch(), []
     original = bidirectional.SideSearch.__init__
 
-    def starting(self, run, max_expansions):
+    def starting(self, run, max_expansions, name):
         clock.jumped = True
         try:
-            original(self, run, max_expansions)
+            original(self, run, max_expansions, name)
         except clocks.OutOfTime:
             ends.append("out of time")
             raise
