@@ -364,7 +364,9 @@ def test_island_runs_do_not_depend_on_the_order_epochs_finish_in(microban, lag):
         assert (shuffled.best.genes, shuffled.evaluations) == (fifo.best.genes, fifo.evaluations)
 
 
-@pytest.mark.parametrize("index, lag", [(9, 1), (22, 1), (28, 0)])  # solved after 10-40 epochs
+@pytest.mark.parametrize(
+    "index, lag", [(9, 1), pytest.param(22, 1, marks=pytest.mark.slow), (28, 0)]
+)  # solved after 10-40 epochs
 def test_a_solve_is_settled_at_its_epoch_whatever_the_order(microban, index, lag):
     overrides = [
         "ga.islands.count=4",

@@ -102,7 +102,10 @@ def _evosoko(*args: str) -> subprocess.Popen:
     )
 
 
-@pytest.mark.parametrize(("command", "text"), [("compare", RACE), ("sweep", LONG_SWEEP)])
+@pytest.mark.parametrize(
+    ("command", "text"),
+    [("compare", RACE), pytest.param("sweep", LONG_SWEEP, marks=pytest.mark.slow)],
+)
 def test_a_second_process_on_a_folder_in_use_is_refused(tmp_path, command, text):
     path = tmp_path / f"{command}.toml"
     path.write_text(text)

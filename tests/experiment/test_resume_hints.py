@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from evosoko.cli import app
@@ -85,6 +86,7 @@ def _journaled_keys(journal: Path) -> set[str]:
     return {json.loads(line)["key"] for line in journal.read_text().splitlines()}
 
 
+@pytest.mark.slow  # test_compare.py resumes a stopped comparison in the default suite
 def test_compare_resume_hint_continues_the_same_comparison(tmp_path):
     config = tmp_path / "cmp.toml"
     config.write_text(COMPARE)

@@ -110,7 +110,7 @@ def _journal_keys(folder: Path) -> list[str]:
 
 @pytest.mark.parametrize(("command", "text", "what", "jobs"), [
     ("compare", COMPARE, "jobs", 8),
-    ("sweep", SWEEP, "trials", 8),
+    pytest.param("sweep", SWEEP, "trials", 8, marks=pytest.mark.slow),  # compare checks it
 ])  # fmt: skip
 def test_sigterm_keeps_finished_jobs_and_prints_the_resume_command(
     tmp_path, command, text, what, jobs

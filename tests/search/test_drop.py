@@ -252,6 +252,7 @@ def test_a_search_whose_drops_empty_its_frontier_restarts_and_solves():
     assert result.as_dict()["restarts"] == result.restarts > 0
 
 
+@pytest.mark.slow
 def test_drops_and_restarts_do_not_depend_on_how_the_calls_are_cut(monkeypatch):
     (level,) = microban(RESTARTING)
     outcomes = []
