@@ -55,7 +55,7 @@ MAX_BARRIER = 10
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-REGION_STAMP, REACH_STAMP = 0, 1
+REGION_STAMP, REACH_STAMP, TABLE_STAMP = 0, 1, 2
 """Slots of :attr:`CorralSearch.stamps`."""
 
 
@@ -94,9 +94,10 @@ class CorralSearch(NamedTuple):
     players: np.ndarray
     """int64[positions]: its normalized player (0 positions: no corral deadlock tests)."""
     table: np.ndarray
-    """int64[slots]: hash table of the positions (-1: empty)."""
+    """int64[slots]: hash table of the positions: ``stamp * slots + row`` for the search of
+    running stamp ``stamps[TABLE_STAMP]`` (less: empty), so no search clears it."""
     stamps: np.ndarray
-    """int64[2]: the running stamps of ``region_mark`` and ``reach_mark``."""
+    """int64[3]: the running stamps of ``region_mark``, ``reach_mark`` and ``table``."""
     limit: int
     """Most positions of a corral search."""
     cluster_limit: int
@@ -148,7 +149,7 @@ def make_corral_scratch(
         boxes=np.zeros((largest, MAX_BARRIER), dtype=np.int64),
         players=np.zeros(largest, dtype=np.int64),
         table=np.full(slots, -1, dtype=np.int64),
-        stamps=np.zeros(2, dtype=np.int64),
+        stamps=np.zeros(3, dtype=np.int64),
         limit=int(limit),
         cluster_limit=int(cluster_limit),
         cluster_width=int(cluster_width),
@@ -393,7 +394,8 @@ def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: 
     _sort(buffer, count)
     if all_on_goals(goals, buffer[:count]):
         return False
-    table[:] = -1
+    stamps[TABLE_STAMP] += 1  # a new search: every older entry of the table reads as empty
+    base = stamps[TABLE_STAMP] * table.shape[0]
     boxes[0, :count] = buffer[:count]
     players[0] = player
     made = 1
@@ -407,7 +409,7 @@ def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: 
         reached, smallest = explore(
             floor, occ, deltas, players[head], reach_mark, stamps[REACH_STAMP], queue, queue[:0]
         )
-        fresh = _insert(table, boxes, players, head, count, smallest)
+        fresh = _insert(table, base, boxes, players, head, count, smallest)
         if fresh:
             for i in range(reached if region >= 0 else 0):
                 if region_mark[queue[i]] == region:
@@ -445,16 +447,17 @@ def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: 
 
 
 @numba.njit(cache=True)
-def _insert(table, boxes, players, row, count, normalized):  # pragma: no cover - compiled
-    """Enter position ``row`` (its player set to ``normalized``); False if it was seen."""
+def _insert(table, base, boxes, players, row, count, normalized):  # pragma: no cover - compiled
+    """Enter position ``row`` (its player set to ``normalized``) as ``base + row``; False if it
+    was seen. Entries below ``base`` are empty slots."""
     players[row] = normalized
     h = np.uint64(normalized + 1) * _MIX
     for j in range(count):
         h = (h ^ np.uint64(boxes[row, j] + 1)) * _MIX
     mask = table.shape[0] - 1
     slot = int(h >> np.uint64(20)) & mask
-    while table[slot] >= 0:
-        other = table[slot]
+    while table[slot] >= base:
+        other = table[slot] - base
         if players[other] == normalized:
             same = True
             for j in range(count):
@@ -464,7 +467,7 @@ def _insert(table, boxes, players, row, count, normalized):  # pragma: no cover 
             if same:
                 return False
         slot = (slot + 1) & mask
-    table[slot] = row
+    table[slot] = base + row
     return True
 
 
