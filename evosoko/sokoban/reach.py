@@ -33,11 +33,13 @@ def explore(floor, occupied, deltas, start, mark, stamp, queue, distance):  # pr
     return spread(floor, occupied, deltas, np.int64(1), mark, stamp, queue, distance)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def spread(floor, occupied, deltas, sources, mark, stamp, queue, distance):  # pragma: no cover
     """The walk of :func:`explore` from the ``sources`` cells in ``queue[:sources]`` at once
     (each already marked with ``stamp``, at distance 0): each cell reached gets its walking
-    distance to the nearest source. Returns (cells reached, smallest)."""
+    distance to the nearest source. Returns (cells reached, smallest). Compiled into each
+    caller, so that :func:`explore` calls nothing and numba counts no references there (its
+    cost: docs/xsokoban.md, round 29)."""
     with_distance = distance.shape[0] > 0
     smallest = queue[0]
     head = 0
