@@ -97,6 +97,15 @@ def test_a_corral_the_player_can_open_is_not_lost():
     assert solve(level, "push-bfs").solved
 
 
+def test_a_scratch_searched_before_answers_as_a_new_one():
+    """The position table keeps the entries of earlier searches (stamped, not cleared): none
+    of them may count as seen in the next search."""
+    level = quiet_level(OPEN)
+    scratch = make_corral_scratch(level.cells, 200)
+    for _ in range(3):
+        assert [lost for _, lost in corrals_lost(level, scratch=scratch)] == [False]
+
+
 def test_a_search_out_of_positions_proves_nothing():
     level = quiet_level(ROOM)
     assert [lost for _, lost in corrals_lost(level)] == [True]
