@@ -7,7 +7,8 @@ easy: the boxes are pulled out of the room one by one. The pull search
 the search's weight and a greedier one (``pull_weights``). So does a breadth-first push search
 from the start (the *ball*, at most ``ball_nodes`` expansions): it holds every state within a
 few pushes of the start, where push-fess's cells leave gaps and where the pull search ends up.
-They take turns within ``backward_share`` of the work. A third search from the start is
+They take turns within ``backward_share`` of the work; each pull search stops after
+``pull_nodes`` expansions, and its states stay for the meeting. A third search from the start is
 *plain* push-fess, as it runs alone, without cluster deadlock tests, once for each room-link
 cap of ``plain_room_caps`` (at most ``plain_nodes`` expansions each), and once more for each
 of ``plain_searches`` (each push-fess with settings and expansions of its own), all within
@@ -98,11 +99,15 @@ itself), the pull search)."""
 class PullSearch:
     """The backward half: a pull search from the solved position, run a chunk at a time."""
 
-    def __init__(self, level, tab, store_cells: int, weight: int, max_nodes: int) -> None:
+    def __init__(
+        self, level, tab, store_cells: int, weight: int, max_nodes: int, max_expansions: int = 0
+    ) -> None:
         self.level = level
         self.tab = tab
         self.weight = weight
         self.max_nodes = max_nodes
+        self.max_expansions = max_expansions
+        """Most expansions (0: until the store may not grow)."""
         self.distance = start_distances(np.asarray(tab.floor), tab.deltas, level.start.boxes)
         self.live = self.distance.min(axis=0) < UNREACHABLE
         """Cells some box can be pushed to from its start cell."""
@@ -126,16 +131,19 @@ class PullSearch:
 
     def step(self, expansions: int = CALL_EXPANSIONS) -> None:
         """One call of the pull kernel (at most ``expansions`` and :data:`CALL_COST`); grows
-        the store when asked, and stops for good when the states run out or the store may not
-        grow."""
+        the store when asked, and stops for good when the states run out, the store may not
+        grow or ``max_expansions`` are done."""
         if self.finished:
             return
         store = self.store
         work_limit = CALL_COST // UNIT_COSTS["pull"]
+        if self.max_expansions > 0:
+            left = self.max_expansions - int(store.counters[EXPANDED])
+            expansions = min(expansions, left)
         code = pull_search(
             self.tab, self.pull_tab, self.weight, expansions, work_limit, store.arrays, self.scratch
         )
-        if code == EXHAUSTED:
+        if code == EXHAUSTED or 0 < self.max_expansions <= store.counters[EXPANDED]:
             self.finished = True
         elif code == NEED_SPACE:
             self.finished = not store.can_grow(self.max_nodes) or not _grown(store, self.max_nodes)
@@ -336,7 +344,14 @@ class BidirectionalRun(FeatureSpaceRun):
             self.max_nodes //= 2  # half of the rest for the pull searches
             each = self.max_nodes // len(settings.pull_weights)
             self.pulls = tuple(
-                PullSearch(self.level, self.tab, self.store_cells, self._scaled(weight), each)
+                PullSearch(
+                    self.level,
+                    self.tab,
+                    self.store_cells,
+                    self._scaled(weight),
+                    each,
+                    settings.pull_nodes,
+                )
                 for weight in settings.pull_weights
             )
             if settings.ball_nodes > 0:

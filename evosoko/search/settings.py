@@ -369,6 +369,12 @@ class BidirectionalSettings(FessSettings):
         description='One pull search per weight of h in its key g + weight * h ("own": the '
         "search's weight); they take turns.",
     )
+    pull_nodes: int = Field(
+        default=400_000,
+        ge=0,
+        description="Expansions of each pull search (0: until its part of the memory is full); "
+        "one that stops keeps its states for the meeting, and its work goes to the others.",
+    )
     ball_nodes: int = Field(
         default=300_000,
         ge=0,

@@ -235,6 +235,31 @@ def test_plain_push_fess_stops_at_its_expansions_and_keeps_its_states():
 
 
 @pytest.mark.parametrize("name", ["1", "4"])
+def test_a_pull_search_stops_at_its_expansions_and_its_states_still_meet(name):
+    (level,) = microban(name)
+    assert _prepared(level).pulls[0].max_expansions == 400_000  # the default
+    assert _prepared(level, pull_nodes=0).pulls[0].max_expansions == 0  # until memory is full
+    run = _prepared(level, pull_nodes=10, plain_nodes=3, ball_nodes=0)  # 3: not alone
+    pull, plain = run.pulls[0], run.plains[0]
+    for _ in range(100):
+        pull.step()
+    assert pull.finished and int(pull.store.counters[EXPANDED]) == 10
+    stored = pull.store.size
+    for _ in range(1_000):  # the plain side, then push-fess-bi's own, until one meets it
+        if run._meet_all():
+            break
+        if plain.finished:
+            run._call_kernel()
+        else:
+            plain.step()
+    _, _, backward, met_pull = run.meeting
+    assert met_pull is pull and backward >= 0  # a meeting with the stopped search
+    assert pull.store.size == stored and int(pull.store.counters[EXPANDED]) == 10
+    check = verify_solution(level, run._path(0))
+    assert check.valid and check.solved
+
+
+@pytest.mark.parametrize("name", ["1", "4"])
 def test_plain_push_fess_and_the_pull_search_meet(name):
     (level,) = microban(name)
     run = _prepared(level, plain_nodes=3)  # too few to solve it alone
