@@ -239,13 +239,13 @@ def test_a_pull_search_stops_at_its_expansions_and_its_states_still_meet(name):
     (level,) = microban(name)
     assert _prepared(level).pulls[0].max_expansions == 400_000  # the default
     assert _prepared(level, pull_nodes=0).pulls[0].max_expansions == 0  # until memory is full
-    run = _prepared(level, pull_nodes=10, plain_nodes=3, ball_nodes=0)  # 3: not alone
+    run = _prepared(level, pull_nodes=10, pull_weights=("own",), plain_nodes=3, ball_nodes=0)
     pull, plain = run.pulls[0], run.plains[0]
     for _ in range(100):
         pull.step()
     assert pull.finished and int(pull.store.counters[EXPANDED]) == 10
     stored = pull.store.size
-    for _ in range(1_000):  # the plain side, then push-fess-bi's own, until one meets it
+    for _ in range(1_000):  # the plain side (3 expansions: not alone), then its own push-fess
         if run._meet_all():
             break
         if plain.finished:
