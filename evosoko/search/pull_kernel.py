@@ -16,7 +16,10 @@ cells (pushes of a lone box from its start cell). A state whose boxes have no su
 cannot be reached from the start and is not stored (a bipartite deadlock, backwards). Only a
 child not stored yet is matched, and from its parent's matching in O(n^2)
 (:func:`evosoko.sokoban.matching.matching_update`): 1.5-3x more pulls a second on XSokoban
-screens than matching each child from scratch, the same states in the same order.
+screens than matching each child from scratch, the same states in the same order. The state
+expanded is matched from the duals of the one expanded before it
+(:func:`evosoko.sokoban.matching.matching_from_duals`): on screen 48 (34 boxes) 100,000
+expansions take 2.2-2.6 CPU-s against 4.9 from scratch, the same states in the same order.
 """
 
 from __future__ import annotations
@@ -47,7 +50,12 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.level import UNREACHABLE
-from evosoko.sokoban.matching import matching_kernel, matching_update, store_potentials
+from evosoko.sokoban.matching import (
+    matching_from_duals,
+    matching_kernel,
+    matching_update,
+    store_potentials,
+)
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.successors import moved_child as _moved
 
@@ -212,7 +220,10 @@ def pull_search(
         reached, _ = explore(
             floor, occupied, deltas, nodes.actual[node], reach_mark, reach, queue, queue[:0]
         )
-        matching_kernel(distance, node_boxes[node], assignment, work)  # children update it
+        if expanded_here == 1:  # the children update it
+            matching_kernel(distance, node_boxes[node], assignment, work)
+        else:  # from the last expansion's duals
+            matching_from_duals(distance, node_boxes[node], assignment, potentials, work)
         spent += box_count + reached + full_matching
         store_potentials(work, potentials)
         for k in range(box_count):

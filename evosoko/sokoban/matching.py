@@ -63,6 +63,60 @@ def matching_kernel(push_distance, boxes, assignment, work):  # pragma: no cover
 
 
 @numba.njit(cache=True)
+def matching_from_duals(
+    push_distance, boxes, assignment, potentials, work
+):  # pragma: no cover - compiled
+    """:func:`matching_kernel`'s cost for ``boxes``, started from the goals' ``potentials`` of
+    any earlier matching of the same goals (:func:`store_potentials`), in O(k n^2) for ``k``
+    boxes whose cheapest goals were taken, instead of O(n^3).
+
+    With the goals' potentials kept, each box's potential is its least reduced cost, so the
+    duals are feasible; each box takes a goal that is tight for it while one is free, and each
+    box left over is matched by one shortest augmenting path (a phase of
+    :func:`matching_kernel`). The cost is the least, as :func:`matching_kernel`'s; where
+    several matchings cost that, ``assignment`` may be another of them.
+    """
+    n = boxes.shape[0]
+    row_potential = work[0]
+    column_potential = work[1]
+    column_row = work[2]
+    for j in range(n + 1):
+        work[0, j] = 0
+        work[2, j] = 0
+        work[3, j] = 0
+    column_potential[0] = 0
+    for j in range(n):
+        column_potential[j + 1] = potentials[j]
+    for row in range(1, n + 1):
+        box = boxes[row - 1]
+        lowest = _INFINITY
+        free_tight = 0
+        for j in range(1, n + 1):
+            reduced = min(push_distance[j - 1, box], UNREACHABLE) - column_potential[j]
+            if reduced < lowest:
+                lowest = reduced
+                free_tight = j if column_row[j] == 0 else 0
+            elif reduced == lowest and free_tight == 0 and column_row[j] == 0:
+                free_tight = j
+        row_potential[row] = lowest
+        if free_tight > 0:
+            column_row[free_tight] = row
+    for row in range(1, n + 1):
+        if not _has_goal(column_row, row):
+            _add_row(push_distance, boxes, row, work)
+    return _matched_cost(push_distance, boxes, assignment, work)
+
+
+@numba.njit(cache=True, inline="always")
+def _has_goal(column_row, row):  # pragma: no cover - compiled
+    """Whether a goal of ``column_row`` is matched to box ``row``."""
+    for j in range(1, column_row.shape[0]):
+        if column_row[j] == row:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
 def _add_row(push_distance, boxes, row, work):  # pragma: no cover - compiled
     """Match ``row`` (1-based) by one shortest augmenting path (one phase of the Hungarian
     algorithm), the potentials in ``work`` being feasible and tight on the rows matched."""

@@ -12,6 +12,7 @@ from evosoko.sokoban import deadlocks
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import (
     matching_cost,
+    matching_from_duals,
     matching_kernel,
     matching_update,
     store_potentials,
@@ -71,3 +72,30 @@ def test_matching_update_gives_the_full_matchings_cost_move_after_move(case):
         assert sorted(assignment.tolist()) == list(range(n))
         assert cost == sum(min(costs[assignment[r], boxes[r]], UNREACHABLE) for r in range(n))
         assert np.abs(potentials).max(initial=0) <= UNREACHABLE
+
+
+@settings(max_examples=300, deadline=None)
+@given(_moves(), st.integers(1, 4))
+def test_matching_from_duals_gives_the_full_matchings_cost_from_any_earlier_duals(case, moved):
+    costs, boxes, moves = case
+    n = len(boxes)
+    assignment = np.zeros(n, dtype=np.int16)
+    potentials = np.zeros(n, dtype=np.int64)
+    work = np.zeros((6, n + 1), dtype=np.int64)
+    matching_kernel(costs, boxes, assignment, work)
+    store_potentials(work, potentials)
+    for step in range(0, len(moves), moved):
+        boxes = boxes.copy()
+        for row, target in moves[step : step + moved]:
+            if target not in boxes:
+                boxes[row] = target
+        boxes = np.sort(boxes)
+        cost = matching_from_duals(costs, boxes, assignment, potentials, work)
+        assert min(cost, UNREACHABLE) == matching_cost(costs, boxes)
+        assert sorted(assignment.tolist()) == list(range(n))
+        capped = np.minimum(costs[:, boxes], UNREACHABLE)  # [goal, box]
+        assert cost == sum(capped[assignment[r], r] for r in range(n))
+        reduced = capped.T - work[0, 1:, None] - work[1, None, 1:]
+        assert reduced.min() >= 0  # feasible duals, tight on the matching
+        assert all(reduced[r, assignment[r]] == 0 for r in range(n))
+        store_potentials(work, potentials)
