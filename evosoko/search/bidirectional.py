@@ -88,10 +88,11 @@ UNIT_COSTS = {"push-fess-bi": 54, "push-fess": 32, "push-bfs": 19, "pull": 1}
 """Cost of one work unit (``counters[WORK]``) of each kernel, in pull units: the median ratio
 of the CPU time one takes, measured on XSokoban 11, 20, 30, 50 and 70 (push-fess counts no work
 for its deadlock tests, the pull search ``n**3`` per expansion for matching its ``n`` boxes), so
-that the shares of the work are about the shares of the time. The pull search now matches each
-state from the duals of the one before (:func:`evosoko.sokoban.matching.matching_from_duals`)
-and still counts ``n**3``: on screens of many boxes it takes less than its share of the time
-(on 48, 34 boxes, its two searches took 14 CPU-s of 60 where they took 29 before)."""
+that the shares of the work are about the shares of the time. The pull search matches each
+state from the duals of the one expanded before it
+(:func:`evosoko.sokoban.matching.matching_from_duals`) and still counts ``n**3``, the turns
+having been measured so: on screen 48 (34 boxes) the two pull searches and the ball take 23 of
+60 CPU-s (a backward share of 0.4 is 24)."""
 
 Meeting = tuple[int, SearchRun, int, int, "PullSearch | None"]
 """A state both sides hold: (pushes of the joined solution, the search from the start that
