@@ -49,16 +49,23 @@ def _moves(draw):
     return costs, start, moves
 
 
+def _matched(costs, boxes, potential_type):
+    """Each box's goal, the goals' potentials and the work of the full matching of ``boxes``."""
+    n = len(boxes)
+    assignment = np.zeros(n, dtype=np.int16)
+    potentials = np.zeros(n, dtype=potential_type)
+    work = np.zeros((6, n + 1), dtype=np.int64)
+    matching_kernel(costs, boxes, assignment, work)
+    store_potentials(work, potentials)
+    return assignment, potentials, work
+
+
 @settings(max_examples=300, deadline=None)
 @given(_moves())
 def test_matching_update_gives_the_full_matchings_cost_move_after_move(case):
     costs, boxes, moves = case
     n = len(boxes)
-    assignment = np.zeros(n, dtype=np.int16)
-    potentials = np.zeros(n, dtype=np.int32)
-    work = np.zeros((6, n + 1), dtype=np.int64)
-    matching_kernel(costs, boxes, assignment, work)
-    store_potentials(work, potentials)
+    assignment, potentials, work = _matched(costs, boxes, np.int32)
     for row, target in moves:
         if target in boxes:
             continue
@@ -79,11 +86,7 @@ def test_matching_update_gives_the_full_matchings_cost_move_after_move(case):
 def test_matching_from_duals_gives_the_full_matchings_cost_from_any_earlier_duals(case, moved):
     costs, boxes, moves = case
     n = len(boxes)
-    assignment = np.zeros(n, dtype=np.int16)
-    potentials = np.zeros(n, dtype=np.int64)
-    work = np.zeros((6, n + 1), dtype=np.int64)
-    matching_kernel(costs, boxes, assignment, work)
-    store_potentials(work, potentials)
+    assignment, potentials, work = _matched(costs, boxes, np.int64)
     for step in range(0, len(moves), moved):
         boxes = boxes.copy()
         for row, target in moves[step : step + moved]:
