@@ -17,7 +17,8 @@ cannot be reached from the start and is not stored (a bipartite deadlock, backwa
 child not stored yet is matched, and from its parent's matching in O(n^2)
 (:func:`evosoko.sokoban.matching.matching_update`): 1.5-3x more pulls a second on XSokoban
 screens than matching each child from scratch, the same states in the same order. The state
-expanded is matched from the duals of the one expanded before it
+expanded is matched from the duals of the one expanded before it (the first of a call from
+zero potentials)
 (:func:`evosoko.sokoban.matching.matching_from_duals`): on screen 48 (34 boxes) 100,000
 expansions take 2.2-2.6 CPU-s against 4.9 from scratch, the same states in the same order.
 """
@@ -188,7 +189,7 @@ def pull_search(
     node_boxes = nodes.boxes
     child = np.empty(node_boxes.shape[1], dtype=node_boxes.dtype)
     child_assign = np.empty_like(assignment)
-    potentials = np.empty(node_boxes.shape[1], dtype=np.int64)
+    potentials = np.zeros(node_boxes.shape[1], dtype=np.int64)  # any goal potentials do
     child_potentials = np.empty_like(potentials)
     box_count = node_boxes.shape[1]
     capacity = node_boxes.shape[0]
@@ -220,10 +221,8 @@ def pull_search(
         reached, _ = explore(
             floor, occupied, deltas, nodes.actual[node], reach_mark, reach, queue, queue[:0]
         )
-        if expanded_here == 1:  # the children update it
-            matching_kernel(distance, node_boxes[node], assignment, work)
-        else:  # from the last expansion's duals
-            matching_from_duals(distance, node_boxes[node], assignment, potentials, work)
+        # from the last expansion's duals; the children update it
+        matching_from_duals(distance, node_boxes[node], assignment, potentials, work)
         spent += box_count + reached + full_matching
         store_potentials(work, potentials)
         for k in range(box_count):

@@ -66,12 +66,13 @@ def matching_kernel(push_distance, boxes, assignment, work):  # pragma: no cover
 def matching_from_duals(
     push_distance, boxes, assignment, potentials, work
 ):  # pragma: no cover - compiled
-    """:func:`matching_kernel`'s cost for ``boxes``, started from the goals' ``potentials`` of
-    any earlier matching of the same goals (:func:`store_potentials`), in O(k n^2) for ``k``
-    boxes whose cheapest goals were taken, instead of O(n^3).
+    """:func:`matching_kernel`'s cost for ``boxes``, started from any goals' ``potentials``;
+    from those of an earlier matching of the same goals (:func:`store_potentials`) of a box
+    set that differs in a few boxes, in O(k n^2) for ``k`` boxes whose cheapest goals were
+    taken, instead of O(n^3).
 
     With the goals' potentials kept, each box's potential is its least reduced cost, so the
-    duals are feasible; each box takes a goal that is tight for it while one is free, and each
+    duals are feasible whatever the goals' potentials; each box takes a goal that is tight for it while one is free, and each
     box left over is matched by one shortest augmenting path (a phase of
     :func:`matching_kernel`). The cost is the least, as :func:`matching_kernel`'s; where
     several matchings cost that, ``assignment`` may be another of them.

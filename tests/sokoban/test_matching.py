@@ -82,11 +82,15 @@ def test_matching_update_gives_the_full_matchings_cost_move_after_move(case):
 
 
 @settings(max_examples=300, deadline=None)
-@given(_moves(), st.integers(1, 4))
-def test_matching_from_duals_gives_the_full_matchings_cost_from_any_earlier_duals(case, moved):
+@given(_moves(), st.integers(1, 4), st.booleans())
+def test_matching_from_duals_gives_the_full_matchings_cost_from_any_goal_potentials(
+    case, moved, from_zero
+):
     costs, boxes, moves = case
     n = len(boxes)
     assignment, potentials, work = _matched(costs, boxes, np.int64)
+    if from_zero:  # any potentials of the goals do
+        potentials[:] = 0
     for step in range(0, len(moves), moved):
         boxes = boxes.copy()
         for row, target in moves[step : step + moved]:
