@@ -72,10 +72,11 @@ def matching_from_duals(
     taken, instead of O(n^3).
 
     With the goals' potentials kept, each box's potential is its least reduced cost, so the
-    duals are feasible whatever the goals' potentials; each box takes a goal that is tight for it while one is free, and each
-    box left over is matched by one shortest augmenting path (a phase of
-    :func:`matching_kernel`). The cost is the least, as :func:`matching_kernel`'s; where
-    several matchings cost that, ``assignment`` may be another of them.
+    duals are feasible whatever the goals' potentials; each box takes a goal that is tight
+    for it while one is free, and each box left over is matched by one shortest augmenting
+    path (a phase of :func:`matching_kernel`). The cost is the least, as
+    :func:`matching_kernel`'s; where several matchings cost that, ``assignment`` may be
+    another of them.
     """
     n = boxes.shape[0]
     row_potential = work[0]
