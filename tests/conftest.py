@@ -9,16 +9,30 @@ settings.register_profile("evosoko", deadline=None, suppress_health_check=[Healt
 settings.load_profile("evosoko")
 
 
-@pytest.fixture(scope="module")
-def cluster():
+def two_worker_cluster():
     """A Dask LocalCluster of two single-threaded worker processes on 127.0.0.1 (loopback
-    only), one per test module that asks for it; skips without ``distributed``."""
+    only); skips without ``distributed``."""
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
+    return distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
         dashboard_address="127.0.0.1:0",
-    ) as local_cluster:
+    )
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One cluster of :func:`two_worker_cluster` per test module that asks for it. Tests that
+    kill workers take :func:`cluster_to_kill`, so that no test waits on a restart."""
+    with two_worker_cluster() as local_cluster:
+        yield local_cluster
+
+
+@pytest.fixture
+def cluster_to_kill():
+    """A cluster of :func:`two_worker_cluster` of the test's own, for a test that kills its
+    workers."""
+    with two_worker_cluster() as local_cluster:
         yield local_cluster

@@ -1,8 +1,9 @@
 """The dask backend gives what serial gives, in order, and survives workers that die mid-run.
 
 One LocalCluster of two single-threaded worker processes on 127.0.0.1 (loopback only) serves
-the module; evaluators connect to it by address. One test starts its own cluster through
-``local_workers`` to check that it is closed again.
+the module; evaluators connect to it by address. Tests that kill workers have a cluster of their
+own, and one test starts its own cluster through ``local_workers`` to check that it is closed
+again.
 """
 
 from __future__ import annotations
@@ -27,10 +28,15 @@ from evosoko.parallel.dask_cluster import DaskConnection
 from evosoko.parallel.packing import pack_genomes, unpack_genomes
 
 
+def client_of(local_cluster):
+    dask_client = distributed.Client(local_cluster.scheduler_address, set_as_default=False)
+    dask_client.wait_for_workers(2, timeout=120)
+    return dask_client
+
+
 @pytest.fixture
 def client(cluster):
-    with distributed.Client(cluster.scheduler_address, set_as_default=False) as dask_client:
-        dask_client.wait_for_workers(2, timeout=120)  # a worker killed by a test restarts
+    with client_of(cluster) as dask_client:
         yield dask_client
 
 
@@ -73,12 +79,12 @@ def test_dask_equals_serial_in_order(cluster, client, encoding):
     assert set(client.run(has_plugin, name).values()) == {False}  # and removed on close
 
 
-def test_a_worker_dying_in_a_batch_is_replaced_and_the_batch_rerun(cluster, client, tmp_path):
+def test_a_worker_dying_in_a_batch_is_replaced_and_the_batch_rerun(cluster_to_kill, tmp_path):
     level = small_level("two-boxes")
     genomes = genomes_for("pushes", 200)
     expected = serial_map(level, "pushes", genomes)
     marker = tmp_path / "crash-once"
-    config = on_cluster(cluster, batch_size=5)
+    config = on_cluster(cluster_to_kill, batch_size=5)
     with make_evaluator(
         level, config, "pushes", FitnessConfig(), crash_marker=str(marker)
     ) as evaluator:
@@ -147,11 +153,12 @@ def test_a_loop_of_tasks_gives_the_serial_run_on_dask(cluster, microban, index, 
     )
 
 
-def test_a_run_survives_killed_workers_with_the_same_metrics(cluster, client, microban, tmp_path):
+def test_a_run_survives_killed_workers_with_the_same_metrics(cluster_to_kill, microban, tmp_path):
     """One worker is killed from outside between generations, another ends itself in the
     middle of a batch later on; the run finishes with the serial run's metrics."""
     expected = evolve_metrics(microban[9])
     marker = tmp_path / "crash-once"
+    client = client_of(cluster_to_kill)
     pids = list(client.run(os.getpid).values())
 
     def sabotage(stats):
@@ -160,12 +167,16 @@ def test_a_run_survives_killed_workers_with_the_same_metrics(cluster, client, mi
         if stats.generation == 7:
             marker.write_text("die")
 
-    got = evolve_metrics(
-        microban[9], dask_overrides(cluster), crash_marker=str(marker), on_generation=sabotage
-    )
-    assert not marker.exists()  # the crash hook did fire
-    assert got == expected
-    assert pids[0] not in client.run(os.getpid).values()  # the killed worker is gone
+    with client:
+        got = evolve_metrics(
+            microban[9],
+            dask_overrides(cluster_to_kill),
+            crash_marker=str(marker),
+            on_generation=sabotage,
+        )
+        assert not marker.exists()  # the crash hook did fire
+        assert got == expected
+        assert pids[0] not in client.run(os.getpid).values()  # the killed worker is gone
 
 
 def dask_overrides(cluster) -> list[str]:

@@ -1,7 +1,7 @@
 """Jobs on Dask: every job once, errors as results, killed workers survived, compare = serial.
 
 One LocalCluster of two single-threaded worker processes on 127.0.0.1 (the ``cluster`` fixture
-of tests/conftest.py) serves the module.
+of tests/conftest.py) serves the module; the test that kills a worker has one of its own.
 Job functions defined inside a test are pickled by value, so the workers need not import
 this module.
 """
@@ -70,10 +70,17 @@ seconds = 30
 """
 
 
+def backend_on(local_cluster):
+    dask_backend = make_backend(
+        JobsParallel(backend="dask", address=local_cluster.scheduler_address)
+    )
+    dask_backend.client.wait_for_workers(2, timeout=120)
+    return dask_backend
+
+
 @pytest.fixture
 def backend(cluster):
-    dask_backend = make_backend(JobsParallel(backend="dask", address=cluster.scheduler_address))
-    dask_backend.client.wait_for_workers(2, timeout=120)  # a worker killed by a test restarts
+    dask_backend = backend_on(cluster)
     yield dask_backend
     dask_backend.close()
 
@@ -105,7 +112,8 @@ def test_stopping_early_cancels_the_jobs_not_finished(backend):
     assert backend.client.status == "closed"  # run_jobs closed the backend
 
 
-def test_a_worker_killed_in_a_job_does_not_lose_the_job(backend, tmp_path):
+def test_a_worker_killed_in_a_job_does_not_lose_the_job(cluster_to_kill, tmp_path):
+    backend = backend_on(cluster_to_kill)
     marker = tmp_path / "crash-once"
     marker.write_text("die")
 
