@@ -13,9 +13,9 @@ see what they leave), so the figures say how much of the search is spent below l
     python benchmarks/bench_dead_states.py [--levels 4 12 19] [--nodes 100000] [--sample 600]
         [--limit 500] [--with-cluster-tests] [--search-limit N]
 
-``--search-limit`` sets the positions of the search's own cluster tests (``cluster_limit``). States the search
-popped and then skipped as lost at the last push are among those sampled: they were expanded
-no further, so only ``any_lost`` beyond ``last_lost`` counts work spent below a lost state.
+``--search-limit`` sets the positions of the search's own cluster tests (``cluster_limit``). States
+the search popped and then skipped as lost at the last push are among those sampled: they were
+expanded no further, so only ``any_lost`` beyond ``last_lost`` counts work spent below a lost state.
 """
 
 from __future__ import annotations

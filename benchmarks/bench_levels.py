@@ -20,7 +20,8 @@ same counts):
 Long measurements write each finished level to ``--out`` (JSON lines) as they go and skip the
 ones already there when run again, so they can be stopped and continued.
 
-    python benchmarks/bench_levels.py sokevo --sizes 8x8,7x7 --seconds 30 --out runs/bench/sokevo.jsonl
+    python benchmarks/bench_levels.py sokevo --sizes 8x8,7x7 --seconds 30 \\
+        --out runs/bench/sokevo.jsonl
     python benchmarks/bench_levels.py generators --classes 8x8:7,7x7:6 --seconds 30 --trials 5
     python benchmarks/bench_levels.py map-elites --screenshot runs/bench/map-elites.png
     python benchmarks/bench_levels.py compare --levels levels/evolved-sokevo.xsb --count 20
@@ -434,7 +435,7 @@ def generated_for(
     return levels, time.process_time() - started
 
 
-# ---- map-elites ------------------------------------------------------------------------------------
+# ---- map-elites ----------------------------------------------------------------------------------
 def map_elites(arguments: argparse.Namespace) -> None:
     config = evosoko.load_levels_config(PRESETS / "levels-map-elites.toml").set(
         {"output.dir": str(arguments.runs)}
@@ -506,7 +507,7 @@ def screenshot(page: Path, target: Path) -> str:
     return str(target)
 
 
-# ---- compare ---------------------------------------------------------------------------------------
+# ---- compare -------------------------------------------------------------------------------------
 def compare(arguments: argparse.Namespace) -> None:
     every = read_levels(arguments.levels)
     hardest = sorted(every, key=lambda level: -int(dict(level.notes)["Pushes"]))
@@ -564,7 +565,7 @@ def compare(arguments: argparse.Namespace) -> None:
     )
 
 
-# ---- the command line -------------------------------------------------------------------------------
+# ---- the command line ----------------------------------------------------------------------------
 def report(summary: dict, columns: list[tuple[str, str]], rows: list[dict]) -> None:
     print(json.dumps(summary))
     print()

@@ -1,9 +1,9 @@
 """Speed of push-fess-bi's pull search alone, on XSokoban screens.
 
-Runs :class:`evosoko.search.bidirectional.PullSearch` from the solved position of each screen
-for a fixed number of expansions (in kernel calls of at most 1,000) and reports the pulls expanded per CPU-second, with a digest of the
-stored boxes: two versions of the kernel that store the same states in the same order print the
-same digest. A first screen is run once before timing (compilation).
+Runs :class:`evosoko.search.bidirectional.PullSearch` from the solved position of each screen for a
+fixed number of expansions (in kernel calls of at most 1,000) and reports the pulls expanded per
+CPU-second, with a digest of the stored boxes: two versions of the kernel that store the same states
+in the same order print the same digest. A first screen is run once before timing (compilation).
 
     python benchmarks/bench_pull.py [--levels 11,20,42,71] [--expansions 100000]
 """

@@ -56,7 +56,7 @@ TINY_RUN = [
 ISLANDS = ["ga.islands.count=2", "ga.islands.migration_every=2"]
 
 
-# ---- damaged folders ------------------------------------------------------------------------------
+# ---- damaged folders -----------------------------------------------------------------------------
 def folder_semantics(
     folder: Path, names: list[str] | None = None, islands_only: bool = False
 ) -> Tally:
@@ -143,7 +143,7 @@ def check_rows_kept(
         tally.lose(f"{label}: {len(missing)} of {len(rows)} rows gone without a word")
 
 
-# ---- resource limits ------------------------------------------------------------------------------
+# ---- resource limits -----------------------------------------------------------------------------
 def resource_limits(folder: Path) -> Tally:
     tally = Tally()
     lattice = folder / "lattice-261.xsb"
@@ -194,7 +194,7 @@ def _toml_pairs(overrides: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-# ---- plugin names ---------------------------------------------------------------------------------
+# ---- plugin names --------------------------------------------------------------------------------
 HOSTILE_NAMES = [
     "../x:y",
     ".x:y",
@@ -231,7 +231,7 @@ def plugin_names(folder: Path) -> Tally:
     return tally
 
 
-# ---- concurrent compare / sweep and SIGTERM ---------------------------------------------------------
+# ---- concurrent compare / sweep and SIGTERM ------------------------------------------------------
 UNSOLVABLE = '"ga.max_length=4", "ga.initial_length=3"'  # too short to solve: every job runs
 COMPARE = f"""
 [compare]

@@ -50,7 +50,8 @@ def cli_environment(python_path: str = "") -> dict[str, str]:
 
 
 def cli(*args: str, timeout: float = 120, **options) -> subprocess.CompletedProcess:
-    """``evosoko ARGS`` in a subprocess, its output captured (``options``: of ``subprocess.run``)."""
+    """``evosoko ARGS`` in a subprocess, its output captured
+    (``options``: of ``subprocess.run``)."""
     return subprocess.run(
         [sys.executable, "-m", "evosoko.cli", *args],
         capture_output=True,

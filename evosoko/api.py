@@ -133,7 +133,7 @@ def preset(name: str = "default") -> Config:
     return load_config(path)
 
 
-# ---- solving --------------------------------------------------------------------------------------
+# ---- solving -------------------------------------------------------------------------------------
 def evolve(
     levels: Level | Iterable[Level] | StrPath,
     config: Config | None = None,
@@ -211,15 +211,15 @@ def solve(
 ) -> Result:
     """Solve ``level`` by classical search: ``bfs``, ``dfs``, ``random``, ``astar``,
     ``greedy``, ``push-bfs``, ``push-astar``, ``push-wastar``, ``push-greedy``,
-    ``push-idastar``, ``push-fess``, ``push-fess-bi``, ``push-learned`` or ``push-learned-source`` (ordered by
-    the deadlock network in ``model``, default the one shipped), or by Monte Carlo tree search
-    (``mcts``), within ``seconds`` and ``nodes`` expanded (mcts: iterations; or a ``budget``
+    ``push-idastar``, ``push-fess``, ``push-fess-bi``, ``push-learned`` or ``push-learned-source``
+    (ordered by the deadlock network in ``model``, default the one shipped), or by Monte Carlo tree
+    search (``mcts``), within ``seconds`` and ``nodes`` expanded (mcts: iterations; or a ``budget``
     with those limits); ``seed`` drives the stochastic ones (``random``, ``mcts``). The result's
     cost is in expanded nodes (mcts: iterations); ``details`` holds the search's statistics and
-    ``best`` the position closest to solved it reached (mcts: its best rollout). ``clock``:
-    what ``seconds`` counts, ``"wall"`` time or the process's ``"cpu"`` time. ``memory``: the
-    bytes the search's tables and stored states may take (default 2 GiB); a search that would
-    need more, or that the machine gives less, ends with ``memory-limit``.
+    ``best`` the position closest to solved it reached (mcts: its best rollout). ``clock``: what
+    ``seconds`` counts, ``"wall"`` time or the process's ``"cpu"`` time. ``memory``: the bytes the
+    search's tables and stored states may take (default 2 GiB); a search that would need more, or
+    that the machine gives less, ends with ``memory-limit``.
 
     ``settings``: the search's knobs (:mod:`evosoko.search.settings`): a
     :class:`~evosoko.search.settings.SearchSettings`, the algorithm family's own model
@@ -322,7 +322,7 @@ def stored_solutions(
     return match_solutions(levels, read_levels(solutions), include_best=include_best)
 
 
-# ---- evolving levels ------------------------------------------------------------------------------
+# ---- evolving levels -----------------------------------------------------------------------------
 def load_levels_config(path: StrPath | None = None, overrides: Sequence[str] = ()) -> LevelsConfig:
     """A level-evolution configuration from TOML (None: every default; a preset's name such
     as ``"levels-sokevo"``: the preset of ``configs/``) with ``KEY=VALUE`` overrides, as

@@ -3,9 +3,9 @@
 A configuration is parsed once, here at the edge, into a :class:`Config` of plain typed values
 that the inner layers receive. This module holds the run's tables (``[run]``, ``[parallel]``,
 ``[hybrid]``, ``[searches]``, ``[output]``, ``[tracking]``); the GA's ``[ga]`` and ``[fitness]``
-live in :mod:`evosoko.config_ga` and are re-exported here. Every model forbids unknown keys; :func:`load_config` turns a
-typo into a :class:`ConfigError` that names the key, suggests the closest valid one and gives
-the line of the TOML file it is on.
+live in :mod:`evosoko.config_ga` and are re-exported here. Every model forbids unknown keys;
+:func:`load_config` turns a typo into a :class:`ConfigError` that names the key, suggests the
+closest valid one and gives the line of the TOML file it is on.
 
 Paths: a relative ``run.levels`` is looked up first relative to the current directory, then
 relative to the directory of the configuration file; the first that exists is stored as an

@@ -7,12 +7,12 @@ and give the line; arrays of tables such as ``[[solver]]`` are located by their 
 relative paths are tried against the current directory, then the file's directory).
 
 :func:`load_config_model` reads a file, applies overrides and validates the result into a
-model (:func:`evosoko.config.load_config`: the run configuration); a typo becomes a :class:`~evosoko.errors.ConfigError` that names
-the key, suggests the closest valid one and gives the line of the TOML file it is on (also for
-the parameters of a plugin part, whose model the part brings: see :mod:`evosoko.evolve.registry`).
-:func:`dump_config` writes a configuration back with every value; :func:`set_key` is what
-``--set`` and :meth:`Config.set` do to one key. The models themselves are in
-:mod:`evosoko.config`, which imports this module (never the other way round).
+model (:func:`evosoko.config.load_config`: the run configuration); a typo becomes a
+:class:`~evosoko.errors.ConfigError` that names the key, suggests the closest valid one and gives
+the line of the TOML file it is on (also for the parameters of a plugin part, whose model the part
+brings: see :mod:`evosoko.evolve.registry`). :func:`dump_config` writes a configuration back with
+every value; :func:`set_key` is what ``--set`` and :meth:`Config.set` do to one key. The models
+themselves are in :mod:`evosoko.config`, which imports this module (never the other way round).
 """
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ afresh.
 
 The folders live under ``NUMBA_CACHE_DIR`` when it is set, else under the user's cache folder
 (``$XDG_CACHE_HOME/evosoko/numba``, by default ``~/.cache/evosoko/numba``); the current one
-and the :data:`KEEP` used most recently before it are kept. :func:`configure_kernel_cache` runs when :mod:`evosoko` is imported. It
-sets ``NUMBA_CACHE_DIR`` for the process and the workers it starts, and numba's setting if
-numba is already loaded, so numba code of other packages imported after evosoko caches there
-too.
+and the :data:`KEEP` used most recently before it are kept. :func:`configure_kernel_cache` runs
+when :mod:`evosoko` is imported. It sets ``NUMBA_CACHE_DIR`` for the process and the workers it
+starts, and numba's setting if numba is already loaded, so numba code of other packages imported
+after evosoko caches there too.
 """
 
 from __future__ import annotations

@@ -58,7 +58,10 @@ def evolve_both(levels=None, evaluations: int = 1500):
 def _outcome(result: evosoko.Result) -> str:
     if result.solved:
         return f"solved after {result.cost} evaluations"
-    return f"unsolved ({result.status} budget spent: {result.cost}), best distance {result.best.distance}"
+    return (
+        f"unsolved ({result.status} budget spent: {result.cost}), "
+        f"best distance {result.best.distance}"
+    )
 
 
 def main() -> None:

@@ -1,1 +1,2 @@
-"""evosoko's tests: a package, so that ``tests.*`` helpers win over any ``tests`` a dependency installs."""
+"""evosoko's tests: a package, so that ``tests.*`` helpers win over any
+``tests`` a dependency installs."""

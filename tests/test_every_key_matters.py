@@ -220,7 +220,8 @@ def test_a_sweep_over_a_key_the_part_does_not_take_is_refused_before_it_runs(tmp
     base.write_text('[ga.mutation]\nkind = "plugin_parts:swap_genes"\n')
     sweep = tmp_path / "sweep.toml"
     sweep.write_text(
-        f'[sweep]\nbase = "{base}"\nlevels = "{Path(__file__).parents[1] / "levels" / "seeds.xsb"}"\n'
+        f'[sweep]\nbase = "{base}"\n'
+        f'levels = "{Path(__file__).parents[1] / "levels" / "seeds.xsb"}"\n'
         '[parameters]\n"ga.mutation.replace_rate" = [0.0, 0.5]\n'
     )
     config = load_sweep_config(sweep)

@@ -104,7 +104,9 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     if issubclass(category, EvosokoWarning):
         stderr.print(f"warning: {plain(message)}", markup=False)
     else:
-        warnings._showwarning_orig(message, category, filename, lineno, file, line)  # type: ignore[attr-defined]
+        warnings._showwarning_orig(  # type: ignore[attr-defined]
+            message, category, filename, lineno, file, line
+        )
 
 
 def say(text: object, *, err: bool = False) -> None:

@@ -292,7 +292,7 @@ class Engine(AskTellLoop[tuple[int, ...], Evaluation]):
         )
         self.callbacks.on_generation(Generation(self.level, stats, best_genome, self.population))
 
-    # ---- state and result -------------------------------------------------------------------------
+    # ---- state and result ------------------------------------------------------------------------
     @property
     def state(self) -> EngineState:
         """The engine's state after its last generation: the checkpoint (defined between

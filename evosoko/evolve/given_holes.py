@@ -305,9 +305,10 @@ def given_holes_config(level: Level, config):
     """``config`` adapted to a given-holes level: the GA features that play standard Sokoban
     only are switched off with a logged warning (``fitness.lost_search_nodes``,
     ``ga.mutation.push_macro``, ``ga.mutation.box_macro``, ``output.optimize_seconds``:
-    speed-ups and a post-processing step, so the GA stays the one asked for). Search seeding (``hybrid.enabled``) plays the
-    variant through its own push searches (:mod:`evosoko.search.given_holes`); a
-    ``hybrid.algorithm`` they do not have raises :class:`ConfigError`."""
+    speed-ups and a post-processing step, so the GA stays the one asked for). Search
+    seeding (``hybrid.enabled``) plays the variant through its own push searches
+    (:mod:`evosoko.search.given_holes`); a ``hybrid.algorithm`` they do not have
+    raises :class:`ConfigError`."""
     import logging
 
     from evosoko.errors import ConfigError

@@ -119,9 +119,9 @@ def _search_from(
     level: Level, reached: State | HolesState, algorithm: str, budget: int, config: Config
 ):
     """A bounded search from ``reached`` (one partial path, the settings of
-    ``config.search``), or None when it cannot start there. On a given-holes level (``reached`` a :class:`HolesState`) the variant's search
-    starts from the position itself (vanished boxes cannot be written as a level); a standard
-    one starts from the level rebuilt around it."""
+    ``config.search``), or None when it cannot start there. On a given-holes level (``reached`` a
+    :class:`HolesState`) the variant's search starts from the position itself (vanished boxes cannot
+    be written as a level); a standard one starts from the level rebuilt around it."""
     from evosoko.search import solve
 
     if isinstance(reached, HolesState):

@@ -229,7 +229,7 @@ class IslandModel:
         islands), ``evaluations`` and ``restarts`` the sums of the islands' states."""
         return self._state.model_copy(update={"seconds": self.seconds})
 
-    # ---- the protocol -----------------------------------------------------------------------------
+    # ---- the protocol ----------------------------------------------------------------------------
     @property
     def done(self) -> bool:
         """True once no epoch that matters runs and none may start: an island solved the level

@@ -112,7 +112,7 @@ class AskTellLoop(Generic[G, E]):
         after the last generation, checkpoint it, stop as interrupted."""
         raise NotImplementedError(f"{type(self).__name__} cannot drop a generation")
 
-    # ---- the protocol ------------------------------------------------------------------------------
+    # ---- the protocol ----------------------------------------------------------------------------
     @property
     def done(self) -> bool:
         """True once the loop has stopped (checking starts the next generation, up to its first

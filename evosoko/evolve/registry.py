@@ -296,7 +296,9 @@ class Registry:
             if target is None:
                 raise ValueError(f"module {module_name!r} has no {attribute!r}")
         if not callable(target):
-            raise ValueError(f"{reference!r} is not a function")  # noqa: TRY004 - pydantic reports ValueError
+            raise ValueError(  # noqa: TRY004 - pydantic reports ValueError
+                f"{reference!r} is not a function"
+            )
         registered = getattr(target, "__evosoko_operator__", None)
         if isinstance(registered, Operator) and registered.kind == self.kind:
             return registered

@@ -2,15 +2,15 @@ r"""A population of searches: a GA whose individuals are push-fess settings.
 
 On large levels the tuning of the feature-space search decides whether it solves a level at
 all: on XSokoban screen 27 one setting of push-fess's knobs solves in 223,634 expansions where
-the shipped one does not in 1,721,069 (60 CPU-seconds; docs/xsokoban.md, round 20). Here each genome is a
-choice of those knobs (:data:`KNOBS`: the fields of
-:class:`~evosoko.search.settings.FessSettings` that name their ``choices``, one gene per knob,
-an index into its choices; the other fields are the run's ``[search.fess]``); its
-fitness is how far a push-fess with those settings gets within a node budget: solved first,
-then the most goals a frontier state of it has filled in packing order (FESS's packing
-feature), then the heuristic of its closest frontier state (on screen 18 at 100,000
-expansions the three settings of thirteen that solve it all reach packing 9, as do three of
-the ten that do not; the closest heuristic tells them apart no better than chance).
+the shipped one does not in 1,721,069 (60 CPU-seconds; docs/xsokoban.md, round 20). Here each
+genome is a choice of those knobs (:data:`KNOBS`: the fields of
+:class:`~evosoko.search.settings.FessSettings` that name their ``choices``, one gene per knob, an
+index into its choices; the other fields are the run's ``[search.fess]``); its fitness is how far
+a push-fess with those settings gets within a node budget: solved first, then the most goals a
+frontier state of it has filled in packing order (FESS's packing feature), then the heuristic of
+its closest frontier state (on screen 18 at 100,000 expansions the three settings of thirteen
+that solve it all reach packing 9, as do three of the ten that do not; the closest heuristic
+tells them apart no better than chance).
 
 Generation 0 holds the shipped settings and distinct random ones. Every generation runs each
 member's search afresh with a larger node budget (``first_nodes * growth ** generation``, at
@@ -437,7 +437,7 @@ class SearchPopulation(AskTellLoop[tuple[int, ...], SearchOutcome]):
             genomes.append(genome)
         return genomes
 
-    # ---- state -------------------------------------------------------------------------------------
+    # ---- state -----------------------------------------------------------------------------------
     def _checkpoint(self) -> None:
         if self.on_checkpoint is not None:
             self.on_checkpoint(self._snapshot().to_json())

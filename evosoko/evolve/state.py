@@ -68,7 +68,7 @@ STATE_VERSION: Literal[3] = 3
 HASH_LIMIT = 1 << 64
 
 
-# ---- values with a JSON form of their own ---------------------------------------------------------
+# ---- values with a JSON form of their own --------------------------------------------------------
 def evaluation_to_json(evaluation: Evaluation) -> dict[str, Any]:
     """An evaluation by name (``terms`` only when there are any, ``cell`` when it has one)."""
     data: dict[str, Any] = {
@@ -200,7 +200,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
 
-# ---- one population --------------------------------------------------------------------------------
+# ---- one population ------------------------------------------------------------------------------
 class Member(_Model):
     """One individual as plain data: its genes, its evaluation and its age."""
 
@@ -358,7 +358,7 @@ class IslandsState(LoopState):
             raise ValueError("its evaluations are not the sum of its islands'")
 
 
-# ---- a population of searches ----------------------------------------------------------------------
+# ---- a population of searches --------------------------------------------------------------------
 class SearchMember(_Model):
     """A search genome and what its search did (the fields of
     :class:`~evosoko.evolve.search_population.SearchOutcome`, in order)."""

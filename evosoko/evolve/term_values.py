@@ -5,8 +5,9 @@ and the position a genome reaches at its scored point: ``term(level, state, **pa
 also ask for the genome's ``evaluation``, its scored ``genes`` and the ``encoding``. Each
 genome is replayed in Python up to its scored point
 (:func:`evosoko.evolve.genomes.decode_scored`), so terms cost far more than the compiled
-built-in values: a few hundred genomes a second per term-free replay. They run where the genomes are scored (in the workers with the processes and Dask
-backends) and their values travel with the evaluations.
+built-in values: a few hundred genomes a second per term-free replay. They run where the
+genomes are scored (in the workers with the processes and Dask backends) and their
+values travel with the evaluations.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """What the settings of experiments (compare, sweep) share besides loading.
 
-:class:`Section` is the base of their tables and :data:`DistinctSeeds` their ``seeds``; :func:`selection_error` points a bad level
-selection at its line and :func:`read_level_file` a level file that cannot be read; :func:`check_same_experiment` refuses to resume a folder with other
-settings. The files themselves are read by :func:`evosoko.config_loading.load_model`, with the
-same rules as a run configuration.
+:class:`Section` is the base of their tables and :data:`DistinctSeeds` their ``seeds``;
+:func:`selection_error` points a bad level selection at its line and :func:`read_level_file` a
+level file that cannot be read; :func:`check_same_experiment` refuses to resume a folder with
+other settings. The files themselves are read by :func:`evosoko.config_loading.load_model`, with
+the same rules as a run configuration.
 """
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 
 Every row is one solver on one level with one seed (a run's level, a comparison's or a sweep's
 job, a :class:`~evosoko.result.Result`), with the same columns whatever produced it
-(:data:`~evosoko.experiment.results_table.COLUMNS`): where it came from, the level (index in its file and title), the solver, the
-seed, a digest of the solver's settings, how it stopped in the one status vocabulary of
-:mod:`evosoko.status` (``status``, and ``exhausted`` for a budget stop), what it spent
-(``cost`` in its ``unit``, also as ``evaluations`` or ``nodes``), seconds, and the moves and
-pushes of its solution. ``evosoko.results(folder_or_outcomes).to_pandas()`` gives it as a
+(:data:`~evosoko.experiment.results_table.COLUMNS`): where it came from, the level (index in its
+file and title), the solver, the seed, a digest of the solver's settings, how it stopped in the one
+status vocabulary of :mod:`evosoko.status` (``status``, and ``exhausted`` for a budget stop), what
+it spent (``cost`` in its ``unit``, also as ``evaluations`` or ``nodes``), seconds, and the moves
+and pushes of its solution. ``evosoko.results(folder_or_outcomes).to_pandas()`` gives it as a
 DataFrame; run reports, comparisons and sweeps have ``.to_pandas()`` doing the same.
 """
 

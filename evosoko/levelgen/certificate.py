@@ -125,8 +125,8 @@ class Scored:
 
 def certify_level(level: Level, certifier: Certifier) -> Certificate:
     """Certify ``level`` (see the module docstring). A box on a dead square needs no search:
-    ``unsolvable`` with nothing expanded. Raises :class:`SolutionError` when the search returns a solution that
-    does not replay (a bug in the search, never a property of the level)."""
+    ``unsolvable`` with nothing expanded. Raises :class:`SolutionError` when the search returns a
+    solution that does not replay (a bug in the search, never a property of the level)."""
     started = time.process_time()
     if level.dead_squares[list(level.start.boxes)].any():
         return Certificate(Status.UNSOLVABLE, cpu_seconds=time.process_time() - started)

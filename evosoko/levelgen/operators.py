@@ -184,7 +184,7 @@ def row_crossover(first: Genes, second: Genes, rng: random.Random, space: LevelS
     return first, second
 
 
-# ---- geometry --------------------------------------------------------------------------------------
+# ---- geometry ------------------------------------------------------------------------------------
 def _rectangle(space: LevelSpace, rng: random.Random, largest: int) -> list[int]:
     """The cells of the space in a random rectangle of up to ``largest`` a side."""
     height = rng.randint(1, min(largest, space.height - 2))

@@ -109,12 +109,14 @@ class LevelsReport:
 
         totals = self.summary.get("totals") or {}
         rows = "".join(
-            f"<tr><td>{escape(str(level.title))}</td><td>{escape(dict(level.notes).get('Pushes', ''))}"
+            f"<tr><td>{escape(str(level.title))}</td>"
+            f"<td>{escape(dict(level.notes).get('Pushes', ''))}"
             f"</td><td>{level.width}x{level.height}</td><td>{level.box_count}</td></tr>"
             for level in self.levels[:30]
         )
         return (
-            f"<p><b>{escape(str(self.run_dir))}</b>: {escape(self.status)} ({escape(str(self.stop))}), "
+            f"<p><b>{escape(str(self.run_dir))}</b>: {escape(self.status)} "
+            f"({escape(str(self.stop))}), "
             f"{totals.get('generations', 0)} generations, {totals.get('certifications', 0)} "
             f"levels certified in {totals.get('cpu_seconds', 0):.1f} CPU s</p>"
             "<table><tr><th>level</th><th>pushes</th><th>size</th><th>boxes</th></tr>"
@@ -122,7 +124,7 @@ class LevelsReport:
         )
 
 
-# ---- starting, resuming, reading ------------------------------------------------------------------
+# ---- starting, resuming, reading -----------------------------------------------------------------
 def start_levels_run(
     config: LevelsConfig,
     *,

@@ -15,8 +15,9 @@ rerun tries that job again.
 Workers of a remote cluster need evosoko installed (functions pickle by name), and files that
 tasks read must be at the same paths on every machine. Local workers ignore Ctrl-C (it reaches
 the whole process group; this process stops the run and closes the cluster) and end when this
-process dies (:class:`~evosoko.parallel.dask_plugins.IgnoreInterrupts`). This module imports ``distributed``;
-:func:`evosoko.parallel.backends.make_backend` imports it only when ``dask`` is chosen.
+process dies (:class:`~evosoko.parallel.dask_plugins.IgnoreInterrupts`). This
+module imports ``distributed``; :func:`evosoko.parallel.backends.make_backend`
+imports it only when ``dask`` is chosen.
 """
 
 from __future__ import annotations

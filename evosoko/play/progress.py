@@ -4,9 +4,10 @@ the solution with the fewest moves and the one with the fewest pushes.
 The file is small JSON that the user may read or delete (deleting it forgets every mark)::
 
     {"format": "evosoko play progress", "version": 1,
-     "levels": {"<board digest>": {"title": "seed000-case3",
-                                   "fewest_moves": {"moves": 36, "pushes": 13, "lurd": "dRRR..."},
-                                   "fewest_pushes": {"moves": 36, "pushes": 13, "lurd": "dRRR..."}}}}
+     "levels": {"<board digest>": {
+         "title": "seed000-case3",
+         "fewest_moves": {"moves": 36, "pushes": 13, "lurd": "dRRR..."},
+         "fewest_pushes": {"moves": 36, "pushes": 13, "lurd": "dRRR..."}}}}
 
 A level is known by a digest of its board and rules (:func:`level_key`), not by its file or
 place, so a level keeps its marks when its collection is reordered, renamed or copied. Its

@@ -99,10 +99,11 @@ def child_h(
     matching was updated.
 
     Manhattan and push distance: the parent's sum with the moved box's term changed. Matching:
-    ``child.assign`` holds the parent's assignment in the child's order (:func:`evosoko.sokoban.successors.moved_child`);
-    :func:`evosoko.sokoban.matching.matching_update` re-matches the moved box in O(n^2) from
-    the parent's potentials ``parent_potential``, filling ``child.assign`` and
-    ``child.potential``: the same cost a full O(n^3) matching gives.
+    ``child.assign`` holds the parent's assignment in the child's order
+    (:func:`evosoko.sokoban.successors.moved_child`);
+    :func:`evosoko.sokoban.matching.matching_update` re-matches the moved box in O(n^2) from the
+    parent's potentials ``parent_potential``, filling ``child.assign`` and ``child.potential``: the
+    same cost a full O(n^3) matching gives.
     """
     kind = heuristic.kind
     if kind == MANHATTAN:

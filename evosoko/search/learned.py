@@ -1,12 +1,12 @@
 """Push-level best-first search ordered by a learned deadlock network (``push-learned*``).
 
-The push kernel expands one node at a time (:func:`evosoko.search.push_kernel.push_search` with a chunk of one
-and a stack as its own frontier, so the children it generates are left there in one piece);
-this driver then encodes all of them at once, asks the network for each child's probability of
-being dead in one batched call, and files them in its own priority queue by a
+The push kernel expands one node at a time (:func:`evosoko.search.push_kernel.push_search` with a
+chunk of one and a stack as its own frontier, so the children it generates are left there in one
+piece); this driver then encodes all of them at once, asks the network for each child's probability
+of being dead in one batched call, and files them in its own priority queue by a
 :class:`GuideRule`. Nothing is pruned on the network's word (only the kernel's sound pruning
-applies), so the search stays complete: a level it cannot solve is reported ``unsolvable``
-only after its whole space has been exhausted, and every solution is replay-verified by
+applies), so the search stays complete: a level it cannot solve is reported ``unsolvable`` only
+after its whole space has been exhausted, and every solution is replay-verified by
 :mod:`evosoko.search.solver` like any other.
 
 Two rules:

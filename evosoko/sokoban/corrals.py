@@ -149,8 +149,9 @@ def _label(
 @numba.njit(cache=True, inline="always")
 def _check(board, occupied, boxes, reach_mark, stamp, scratch, marks):  # pragma: no cover
     """(outcome, inward pushes) of the corral of the regions marked ``marks[SET_MARK]`` in
-    ``scratch.set_mark``, its barrier boxes marked ``marks[BARRIER_MARK]`` in ``scratch.barrier_mark``:
-    outcome is a region to merge, ``_PASS`` or ``_FAIL``. Inlined in :func:`pi_corral`."""
+    ``scratch.set_mark``, its barrier boxes marked ``marks[BARRIER_MARK]`` in
+    ``scratch.barrier_mark``: outcome is a region to merge, ``_PASS`` or ``_FAIL``.
+    Inlined in :func:`pi_corral`."""
     floor, dead, deltas = board.floor, board.dead, board.deltas
     region, region_mark, region_stamp = scratch.region, scratch.region_mark, marks[REGION_MARK]
     set_mark, set_stamp = scratch.set_mark, marks[SET_MARK]

@@ -1,13 +1,14 @@
 """Freeze deadlocks, compiled and allocation-free so that search and replay loops can test
 every push: boxes that can never move again.
 
-:func:`may_freeze` is the cheap filter every caller tries first. The classic rule (:func:`evosoko.sokoban.deadlocks.is_freeze_deadlock` is its Python entry
-point; a test holds it equal to a recursive reference): a box is blocked along an axis by a
-wall on either side, dead squares on both sides, or a neighbouring box on that axis that is
-itself frozen, examined with the boxes under examination taken as walls. Numba cannot cache
-recursive functions, so the recursion runs on an explicit stack held in caller-owned scratch
-arrays (:func:`make_freeze_scratch`), which are left clean for the next call. The GA's replay
-uses the stronger greatest fixpoint over all boxes (:func:`mark_frozen`, :func:`frozen_off_goal`).
+:func:`may_freeze` is the cheap filter every caller tries first. The classic rule
+(:func:`evosoko.sokoban.deadlocks.is_freeze_deadlock` is its Python entry point; a test holds it
+equal to a recursive reference): a box is blocked along an axis by a wall on either side, dead
+squares on both sides, or a neighbouring box on that axis that is itself frozen, examined with the
+boxes under examination taken as walls. Numba cannot cache recursive functions, so the recursion
+runs on an explicit stack held in caller-owned scratch arrays (:func:`make_freeze_scratch`), which
+are left clean for the next call. The GA's replay uses the stronger greatest fixpoint over all boxes
+(:func:`mark_frozen`, :func:`frozen_off_goal`).
 
 Under the given-holes rules a frozen box is lost even on a hole (it never vanishes): callers
 there pass ``goals`` all False to :func:`freeze_deadlock`, so that no box is excused.

@@ -149,7 +149,8 @@ class Level:
     @cached_property
     def pairing(self):
         """The box-hole pairing of a given-holes level, read from its notes
-        (:mod:`evosoko.sokoban.holes.pairing`), or None for a level played under the standard rules."""
+        (:mod:`evosoko.sokoban.holes.pairing`), or None for a level
+        played under the standard rules."""
         return pairing_of(self)
 
     # ---- text -----------------------------------------------------------------------------

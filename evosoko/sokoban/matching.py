@@ -3,11 +3,11 @@ on push distances, and the two simpler sums, for the search's heuristics and the
 
 :func:`goal_distance` measures a box configuration one of three ways (``MANHATTAN``: each box's
 Manhattan distance to its nearest goal; ``PUSH_DISTANCE``: its push distance to the nearest goal;
-``MATCHING``: the matching below). The matching is the same quantity as :func:`evosoko.sokoban.deadlocks.matching_cost` (tests hold the two
-equal), computed by the Hungarian algorithm (shortest augmenting paths with potentials,
-O(n^3)) so it can run inside compiled loops: the search's heuristic and the GA's fitness both
-call it. A result of ``UNREACHABLE`` or more means no
-perfect matching avoids an unreachable pair: a bipartite deadlock.
+``MATCHING``: the matching below). The matching is the same quantity as
+:func:`evosoko.sokoban.deadlocks.matching_cost` (tests hold the two equal), computed by the
+Hungarian algorithm (shortest augmenting paths with potentials, O(n^3)) so it can run inside
+compiled loops: the search's heuristic and the GA's fitness both call it. A result of
+``UNREACHABLE`` or more means no perfect matching avoids an unreachable pair: a bipartite deadlock.
 
 Not applied to given-holes levels (:mod:`evosoko.sokoban.holes.board`): their pairing is given,
 so each box's push distance to its own hole replaces the matching (in the given-holes search's

@@ -23,8 +23,8 @@ candidate at each step) lead to such a position, or (with ``stop_on_deadlock``) 
 can no longer be matched to goals (distance ``UNREACHABLE``).
 
 None of this plays given-holes levels: frozen goals, the matching and PI-corrals do not hold once
-boxes vanish; :mod:`evosoko.sokoban.holes.pushes` holds the rules that still hold there (each box's own
-hole, every frozen box lost).
+boxes vanish; :mod:`evosoko.sokoban.holes.pushes` holds the rules that still hold there (each box's
+own hole, every frozen box lost).
 
 The rules take small named groups of just the arrays they read (:class:`RuleBoard`,
 :class:`BoxPosition`, :class:`FrozenTables`, ...), which a caller builds once, outside its loop

@@ -15,8 +15,9 @@ import numba
 from evosoko.sokoban.cell_sets import box_blocked
 
 REACH_STAMP, NORM_STAMP = 0, 1
-"""Slots of the push kernels' running stamps (:attr:`evosoko.search.push_kernel.PushSearchScratch.stamps`):
-the player's region of the node expanded, and the region walked to normalize a child's player."""
+"""Slots of the push kernels' running stamps
+(:attr:`evosoko.search.push_kernel.PushSearchScratch.stamps`): the player's region of the node
+expanded, and the region walked to normalize a child's player."""
 
 
 @numba.njit(cache=True)

@@ -1,10 +1,10 @@
 """The rules a level is played by, as a value: standard Sokoban or given holes.
 
 :func:`level_rules` picks them once from the level, the one place that asks whether the level
-has a box-hole pairing (:mod:`evosoko.sokoban.holes.pairing`); solvers, replays, players, pictures and
-commands are handed the value and ask it how the level plays: whether boxes vanish (and which
-hole each box belongs to), what counts toward solved, how an objective is named. The variant's
-rules themselves are :mod:`evosoko.sokoban.holes.board` (the board) and
+has a box-hole pairing (:mod:`evosoko.sokoban.holes.pairing`); solvers, replays, players, pictures
+and commands are handed the value and ask it how the level plays: whether boxes vanish (and which
+hole each box belongs to), what counts toward solved, how an objective is named. The variant's rules
+themselves are :mod:`evosoko.sokoban.holes.board` (the board) and
 :mod:`evosoko.sokoban.holes.pushes` (its compiled push rules).
 """
 

@@ -2,9 +2,9 @@
 
 For each of 20 shared levels (10 Microban, 5 Boxoban medium, 5 Boxoban hard) and each encoding,
 random genomes drawn from a fixed seed (a quarter of them mutants of a stored solution, so that
-solved and nearly solved genomes are common too) are scored by :class:`FitnessFunction` under five fitness
-settings; a fingerprint is the SHA-256 of the six evaluation columns, with a few sums to read
-when it differs. Push genomes also fingerprint their decoding (:func:`push_choices` and back,
+solved and nearly solved genomes are common too) are scored by :class:`FitnessFunction` under five
+fitness settings; a fingerprint is the SHA-256 of the six evaluation columns, with a few sums to
+read when it differs. Push genomes also fingerprint their decoding (:func:`push_choices` and back,
 :func:`genes_for_pushes`) and the lost search's verdicts at their scored positions.
 
 ``tests/evolve/data/fitness_reference.json`` holds the fingerprints of the code as it was before

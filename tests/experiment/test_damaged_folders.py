@@ -249,7 +249,7 @@ def test_an_edited_finished_solution_is_refused(stopped):
         _refused(stopped, "does not solve|moves and")
 
 
-# ---- full disks ------------------------------------------------------------------------------------
+# ---- full disks ----------------------------------------------------------------------------------
 def _no_space(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 
@@ -310,7 +310,7 @@ def test_a_full_disk_in_the_middle_fails_cleanly_and_resumes_exactly(reference, 
     assert deterministic_metrics(report.run_dir) == deterministic_metrics(reference[0].run_dir)
 
 
-# ---- titles ---------------------------------------------------------------------------------------
+# ---- titles --------------------------------------------------------------------------------------
 def test_a_run_of_a_level_titled_with_markup_completes_in_a_terminal(tmp_path):
     import io
 
@@ -328,7 +328,7 @@ def test_a_run_of_a_level_titled_with_markup_completes_in_a_terminal(tmp_path):
     assert "level 1 [/]" in stream.getvalue()
 
 
-# ---- a Dask scheduler that does not answer --------------------------------------------------------
+# ---- a Dask scheduler that does not answer -------------------------------------------------------
 def test_an_unreachable_dask_scheduler_is_found_before_the_folder_exists(tmp_path, monkeypatch):
     import socket
 

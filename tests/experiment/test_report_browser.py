@@ -94,7 +94,8 @@ def pixels_of_colour(driver, selector: str, rgb: tuple[int, int, int]) -> int:
         const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
         let count = 0;
         for (let i = 0; i < data.length; i += 4) {
-          const near = Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b);
+          const near =
+            Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b);
           if (data[i + 3] > 200 && near < 30) count++;
         }
         return count;

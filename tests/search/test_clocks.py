@@ -89,7 +89,7 @@ def test_a_search_told_to_end_ends_as_if_out_of_time(algo):
     assert solve(level, algo).solved  # and the next search runs as usual
 
 
-# ---- set-up inside the clock (issue 55, item 5) ----------------------------------------------------
+# ---- set-up inside the clock (issue 55, item 5) --------------------------------------------------
 def _room(size: int):
     from evosoko.generate.stress import room_rows
     from evosoko.sokoban.build import level_from_rows

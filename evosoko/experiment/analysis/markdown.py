@@ -1,5 +1,5 @@
-"""The statistics of :mod:`evosoko.experiment.analysis.statistics` as text: numbers and p-values, the
-methods note and the table of paired tests that ``summary.md`` and the report show.
+"""The statistics of :mod:`evosoko.experiment.analysis.statistics` as text: numbers and p-values,
+the methods note and the table of paired tests that ``summary.md`` and the report show.
 """
 
 from __future__ import annotations
@@ -53,10 +53,10 @@ METHODS_NOTES = (
     ),
     (
         "ERT: BCa bootstrap over levels, computed on 1/ERT (so a resample without a success is "
-        "allowed) and mapped back; an upper end of ∞ means the data cannot rule out a solver that "
-        "almost never succeeds. Medians: percentile bootstrap over levels (BCa is unreliable for "
-        f"medians). {RESAMPLES:,} resamples, seeded by the solver's name: the same results give "
-        "the same summary."
+        "allowed) and mapped back; an upper end of ∞ means the data cannot rule out a solver "
+        "that almost never succeeds. Medians: percentile bootstrap over levels (BCa is "
+        f"unreliable for medians). {RESAMPLES:,} resamples, seeded by the solver's name: the "
+        "same results give the same summary."
     ),
     (
         "Paired tests compare two solvers level by level over the levels both ran, a solver's "

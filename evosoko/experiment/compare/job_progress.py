@@ -1,9 +1,9 @@
 """Progress over the jobs of a comparison or sweep: a rich bar on a terminal, lines otherwise.
 
 :func:`make_job_progress` returns a callable ``progress(done, total, detail)`` for
-:func:`evosoko.experiment.compare.runner.run_compare` and :func:`evosoko.experiment.sweep.runner.run_sweep`
-(``detail``: a finished job's row, a short text, or None for the jobs done before a resume),
-and a ``close()`` to release the terminal.
+:func:`evosoko.experiment.compare.runner.run_compare` and
+:func:`evosoko.experiment.sweep.runner.run_sweep` (``detail``: a finished job's row, a short text,
+or None for the jobs done before a resume), and a ``close()`` to release the terminal.
 """
 
 from __future__ import annotations

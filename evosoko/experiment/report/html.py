@@ -19,7 +19,8 @@ __all__ = ["render_page"]
 
 
 def render_page(data: dict[str, Any]) -> str:
-    """The whole page for the report data of :func:`evosoko.experiment.report.writer.report_data`."""
+    """The whole page for the report data of
+    :func:`evosoko.experiment.report.writer.report_data`."""
     bodies = {
         "run": _run_body,
         "compare": _compare_body,
@@ -398,8 +399,9 @@ def _levels_body(data: dict[str, Any]) -> str:
     if data.get("exhausted"):
         stop = f"{stop}: {data['exhausted']}"
     summary = (
-        f'<p class="note">{escape(str(data.get("size")))} boards, {escape(str(data.get("selection")))}'
-        f" selection; {totals.get('generations', 0):,} generations, "
+        f'<p class="note">{escape(str(data.get("size")))} boards, '
+        f"{escape(str(data.get('selection')))} selection; "
+        f"{totals.get('generations', 0):,} generations, "
         f"{totals.get('evaluations', 0):,} candidates scored, "
         f"{totals.get('certifications', 0):,} certified in {totals.get('cpu_seconds', 0):,.1f} "
         f"CPU s; stopped: {escape(stop)}. Every level below carries its certificate "
@@ -662,7 +664,10 @@ def _differences_table(data: dict[str, Any]) -> str:
     labels = [folder["label"] for folder in data["folders"]]
     if not differences:
         text = "No setting that two folders share differs between them."
-        return f'<section id="differences"><h2>Settings that differ</h2><p class="note">{text}</p></section>\n'
+        return (
+            '<section id="differences"><h2>Settings that differ</h2>'
+            f'<p class="note">{text}</p></section>\n'
+        )
     rows = [
         "<tr>" + "".join(_cell(value or None, "text") for value in row) + "</tr>\n"
         for row in differences

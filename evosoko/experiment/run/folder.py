@@ -11,8 +11,9 @@ Layout of ``<output.dir>/<UTC time>_<name>_<short id>/``::
     plots/           fitness.png when the run ends
     run.log          the log of the run, worker processes included
     checkpoints/     level-<index>.json: the engine's latest state on each level
-    manifest.json    digests of the summary's finished levels, the checkpoints, metrics.csv and
-                     events.jsonl as the run last wrote them (:mod:`evosoko.experiment.run.manifest`)
+    manifest.json    digests of the summary's finished levels, the checkpoints,
+                     metrics.csv and events.jsonl as the run last wrote them
+                     (:mod:`evosoko.experiment.run.manifest`)
 
 Whole files are replaced atomically; rows of metrics.csv and events.jsonl are appended and
 flushed one by one. A process writing the folder holds its lock (``.lock``,

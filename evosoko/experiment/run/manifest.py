@@ -159,7 +159,10 @@ class Manifest:
         """Record that every expected file is in place, with ``metrics`` and ``events`` the
         starts of ``metrics.csv`` and ``events.jsonl`` the run vouches for (step two)."""
         self.finished = _settled(self.finished)
-        self.checkpoints = {index: _settled(entry) for index, entry in self.checkpoints.items()}  # type: ignore[misc]
+        self.checkpoints = {
+            index: _settled(entry)  # type: ignore[misc]
+            for index, entry in self.checkpoints.items()
+        }
         self.metrics = metrics
         self.events = events
         self.save()

@@ -1,10 +1,10 @@
 """What a resume reads from a run folder, checked before the folder is written again.
 
 A run folder is plain files that people open, copy and sometimes edit. Before
-:func:`evosoko.experiment.run.runner.resume_run` continues a run, :func:`check_resume` checks every file it
-will rely on, so that a damaged folder is refused with one ``error:`` line naming the file (and
-the line, for ``metrics.csv``) and saying what to do, instead of a traceback or, worse, a run
-that goes on from wrong data:
+:func:`evosoko.experiment.run.runner.resume_run` continues a run, :func:`check_resume` checks
+every file it will rely on, so that a damaged folder is refused with one ``error:`` line naming
+the file (and the line, for ``metrics.csv``) and saying what to do, instead of a traceback or,
+worse, a run that goes on from wrong data:
 
 - ``summary.json``: a JSON object of the right shape; every finished level a planned one, in
   order, with values of the right types and ranges, and its solution replaying on the level;
@@ -21,9 +21,9 @@ that goes on from wrong data:
   summary lost finished levels);
 - ``manifest.json`` (:mod:`evosoko.experiment.run.manifest`), when the folder has one: the
   summary's finished levels, the starts of ``metrics.csv`` and ``events.jsonl`` and the
-  checkpoint of the level in progress must be the ones the run wrote (an edit that leaves the files consistent with each
-  other, such as a checkpoint of islands moved back to an earlier generation, is seen here).
-  A deleted checkpoint is accepted: that level starts again from generation 0.
+  checkpoint of the level in progress must be the ones the run wrote (an edit that leaves the files
+  consistent with each other, such as a checkpoint of islands moved back to an earlier generation,
+  is seen here). A deleted checkpoint is accepted: that level starts again from generation 0.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def check_resume(
     return ResumePoint(finished, current, checkpoint, position)
 
 
-# ---- manifest.json --------------------------------------------------------------------------------
+# ---- manifest.json -------------------------------------------------------------------------------
 def _check_manifest_summary(folder: RunFolder, manifest: Manifest, summary: dict[str, Any]) -> None:
     """The summary's finished levels against the manifest (see the module docstring)."""
     recorded = manifest.finished
@@ -204,7 +204,7 @@ def _check_not_started(
             )
 
 
-# ---- summary.json ---------------------------------------------------------------------------------
+# ---- summary.json --------------------------------------------------------------------------------
 def finished_results(summary: dict[str, Any], levels: list[Level], path: str) -> list[Result]:
     """The finished levels of a summary, checked against the run's levels."""
     status = summary.get("status")
@@ -310,7 +310,7 @@ def _check_solution(result: Result, level: Level, where: str, path: str) -> None
         )
 
 
-# ---- metrics.csv ----------------------------------------------------------------------------------
+# ---- metrics.csv ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class MetricsRow:
     """One checked row of ``metrics.csv`` and its file line."""
@@ -469,12 +469,12 @@ def _counts_agree(checkpoint: tuple[int, int], row: tuple[int, int], islands: bo
 
 def _delete_checkpoint(folder: RunFolder, level: Level) -> str:
     return (
-        f"delete {folder.checkpoint_path(level_index(level)).name} to start level {level_index(level)} "
-        f"again from generation 0, {_START_AGAIN}"
+        f"delete {folder.checkpoint_path(level_index(level)).name} to start level "
+        f"{level_index(level)} again from generation 0, {_START_AGAIN}"
     )
 
 
-# ---- checkpoints ----------------------------------------------------------------------------------
+# ---- checkpoints ---------------------------------------------------------------------------------
 def check_checkpoint(data: Any, config: Config, level_name: str, path: str) -> LoopState:
     """The state a level's checkpoint holds (:func:`evosoko.evolve.state.read_state`: its
     shape, ranges and random state), checked against the configuration that resumes it

@@ -11,7 +11,8 @@ and ``nodes``:
 - a table ``{ low = ..., high = ..., log = true }`` is a range (random and Optuna only);
   integers when both ends are integers.
 
-The names of the files a sweep folder holds are here too (see :mod:`evosoko.experiment.sweep.runner`).
+The names of the files a sweep folder holds are here too (see
+:mod:`evosoko.experiment.sweep.runner`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
-"""The rules Monte Carlo tree search plays given-holes levels by (:mod:`evosoko.sokoban.holes.board`).
+"""The rules Monte Carlo tree search plays given-holes levels by
+(:mod:`evosoko.sokoban.holes.board`).
 
 The counterpart, function for function, of :mod:`evosoko.search.mcts.rules`: the kernel
 (:mod:`evosoko.search.mcts.kernel`) calls one or the other by the type of the arrays it is
 passed (:mod:`evosoko.search.mcts.variants`), so the tree, selection, rollouts and backup are
-the same code under both rules. These are the variant's push rules (:mod:`evosoko.sokoban.holes.pushes`, which the GA's
-given-holes push genomes play too), whose candidate generator they call:
+the same code under both rules. These are the variant's push rules
+(:mod:`evosoko.sokoban.holes.pushes`, which the GA's given-holes push genomes play too), whose
+candidate generator they call:
 
 - a position is each box's cell *by box number* in ``scratch.boxes`` (``VANISHED`` once in its
   own hole; boxes are told apart, since each has its own hole) and the player's cell; the tree

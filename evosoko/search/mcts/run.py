@@ -101,9 +101,9 @@ class MctsRun:
 
     Its knobs are :class:`~evosoko.search.settings.MctsSettings` (the candidate pushes always
     leave out freezing pushes, as push genomes' do); ``store_cells`` is accepted for the
-    solver's warm-up (the tree keeps box cells as int32 on every board). ``memory_limit`` bounds the rules' tables and the tree's arrays:
-    tables that would not fit are not built, and a tree that would outgrow what is left ends
-    the search; both with ``memory-limit``.
+    solver's warm-up (the tree keeps box cells as int32 on every board). ``memory_limit`` bounds the
+    rules' tables and the tree's arrays: tables that would not fit are not built, and a tree that
+    would outgrow what is left ends the search; both with ``memory-limit``.
 
     A given-holes level is played by its own rules (:mod:`evosoko.search.mcts.holes`: boxes
     vanish in their own holes, the objective is the paired distance, ``corrals`` does not
