@@ -30,6 +30,11 @@ stores are freed, and the free pages handed back to the system, before the next 
 
 ``--seed`` drives the stochastic algorithms (``random``, ``mcts``).
 
+How far a search got: each level's line records ``h_start``, the heuristic of the start, and
+``h_lowest``, the lowest heuristic among the states the search stored (from the result's
+``progress``; push-fess-bi: its own push-fess's states; not recorded by searches without
+progress), and the levels left unsolved are listed with both in a table of their own.
+
 ``--set KEY=VALUE`` (repeatable) sets a knob of the searches' settings, a key of the
 ``[search]`` table (:mod:`evosoko.search.settings`; VALUE is TOML), e.g. ``--set
 fess.cluster_width=400 --set fess.cluster_limit=6000``, as ``evosoko solve --set`` does. Each
@@ -56,7 +61,7 @@ from _common import machine, markdown_table, positive, require_shared_levels
 
 from evosoko.api import search_settings_of
 from evosoko.errors import EvosokoError
-from evosoko.search import PushSettings, SearchSettings, solve, warm_up
+from evosoko.search import PushSettings, SearchResult, SearchSettings, solve, warm_up
 from evosoko.search.search_run import DEFAULT_MEMORY
 from evosoko.search.settings import settings_text
 from evosoko.sokoban.formats import read_levels, select_levels
@@ -206,6 +211,15 @@ class ResultStore:
                 file.write(json.dumps(record) + "\n")
 
 
+def heuristic_reach(result: SearchResult) -> dict[str, int]:
+    """``h_start`` and ``h_lowest``: the heuristic of the start and the lowest among the states
+    ``result``'s search stored (0 when solved), read from its ``progress``; nothing for a
+    search that records no progress."""
+    if not result.progress:
+        return {}
+    return {"h_start": result.progress[0][2], "h_lowest": result.progress[-1][2]}
+
+
 def level_numbers(text: str) -> list[int]:
     """The 1-based level numbers of ``--levels``: comma-separated numbers and ranges
     (``1-40``, ``31,60-65``), in the order given, each once."""
@@ -287,6 +301,8 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                     "seconds": round(result.seconds, 4),
                     "cpu_seconds": round(cpu_seconds, 4),
                     "load": round(os.getloadavg()[0], 2),
+                    "boxes": level.box_count,
+                    **heuristic_reach(result),
                     "solution": result.solution,
                 }
                 store.add(row)
@@ -430,6 +446,26 @@ def main() -> None:
                     [{**data, "unsolved_text": unsolved, "settings_text": data["settings"] or "-"}],
                 )
             )
+            reach = [
+                row
+                for row in data.get("per_level", [])
+                if row["status"] != "solved" and "h_lowest" in row
+            ]
+            if reach:
+                print()
+                print(
+                    markdown_table(
+                        [
+                            ("unsolved level", "id"),
+                            ("boxes", "boxes"),
+                            ("h at start", "h_start"),
+                            ("lowest h stored", "h_lowest"),
+                            ("expanded", "expanded"),
+                            ("drops", "drops"),
+                        ],
+                        reach,
+                    )
+                )
             if "per_file" in data:
                 print()
                 print(

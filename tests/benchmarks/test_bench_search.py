@@ -100,3 +100,23 @@ def test_a_memory_below_one_mib_is_one_line_and_exit_2():
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.splitlines()[-1].endswith("argument --memory: must be at least 1, got 0")
+
+
+def test_the_heuristic_reach_is_the_start_and_the_lowest_of_the_progress():
+    import dataclasses
+
+    from bench_search import heuristic_reach
+
+    from evosoko.search import solve
+    from evosoko.sokoban.build import level_from_rows
+    from evosoko.sokoban.deadlocks import matching_cost
+
+    level = level_from_rows(["#######", "#     #", "# $$. #", "#@  . #", "#######"], title="two")
+    stopped = solve(level, "push-astar", node_limit=2)
+    assert stopped.status == "budget"
+    start_h = matching_cost(level, level.start.boxes)  # push-astar's heuristic: the matching
+    reach = heuristic_reach(stopped)
+    assert reach["h_start"] == start_h
+    assert 0 < reach["h_lowest"] < start_h  # two expansions pushed a box nearer a goal
+    assert heuristic_reach(solve(level, "push-astar")) == {"h_start": start_h, "h_lowest": 0}
+    assert heuristic_reach(dataclasses.replace(stopped, progress=())) == {}  # none recorded
