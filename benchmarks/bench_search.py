@@ -33,7 +33,8 @@ stores are freed, and the free pages handed back to the system, before the next 
 How far a search got: each level's line records ``h_start``, the heuristic of the start, and
 ``h_lowest``, the lowest heuristic among the states the search stored (from the result's
 ``progress``; push-fess-bi: its own push-fess's states; not recorded by searches without
-progress), and the levels left unsolved are listed with both in a table of their own.
+progress), and the levels left unsolved are listed with both in a table of their own. A low
+``h_lowest`` may belong to a dead state (``bench_lowest_states.py`` checks them).
 
 ``--set KEY=VALUE`` (repeatable) sets a knob of the searches' settings, a key of the
 ``[search]`` table (:mod:`evosoko.search.settings`; VALUE is TOML), e.g. ``--set
