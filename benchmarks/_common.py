@@ -54,6 +54,25 @@ def positive(text: str) -> int:
     return value
 
 
+def level_numbers(text: str) -> list[int]:
+    """The 1-based level numbers of ``--levels``: comma-separated numbers and ranges
+    (``1-40``, ``31,60-65``), in the order given, each once."""
+    import argparse
+
+    numbers: dict[int, None] = {}
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()) or int(first) < 1:
+            raise argparse.ArgumentTypeError(
+                f"{part.strip()!r} is not a level number or range (e.g. 1-40 or 31,60-65)"
+            )
+        end = int(last) if dash else int(first)
+        if end < int(first):
+            raise argparse.ArgumentTypeError(f"the range {part.strip()!r} is empty")
+        numbers.update(dict.fromkeys(range(int(first), end + 1)))
+    return list(numbers)
+
+
 def best_time(action: Callable[[], T], repeats: int) -> tuple[float, T]:
     """The shortest wall time of ``repeats`` calls of ``action``, and the last call's value."""
     best = float("inf")

@@ -20,7 +20,7 @@ import json
 import sys
 
 import numpy as np
-from _common import machine, markdown_table, positive, require_shared_levels
+from _common import level_numbers, machine, markdown_table, positive, require_shared_levels
 
 from evosoko.errors import EvosokoError
 from evosoko.search import solve, warm_up
@@ -36,7 +36,9 @@ from evosoko.sokoban.state import State
 
 def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--levels", required=True, help="XSokoban screen numbers: 41,71")
+    parser.add_argument(
+        "--levels", type=level_numbers, required=True, help="XSokoban screens: 41,71 or 16-20"
+    )
     parser.add_argument("--algo", default="push-fess-bi", help="the search whose store is read")
     parser.add_argument("--time-limit", type=float, default=60.0, help="its CPU seconds")
     parser.add_argument("--states", type=positive, default=4, help="states checked per screen")
@@ -82,12 +84,9 @@ def main() -> None:
     shared = require_shared_levels()
     try:
         levels = read_levels(shared / "xsokoban.txt")
-        texts = args.levels.split(",")
-        if not all(text.strip().isdigit() for text in texts):
-            raise ValueError(f"--levels {args.levels}: not a list of screen numbers")
-        screens = [int(text) for text in texts]
-        if not all(1 <= screen <= len(levels) for screen in screens):
-            raise ValueError(f"--levels {args.levels}: screens are 1 to {len(levels)}")
+        screens = args.levels
+        if max(screens) > len(levels):
+            raise ValueError(f"--levels: screen {max(screens)} past the last, {len(levels)}")
         warm_up([args.algo, "push-astar"])
         rows = []
         for screen in screens:

@@ -58,7 +58,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import machine, markdown_table, positive, require_shared_levels
+from _common import level_numbers, machine, markdown_table, positive, require_shared_levels
 
 from evosoko.api import search_settings_of
 from evosoko.errors import EvosokoError
@@ -219,23 +219,6 @@ def heuristic_reach(result: SearchResult) -> dict[str, int]:
     if not result.progress:
         return {}
     return {"h_start": result.progress[0][2], "h_lowest": result.progress[-1][2]}
-
-
-def level_numbers(text: str) -> list[int]:
-    """The 1-based level numbers of ``--levels``: comma-separated numbers and ranges
-    (``1-40``, ``31,60-65``), in the order given, each once."""
-    numbers: dict[int, None] = {}
-    for part in text.split(","):
-        first, dash, last = part.strip().partition("-")
-        if not first.isdigit() or (dash and not last.isdigit()) or int(first) < 1:
-            raise argparse.ArgumentTypeError(
-                f"{part.strip()!r} is not a level number or range (e.g. 1-40 or 31,60-65)"
-            )
-        end = int(last) if dash else int(first)
-        if end < int(first):
-            raise argparse.ArgumentTypeError(f"the range {part.strip()!r} is empty")
-        numbers.update(dict.fromkeys(range(int(first), end + 1)))
-    return list(numbers)
 
 
 def level_indices(numbers: list[int] | None, count: int) -> list[int]:
