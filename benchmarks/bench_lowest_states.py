@@ -54,6 +54,7 @@ def lowest_states(level: Level, algo: str, time_limit: float, count: int) -> tup
     algorithm = algorithm_named(algo)
     heuristic = heuristic_for(algorithm, None)
     settings = settings_for(algorithm.name)
+    warm_up([algorithm.name], level.cells)  # as solve does: compiling is not search time
     run = _run_class(algorithm)(
         level, algorithm, heuristic, time_limit, None, settings, 0, DEFAULT_MEMORY, clock="cpu"
     )
