@@ -96,6 +96,7 @@ from evosoko.sokoban.corral_deadlock import (
     deadlock_board,
     lost_after_push,
     make_corral_scratch,
+    remainder_lost,
 )
 from evosoko.sokoban.corrals import (
     ALLOWED_MARK,
@@ -321,6 +322,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
     board = deadlock_board(tab)
     corral_deadlocks = corral_search.players.shape[0] > 0
     cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
+    remainder_deadlocks = corral_deadlocks and corral_search.remainder > 0
     patterns = corral_search.patterns
     learned = patterns.sizes.shape[0] > 0
     child = np.empty(box_count, dtype=node_boxes.dtype)  # int16 or int32: the store's cells
@@ -405,8 +407,9 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                 >= 0
             )
         if corral_deadlocks:  # noqa: SIM102 - cluster tests run only beside corral tests
-            # a corral next to the box pushed last is lost, or the boxes touching it cannot
-            # reach goals on their own (evosoko.sokoban.corral_deadlock)
+            # a corral next to the box pushed last is lost, the boxes touching it cannot reach
+            # goals on their own, or the boxes not frozen on goals cannot fill the goals left
+            # (evosoko.sokoban.corral_deadlock)
             if (
                 first_successor == 0
                 and parent[node] >= 0
@@ -428,6 +431,10 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                         and cluster_lost_after_push(
                             board, occupied, actual[node], last_push(step[node]), corral_search
                         )
+                    )
+                    or (
+                        remainder_deadlocks
+                        and remainder_lost(board, parent_boxes, actual[node], corral_search)
                     )
                 )
             ):

@@ -251,6 +251,15 @@ class FessSettings(PushSettings):
     cluster_limit: int = Field(
         default=6000, ge=1, description="Positions one cluster deadlock test may make."
     )
+    remainder_deadlocks: int = Field(
+        default=0,
+        ge=0,
+        le=10,
+        description="Most boxes a remainder deadlock test searches (0: no such test): once "
+        "boxes frozen on goals are walls, the boxes left must fill the goals left, searched "
+        "within the cluster tests' bounds.",
+        json_schema_extra=_choices(0, 4),
+    )
     cluster_width: int | None = Field(
         default=400,
         ge=1,

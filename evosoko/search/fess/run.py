@@ -76,6 +76,7 @@ def level_features(
         hotspots,
         settings.deadlock_patterns if corral_limit > 0 else 0,
         sealed,
+        settings.remainder_deadlocks,
     )
     return order, features
 
