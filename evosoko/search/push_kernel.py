@@ -107,6 +107,7 @@ from evosoko.sokoban.corrals import (
 )
 from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
+from evosoko.sokoban.lone_box import lone_box_lost
 from evosoko.sokoban.matching import store_potentials
 from evosoko.sokoban.patterns import pattern_lost
 from evosoko.sokoban.reach import (
@@ -323,6 +324,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
     corral_deadlocks = corral_search.players.shape[0] > 0
     cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
     remainder_deadlocks = corral_deadlocks and corral_search.remainder > 0
+    lone_box_matching = corral_deadlocks and corral_search.lone_box.reaches.shape[0] > 0
     patterns = corral_search.patterns
     learned = patterns.sizes.shape[0] > 0
     child = np.empty(box_count, dtype=node_boxes.dtype)  # int16 or int32: the store's cells
@@ -408,8 +410,9 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
             )
         if corral_deadlocks:  # noqa: SIM102 - cluster tests run only beside corral tests
             # a corral next to the box pushed last is lost, the boxes touching it cannot reach
-            # goals on their own, or the boxes not frozen on goals cannot fill the goals left
-            # (evosoko.sokoban.corral_deadlock)
+            # goals on their own, the boxes not frozen on goals cannot fill the goals left
+            # (evosoko.sokoban.corral_deadlock), or the boxes cannot be matched to goals each
+            # reaches alone from its side (evosoko.sokoban.lone_box)
             if (
                 first_successor == 0
                 and parent[node] >= 0
@@ -435,6 +438,17 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                     or (
                         remainder_deadlocks
                         and remainder_lost(board, parent_boxes, actual[node], corral_search)
+                    )
+                    or (
+                        lone_box_matching
+                        and lone_box_lost(
+                            corral_search.lone_box,
+                            deltas,
+                            parent_boxes,
+                            reach_mark,
+                            reach,
+                            assign[node],
+                        )
                     )
                 )
             ):

@@ -260,6 +260,11 @@ class FessSettings(PushSettings):
         "within the cluster tests' bounds.",
         json_schema_extra=_choices(0, 4),
     )
+    lone_box_matching: bool = Field(
+        default=False,
+        description="Each expanded state's boxes must match distinct goals that each reaches "
+        "alone with the player on its side (none: a deadlock; run beside the corral tests).",
+    )
     cluster_width: int | None = Field(
         default=400,
         ge=1,

@@ -61,6 +61,7 @@ from evosoko.sokoban.freeze import (
     make_freeze_scratch,
     mark_frozen,
 )
+from evosoko.sokoban.lone_box import LoneBoxTables, no_lone_box_tables
 from evosoko.sokoban.patterns import PatternStore, add_pattern, make_pattern_store
 from evosoko.sokoban.reach import explore
 
@@ -136,6 +137,9 @@ class CorralSearch(NamedTuple):
     """bool[cells]: the floor of a remainder test, its frozen boxes walls (no cells: none)."""
     fixed_goals: np.ndarray
     """bool[cells]: the goals of a remainder test, without those under its frozen boxes."""
+    lone_box: LoneBoxTables
+    """The tables of the lone-box matching test (no entries: no such test,
+    :mod:`evosoko.sokoban.lone_box`)."""
 
 
 def make_corral_scratch(
@@ -146,6 +150,7 @@ def make_corral_scratch(
     cluster_width: int | None = None,
     patterns: int = 0,
     remainder: int = 0,
+    lone_box: LoneBoxTables | None = None,
 ) -> CorralSearch:
     """A :class:`CorralSearch` for boards of ``cells`` cells and searches of at most ``limit``
     positions, with a cache of ``cluster_cache`` slots for :func:`cluster_deadlock`'s answers
@@ -153,7 +158,8 @@ def make_corral_scratch(
     ``limit``) and give up when more than ``cluster_width`` positions wait to be expanded (None:
     ``cluster_limit``, they never do). Up to ``patterns`` proofs are kept as deadlock patterns
     (:mod:`evosoko.sokoban.patterns`). Remainder tests (:func:`remainder_lost`) search up to
-    ``remainder`` boxes (0: none), within the bounds of the cluster tests."""
+    ``remainder`` boxes (0: none), within the bounds of the cluster tests; ``lone_box``: the
+    tables of the lone-box matching test (None: no such test)."""
     if not 0 <= remainder <= MAX_BARRIER:
         raise ValueError(f"a remainder test searches 0 to {MAX_BARRIER} boxes, not {remainder}")
     cluster_limit = limit if cluster_limit is None else cluster_limit
@@ -187,6 +193,7 @@ def make_corral_scratch(
         remainder=int(remainder) if fixed_cells else 0,
         fixed_floor=np.zeros(fixed_cells, dtype=np.bool_),
         fixed_goals=np.zeros(fixed_cells, dtype=np.bool_),
+        lone_box=no_lone_box_tables() if lone_box is None or largest == 0 else lone_box,
     )
 
 

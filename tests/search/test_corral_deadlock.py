@@ -326,11 +326,14 @@ def test_a_lost_remainder_is_never_solvable(level):
 
 
 def test_push_fess_with_corral_deadlocks_solves_what_push_bfs_solves():
-    tests = [(0, 0), (1 << 14, 0), (0, 4)]  # cluster and remainder tests off (the default), on
-    for cluster_cache, remainder in tests:
-        settings = FessSettings(
-            corral_deadlocks=200, cluster_deadlocks=cluster_cache, remainder_deadlocks=remainder
-        )
+    tests = [  # cluster, remainder and lone-box tests off (the default), and each on
+        {},
+        {"cluster_deadlocks": 1 << 14},
+        {"remainder_deadlocks": 4},
+        {"lone_box_matching": True},
+    ]
+    for change in tests:
+        settings = FessSettings(corral_deadlocks=200, **change)
         for rows in (LOST, ROOM, OPEN, CLUSTER, PAIR, LAST_BOX_LOST, LAST_BOX_HOME):
             level = quiet_level(rows)
             fess = solve(level, "push-fess", settings=settings)

@@ -27,6 +27,7 @@ from evosoko.search.result import TIMEOUT, UNSOLVABLE
 from evosoko.search.search_run import DROP_SHARE, SearchRun
 from evosoko.search.settings import FessSettings
 from evosoko.search.store import G_WEIGHT, GOAL_MACRO_STEP, GOAL_MACROS, H_WEIGHT
+from evosoko.sokoban.lone_box import lone_box_tables
 from evosoko.sokoban.patterns import pattern_bytes
 from evosoko.sokoban.rooms import room_links
 
@@ -77,6 +78,9 @@ def level_features(
         settings.deadlock_patterns if corral_limit > 0 else 0,
         sealed,
         settings.remainder_deadlocks,
+        lone_box_tables(level.floor, level.deltas, level.goal_cells)
+        if settings.lone_box_matching and corral_limit > 0
+        else None,
     )
     return order, features
 

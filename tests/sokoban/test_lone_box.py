@@ -1,0 +1,111 @@
+"""The lone-box matching test: positions it calls lost have no solution (push-BFS agrees)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+
+from evosoko.search import solve
+from evosoko.sokoban.lone_box import lone_box_lost, lone_box_tables
+from evosoko.sokoban.reach import explore
+from evosoko.sokoban.solutions import replay_states
+from tests.search.tiny_levels import microban, quiet_level, tiny_levels
+
+# The left box is on its goal; the goal below the door can only be filled from the room above,
+# which a player in the corridor never enters with the right box there: both boxes reach only
+# the left goal.
+DOOR = ["#######",
+        "##   ##",
+        "### ###",
+        "#*  $@#",
+        "###.###",
+        "#######"]  # fmt: skip
+# The same with the right box in the room and the player above it.
+DOOR_OPEN = ["#######",
+             "##@  ##",
+             "###$###",
+             "#*    #",
+             "###.###",
+             "#######"]  # fmt: skip
+
+
+def lost(level, boxes=None, player=None, tables=None) -> bool:
+    """The test on ``level``'s start (or on ``boxes`` and ``player``)."""
+    boxes = np.array(level.start.boxes if boxes is None else boxes, dtype=np.int64)
+    player = level.start.player if player is None else player
+    deltas = np.array(level.deltas, dtype=np.int64)
+    if tables is None:
+        tables = lone_box_tables(level.floor, deltas, level.goal_cells)
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[boxes] = True
+    mark = np.zeros(level.cells, dtype=np.int64)
+    queue = np.zeros(level.cells, dtype=np.int64)
+    explore(np.asarray(level.floor), occupied, deltas, player, mark, 1, queue, queue[:0])
+    return bool(lone_box_lost(tables, deltas, boxes, mark, 1, np.zeros(0, np.int16)))
+
+
+def test_a_box_that_cannot_get_behind_the_door_is_lost():
+    level = quiet_level(DOOR)
+    assert lost(level)
+    assert solve(level, "push-bfs").status == "unsolvable"
+
+
+def test_the_same_box_in_the_room_is_not_lost():
+    level = quiet_level(DOOR_OPEN)
+    assert not lost(level)
+    assert solve(level, "push-bfs").solved
+
+
+def test_the_side_of_the_player_decides():
+    # one box below the door: pushed down through it onto the goal by a player in the room
+    # above; a player in the corridor beside it can never get there
+    room = ["#######",
+            "##@  ##",
+            "### ###",
+            "#  $  #",
+            "###.###",
+            "#######"]  # fmt: skip
+    corridor = [*room[:1], "##   ##", *room[2:3], "#  $ @#", *room[4:]]
+    assert not lost(quiet_level(room))
+    assert solve(quiet_level(room), "push-bfs").solved
+    assert lost(quiet_level(corridor))
+    assert solve(quiet_level(corridor), "push-bfs").status == "unsolvable"
+
+
+def test_a_matching_tried_first_only_saves_work():
+    level = quiet_level(DOOR_OPEN)
+    boxes = np.array(level.start.boxes, dtype=np.int64)
+    deltas = np.array(level.deltas, dtype=np.int64)
+    tables = lone_box_tables(level.floor, deltas, level.goal_cells)
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[boxes] = True
+    mark = np.zeros(level.cells, dtype=np.int64)
+    queue = np.zeros(level.cells, dtype=np.int64)
+    explore(
+        np.asarray(level.floor), occupied, deltas, level.start.player, mark, 1, queue, queue[:0]
+    )
+    for assigned in itertools.permutations(range(2)):  # a good first try and a bad one
+        first = np.array(assigned, dtype=np.int16)
+        assert not lone_box_lost(tables, deltas, boxes, mark, 1, first)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels(max_boxes=4))
+def test_a_position_called_lost_is_never_solvable(level):
+    if lost(level):
+        assert not solve(level, "push-bfs").solved
+
+
+def test_no_position_on_a_solution_is_called_lost():
+    checked = 0
+    for level in microban(*(str(n) for n in range(1, 31))):
+        result = solve(level, "push-astar", node_limit=200_000)
+        assert result.solved, level.name
+        deltas = np.array(level.deltas, dtype=np.int64)
+        tables = lone_box_tables(level.floor, deltas, level.goal_cells)
+        for state in replay_states(level, result.solution):
+            assert not lost(level, state.boxes, state.player, tables), level.name
+            checked += 1
+    assert checked > 1000
