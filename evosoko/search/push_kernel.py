@@ -443,7 +443,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                         lone_box_matching
                         and lone_box_lost(
                             corral_search.lone_box,
-                            deltas,
+                            tab,
                             parent_boxes,
                             reach_mark,
                             reach,

@@ -15,6 +15,12 @@ reach counts from any side). In a solution every box's pushes, taken alone, are 
 box makes from the same side (removing boxes only frees the player, and a player walking
 between two pushes of another box never crosses this one), ending on distinct goals; so a
 position without such a matching has no solution.
+
+Boxes that can never move again (:func:`evosoko.sokoban.freeze.mark_frozen`) stay where they
+are in any solution, so they are walls to the others: with some, the test matches the other
+boxes to the goals left on tables of the board with those walls, built on first use and kept
+by the frozen cells' hash (a few at a time, as memory allows). A row of boxes frozen on goals
+cuts the player's way round, and with it goals a lone box could reach on the open floor.
 """
 
 from __future__ import annotations
@@ -24,8 +30,14 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.sokoban.cell_sets import clear_cells
+from evosoko.sokoban.freeze import mark_frozen
+
 _OPPOSITE = np.array([1, 0, 3, 2], dtype=np.int64)
 """The direction opposite each of up, down, left, right (the order of a level's deltas)."""
+
+FROZEN_BYTES = 1 << 24
+"""Memory of the tables kept for sets of frozen boxes (at most 64 sets)."""
 
 MAX_ENTRIES = 1 << 26
 """Most entries (goals x cells x 4) of the table of a level the test runs on, and most cells
@@ -55,11 +67,28 @@ class LoneBoxTables(NamedTuple):
     """int64[goals]: scratch, each box's side (-1: any)."""
     queue: np.ndarray
     """int64[cells * 4]: scratch of the searches."""
+    goal_cells: np.ndarray
+    """int64[goals]: the goal of each row of ``reaches``."""
+    frozen_keys: np.ndarray
+    """uint64[slots]: the hash of the frozen cells whose tables each slot holds (0: none; no
+    slots: frozen boxes are not made walls)."""
+    frozen_side: np.ndarray
+    """int8[slots, cells, 4]: ``side`` with a slot's frozen boxes as walls."""
+    frozen_reaches: np.ndarray
+    """bool[slots, goals, cells * 4]: ``reaches`` with them (rows of their goals all False)."""
+    frozen: np.ndarray
+    """bool[cells]: scratch of :func:`~evosoko.sokoban.freeze.mark_frozen`, all False."""
+    open_cells: np.ndarray
+    """bool[cells]: scratch, the floor without the frozen boxes."""
+    free_boxes: np.ndarray
+    """int64[goals]: scratch, the boxes not frozen."""
+    mark: np.ndarray
+    """int64[cells]: scratch of the flood fills."""
 
 
 def no_lone_box_tables() -> LoneBoxTables:
     """Tables of no entries: :func:`lone_box_lost` tests nothing."""
-    return _tables(np.zeros((0, 4), np.int8), np.zeros((0, 0), np.bool_), 0)
+    return _tables(np.zeros((0, 4), np.int8), np.zeros((0, 0), np.bool_), np.zeros(0, np.int64))
 
 
 def lone_box_tables(floor, deltas, goal_cells) -> LoneBoxTables:
@@ -71,16 +100,22 @@ def lone_box_tables(floor, deltas, goal_cells) -> LoneBoxTables:
     cells = floor.shape[0]
     if len(goal_cells) * cells * 4 > MAX_ENTRIES or cells * cells > MAX_ENTRIES:
         return no_lone_box_tables()
-    side = np.full((cells, 4), -1, dtype=np.int8)
-    _sides(floor, deltas, side, np.zeros(cells, np.int64), np.zeros(cells, np.int64))
-    reaches = np.zeros((len(goal_cells), cells * 4), dtype=np.bool_)
-    queue = np.zeros(cells * 4, dtype=np.int64)
-    for row, goal in enumerate(goal_cells.tolist()):
-        _reach_goal(floor, deltas, side, goal, reaches[row], queue)
-    return _tables(side, reaches, len(goal_cells))
+    tables = _tables(
+        np.full((cells, 4), -1, dtype=np.int8),
+        np.zeros((len(goal_cells), cells * 4), dtype=np.bool_),
+        goal_cells,
+    )
+    _build(floor, deltas, tables.goal_cells, tables.side, tables.reaches, tables)
+    return tables
 
 
-def _tables(side, reaches, goals: int) -> LoneBoxTables:
+def _tables(side, reaches, goal_cells) -> LoneBoxTables:
+    goals, cells = len(goal_cells), side.shape[0]
+    per_slot = cells * 4 + goals * cells * 4
+    slots = 1
+    while slots < 64 and 2 * slots * per_slot <= FROZEN_BYTES:
+        slots *= 2
+    slots = slots if cells > 0 and per_slot <= FROZEN_BYTES else 0
     return LoneBoxTables(
         side=side,
         reaches=reaches,
@@ -89,14 +124,34 @@ def _tables(side, reaches, goals: int) -> LoneBoxTables:
         came=np.zeros(goals, np.int64),
         seen=np.zeros(goals + 1, np.int64),
         sides=np.zeros(goals, np.int64),
-        queue=np.zeros(max(goals, side.shape[0] * 4), np.int64),
+        queue=np.zeros(max(goals, cells * 4), np.int64),
+        goal_cells=goal_cells,
+        frozen_keys=np.zeros(slots, np.uint64),
+        frozen_side=np.zeros((slots, cells if slots else 0, 4), np.int8),
+        frozen_reaches=np.zeros((slots, goals if slots else 0, cells * 4), np.bool_),
+        frozen=np.zeros(cells, np.bool_),
+        open_cells=np.zeros(cells, np.bool_),
+        free_boxes=np.zeros(goals, np.int64),
+        mark=np.zeros(cells, np.int64),
     )
+
+
+@numba.njit(cache=True)
+def _build(open_cells, deltas, goal_cells, side, reaches, tables):  # pragma: no cover - compiled
+    """Fill ``side`` and ``reaches`` for the floor ``open_cells`` (goals off it get no cells)."""
+    side[:] = -1
+    reaches[:] = False
+    _sides(open_cells, deltas, side, tables.mark, tables.queue)
+    for row in range(goal_cells.shape[0]):
+        if open_cells[goal_cells[row]]:
+            _reach_goal(open_cells, deltas, side, goal_cells[row], reaches[row], tables.queue)
 
 
 @numba.njit(cache=True)
 def _sides(floor, deltas, side, mark, queue):  # pragma: no cover - compiled
     """Fill ``side`` (see :class:`LoneBoxTables`): a flood fill of the floor without each cell
     from each of its neighbours not yet given a side."""
+    mark[:] = 0
     stamp = 0
     for x in range(floor.shape[0]):
         if not floor[x]:
@@ -158,14 +213,56 @@ def _reach_goal(floor, deltas, side, goal, reach, queue):  # pragma: no cover - 
 
 
 @numba.njit(cache=True)
-def lone_box_lost(tables, deltas, boxes, reach_mark, reach, assigned):  # pragma: no cover
+def lone_box_lost(tables, tab, boxes, reach_mark, reach, assigned):  # pragma: no cover
     """True when ``boxes`` cannot be matched to distinct goals each reaches alone from its side
-    (see the module). ``reach_mark == reach`` marks the player's region; ``assigned``: each
-    box's goal in a matching to try first (no entries: none). False when the tables are empty."""
+    (see the module), on the level's arrays ``tab``. ``reach_mark == reach`` marks the player's
+    region; ``assigned``: each box's goal in a matching to try first (no entries: none). False
+    when the tables are empty."""
     n = boxes.shape[0]
-    if tables.reaches.shape[0] != n:
+    if tables.reaches.shape[0] != n or n == 0:
         return False
-    side, goal_of, owner, sides = tables.side, tables.goal_of, tables.owner, tables.sides
+    if tables.frozen_keys.shape[0] == 0:
+        return _unmatched(
+            tables, tables.side, tables.reaches, boxes, tab.deltas, reach_mark, reach, assigned
+        )
+    frozen, free = tables.frozen, tables.free_boxes
+    mark_frozen(tab.floor, tab.dead, tab.deltas, boxes, -1, -1, frozen)
+    key = np.uint64(0)
+    m = 0
+    for i in range(n):
+        if frozen[boxes[i]]:
+            key ^= tab.zobrist_box[boxes[i]]
+        else:
+            free[m] = boxes[i]
+            m += 1
+    if m == n or m == 0:
+        clear_cells(frozen, boxes)
+        if m == 0:
+            return False
+        return _unmatched(
+            tables, tables.side, tables.reaches, boxes, tab.deltas, reach_mark, reach, assigned
+        )
+    key = max(key, np.uint64(1))
+    slot = int(key & np.uint64(tables.frozen_keys.shape[0] - 1))
+    side, reaches = tables.frozen_side[slot], tables.frozen_reaches[slot]
+    if tables.frozen_keys[slot] != key:
+        open_cells = tables.open_cells
+        for cell in range(open_cells.shape[0]):
+            open_cells[cell] = tab.floor[cell] and not frozen[cell]
+        _build(open_cells, tab.deltas, tables.goal_cells, side, reaches, tables)
+        tables.frozen_keys[slot] = key
+    clear_cells(frozen, boxes)
+    return _unmatched(tables, side, reaches, free[:m], tab.deltas, reach_mark, reach, assigned[:0])
+
+
+@numba.njit(cache=True)
+def _unmatched(
+    tables, side, reaches, boxes, deltas, reach_mark, reach, assigned
+):  # pragma: no cover
+    """True when ``boxes`` have no matching to distinct goals each reaches from its side on
+    ``side`` and ``reaches``."""
+    n, goals = boxes.shape[0], reaches.shape[0]
+    goal_of, owner, sides = tables.goal_of, tables.owner, tables.sides
     for i in range(n):
         box = boxes[i]
         sides[i] = -1
@@ -173,31 +270,32 @@ def lone_box_lost(tables, deltas, boxes, reach_mark, reach, assigned):  # pragma
             if reach_mark[box + deltas[k]] == reach and side[box, k] >= 0:
                 sides[i] = side[box, k]
                 break
-        owner[i] = -1
+    for goal in range(goals):
+        owner[goal] = -1
     for i in range(n):
         goal_of[i] = -1
         if assigned.shape[0] == n:
             goal = assigned[i]
-            if owner[goal] < 0 and _reaches(tables, boxes[i], sides[i], goal):
+            if owner[goal] < 0 and _reaches(reaches, boxes[i], sides[i], goal):
                 goal_of[i] = goal
                 owner[goal] = i
     for i in range(n):
-        if goal_of[i] < 0 and not _augment(tables, boxes, i):
+        if goal_of[i] < 0 and not _augment(tables, reaches, boxes, i):
             return True
     return False
 
 
 @numba.njit(cache=True)
-def _reaches(tables, box, s, goal):  # pragma: no cover - compiled
+def _reaches(reaches, box, s, goal):  # pragma: no cover - compiled
     """Whether a lone box on ``box`` with the player on side ``s`` (-1: any) reaches ``goal``."""
-    row = tables.reaches[goal]
+    row = reaches[goal]
     if s >= 0:
         return row[4 * box + s]
     return row[4 * box] or row[4 * box + 1] or row[4 * box + 2] or row[4 * box + 3]
 
 
 @numba.njit(cache=True)
-def _augment(tables, boxes, start):  # pragma: no cover - compiled
+def _augment(tables, reaches, boxes, start):  # pragma: no cover - compiled
     """Match box ``start`` by an augmenting path (breadth first over the boxes); False when
     there is none."""
     goal_of, owner, came, seen, sides, queue = (
@@ -208,16 +306,16 @@ def _augment(tables, boxes, start):  # pragma: no cover - compiled
         tables.sides,
         tables.queue,
     )
-    n = boxes.shape[0]
-    seen[n] += 1
-    stamp = seen[n]
+    goals = reaches.shape[0]
+    seen[goals] += 1
+    stamp = seen[goals]
     queue[0] = start
     head, tail = 0, 1
     while head < tail:
         box = queue[head]
         head += 1
-        for goal in range(n):
-            if seen[goal] == stamp or not _reaches(tables, boxes[box], sides[box], goal):
+        for goal in range(goals):
+            if seen[goal] == stamp or not _reaches(reaches, boxes[box], sides[box], goal):
                 continue
             seen[goal] = stamp
             came[goal] = box
