@@ -96,7 +96,6 @@ from evosoko.sokoban.corral_deadlock import (
     deadlock_board,
     lost_after_push,
     make_corral_scratch,
-    remainder_lost,
 )
 from evosoko.sokoban.corrals import (
     ALLOWED_MARK,
@@ -323,7 +322,6 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
     board = deadlock_board(tab)
     corral_deadlocks = corral_search.players.shape[0] > 0
     cluster_deadlocks = corral_deadlocks and corral_search.cache_info.shape[0] > 0
-    remainder_deadlocks = corral_deadlocks and corral_search.remainder > 0
     lone_box_matching = corral_deadlocks and corral_search.lone_box.reaches.shape[0] > 0
     patterns = corral_search.patterns
     learned = patterns.sizes.shape[0] > 0
@@ -410,9 +408,8 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
             )
         if corral_deadlocks:  # noqa: SIM102 - cluster tests run only beside corral tests
             # a corral next to the box pushed last is lost, the boxes touching it cannot reach
-            # goals on their own, the boxes not frozen on goals cannot fill the goals left
-            # (evosoko.sokoban.corral_deadlock), or the boxes cannot be matched to goals each
-            # reaches alone from its side (evosoko.sokoban.lone_box)
+            # goals on their own (evosoko.sokoban.corral_deadlock), or the boxes cannot be
+            # matched to goals each reaches alone from its side (evosoko.sokoban.lone_box)
             if (
                 first_successor == 0
                 and parent[node] >= 0
@@ -434,10 +431,6 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                         and cluster_lost_after_push(
                             board, occupied, actual[node], last_push(step[node]), corral_search
                         )
-                    )
-                    or (
-                        remainder_deadlocks
-                        and remainder_lost(board, parent_boxes, actual[node], corral_search)
                     )
                     or (
                         lone_box_matching

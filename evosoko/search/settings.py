@@ -251,15 +251,6 @@ class FessSettings(PushSettings):
     cluster_limit: int = Field(
         default=6000, ge=1, description="Positions one cluster deadlock test may make."
     )
-    remainder_deadlocks: int = Field(
-        default=0,
-        ge=0,
-        le=10,
-        description="Most boxes a remainder deadlock test searches (0: no such test): once "
-        "boxes frozen on goals are walls, the boxes left must fill the goals left, searched "
-        "within the cluster tests' bounds.",
-        json_schema_extra=_choices(0, 4),
-    )
     lone_box_matching: bool = Field(
         default=False,
         description="Each expanded state's boxes must match distinct goals that each reaches "
@@ -337,9 +328,9 @@ PullWeight = float | Literal["own"]
 
 class BidirectionalSettings(FessSettings):
     """``push-fess-bi``: its own push-fess (the fields it shares with :class:`FessSettings`,
-    cluster deadlock tests, deadlock patterns, advisors, packing macros and a packing order
-    that pulls boxes back to the starts on by default), the pull searches and the side searches
-    from the start beside it, and their shares of the work."""
+    cluster deadlock tests, deadlock patterns, advisors, packing macros, the lone-box matching
+    test and a packing order that pulls boxes back to the starts on by default), the pull
+    searches and the side searches from the start beside it, and their shares of the work."""
 
     cluster_deadlocks: CacheSlots = Field(
         default=1 << 18,
@@ -364,6 +355,12 @@ class BidirectionalSettings(FessSettings):
         description="Packing macros per empty goal of the first unfinished packing layer (of "
         "each goal area, with goal_areas) in its push-fess searches: the nearest boxes carried "
         "there in one step (0: off).",
+    )
+    lone_box_matching: bool = Field(
+        default=True,
+        description="Each state its push-fess searches expand must have its boxes matched to "
+        "distinct goals that each reaches alone with the player on its side (none: a "
+        "deadlock).",
     )
     pull_off_to: PullOffTo = Field(
         default="start",

@@ -25,16 +25,6 @@ within the bound either; a cluster search also gives up ("not proven") once too 
 wait to be expanded at once (``cluster_width``), long before the bound: the proofs seen on
 XSokoban all kept their queues narrow.
 
-*Remainder deadlocks* (:func:`remainder_lost`) search the boxes left once the boxes that can
-never move again stand on goals (:func:`evosoko.sokoban.freeze.mark_frozen`: each held on
-both axes by a wall, another such box or dead squares on both sides), so they stay where they
-are for the rest of any solution: the test makes those boxes walls (and their goals no goals)
-and searches every other box, when no more than ``remainder`` are left. That
-search is the position's own, on a board with more walls, so it is sound in the same way; it
-proves lost the near-finished positions whose last boxes cannot reach the goals left (a goal
-fillable only from a room those boxes cannot enter). Its proofs hold the frozen boxes too, so
-they are not kept as patterns.
-
 Each proof is a *deadlock pattern*: the boxes searched and the player's region on the board
 that holds them alone. With a pattern store (``patterns`` > 0 in :func:`make_corral_scratch`),
 every proof is kept there (:mod:`evosoko.sokoban.patterns`) for the search to match against
@@ -55,12 +45,7 @@ import numba
 import numpy as np
 
 from evosoko.sokoban.cell_sets import all_on_goals, box_blocked, clear_cells
-from evosoko.sokoban.freeze import (
-    FreezeScratch,
-    freeze_deadlock,
-    make_freeze_scratch,
-    mark_frozen,
-)
+from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.lone_box import LoneBoxTables, no_lone_box_tables
 from evosoko.sokoban.patterns import PatternStore, add_pattern, make_pattern_store
 from evosoko.sokoban.reach import explore
@@ -131,12 +116,6 @@ class CorralSearch(NamedTuple):
     """Scratch of the freeze test of each push searched."""
     patterns: PatternStore
     """The deadlock patterns proven so far (capacity 0: none kept)."""
-    remainder: int
-    """Most boxes a remainder deadlock test searches (0: no such test)."""
-    fixed_floor: np.ndarray
-    """bool[cells]: the floor of a remainder test, its frozen boxes walls (no cells: none)."""
-    fixed_goals: np.ndarray
-    """bool[cells]: the goals of a remainder test, without those under its frozen boxes."""
     lone_box: LoneBoxTables
     """The tables of the lone-box matching test (no entries: no such test,
     :mod:`evosoko.sokoban.lone_box`)."""
@@ -149,7 +128,6 @@ def make_corral_scratch(
     cluster_limit: int | None = None,
     cluster_width: int | None = None,
     patterns: int = 0,
-    remainder: int = 0,
     lone_box: LoneBoxTables | None = None,
 ) -> CorralSearch:
     """A :class:`CorralSearch` for boards of ``cells`` cells and searches of at most ``limit``
@@ -157,15 +135,11 @@ def make_corral_scratch(
     (0: no cluster tests). Cluster tests search at most ``cluster_limit`` positions (None:
     ``limit``) and give up when more than ``cluster_width`` positions wait to be expanded (None:
     ``cluster_limit``, they never do). Up to ``patterns`` proofs are kept as deadlock patterns
-    (:mod:`evosoko.sokoban.patterns`). Remainder tests (:func:`remainder_lost`) search up to
-    ``remainder`` boxes (0: none), within the bounds of the cluster tests; ``lone_box``: the
-    tables of the lone-box matching test (None: no such test)."""
-    if not 0 <= remainder <= MAX_BARRIER:
-        raise ValueError(f"a remainder test searches 0 to {MAX_BARRIER} boxes, not {remainder}")
+    (:mod:`evosoko.sokoban.patterns`). ``lone_box``: the tables of the lone-box matching test
+    (None: no such test, :mod:`evosoko.sokoban.lone_box`)."""
     cluster_limit = limit if cluster_limit is None else cluster_limit
     cluster_width = cluster_limit if cluster_width is None else cluster_width
     largest = max(limit, cluster_limit) if limit > 0 else 0
-    fixed_cells = cells if remainder > 0 and largest > 0 else 0
     slots = 1
     while slots < 2 * largest:
         slots *= 2
@@ -190,9 +164,6 @@ def make_corral_scratch(
         cache_info=np.full(cache, -1, dtype=np.int64),
         freeze=make_freeze_scratch(cells),
         patterns=make_pattern_store(cells, patterns, MAX_BARRIER),
-        remainder=int(remainder) if fixed_cells else 0,
-        fixed_floor=np.zeros(fixed_cells, dtype=np.bool_),
-        fixed_goals=np.zeros(fixed_cells, dtype=np.bool_),
         lone_box=no_lone_box_tables() if lone_box is None or largest == 0 else lone_box,
     )
 
@@ -365,41 +336,6 @@ def _cluster_lost(tab, occupied, player, box, scratch):  # pragma: no cover - co
         cache_cells[slot, MAX_BARRIER] = smallest
         cache_info[slot] = 2 * count + (1 if lost else 0)
     return lost, count
-
-
-@numba.njit(cache=True)
-def remainder_lost(tab, boxes, player, scratch):  # pragma: no cover - compiled
-    """True when the ``boxes`` not frozen on goals (:func:`evosoko.sokoban.freeze.mark_frozen`),
-    no more than ``scratch.remainder`` of them, searched alone with the frozen ones as walls,
-    cannot all reach the goals left (see the module). False (not tested) when no box is frozen
-    or more boxes are left."""
-    if scratch.remainder <= 0:
-        return False
-    floor, goals = tab.floor, tab.goals
-    fixed_floor, fixed_goals, buffer = scratch.fixed_floor, scratch.fixed_goals, scratch.buffer
-    frozen = fixed_goals  # scratch of mark_frozen first, all False between calls
-    mark_frozen(floor, tab.dead, tab.deltas, boxes, -1, -1, frozen)
-    count = 0
-    for j in range(boxes.shape[0]):
-        if not frozen[boxes[j]]:
-            count += 1
-    if count == boxes.shape[0] or count == 0 or count > scratch.remainder:
-        clear_cells(frozen, boxes)
-        return False
-    for cell in range(floor.shape[0]):
-        fixed_floor[cell] = floor[cell] and not frozen[cell]
-        fixed_goals[cell] = goals[cell] and not frozen[cell]
-    count = 0
-    for j in range(boxes.shape[0]):
-        if fixed_floor[boxes[j]]:
-            buffer[count] = boxes[j]
-            count += 1
-    board = DeadlockBoard(fixed_floor, tab.dead, fixed_goals, tab.deltas)
-    lost = _lost_subset(
-        board, player, count, -1, scratch.cluster_limit, scratch.cluster_width, scratch
-    )
-    fixed_goals[:] = False
-    return lost
 
 
 @numba.njit(cache=True)

@@ -32,6 +32,7 @@ import numpy as np
 
 from evosoko.sokoban.cell_sets import clear_cells
 from evosoko.sokoban.freeze import mark_frozen
+from evosoko.sokoban.reach import explore
 
 _OPPOSITE = np.array([1, 0, 3, 2], dtype=np.int64)
 """The direction opposite each of up, down, left, right (the order of a level's deltas)."""
@@ -83,7 +84,9 @@ class LoneBoxTables(NamedTuple):
     free_boxes: np.ndarray
     """int64[goals]: scratch, the boxes not frozen."""
     mark: np.ndarray
-    """int64[cells]: scratch of the flood fills."""
+    """int64[cells]: scratch of the walks."""
+    occupied: np.ndarray
+    """bool[cells]: scratch of the walks, all False."""
 
 
 def no_lone_box_tables() -> LoneBoxTables:
@@ -133,6 +136,7 @@ def _tables(side, reaches, goal_cells) -> LoneBoxTables:
         open_cells=np.zeros(cells, np.bool_),
         free_boxes=np.zeros(goals, np.int64),
         mark=np.zeros(cells, np.int64),
+        occupied=np.zeros(cells, np.bool_),
     )
 
 
@@ -141,44 +145,34 @@ def _build(open_cells, deltas, goal_cells, side, reaches, tables):  # pragma: no
     """Fill ``side`` and ``reaches`` for the floor ``open_cells`` (goals off it get no cells)."""
     side[:] = -1
     reaches[:] = False
-    _sides(open_cells, deltas, side, tables.mark, tables.queue)
+    _sides(open_cells, deltas, side, tables.mark, tables.queue, tables.occupied)
     for row in range(goal_cells.shape[0]):
         if open_cells[goal_cells[row]]:
             _reach_goal(open_cells, deltas, side, goal_cells[row], reaches[row], tables.queue)
 
 
 @numba.njit(cache=True)
-def _sides(floor, deltas, side, mark, queue):  # pragma: no cover - compiled
-    """Fill ``side`` (see :class:`LoneBoxTables`): a flood fill of the floor without each cell
-    from each of its neighbours not yet given a side."""
+def _sides(floor, deltas, side, mark, queue, occupied):  # pragma: no cover - compiled
+    """Fill ``side`` (see :class:`LoneBoxTables`): a walk over the floor without each cell from
+    each of its neighbours not yet given a side (``occupied``: scratch, all False)."""
     mark[:] = 0
     stamp = 0
     for x in range(floor.shape[0]):
         if not floor[x]:
             continue
+        occupied[x] = True  # the box: the walk goes round it
         labels = 0
         for k in range(4):
             start = x + deltas[k]
             if not floor[start] or side[x, k] >= 0:
                 continue
             stamp += 1
-            mark[x] = stamp  # the box: the fill goes round it
-            mark[start] = stamp
-            queue[0] = start
-            head, tail = 0, 1
-            while head < tail:
-                cell = queue[head]
-                head += 1
-                for j in range(4):
-                    other = cell + deltas[j]
-                    if floor[other] and mark[other] != stamp:
-                        mark[other] = stamp
-                        queue[tail] = other
-                        tail += 1
+            explore(floor, occupied, deltas, start, mark, stamp, queue, queue[:0])
             for j in range(4):
-                if mark[x + deltas[j]] == stamp and floor[x + deltas[j]]:
+                if mark[x + deltas[j]] == stamp:
                     side[x, j] = labels
             labels += 1
+        occupied[x] = False
 
 
 @numba.njit(cache=True)

@@ -19,7 +19,6 @@ from evosoko.sokoban.corral_deadlock import (
     corral_deadlock,
     lost_after_push,
     make_corral_scratch,
-    remainder_lost,
 )
 from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.freeze import freeze_deadlock, make_freeze_scratch
@@ -27,7 +26,6 @@ from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import matching_cost
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.solutions import replay_states
-from evosoko.sokoban.state import State
 
 # The box on row 1 fences off the corner on its left; it can only be pushed into it (it is on
 # no dead square, nor frozen: pushed right from the corner it would reach a goal).
@@ -62,22 +60,6 @@ PAIR = ["#######",
         "# $$  #",
         "#@  ..#",
         "#######"]  # fmt: skip
-
-# The box on the left is frozen on its goal; the goal left can only be filled from the room
-# above it, which the other box cannot enter: every way the last box goes is lost.
-LAST_BOX_LOST = ["#######",
-                 "##   ##",
-                 "### ###",
-                 "#*  $@#",
-                 "###.###",
-                 "#######"]  # fmt: skip
-# The same, the last box in the room above the goal and the player behind it.
-LAST_BOX_HOME = ["#######",
-                 "##@  ##",
-                 "###$###",
-                 "#*    #",
-                 "###.###",
-                 "#######"]  # fmt: skip
 
 
 def corrals_lost(level, limit=200, scratch=None):
@@ -266,75 +248,11 @@ def test_a_lost_cluster_is_never_solvable(level):
         assert not solve(level, "push-bfs").solved
 
 
-def start_remainder_lost(level, remainder=4):
-    """:func:`remainder_lost` of ``level``'s start (a scratch of 200 positions)."""
-    scratch = make_corral_scratch(level.cells, 200, remainder=remainder)
-    boxes = np.array(level.start.boxes, dtype=np.int64)
-    lost = remainder_lost(level_arrays(level), boxes, level.start.player, scratch)
-    assert not scratch.occupied.any(), "the scratch's occupied flags are left clean"
-    return bool(lost)
-
-
-def test_the_last_box_that_cannot_reach_the_goal_left_is_a_remainder_deadlock():
-    level = quiet_level(LAST_BOX_LOST)
-    assert start_remainder_lost(level, remainder=1)
-    assert solve(level, "push-bfs").status == "unsolvable"
-
-
-def test_a_remainder_deadlock_of_xsokoban_41_that_no_other_test_proves():
-    # 14 boxes frozen on goals; the last one, in the corridor, cannot get into the room above
-    # the goal left, which it can only be pushed into from there
-    path = SHARED_LEVELS / "xsokoban.txt"
-    if not path.is_file():
-        pytest.skip(f"no shared levels at {SHARED_LEVELS}")
-    level = read_levels(path)[40]
-    goal_left = level.cell(10, 11)
-    assert level.goals[goal_left]
-    boxes = sorted([goal for goal in level.goal_cells.tolist() if goal != goal_left])
-    rows = level.rows(State.of(level.cell(8, 13), (*boxes, level.cell(8, 12))))
-    position = quiet_level(rows)
-    assert start_remainder_lost(position, remainder=1)
-    assert not any(clusters_lost(position))
-    assert not any(lost for _, lost in corrals_lost(position))
-    assert solve(position, "push-astar").status == "unsolvable"
-
-
-def test_a_remainder_test_searches_no_more_boxes_than_its_bound():
-    # LAST_BOX_LOST with one more box beside the player that it can push home on the right
-    rows = ["#########",
-            "##   ####",
-            "### #####",
-            "#*  $@$.#",
-            "###.#####",
-            "#########"]  # fmt: skip
-    level = quiet_level(rows)
-    assert [start_remainder_lost(level, most) for most in (0, 1, 2)] == [False, False, True]
-    assert solve(level, "push-bfs").status == "unsolvable"
-
-
-def test_a_last_box_that_can_reach_the_goal_left_is_not_lost():
-    level = quiet_level(LAST_BOX_HOME)
-    assert not start_remainder_lost(level, remainder=1)
-    assert solve(level, "push-bfs").solved
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(tiny_levels(max_boxes=4))
-def test_a_lost_remainder_is_never_solvable(level):
-    if start_remainder_lost(level):
-        assert not solve(level, "push-bfs").solved
-
-
 def test_push_fess_with_corral_deadlocks_solves_what_push_bfs_solves():
-    tests = [  # cluster, remainder and lone-box tests off (the default), and each on
-        {},
-        {"cluster_deadlocks": 1 << 14},
-        {"remainder_deadlocks": 4},
-        {"lone_box_matching": True},
-    ]
+    tests = [{}, {"cluster_deadlocks": 1 << 14}, {"lone_box_matching": True}]  # off, and on
     for change in tests:
         settings = FessSettings(corral_deadlocks=200, **change)
-        for rows in (LOST, ROOM, OPEN, CLUSTER, PAIR, LAST_BOX_LOST, LAST_BOX_HOME):
+        for rows in (LOST, ROOM, OPEN, CLUSTER, PAIR):
             level = quiet_level(rows)
             fess = solve(level, "push-fess", settings=settings)
             assert fess.solved == solve(level, "push-bfs").solved
@@ -354,14 +272,14 @@ def test_cluster_tests_let_push_fess_solve_xsokoban_4_in_few_states():
 
 def test_no_position_on_a_solution_is_called_lost():
     # every push of an optimal solution of these Microban levels leaves a solvable position:
-    # neither a corral nor the cluster next to the box pushed nor the boxes left are called lost
+    # neither a corral nor the cluster next to the box pushed is called lost
     checked = 0
     for level in microban(*(str(n) for n in range(1, 31))):
         result = solve(level, "push-astar", node_limit=200_000)
         assert result.solved, level.name
         tables = level_arrays(level)
         cells = level.cells
-        scratch = make_corral_scratch(cells, 200, 1024, remainder=4)
+        scratch = make_corral_scratch(cells, 200, 1024)
         mark, queue = np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
         states = replay_states(level, result.solution)
         for before, after in itertools.pairwise(states):
@@ -379,6 +297,4 @@ def test_no_position_on_a_solution_is_called_lost():
             assert not cluster_lost_after_push(
                 tables, occupied, after.player, direction, scratch
             ), level.name
-            boxes = np.array(after.boxes, dtype=np.int64)
-            assert not remainder_lost(tables, boxes, after.player, scratch), level.name
     assert checked > 300

@@ -13,6 +13,7 @@ from evosoko.errors import EvosokoWarning, LevelFormatError
 from evosoko.sokoban.build import level_from_rows
 from evosoko.sokoban.formats import read_levels, select_levels
 from evosoko.sokoban.level import Level
+from evosoko.sokoban.state import State
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHARED_LEVELS = REPO_ROOT.parent / "shared" / "levels"
@@ -63,6 +64,18 @@ def shared(name: str, *titles: str) -> list[Level]:
     if not path.is_file():
         pytest.skip(f"no shared levels at {SHARED_LEVELS}")
     return select_levels(read_levels(path), [f"title:{title}" for title in titles])
+
+
+def xsokoban_41_last_box(box: tuple[int, int], player: tuple[int, int]) -> Level:
+    """XSokoban 41 with 14 boxes on goals (every goal but the one below the door of the room
+    above), the last box on ``box`` and the player on ``player`` (row, column), as a level of
+    its own; skips the test when the shared level folder is absent."""
+    level = shared("xsokoban.txt", "screen.41")[0]
+    goal_left = level.cell(10, 11)
+    assert level.goals[goal_left]
+    boxes = [goal for goal in level.goal_cells.tolist() if goal != goal_left]
+    state = State.of(level.cell(*player), tuple(sorted([*boxes, level.cell(*box)])))
+    return quiet_level(level.rows(state), title="XSokoban 41, the last box")
 
 
 @st.composite

@@ -5,16 +5,14 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 
 from evosoko.search import solve
 from evosoko.sokoban.arrays import level_arrays
-from evosoko.sokoban.formats import read_levels
 from evosoko.sokoban.lone_box import lone_box_lost, lone_box_tables
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.solutions import replay_states
-from tests.search.tiny_levels import SHARED_LEVELS, microban, quiet_level, tiny_levels
+from tests.search.tiny_levels import microban, quiet_level, tiny_levels, xsokoban_41_last_box
 
 # The left box is on its goal; the goal below the door can only be filled from the room above,
 # which a player in the corridor never enters with the right box there: both boxes reach only
@@ -82,20 +80,12 @@ def test_boxes_frozen_on_goals_are_walls_to_the_others():
     # XSokoban 41 with 14 boxes on goals and the last in the corridor: on the open floor a lone
     # box there could be pushed up into the room from below (the player walks round by the
     # bottom row) and back down onto the goal left; the frozen boxes of that row cut the way
-    path = SHARED_LEVELS / "xsokoban.txt"
-    if not path.is_file():
-        pytest.skip(f"no shared levels at {SHARED_LEVELS}")
-    level = read_levels(path)[40]
-    goal_left = level.cell(10, 11)
-    boxes = sorted([goal for goal in level.goal_cells.tolist() if goal != goal_left])
-    corridor = sorted([*boxes, level.cell(8, 12)])
-    assert lost(level, corridor, level.cell(8, 13))
-    deltas = np.array(level.deltas, dtype=np.int64)
-    open_floor = lone_box_tables(level.floor, deltas, level.goal_cells)
-    open_floor = open_floor._replace(frozen_keys=open_floor.frozen_keys[:0])
-    assert not lost(level, corridor, level.cell(8, 13), open_floor)
-    room = sorted([*boxes, level.cell(5, 11)])
-    assert not lost(level, room, level.cell(4, 11))
+    corridor = xsokoban_41_last_box(box=(8, 12), player=(8, 13))
+    assert lost(corridor)
+    deltas = np.array(corridor.deltas, dtype=np.int64)
+    open_floor = lone_box_tables(corridor.floor, deltas, corridor.goal_cells)
+    assert not lost(corridor, tables=open_floor._replace(frozen_keys=open_floor.frozen_keys[:0]))
+    assert not lost(xsokoban_41_last_box(box=(5, 11), player=(4, 11)))
 
 
 def test_a_matching_tried_first_only_saves_work():

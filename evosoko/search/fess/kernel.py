@@ -86,7 +86,6 @@ def make_features(
     hotspots: Hotspots | None = None,
     patterns: int = 0,
     sealed=None,
-    remainder: int = 0,
     lone_box=None,
 ) -> Features:
     """The :class:`Features` of a level with packing ``order``; corral deadlock searches of up to
@@ -99,9 +98,8 @@ def make_features(
     :func:`evosoko.search.fess.space.hotspot_table` (None: none); ``patterns``: how many
     deadlock patterns the corral and cluster tests keep (:mod:`evosoko.sokoban.patterns`);
     ``sealed``: see :func:`evosoko.search.fess.sealed.sealed_steps` (None: none, no box is
-    in an area about to be sealed); ``remainder``: the most boxes a remainder deadlock test
-    searches (:func:`evosoko.sokoban.corral_deadlock.remainder_lost`; 0: none); ``lone_box``:
-    the tables of the lone-box matching test (:mod:`evosoko.sokoban.lone_box`; None: none)."""
+    in an area about to be sealed); ``lone_box``: the tables of the lone-box matching test
+    (:mod:`evosoko.sokoban.lone_box`; None: none)."""
     layer = order.layer.astype(np.int64)
     goals_per_layer = order.goals_per_layer
     goal_index = np.full(cells, -1, dtype=np.int64)
@@ -119,14 +117,7 @@ def make_features(
         goal_index=goal_index,
         box_path=make_box_path_scratch(cells),
         corral=make_corral_scratch(
-            cells,
-            corral_limit,
-            cluster_cache,
-            cluster_limit,
-            cluster_width,
-            patterns,
-            remainder,
-            lone_box,
+            cells, corral_limit, cluster_cache, cluster_limit, cluster_width, patterns, lone_box
         ),
         links=RoomLinks(link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
         hotspots=no_hotspots(cells) if hotspots is None else hotspots,

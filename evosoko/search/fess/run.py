@@ -77,7 +77,6 @@ def level_features(
         hotspots,
         settings.deadlock_patterns if corral_limit > 0 else 0,
         sealed,
-        settings.remainder_deadlocks,
         lone_box_tables(level.floor, level.deltas, level.goal_cells)
         if settings.lone_box_matching and corral_limit > 0
         else None,
