@@ -32,7 +32,6 @@ import numpy as np
 
 from evosoko.sokoban.cell_sets import clear_cells
 from evosoko.sokoban.freeze import mark_frozen
-from evosoko.sokoban.reach import explore
 
 _OPPOSITE = np.array([1, 0, 3, 2], dtype=np.int64)
 """The direction opposite each of up, down, left, right (the order of a level's deltas)."""
@@ -41,8 +40,8 @@ FROZEN_BYTES = 1 << 24
 """Memory of the tables kept for sets of frozen boxes (at most 64 sets)."""
 
 MAX_ENTRIES = 1 << 26
-"""Most entries (goals x cells x 4) of the table of a level the test runs on, and most cells
-squared (the work of finding the sides); larger levels are not tested."""
+"""Most entries (goals x cells x 4) of the table of a level the test runs on; larger levels
+are not tested."""
 
 
 class LoneBoxTables(NamedTuple):
@@ -83,15 +82,18 @@ class LoneBoxTables(NamedTuple):
     """bool[cells]: scratch, the floor without the frozen boxes."""
     free_boxes: np.ndarray
     """int64[goals]: scratch, the boxes not frozen."""
-    mark: np.ndarray
-    """int64[cells]: scratch of the walks."""
-    occupied: np.ndarray
-    """bool[cells]: scratch of the walks, all False."""
+    dfs: np.ndarray
+    """int64[4, cells]: scratch of the depth-first search that finds the sides."""
 
 
 def no_lone_box_tables() -> LoneBoxTables:
     """Tables of no entries: :func:`lone_box_lost` tests nothing."""
     return _tables(np.zeros((0, 4), np.int8), np.zeros((0, 0), np.bool_), np.zeros(0, np.int64))
+
+
+def lone_box_bytes(tables: LoneBoxTables) -> int:
+    """Bytes ``tables`` take (a search counts them against its memory limit)."""
+    return sum(int(array.nbytes) for array in tables)
 
 
 def lone_box_tables(floor, deltas, goal_cells) -> LoneBoxTables:
@@ -101,7 +103,7 @@ def lone_box_tables(floor, deltas, goal_cells) -> LoneBoxTables:
     deltas = np.asarray(deltas, dtype=np.int64)
     goal_cells = np.asarray(goal_cells, dtype=np.int64)
     cells = floor.shape[0]
-    if len(goal_cells) * cells * 4 > MAX_ENTRIES or cells * cells > MAX_ENTRIES:
+    if len(goal_cells) * cells * 4 > MAX_ENTRIES:
         return no_lone_box_tables()
     tables = _tables(
         np.full((cells, 4), -1, dtype=np.int8),
@@ -135,8 +137,7 @@ def _tables(side, reaches, goal_cells) -> LoneBoxTables:
         frozen=np.zeros(cells, np.bool_),
         open_cells=np.zeros(cells, np.bool_),
         free_boxes=np.zeros(goals, np.int64),
-        mark=np.zeros(cells, np.int64),
-        occupied=np.zeros(cells, np.bool_),
+        dfs=np.zeros((4, cells), np.int64),
     )
 
 
@@ -145,34 +146,80 @@ def _build(open_cells, deltas, goal_cells, side, reaches, tables):  # pragma: no
     """Fill ``side`` and ``reaches`` for the floor ``open_cells`` (goals off it get no cells)."""
     side[:] = -1
     reaches[:] = False
-    _sides(open_cells, deltas, side, tables.mark, tables.queue, tables.occupied)
+    _sides(open_cells, deltas, side, tables.dfs, tables.queue)
     for row in range(goal_cells.shape[0]):
         if open_cells[goal_cells[row]]:
             _reach_goal(open_cells, deltas, side, goal_cells[row], reaches[row], tables.queue)
 
 
 @numba.njit(cache=True)
-def _sides(floor, deltas, side, mark, queue, occupied):  # pragma: no cover - compiled
-    """Fill ``side`` (see :class:`LoneBoxTables`): a walk over the floor without each cell from
-    each of its neighbours not yet given a side (``occupied``: scratch, all False)."""
-    mark[:] = 0
-    stamp = 0
-    for x in range(floor.shape[0]):
-        if not floor[x]:
+def _sides(floor, deltas, side, dfs, stack):  # pragma: no cover - compiled
+    """Fill ``side`` (see :class:`LoneBoxTables`) from one depth-first search of the floor, in
+    time linear in the cells: without a cell ``x``, a child's subtree stays joined to the rest
+    when it reaches above ``x`` (its low point), else it is a side of its own; a neighbour
+    below ``x`` that is no child lies in one child's subtree. ``dfs``: int64[4, cells] scratch
+    (discovery, low point, finish, parent), ``stack``: int64[2 * cells] scratch."""
+    disc, low, finish, parent = dfs[0], dfs[1], dfs[2], dfs[3]
+    cells = floor.shape[0]
+    disc[:] = 0
+    clock = 0
+    for root in range(cells):
+        if not floor[root] or disc[root] > 0:
             continue
-        occupied[x] = True  # the box: the walk goes round it
-        labels = 0
-        for k in range(4):
-            start = x + deltas[k]
-            if not floor[start] or side[x, k] >= 0:
-                continue
-            stamp += 1
-            explore(floor, occupied, deltas, start, mark, stamp, queue, queue[:0])
+        clock += 1
+        disc[root] = low[root] = clock
+        parent[root] = -1
+        stack[0], stack[cells] = root, 0
+        top = 1
+        while top > 0:
+            x = stack[top - 1]
+            k = stack[cells + top - 1]
+            if k < 4:
+                stack[cells + top - 1] = k + 1
+                y = x + deltas[k]
+                if not floor[y]:
+                    continue
+                if disc[y] == 0:
+                    clock += 1
+                    disc[y] = low[y] = clock
+                    parent[y] = x
+                    stack[top], stack[cells + top] = y, 0
+                    top += 1
+                elif y != parent[x]:
+                    low[x] = min(low[x], disc[y])
+            else:
+                top -= 1
+                finish[x] = clock
+                if parent[x] >= 0:
+                    low[parent[x]] = min(low[parent[x]], low[x])
+    for x in range(cells):
+        if floor[x]:
+            _label_sides(floor, deltas, side, disc, low, finish, parent, x)
+
+
+@numba.njit(cache=True)
+def _label_sides(floor, deltas, side, disc, low, finish, parent, x):  # pragma: no cover
+    """Number the sides of ``x`` in the order of its neighbours (up, down, left, right)."""
+    parts = np.empty(4, np.int64)  # the part of each side so far: a child's subtree, or -1
+    count = 0
+    for k in range(4):
+        y = x + deltas[k]
+        if not floor[y]:
+            continue
+        part = -1  # the part above x: its parent's side, joined by every child reaching above
+        if disc[y] > disc[x]:  # below x: the child whose subtree holds y
             for j in range(4):
-                if mark[x + deltas[j]] == stamp:
-                    side[x, j] = labels
-            labels += 1
-        occupied[x] = False
+                child = x + deltas[j]
+                if floor[child] and parent[child] == x and disc[child] <= disc[y] <= finish[child]:
+                    part = child if parent[x] < 0 or low[child] >= disc[x] else -1
+        label = count
+        for i in range(count):
+            if parts[i] == part:
+                label = i
+        if label == count:
+            parts[count] = part
+            count += 1
+        side[x, k] = label
 
 
 @numba.njit(cache=True)

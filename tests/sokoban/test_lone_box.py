@@ -105,6 +105,42 @@ def test_a_matching_tried_first_only_saves_work():
         assert not lone_box_lost(tables, level_arrays(level), boxes, mark, 1, first)
 
 
+def walked_sides(level) -> list[list[int]]:
+    """The sides of every cell, found by walking the floor without it from each neighbour."""
+    floor, deltas = list(level.floor), list(level.deltas)
+    sides = [[-1] * 4 for _ in floor]
+    for x, open_cell in enumerate(floor):
+        if not open_cell:
+            continue
+        regions: list[set[int]] = []
+        for k, step in enumerate(deltas):
+            start = x + step
+            if not floor[start]:
+                continue
+            found = [i for i, region in enumerate(regions) if start in region]
+            if found:
+                sides[x][k] = found[0]
+                continue
+            region, todo = {start}, [start]
+            while todo:
+                cell = todo.pop()
+                for other in (cell + d for d in deltas):
+                    if floor[other] and other != x and other not in region:
+                        region.add(other)
+                        todo.append(other)
+            regions.append(region)
+            sides[x][k] = len(regions) - 1
+    return sides
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels(max_boxes=4))
+def test_the_sides_are_the_regions_of_the_floor_without_each_cell(level):
+    deltas = np.array(level.deltas, dtype=np.int64)
+    tables = lone_box_tables(level.floor, deltas, level.goal_cells)
+    assert tables.side.tolist() == walked_sides(level)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(tiny_levels(max_boxes=4))
 def test_a_position_called_lost_is_never_solvable(level):

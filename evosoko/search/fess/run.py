@@ -27,7 +27,7 @@ from evosoko.search.result import TIMEOUT, UNSOLVABLE
 from evosoko.search.search_run import DROP_SHARE, SearchRun
 from evosoko.search.settings import FessSettings
 from evosoko.search.store import G_WEIGHT, GOAL_MACRO_STEP, GOAL_MACROS, H_WEIGHT
-from evosoko.sokoban.lone_box import lone_box_tables
+from evosoko.sokoban.lone_box import lone_box_bytes, lone_box_tables
 from evosoko.sokoban.patterns import pattern_bytes
 from evosoko.sokoban.rooms import room_links
 
@@ -101,8 +101,9 @@ class FeatureSpaceRun(SearchRun):
             self.order, self.features = level_features(
                 self.level, self.settings, tick=self.limit.tick
             )
-            kept = pattern_bytes(self.features.corral.patterns)
-            self.max_nodes -= kept // self.bytes_per_node()  # the patterns share the memory
+            corral = self.features.corral
+            kept = pattern_bytes(corral.patterns) + lone_box_bytes(corral.lone_box)
+            self.max_nodes -= kept // self.bytes_per_node()  # the tables share the memory
             if self.out_of_time():
                 return TIMEOUT
         return refused
