@@ -44,7 +44,18 @@ def test_the_store_keeps_cells_past_16_bits_on_large_boards():
     assert store.nodes.step.dtype == np.int32  # step codes: long tunnel macros
 
 
-@pytest.mark.parametrize("algo", EVERY_ALGORITHM)
+QUICK_ON_BIG_BOARDS = ("bfs", "push-astar")
+"""The algorithms the default suite runs on boards past 16 bits: each other one compiles its
+kernels a second time, for 32-bit cells (about 110 CPU-s in all), so the rest are slow tests."""
+
+
+@pytest.mark.parametrize(
+    "algo",
+    [
+        algo if algo in QUICK_ON_BIG_BOARDS else pytest.param(algo, marks=pytest.mark.slow)
+        for algo in EVERY_ALGORITHM
+    ],
+)
 def test_a_20000_cell_row_is_solved_by_every_algorithm(algo):
     level = quiet_level(corridor_rows(20_000, pushes=2))
     assert max(level.start.boxes) >= 1 << 15
