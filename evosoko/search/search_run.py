@@ -62,9 +62,8 @@ from evosoko.search.store import (
     frontier_push,
     progress_points,
 )
-from evosoko.sokoban.arrays import level_arrays
+from evosoko.sokoban.arrays import arrays_bytes, level_arrays
 from evosoko.sokoban.level import Level
-from evosoko.sokoban.patterns import pattern_bytes
 
 DEFAULT_MEMORY = 2 * 1024**3
 """Bytes the tables and the state store of one search may use; past that the search stops with
@@ -242,7 +241,7 @@ class SearchRun:
         else:
             patterns = self._scratch_patterns()
             self.scratch = push_kernel.make_scratch(level.cells, box_count, patterns)
-            kept = pattern_bytes(self.scratch.deadlocks.patterns)
+            kept = arrays_bytes(self.scratch.deadlocks.patterns)
             self.max_nodes -= kept // self.bytes_per_node()  # the patterns share the memory
         self.start_boxes = np.array(level.start.boxes, dtype=np.int64)
         if self.out_of_time():

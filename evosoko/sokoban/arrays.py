@@ -83,6 +83,12 @@ def _build(level: Level) -> LevelArrays:
     )
 
 
+def arrays_bytes(tables: tuple) -> int:
+    """Bytes the arrays of ``tables`` (a NamedTuple of arrays, such as a deadlock pattern store)
+    take: a search counts its tables against its memory limit."""
+    return sum(int(array.nbytes) for array in tables)
+
+
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array

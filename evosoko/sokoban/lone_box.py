@@ -33,9 +33,6 @@ import numpy as np
 from evosoko.sokoban.cell_sets import clear_cells
 from evosoko.sokoban.freeze import mark_frozen
 
-_OPPOSITE = np.array([1, 0, 3, 2], dtype=np.int64)
-"""The direction opposite each of up, down, left, right (the order of a level's deltas)."""
-
 FROZEN_BYTES = 1 << 24
 """Memory of the tables kept for sets of frozen boxes (at most 64 sets)."""
 
@@ -89,11 +86,6 @@ class LoneBoxTables(NamedTuple):
 def no_lone_box_tables() -> LoneBoxTables:
     """Tables of no entries: :func:`lone_box_lost` tests nothing."""
     return _tables(np.zeros((0, 4), np.int8), np.zeros((0, 0), np.bool_), np.zeros(0, np.int64))
-
-
-def lone_box_bytes(tables: LoneBoxTables) -> int:
-    """Bytes ``tables`` take (a search counts them against its memory limit)."""
-    return sum(int(array.nbytes) for array in tables)
 
 
 def lone_box_tables(floor, deltas, goal_cells) -> LoneBoxTables:
@@ -239,7 +231,7 @@ def _reach_goal(floor, deltas, side, goal, reach, queue):  # pragma: no cover - 
         head += 1
         y, t = state // 4, state % 4
         for d in range(4):  # the push in direction d that brought the box onto y
-            back = _OPPOSITE[d]
+            back = d ^ 1  # the opposite direction (deltas are up, down, left, right)
             if side[y, back] != t:
                 continue  # the player, on the cell the box left, is on another side of y
             x = y - deltas[d]
@@ -262,28 +254,35 @@ def lone_box_lost(tables, tab, boxes, reach_mark, reach, assigned):  # pragma: n
     n = boxes.shape[0]
     if tables.reaches.shape[0] != n or n == 0:
         return False
-    if tables.frozen_keys.shape[0] == 0:
-        return _unmatched(
-            tables, tables.side, tables.reaches, boxes, tab.deltas, reach_mark, reach, assigned
-        )
-    frozen, free = tables.frozen, tables.free_boxes
-    mark_frozen(tab.floor, tab.dead, tab.deltas, boxes, -1, -1, frozen)
-    key = np.uint64(0)
-    m = 0
-    for i in range(n):
-        if frozen[boxes[i]]:
-            key ^= tab.zobrist_box[boxes[i]]
-        else:
-            free[m] = boxes[i]
-            m += 1
-    if m == n or m == 0:
+    if tables.frozen_keys.shape[0] > 0:  # boxes that can never move are walls to the others
+        frozen, free = tables.frozen, tables.free_boxes
+        mark_frozen(tab.floor, tab.dead, tab.deltas, boxes, -1, -1, frozen)
+        key = np.uint64(0)
+        m = 0
+        for i in range(n):
+            if frozen[boxes[i]]:
+                key ^= tab.zobrist_box[boxes[i]]
+            else:
+                free[m] = boxes[i]
+                m += 1
+        if 0 < m < n:
+            side, reaches = _frozen_tables(tables, tab, frozen, max(key, np.uint64(1)))
+            clear_cells(frozen, boxes)
+            return _unmatched(
+                tables, side, reaches, free[:m], tab.deltas, reach_mark, reach, assigned[:0]
+            )
         clear_cells(frozen, boxes)
         if m == 0:
             return False
-        return _unmatched(
-            tables, tables.side, tables.reaches, boxes, tab.deltas, reach_mark, reach, assigned
-        )
-    key = max(key, np.uint64(1))
+    return _unmatched(
+        tables, tables.side, tables.reaches, boxes, tab.deltas, reach_mark, reach, assigned
+    )
+
+
+@numba.njit(cache=True)
+def _frozen_tables(tables, tab, frozen, key):  # pragma: no cover - compiled
+    """(side, reaches) of the board with the cells marked in ``frozen`` as walls, from the slot
+    of ``key`` (their hash), built there first unless the slot holds them."""
     slot = int(key & np.uint64(tables.frozen_keys.shape[0] - 1))
     side, reaches = tables.frozen_side[slot], tables.frozen_reaches[slot]
     if tables.frozen_keys[slot] != key:
@@ -292,8 +291,7 @@ def lone_box_lost(tables, tab, boxes, reach_mark, reach, assigned):  # pragma: n
             open_cells[cell] = tab.floor[cell] and not frozen[cell]
         _build(open_cells, tab.deltas, tables.goal_cells, side, reaches, tables)
         tables.frozen_keys[slot] = key
-    clear_cells(frozen, boxes)
-    return _unmatched(tables, side, reaches, free[:m], tab.deltas, reach_mark, reach, assigned[:0])
+    return side, reaches
 
 
 @numba.njit(cache=True)

@@ -45,11 +45,6 @@ class PatternStore(NamedTuple):
     """int64[3]: patterns stored, entries used, positions matched (``STORED``...)."""
 
 
-def pattern_bytes(store: PatternStore) -> int:
-    """Bytes ``store`` takes (a search counts them against its memory limit)."""
-    return sum(int(array.nbytes) for array in store)
-
-
 def make_pattern_store(cells: int, capacity: int, width: int) -> PatternStore:
     """An empty :class:`PatternStore` of ``capacity`` patterns of up to ``width`` boxes for a
     board of ``cells`` cells."""

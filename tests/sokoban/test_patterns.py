@@ -12,7 +12,7 @@ from random_boards import quiet_level, small_levels
 from shared_microban import microban
 
 from evosoko.search import FessSettings, PushSettings, solve
-from evosoko.sokoban.arrays import level_arrays
+from evosoko.sokoban.arrays import arrays_bytes, level_arrays
 from evosoko.sokoban.corral_deadlock import (
     cluster_deadlock,
     corral_deadlock,
@@ -23,7 +23,6 @@ from evosoko.sokoban.patterns import (
     STORED,
     add_pattern,
     make_pattern_store,
-    pattern_bytes,
     pattern_lost,
 )
 from evosoko.sokoban.reach import explore
@@ -59,8 +58,8 @@ def test_a_full_store_keeps_no_more_patterns():
     assert not add_pattern(store, cells(4, 6), cells(1))
     assert store.counts[STORED] == 1
     assert not pattern_lost(store, board(20, 4, 6), 1, 4)
-    assert pattern_bytes(store) == sum(array.nbytes for array in store)
-    assert pattern_bytes(make_pattern_store(20, 0, 10)) < pattern_bytes(store)
+    assert arrays_bytes(store) == sum(array.nbytes for array in store)
+    assert arrays_bytes(make_pattern_store(20, 0, 10)) < arrays_bytes(store)
 
 
 # The box on row 1 fences off the corner on its left (see tests/search/test_corral_deadlock.py);

@@ -27,8 +27,8 @@ from evosoko.search.result import TIMEOUT, UNSOLVABLE
 from evosoko.search.search_run import DROP_SHARE, SearchRun
 from evosoko.search.settings import FessSettings
 from evosoko.search.store import G_WEIGHT, GOAL_MACRO_STEP, GOAL_MACROS, H_WEIGHT
-from evosoko.sokoban.lone_box import lone_box_bytes, lone_box_tables
-from evosoko.sokoban.patterns import pattern_bytes
+from evosoko.sokoban.arrays import arrays_bytes
+from evosoko.sokoban.lone_box import lone_box_tables
 from evosoko.sokoban.rooms import room_links
 
 SPACE_BYTES_PER_NODE = 36
@@ -102,7 +102,7 @@ class FeatureSpaceRun(SearchRun):
                 self.level, self.settings, tick=self.limit.tick
             )
             corral = self.features.corral
-            kept = pattern_bytes(corral.patterns) + lone_box_bytes(corral.lone_box)
+            kept = arrays_bytes(corral.patterns) + arrays_bytes(corral.lone_box)
             self.max_nodes -= kept // self.bytes_per_node()  # the tables share the memory
             if self.out_of_time():
                 return TIMEOUT
