@@ -192,7 +192,9 @@ def lost_next_to(tab, occupied, reach_mark, reach, box, scratch):  # pragma: no 
     floor, deltas = tab.floor, tab.deltas
     region_mark = scratch.region_mark
     before = scratch.stamps[REGION_STAMP]
-    player = -1
+    # np.int64, not a bare -1: numba's typing would first compile the corral search for the
+    # literal -1 and then again for int64 (the same holds for the counts below)
+    player = np.int64(-1)
     for k in range(4):  # any cell of the player's region will do as the start
         if reach_mark[box + deltas[k]] == reach:
             player = box + deltas[k]
@@ -218,7 +220,7 @@ def corral_deadlock(tab, occupied, player, start, scratch):  # pragma: no cover 
     stamps[REGION_STAMP] += 1
     region = stamps[REGION_STAMP]
     size, _ = explore(floor, occupied, deltas, start, region_mark, region, queue, queue[:0])
-    count = 0
+    count = np.int64(0)
     for i in range(size):
         for k in range(4):
             cell = queue[i] + deltas[k]
@@ -290,7 +292,7 @@ def _cluster_lost(tab, occupied, player, box, scratch):  # pragma: no cover - co
     ring = _ring(deltas[1])
     buffer[0] = box
     occ[box] = True
-    count = 1
+    count = np.int64(1)
     head = 0
     while head < count:
         cell = buffer[head]
@@ -319,17 +321,18 @@ def _cluster_lost(tab, occupied, player, box, scratch):  # pragma: no cover - co
     slot = _cache_slot(buffer, count, smallest, slots) if slots > 0 else -1
     if slot >= 0 and _cached(cache_cells, cache_info, slot, buffer, count, smallest):
         return cache_info[slot] & 1 == 1, count
+    start = np.int64(player)  # one compiled search for the corral tests' int64 and this
     lost = _lost_subset(
         tab,
-        player,
+        start,
         count,
-        -1,
+        np.int64(-1),
         scratch.cluster_limit,
         scratch.cluster_width,
         scratch,
     )
     if lost:
-        _learn(tab, player, count, scratch)
+        _learn(tab, start, count, scratch)
     if slot >= 0:
         for j in range(count):
             cache_cells[slot, j] = buffer[j]
