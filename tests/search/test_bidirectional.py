@@ -463,6 +463,24 @@ def test_the_warm_up_calls_the_pull_kernel(monkeypatch):
     assert calls and min(calls) > 0
 
 
+def test_the_warm_up_calls_the_balls_kernel(monkeypatch):
+    """The ball (push-bfs beside push-fess) compiles a push kernel of its own: the warm-up
+    calls it, or the first level that reached the ball's turn compiled it in its time."""
+    steps = []
+    step = bidirectional.SideSearch.step
+
+    def counted(search):
+        steps.append((search.name, int(search.run.store.counters[EXPANDED])))
+        step(search)
+        steps.append((search.name, int(search.run.store.counters[EXPANDED])))
+
+    monkeypatch.setattr(bidirectional.SideSearch, "step", counted)
+    monkeypatch.setattr(solver, "_WARMED", set())  # warm again
+    solver.warm_up(["push-fess-bi"])
+    ball = [expanded for name, expanded in steps if name == "ball"]
+    assert ball and ball[-1] > ball[0]
+
+
 @pytest.mark.parametrize("name", ["1", "10", "60"])
 @pytest.mark.parametrize("knob", ["pack_macros", "corridor_macros"])
 def test_macros_run_in_push_fess_bi_and_its_plain_sides(name, knob):
