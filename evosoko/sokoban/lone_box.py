@@ -19,8 +19,9 @@ position without such a matching has no solution.
 Boxes that can never move again (:func:`evosoko.sokoban.freeze.mark_frozen`) stay where they
 are in any solution, so they are walls to the others: with some, the test matches the other
 boxes to the goals left on tables of the board with those walls, built on first use and kept
-by the frozen cells' hash (a few at a time, as memory allows). A row of boxes frozen on goals
-cuts the player's way round, and with it goals a lone box could reach on the open floor.
+by the frozen cells' hash (as many sets as memory allows, a new one replacing the oldest). A
+row of boxes frozen on goals cuts the player's way round, and with it goals a lone box could
+reach on the open floor.
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ from evosoko.sokoban.cell_sets import clear_cells
 from evosoko.sokoban.freeze import mark_frozen
 
 FROZEN_BYTES = 1 << 24
-"""Memory of the tables kept for sets of frozen boxes (at most 64 sets)."""
+"""Memory of the tables kept for sets of frozen boxes (at most :data:`MAX_SLOTS` sets)."""
+
+MAX_SLOTS = 1024
+"""Most sets of frozen boxes whose tables are kept (a search of XSokoban 48, 34 boxes, meets
+thousands: docs/xsokoban.md, round 35)."""
 
 MAX_ENTRIES = 1 << 26
 """Most entries (goals x cells x 4) of the table of a level the test runs on; larger levels
@@ -69,6 +74,8 @@ class LoneBoxTables(NamedTuple):
     frozen_keys: np.ndarray
     """uint64[slots]: the hash of the frozen cells whose tables each slot holds (0: none; no
     slots: frozen boxes are not made walls)."""
+    frozen_next: np.ndarray
+    """int64[1]: the slot the next new set of frozen cells is built in (in turn)."""
     frozen_side: np.ndarray
     """int8[slots, cells, 4]: ``side`` with a slot's frozen boxes as walls."""
     frozen_reaches: np.ndarray
@@ -110,7 +117,7 @@ def _tables(side, reaches, goal_cells) -> LoneBoxTables:
     goals, cells = len(goal_cells), side.shape[0]
     per_slot = cells * 4 + goals * cells * 4
     slots = 1
-    while slots < 64 and 2 * slots * per_slot <= FROZEN_BYTES:
+    while slots < MAX_SLOTS and 2 * slots * per_slot <= FROZEN_BYTES:
         slots *= 2
     slots = slots if cells > 0 and per_slot <= FROZEN_BYTES else 0
     return LoneBoxTables(
@@ -124,6 +131,7 @@ def _tables(side, reaches, goal_cells) -> LoneBoxTables:
         queue=np.zeros(max(goals, cells * 4), np.int64),
         goal_cells=goal_cells,
         frozen_keys=np.zeros(slots, np.uint64),
+        frozen_next=np.zeros(1, np.int64),
         frozen_side=np.zeros((slots, cells if slots else 0, 4), np.int8),
         frozen_reaches=np.zeros((slots, goals if slots else 0, cells * 4), np.bool_),
         frozen=np.zeros(cells, np.bool_),
@@ -282,15 +290,19 @@ def lone_box_lost(tables, tab, boxes, reach_mark, reach, assigned):  # pragma: n
 @numba.njit(cache=True)
 def _frozen_tables(tables, tab, frozen, key):  # pragma: no cover - compiled
     """(side, reaches) of the board with the cells marked in ``frozen`` as walls, from the slot
-    of ``key`` (their hash), built there first unless the slot holds them."""
-    slot = int(key & np.uint64(tables.frozen_keys.shape[0] - 1))
+    that holds ``key`` (their hash), else built in the next slot in turn."""
+    keys = tables.frozen_keys
+    for slot in range(keys.shape[0]):
+        if keys[slot] == key:
+            return tables.frozen_side[slot], tables.frozen_reaches[slot]
+    slot = tables.frozen_next[0]  # the slots are replaced in turn
+    tables.frozen_next[0] = (slot + 1) % keys.shape[0]
     side, reaches = tables.frozen_side[slot], tables.frozen_reaches[slot]
-    if tables.frozen_keys[slot] != key:
-        open_cells = tables.open_cells
-        for cell in range(open_cells.shape[0]):
-            open_cells[cell] = tab.floor[cell] and not frozen[cell]
-        _build(open_cells, tab.deltas, tables.goal_cells, side, reaches, tables)
-        tables.frozen_keys[slot] = key
+    open_cells = tables.open_cells
+    for cell in range(open_cells.shape[0]):
+        open_cells[cell] = tab.floor[cell] and not frozen[cell]
+    _build(open_cells, tab.deltas, tables.goal_cells, side, reaches, tables)
+    keys[slot] = key
     return side, reaches
 
 

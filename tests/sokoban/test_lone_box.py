@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 
 from evosoko.search import solve
 from evosoko.sokoban.arrays import level_arrays
-from evosoko.sokoban.lone_box import lone_box_lost, lone_box_tables
+from evosoko.sokoban.lone_box import _frozen_tables, lone_box_lost, lone_box_tables
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.solutions import replay_states
 from tests.search.tiny_levels import microban, quiet_level, tiny_levels, xsokoban_41_last_box
@@ -86,6 +86,30 @@ def test_boxes_frozen_on_goals_are_walls_to_the_others():
     open_floor = lone_box_tables(corridor.floor, deltas, corridor.goal_cells)
     assert not lost(corridor, tables=open_floor._replace(frozen_keys=open_floor.frozen_keys[:0]))
     assert not lost(xsokoban_41_last_box(box=(5, 11), player=(4, 11)))
+
+
+def test_a_set_of_frozen_cells_keeps_its_tables_until_its_slot_is_the_oldest():
+    level = quiet_level(DOOR_OPEN)
+    deltas = np.array(level.deltas, dtype=np.int64)
+    floor = np.array(level.floor, dtype=np.bool_)
+    full = lone_box_tables(floor, deltas, level.goal_cells)
+    two = full._replace(  # two slots
+        frozen_keys=full.frozen_keys[:2],
+        frozen_side=full.frozen_side[:2],
+        frozen_reaches=full.frozen_reaches[:2],
+    )
+    walls = [np.flatnonzero(floor)[i] for i in (2, 5, 9)]
+
+    def tables_of(key: int):
+        frozen = np.zeros(level.cells, dtype=np.bool_)
+        frozen[walls[key - 1]] = True
+        side, reaches = _frozen_tables(two, level_arrays(level), frozen, np.uint64(key))
+        fresh = lone_box_tables(floor & ~frozen, deltas, level.goal_cells)
+        assert (side == fresh.side).all() and (reaches == fresh.reaches).all()
+        return int(two.frozen_next[0])
+
+    assert [tables_of(1), tables_of(2), tables_of(1)] == [1, 0, 0]  # the third served
+    assert [tables_of(3), tables_of(2), tables_of(1)] == [1, 1, 0]  # 3 replaced 1, 2 served
 
 
 def test_a_matching_tried_first_only_saves_work():
