@@ -369,8 +369,9 @@ class BidirectionalRun(FeatureSpaceRun):
         about 20 CPU-s of XSokoban 21's)."""
         for pull in getattr(self, "pulls", ()):  # none before the search is prepared
             pull.step()
-        if getattr(self, "ball", None) is not None:
-            self.ball.step()
+        ball = getattr(self, "ball", None)
+        if ball is not None:
+            ball.step()
 
     def _scaled(self, weight: float | str) -> int:
         """A pull search's weight of ``h`` as the kernels take it ("own": the search's)."""
