@@ -321,7 +321,7 @@ def _cluster_lost(tab, occupied, player, box, scratch):  # pragma: no cover - co
     slot = _cache_slot(buffer, count, smallest, slots) if slots > 0 else -1
     if slot >= 0 and _cached(cache_cells, cache_info, slot, buffer, count, smallest):
         return cache_info[slot] & 1 == 1, count
-    start = np.int64(player)  # one compiled search for the corral tests' int64 and this
+    start = np.int64(player)  # int64 as the corral tests pass it: one compiled search for both
     lost = _lost_subset(
         tab,
         start,
