@@ -19,9 +19,9 @@ position without such a matching has no solution.
 Boxes that can never move again (:func:`evosoko.sokoban.freeze.mark_frozen`) stay where they
 are in any solution, so they are walls to the others: with some, the test matches the other
 boxes to the goals left on tables of the board with those walls, built on first use and kept
-by the frozen cells' hash (as many sets as memory allows, a new one replacing the oldest). A
-row of boxes frozen on goals cuts the player's way round, and with it goals a lone box could
-reach on the open floor.
+by the frozen cells' hash (up to :data:`MAX_SLOTS` sets within :data:`FROZEN_BYTES`, a new one
+replacing the oldest). A row of boxes frozen on goals cuts the player's way round, and with it
+goals a lone box could reach on the open floor.
 """
 
 from __future__ import annotations
