@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
 from evosoko.sokoban.cell_sets import box_blocked
 from evosoko.sokoban.reach import explore
 
@@ -69,7 +69,7 @@ def make_box_path_scratch(cells: int) -> BoxPathScratch:
     )
 
 
-@numba.njit(cache=True)
+@uncounted
 def label_sides(floor, occupied, deltas, box, scratch):  # pragma: no cover - compiled
     """Label the player's regions around a box on ``box`` (``occupied[box]`` set) in
     ``scratch.side_label[4 * box : 4 * box + 4]``: a walk from each side not yet labelled,
@@ -114,7 +114,7 @@ def label_sides(floor, occupied, deltas, box, scratch):  # pragma: no cover - co
                             open_sides -= 1
 
 
-@numba.njit(cache=True)
+@uncounted
 def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - compiled
     """Fewest pushes taking the box on ``box`` to ``target`` on the :class:`PathBoard`
     ``board``: returns the final state (``target``'s predecessor cell * 4 + last direction)

@@ -19,6 +19,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
+from evosoko.sokoban.cell_sets import copy_cells
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import MANHATTAN, MATCHING, PUSH_DISTANCE, matching_update
 from evosoko.sokoban.matching import goal_distance as box_term  # noqa: F401 - kernels use it
@@ -84,13 +86,13 @@ class HeuristicTables(NamedTuple):
     """int64[goals, cells]: pushes of a lone box to each goal."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def heuristic_tables(tab, kind):  # pragma: no cover - compiled
     """The :class:`HeuristicTables` of ``kind`` from the level's arrays ``tab``."""
     return HeuristicTables(kind, tab.nearest_manhattan, tab.nearest_push, tab.push_distance)
 
 
-@numba.njit(cache=True)
+@uncounted
 def child_h(
     heuristic, parent_h, parent_potential, source, target, moved, child, work
 ):  # pragma: no cover - compiled
@@ -112,7 +114,7 @@ def child_h(
     if kind == PUSH_DISTANCE:
         nearest = heuristic.nearest_push
         return parent_h - nearest[source] + nearest[target], False
-    child.potential[:] = parent_potential
+    copy_cells(child.potential, parent_potential)
     h = matching_update(
         heuristic.push_distance, child.boxes, child.assign, child.potential, moved, work
     )

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, NamedTuple
 import numba
 import numpy as np
 
+from evosoko.reference_counts import counted, uncounted
 from evosoko.search.fess.advisors import (
+    Children,
     held_children,
     hold_child,
     insert_children,
@@ -89,7 +91,7 @@ from evosoko.search.store import (
     frontier_push,
     priority,
 )
-from evosoko.sokoban.cell_sets import all_on_goals, clear_cells
+from evosoko.sokoban.cell_sets import all_on_goals, clear_cells, copy_cells
 from evosoko.sokoban.corral_deadlock import (
     CorralSearch,
     cluster_lost_after_push,
@@ -260,6 +262,20 @@ def push_search(tab, room_tab, params, store, scratch, work):  # pragma: no cove
     return expand_pushes(tab, room_tab, params, store, scratch, work, None)
 
 
+class ExpansionRows(NamedTuple):
+    """The rows one call of :func:`expand_pushes` builds its successors in."""
+
+    child: ChildRows
+    parent_boxes: np.ndarray
+    """int64[boxes]: the boxes of the node being expanded."""
+    candidate_ids: np.ndarray
+    """int64[4 * boxes]: the frontier's candidates of one expansion."""
+    candidate_keys: np.ndarray
+    """int64[4 * boxes]: their keys."""
+    children: Children
+    """The feature-space search's children of one expansion (no rows otherwise)."""
+
+
 @numba.njit(cache=True)
 def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma: no cover
     """Expand up to ``params[CHUNK]`` nodes of ``store``
@@ -275,6 +291,27 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
     node. ``room_tab``: the goal room (:class:`evosoko.search.goalroom.GoalRoomArrays`, used
     when ``params[GOAL_MACROS]``).
     """
+    nodes = store.nodes
+    box_count = nodes.boxes.shape[1]
+    rows = ExpansionRows(
+        ChildRows(
+            np.empty(box_count, dtype=nodes.boxes.dtype),  # int16 or int32: the store's cells
+            np.empty(box_count, dtype=nodes.assign.dtype),
+            np.empty(box_count, dtype=nodes.potential.dtype),
+        ),
+        np.empty(box_count, dtype=np.int64),
+        np.empty(4 * box_count, dtype=np.int64),
+        np.empty(4 * box_count, dtype=np.int64),
+        held_children(box_count if fess is not None else 0),
+    )
+    return _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows)
+
+
+@uncounted
+def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # pragma: no cover
+    """The loop of :func:`expand_pushes`, in the rows ``rows`` (:class:`ExpansionRows`) it
+    makes: compiled without numba's reference counts
+    (:data:`evosoko.reference_counts.uncounted`; its cost: docs/xsokoban.md, round 37)."""
     nodes, table, frontier, counters = store.nodes, store.table, store.frontier, store.counters
     floor, dead, goals, deltas = tab.floor, tab.dead, tab.goals, tab.deltas
     zb, zp, dead_end_tunnel = tab.zobrist_box, tab.zobrist_player, tab.dead_end_tunnel
@@ -317,7 +354,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
         pack_macros = space_state[PACK_MACROS] > 0
         corridor_macros = space_state[CORRIDOR_MACROS] > 0
         advising = space_state[ADVICE] != 0
-        children = held_children(box_count)  # inserted once the expansion's are all known
+        children = rows.children  # inserted once the expansion's are all known
         margin += MACRO_CAP
     board = deadlock_board(tab)
     corral_deadlocks = corral_search.players.shape[0] > 0
@@ -325,14 +362,11 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
     lone_box_matching = corral_deadlocks and corral_search.lone_box.reaches.shape[0] > 0
     patterns = corral_search.patterns
     learned = patterns.sizes.shape[0] > 0
-    child = np.empty(box_count, dtype=node_boxes.dtype)  # int16 or int32: the store's cells
-    child_assign = np.empty(box_count, dtype=assign.dtype)
-    child_potential = np.empty(box_count, dtype=potential.dtype)
-    child_rows = ChildRows(child, child_assign, child_potential)
-    parent_boxes = np.empty(box_count, dtype=np.int64)
+    child_rows = rows.child
+    child, child_assign, child_potential = child_rows.boxes, child_rows.assign, child_rows.potential
+    parent_boxes = rows.parent_boxes
     with_assignment = assign.shape[1] == box_count
-    candidate_ids = np.empty(4 * box_count, dtype=np.int64)  # local: no aliasing in the loop
-    candidate_keys = np.empty(4 * box_count, dtype=np.int64)
+    candidate_ids, candidate_keys = rows.candidate_ids, rows.candidate_keys
 
     work_limit = params[WORK_LIMIT]
     spent = 0  # work units of this call; added to counters[WORK] on the way out
@@ -360,8 +394,8 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
             first_successor = counters[RESUME_AT]
             if fess is None:
                 candidates = pending.size[0]
-                candidate_ids[:candidates] = pending.ids[:candidates]
-                candidate_keys[:candidates] = pending.keys[:candidates]
+                copy_cells(candidate_ids[:candidates], pending.ids[:candidates])
+                copy_cells(candidate_keys[:candidates], pending.keys[:candidates])
             counters[RESUME_NODE] = -1
         else:
             if fess is None:
@@ -478,8 +512,8 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                     counters[RESUME_AT] = 4 * i + d
                     if fess is None:
                         pending.size[0] = candidates
-                        pending.ids[:candidates] = candidate_ids[:candidates]
-                        pending.keys[:candidates] = candidate_keys[:candidates]
+                        copy_cells(pending.ids[:candidates], candidate_ids[:candidates])
+                        copy_cells(pending.keys[:candidates], candidate_keys[:candidates])
                     elif advising:
                         insert_children(space, children, node)
                     clear_cells(occupied, parent_boxes)
@@ -657,8 +691,8 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
                     NodeFields(normalized, player_after, node, code, g, moves, h, key_hash),
                 )
                 if with_assignment:
-                    assign[new, :] = child_assign
-                    potential[new, :] = child_potential
+                    copy_cells(assign[new], child_assign)
+                    copy_cells(potential[new], child_potential)
                 counters[GENERATED] += 1
                 if all_on_goals(goals, child) and (
                     fess is not None
@@ -711,7 +745,7 @@ def expand_pushes(tab, room_tab, params, store, scratch, work, fess):  # pragma:
     return CONTINUE
 
 
-@numba.njit(cache=True)
+@uncounted
 def _fess_pop(space, frontier, counters):  # pragma: no cover - compiled
     """The feature-space search's next node and its cell: the best of the next non-empty cell,
     or of the whole frontier every ``ALTERNATE``-th turn (and when the cells are empty; its cell
@@ -726,7 +760,7 @@ def _fess_pop(space, frontier, counters):  # pragma: no cover - compiled
     return heap_pop(space, cell), cell
 
 
-@numba.njit(cache=True)
+@counted
 def _push_candidates(frontier, counters, mode, ids, keys, count):  # pragma: no cover
     """Frontier insertion; on a stack the best candidate goes on top."""
     if mode == LIFO:

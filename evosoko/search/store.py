@@ -25,6 +25,9 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
+from evosoko.sokoban.cell_sets import copy_cells
+
 # ---- counters: one int64 array shared with the kernels ------------------------------------------
 (
     NODES,
@@ -102,7 +105,7 @@ F_LIMIT = (1 << (63 - H_BITS - MOVES_BITS)) - 1
 instead of wrapping into negative keys."""
 
 
-@numba.njit(cache=True)
+@uncounted
 def priority(g, h, moves, g_weight, h_weight):  # pragma: no cover - compiled
     """Heap key: ``g*g_weight + h*h_weight``, then smaller ``h``, then fewer moves."""
     f = min(g * g_weight + h * h_weight, F_LIMIT)
@@ -391,7 +394,7 @@ def rehash(table, hashes, count):  # pragma: no cover - compiled
         table[slot] = node
 
 
-@numba.njit(cache=True)
+@uncounted
 def find_slot(nodes, table, key_hash, boxes, player):  # pragma: no cover - compiled
     """The table slot holding the state ``(boxes, player)``, or the empty slot where it goes."""
     node_boxes, node_player, node_hash = nodes.boxes, nodes.player, nodes.hash
@@ -426,14 +429,14 @@ class NodeFields(NamedTuple):
     hash: np.uint64  # Zobrist hash of the state key
 
 
-@numba.njit(cache=True)
+@uncounted
 def add_node(nodes, table, counters, slot, boxes, fields):  # pragma: no cover - compiled
     """Store a new node with ``boxes`` and ``fields`` (:class:`NodeFields`) in ``slot`` of the
     table; returns its id."""
     node = counters[NODES]
     counters[NODES] = node + 1
     table[slot] = node
-    nodes.boxes[node, :] = boxes
+    copy_cells(nodes.boxes[node], boxes)
     nodes.player[node] = fields.player
     nodes.actual[node] = fields.actual
     nodes.parent[node] = fields.parent
@@ -448,7 +451,7 @@ def add_node(nodes, table, counters, slot, boxes, fields):  # pragma: no cover -
     return node
 
 
-@numba.njit(cache=True)
+@uncounted
 def note_progress(counters, h):  # pragma: no cover - compiled
     """Log a new lowest heuristic ``h`` with the expansions so far (see ``PROGRESS_POINTS``)."""
     counters[LOWEST_H] = h
@@ -466,7 +469,7 @@ def progress_points(counters: np.ndarray) -> list[tuple[int, int]]:
     return [(int(expanded), int(h)) for expanded, h in log]
 
 
-@numba.njit(cache=True)
+@uncounted
 def frontier_push(frontier, counters, mode, key, node):  # pragma: no cover - compiled
     """Add ``node`` with priority ``key`` (used by the heap only)."""
     keys, ids = frontier
@@ -488,7 +491,7 @@ def frontier_push(frontier, counters, mode, key, node):  # pragma: no cover - co
     ids[position] = node
 
 
-@numba.njit(cache=True)
+@uncounted
 def frontier_pop(frontier, counters, mode):  # pragma: no cover - compiled
     """Remove and return the next node, or -1 when the frontier is empty."""
     keys, ids = frontier
@@ -510,7 +513,7 @@ def frontier_pop(frontier, counters, mode):  # pragma: no cover - compiled
     return top
 
 
-@numba.njit(cache=True)
+@uncounted
 def sift_down(keys, ids, size, position, key, node):  # pragma: no cover - compiled
     """Put ``(key, node)`` at ``position`` of the heap of ``size`` entries, moving it down past
     smaller children."""

@@ -1,12 +1,14 @@
 """Small cell tests that every compiled search takes: is a cell closed to a pushed box, are
-all of a list of box cells on goals, and take them off an occupancy array."""
+all of a list of box cells on goals; take them off an occupancy array, copy them."""
 
 from __future__ import annotations
 
 import numba
 
+from evosoko.reference_counts import uncounted
 
-@numba.njit(cache=True)
+
+@uncounted
 def all_on_goals(goals, cells):  # pragma: no cover - compiled
     """True when every cell of ``cells`` is a goal."""
     for cell in cells:
@@ -15,11 +17,20 @@ def all_on_goals(goals, cells):  # pragma: no cover - compiled
     return True
 
 
-@numba.njit(cache=True)
+@uncounted
 def clear_cells(occupied, cells):  # pragma: no cover - compiled
     """Mark every cell of ``cells`` free in ``occupied``."""
     for cell in cells:
         occupied[cell] = False
+
+
+@numba.njit(cache=True, inline="always")
+def copy_cells(target, source):  # pragma: no cover - compiled
+    """Copy ``source`` into ``target`` (of the same length) element by element: numba's slice
+    assignment may allocate a temporary, which a kernel compiled without reference counts
+    cannot."""
+    for i in range(source.shape[0]):
+        target[i] = source[i]
 
 
 @numba.njit(cache=True, inline="always")

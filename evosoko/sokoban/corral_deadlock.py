@@ -44,7 +44,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from evosoko.sokoban.cell_sets import all_on_goals, box_blocked, clear_cells
+from evosoko.reference_counts import uncounted
+from evosoko.sokoban.cell_sets import all_on_goals, box_blocked, clear_cells, copy_cells
 from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.lone_box import LoneBoxTables, no_lone_box_tables
 from evosoko.sokoban.patterns import PatternStore, add_pattern, make_pattern_store
@@ -71,7 +72,7 @@ class DeadlockBoard(NamedTuple):
     deltas: np.ndarray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def deadlock_board(tab):  # pragma: no cover - compiled
     """The :class:`DeadlockBoard` of the level's arrays ``tab``."""
     return DeadlockBoard(tab.floor, tab.dead, tab.goals, tab.deltas)
@@ -168,7 +169,7 @@ def make_corral_scratch(
     )
 
 
-@numba.njit(cache=True)
+@uncounted
 def lost_after_push(
     tab, occupied, reach_mark, reach, player, code, scratch
 ):  # pragma: no cover - compiled
@@ -183,7 +184,7 @@ def lost_after_push(
     return lost_next_to(tab, occupied, reach_mark, reach, box, scratch)
 
 
-@numba.njit(cache=True)
+@uncounted
 def lost_next_to(tab, occupied, reach_mark, reach, box, scratch):  # pragma: no cover - compiled
     """True when a corral next to the box on ``box`` is a proven deadlock (see the module).
 
@@ -211,7 +212,7 @@ def lost_next_to(tab, occupied, reach_mark, reach, box, scratch):  # pragma: no 
     return False
 
 
-@numba.njit(cache=True)
+@uncounted
 def corral_deadlock(tab, occupied, player, start, scratch):  # pragma: no cover - compiled
     """True when the corral holding the free cell ``start`` is proven lost (see the module)."""
     floor, deltas = tab.floor, tab.deltas
@@ -248,7 +249,7 @@ def cluster_deadlock(tab, occupied, player, box, scratch):  # pragma: no cover -
     return lost
 
 
-@numba.njit(cache=True)
+@uncounted
 def cluster_lost_after_push(tab, occupied, player, code, scratch):  # pragma: no cover - compiled
     """Whether a push step ``code`` (direction ``code & 3``) that left the player on
     ``player`` lost a cluster (:func:`cluster_deadlock`): the pushed box's, or one the box
@@ -281,7 +282,7 @@ def cluster_lost_after_push(tab, occupied, player, code, scratch):  # pragma: no
     return False
 
 
-@numba.njit(cache=True)
+@uncounted
 def _cluster_lost(tab, occupied, player, box, scratch):  # pragma: no cover - compiled
     """(:func:`cluster_deadlock`'s answer, boxes of the cluster gathered, in the scratch's
     buffer: all of them, or the first ``MAX_BARRIER`` of one too large to search)."""
@@ -341,7 +342,7 @@ def _cluster_lost(tab, occupied, player, box, scratch):  # pragma: no cover - co
     return lost, count
 
 
-@numba.njit(cache=True)
+@uncounted
 def _learn(tab, player, count, scratch):  # pragma: no cover - compiled
     """Keep the proof just made on the sorted boxes in the scratch's buffer, the player on
     ``player``, as a deadlock pattern (when the scratch keeps patterns)."""
@@ -358,13 +359,13 @@ def _learn(tab, player, count, scratch):  # pragma: no cover - compiled
     add_pattern(patterns, buffer[:count], queue[:size])
 
 
-@numba.njit(cache=True)
+@uncounted
 def _ring(width):  # pragma: no cover - compiled
     """Offsets of the eight cells around a cell, through sides and corners."""
     return (-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1)
 
 
-@numba.njit(cache=True)
+@uncounted
 def _cache_slot(cells, count, player, slots):  # pragma: no cover - compiled
     h = np.uint64(player + 1) * _MIX
     for j in range(count):
@@ -372,7 +373,7 @@ def _cache_slot(cells, count, player, slots):  # pragma: no cover - compiled
     return int(h >> np.uint64(24)) & (slots - 1)
 
 
-@numba.njit(cache=True)
+@uncounted
 def _cached(cache_cells, cache_info, slot, cells, count, player):  # pragma: no cover - compiled
     """Whether the cache's ``slot`` holds the answer for these sorted ``cells`` and player."""
     if cache_info[slot] < 0 or cache_info[slot] >> 1 != count:
@@ -385,7 +386,7 @@ def _cached(cache_cells, cache_info, slot, cells, count, player):  # pragma: no 
     return True
 
 
-@numba.njit(cache=True)
+@uncounted
 def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: no cover - compiled
     """The search of the module on the ``count`` boxes in the scratch's buffer alone, the player
     on ``player``: True when it has made every position it can reach, no more than ``limit``,
@@ -406,7 +407,7 @@ def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: 
         return False
     stamps[TABLE_STAMP] += 1  # a new search: every older entry of the table reads as empty
     base = stamps[TABLE_STAMP] * table.shape[0]
-    boxes[0, :count] = buffer[:count]
+    copy_cells(boxes[0, :count], buffer[:count])
     players[0] = player
     made = 1
     head = 0
@@ -443,7 +444,7 @@ def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: 
                 if made == limit:
                     clear_cells(occ, boxes[head, :count])
                     return False  # out of positions: not proven
-                boxes[made, :count] = boxes[head, :count]
+                copy_cells(boxes[made, :count], boxes[head, :count])
                 boxes[made, j] = target
                 _sort(boxes[made], count)
                 players[made] = b
@@ -456,7 +457,7 @@ def _lost_subset(tab, player, count, region, limit, width, scratch):  # pragma: 
     return True
 
 
-@numba.njit(cache=True)
+@uncounted
 def _insert(table, base, boxes, players, row, count, normalized):  # pragma: no cover - compiled
     """Enter position ``row`` (its player set to ``normalized``) as ``base + row``; False if it
     was seen. Entries below ``base`` are empty slots."""
@@ -481,7 +482,7 @@ def _insert(table, base, boxes, players, row, count, normalized):  # pragma: no 
     return True
 
 
-@numba.njit(cache=True)
+@uncounted
 def _sort(cells, count):  # pragma: no cover - compiled
     for i in range(1, count):
         value = cells[i]

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
 from evosoko.sokoban.reach import explore
 
 _PASS, _FAIL = -1, -2
@@ -67,7 +68,7 @@ class CorralBoard(NamedTuple):
     deltas: np.ndarray  # int64[4]: flat offsets of u d l r
 
 
-@numba.njit(cache=True)
+@uncounted
 def pi_corral(
     board, occupied, boxes, reach_mark, stamp, scratch, marks
 ):  # pragma: no cover - compiled
@@ -116,7 +117,7 @@ def pi_corral(
     return best
 
 
-@numba.njit(cache=True)
+@uncounted
 def _label(
     floor, goals, occupied, deltas, reach_mark, stamp, scratch, region_stamp
 ):  # pragma: no cover - compiled
@@ -198,7 +199,7 @@ def _check(board, occupied, boxes, reach_mark, stamp, scratch, marks):  # pragma
     return _PASS, pushes
 
 
-@numba.njit(cache=True)
+@uncounted
 def _holds_work(
     goals, boxes, barrier_mark, barrier_stamp, region_goal, set_mark, set_stamp, count
 ):  # pragma: no cover - compiled

@@ -21,6 +21,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
+
 NO_CELL = np.int64(-1)
 """``moved_from`` and ``moved_to`` of :func:`mark_frozen` when no box moved: a typed constant, so
 that kernels passing it share one compilation with those passing cells (a literal ``-1`` would
@@ -75,7 +77,7 @@ def may_freeze(floor, occupied, dead, deltas, cell):  # pragma: no cover - compi
     return True
 
 
-@numba.njit(cache=True)
+@uncounted
 def freeze_deadlock(floor, dead, goals, occupied, deltas, box, scratch):  # pragma: no cover
     """True when ``box`` is frozen together with at least one box off goal."""
     size = frozen_group(floor, dead, occupied, deltas, box, scratch)
@@ -86,7 +88,7 @@ def freeze_deadlock(floor, dead, goals, occupied, deltas, box, scratch):  # prag
     return False
 
 
-@numba.njit(cache=True)
+@uncounted
 def frozen_group(floor, dead, occupied, deltas, box, scratch):  # pragma: no cover - compiled
     """Size of the frozen group found from ``box`` (0 when it can move), its boxes left in
     ``scratch.group``."""
@@ -148,7 +150,7 @@ def frozen_group(floor, dead, occupied, deltas, box, scratch):  # pragma: no cov
             return size if axis_blocked else 0
 
 
-@numba.njit(cache=True)
+@uncounted
 def mark_frozen(floor, dead, deltas, boxes, moved_from, moved_to, frozen):  # pragma: no cover
     """Leave ``frozen[cell]`` True exactly on the boxes that can never move.
 

@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.reference_counts import counted, uncounted
 from evosoko.sokoban.cell_sets import clear_cells
 from evosoko.sokoban.freeze import mark_frozen
 
@@ -253,7 +254,7 @@ def _reach_goal(floor, deltas, side, goal, reach, queue):  # pragma: no cover - 
                 tail += 1
 
 
-@numba.njit(cache=True)
+@uncounted
 def lone_box_lost(tables, tab, boxes, reach_mark, reach, assigned):  # pragma: no cover
     """True when ``boxes`` cannot be matched to distinct goals each reaches alone from its side
     (see the module), on the level's arrays ``tab``. ``reach_mark == reach`` marks the player's
@@ -274,8 +275,9 @@ def lone_box_lost(tables, tab, boxes, reach_mark, reach, assigned):  # pragma: n
                 free[m] = boxes[i]
                 m += 1
         if 0 < m < n:
-            side, reaches = _frozen_tables(tables, tab, frozen, max(key, np.uint64(1)))
+            slot = _frozen_slot(tables, tab, frozen, max(key, np.uint64(1)))
             clear_cells(frozen, boxes)
+            side, reaches = tables.frozen_side[slot], tables.frozen_reaches[slot]
             return _unmatched(
                 tables, side, reaches, free[:m], tab.deltas, reach_mark, reach, assigned[:0]
             )
@@ -287,26 +289,33 @@ def lone_box_lost(tables, tab, boxes, reach_mark, reach, assigned):  # pragma: n
     )
 
 
-@numba.njit(cache=True)
-def _frozen_tables(tables, tab, frozen, key):  # pragma: no cover - compiled
-    """(side, reaches) of the board with the cells marked in ``frozen`` as walls, from the slot
-    that holds ``key`` (their hash), else built in the next slot in turn."""
+@counted
+def _frozen_slot(tables, tab, frozen, key):  # pragma: no cover - compiled
+    """The slot of the frozen tables (``side``, ``reaches``) of the board with the cells marked
+    in ``frozen`` as walls: the one that holds ``key`` (their hash), else the next in turn,
+    built afresh."""
     keys = tables.frozen_keys
     for slot in range(keys.shape[0]):
         if keys[slot] == key:
-            return tables.frozen_side[slot], tables.frozen_reaches[slot]
+            return slot
     slot = tables.frozen_next[0]  # the slots are replaced in turn
     tables.frozen_next[0] = (slot + 1) % keys.shape[0]
-    side, reaches = tables.frozen_side[slot], tables.frozen_reaches[slot]
     open_cells = tables.open_cells
     for cell in range(open_cells.shape[0]):
         open_cells[cell] = tab.floor[cell] and not frozen[cell]
-    _build(open_cells, tab.deltas, tables.goal_cells, side, reaches, tables)
+    _build(
+        open_cells,
+        tab.deltas,
+        tables.goal_cells,
+        tables.frozen_side[slot],
+        tables.frozen_reaches[slot],
+        tables,
+    )
     keys[slot] = key
-    return side, reaches
+    return slot
 
 
-@numba.njit(cache=True)
+@uncounted
 def _unmatched(
     tables, side, reaches, boxes, deltas, reach_mark, reach, assigned
 ):  # pragma: no cover
@@ -336,7 +345,7 @@ def _unmatched(
     return False
 
 
-@numba.njit(cache=True)
+@uncounted
 def _reaches(reaches, box, s, goal):  # pragma: no cover - compiled
     """Whether a lone box on ``box`` with the player on side ``s`` (-1: any) reaches ``goal``."""
     row = reaches[goal]
@@ -345,7 +354,7 @@ def _reaches(reaches, box, s, goal):  # pragma: no cover - compiled
     return row[4 * box] or row[4 * box + 1] or row[4 * box + 2] or row[4 * box + 3]
 
 
-@numba.njit(cache=True)
+@uncounted
 def _augment(tables, reaches, boxes, start):  # pragma: no cover - compiled
     """Match box ``start`` by an augmenting path (breadth first over the boxes); False when
     there is none."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
 from evosoko.sokoban.level import UNREACHABLE
 
 _INFINITY = 1 << 60
@@ -118,7 +119,7 @@ def _has_goal(column_row, row):  # pragma: no cover - compiled
     return False
 
 
-@numba.njit(cache=True)
+@uncounted
 def _add_row(push_distance, boxes, row, work):  # pragma: no cover - compiled
     """Match ``row`` (1-based) by one shortest augmenting path (one phase of the Hungarian
     algorithm), the potentials in ``work`` being feasible and tight on the rows matched."""
@@ -166,7 +167,7 @@ def _add_row(push_distance, boxes, row, work):  # pragma: no cover - compiled
         free_column = previous
 
 
-@numba.njit(cache=True)
+@uncounted
 def _matched_cost(push_distance, boxes, assignment, work):  # pragma: no cover - compiled
     """Each box's goal of the matching in ``work`` into ``assignment``; returns its cost."""
     n = boxes.shape[0]
@@ -178,7 +179,7 @@ def _matched_cost(push_distance, boxes, assignment, work):  # pragma: no cover -
     return total
 
 
-@numba.njit(cache=True)
+@uncounted
 def store_potentials(work, potentials):  # pragma: no cover - compiled
     """Copy the goals' dual potentials the last matching left in ``work`` to ``potentials``,
     shifted so the largest is 0 (with the row potentials shifted back, the duals stay feasible
@@ -191,7 +192,7 @@ def store_potentials(work, potentials):  # pragma: no cover - compiled
         potentials[j] = work[1, j + 1] - top
 
 
-@numba.njit(cache=True)
+@uncounted
 def matching_update(
     push_distance, boxes, assignment, potentials, moved, work
 ):  # pragma: no cover - compiled

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
+
+from evosoko.reference_counts import uncounted
 
 STORED, ENTRIES, MATCHED = 0, 1, 2
 """Slots of :attr:`PatternStore.counts`."""
@@ -60,7 +61,7 @@ def make_pattern_store(cells: int, capacity: int, width: int) -> PatternStore:
     )
 
 
-@numba.njit(cache=True)
+@uncounted
 def add_pattern(store, boxes, region):  # pragma: no cover - compiled
     """Keep the pattern of the sorted box cells ``boxes`` and the player's region ``region``
     (its cells); False when the store is full (or has no room for that many boxes)."""
@@ -86,7 +87,7 @@ def add_pattern(store, boxes, region):  # pragma: no cover - compiled
     return True
 
 
-@numba.njit(cache=True)
+@uncounted
 def pattern_lost(store, occupied, player, cell):  # pragma: no cover - compiled
     """True when a stored pattern holding ``cell`` matches the position of the boxes
     ``occupied`` with the player on ``player``: all its boxes are there and the player is in

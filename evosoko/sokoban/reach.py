@@ -17,8 +17,10 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
 
-@numba.njit(cache=True)
+
+@uncounted
 def explore(floor, occupied, deltas, start, mark, stamp, queue, distance):  # pragma: no cover
     """Breadth-first walk from ``start`` over free floor; returns (cells reached, smallest).
 
@@ -59,7 +61,7 @@ def spread(floor, occupied, deltas, sources, mark, stamp, queue, distance):  # p
     return tail, smallest
 
 
-@numba.njit(cache=True)
+@uncounted
 def normalized_player(floor, occupied, deltas, start, mark, stamp, queue):  # pragma: no cover
     """The smallest cell reachable from ``start`` (marks the area with ``stamp``)."""
     return explore(floor, occupied, deltas, start, mark, stamp, queue, queue[:0])[1]
@@ -117,7 +119,7 @@ def normalized_after_push(floor, occupied, deltas, area, pushed, walk):  # pragm
     return min(area.smallest, source)
 
 
-@numba.njit(cache=True)
+@uncounted
 def _walkable_around(floor, occupied, cell, width):  # pragma: no cover - compiled
     """True when the free side neighbours of ``cell`` connect through its ring of 8 cells."""
     ring = (-width, -width + 1, 1, width + 1, width, width - 1, -1, -width - 1)

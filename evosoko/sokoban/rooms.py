@@ -23,6 +23,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
+
 
 def room_links(floor: np.ndarray, deltas) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(room of each cell (-1: not in a room), link of each cell (-1: not on a link), ends) of
@@ -114,7 +116,7 @@ def _fill(floor, passage, want, deltas, start, label, value, queue):  # pragma: 
     return count
 
 
-@numba.njit(cache=True)
+@uncounted
 def blocked_links(link, boxes, seen, ends, occupied, region):  # pragma: no cover - compiled
     """The number of links with a box on them. ``seen``: an all-zero scratch of one entry per
     link, left all zero. With ``ends`` (see :func:`room_links`; pass no rows otherwise), only

@@ -10,8 +10,7 @@ corridor macro (:func:`through_corridor`), the goal room's packing prefix
 
 from __future__ import annotations
 
-import numba
-
+from evosoko.reference_counts import uncounted
 from evosoko.sokoban.cell_sets import box_blocked
 
 REACH_STAMP, NORM_STAMP = 0, 1
@@ -20,7 +19,7 @@ REACH_STAMP, NORM_STAMP = 0, 1
 expanded, and the region walked to normalize a child's player."""
 
 
-@numba.njit(cache=True)
+@uncounted
 def moved_child(
     boxes, assignment, index, target, child, child_assign, with_assignment
 ):  # pragma: no cover - compiled
@@ -51,7 +50,7 @@ def moved_child(
     return placed
 
 
-@numba.njit(cache=True)
+@uncounted
 def deepest_goal_ahead(floor, goals, occupied, delta, cell):  # pragma: no cover - compiled
     """Steps from ``cell`` to the deepest goal of the free run ahead in a dead-end tunnel, or -1.
 
@@ -70,7 +69,7 @@ def deepest_goal_ahead(floor, goals, occupied, delta, cell):  # pragma: no cover
         steps += 1
 
 
-@numba.njit(cache=True)
+@uncounted
 def through_corridor(floor, dead, goals, occupied, deltas, d, source, target):  # pragma: no cover
     """Further pushes in direction ``d`` that carry a box just pushed from ``source`` to
     ``target`` through a one-wide corridor: while the box and the player behind it both have
@@ -96,7 +95,7 @@ def through_corridor(floor, dead, goals, occupied, deltas, d, source, target):  
         extra += 1
 
 
-@numba.njit(cache=True)
+@uncounted
 def packed_prefix(room, pack_goal, occupied, boxes):  # pragma: no cover - compiled
     """How many goals of the goal room's packing order ``pack_goal`` are filled, when the
     ``room`` holds exactly those boxes; else -1."""

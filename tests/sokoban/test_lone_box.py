@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 
 from evosoko.search import solve
 from evosoko.sokoban.arrays import level_arrays
-from evosoko.sokoban.lone_box import _frozen_tables, lone_box_lost, lone_box_tables
+from evosoko.sokoban.lone_box import _frozen_slot, lone_box_lost, lone_box_tables
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.solutions import replay_states
 from tests.search.tiny_levels import microban, quiet_level, tiny_levels, xsokoban_41_last_box
@@ -103,7 +103,8 @@ def test_a_set_of_frozen_cells_keeps_its_tables_until_its_slot_is_the_oldest():
     def tables_of(key: int):
         frozen = np.zeros(level.cells, dtype=np.bool_)
         frozen[walls[key - 1]] = True
-        side, reaches = _frozen_tables(two, level_arrays(level), frozen, np.uint64(key))
+        slot = _frozen_slot(two, level_arrays(level), frozen, np.uint64(key))
+        side, reaches = two.frozen_side[slot], two.frozen_reaches[slot]
         fresh = lone_box_tables(floor & ~frozen, deltas, level.goal_cells)
         assert (side == fresh.side).all() and (reaches == fresh.reaches).all()
         return int(two.frozen_next[0])

@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
 from evosoko.search.fess.space import (
     ADVICE,
     ADVICE_BEST,
@@ -57,7 +58,7 @@ F_SHIFT = H_BITS + MOVES_BITS
 """Where ``f`` starts in a heap key (:func:`evosoko.search.store.priority`)."""
 
 
-@numba.njit(cache=True)
+@uncounted
 def improved_features(space_state, parent_cell, child_cell):  # pragma: no cover - compiled
     """The advisor bits (``ADVISOR_BITS``) of the coordinates in which ``child_cell`` improves
     on ``parent_cell`` (cells as :func:`evosoko.search.fess.space.state_cell` lays them out)."""
@@ -79,7 +80,7 @@ def improved_features(space_state, parent_cell, child_cell):  # pragma: no cover
     return better
 
 
-@numba.njit(cache=True)
+@uncounted
 def advised_key(space, parent, parent_cell, child, child_cell, key):  # pragma: no cover
     """``key`` (the child's key within its cell) with the child's advice count added: its
     parent's, plus 1 unless an advisor proposes the move (the child's cell improves on
@@ -97,7 +98,7 @@ def advised_key(space, parent, parent_cell, child, child_cell, key):  # pragma: 
     return _counted_key(space, parent, child, proposed != 0, key)
 
 
-@numba.njit(cache=True)
+@uncounted
 def _new_expansion(state, parent):  # pragma: no cover - compiled
     """Forget which advisors proposed a move when ``parent`` is not the expansion they did."""
     if state[ADVISED_NODE] != parent:
@@ -105,7 +106,7 @@ def _new_expansion(state, parent):  # pragma: no cover - compiled
         state[ADVISED_USED] = 0
 
 
-@numba.njit(cache=True)
+@uncounted
 def _first_once(state, parent, proposing):  # pragma: no cover - compiled
     """Which of the advisors ``proposing`` a move of ``parent``'s expansion propose it: all, or
     with ``ADVICE_ONCE`` the first (lowest bit) that has proposed none yet."""
@@ -118,7 +119,7 @@ def _first_once(state, parent, proposing):  # pragma: no cover - compiled
     return proposed
 
 
-@numba.njit(cache=True)
+@uncounted
 def _counted_key(space, parent, child, proposed, key):  # pragma: no cover - compiled
     """``key`` with ``child``'s advice count (its parent's, plus 1 unless ``proposed``) stored
     and added, times ``ADVICE``, to ``f`` (saturating at ``F_LIMIT``)."""
@@ -144,6 +145,8 @@ class Children(NamedTuple):
     """int64[4 * boxes]: the advisors that would propose it (:func:`move_advice`)."""
     size: np.ndarray
     """int64[1]: how many are held."""
+    proposed: np.ndarray
+    """int64[4 * boxes]: scratch, the advisors that propose each child."""
 
 
 @numba.njit(cache=True)
@@ -157,10 +160,11 @@ def held_children(box_count):  # pragma: no cover - compiled
         np.empty(n, np.int64),
         np.empty(n, np.int64),
         np.zeros(1, np.int64),
+        np.empty(n, np.int64),
     )
 
 
-@numba.njit(cache=True)
+@uncounted
 def hold_child(children, node, cell, key, h, bits):  # pragma: no cover - compiled
     """Hold ``node`` (in ``cell``, with ``key`` within it, ``h`` and advisor ``bits``)."""
     k = children.size[0]
@@ -172,7 +176,7 @@ def hold_child(children, node, cell, key, h, bits):  # pragma: no cover - compil
     children.size[0] = k + 1
 
 
-@numba.njit(cache=True)
+@uncounted
 def insert_children(space, children, parent):  # pragma: no cover - compiled
     """Put the held children of ``parent`` into their cells' heaps, in the order held, each
     with its advice count (:func:`advised_key`): a child is proposed by the advisors in its
@@ -182,7 +186,9 @@ def insert_children(space, children, parent):  # pragma: no cover - compiled
     state = space.state
     count = children.size[0]
     best = state[ADVICE_ONCE] != 0 and state[ADVICE_BEST] != 0
-    proposed = np.zeros(count, np.int64)
+    proposed = children.proposed
+    for k in range(count):
+        proposed[k] = 0
     if best:
         _new_expansion(state, parent)
         advisor = 1
@@ -207,7 +213,7 @@ def insert_children(space, children, parent):  # pragma: no cover - compiled
     children.size[0] = 0
 
 
-@numba.njit(cache=True)
+@uncounted
 def parent_advice(
     features, space_state, floor, dead, occupied, deltas, boxes, region, queue, cell
 ):  # pragma: no cover - compiled
@@ -249,7 +255,7 @@ def parent_advice(
     return cell
 
 
-@numba.njit(cache=True)
+@uncounted
 def move_advice(
     space_state, floor, dead, occupied, deltas, boxes, region, walk, pushed, pushes, cells
 ):  # pragma: no cover - compiled
@@ -288,7 +294,7 @@ def move_advice(
     return bits
 
 
-@numba.njit(cache=True)
+@uncounted
 def _new_push(
     floor, dead, occupied, deltas, boxes, region, walk, pushed, pushes
 ):  # pragma: no cover - compiled

@@ -54,6 +54,9 @@ class Features(NamedTuple):
     """int64[layers]: the first layer of each layer's next goal area (the layer count: none)."""
     counts: np.ndarray
     """int64[layers or 1]: scratch, boxes on the goals of each layer."""
+    states: np.ndarray
+    """int8[layers or 1]: scratch, the state of each layer
+    (:func:`evosoko.search.fess.macros.layer_states`)."""
     stamp: np.ndarray
     """int64[1]: the running stamp of ``mark``."""
     mark: np.ndarray
@@ -112,6 +115,7 @@ def make_features(
         goals_per_layer=goals_per_layer,
         area_ends=order.ends,
         counts=np.zeros(max(1, order.layers), dtype=np.int64),
+        states=np.zeros(max(1, order.layers), dtype=np.int8),
         stamp=np.zeros(1, dtype=np.int64),
         mark=np.zeros(cells, dtype=np.int64),
         goal_index=goal_index,

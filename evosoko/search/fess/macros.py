@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
 from evosoko.search.box_paths import PathBoard, box_path
 from evosoko.search.fess.advisors import advised_key
 from evosoko.search.fess.space import (
@@ -39,7 +40,7 @@ from evosoko.search.store import (
     frontier_push,
     priority,
 )
-from evosoko.sokoban.cell_sets import all_on_goals
+from evosoko.sokoban.cell_sets import all_on_goals, copy_cells
 from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.patterns import pattern_lost
@@ -57,7 +58,7 @@ tunnel macros' codes (``d + 4 * (pushes - 1)``, fewer pushes than the board has 
 goal macros' (``GOAL_MACRO_STEP + k``)."""
 
 
-@numba.njit(cache=True)
+@uncounted
 def last_push(code):  # pragma: no cover - compiled
     """The step ``code`` as the deadlock tests after a push read it
     (:func:`evosoko.sokoban.corral_deadlock.lost_after_push`): a packing macro as its last push
@@ -74,15 +75,16 @@ OPEN = 2
 """The layer of :func:`layer_states` whose empty goals a packing macro fills."""
 
 
-@numba.njit(cache=True)
-def layer_states(layer, goals_per_layer, area_ends, boxes, counts):  # pragma: no cover
-    """int8[layers], with boxes on ``boxes``: ``OPEN`` for the first layer with an empty goal of
-    each goal area (one area: that layer alone), ``IN_ORDER`` for the layers before it and those
-    of a full area, 0 after it (goals filled there are out of plan); ``counts``: scratch, one
-    entry per layer."""
+@uncounted
+def layer_states(layer, goals_per_layer, area_ends, boxes, counts, states):  # pragma: no cover
+    """Fill ``states`` (int8, one entry per layer), with boxes on ``boxes``: ``OPEN`` for the
+    first layer with an empty goal of each goal area (one area: that layer alone), ``IN_ORDER``
+    for the layers before it and those of a full area, 0 after it (goals filled there are out
+    of plan); ``counts``: scratch, one entry per layer."""
     packing_walk(layer, goals_per_layer, area_ends, boxes, counts)  # fills the counts
     layers = goals_per_layer.shape[0]
-    states = np.zeros(layers, dtype=np.int8)
+    for k in range(layers):
+        states[k] = 0
     k = 0
     while k < layers:
         if counts[k] < goals_per_layer[k]:
@@ -91,7 +93,15 @@ def layer_states(layer, goals_per_layer, area_ends, boxes, counts):  # pragma: n
         else:
             states[k] = IN_ORDER
             k += 1
-    return states
+
+
+@numba.njit(cache=True, inline="always")
+def _any_open(states, layers):  # pragma: no cover - compiled
+    """True when one of the first ``layers`` entries of ``states`` is ``OPEN``."""
+    for k in range(layers):
+        if states[k] == OPEN:
+            return True
+    return False
 
 
 class ExpandedNode(NamedTuple):
@@ -103,7 +113,7 @@ class ExpandedNode(NamedTuple):
     child_rows: ChildRows
 
 
-@numba.njit(cache=True)
+@uncounted
 def packing_macros(
     tab, room_tab, params, store, scratch, work, fess, expanded
 ):  # pragma: no cover - compiled
@@ -149,8 +159,9 @@ def packing_macros(
     h_weight = params[H_WEIGHT]
     box_count = parent_boxes.shape[0]
     with_assignment = assign.shape[1] == box_count
-    states = layer_states(layer, goals_per_layer, features.area_ends, parent_boxes, counts)
-    if not (states == OPEN).any():
+    states = features.states
+    layer_states(layer, goals_per_layer, features.area_ends, parent_boxes, counts, states)
+    if not _any_open(states, goals_per_layer.shape[0]):
         return -1
     limit = path_scratch.seen.shape[0]
     made = 0
@@ -243,8 +254,8 @@ def packing_macros(
                 ),
             )
             if with_assignment:
-                assign[new, :] = child_assign
-                potential[new, :] = child_potential
+                copy_cells(assign[new], child_assign)
+                copy_cells(potential[new], child_potential)
             counters[GENERATED] += 1
             made += 1
             if all_on_goals(goals, child):

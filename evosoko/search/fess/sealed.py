@@ -20,6 +20,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
 from evosoko.sokoban.reach import explore
 
 
@@ -68,7 +69,7 @@ def _fill_sealed_steps(floor, deltas, layer, layers, sealed):  # pragma: no cove
     return sealed
 
 
-@numba.njit(cache=True)
+@uncounted
 def sealed_count(sealed, open_layer, boxes):  # pragma: no cover - compiled
     """The boxes of ``boxes`` on cells that ``sealed`` (see :func:`sealed_steps`; no entries:
     none) seals at step ``open_layer`` (the first layer with an empty goal, below the layer

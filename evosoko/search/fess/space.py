@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from evosoko.reference_counts import uncounted
 from evosoko.search.fess.sealed import sealed_count
 from evosoko.search.settings import FessSettings
 from evosoko.search.store import (
@@ -185,7 +186,7 @@ def grown_feature_space(space: FeatureSpace, capacity: int) -> FeatureSpace:
 
 
 # ---- pairing heaps, one per cell -------------------------------------------------------------
-@numba.njit(cache=True)
+@uncounted
 def _meld(key, child, sibling, a, b):  # pragma: no cover - compiled
     if a < 0:
         return b
@@ -198,7 +199,7 @@ def _meld(key, child, sibling, a, b):  # pragma: no cover - compiled
     return a
 
 
-@numba.njit(cache=True)
+@uncounted
 def heap_insert(space, cell, node, node_key):  # pragma: no cover - compiled
     """Put ``node`` with ``node_key`` into the heap of ``cell``."""
     key, child, sibling = space.key, space.child, space.sibling
@@ -211,7 +212,7 @@ def heap_insert(space, cell, node, node_key):  # pragma: no cover - compiled
     state[IN_HEAPS] += 1
 
 
-@numba.njit(cache=True)
+@uncounted
 def heap_pop(space, cell):  # pragma: no cover - compiled
     """Remove and return the best node of ``cell`` (two-pass pairing)."""
     key, child, sibling = space.key, space.child, space.sibling
@@ -244,7 +245,7 @@ def heap_pop(space, cell):  # pragma: no cover - compiled
     return top
 
 
-@numba.njit(cache=True)
+@uncounted
 def next_cell(space):  # pragma: no cover - compiled
     """The cell to expand from next, or -1 when all are empty.
 
@@ -285,7 +286,7 @@ def next_cell(space):  # pragma: no cover - compiled
 
 
 # ---- features --------------------------------------------------------------------------------
-@numba.njit(cache=True)
+@uncounted
 def packing_walk(layer, goals_per_layer, ends, boxes, counts):  # pragma: no cover - compiled
     """``(packing, open layer, early)`` of the state with ``boxes``, in one walk over the
     layers: the boxes on goals filled in order, goal area by goal area (``ends``: where each
@@ -313,7 +314,7 @@ def packing_walk(layer, goals_per_layer, ends, boxes, counts):  # pragma: no cov
     return packing, first_open, on_goals - packing
 
 
-@numba.njit(cache=True)
+@uncounted
 def plan_feature(layer, goals_per_layer, ends, boxes, counts, sealed, bits):  # pragma: no cover
     """The plan coordinate of a state's cell: ``packing * OUT_OF_PLAN_LIMIT + out_of_plan``.
 
@@ -333,7 +334,7 @@ def plan_feature(layer, goals_per_layer, ends, boxes, counts, sealed, bits):  # 
     return packing * OUT_OF_PLAN_LIMIT + min(out_of_plan, OUT_OF_PLAN_LIMIT - 1)
 
 
-@numba.njit(cache=True)
+@uncounted
 def connectivity(floor, occupied, deltas, mark, stamp, queue):  # pragma: no cover - compiled
     """Number of connected regions of free floor (floor without boxes). Region ``r`` is marked
     ``stamp + r`` in ``mark`` (so the next call's ``stamp`` must be at least ``stamp +
@@ -347,7 +348,7 @@ def connectivity(floor, occupied, deltas, mark, stamp, queue):  # pragma: no cov
     return regions
 
 
-@numba.njit(cache=True)
+@uncounted
 def cell_of(plan, regions, cap):  # pragma: no cover - compiled
     """The feature-space cell of a state (``plan``: see :func:`plan_feature`, times the room
     values plus the room coordinate when there is one)."""
@@ -448,7 +449,7 @@ def _fill_hinders(
             hinders[i, j] = j != i and live[j] and reach[cells[j]] != stamp
 
 
-@numba.njit(cache=True)
+@uncounted
 def hotspot_count(hotspots, boxes):  # pragma: no cover - compiled
     """*Hotspots* (after FESS's feature of that name): the boxes that hinder at least one other
     box of ``boxes`` (see :class:`Hotspots`), boxes that stand in the way of the plan and must
@@ -496,7 +497,7 @@ class CellFeatures(NamedTuple):
     (:func:`evosoko.search.fess.sealed.sealed_steps`)."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def cell_features(features):  # pragma: no cover - compiled
     """The :class:`CellFeatures` of ``features``
     (:class:`evosoko.search.fess.kernel.Features`)."""
@@ -513,7 +514,7 @@ def cell_features(features):  # pragma: no cover - compiled
     )
 
 
-@numba.njit(cache=True)
+@uncounted
 def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  # pragma: no cover
     """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: a
     :class:`CellFeatures`, or the :class:`evosoko.search.fess.kernel.Features` holding them.
@@ -545,7 +546,7 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
     return cell_of(plan, regions, space_state[CONNECTIVITY_CAP])
 
 
-@numba.njit(cache=True)
+@uncounted
 def cell_key(space, g, h, moves, node_key):  # pragma: no cover - compiled
     """The key of a state within its cell: ``node_key`` (the search's priority) unless the
     ``CELL_G``/``CELL_H`` weights are set."""
