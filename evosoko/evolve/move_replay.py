@@ -44,6 +44,7 @@ from evosoko.evolve.distances import MATCHING, objective_code
 from evosoko.evolve.prefetch import first_ahead, prefetch_ahead
 from evosoko.parallel.packing import packed_rows
 from evosoko.sokoban.arrays import LevelArrays, level_arrays, read_only_cells
+from evosoko.sokoban.cell_sets import copy_cells
 from evosoko.sokoban.freeze import NO_CELL, frozen_off_goal, may_freeze
 from evosoko.sokoban.level import UNREACHABLE, Level
 from evosoko.sokoban.matching import (
@@ -262,13 +263,6 @@ def _regions(walk, occupied, stamp, regions):  # pragma: no cover - compiled
                 regions[queue[i]] = smallest
 
 
-@numba.njit(cache=True, inline="always")
-def _copy(destination, source):  # pragma: no cover - compiled
-    """``destination[:] = source`` as a loop, which compiles far faster."""
-    for k in range(source.shape[0]):
-        destination[k] = source[k]
-
-
 @numba.njit(cache=True)
 def _normalized(
     walk, cells, player, held, regions, occupied, scratch, stamp
@@ -315,7 +309,7 @@ def _move_batch_kernel(
         occupant[cell] = 0 if floor[cell] else -1
     occupied = np.zeros(cells, dtype=np.bool_)
     boxes = np.empty(box_count, dtype=np.int64)
-    _copy(boxes, start_boxes)
+    copy_cells(boxes, start_boxes)
     for k in range(box_count):
         occupant[boxes[k]] = k + 1
         occupied[boxes[k]] = True
@@ -354,7 +348,7 @@ def _move_batch_kernel(
         work,
     )
     start_assignment = np.empty(box_count, dtype=np.int16)
-    _copy(start_assignment, assignment)
+    copy_cells(start_assignment, assignment)
     potentials = np.zeros(box_count, dtype=np.int32)  # the goals' duals of that matching
     start_potentials = np.zeros(box_count, dtype=np.int32)
     if objective == MATCHING:
@@ -407,7 +401,7 @@ def _move_batch_kernel(
         best_player, best_pushes, best_hash, best_slot = player, 0, box_hash, slot
         best_version = here
         if points & BEST:
-            _copy(best_cells, boxes)
+            copy_cells(best_cells, boxes)
         solved = on_goals == box_count
         consumed = 0
         stuck = False
@@ -431,7 +425,7 @@ def _move_batch_kernel(
                         best_pushes, best_hash, best_slot = pushes, box_hash, slot
                         best_version = here
                         if points & BEST:
-                            _copy(best_cells, boxes)
+                            copy_cells(best_cells, boxes)
                 continue
             beyond = target + delta
             if occupant[beyond] != 0:
@@ -525,7 +519,7 @@ def _move_batch_kernel(
                 best_player, best_hash, best_slot = player, box_hash, slot
                 best_pushes, best_version = pushes, here
                 if points & BEST:
-                    _copy(best_cells, boxes)
+                    copy_cells(best_cells, boxes)
         out.solved[i] = solved
         out.solved_at[i] = consumed if solved else -1
         out.steps[i] = consumed

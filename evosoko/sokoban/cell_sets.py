@@ -27,8 +27,8 @@ def clear_cells(occupied, cells):  # pragma: no cover - compiled
 @numba.njit(cache=True, inline="always")
 def copy_cells(target, source):  # pragma: no cover - compiled
     """Copy ``source`` into ``target`` (of the same length) element by element: numba's slice
-    assignment may allocate a temporary, which a kernel compiled without reference counts
-    cannot."""
+    assignment compiles far slower and may allocate a temporary, which a kernel compiled
+    without reference counts cannot."""
     for i in range(source.shape[0]):
         target[i] = source[i]
 

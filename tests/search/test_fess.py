@@ -140,10 +140,12 @@ def test_packing_macros_fill_the_open_layer_of_each_goal_area():
         features = fk.make_features(order, level.cells)
         boxes = np.array(boxes, dtype=np.int64)
         layers = features.goals_per_layer
-        layer_states(
+        opened = layer_states(
             features.layer, layers, features.area_ends, boxes, features.counts, features.states
         )
-        return features.states[: len(layers)].tolist()
+        found = features.states[: len(layers)].tolist()
+        assert opened == (OPEN in found)
+        return found
 
     none_home = [level.cell(3, 4), level.cell(3, 5), level.cell(2, 4), level.cell(2, 5)]
     # one plan: the far ends of both dead ends first, then the doorways

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from evosoko.reference_counts import uncounted
@@ -80,28 +79,22 @@ def layer_states(layer, goals_per_layer, area_ends, boxes, counts, states):  # p
     """Fill ``states`` (int8, one entry per layer), with boxes on ``boxes``: ``OPEN`` for the
     first layer with an empty goal of each goal area (one area: that layer alone), ``IN_ORDER``
     for the layers before it and those of a full area, 0 after it (goals filled there are out
-    of plan); ``counts``: scratch, one entry per layer."""
+    of plan); ``counts``: scratch, one entry per layer. Returns whether a layer is ``OPEN``."""
     packing_walk(layer, goals_per_layer, area_ends, boxes, counts)  # fills the counts
     layers = goals_per_layer.shape[0]
     for k in range(layers):
         states[k] = 0
+    opened = False
     k = 0
     while k < layers:
         if counts[k] < goals_per_layer[k]:
             states[k] = OPEN
+            opened = True
             k = area_ends[k]
         else:
             states[k] = IN_ORDER
             k += 1
-
-
-@numba.njit(cache=True, inline="always")
-def _any_open(states, layers):  # pragma: no cover - compiled
-    """True when one of the first ``layers`` entries of ``states`` is ``OPEN``."""
-    for k in range(layers):
-        if states[k] == OPEN:
-            return True
-    return False
+    return opened
 
 
 class ExpandedNode(NamedTuple):
@@ -160,8 +153,7 @@ def packing_macros(
     box_count = parent_boxes.shape[0]
     with_assignment = assign.shape[1] == box_count
     states = features.states
-    layer_states(layer, goals_per_layer, features.area_ends, parent_boxes, counts, states)
-    if not _any_open(states, goals_per_layer.shape[0]):
+    if not layer_states(layer, goals_per_layer, features.area_ends, parent_boxes, counts, states):
         return -1
     limit = path_scratch.seen.shape[0]
     made = 0
