@@ -20,7 +20,7 @@ from evosoko.reference_counts import uncounted
 from evosoko.sokoban.cell_sets import box_blocked
 from evosoko.sokoban.reach import explore
 
-STATE_STAMP, REGION_STAMP = 0, 1
+STATE_STAMP, REGION_STAMP, LABEL_STAMP = 0, 1, 2
 """Slots of :attr:`BoxPathScratch.stamps`."""
 
 
@@ -47,12 +47,16 @@ class BoxPathScratch(NamedTuple):
     region_queue: np.ndarray
     """int64[cells]: the queue of that walk."""
     labelled: np.ndarray
-    """int64[cells]: ``stamps[STATE_STAMP]`` on each box cell whose sides are labelled."""
+    """int64[cells]: on each box cell whose sides are labelled, the ``labels`` stamp of the box
+    lifted meanwhile."""
+    labels: np.ndarray
+    """int64[cells]: on the cell of each box lifted, the ``stamps[LABEL_STAMP]`` its labels
+    were made with."""
     side_label: np.ndarray
     """int64[4 * cells]: with the box on ``cell``, the player's region of its side ``d``
     (``cell - delta[d]``) at ``cell * 4 + d``; equal labels, one region; -1: no floor free."""
     stamps: np.ndarray
-    """int64[2]: the running stamps of ``seen`` and ``region``."""
+    """int64[3]: the running stamps of ``seen``, ``region`` and ``labels``."""
 
 
 def make_box_path_scratch(cells: int) -> BoxPathScratch:
@@ -64,8 +68,9 @@ def make_box_path_scratch(cells: int) -> BoxPathScratch:
         region=np.zeros(cells, dtype=np.int64),
         region_queue=np.zeros(cells, dtype=np.int64),
         labelled=np.zeros(cells, dtype=np.int64),
+        labels=np.zeros(cells, dtype=np.int64),
         side_label=np.zeros(4 * cells, dtype=np.int64),
-        stamps=np.zeros(2, dtype=np.int64),
+        stamps=np.zeros(3, dtype=np.int64),
     )
 
 
@@ -115,7 +120,7 @@ def label_sides(floor, occupied, deltas, box, scratch):  # pragma: no cover - co
 
 
 @uncounted
-def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - compiled
+def box_path(board, box, walk, target, limit, scratch, since):  # pragma: no cover - compiled
     """Fewest pushes taking the box on ``box`` to ``target`` on the :class:`PathBoard`
     ``board``: returns the final state (``target``'s predecessor cell * 4 + last direction)
     and the push count, or (-1, 0).
@@ -124,7 +129,9 @@ def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - co
     put back); ``walk`` = ``(reach_mark, reach)``: ``reach_mark == reach`` marks where the
     player can walk now. At most ``limit`` states are visited. The chain of states back from
     the final one is left in ``scratch``. The player's regions around each cell the box reaches
-    are labelled once (:func:`label_sides`).
+    are labelled once (:func:`label_sides`) and kept for later searches of the same box while
+    its ``labels`` stamp is at least ``since``: the caller takes a new ``since`` (the next
+    ``stamps[LABEL_STAMP]``) whenever the other boxes move.
     """
     floor, dead, deltas, occupied = board.floor, board.dead, board.deltas, board.occupied
     reach_mark, reach = walk
@@ -132,6 +139,10 @@ def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - co
     labelled, side_label, stamps = scratch.labelled, scratch.side_label, scratch.stamps
     stamps[STATE_STAMP] += 1
     stamp = stamps[STATE_STAMP]
+    if scratch.labels[box] < since:
+        stamps[LABEL_STAMP] += 1
+        scratch.labels[box] = stamps[LABEL_STAMP]
+    labels = scratch.labels[box]
     head = 0
     tail = 0
     for d in range(4):
@@ -155,8 +166,8 @@ def box_path(board, box, walk, target, limit, scratch):  # pragma: no cover - co
         if after == target:
             found = state
             break
-        if labelled[after] != stamp:
-            labelled[after] = stamp
+        if labelled[after] != labels:
+            labelled[after] = labels
             occupied[after] = True
             label_sides(floor, occupied, deltas, after, scratch)
             occupied[after] = False
@@ -231,5 +242,5 @@ def _box_search(floor, dead, occupied, deltas, box, player, target) -> tuple[int
     queue = np.zeros(cells, dtype=np.int64)
     explore(floor, occupied, deltas, player, reach_mark, 1, queue, queue[:0])
     board = PathBoard(floor, dead, deltas, occupied.copy())
-    found, _ = box_path(board, box, (reach_mark, 1), target, 4 * cells, scratch)
+    found, _ = box_path(board, box, (reach_mark, 1), target, 4 * cells, scratch, 1)
     return int(found), scratch

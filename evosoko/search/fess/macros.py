@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evosoko.reference_counts import uncounted
-from evosoko.search.box_paths import PathBoard, box_path
+from evosoko.search.box_paths import LABEL_STAMP, PathBoard, box_path
 from evosoko.search.fess.advisors import advised_key
 from evosoko.search.fess.space import (
     ALTERNATE,
@@ -156,6 +156,7 @@ def packing_macros(
     if not layer_states(layer, goals_per_layer, features.area_ends, parent_boxes, counts, states):
         return -1
     limit = path_scratch.seen.shape[0]
+    since = path_scratch.stamps[LABEL_STAMP] + 1  # labels made before: other positions
     made = 0
     for goal in range(floor.shape[0]):
         if made >= MACRO_CAP:
@@ -188,7 +189,7 @@ def packing_macros(
             tried += 1
             last_distance = best_distance
             b = parent_boxes[best]
-            found, pushes = box_path(path_board, b, walk, goal, limit, path_scratch)
+            found, pushes = box_path(path_board, b, walk, goal, limit, path_scratch, since)
             if found < 0:
                 continue
             player_after = found // 4
