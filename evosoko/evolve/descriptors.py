@@ -93,7 +93,9 @@ def _cells_kernel(
         boxes.sort()
         for k in range(boxes.shape[0]):
             occupied[boxes[k]] = True
-        out[i] = fess_space.state_cell(features, space_state, floor, occupied, deltas, boxes, queue)
+        out[i] = fess_space.state_cell(
+            features, space_state, floor, occupied, deltas, boxes, queue, False
+        )
         for k in range(boxes.shape[0]):
             occupied[boxes[k]] = False
         offset += lengths[i]

@@ -46,6 +46,7 @@ from evosoko.search.fess.space import (
     heap_insert,
     heap_pop,
     next_cell,
+    player_walk,
     state_cell,
 )
 from evosoko.search.heuristics import MATCHING, ChildRows, box_term, child_h, heuristic_tables
@@ -572,7 +573,11 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
                         child_assign,
                         with_assignment,
                     )
-                    stamps[NORM_STAMP] += 1
+                    if fess is None:
+                        stamps[NORM_STAMP] += 1
+                        walk = Walk(norm_mark, stamps[NORM_STAMP], queue)
+                    else:  # the walk marks the region state_cell's connectivity skips
+                        walk = player_walk(cell_inputs, queue)
                     if pushes == 1 and code < GOAL_MACRO_STEP:
                         normalized = normalized_after_push(
                             floor,
@@ -580,17 +585,11 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
                             deltas,
                             Area(reach_mark, reach, key_player[node]),
                             Pushed(b, target, d),
-                            Walk(norm_mark, stamps[NORM_STAMP], queue),
+                            walk,
                         )
                     else:
                         normalized = normalized_player(
-                            floor,
-                            occupied,
-                            deltas,
-                            player_after,
-                            norm_mark,
-                            stamps[NORM_STAMP],
-                            queue,
+                            floor, occupied, deltas, player_after, walk.mark, walk.stamp, queue
                         )
                 g = g_of[node] + pushes
                 moves = moves_of[node] + distance[behind] + pushes
@@ -638,8 +637,9 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
                     ok = h < UNREACHABLE
                 if fess is not None:  # noqa: SIM102 - numba drops a branch on "fess is None" alone
                     if ok:
+                        walked = walk.mark[player_after] == walk.stamp
                         child_cell = state_cell(
-                            cell_inputs, space_state, floor, occupied, deltas, child, queue
+                            cell_inputs, space_state, floor, occupied, deltas, child, queue, walked
                         )
                         if advising:
                             advice = move_advice(
@@ -650,7 +650,7 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
                                 deltas,
                                 child,
                                 Area(reach_mark, reach, 0),
-                                Walk(norm_mark, stamps[NORM_STAMP], queue),
+                                walk,
                                 Pushed(b, target, d),
                                 pushes if code < GOAL_MACRO_STEP else 0,
                                 (parent_cell, child_cell),

@@ -32,7 +32,9 @@ def _search_cell(level, boxes) -> int:
     deltas = np.array(level.deltas, dtype=np.int64)
     queue = np.zeros(level.cells, dtype=np.int64)
     return int(
-        fess_space.state_cell(features, space.state, level.floor, occupied, deltas, array, queue)
+        fess_space.state_cell(
+            features, space.state, level.floor, occupied, deltas, array, queue, False
+        )
     )
 
 

@@ -237,7 +237,13 @@ def test_compiled_features_match_the_python_ones(level, data):
     occupied[boxes] = True
     stamp[0] += 1
     regions = fs.connectivity(
-        floor, occupied, np.array(level.deltas, dtype=np.int64), mark, stamp[0], np.zeros_like(mark)
+        floor,
+        occupied,
+        np.array(level.deltas, dtype=np.int64),
+        mark,
+        stamp[0],
+        np.zeros_like(mark),
+        0,
     )
     assert regions == _regions(level, set(boxes))
 
@@ -259,7 +265,7 @@ def test_a_state_cell_has_the_blocked_links_as_its_room_coordinate(level, data, 
     occupied[boxes] = True
     deltas = np.array(level.deltas, dtype=np.int64)
     queue = np.zeros(level.cells, dtype=np.int64)
-    cell = fs.state_cell(features, space.state, level.floor, occupied, deltas, array, queue)
+    cell = fs.state_cell(features, space.state, level.floor, occupied, deltas, array, queue, False)
     blocked = len({int(link[b]) for b in boxes if link[b] >= 0})
     plan = packing_value(order.layer, array, order.layers) * fs.OUT_OF_PLAN_LIMIT + min(
         out_of_plan_value(order.layer, array, order.layers), fs.OUT_OF_PLAN_LIMIT - 1
@@ -308,7 +314,7 @@ def test_the_hotspot_coordinate_counts_boxes_that_cut_others_off(level, data, va
     occupied[boxes] = True
     deltas = np.array(level.deltas, dtype=np.int64)
     queue = np.zeros(level.cells, dtype=np.int64)
-    cell = fs.state_cell(features, space.state, level.floor, occupied, deltas, array, queue)
+    cell = fs.state_cell(features, space.state, level.floor, occupied, deltas, array, queue, False)
     plan = fs.plan_feature(
         features.layer,
         features.goals_per_layer,

@@ -191,7 +191,7 @@ def test_each_state_a_cells_heap_holds_lies_in_that_cell(change):
         boxes = store.field("boxes")[node].astype(np.int64)
         occupied = np.zeros(level.cells, dtype=np.bool_)
         occupied[boxes] = True
-        cell = fs.state_cell(features, space.state, floor, occupied, deltas, boxes, queue)
+        cell = fs.state_cell(features, space.state, floor, occupied, deltas, boxes, queue, False)
         assert cell == cells[node], node
 
 
@@ -291,7 +291,7 @@ def _advice(level, start, box, direction, advisors, features=None):
     pushed = Pushed(box, target, direction)
     walk = Walk(norm, 1, queue)
     normalized_after_push(floor, occupied, deltas, region, pushed, walk)
-    cell = fs.state_cell(features, space.state, floor, occupied, deltas, child, queue)
+    cell = fs.state_cell(features, space.state, floor, occupied, deltas, child, queue, False)
     bits = fa.move_advice(
         space.state, floor, dead, occupied, deltas, child, region, walk, pushed, 1, (parent, cell)
     )

@@ -224,7 +224,7 @@ def parent_advice(
     (``OPENER_BOX``, -1: none) and whether the player (``region``, a
     :class:`evosoko.sokoban.reach.Area`) has no push of it (``OPENER_BLOCKED``)."""
     if cell < 0:
-        cell = state_cell(features, space_state, floor, occupied, deltas, boxes, queue)
+        cell = state_cell(features, space_state, floor, occupied, deltas, boxes, queue, False)
     space_state[OPENER_BOX] = -1
     row, hinders = features.hotspots.row, features.hotspots.hinders
     if space_state[ADVISORS] & OPENER == 0 or hinders.shape[0] == 0:

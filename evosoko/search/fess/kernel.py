@@ -135,7 +135,7 @@ def fess_root(features, space, floor, deltas, boxes, h, g_weight, h_weight) -> N
     occupied = np.zeros(floor.shape[0], dtype=np.bool_)
     occupied[boxes] = True
     queue = np.zeros(floor.shape[0], dtype=np.int64)
-    cell = state_cell(features, space.state, floor, occupied, deltas, boxes, queue)
+    cell = state_cell(features, space.state, floor, occupied, deltas, boxes, queue, False)
     heap_insert(space, cell, 0, priority(0, h, 0, g_weight, h_weight))
 
 

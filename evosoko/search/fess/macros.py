@@ -19,6 +19,7 @@ from evosoko.search.fess.space import (
     cell_key,
     heap_insert,
     packing_walk,
+    player_walk,
     state_cell,
 )
 from evosoko.search.heuristics import ChildRows, child_h, heuristic_tables
@@ -44,7 +45,7 @@ from evosoko.sokoban.freeze import freeze_deadlock
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.patterns import pattern_lost
 from evosoko.sokoban.reach import normalized_player
-from evosoko.sokoban.successors import NORM_STAMP, REACH_STAMP, moved_child
+from evosoko.sokoban.successors import REACH_STAMP, moved_child
 
 MACRO_CAP = 6
 """Most packing macros per expansion: with the 4 pushes per box, an expansion adds at most the
@@ -134,8 +135,8 @@ def packing_macros(
     zb, zp = tab.zobrist_box, tab.zobrist_player
     node_boxes, key_player, g_of, moves_of = nodes.boxes, nodes.player, nodes.g, nodes.moves
     hash_of, assign, potential = nodes.hash, nodes.assign, nodes.potential
-    reach_mark, queue, norm_mark = scratch.reach_mark, scratch.queue, scratch.norm_mark
-    occupied, stamps, freeze_scratch = scratch.occupied, scratch.stamps, scratch.freeze
+    reach_mark, queue = scratch.reach_mark, scratch.queue
+    occupied, freeze_scratch = scratch.occupied, scratch.freeze
     layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
     goal_index, path_scratch = features.goal_index, features.box_path
     cell_inputs = cell_features(features)
@@ -213,11 +214,13 @@ def packing_macros(
                 ok = h < UNREACHABLE
             cell = 0
             if ok:
-                stamps[NORM_STAMP] += 1
+                region = player_walk(cell_inputs, queue)
                 normalized = normalized_player(
-                    floor, occupied, deltas, player_after, norm_mark, stamps[NORM_STAMP], queue
+                    floor, occupied, deltas, player_after, region.mark, region.stamp, queue
                 )
-                cell = state_cell(cell_inputs, space_state, floor, occupied, deltas, child, queue)
+                cell = state_cell(
+                    cell_inputs, space_state, floor, occupied, deltas, child, queue, True
+                )
             occupied[goal] = False
             occupied[b] = True
             if not ok:

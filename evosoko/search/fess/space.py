@@ -25,7 +25,7 @@ from evosoko.search.store import (
     WEIGHT_SCALE,
     priority,
 )
-from evosoko.sokoban.reach import explore
+from evosoko.sokoban.reach import Walk, explore
 from evosoko.sokoban.rooms import blocked_links
 
 (
@@ -335,11 +335,11 @@ def plan_feature(layer, goals_per_layer, ends, boxes, counts, sealed, bits):  # 
 
 
 @uncounted
-def connectivity(floor, occupied, deltas, mark, stamp, queue):  # pragma: no cover - compiled
+def connectivity(floor, occupied, deltas, mark, stamp, queue, marked):  # pragma: no cover
     """Number of connected regions of free floor (floor without boxes). Region ``r`` is marked
     ``stamp + r`` in ``mark`` (so the next call's ``stamp`` must be at least ``stamp +
-    regions``)."""
-    regions = 0
+    regions``); the first ``marked`` regions (0 or 1) are marked so already."""
+    regions = marked
     for cell in range(floor.shape[0]):
         if not floor[cell] or occupied[cell] or mark[cell] >= stamp:
             continue
@@ -515,9 +515,13 @@ def cell_features(features):  # pragma: no cover - compiled
 
 
 @uncounted
-def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  # pragma: no cover
+def state_cell(
+    features, space_state, floor, occupied, deltas, boxes, queue, walked
+):  # pragma: no cover - compiled
     """The cell of the state with ``boxes`` (also marked in ``occupied``); ``features``: a
     :class:`CellFeatures`, or the :class:`evosoko.search.fess.kernel.Features` holding them.
+    ``walked``: the player's region is marked already, by the walk of :func:`player_walk`
+    that normalized the player, and the connectivity walk skips it.
 
     Its coordinates: the plan (:func:`plan_feature`, out of plan counting what ``OUT_OF_PLAN``
     says); with ``HOT_VALUES`` = k > 1, the hotspots (:func:`hotspot_count`, values at or
@@ -532,8 +536,8 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
     bits = space_state[OUT_OF_PLAN]
     ends = features.area_ends
     plan = plan_feature(layer, goals_per_layer, ends, boxes, counts, features.sealed, bits)
-    base = stamp[0] + 1
-    regions = connectivity(floor, occupied, deltas, mark, base, queue)
+    base = stamp[0] if walked else stamp[0] + 1
+    regions = connectivity(floor, occupied, deltas, mark, base, queue, 1 if walked else 0)
     hot_values = space_state[HOT_VALUES]
     if hot_values > 1:
         hot = hotspot_count(features.hotspots, boxes)
@@ -544,6 +548,15 @@ def state_cell(features, space_state, floor, occupied, deltas, boxes, queue):  #
         plan = plan * values + min(blocked, values - 1)
     stamp[0] = base + regions
     return cell_of(plan, regions, space_state[CONNECTIVITY_CAP])
+
+
+@numba.njit(cache=True, inline="always")
+def player_walk(features, queue):  # pragma: no cover - compiled
+    """The :class:`evosoko.sokoban.reach.Walk` to normalize a child's player with: a new
+    stamp of the connectivity's ``mark`` (``features``: a :class:`CellFeatures`), so that
+    :func:`state_cell` finds the player's region marked when the normalization walked it."""
+    features.stamp[0] += 1
+    return Walk(features.mark, features.stamp[0], queue)
 
 
 @uncounted
