@@ -21,6 +21,7 @@ from evosoko.search.packing_order import (
     packing_value,
 )
 from evosoko.sokoban.analysis import pull_distances_from
+from evosoko.sokoban.reach import Area, Pushed, explore, normalized_after_push
 from evosoko.sokoban.rooms import room_links
 from evosoko.sokoban.solutions import verify_solution
 from evosoko.sokoban.successors import through_corridor
@@ -273,6 +274,42 @@ def test_a_state_cell_has_the_blocked_links_as_its_room_coordinate(level, data, 
     rooms = plan * values + min(blocked, values - 1)
     assert cell == fs.cell_of(rooms, _regions(level, set(boxes)), CONNECTIVITY_LIMIT)
     assert 0 <= cell < len(space.root)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(tiny_levels(max_boxes=4), st.integers(1, 3))
+def test_a_child_cell_is_the_same_when_its_player_region_is_walked(level, values):
+    """Every push from the start, as push-fess makes its children: the cell counted with the
+    player's region that the normalization walked is the cell with every region walked."""
+    order = packing_order(level)
+    _, link, ends = room_links(level.floor, level.deltas)
+    features = fk.make_features(order, level.cells, link=link, ends=ends)
+    settings = FessSettings(room_links=values - 1)
+    space = fs.make_feature_space(1, level.box_count, order.layers, settings)
+    floor, deltas = level.floor, np.array(level.deltas, dtype=np.int64)
+    boxes = list(level.start.boxes)
+    occupied = np.zeros(level.cells, dtype=np.bool_)
+    occupied[boxes] = True
+    reach_mark = np.zeros(level.cells, dtype=np.int64)
+    queue = np.zeros(level.cells, dtype=np.int64)
+    player = level.start.player
+    _, smallest = explore(floor, occupied, deltas, player, reach_mark, 1, queue, queue[:0])
+    for box, d in itertools.product(boxes, range(4)):
+        target = box + int(deltas[d])
+        if reach_mark[box - deltas[d]] != 1 or not floor[target] or occupied[target]:
+            continue
+        child = np.array(sorted(target if b == box else b for b in boxes), dtype=np.int64)
+        occupied[box], occupied[target] = False, True
+        walk = fs.player_walk(features, queue)
+        pushed = Pushed(box, target, d)
+        normalized_after_push(floor, occupied, deltas, Area(reach_mark, 1, smallest), pushed, walk)
+        walked = bool(walk.mark[box] == walk.stamp)
+        cells = [
+            fs.state_cell(features, space.state, floor, occupied, deltas, child, queue, known)
+            for known in (walked, False)
+        ]
+        assert cells[0] == cells[1]
+        occupied[box], occupied[target] = True, False
 
 
 def test_a_box_in_the_corridor_to_the_goals_is_a_hotspot():
