@@ -5,7 +5,8 @@ of the packing order in one step of the search. A search state here is the box's
 side the player stands on (``cell * 4 + d``: the player on ``cell - delta[d]``, able to push
 in direction ``d``); each push moves the box one cell. Which sides of a box cell the player
 can go between is labelled once per cell the box reaches (:func:`label_sides`), by walks that
-stop as soon as they have met every side. Breadth-first, so the path has the fewest pushes;
+stop as soon as they have met every side, and kept for the other searches of the same box while
+the other boxes stay where they are. Breadth-first, so the path has the fewest pushes;
 the same kernel rebuilds the path for the solution (:func:`box_path_pushes`), so the search
 and the replayed solution agree push for push.
 """
