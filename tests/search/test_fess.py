@@ -239,6 +239,7 @@ def test_compiled_features_match_the_python_ones(level, data):
     stamp[0] += 1
     regions = fs.connectivity(
         floor,
+        np.flatnonzero(floor),
         occupied,
         np.array(level.deltas, dtype=np.int64),
         mark,

@@ -98,7 +98,16 @@ def test_a_state_cell_counts_out_of_plan_as_the_knob_says(level, data, knob):
     deltas = np.array(level.deltas, dtype=np.int64)
     queue = np.zeros(level.cells, dtype=np.int64)
     cell = fs.state_cell(features, space.state, level.floor, occupied, deltas, array, queue, False)
-    regions = fs.connectivity(level.floor, occupied, deltas, np.zeros_like(queue), 1, queue, 0)
+    regions = fs.connectivity(
+        level.floor,
+        np.flatnonzero(level.floor),
+        occupied,
+        deltas,
+        np.zeros_like(queue),
+        1,
+        queue,
+        0,
+    )
     assert cell == fs.cell_of(plan, regions, space.state[fs.CONNECTIVITY_CAP])
     assert 0 <= cell < len(space.root)
 

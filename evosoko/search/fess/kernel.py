@@ -74,6 +74,8 @@ class Features(NamedTuple):
     sealed: np.ndarray
     """int64[cells], or no entries: the packing step that seals each cell
     (:func:`evosoko.search.fess.sealed.sealed_steps`)."""
+    floor_cells: np.ndarray
+    """int64[floor cells]: the cells the connectivity looks at (all cells when not known)."""
 
 
 def make_features(
@@ -90,6 +92,7 @@ def make_features(
     patterns: int = 0,
     sealed=None,
     lone_box=None,
+    floor=None,
 ) -> Features:
     """The :class:`Features` of a level with packing ``order``; corral deadlock searches of up to
     ``corral_limit`` positions (0: none), with cluster deadlock tests as well when
@@ -102,7 +105,8 @@ def make_features(
     deadlock patterns the corral and cluster tests keep (:mod:`evosoko.sokoban.patterns`);
     ``sealed``: see :func:`evosoko.search.fess.sealed.sealed_steps` (None: none, no box is
     in an area about to be sealed); ``lone_box``: the tables of the lone-box matching test
-    (:mod:`evosoko.sokoban.lone_box`; None: none)."""
+    (:mod:`evosoko.sokoban.lone_box`; None: none); ``floor``: the level's floor, whose cells
+    alone the connectivity looks at (None: every cell)."""
     layer = order.layer.astype(np.int64)
     goals_per_layer = order.goals_per_layer
     goal_index = np.full(cells, -1, dtype=np.int64)
@@ -126,6 +130,7 @@ def make_features(
         links=RoomLinks(link, np.zeros(max(1, int(link.max()) + 1), dtype=np.int64), ends),
         hotspots=no_hotspots(cells) if hotspots is None else hotspots,
         sealed=np.zeros(0, np.int64) if sealed is None else np.asarray(sealed, np.int64),
+        floor_cells=np.arange(cells) if floor is None else np.flatnonzero(floor),
     )
 
 

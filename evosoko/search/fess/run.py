@@ -80,6 +80,7 @@ def level_features(
         lone_box_tables(level.floor, level.deltas, level.goal_cells)
         if settings.lone_box_matching and corral_limit > 0
         else None,
+        level.floor,
     )
     return order, features
 

@@ -335,12 +335,13 @@ def plan_feature(layer, goals_per_layer, ends, boxes, counts, sealed, bits):  # 
 
 
 @uncounted
-def connectivity(floor, occupied, deltas, mark, stamp, queue, marked):  # pragma: no cover
-    """Number of connected regions of free floor (floor without boxes). Region ``r`` is marked
-    ``stamp + r`` in ``mark`` (so the next call's ``stamp`` must be at least ``stamp +
-    regions``); the first ``marked`` regions (0 or 1) are marked so already."""
+def connectivity(floor, cells, occupied, deltas, mark, stamp, queue, marked):  # pragma: no cover
+    """Number of connected regions of free floor (floor without boxes; ``cells``: the floor
+    cells, or any cells that hold them). Region ``r`` is marked ``stamp + r`` in ``mark`` (so
+    the next call's ``stamp`` must be at least ``stamp + regions``); the first ``marked``
+    regions (0 or 1) are marked so already."""
     regions = marked
-    for cell in range(floor.shape[0]):
+    for cell in cells:
         if not floor[cell] or occupied[cell] or mark[cell] >= stamp:
             continue
         explore(floor, occupied, deltas, cell, mark, stamp + regions, queue, queue[:0])
@@ -495,6 +496,8 @@ class CellFeatures(NamedTuple):
     sealed: np.ndarray
     """int64[cells], or no entries: the packing step that seals each cell
     (:func:`evosoko.search.fess.sealed.sealed_steps`)."""
+    floor_cells: np.ndarray
+    """int64[floor cells]: the cells the connectivity looks at (all cells when not known)."""
 
 
 @numba.njit(cache=True, inline="always")
@@ -511,6 +514,7 @@ def cell_features(features):  # pragma: no cover - compiled
         features.links,
         features.hotspots,
         features.sealed,
+        features.floor_cells,
     )
 
 
@@ -537,7 +541,8 @@ def state_cell(
     ends = features.area_ends
     plan = plan_feature(layer, goals_per_layer, ends, boxes, counts, features.sealed, bits)
     base = stamp[0] if walked else stamp[0] + 1
-    regions = connectivity(floor, occupied, deltas, mark, base, queue, 1 if walked else 0)
+    marked = 1 if walked else 0
+    regions = connectivity(floor, features.floor_cells, occupied, deltas, mark, base, queue, marked)
     hot_values = space_state[HOT_VALUES]
     if hot_values > 1:
         hot = hotspot_count(features.hotspots, boxes)
