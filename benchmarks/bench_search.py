@@ -45,7 +45,8 @@ are not reused.
 ``--results FILE.jsonl`` appends one line per level as it finishes and reuses the lines of the
 same suite, file, level, algorithm, heuristic, weight, limits and clock when run again, so a
 long run (XSokoban: 90 levels x 60 s per algorithm) can be stopped and continued, or re-run
-elsewhere.
+elsewhere. A line of push-fess-bi names the search that found the solution (``found_by``) and
+gives each of its searches' expansions and CPU seconds (``parts``).
 """
 
 from __future__ import annotations
@@ -282,6 +283,7 @@ def run_suite(name: str, args: argparse.Namespace, shared, store: ResultStore) -
                     "expanded": result.expanded,
                     **result.drop_counts(),
                     "found_by": result.found_by,
+                    "parts": result.parts_data(),
                     "seconds": round(result.seconds, 4),
                     "cpu_seconds": round(cpu_seconds, 4),
                     "load": round(os.getloadavg()[0], 2),

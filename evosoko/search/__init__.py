@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from evosoko.search.algorithms import ALGORITHMS, Algorithm
     from evosoko.search.heuristics import HEURISTICS, PUSH_HEURISTICS
     from evosoko.search.paths import SearchBug
-    from evosoko.search.result import STATUSES, PartialPath, SearchResult
+    from evosoko.search.result import STATUSES, PartialPath, SearchPart, SearchResult
     from evosoko.search.settings import (
         BidirectionalSettings,
         FessSettings,
@@ -57,6 +57,7 @@ _MODULES = {
     "SearchBug": "evosoko.search.paths",
     "STATUSES": "evosoko.search.result",
     "PartialPath": "evosoko.search.result",
+    "SearchPart": "evosoko.search.result",
     "SearchResult": "evosoko.search.result",
     "BidirectionalSettings": "evosoko.search.settings",
     "FessSettings": "evosoko.search.settings",
@@ -81,6 +82,7 @@ __all__ = [
     "PartialPath",
     "PushSettings",
     "SearchBug",
+    "SearchPart",
     "SearchResult",
     "SearchSettings",
     "solve",

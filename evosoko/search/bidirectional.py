@@ -34,6 +34,7 @@ Every side finds only real states (the pulls are reversed pushes), so the soluti
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import cast
 from weakref import WeakKeyDictionary
@@ -50,6 +51,7 @@ from evosoko.search.pull_kernel import (
     pull_search,
     start_distances,
 )
+from evosoko.search.result import SearchPart
 from evosoko.search.search_run import SearchRun
 from evosoko.search.settings import (
     BidirectionalSettings,
@@ -118,6 +120,8 @@ class PullSearch:
         self.store = Store(level.box_count, cells=store_cells)
         self.scratch = make_scratch(level.cells, level.box_count)
         self.finished = False
+        self.cpu_seconds = 0.0
+        """CPU seconds of its calls."""
         self.checked: WeakKeyDictionary[SearchRun, list[int]] = WeakKeyDictionary()
         """For each search from the start: how many of its stored states have been looked up
         in this store, and how many of this store's in its store. Weak: push-fess-bi holds its
@@ -144,13 +148,20 @@ class PullSearch:
         if self.max_expansions > 0:
             left = self.max_expansions - int(store.counters[EXPANDED])
             expansions = min(expansions, left)
+        started = time.process_time()
         code = pull_search(
             self.tab, self.pull_tab, self.weight, expansions, work_limit, store.arrays, self.scratch
         )
+        self.cpu_seconds += time.process_time() - started
         if code == EXHAUSTED or 0 < self.max_expansions <= store.counters[EXPANDED]:
             self.finished = True
         elif code == NEED_SPACE:
             self.finished = not store.can_grow(self.max_nodes) or not _grown(store, self.max_nodes)
+
+    @property
+    def name(self) -> str:
+        """``"pull (weight 3)"``: how ``found_by`` and ``parts`` name it."""
+        return f"pull (weight {self.weight / WEIGHT_SCALE:g})"
 
     def pushes_back(self, node: int, player: int) -> str:
         """LURD from state ``node`` (player on ``player``) to the solved position: the pulls
@@ -186,6 +197,8 @@ class SideSearch:
         self.unit_cost = UNIT_COSTS[run.algorithm.name]
         self.cost = 0
         """The work it has done, in :data:`UNIT_COSTS` units."""
+        self.cpu_seconds = 0.0
+        """CPU seconds of its calls."""
         self.finished = run._prepare() is not None
         if not self.finished:
             run.params[WORK_LIMIT] = CALL_COST // self.unit_cost
@@ -203,7 +216,9 @@ class SideSearch:
         left = max(self.max_expansions - int(counters[EXPANDED]), 1)
         run.params[CHUNK] = min(CALL_EXPANSIONS, left)
         work_before = int(counters[WORK])
+        started = time.process_time()
         code = run._call_kernel()
+        self.cpu_seconds += time.process_time() - started
         self.cost += (int(counters[WORK]) - work_before) * self.unit_cost
         if (
             code == EXHAUSTED
@@ -217,6 +232,11 @@ class SideSearch:
     def solution(self) -> int:
         """The solved state it reached itself (-1: none)."""
         return int(self.run.store.counters[SOLUTION])
+
+
+def _part_of(search: PullSearch | SideSearch) -> SearchPart:
+    """A pull or side search's expansions and CPU seconds so far, under its name."""
+    return SearchPart(search.name, int(search.store.counters[EXPANDED]), search.cpu_seconds)
 
 
 def _side_search(
@@ -322,6 +342,8 @@ class BidirectionalRun(FeatureSpaceRun):
     def _prepare(self) -> str | None:
         self.pulls: tuple[PullSearch, ...] = ()
         self.pull_counts = (0, 0)
+        self.pull_parts: tuple[SearchPart, ...] = ()
+        """The pull searches' parts when they were dropped for the forward store's room."""
         self.ball: SideSearch | None = None
         self.plains: tuple[SideSearch, ...] = ()
         self.meeting: tuple[SearchRun | None, int, int, PullSearch | None] | None = None
@@ -330,6 +352,8 @@ class BidirectionalRun(FeatureSpaceRun):
         (-1: that search solved the level itself) and the pull search."""
         self.forward_cost = 0
         """The work its own push-fess has done, in :data:`UNIT_COSTS` units."""
+        self.forward_seconds = 0.0
+        """CPU seconds of its own push-fess's calls."""
         refused = super()._prepare()
         if refused is not None:
             return refused
@@ -393,7 +417,9 @@ class BidirectionalRun(FeatureSpaceRun):
         of a plain push-fess and one of the ball or a pull search."""
         counters = self.store.counters
         work_before = int(counters[WORK])
+        started = time.process_time()
         code = super()._call_kernel()
+        self.forward_seconds += time.process_time() - started
         self.forward_cost += (int(counters[WORK]) - work_before) * UNIT_COSTS[self.algorithm.name]
         if self.store.counters[SOLUTION] >= 0:
             return code
@@ -450,6 +476,7 @@ class BidirectionalRun(FeatureSpaceRun):
             return self._dropped_room()
         self.max_nodes += sum(pull.max_nodes for pull in self.pulls)
         self.pull_counts = self._pull_counts()
+        self.pull_parts = self._parts_of_pulls()
         self.pulls = ()
         return super().make_room()
 
@@ -529,11 +556,13 @@ class BidirectionalRun(FeatureSpaceRun):
         for side in self.sides:
             expanded += int(side.store.counters[EXPANDED])
             generated += int(side.store.counters[GENERATED])
+        own = SearchPart("push-fess", outcome.expanded, self.forward_seconds)
         return replace(
             outcome,
             expanded=outcome.expanded + expanded,
             generated=outcome.generated + generated,
             found_by=self.found_by() if outcome.solved else None,
+            parts=(own, *self._parts_of_pulls(), *map(_part_of, self.sides)),
         )
 
     def found_by(self) -> str:
@@ -545,7 +574,13 @@ class BidirectionalRun(FeatureSpaceRun):
         found = "push-fess" if run is None else next(s.name for s in self.sides if s.run is run)
         if pull is None:
             return found
-        return f"{found} + pull (weight {pull.weight / WEIGHT_SCALE:g})"
+        return f"{found} + {pull.name}"
+
+    def _parts_of_pulls(self) -> tuple[SearchPart, ...]:
+        """The pull searches' parts so far."""
+        if not self.pulls:
+            return self.pull_parts
+        return tuple(map(_part_of, self.pulls))
 
     def _pull_counts(self) -> tuple[int, int]:
         """States the pull searches have expanded and generated so far."""

@@ -60,6 +60,26 @@ class PartialPath:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchPart:
+    """One of the searches a search runs side by side (push-fess-bi's own push-fess, its pull
+    searches, the ball and its plain push-fess searches): its name, as ``found_by`` writes it
+    (``"pull (weight 3)"`` for a pull search), the states it expanded and the CPU seconds of
+    its calls."""
+
+    name: str
+    expanded: int
+    cpu_seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        """The part as plain JSON-ready values."""
+        return {
+            "name": self.name,
+            "expanded": self.expanded,
+            "cpu_seconds": round(self.cpu_seconds, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     """Outcome of :func:`evosoko.search.solve` on one level.
 
@@ -104,6 +124,10 @@ class SearchResult:
     """Which of its searches found the solution, for a search made of several (push-fess-bi:
     ``"push-fess"``, ``"ball"``, ``"plain push-fess (room_links 1)"``, ``"plain_searches[0]"``,
     or one of them ``+ pull (weight 10)`` when it met a pull search); None otherwise."""
+    parts: tuple[SearchPart, ...] = field(default=())
+    """For a search made of several (push-fess-bi), where its work went: each search's
+    expansions (they add up to ``expanded``) and CPU seconds, its own first; the CPU the parts
+    leave is the meetings, the stores' growth and the set-up. Empty otherwise."""
 
     @property
     def solved(self) -> bool:
@@ -149,6 +173,7 @@ class SearchResult:
             "duplicates": self.duplicates,
             **self.drop_counts(),
             "found_by": self.found_by,
+            "parts": self.parts_data(),
             "seconds": round(self.seconds, 6),
             "solution": self.solution,
             "settings": self.settings_data(),
@@ -158,6 +183,10 @@ class SearchResult:
         """``drops``, ``dropped`` and ``restarts`` as JSON-ready values: whether and how much a
         full store made the search incomplete."""
         return {"drops": self.drops, "dropped": self.dropped, "restarts": self.restarts}
+
+    def parts_data(self) -> list[dict[str, object]]:
+        """``parts`` as JSON-ready values (empty for a search of one part)."""
+        return [part.as_dict() for part in self.parts]
 
     def settings_data(self) -> dict[str, Any]:
         """The settings as plain JSON-ready values (empty for a search without settings)."""
@@ -194,6 +223,7 @@ class SearchResult:
                 "duplicates": self.duplicates,
                 **self.drop_counts(),
                 "found_by": self.found_by,
+                "parts": self.parts_data(),
                 "partial": [path.lurd for path in self.partial],
                 "progress": [list(point) for point in self.progress],
                 "settings": self.settings_data(),

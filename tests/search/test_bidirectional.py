@@ -515,3 +515,27 @@ def test_found_by_names_the_search_that_found_the_solution():
     alone = BidirectionalSettings(plain_nodes=0, backward_share=0)
     assert solve(first, "push-fess-bi", settings=alone).found_by == "push-fess"
     assert solve(first, "push-fess").found_by is None
+
+
+def test_parts_give_each_search_its_expansions_and_cpu_seconds():
+    (thirty_six,) = microban("36")
+    started = time.process_time()
+    met = solve(thirty_six, "push-fess-bi", node_limit=2000)
+    spent = time.process_time() - started
+    names = [part.name for part in met.parts]
+    assert names == [
+        "push-fess",
+        "pull (weight 3)",
+        "pull (weight 10)",
+        "ball",
+        "plain push-fess (room_links 1)",
+        "plain push-fess (room_links 2)",
+    ]
+    assert sum(part.expanded for part in met.parts) == met.expanded
+    assert met.found_by == "push-fess + pull (weight 3)"  # the two that met have worked
+    assert met.parts[0].expanded > 0 and met.parts[1].expanded > 0
+    assert met.parts[1].cpu_seconds > 0
+    assert 0 < sum(part.cpu_seconds for part in met.parts) <= spent
+    assert met.as_dict()["parts"] == [part.as_dict() for part in met.parts]
+    assert met.as_dict()["parts"][1]["name"] == "pull (weight 3)"
+    assert solve(thirty_six, "push-fess", node_limit=200).parts == ()
