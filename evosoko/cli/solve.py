@@ -228,6 +228,7 @@ JSON_KEYS = (
     "dropped",
     "restarts",
     "found_by",
+    "parts",
     "seconds",
     "solution",
     "best",
@@ -238,9 +239,10 @@ JSON_KEYS = (
 
 def _json_record(result) -> dict[str, object]:
     """The JSON object of one level: its index and label, the search's status, solution and
-    statistics (moves and pushes null when unsolved: there is no solution to count), its
-    ``best`` (see :meth:`evosoko.search.result.SearchResult.best`) and the settings it ran with
-    (every knob of its family; empty for a move-level search)."""
+    statistics (moves and pushes null when unsolved: there is no solution to count; ``parts``:
+    where push-fess-bi's work went), its ``best`` (see
+    :meth:`evosoko.search.result.SearchResult.best`) and the settings it ran with (every knob of
+    its family; empty for a move-level search)."""
     level = result.level
     return {
         "index": level.index,
@@ -254,6 +256,7 @@ def _json_record(result) -> dict[str, object]:
         "duplicates": result.details["duplicates"],
         **{name: result.details.get(name, 0) for name in ("drops", "dropped", "restarts")},
         "found_by": result.details.get("found_by"),
+        "parts": result.details.get("parts", []),
         "seconds": round(result.seconds, 6),
         "solution": result.solution,
         "best": None if result.best is None else result.best.as_dict(),

@@ -29,6 +29,7 @@ def test_json_lines_carry_the_keys_and_verified_solutions():
     level = select_levels(read_levels(BUNDLED_SEEDS), ["seed000-case3"])[0]
     assert verify_solution(level, records[0]["solution"]).solved
     assert records[0]["found_by"] is None  # one search, not several
+    assert records[0]["parts"] == []
 
 
 def test_json_lines_say_which_of_push_fess_bis_searches_solved():
@@ -39,6 +40,8 @@ def test_json_lines_say_which_of_push_fess_bis_searches_solved():
     assert result.exit_code == 0, result.output
     record = json.loads(result.stdout)
     assert record["found_by"] in ("push-fess", "ball", "plain push-fess (room_links 1)")
+    assert record["parts"][0]["name"] == "push-fess"
+    assert sum(part["expanded"] for part in record["parts"]) == record["expanded"]
 
 
 def test_the_table_names_each_level_and_an_unsolved_level_exits_1():
