@@ -235,8 +235,12 @@ class SideSearch:
 
 
 def _part_of(search: PullSearch | SideSearch) -> SearchPart:
-    """A pull or side search's expansions and CPU seconds so far, under its name."""
-    return SearchPart(search.name, int(search.store.counters[EXPANDED]), search.cpu_seconds)
+    """A pull or side search's expanded and generated states and CPU seconds so far, under
+    its name."""
+    counters = search.store.counters
+    return SearchPart(
+        search.name, int(counters[EXPANDED]), int(counters[GENERATED]), search.cpu_seconds
+    )
 
 
 def _side_search(
@@ -341,7 +345,6 @@ class BidirectionalRun(FeatureSpaceRun):
 
     def _prepare(self) -> str | None:
         self.pulls: tuple[PullSearch, ...] = ()
-        self.pull_counts = (0, 0)
         self.pull_parts: tuple[SearchPart, ...] = ()
         """The pull searches' parts when they were dropped for the forward store's room."""
         self.ball: SideSearch | None = None
@@ -475,7 +478,6 @@ class BidirectionalRun(FeatureSpaceRun):
         if not self.pulls:
             return self._dropped_room()
         self.max_nodes += sum(pull.max_nodes for pull in self.pulls)
-        self.pull_counts = self._pull_counts()
         self.pull_parts = self._parts_of_pulls()
         self.pulls = ()
         return super().make_room()
@@ -552,17 +554,14 @@ class BidirectionalRun(FeatureSpaceRun):
 
     def result(self, status: str, partial: int):
         outcome = super().result(status, partial)
-        expanded, generated = self._pull_counts()
-        for side in self.sides:
-            expanded += int(side.store.counters[EXPANDED])
-            generated += int(side.store.counters[GENERATED])
-        own = SearchPart("push-fess", outcome.expanded, self.forward_seconds)
+        own = SearchPart("push-fess", outcome.expanded, outcome.generated, self.forward_seconds)
+        parts = (own, *self._parts_of_pulls(), *map(_part_of, self.sides))
         return replace(
             outcome,
-            expanded=outcome.expanded + expanded,
-            generated=outcome.generated + generated,
+            expanded=sum(part.expanded for part in parts),
+            generated=sum(part.generated for part in parts),
             found_by=self.found_by() if outcome.solved else None,
-            parts=(own, *self._parts_of_pulls(), *map(_part_of, self.sides)),
+            parts=parts,
         )
 
     def found_by(self) -> str:
@@ -581,14 +580,6 @@ class BidirectionalRun(FeatureSpaceRun):
         if not self.pulls:
             return self.pull_parts
         return tuple(map(_part_of, self.pulls))
-
-    def _pull_counts(self) -> tuple[int, int]:
-        """States the pull searches have expanded and generated so far."""
-        if not self.pulls:
-            return self.pull_counts
-        expanded = sum(int(pull.store.counters[EXPANDED]) for pull in self.pulls)
-        generated = sum(int(pull.store.counters[GENERATED]) for pull in self.pulls)
-        return expanded, generated
 
 
 def _grown(store: Store, max_nodes: int) -> bool:

@@ -63,11 +63,12 @@ class PartialPath:
 class SearchPart:
     """One of the searches a search runs side by side (push-fess-bi's own push-fess, its pull
     searches, the ball and its plain push-fess searches): its name, as ``found_by`` writes it
-    (``"pull (weight 3)"`` for a pull search), the states it expanded and the CPU seconds of
-    its calls."""
+    (``"pull (weight 3)"`` for a pull search), the states it expanded and stored, and the CPU
+    seconds of its calls."""
 
     name: str
     expanded: int
+    generated: int
     cpu_seconds: float
 
     def as_dict(self) -> dict[str, object]:
@@ -75,6 +76,7 @@ class SearchPart:
         return {
             "name": self.name,
             "expanded": self.expanded,
+            "generated": self.generated,
             "cpu_seconds": round(self.cpu_seconds, 4),
         }
 
@@ -126,8 +128,9 @@ class SearchResult:
     or one of them ``+ pull (weight 10)`` when it met a pull search); None otherwise."""
     parts: tuple[SearchPart, ...] = field(default=())
     """For a search made of several (push-fess-bi), where its work went: each search's
-    expansions (they add up to ``expanded``) and CPU seconds, its own first; the CPU the parts
-    leave is the meetings, the stores' growth and the set-up. Empty otherwise."""
+    expanded and generated states (they add up to ``expanded`` and ``generated``) and CPU
+    seconds, its own first; the CPU the parts leave is the meetings, the stores' growth and the
+    set-up. Empty otherwise."""
 
     @property
     def solved(self) -> bool:

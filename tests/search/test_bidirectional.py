@@ -532,6 +532,7 @@ def test_parts_give_each_search_its_expansions_and_cpu_seconds():
         "plain push-fess (room_links 2)",
     ]
     assert sum(part.expanded for part in met.parts) == met.expanded
+    assert sum(part.generated for part in met.parts) == met.generated
     assert met.found_by == "push-fess + pull (weight 3)"  # the two that met have worked
     assert met.parts[0].expanded > 0 and met.parts[1].expanded > 0
     assert met.parts[1].cpu_seconds > 0
