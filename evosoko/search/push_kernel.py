@@ -27,6 +27,7 @@ import numpy as np
 
 from evosoko.reference_counts import counted, uncounted
 from evosoko.search.fess.advisors import (
+    EXPLORER,
     Children,
     held_children,
     hold_child,
@@ -37,6 +38,7 @@ from evosoko.search.fess.advisors import (
 from evosoko.search.fess.macros import MACRO_CAP, ExpandedNode, last_push, packing_macros
 from evosoko.search.fess.space import (
     ADVICE,
+    ADVISORS,
     ALTERNATE,
     CORRIDOR_MACROS,
     PACK_MACROS,
@@ -48,6 +50,7 @@ from evosoko.search.fess.space import (
     next_cell,
     player_walk,
     state_cell,
+    state_cell_told,
 )
 from evosoko.search.heuristics import MATCHING, ChildRows, box_term, child_h, heuristic_tables
 from evosoko.search.store import (
@@ -102,10 +105,19 @@ from evosoko.sokoban.corral_deadlock import (
 )
 from evosoko.sokoban.corrals import (
     ALLOWED_MARK,
+    MARK_SLOTS,
+    REGION_MARK,
+    REGIONS,
     CorralBoard,
     PiCorralScratch,
     make_pi_corral_scratch,
     pi_corral,
+)
+from evosoko.sokoban.free_regions import (
+    NOT_TOLD,
+    ParentRegions,
+    regions_after_move,
+    smallest_after_move,
 )
 from evosoko.sokoban.freeze import FreezeScratch, freeze_deadlock, make_freeze_scratch
 from evosoko.sokoban.level import UNREACHABLE
@@ -163,7 +175,7 @@ class PushSearchScratch(NamedTuple):
     corral: PiCorralScratch
     """Scratch of :func:`evosoko.sokoban.corrals.pi_corral`."""
     corral_marks: np.ndarray
-    """int64[4]: its stamps (see :func:`evosoko.sokoban.corrals.pi_corral`)."""
+    """int64[MARK_SLOTS]: its stamps and count (see :func:`evosoko.sokoban.corrals.pi_corral`)."""
     stamps: np.ndarray
     """int64[2]: the running stamps of ``reach_mark`` and ``norm_mark``."""
     freeze: FreezeScratch
@@ -191,7 +203,7 @@ def make_scratch(cells: int, box_count: int, patterns: int = 0) -> PushSearchScr
         norm_mark=np.zeros(cells, dtype=np.int64),
         occupied=np.zeros(cells, dtype=np.bool_),
         corral=make_pi_corral_scratch(cells),
-        corral_marks=np.zeros(4, dtype=np.int64),
+        corral_marks=np.zeros(MARK_SLOTS, dtype=np.int64),
         stamps=np.zeros(2, dtype=np.int64),
         freeze=make_freeze_scratch(cells),
         pending=PendingSuccessors(
@@ -345,6 +357,7 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
     frontier_capacity = frontier[0].shape[0]
     margin = 4 * box_count + 2
     corridor_macros = False
+    told_regions = corrals  # a child's regions told by the parent's labels (free_regions)
     corral_search = scratch.deadlocks
     if fess is not None:
         features, space = fess.features, fess.space
@@ -355,6 +368,8 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
         pack_macros = space_state[PACK_MACROS] > 0
         corridor_macros = space_state[CORRIDOR_MACROS] > 0
         advising = space_state[ADVICE] != 0
+        explorer = advising and space_state[ADVISORS] & EXPLORER != 0
+        told_regions = corrals and not explorer  # the explorer reads the normalization's walk
         children = rows.children  # inserted once the expansion's are all known
         margin += MACRO_CAP
     board = deadlock_board(tab)
@@ -499,6 +514,16 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
                 )
         allowed = corral_scratch.allowed
         allowed_stamp = corral_marks[ALLOWED_MARK]
+        regions = ParentRegions(
+            reach_mark,
+            reach,
+            corral_scratch.region,
+            corral_scratch.region_mark,
+            corral_marks[REGION_MARK],
+            corral_marks[REGIONS],
+            corral_scratch.region_smallest,
+            key_player[node],
+        )
         packed = packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
         for i in range(first_successor >> 2, box_count):
@@ -562,6 +587,7 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
                 if ok and learned:  # a deadlock pattern proven earlier in the search
                     ok = not pattern_lost(patterns, occupied, player_after, target)
                 normalized = 0
+                told = NOT_TOLD
                 moved = 0
                 if ok:
                     moved = moved_child(
@@ -578,7 +604,16 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
                         walk = Walk(norm_mark, stamps[NORM_STAMP], queue)
                     else:  # the walk marks the region state_cell's connectivity skips
                         walk = player_walk(cell_inputs, queue)
-                    if pushes == 1 and code < GOAL_MACRO_STEP:
+                    told_player = -1
+                    if told_regions:  # the regions pi_corral labelled may tell the child's
+                        told = regions_after_move(regions, floor, occupied, deltas, b, target)
+                        if told[0] >= 0:
+                            told_player = smallest_after_move(
+                                regions, told[1], b, target, occupied, player_after
+                            )
+                    if told_player >= 0:
+                        normalized = told_player
+                    elif pushes == 1 and code < GOAL_MACRO_STEP:
                         normalized = normalized_after_push(
                             floor,
                             occupied,
@@ -638,9 +673,21 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
                 if fess is not None:  # noqa: SIM102 - numba drops a branch on "fess is None" alone
                     if ok:
                         walked = walk.mark[player_after] == walk.stamp
-                        child_cell = state_cell(
-                            cell_inputs, space_state, floor, occupied, deltas, child, queue, walked
-                        )
+                        if told[0] >= 0:
+                            child_cell = state_cell_told(
+                                cell_inputs, space_state, occupied, child, regions, told, b
+                            )
+                        else:
+                            child_cell = state_cell(
+                                cell_inputs,
+                                space_state,
+                                floor,
+                                occupied,
+                                deltas,
+                                child,
+                                queue,
+                                walked,
+                            )
                         if advising:
                             advice = move_advice(
                                 space_state,

@@ -29,9 +29,11 @@ from evosoko.sokoban.reach import explore
 
 _PASS, _FAIL = -1, -2
 
-REGION_MARK, SET_MARK, BARRIER_MARK, ALLOWED_MARK = range(4)
+REGION_MARK, SET_MARK, BARRIER_MARK, ALLOWED_MARK, REGIONS = range(5)
+MARK_SLOTS = 5
 """Slots of :func:`pi_corral`'s ``marks``: the running stamps of the scratch's region, set,
-barrier and allowed marks."""
+barrier and allowed marks, then how many regions outside the player's the last call numbered
+(:class:`evosoko.sokoban.free_regions.ParentRegions` reads them)."""
 
 
 class PiCorralScratch(NamedTuple):
@@ -44,6 +46,8 @@ class PiCorralScratch(NamedTuple):
     """Stamp of the cells numbered in ``region`` (marks[REGION_MARK])."""
     region_goal: np.ndarray
     """Per region number: 1 when it holds a goal."""
+    region_smallest: np.ndarray
+    """Per region number: its smallest cell."""
     set_mark: np.ndarray
     """Per region number: in the corral being checked (marks[SET_MARK])."""
     barrier_mark: np.ndarray
@@ -79,9 +83,10 @@ def pi_corral(
     ``board`` is a :class:`CorralBoard` (or any named tuple with its fields). A box on a cell
     that ``board.floor`` leaves out (a box frozen on its goal, which the push replay turns into
     wall) is part of the walls: never a barrier box, never pushed.
-    ``scratch``: a :class:`PiCorralScratch` (or a plain tuple of its seven arrays in its
-    order, as the GA's push replay builds it); ``marks`` int64[4] holds their running stamps
-    (``REGION_MARK`` .. ``ALLOWED_MARK``). On success the chosen barrier boxes satisfy
+    ``scratch``: a :class:`PiCorralScratch` (or a plain tuple of its eight arrays in its
+    order, as the GA's push replay builds it); ``marks`` int64[MARK_SLOTS] holds their running
+    stamps (``REGION_MARK`` .. ``ALLOWED_MARK``) and gets the number of regions outside the
+    player's (``REGIONS``). On success the chosen barrier boxes satisfy
     ``scratch.allowed[b] == marks[ALLOWED_MARK]``.
     """
     floor, goals, deltas = board.floor, board.goals, board.deltas
@@ -90,6 +95,7 @@ def pi_corral(
     barrier_mark, allowed = named.barrier_mark, named.allowed
     marks[REGION_MARK] += 1
     count = _label(floor, goals, occupied, deltas, reach_mark, stamp, named, marks[REGION_MARK])
+    marks[REGIONS] = count
     best = -1
     for start in range(count):
         marks[SET_MARK] += 1
@@ -123,7 +129,7 @@ def _label(
 ):  # pragma: no cover - compiled
     """Number the regions of free floor outside the player's (``scratch.region``, marked
     ``region_stamp`` in ``scratch.region_mark``; ``scratch.region_goal``: whether it holds a
-    goal); returns how many there are."""
+    goal; ``scratch.region_smallest``: its smallest cell); returns how many there are."""
     region, region_mark = scratch.region, scratch.region_mark
     region_goal, queue = scratch.region_goal, scratch.queue
     count = 0
@@ -135,9 +141,10 @@ def _label(
             or region_mark[cell] == region_stamp
         ):
             continue
-        size, _ = explore(
+        size, smallest = explore(
             floor, occupied, deltas, cell, region_mark, region_stamp, queue, queue[:0]
         )
+        scratch.region_smallest[count] = smallest
         region_goal[count] = 0
         for i in range(size):
             region[queue[i]] = count

@@ -47,7 +47,7 @@ import numba
 import numpy as np
 
 from evosoko.sokoban.analysis import pull_distances
-from evosoko.sokoban.corrals import CorralBoard, pi_corral
+from evosoko.sokoban.corrals import ALLOWED_MARK, MARK_SLOTS, CorralBoard, pi_corral
 from evosoko.sokoban.freeze import NO_CELL, frozen_off_goal, mark_frozen, may_freeze
 from evosoko.sokoban.level import UNREACHABLE
 from evosoko.sokoban.matching import MANHATTAN, MATCHING, goal_distance, matching_kernel
@@ -61,6 +61,7 @@ class CorralScratch(NamedTuple):
     region: np.ndarray  # the region number of each cell
     region_mark: np.ndarray  # stamps of the cells labelled
     region_goal: np.ndarray  # whether a region holds a goal
+    region_smallest: np.ndarray  # a region's smallest cell
     set_mark: np.ndarray  # the regions of the corral being grown
     barrier_mark: np.ndarray  # its barrier boxes
     allowed: np.ndarray  # the chosen corral's barrier boxes (``== marks[3]``)
@@ -84,7 +85,7 @@ class PushScratch(NamedTuple):
     open_cells: np.ndarray  # bool[cells]: floor without the boxes frozen on goals
     free_boxes: np.ndarray  # int64[boxes]: the boxes not frozen on goals
     corral: CorralScratch  # scratch of pi_corral
-    corral_marks: np.ndarray  # int64[4]: its stamps
+    corral_marks: np.ndarray  # int64[MARK_SLOTS]: its stamps
     assignment: np.ndarray  # int16[boxes]: each box's goal in the last matching
     work: np.ndarray  # int64[7, boxes + 1]: matching scratch; row 6 the goals' potentials
 
@@ -178,6 +179,7 @@ def push_scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
         np.zeros(cells, dtype=np.int64),
         np.zeros(cells, dtype=np.int64),
         np.zeros(cells, dtype=np.int64),
+        np.zeros(cells, dtype=np.int64),
     )
     return PushScratch(
         np.zeros(cells, dtype=np.bool_),
@@ -194,7 +196,7 @@ def push_scratch(cells, box_count, goal_count):  # pragma: no cover - compiled
         np.zeros(cells, dtype=np.bool_),
         np.empty(box_count, dtype=np.int64),
         corral,
-        np.zeros(4, dtype=np.int64),
+        np.zeros(MARK_SLOTS, dtype=np.int64),
         np.zeros(box_count, dtype=np.int16),
         np.zeros((7, box_count + 1), dtype=np.int64),
     )
@@ -379,7 +381,7 @@ def candidates_here(
             corral_marks,
         )
         if found >= 0:
-            allowed_stamp = corral_marks[3]
+            allowed_stamp = corral_marks[ALLOWED_MARK]
     allowed = corral_scratch.allowed
     count = 0
     for i in range(boxes.shape[0]):

@@ -113,14 +113,14 @@ def normalized_after_push(floor, occupied, deltas, area, pushed, walk):  # pragm
                 floor, occupied, deltas, source, walk.mark, walk.stamp, walk.queue
             )
     if area.mark[target] == stamp and (
-        area.smallest == target or not _walkable_around(floor, occupied, target, deltas[1])
+        area.smallest == target or not walkable_around(floor, occupied, target, deltas[1])
     ):
         return normalized_player(floor, occupied, deltas, source, walk.mark, walk.stamp, walk.queue)
     return min(area.smallest, source)
 
 
 @uncounted
-def _walkable_around(floor, occupied, cell, width):  # pragma: no cover - compiled
+def walkable_around(floor, occupied, cell, width):  # pragma: no cover - compiled
     """True when the free side neighbours of ``cell`` connect through its ring of 8 cells."""
     ring = (-width, -width + 1, 1, width + 1, width, width - 1, -1, -width - 1)
     free = 0

@@ -7,7 +7,13 @@ from tiny_levels import quiet_level
 
 from evosoko.search import PushSettings, solve
 from evosoko.sokoban.arrays import level_arrays
-from evosoko.sokoban.corrals import CorralBoard, make_pi_corral_scratch, pi_corral
+from evosoko.sokoban.corrals import (
+    ALLOWED_MARK,
+    MARK_SLOTS,
+    CorralBoard,
+    make_pi_corral_scratch,
+    pi_corral,
+)
 from evosoko.sokoban.reach import explore
 
 # The three boxes of column 4 fence off the goals of column 6; each can only be pushed right.
@@ -46,7 +52,7 @@ def corral_boxes(rows):
     occupied[boxes] = True
     mark = np.zeros(cells, dtype=np.int64)
     scratch = make_pi_corral_scratch(cells)
-    marks = np.zeros(4, dtype=np.int64)
+    marks = np.zeros(MARK_SLOTS, dtype=np.int64)
     explore(
         tables.floor,
         occupied,
@@ -66,7 +72,8 @@ def corral_boxes(rows):
         scratch,
         marks,
     )
-    allowed = {level.position(b) for b in boxes.tolist() if scratch.allowed[b] == marks[3]}
+    chosen = marks[ALLOWED_MARK]
+    allowed = {level.position(b) for b in boxes.tolist() if scratch.allowed[b] == chosen}
     return pushes, allowed if pushes >= 0 else set()
 
 

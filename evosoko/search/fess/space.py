@@ -25,6 +25,7 @@ from evosoko.search.store import (
     WEIGHT_SCALE,
     priority,
 )
+from evosoko.sokoban.free_regions import child_label
 from evosoko.sokoban.reach import Walk, explore
 from evosoko.sokoban.rooms import blocked_links
 
@@ -535,23 +536,55 @@ def state_cell(
     connectivity (:func:`connectivity`). Measured on XSokoban 1-30 at 200,000 expanded states:
     see docs/xsokoban.md.
     """
-    layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
+    stamp = features.stamp
+    base = stamp[0] if walked else stamp[0] + 1
+    marked = 1 if walked else 0
+    regions = connectivity(
+        floor, features.floor_cells, occupied, deltas, features.mark, base, queue, marked
+    )
+    stamp[0] = base + regions
+    return _cell_with(features, space_state, occupied, boxes, regions)
+
+
+@uncounted
+def state_cell_told(
+    features, space_state, occupied, boxes, parent, told, source
+):  # pragma: no cover - compiled
+    """:func:`state_cell` of a child that moved one box from ``source``, whose regions the
+    parent's told without a walk: ``told`` = (their number, the labels merged) of
+    :func:`evosoko.sokoban.free_regions.regions_after_move` on the parent's ``parent``
+    (:class:`evosoko.sokoban.free_regions.ParentRegions`). The cell is the same."""
+    regions, merged = told
     stamp, mark, links = features.stamp, features.mark, features.links
+    if space_state[ROOM_VALUES] > 1 and links.ends.shape[0] > 0:
+        base = stamp[0] + 1  # the regions at the ends of the links with a box, as walked
+        for b in boxes:
+            k = links.link[b]
+            if k >= 0:
+                for end in (links.ends[k, 0], links.ends[k, 1]):
+                    mark[end] = base + child_label(parent, merged, source, occupied, end)
+        stamp[0] = base + parent.others + 2
+    return _cell_with(features, space_state, occupied, boxes, regions)
+
+
+@numba.njit(cache=True, inline="always")
+def _cell_with(features, space_state, occupied, boxes, regions):  # pragma: no cover - compiled
+    """The cell of the state with ``boxes`` and ``regions`` regions of free floor, each
+    region's cells marked with a stamp of its own in ``features.mark`` (those at the ends of the
+    links with a box at least)."""
+    layer, goals_per_layer, counts = features.layer, features.goals_per_layer, features.counts
+    links = features.links
     bits = space_state[OUT_OF_PLAN]
     ends = features.area_ends
     plan = plan_feature(layer, goals_per_layer, ends, boxes, counts, features.sealed, bits)
-    base = stamp[0] if walked else stamp[0] + 1
-    marked = 1 if walked else 0
-    regions = connectivity(floor, features.floor_cells, occupied, deltas, mark, base, queue, marked)
     hot_values = space_state[HOT_VALUES]
     if hot_values > 1:
         hot = hotspot_count(features.hotspots, boxes)
         plan = plan * hot_values + min(hot, hot_values - 1)
     values = space_state[ROOM_VALUES]
     if values > 1:
-        blocked = blocked_links(links.link, boxes, links.seen, links.ends, occupied, mark)
+        blocked = blocked_links(links.link, boxes, links.seen, links.ends, occupied, features.mark)
         plan = plan * values + min(blocked, values - 1)
-    stamp[0] = base + regions
     return cell_of(plan, regions, space_state[CONNECTIVITY_CAP])
 
 
