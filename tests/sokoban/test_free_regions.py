@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 import pytest
 from shared_microban import microban
+from test_reach import flood
 
 from evosoko.sokoban.arrays import level_arrays
 from evosoko.sokoban.corrals import (
@@ -28,21 +27,12 @@ from evosoko.sokoban.reach import explore
 
 
 def components(level, occupied):
-    """{cell: component number} of the free floor, in plain Python."""
+    """{cell: component number} of the free floor, by plain-Python flood fills."""
     number = {}
     for start in np.flatnonzero(level.floor & ~occupied).tolist():
-        if start in number:
-            continue
-        label = len(set(number.values()))
-        number[start] = label
-        queue = deque([start])
-        while queue:
-            cell = queue.popleft()
-            for delta in level.deltas:
-                neighbour = cell + delta
-                if level.floor[neighbour] and not occupied[neighbour] and neighbour not in number:
-                    number[neighbour] = label
-                    queue.append(neighbour)
+        if start not in number:
+            label = len(set(number.values()))
+            number.update(dict.fromkeys(flood(level, start, occupied), label))
     return number
 
 
