@@ -30,10 +30,11 @@ from evosoko.sokoban.reach import explore
 _PASS, _FAIL = -1, -2
 
 REGION_MARK, SET_MARK, BARRIER_MARK, ALLOWED_MARK, REGIONS = range(5)
-MARK_SLOTS = 5
 """Slots of :func:`pi_corral`'s ``marks``: the running stamps of the scratch's region, set,
 barrier and allowed marks, then how many regions outside the player's the last call numbered
 (:class:`evosoko.sokoban.free_regions.ParentRegions` reads them)."""
+MARK_SLOTS = 5
+"""The length of ``marks``."""
 
 
 class PiCorralScratch(NamedTuple):
