@@ -61,7 +61,8 @@ def parent_label(regions, cell):  # pragma: no cover - compiled
 def regions_after_move(regions, floor, occupied, deltas, source, target):  # pragma: no cover
     """(regions of free floor of the child, the parent's labels merged at ``source``, four
     slots, :data:`NO_REGION` where unused); the count is -1 when taking ``target`` away may cut
-    its region. ``occupied``: the child's boxes (``source`` free, ``target`` taken)."""
+    its region. ``occupied``: the child's boxes (``source`` free, ``target`` taken); ``target``
+    has a free neighbour, where the player stands after moving the box there."""
     if not walkable_around(floor, occupied, target, deltas[1]):
         return NOT_TOLD
     merged = NOT_TOLD[1]
@@ -72,13 +73,7 @@ def regions_after_move(regions, floor, occupied, deltas, source, target):  # pra
             continue
         merged = _with(merged, found, label)
         found += 1
-    count = regions.others + 1 - found + 1  # ``source`` joins the regions it touches
-    lone = True  # ``target`` was a region of one cell
-    for k in range(4):
-        neighbour = target + deltas[k]
-        if floor[neighbour] and not occupied[neighbour]:
-            lone = False
-    return (count - 1 if lone else count), merged
+    return regions.others + 1 - found + 1, merged  # ``source`` joins the regions it touches
 
 
 @numba.njit(cache=True, inline="always")
@@ -95,17 +90,23 @@ def _with(labels, slot, label):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, inline="always")
+def merged_label(regions):  # pragma: no cover - compiled
+    """The child's label of the region that ``source`` and the regions around it make."""
+    return regions.others + 1
+
+
+@numba.njit(cache=True, inline="always")
 def child_label(regions, merged, source, occupied, cell):  # pragma: no cover - compiled
     """The region of ``cell`` in the child whose regions :func:`regions_after_move` counted
-    (``merged``: the labels it merged): ``regions.others + 1`` for the merged region, a
-    parent's label for the others, :data:`NO_REGION` for a wall or a box."""
+    (``merged``: the labels it merged): :func:`merged_label` for the merged region, a parent's
+    label for the others, :data:`NO_REGION` for a wall or a box."""
     if occupied[cell]:
         return NO_REGION
     if cell == source:
-        return regions.others + 1
+        return merged_label(regions)
     label = parent_label(regions, cell)
     if label != NO_REGION and label in merged:
-        return regions.others + 1
+        return merged_label(regions)
     return label
 
 
@@ -118,7 +119,7 @@ def smallest_after_move(regions, merged, source, target, occupied, player):  # p
     if target_label == NO_REGION or _smallest(regions, target_label) == target:
         return -1
     label = child_label(regions, merged, source, occupied, player)
-    if label != regions.others + 1:
+    if label != merged_label(regions):
         return _smallest(regions, label)
     smallest = source
     for other in merged:

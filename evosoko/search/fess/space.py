@@ -25,7 +25,7 @@ from evosoko.search.store import (
     WEIGHT_SCALE,
     priority,
 )
-from evosoko.sokoban.free_regions import child_label
+from evosoko.sokoban.free_regions import child_label, merged_label
 from evosoko.sokoban.reach import Walk, explore
 from evosoko.sokoban.rooms import blocked_links
 
@@ -563,7 +563,7 @@ def state_cell_told(
             if k >= 0:
                 for end in (links.ends[k, 0], links.ends[k, 1]):
                     mark[end] = base + child_label(parent, merged, source, occupied, end)
-        stamp[0] = base + parent.others + 2
+        stamp[0] = base + merged_label(parent) + 1  # past every label given
     return _cell_with(features, space_state, occupied, boxes, regions)
 
 
