@@ -4,11 +4,12 @@ The packing macro of ``push-fess`` (FESS's packing advisor): a box is carried to
 of the packing order in one step of the search. A search state here is the box's cell and the
 side the player stands on (``cell * 4 + d``: the player on ``cell - delta[d]``, able to push
 in direction ``d``); each push moves the box one cell. Which sides of a box cell the player
-can go between is labelled once per cell the box reaches (:func:`label_sides`), by walks that
-stop as soon as they have met every side, and kept for the other searches of the same box while
-the other boxes stay where they are. Breadth-first, so the path has the fewest pushes;
-the same kernel rebuilds the path for the solution (:func:`box_path_pushes`), so the search
-and the replayed solution agree push for push.
+can go between is labelled once per cell the box reaches (one side when they meet through the
+cell's ring of eight, else from one depth-first search of the free floor around the box lifted:
+:mod:`evosoko.sokoban.cell_sides`), and kept for the other searches of the same box while
+the other boxes stay where they are. Breadth-first, so the path has the fewest pushes; the same
+kernel rebuilds the path for the solution (:func:`box_path_pushes`), so the search and the
+replayed solution agree push for push.
 """
 
 from __future__ import annotations
@@ -19,9 +20,16 @@ import numpy as np
 
 from evosoko.reference_counts import uncounted
 from evosoko.sokoban.cell_sets import box_blocked
-from evosoko.sokoban.reach import explore
+from evosoko.sokoban.cell_sides import (
+    SideSearch,
+    label_sides,
+    make_side_search,
+    one_side,
+    search_region,
+)
+from evosoko.sokoban.reach import explore, walkable_around
 
-STATE_STAMP, REGION_STAMP, LABEL_STAMP = 0, 1, 2
+STATE_STAMP, SEARCHED_STAMP, LABEL_STAMP = 0, 1, 2
 """Slots of :attr:`BoxPathScratch.stamps`."""
 
 
@@ -43,10 +51,9 @@ class BoxPathScratch(NamedTuple):
     """int64[4 * cells]: each state's predecessor, -1 for a start state."""
     queue: np.ndarray
     """int64[4 * cells]: the queue of states."""
-    region: np.ndarray
-    """int64[cells]: the cells of a walk of :func:`label_sides` (``stamps[REGION_STAMP]``)."""
-    region_queue: np.ndarray
-    """int64[cells]: the queue of that walk."""
+    sides: SideSearch
+    """The depth-first search of the free floor around the box lifted, the other boxes in
+    place (``stamps[SEARCHED_STAMP]``: the ``labels`` stamp of the box it was made for)."""
     labelled: np.ndarray
     """int64[cells]: on each box cell whose sides are labelled, the ``labels`` stamp of the box
     lifted meanwhile."""
@@ -54,10 +61,12 @@ class BoxPathScratch(NamedTuple):
     """int64[cells]: on the cell of each box lifted, the ``stamps[LABEL_STAMP]`` its labels
     were made with."""
     side_label: np.ndarray
-    """int64[4 * cells]: with the box on ``cell``, the player's region of its side ``d``
-    (``cell - delta[d]``) at ``cell * 4 + d``; equal labels, one region; -1: no floor free."""
+    """int64[cells, 4]: with the box on ``cell``, the player's region on its neighbour in
+    direction ``k`` at ``[cell, k]`` (:func:`evosoko.sokoban.cell_sides.label_sides`); equal
+    labels, one region; -1: no floor free."""
     stamps: np.ndarray
-    """int64[3]: the running stamps of ``seen``, ``region`` and ``labels``."""
+    """int64[3]: the running stamps of ``seen`` and ``labels``, and the ``labels`` stamp of
+    ``sides``."""
 
 
 def make_box_path_scratch(cells: int) -> BoxPathScratch:
@@ -66,58 +75,12 @@ def make_box_path_scratch(cells: int) -> BoxPathScratch:
         seen=np.zeros(4 * cells, dtype=np.int64),
         previous=np.zeros(4 * cells, dtype=np.int64),
         queue=np.zeros(4 * cells, dtype=np.int64),
-        region=np.zeros(cells, dtype=np.int64),
-        region_queue=np.zeros(cells, dtype=np.int64),
+        sides=make_side_search(cells),
         labelled=np.zeros(cells, dtype=np.int64),
         labels=np.zeros(cells, dtype=np.int64),
-        side_label=np.zeros(4 * cells, dtype=np.int64),
+        side_label=np.zeros((cells, 4), dtype=np.int64),
         stamps=np.zeros(3, dtype=np.int64),
     )
-
-
-@uncounted
-def label_sides(floor, occupied, deltas, box, scratch):  # pragma: no cover - compiled
-    """Label the player's regions around a box on ``box`` (``occupied[box]`` set) in
-    ``scratch.side_label[4 * box : 4 * box + 4]``: a walk from each side not yet labelled,
-    which stops once it has met every side still unlabelled."""
-    side_label, region, region_queue = scratch.side_label, scratch.region, scratch.region_queue
-    stamps = scratch.stamps
-    base = 4 * box
-    open_sides = 0
-    for s in range(4):
-        side = box - deltas[s]
-        if floor[side] and not occupied[side]:
-            side_label[base + s] = -2  # free, not labelled yet
-            open_sides += 1
-        else:
-            side_label[base + s] = -1
-    for s in range(4):
-        if side_label[base + s] != -2:
-            continue
-        side_label[base + s] = s
-        open_sides -= 1
-        if open_sides == 0:
-            break
-        stamps[REGION_STAMP] += 1
-        stamp = stamps[REGION_STAMP]
-        start = box - deltas[s]
-        region[start] = stamp
-        region_queue[0] = start
-        head = 0
-        tail = 1
-        while head < tail and open_sides > 0:
-            cell = region_queue[head]
-            head += 1
-            for k in range(4):
-                neighbour = cell + deltas[k]
-                if floor[neighbour] and not occupied[neighbour] and region[neighbour] != stamp:
-                    region[neighbour] = stamp
-                    region_queue[tail] = neighbour
-                    tail += 1
-                    for t in range(s + 1, 4):
-                        if neighbour == box - deltas[t] and side_label[base + t] == -2:
-                            side_label[base + t] = s
-                            open_sides -= 1
 
 
 @uncounted
@@ -169,12 +132,17 @@ def box_path(board, box, walk, target, limit, scratch, since):  # pragma: no cov
             break
         if labelled[after] != labels:
             labelled[after] = labels
-            occupied[after] = True
-            label_sides(floor, occupied, deltas, after, scratch)
-            occupied[after] = False
-        label = side_label[4 * after + d]  # the player stands on cell, side d of after
+            if walkable_around(floor, occupied, after, deltas[1]):
+                one_side(floor, occupied, deltas, after, side_label[after])
+            else:
+                if stamps[SEARCHED_STAMP] != labels:  # one search of the floor around this box
+                    stamps[SEARCHED_STAMP] = labels
+                    search_region(floor, occupied, deltas, box, scratch.sides)
+                label_sides(floor, occupied, deltas, scratch.sides, after, side_label[after])
+        around = side_label[after]
+        label = around[d ^ 1]  # the player stands on cell, after's neighbour against d
         for e in range(4):
-            if side_label[4 * after + e] != label:
+            if around[e ^ 1] != label:  # the player on after - deltas[e]
                 continue
             next_state = after * 4 + e
             if seen[next_state] == stamp:

@@ -13,8 +13,6 @@ from tiny_levels import microban, tiny_levels
 from evosoko.search.box_paths import (
     box_path_pushes,
     box_reachable_targets,
-    label_sides,
-    make_box_path_scratch,
 )
 from evosoko.sokoban.build import level_from_rows
 
@@ -146,36 +144,3 @@ def test_labelled_regions_give_the_paths_of_one_walk_per_push():
 @given(tiny_levels(max_boxes=4))
 def test_labelled_regions_give_the_paths_of_one_walk_per_push_on_any_board(level):
     _same_paths(level)
-
-
-def _same_regions(level, scratch):
-    """The labels of :func:`label_sides` around each free cell, one scratch for all (its
-    stamps run on), against plain walks: two sides share a label when one walk joins them."""
-    occupied = _occupied(level)
-    deltas = np.array(level.deltas, dtype=np.int64)
-    for cell in np.flatnonzero(level.floor & ~occupied):
-        occupied[cell] = True
-        label_sides(level.floor, occupied, deltas, int(cell), scratch)
-        labels = scratch.side_label[4 * cell : 4 * cell + 4]
-        sides = [int(cell - delta) for delta in deltas]
-        free = [bool(level.floor[side] and not occupied[side]) for side in sides]
-        for s in range(4):
-            assert (labels[s] >= 0) == free[s]
-            if not free[s]:
-                continue
-            region = _walk(level.floor, occupied, deltas, sides[s])
-            for t in range(4):
-                if free[t]:
-                    assert (labels[s] == labels[t]) == (sides[t] in region)
-        occupied[cell] = False
-
-
-@settings(max_examples=150, deadline=None)
-@given(tiny_levels(max_boxes=4))
-def test_side_labels_are_the_regions_of_plain_walks(level):
-    _same_regions(level, make_box_path_scratch(level.cells))
-
-
-def test_side_labels_are_the_regions_of_plain_walks_on_microban():
-    for level in microban("1", "60", "96", "144"):
-        _same_regions(level, make_box_path_scratch(level.cells))

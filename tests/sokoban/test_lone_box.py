@@ -13,6 +13,7 @@ from evosoko.sokoban.lone_box import _frozen_slot, lone_box_lost, lone_box_table
 from evosoko.sokoban.reach import explore
 from evosoko.sokoban.solutions import replay_states
 from tests.search.tiny_levels import microban, quiet_level, tiny_levels, xsokoban_41_last_box
+from tests.sokoban.test_cell_sides import walked_sides
 
 # The left box is on its goal; the goal below the door can only be filled from the room above,
 # which a player in the corridor never enters with the right box there: both boxes reach only
@@ -130,40 +131,12 @@ def test_a_matching_tried_first_only_saves_work():
         assert not lone_box_lost(tables, level_arrays(level), boxes, mark, 1, first)
 
 
-def walked_sides(level) -> list[list[int]]:
-    """The sides of every cell, found by walking the floor without it from each neighbour."""
-    floor, deltas = list(level.floor), list(level.deltas)
-    sides = [[-1] * 4 for _ in floor]
-    for x, open_cell in enumerate(floor):
-        if not open_cell:
-            continue
-        regions: list[set[int]] = []
-        for k, step in enumerate(deltas):
-            start = x + step
-            if not floor[start]:
-                continue
-            found = [i for i, region in enumerate(regions) if start in region]
-            if found:
-                sides[x][k] = found[0]
-                continue
-            region, todo = {start}, [start]
-            while todo:
-                cell = todo.pop()
-                for other in (cell + d for d in deltas):
-                    if floor[other] and other != x and other not in region:
-                        region.add(other)
-                        todo.append(other)
-            regions.append(region)
-            sides[x][k] = len(regions) - 1
-    return sides
-
-
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(tiny_levels(max_boxes=4))
 def test_the_sides_are_the_regions_of_the_floor_without_each_cell(level):
     deltas = np.array(level.deltas, dtype=np.int64)
     tables = lone_box_tables(level.floor, deltas, level.goal_cells)
-    assert tables.side.tolist() == walked_sides(level)
+    assert tables.side.tolist() == walked_sides(level.floor, deltas)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
