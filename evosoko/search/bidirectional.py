@@ -485,18 +485,23 @@ class BidirectionalRun(FeatureSpaceRun):
     def _meetings(self, run: SearchRun, pull: PullSearch) -> list[Meeting]:
         """The best meeting of ``run``'s states stored since the last look with ``pull``'s
         store, and of ``pull``'s with ``run``'s (each when there is one): every state both
-        stores hold now that was not there at the last look."""
+        stores hold now that was not there at the last look. A store with no new state is
+        not looked through (most looks: the searches take turns)."""
         forward, backward = run.store, pull.store
         checked = pull.checked.setdefault(run, [0, 0])
-        met_forward, met_backward, pushes = best_meeting(
-            forward.nodes, checked[0], forward.size, backward.nodes, backward.table
-        )
-        backward_new, forward_old, pushes_old = best_meeting(
-            backward.nodes, checked[1], backward.size, forward.nodes, forward.table
-        )
-        checked[0], checked[1] = forward.size, backward.size
-        found = [(int(pushes), run, int(met_forward), int(met_backward), pull)]
-        found.append((int(pushes_old), run, int(forward_old), int(backward_new), pull))
+        forward_size, backward_size = forward.size, backward.size
+        found = []
+        if checked[0] < forward_size:
+            met_forward, met_backward, pushes = best_meeting(
+                forward.nodes, checked[0], forward_size, backward.nodes, backward.table
+            )
+            found.append((int(pushes), run, int(met_forward), int(met_backward), pull))
+        if checked[1] < backward_size:
+            backward_new, forward_old, pushes_old = best_meeting(
+                backward.nodes, checked[1], backward_size, forward.nodes, forward.table
+            )
+            found.append((int(pushes_old), run, int(forward_old), int(backward_new), pull))
+        checked[0], checked[1] = forward_size, backward_size
         return [meeting for meeting in found if meeting[2] >= 0]
 
     @property
