@@ -8,11 +8,9 @@ time linear in the region: without ``x``, a child's subtree stays joined to the 
 reaches above ``x`` (its low point), else it is a side of its own; a neighbour below ``x``
 that is no child lies in one child's subtree.
 
-Used by the box paths of push-fess's packing macro (:mod:`evosoko.search.box_paths`: the
-cells one box reaches, the other boxes in place). The lone-box tables
-(:mod:`evosoko.sokoban.lone_box`) number the sides of every cell of the floor by the same
-search compiled into their builder: built from these kernels, their searches took up to 11 %
-more CPU on Grigr's levels of the development set (docs/xsokoban.md, round 41).
+Used by the lone-box deadlock test (:mod:`evosoko.sokoban.lone_box`: every cell of the floor)
+and by the box paths of push-fess's packing macro (:mod:`evosoko.search.box_paths`: the cells
+one box reaches, the other boxes in place).
 """
 
 from __future__ import annotations

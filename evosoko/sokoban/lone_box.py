@@ -33,6 +33,7 @@ import numpy as np
 
 from evosoko.reference_counts import counted, uncounted
 from evosoko.sokoban.cell_sets import clear_cells
+from evosoko.sokoban.cell_sides import DISCOVERY, SideSearch, label_sides, search_region
 from evosoko.sokoban.freeze import mark_frozen
 
 FROZEN_BYTES = 1 << 24
@@ -155,72 +156,18 @@ def _build(open_cells, deltas, goal_cells, side, reaches, tables):  # pragma: no
 
 @numba.njit(cache=True)
 def _sides(floor, deltas, side, dfs, stack):  # pragma: no cover - compiled
-    """Fill ``side`` (see :class:`LoneBoxTables`) from one depth-first search of the floor, in
-    time linear in the cells: without a cell ``x``, a child's subtree stays joined to the rest
-    when it reaches above ``x`` (its low point), else it is a side of its own; a neighbour
-    below ``x`` that is no child lies in one child's subtree. ``dfs``: int64[4, cells] scratch
-    (discovery, low point, finish, parent), ``stack``: int64[2 * cells] scratch."""
-    disc, low, finish, parent = dfs[0], dfs[1], dfs[2], dfs[3]
-    cells = floor.shape[0]
-    disc[:] = 0
-    clock = 0
-    for root in range(cells):
-        if not floor[root] or disc[root] > 0:
-            continue
-        clock += 1
-        disc[root] = low[root] = clock
-        parent[root] = -1
-        stack[0], stack[cells] = root, 0
-        top = 1
-        while top > 0:
-            x = stack[top - 1]
-            k = stack[cells + top - 1]
-            if k < 4:
-                stack[cells + top - 1] = k + 1
-                y = x + deltas[k]
-                if not floor[y]:
-                    continue
-                if disc[y] == 0:
-                    clock += 1
-                    disc[y] = low[y] = clock
-                    parent[y] = x
-                    stack[top], stack[cells + top] = y, 0
-                    top += 1
-                elif y != parent[x]:
-                    low[x] = min(low[x], disc[y])
-            else:
-                top -= 1
-                finish[x] = clock
-                if parent[x] >= 0:
-                    low[parent[x]] = min(low[parent[x]], low[x])
-    for x in range(cells):
+    """Fill ``side`` (see :class:`LoneBoxTables`) from one depth-first search of each region
+    of the floor (:mod:`evosoko.sokoban.cell_sides`). ``dfs``: int64[4, cells] scratch,
+    ``stack``: int64[2 * cells] scratch."""
+    search = SideSearch(dfs, stack, np.zeros(1, np.int64), np.zeros(4, np.int64))
+    walls = np.zeros(floor.shape[0], np.bool_)  # no boxes: ``floor`` is the open floor
+    dfs[DISCOVERY] = 0
+    for root in range(floor.shape[0]):
+        if floor[root] and dfs[DISCOVERY, root] == 0:
+            search_region(floor, walls, deltas, root, search)
+    for x in range(floor.shape[0]):
         if floor[x]:
-            _label_sides(floor, deltas, side, disc, low, finish, parent, x)
-
-
-@numba.njit(cache=True)
-def _label_sides(floor, deltas, side, disc, low, finish, parent, x):  # pragma: no cover
-    """Number the sides of ``x`` in the order of its neighbours (up, down, left, right)."""
-    parts = np.empty(4, np.int64)  # the part of each side so far: a child's subtree, or -1
-    count = 0
-    for k in range(4):
-        y = x + deltas[k]
-        if not floor[y]:
-            continue
-        part = -1  # the part above x: its parent's side, joined by every child reaching above
-        if disc[y] > disc[x]:  # below x: the child whose subtree holds y
-            for j in range(4):
-                child = x + deltas[j]
-                if floor[child] and parent[child] == x and disc[child] <= disc[y] <= finish[child]:
-                    part = child if parent[x] < 0 or low[child] >= disc[x] else -1
-        label = count
-        for i in range(count):
-            if parts[i] == part:
-                label = i
-        if label == count:
-            parts[count] = part
-            count += 1
-        side[x, k] = label
+            label_sides(floor, walls, deltas, search, x, side[x])
 
 
 @numba.njit(cache=True)
