@@ -33,7 +33,13 @@ import numpy as np
 
 from evosoko.reference_counts import counted, uncounted
 from evosoko.sokoban.cell_sets import clear_cells
-from evosoko.sokoban.cell_sides import DISCOVERY, SideSearch, label_sides, search_region
+from evosoko.sokoban.cell_sides import (
+    DISCOVERY,
+    TREE_ROWS,
+    SideSearch,
+    label_sides,
+    search_region,
+)
 from evosoko.sokoban.freeze import mark_frozen
 
 FROZEN_BYTES = 1 << 24
@@ -89,7 +95,7 @@ class LoneBoxTables(NamedTuple):
     free_boxes: np.ndarray
     """int64[goals]: scratch, the boxes not frozen."""
     dfs: np.ndarray
-    """int64[4, cells]: scratch of the depth-first search that finds the sides."""
+    """int64[TREE_ROWS, cells]: scratch of the depth-first search that finds the sides."""
 
 
 def no_lone_box_tables() -> LoneBoxTables:
@@ -139,7 +145,7 @@ def _tables(side, reaches, goal_cells) -> LoneBoxTables:
         frozen=np.zeros(cells, np.bool_),
         open_cells=np.zeros(cells, np.bool_),
         free_boxes=np.zeros(goals, np.int64),
-        dfs=np.zeros((4, cells), np.int64),
+        dfs=np.zeros((TREE_ROWS, cells), np.int64),
     )
 
 
@@ -157,11 +163,11 @@ def _build(open_cells, deltas, goal_cells, side, reaches, tables):  # pragma: no
 @numba.njit(cache=True)
 def _sides(floor, deltas, side, dfs, stack):  # pragma: no cover - compiled
     """Fill ``side`` (see :class:`LoneBoxTables`) from one depth-first search of each region
-    of the floor (:mod:`evosoko.sokoban.cell_sides`). ``dfs``: int64[4, cells] scratch,
+    of the floor (:mod:`evosoko.sokoban.cell_sides`). ``dfs``: int64[TREE_ROWS, cells] scratch,
     ``stack``: int64[2 * cells] scratch."""
     search = SideSearch(dfs, stack, np.zeros(1, np.int64), np.zeros(4, np.int64))
     walls = np.zeros(floor.shape[0], np.bool_)  # no boxes: ``floor`` is the open floor
-    dfs[DISCOVERY] = 0
+    dfs[:] = 0  # a new clock: nothing of an earlier search may look found
     for root in range(floor.shape[0]):
         if floor[root] and dfs[DISCOVERY, root] == 0:
             search_region(floor, walls, deltas, root, search)

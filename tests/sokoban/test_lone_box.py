@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from evosoko.search import solve
@@ -129,6 +130,27 @@ def test_a_matching_tried_first_only_saves_work():
     for assigned in itertools.permutations(range(2)):  # a good first try and a bad one
         first = np.array(assigned, dtype=np.int16)
         assert not lone_box_lost(tables, level_arrays(level), boxes, mark, 1, first)
+
+
+@pytest.mark.parametrize("title", ["93", "144", "155"])
+def test_tables_rebuilt_for_frozen_cells_are_those_built_afresh(title):
+    (level,) = microban(title)
+    deltas = np.array(level.deltas, dtype=np.int64)
+    floor = np.array(level.floor, dtype=np.bool_)
+    full = lone_box_tables(floor, deltas, level.goal_cells)
+    one = full._replace(  # one slot: every new set of frozen cells rebuilds into the same scratch
+        frozen_keys=full.frozen_keys[:1],
+        frozen_side=full.frozen_side[:1],
+        frozen_reaches=full.frozen_reaches[:1],
+    )
+    rng = np.random.default_rng(int(title))
+    for key in range(1, 41):
+        frozen = np.zeros(level.cells, dtype=np.bool_)
+        frozen[rng.choice(np.flatnonzero(floor), size=rng.integers(1, 6), replace=False)] = True
+        slot = _frozen_slot(one, level_arrays(level), frozen, np.uint64(key))
+        fresh = lone_box_tables(floor & ~frozen, deltas, level.goal_cells)
+        assert (one.frozen_side[slot] == fresh.side).all()
+        assert (one.frozen_reaches[slot] == fresh.reaches).all()
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
