@@ -96,6 +96,7 @@ from evosoko.search.store import (
     priority,
 )
 from evosoko.sokoban.cell_sets import all_on_goals, clear_cells, copy_cells
+from evosoko.sokoban.cell_sides import SideSearch, make_side_search, search_region
 from evosoko.sokoban.corral_deadlock import (
     CorralSearch,
     cluster_lost_after_push,
@@ -185,6 +186,9 @@ class PushSearchScratch(NamedTuple):
     deadlocks: CorralSearch
     """The corral deadlock tests of the push search and the patterns they keep (no positions:
     none; the feature-space search has its own, :attr:`FessArrays.features`)."""
+    sides: SideSearch
+    """The depth-first search of the player's region of the node expanded, when children's
+    regions are told (:class:`evosoko.sokoban.free_regions.ParentRegions`)."""
 
 
 PATTERN_CORRAL_LIMIT = 200
@@ -214,6 +218,7 @@ def make_scratch(cells: int, box_count: int, patterns: int = 0) -> PushSearchScr
         deadlocks=make_corral_scratch(
             cells, PATTERN_CORRAL_LIMIT if patterns > 0 else 0, patterns=patterns
         ),
+        sides=make_side_search(cells),
     )
 
 
@@ -514,6 +519,8 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
                 )
         allowed = corral_scratch.allowed
         allowed_stamp = corral_marks[ALLOWED_MARK]
+        if told_regions:  # the parts a child's box cuts the player's region into
+            search_region(floor, occupied, deltas, key_player[node], scratch.sides)
         regions = ParentRegions(
             reach_mark,
             reach,
@@ -523,6 +530,8 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
             corral_marks[REGIONS],
             corral_scratch.region_smallest,
             key_player[node],
+            scratch.sides,
+            deltas,
         )
         packed = packed_prefix(room, pack_goal, occupied, parent_boxes) if goal_macros else -1
 
@@ -609,7 +618,7 @@ def _expand_chunk(tab, room_tab, params, store, scratch, work, fess, rows):  # p
                         told = regions_after_move(regions, floor, occupied, deltas, b, target)
                         if told[0] >= 0:
                             told_player = smallest_after_move(
-                                regions, told[1], b, target, occupied, player_after
+                                regions, told, b, target, occupied, player_after
                             )
                     if told_player >= 0:
                         normalized = told_player

@@ -8,6 +8,7 @@ from shared_microban import microban
 from test_reach import flood
 
 from evosoko.sokoban.arrays import level_arrays
+from evosoko.sokoban.cell_sides import make_side_search, search_region
 from evosoko.sokoban.corrals import (
     MARK_SLOTS,
     REGION_MARK,
@@ -37,8 +38,9 @@ def components(level, occupied):
 
 
 def labelled_parent(level, tables, player, boxes, occupied, stamp, scratch):
-    """The :class:`ParentRegions` of a position: the player's walk and pi_corral's labels."""
-    reach_mark, region_scratch, marks = scratch
+    """The :class:`ParentRegions` of a position: the player's walk, the search of its region
+    and pi_corral's labels."""
+    reach_mark, region_scratch, marks, sides = scratch
     _, smallest = explore(
         tables.floor,
         occupied,
@@ -51,6 +53,7 @@ def labelled_parent(level, tables, player, boxes, occupied, stamp, scratch):
     )
     board = CorralBoard(tables.floor, tables.dead, tables.goals, tables.deltas)
     pi_corral(board, occupied, np.sort(boxes), reach_mark, stamp, region_scratch, marks)
+    search_region(tables.floor, occupied, tables.deltas, smallest, sides)
     return ParentRegions(
         reach_mark,
         stamp,
@@ -60,6 +63,8 @@ def labelled_parent(level, tables, player, boxes, occupied, stamp, scratch):
         marks[REGIONS],
         region_scratch.region_smallest,
         smallest,
+        sides,
+        tables.deltas,
     )
 
 
@@ -94,8 +99,9 @@ def test_the_child_regions_are_those_of_a_full_walk(title):
         np.zeros(level.cells, dtype=np.int64),
         make_pi_corral_scratch(level.cells),
         np.zeros(MARK_SLOTS, dtype=np.int64),
+        make_side_search(level.cells),
     )
-    told = walked = shortcuts = 0
+    told = walked = shortcuts = cut = 0
     for stamp in range(1, 301):
         picked = rng.choice(floor_cells, size=rng.integers(2, level.box_count + 2), replace=False)
         player, boxes = int(picked[0]), picked[1:].astype(np.int64)
@@ -105,17 +111,19 @@ def test_the_child_regions_are_those_of_a_full_walk(title):
         assert parent.others + 1 == len(set(components(level, occupied).values()))
         for source, target in moves_of(level, boxes, occupied, rng):
             occupied[source], occupied[target] = False, True
-            count, merged = regions_after_move(
+            told_triple = regions_after_move(
                 parent, tables.floor, occupied, tables.deltas, source, target
             )
+            count = told_triple[0]
             if count < 0:
                 walked += 1
             else:
                 told += 1
+                cut += told_triple[2] >= 0
                 expected = components(level, occupied)
                 assert count == len(set(expected.values()))
                 labels = {
-                    cell: child_label(parent, merged, source, occupied, cell)
+                    cell: child_label(parent, told_triple, source, occupied, cell)
                     for cell in floor_cells.tolist()
                 }
                 assert {cell for cell, label in labels.items() if label != NO_REGION} == set(
@@ -128,9 +136,11 @@ def test_the_child_regions_are_those_of_a_full_walk(title):
                     if abs(target - source) in (1, level.deltas[1])
                     else around(level, occupied, target)
                 )
-                normalized = smallest_after_move(parent, merged, source, target, occupied, player)
+                normalized = smallest_after_move(
+                    parent, told_triple, source, target, occupied, player
+                )
                 if normalized >= 0:
                     shortcuts += 1
                     assert normalized == min(c for c in expected if expected[c] == expected[player])
             occupied[source], occupied[target] = True, False
-    assert told > 100 and walked > 10 and 0 < shortcuts < told  # every outcome was met
+    assert told > 100 and walked > 10 and cut > 10 and 0 < shortcuts < told  # all were met

@@ -25,7 +25,7 @@ from evosoko.search.store import (
     WEIGHT_SCALE,
     priority,
 )
-from evosoko.sokoban.free_regions import child_label, merged_label
+from evosoko.sokoban.free_regions import LABELS_PAST_OTHERS, child_label
 from evosoko.sokoban.reach import Walk, explore
 from evosoko.sokoban.rooms import blocked_links
 
@@ -551,10 +551,9 @@ def state_cell_told(
     features, space_state, occupied, boxes, parent, told, source
 ):  # pragma: no cover - compiled
     """:func:`state_cell` of a child that moved one box from ``source``, whose regions the
-    parent's told without a walk: ``told`` = (their number, the labels merged) of
-    :func:`evosoko.sokoban.free_regions.regions_after_move` on the parent's ``parent``
+    parent's told without a walk: ``told``, what
+    :func:`evosoko.sokoban.free_regions.regions_after_move` returned on the parent's ``parent``
     (:class:`evosoko.sokoban.free_regions.ParentRegions`). The cell is the same."""
-    regions, merged = told
     stamp, mark, links = features.stamp, features.mark, features.links
     if space_state[ROOM_VALUES] > 1 and links.ends.shape[0] > 0:
         base = stamp[0] + 1  # the regions at the ends of the links with a box, as walked
@@ -562,9 +561,9 @@ def state_cell_told(
             k = links.link[b]
             if k >= 0:
                 for end in (links.ends[k, 0], links.ends[k, 1]):
-                    mark[end] = base + child_label(parent, merged, source, occupied, end)
-        stamp[0] = base + merged_label(parent) + 1  # past every label given
-    return _cell_with(features, space_state, occupied, boxes, regions)
+                    mark[end] = base + child_label(parent, told, source, occupied, end)
+        stamp[0] = base + parent.others + LABELS_PAST_OTHERS  # past every label given
+    return _cell_with(features, space_state, occupied, boxes, told[0])
 
 
 @numba.njit(cache=True, inline="always")
