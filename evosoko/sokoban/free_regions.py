@@ -5,14 +5,14 @@ boxes): the player's, which the expansion's walk marked and a depth-first search
 smallest cell went through (:func:`evosoko.sokoban.cell_sides.search_region`), and every other,
 which :func:`evosoko.sokoban.corrals.pi_corral` numbered. A child moves one box from ``source``
 to ``target``. When taking ``target`` away cannot cut the region it lies in (its free
-neighbours connect through its ring of eight cells, :func:`evosoko.sokoban.reach.walkable_around`),
-or ``target`` lies in the player's region, whose parts without it the search tells
-(:func:`evosoko.sokoban.cell_sides.part_of`), the child's regions are the parent's, that one
-cut into its parts, with those around ``source`` merged into one (``source`` joins them): their
-number, any cell's region and the smallest cell of the player's (the normalized player) follow
-from the labels. Otherwise the caller walks. The push searches normalize a
-child's player so (:mod:`evosoko.search.push_kernel`), and the feature space counts its regions
-(:func:`evosoko.search.fess.space.state_cell_told`).
+neighbours connect through its ring of eight cells,
+:func:`evosoko.sokoban.reach.walkable_around`), or ``target`` lies in the player's region,
+whose parts without it the search tells (:func:`evosoko.sokoban.cell_sides.part_of`), the
+child's regions are the parent's, that one cut into its parts, with those around ``source``
+merged into one (``source`` joins them): their number, any cell's region and the smallest cell
+of the player's (the normalized player) follow from the labels. Otherwise the caller walks. The
+push searches normalize a child's player so (:mod:`evosoko.search.push_kernel`), and the
+feature space counts its regions (:func:`evosoko.search.fess.space.state_cell_told`).
 """
 
 from __future__ import annotations
