@@ -24,8 +24,8 @@ import numpy as np
 
 from evosoko.reference_counts import uncounted
 
-DISCOVERY, LOW, FINISH, PARENT, SMALLEST = range(5)
 TREE_ROWS = 5
+DISCOVERY, LOW, FINISH, PARENT, SMALLEST = range(TREE_ROWS)
 """Rows of :attr:`SideSearch.tree`."""
 
 
@@ -33,9 +33,9 @@ class SideSearch(NamedTuple):
     """Scratch and result of :func:`search_region`."""
 
     tree: np.ndarray
-    """int64[5, cells]: each cell's discovery time, low point, last discovery in its subtree,
-    parent (-1: the root) and the smallest cell of its subtree, for the cells the last search
-    found."""
+    """int64[TREE_ROWS, cells]: each cell's discovery time, low point, last discovery in its
+    subtree, parent (-1: the root) and the smallest cell of its subtree, for the cells the last
+    search found."""
     stack: np.ndarray
     """int64[2 * cells]: scratch, the cells of the search's path and the next direction of
     each."""
